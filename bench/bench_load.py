@@ -1,0 +1,514 @@
+"""Load test of the whole server: move round trips, throughput, memory per connection.
+
+Run by hand (never in CI)::
+
+    .venv/bin/python bench/bench_load.py                                  # SQLite, 10 and 100 games
+    .venv/bin/python bench/bench_load.py --backend sqlite postgresql --games 100 1000
+    .venv/bin/python bench/bench_load.py --games 1000 --think-ms 500 --seconds 30
+    .venv/bin/python bench/bench_load.py --idle 10000 --games               # idle connections only
+
+What one run does, per backend:
+
+1. **Echo baseline.** A tiny websocket echo server (same websockets settings as the hub:
+   ``compression=None``, same ``max_size`` and keepalive) runs in its own process; the same
+   number of clients as the game run send small JSON frames with the same think time and time
+   each round trip. This is the floor the hub is compared with, measured on the same machine in
+   the same run.
+2. **Games.** The real server (``python -m server``) runs in its own process on a fresh database
+   (a temporary SQLite file, or a new PostgreSQL database that is dropped afterwards). For each N,
+   2N guest clients seek the same Mini-Shogi game and are paired by the hub; each player, when it
+   is its turn, waits ``--think-ms`` (uniformly random in [0, 2 × think]) and plays a random move
+   from the ``legal`` list of the last event, and times **send → ack** (the ack comes after the
+   move's commit). Games end on the board, or after ``--max-plies`` by resignation, and the two
+   players seek again, until ``--seconds`` have passed. Reported: round trip p50/p99, committed
+   moves per second, and the server's RSS growth per connection (``/proc/<pid>/status``).
+3. **Idle connections** (``--idle``). K clients connect and log in as guests, then sit idle; the
+   server's RSS growth divided by K is the memory per idle connection. Both processes raise their
+   open-file limit (``resource.setrlimit``) first.
+
+The client side runs in one process with one event loop: on a small machine it competes with the
+server for CPU, so the numbers are a lower bound on what the server alone can do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import asyncpg  # noqa: E402
+from sqlalchemy.engine import make_url  # noqa: E402
+from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+from websockets.asyncio.server import ServerConnection, serve  # noqa: E402
+
+from server.config import Settings  # noqa: E402
+from server.transport.codec import JSON_LIBRARY, decode  # noqa: E402
+
+PG_URL = os.environ.get(
+    "VARIANT_HUB_TEST_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
+)
+TC = {"kind": "fischer", "base_s": 3600, "inc_s": 0}
+DEFAULTS = Settings()
+
+
+def raise_fd_limit() -> int:
+    """Raise the soft open-file limit to the hard limit; return it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+# ------------------------------------------------------------------ the echo server
+
+
+async def echo_main(port: int) -> None:
+    """``--echo-server PORT``: a bare websocket echo with the hub's websocket settings."""
+    raise_fd_limit()
+
+    async def echo(ws: ServerConnection) -> None:
+        async for message in ws:
+            await ws.send(message)
+
+    async with serve(
+        echo,
+        "127.0.0.1",
+        port,
+        compression=None,
+        max_size=DEFAULTS.max_frame_bytes,
+        ping_interval=DEFAULTS.ping_interval_s,
+        ping_timeout=DEFAULTS.ping_timeout_s,
+    ) as server:
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+        print("ready", flush=True)
+        await stop.wait()
+        server.close()
+
+
+# ------------------------------------------------------------------ processes
+
+
+@dataclass
+class Process:
+    popen: subprocess.Popen[bytes]
+    port: int
+
+    def stop(self) -> None:
+        self.popen.send_signal(signal.SIGTERM)
+        try:
+            self.popen.wait(30)
+        except subprocess.TimeoutExpired:
+            self.popen.kill()
+            self.popen.wait()
+
+
+def _raise_limit_in_child() -> None:
+    raise_fd_limit()
+
+
+async def start_echo() -> Process:
+    port = free_port()
+    popen = subprocess.Popen(
+        [sys.executable, __file__, "--echo-server", str(port)],
+        stdout=subprocess.PIPE,
+        preexec_fn=_raise_limit_in_child,
+    )
+    assert popen.stdout is not None
+    line = await asyncio.to_thread(popen.stdout.readline)
+    assert line.strip() == b"ready", line
+    return Process(popen, port)
+
+
+async def start_hub(database_url: str, workdir: Path, profile: str | None = None) -> Process:
+    port = free_port()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "HUB_PORT": str(port),
+        "HUB_DATABASE_URL": database_url,
+        "HUB_LOG_LEVEL": "WARNING",
+        "HUB_NODE_ID": "bench",
+        # Bench clients play as fast as the think time allows and open many sockets at once.
+        "HUB_RATE_LIMIT_PER_S": "1000",
+        "HUB_RATE_LIMIT_BURST": "1000",
+        "HUB_SEND_QUEUE_LIMIT": "1024",
+    }
+    command = [sys.executable, "-m", "server"]
+    if profile:
+        command[1:1] = ["-m", "cProfile", "-o", profile]
+    popen = subprocess.Popen(command, cwd=workdir, env=env, preexec_fn=_raise_limit_in_child)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+        except OSError:
+            if popen.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the hub did not start") from None
+            await asyncio.sleep(0.1)
+    return Process(popen, port)
+
+
+async def create_pg_database() -> str:
+    name = f"bench_load_{uuid.uuid4().hex[:12]}"
+    dsn = make_url(PG_URL).set(drivername="postgresql").render_as_string(hide_password=False)
+    connection = await asyncpg.connect(dsn)
+    try:
+        await connection.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await connection.close()
+    return make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
+
+
+async def drop_pg_database(url: str) -> None:
+    dsn = make_url(PG_URL).set(drivername="postgresql").render_as_string(hide_password=False)
+    connection = await asyncpg.connect(dsn)
+    try:
+        await connection.execute(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)')
+    finally:
+        await connection.close()
+
+
+# ------------------------------------------------------------------ clients
+
+
+async def open_many(
+    url: str, count: int, batch: int = 200, login: bool = False
+) -> list[ClientConnection]:
+    """Open ``count`` websockets, ``batch`` at a time; with ``login``, each batch logs in as
+    guests before the next opens (the hub closes connections that stay anonymous for 30 s)."""
+    sockets: list[ClientConnection] = []
+    for start in range(0, count, batch):
+        opened = await asyncio.gather(
+            *(
+                connect(url, compression=None, max_size=None, open_timeout=60)
+                for _ in range(min(batch, count - start))
+            )
+        )
+        if login:
+            await asyncio.gather(*(login_guest(ws) for ws in opened))
+        sockets += opened
+    return sockets
+
+
+async def login_guest(ws: ClientConnection) -> None:
+    await ws.send('{"t":"guest"}')
+    welcome = decode(await ws.recv())
+    assert welcome["t"] == "welcome", welcome
+    hello = decode(await ws.recv())
+    assert hello["t"] == "hello", hello
+
+
+@dataclass
+class Stats:
+    rtts_ms: list[float] = field(default_factory=list)
+    moves: int = 0
+    games: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    moves_per_s: float = 0.0
+    hub_cpu: float = 0.0
+    """Share of one CPU the hub process used during the run."""
+    client_cpu: float = 0.0
+    """Share of one CPU this (client) process used during the run."""
+
+
+class Player:
+    """One bench client: seeks, plays random legal moves with a think time, seeks again."""
+
+    def __init__(
+        self,
+        ws: ClientConnection,
+        rng: random.Random,
+        think_ms: float,
+        max_plies: int,
+        stats: Stats,
+    ) -> None:
+        self.ws = ws
+        self.rng = rng
+        self.think_ms = think_ms
+        self.max_plies = max_plies
+        self.stats = stats
+        self.ack = 0
+        self.measure_from = 0.0
+
+    async def send(self, t: str, d: dict[str, Any]) -> int:
+        self.ack += 1
+        await self.ws.send(json.dumps({"t": t, "d": d, "a": self.ack}))
+        return self.ack
+
+    async def run(self, start_at: float, measure_from: float, until: float) -> None:
+        self.measure_from = measure_from
+        await asyncio.sleep(max(0.0, start_at - time.monotonic()))
+        while time.monotonic() < until:
+            await self.send("seek", {"variant": "minishogi", "tc": TC})
+            await self.play_one(until)
+
+    async def play_one(self, until: float) -> None:
+        game = side = None
+        legal: list[str] = []
+        turn = "first"
+        ply = 0
+        sent_at: float | None = None
+        my_move_ply = 0
+        while True:
+            message = decode(await self.ws.recv())
+            t, d = message["t"], message["d"]
+            if t == "game_start":
+                game, side = d["game"], d["side"]
+                continue
+            if t == "error":
+                self.stats.errors[d["code"]] = self.stats.errors.get(d["code"], 0) + 1
+                if "state" in d and game is not None:  # resynchronise and try again
+                    legal, turn, ply = d["state"]["legal"], d["state"]["turn"], d["state"]["ply"]
+                    sent_at = None
+                else:
+                    continue
+            elif t == "ack" and sent_at is not None and d.get("ply") == my_move_ply:
+                if time.monotonic() >= self.measure_from:  # after the ramp-up and warm-up
+                    self.stats.rtts_ms.append((time.perf_counter() - sent_at) * 1000)
+                    self.stats.moves += 1
+                sent_at = None
+                continue
+            elif t in ("game", "move") and d.get("game") == game:
+                legal, turn, ply = d["legal"], d["turn"], d["ply"]
+            elif t == "end" and d.get("game") == game:
+                if side == "first":
+                    self.stats.games += 1
+                return
+            else:
+                continue
+            if game is None or turn != side or sent_at is not None or not legal:
+                continue
+            if ply >= self.max_plies or time.monotonic() >= until:
+                await self.send("resign", {"game": game})
+                continue
+            if self.think_ms:
+                await asyncio.sleep(self.rng.uniform(0, 2 * self.think_ms) / 1000)
+            my_move_ply = ply + 1
+            sent_at = time.perf_counter()
+            await self.send(
+                "move", {"game": game, "ply": my_move_ply, "move": self.rng.choice(legal)}
+            )
+
+
+async def echo_round_trips(url: str, clients: int, seconds: float, think_ms: float) -> list[float]:
+    sockets = await open_many(url, clients)
+    rtts: list[float] = []
+    until = time.monotonic() + seconds
+    frame = json.dumps({"t": "move", "d": {"game": "abcdefgh", "ply": 12, "move": "b2c3"}, "a": 1})
+
+    async def loop(ws: ClientConnection, rng: random.Random) -> None:
+        while time.monotonic() < until:
+            if think_ms:
+                await asyncio.sleep(rng.uniform(0, 2 * think_ms) / 1000)
+            start = time.perf_counter()
+            await ws.send(frame)
+            await ws.recv()
+            rtts.append((time.perf_counter() - start) * 1000)
+
+    await asyncio.gather(*(loop(ws, random.Random(i)) for i, ws in enumerate(sockets)))
+    await asyncio.gather(*(ws.close() for ws in sockets))
+    return rtts
+
+
+# ------------------------------------------------------------------ runs
+
+
+@dataclass
+class GameRun:
+    backend: str
+    games: int
+    think_ms: float
+    seconds: float
+    stats: Stats
+    echo_rtts: list[float]
+    rss_per_conn_kib: float
+
+
+async def run_games(
+    hub: Process, games: int, seconds: float, think_ms: float, max_plies: int, ramp_s: float
+) -> tuple[Stats, float]:
+    """Players start seeking spread over ``ramp_s`` seconds; after a further warm-up of two
+    seconds, round trips, moves and CPU are measured for ``seconds``."""
+    url = f"ws://127.0.0.1:{hub.port}/ws"
+    before = rss_kib(hub.popen.pid)
+    sockets = await open_many(url, 2 * games, login=True)
+    stats = Stats()
+    now = time.monotonic()
+    measure_from = now + ramp_s + 2.0
+    until = measure_from + seconds
+    players = [
+        Player(ws, random.Random(i), think_ms, max_plies, stats) for i, ws in enumerate(sockets)
+    ]
+    tasks = [
+        asyncio.create_task(p.run(now + ramp_s * i / len(players), measure_from, until))
+        for i, p in enumerate(players)
+    ]
+    await asyncio.sleep(max(0.0, measure_from - time.monotonic()))
+    cpu_before = cpu_seconds(hub.popen.pid)
+    client_before = cpu_seconds(os.getpid())
+    start = time.perf_counter()
+    await asyncio.sleep(max(0.0, until - time.monotonic()))
+    elapsed = time.perf_counter() - start
+    stats.hub_cpu = (cpu_seconds(hub.popen.pid) - cpu_before) / elapsed
+    stats.client_cpu = (cpu_seconds(os.getpid()) - client_before) / elapsed
+    stats.moves_per_s = stats.moves / elapsed
+    during = rss_kib(hub.popen.pid)
+    done, pending = await asyncio.wait(tasks, timeout=30)
+    for task in pending:
+        task.cancel()
+    for task in done:
+        error = task.exception()
+        if error is not None:
+            key = repr(error)[:60]
+            stats.errors[key] = stats.errors.get(key, 0) + 1
+    await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
+    return stats, (during - before) / len(sockets)
+
+
+async def run_idle(hub: Process, count: int) -> float:
+    url = f"ws://127.0.0.1:{hub.port}/ws"
+    await asyncio.sleep(1)
+    before = rss_kib(hub.popen.pid)
+    sockets = await open_many(url, count, batch=500, login=True)
+    await asyncio.sleep(2)
+    after = rss_kib(hub.popen.pid)
+    await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
+    return (after - before) / count
+
+
+async def bench_backend(backend: str, args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory(dir=args.sqlite_dir) as workdir:
+        if backend == "postgresql":
+            database_url = await create_pg_database()
+        else:
+            database_url = f"sqlite+aiosqlite:///{Path(workdir) / 'bench.sqlite3'}"
+        profile = f"{args.profile_hub}.{backend}" if args.profile_hub else None
+        hub = await start_hub(database_url, Path(workdir), profile)
+        echo = await start_echo()
+        try:
+            print(f"\n== {backend}: hub pid {hub.popen.pid}, echo pid {echo.popen.pid}")
+            for games in args.games:
+                echo_rtts = await echo_round_trips(
+                    f"ws://127.0.0.1:{echo.port}", 2 * games, min(args.seconds, 10), args.think_ms
+                )
+                ramp_s = args.ramp_s if args.ramp_s is not None else max(1.0, games / 100)
+                stats, per_conn = await run_games(
+                    hub, games, args.seconds, args.think_ms, args.max_plies, ramp_s
+                )
+                print(
+                    f"{backend:10} games={games:5} think={args.think_ms:g}ms "
+                    f"move rtt p50={percentile(stats.rtts_ms, 0.5):.2f}ms p99={percentile(stats.rtts_ms, 0.99):.2f}ms "
+                    f"| echo p50={percentile(echo_rtts, 0.5):.2f}ms p99={percentile(echo_rtts, 0.99):.2f}ms "
+                    f"| {stats.moves_per_s:.0f} moves/s, {stats.moves} moves, {stats.games} games, "
+                    f"cpu hub {100 * stats.hub_cpu:.0f}% "
+                    f"({1000 * stats.hub_cpu / max(stats.moves_per_s, 1e-9):.2f} ms/move) "
+                    f"clients {100 * stats.client_cpu:.0f}% load {os.getloadavg()[0]:.1f} "
+                    f"| rss/conn {per_conn:.1f} KiB | errors {stats.errors or 'none'}",
+                    flush=True,
+                )
+            if args.idle:
+                per_idle = await run_idle(hub, args.idle)
+                print(
+                    f"{backend:10} idle={args.idle}: {per_idle:.1f} KiB per idle connection (server RSS)",
+                    flush=True,
+                )
+        finally:
+            hub.stop()
+            echo.stop()
+            if backend == "postgresql":
+                await drop_pg_database(database_url)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--backend", nargs="+", default=["sqlite"], choices=["sqlite", "postgresql"]
+    )
+    parser.add_argument("--games", nargs="*", type=int, default=[10, 100])
+    parser.add_argument("--seconds", type=float, default=15.0, help="length of each game run")
+    parser.add_argument("--think-ms", type=float, default=0.0, help="mean think time per move")
+    parser.add_argument("--max-plies", type=int, default=60)
+    parser.add_argument(
+        "--ramp-s", type=float, help="spread the first seeks over this long (default: games/100)"
+    )
+    parser.add_argument("--idle", type=int, default=0, help="idle connections to open (0: skip)")
+    parser.add_argument(
+        "--sqlite-dir",
+        help="where the SQLite file goes (e.g. /dev/shm: no fsync cost, to isolate the disk)",
+    )
+    parser.add_argument("--profile-hub", help="run the hub under cProfile, writing FILE.<backend>")
+    parser.add_argument("--echo-server", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.echo_server:
+        await echo_main(args.echo_server)
+        return
+    limit = raise_fd_limit()
+    loop = type(asyncio.get_running_loop()).__module__.split(".")[0]
+    print(
+        f"open-file limit {limit}; python {sys.version.split()[0]}; cpus {os.cpu_count()}; "
+        f"json {JSON_LIBRARY}; event loop {loop}; load average {os.getloadavg()[0]:.1f}"
+    )
+    for backend in args.backend:
+        await bench_backend(backend, args)
+
+
+def run() -> None:
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(main())
+    else:
+        uvloop.run(main())
+
+
+if __name__ == "__main__":
+    with contextlib.suppress(KeyboardInterrupt):
+        run()

@@ -1,0 +1,425 @@
+#!/usr/bin/env python3
+"""Start the docker-compose topology as local processes: N hubs behind one port.
+
+    .venv/bin/python scripts/cluster.py --hubs 2 --port 8000
+    .venv/bin/python scripts/cluster.py --hubs 3 --own-redis --database-url postgresql+asyncpg://...
+
+What runs (each a child process, logs in ``--log-dir``):
+
+* the database migrations, once (``python -m server.store.migrate upgrade``), so that the hubs
+  do not race to migrate a fresh database;
+* optionally a private ``redis-server`` on a free port (``--own-redis``; the cluster tests use
+  one so they can stop and restart it), else the Redis at ``--redis-url``;
+* ``--hubs`` hub processes (``python -m server``) on free ports, with ``HUB_NODE_ID=hub1…``,
+  ``HUB_PORT``, ``HUB_DATABASE_URL``, ``HUB_REDIS_URL``, ``HUB_BUS_PREFIX`` and any extra
+  ``--env NAME=VALUE``;
+* the TCP proxy ``python -m server.proxy`` on ``--port`` in front of them, where
+  docker-compose uses HAProxy.
+
+The same classes are the test harness: ``tests/cluster`` imports :class:`LocalCluster` to start
+real processes, kill a hub with SIGKILL, restart Redis, and so on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATABASE_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+START_TIMEOUT_S = 30.0
+
+
+def free_port() -> int:
+    """A TCP port that was free a moment ago (the kernel's choice for port 0)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Child:
+    """One child process with its output in a log file.
+
+    Built on :class:`subprocess.Popen`, not asyncio's subprocesses, so a cluster started in one
+    event loop (a module-scoped test fixture) can be stopped or killed from another.
+    """
+
+    def __init__(self, name: str, argv: Sequence[str], env: Mapping[str, str], log_dir: Path):
+        self.name = name
+        self.argv = list(argv)
+        self.env = dict(env)
+        self.log_path = log_dir / f"{name}.log"
+        self.process: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        return None if self.process is None else self.process.pid
+
+    def start(self, stdout_pipe: bool = False) -> None:
+        if self.running:
+            raise RuntimeError(f"{self.name} is already running")
+        self._log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            self.argv,
+            cwd=ROOT,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE if stdout_pipe else self._log,
+            stderr=self._log,
+            start_new_session=True,  # a Ctrl-C meant for the launcher reaches them via stop()
+        )
+
+    async def wait(self, timeout: float | None = None) -> None:
+        """Wait for the process to end (polling: usable from any event loop).
+
+        :raises TimeoutError: still running after ``timeout`` seconds.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        while self.running:
+            if deadline is not None and loop.time() > deadline:
+                raise TimeoutError(f"{self.name} is still running")
+            await asyncio.sleep(0.02)
+        self._close_log()
+
+    async def signal(self, signum: int) -> None:
+        """Send ``signum`` and wait for the process to end."""
+        if self.process is None:
+            return
+        if self.running:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.send_signal(signum)
+        await self.wait()
+
+    async def stop(self, timeout: float = 10.0) -> None:
+        """SIGTERM (graceful), then SIGKILL after ``timeout`` seconds."""
+        if not self.running:
+            self._close_log()
+            return
+        assert self.process is not None
+        with contextlib.suppress(ProcessLookupError):
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            await self.wait(timeout)
+        except TimeoutError:
+            await self.signal(signal.SIGKILL)
+
+    def _close_log(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+
+async def http_status(url: str, timeout: float = 1.0) -> int | None:
+    """The HTTP status of ``GET url``, or None if nothing answered."""
+
+    def get() -> int | None:
+        try:
+            with urllib.request.urlopen(url, timeout=timeout) as answer:
+                return int(answer.status)
+        except urllib.error.HTTPError as error:
+            return int(error.code)
+        except (OSError, ValueError):
+            return None
+
+    return await asyncio.to_thread(get)
+
+
+class RedisServer:
+    """A private ``redis-server`` (no persistence) that can be stopped and started again."""
+
+    def __init__(self, log_dir: Path, port: int | None = None) -> None:
+        self.port = port or free_port()
+        argv = [
+            "redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+            "--save", "", "--appendonly", "no",
+        ]  # fmt: skip
+        self.child = Child("redis", argv, os.environ, log_dir)
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    async def start(self) -> None:
+        self.child.start()
+        deadline = asyncio.get_running_loop().time() + START_TIMEOUT_S
+        while not await self._pong():
+            if not self.child.running:
+                raise RuntimeError(f"redis-server failed:\n{self.child.log_tail()}")
+            if asyncio.get_running_loop().time() > deadline:
+                raise RuntimeError("redis-server did not answer PING")
+            await asyncio.sleep(0.05)
+
+    async def _pong(self) -> bool:
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+        except OSError:
+            return False
+        try:
+            writer.write(b"PING\r\n")
+            await writer.drain()
+            return (await asyncio.wait_for(reader.readline(), 1.0)).startswith(b"+PONG")
+        except (OSError, TimeoutError):
+            return False
+        finally:
+            writer.close()
+
+    async def stop(self) -> None:
+        await self.child.stop()
+
+    async def kill(self) -> None:
+        await self.child.signal(signal.SIGKILL)
+
+
+class Hub:
+    """One hub process (``python -m server``) of the cluster."""
+
+    def __init__(
+        self,
+        node_id: str,
+        env: Mapping[str, str],
+        log_dir: Path,
+        argv: Sequence[str] = (sys.executable, "-m", "server"),
+    ) -> None:
+        self.node_id = node_id
+        self.port = free_port()
+        hub_env = {**env, "HUB_NODE_ID": node_id, "HUB_PORT": str(self.port)}
+        self.child = Child(node_id, argv, hub_env, log_dir)
+
+    @property
+    def url(self) -> str:
+        """The hub's own websocket URL (bypassing the proxy)."""
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    @property
+    def health_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/healthz"
+
+    async def start(self, wait: bool = True) -> None:
+        self.child.start()
+        if wait:
+            await self.wait_healthy()
+
+    async def wait_healthy(self, timeout: float = START_TIMEOUT_S) -> None:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while await http_status(self.health_url) != 200:
+            if not self.child.running:
+                raise RuntimeError(f"hub {self.node_id} exited:\n{self.child.log_tail()}")
+            if asyncio.get_running_loop().time() > deadline:
+                raise RuntimeError(f"hub {self.node_id} is not healthy:\n{self.child.log_tail()}")
+            await asyncio.sleep(0.1)
+
+    async def health(self) -> dict[str, Any] | None:
+        """The hub's ``/healthz`` report, or None if it does not answer."""
+
+        def get() -> dict[str, Any] | None:
+            try:
+                with urllib.request.urlopen(self.health_url, timeout=1.0) as answer:
+                    report: dict[str, Any] = json.loads(answer.read())
+                    return report
+            except urllib.error.HTTPError as error:
+                report = json.loads(error.read() or b"{}")
+                return report
+            except (OSError, ValueError):
+                return None
+
+        return await asyncio.to_thread(get)
+
+    async def stop(self) -> None:
+        await self.child.stop()
+
+    async def kill(self) -> None:
+        """SIGKILL: the hub dies without any goodbye (no lease release, no node_down)."""
+        await self.child.signal(signal.SIGKILL)
+
+
+class Proxy:
+    """The TCP proxy (``python -m server.proxy``) in front of the hubs."""
+
+    def __init__(self, hubs: Sequence[Hub], log_dir: Path, port: int = 0) -> None:
+        argv = [sys.executable, "-m", "server.proxy", "--listen", f"127.0.0.1:{port}",
+                "--check-interval", "0.25", "--log-level", "INFO"]  # fmt: skip
+        for hub in hubs:
+            argv += ["--backend", f"127.0.0.1:{hub.port}"]
+        self.child = Child("proxy", argv, os.environ, log_dir)
+        self.port = port
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    async def start(self) -> None:
+        self.child.start(stdout_pipe=True)
+        process = self.child.process
+        assert process is not None and process.stdout is not None
+        try:
+            line = await asyncio.wait_for(
+                asyncio.to_thread(process.stdout.readline), START_TIMEOUT_S
+            )
+            self.port = int(json.loads(line)["listening"])
+        except (TimeoutError, ValueError, KeyError) as error:
+            raise RuntimeError(f"the proxy did not start:\n{self.child.log_tail()}") from error
+
+    async def stop(self) -> None:
+        await self.child.stop()
+
+
+class LocalCluster:
+    """Redis (own or given), N hubs and the proxy, started and stopped together.
+
+    :param database_url: the shared database (PostgreSQL; migrated before the hubs start).
+    :param redis_url: a running Redis; ``None`` starts a private ``redis-server``.
+    :param prefix: the ``HUB_BUS_PREFIX`` of every hub (isolates clusters sharing one Redis).
+    :param env: extra ``HUB_*`` settings for every hub (e.g. short leases in tests).
+    :param hub_argv: the command of a hub process (default ``python -m server``).
+    """
+
+    def __init__(
+        self,
+        *,
+        hubs: int = 2,
+        database_url: str = DEFAULT_DATABASE_URL,
+        redis_url: str | None = DEFAULT_REDIS_URL,
+        prefix: str | None = None,
+        env: Mapping[str, str] | None = None,
+        port: int = 0,
+        log_dir: Path | None = None,
+        hub_argv: Sequence[str] = (sys.executable, "-m", "server"),
+    ) -> None:
+        if hubs < 1:
+            raise ValueError("a cluster needs at least one hub")
+        self.log_dir = log_dir or Path(tempfile.mkdtemp(prefix="hub-cluster-"))
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        self.database_url = database_url
+        self.redis = RedisServer(self.log_dir) if redis_url is None else None
+        self.redis_url = self.redis.url if self.redis is not None else str(redis_url)
+        self.prefix = prefix if prefix is not None else f"cluster-{secrets.token_hex(4)}:"
+        hub_env = {
+            **os.environ,
+            "HUB_DATABASE_URL": database_url,
+            "HUB_REDIS_URL": self.redis_url,
+            "HUB_BUS_PREFIX": self.prefix,
+            "HUB_HOST": "127.0.0.1",
+            **(env or {}),
+        }
+        self.hubs = [Hub(f"hub{i + 1}", hub_env, self.log_dir, hub_argv) for i in range(hubs)]
+        self.proxy = Proxy(self.hubs, self.log_dir, port)
+
+    @property
+    def url(self) -> str:
+        """The public websocket URL (through the proxy)."""
+        return self.proxy.url
+
+    async def migrate(self) -> None:
+        argv = [sys.executable, "-m", "server.store.migrate", "upgrade", "--url", self.database_url]
+        done = await asyncio.to_thread(
+            subprocess.run, argv, cwd=ROOT, capture_output=True, timeout=120
+        )
+        if done.returncode != 0:
+            output = (done.stdout + done.stderr).decode(errors="replace")
+            raise RuntimeError(f"migration failed:\n{output}")
+
+    async def start(self) -> None:
+        try:
+            if self.redis is not None:
+                await self.redis.start()
+            await self.migrate()
+            await asyncio.gather(*(hub.start() for hub in self.hubs))
+            await self.proxy.start()
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def stop(self) -> None:
+        await self.proxy.stop()
+        await asyncio.gather(*(hub.stop() for hub in self.hubs))
+        if self.redis is not None:
+            await self.redis.stop()
+
+    def logs(self) -> str:
+        """The tail of every child's log, for a failing test's report."""
+        children = [hub.child for hub in self.hubs] + [self.proxy.child]
+        if self.redis is not None:
+            children.append(self.redis.child)
+        return "\n".join(f"--- {c.name} ({c.log_path})\n{c.log_tail()}" for c in children)
+
+    async def __aenter__(self) -> LocalCluster:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+
+async def _serve(args: argparse.Namespace) -> None:
+    extra = dict(item.split("=", 1) for item in args.env)
+    cluster = LocalCluster(
+        hubs=args.hubs,
+        database_url=args.database_url,
+        redis_url=None if args.own_redis else args.redis_url,
+        prefix=args.prefix,
+        env=extra,
+        port=args.port,
+        log_dir=Path(args.log_dir) if args.log_dir else None,
+    )
+    await cluster.start()
+    print(f"cluster up: {cluster.url}  (logs in {cluster.log_dir})", flush=True)
+    for hub in cluster.hubs:
+        print(f"  {hub.node_id}: {hub.url}  pid {hub.child.pid}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        print("stopping", flush=True)
+        await cluster.stop()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--hubs", type=int, default=2, help="number of hub processes")
+    parser.add_argument("--port", type=int, default=8000, help="public port of the proxy")
+    parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
+    parser.add_argument("--redis-url", default=DEFAULT_REDIS_URL)
+    parser.add_argument("--own-redis", action="store_true", help="start a private redis-server")
+    parser.add_argument("--prefix", default="hub:", help="HUB_BUS_PREFIX of the hubs")
+    parser.add_argument("--env", action="append", default=[], help="extra NAME=VALUE for hubs")
+    parser.add_argument("--log-dir", default=None, help="where the children's logs go")
+    args = parser.parse_args(argv)
+    if any("=" not in item for item in args.env):
+        parser.error("--env takes NAME=VALUE")
+    asyncio.run(_serve(args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The whole test suite: lint, types, import layers, then pytest.
+# Usage: scripts/test.sh [pytest args]   (e.g. --long for the long differential sweep)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+source scripts/venv.sh dev
+echo "== ruff"; ruff check server tests bench
+echo "== mypy"; mypy
+echo "== import layers"; lint-imports
+echo "== pytest"; python -m pytest "$@"

@@ -1,0 +1,1 @@
+"""Variant hub: an online game server for chess and shogi variants."""

@@ -1,0 +1,92 @@
+"""The cluster seek registry's entries, and which node a new seek should run on.
+
+A seek lives in exactly one hub; the registry (:class:`server.bus.SeekRegistry`) is the index
+every node reads: seek id → ``{"node", "posted", "rating", "view"}``, where ``view`` is the
+hub's own JSON view of the seek (what ``sought`` lists), ``rating`` the seeker's exact rating in
+the seek's pool (the view rounds it) and ``posted`` the wall-clock time it was listed, in ms.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from server.hub.clock import Byoyomi, Fischer, TimeControl
+from server.hub.identity import PlayerInfo, Rating
+from server.hub.lobby import GameTerms, Seek
+
+__all__ = ["Listed", "control_from_json", "listed_from_payload", "registry_payload"]
+
+
+def registry_payload(seek: Seek, node_id: str) -> str:
+    """The registry entry of a seek of this node's hub."""
+    return json.dumps(
+        {
+            "node": node_id,
+            "posted": int(time.time() * 1000),
+            "rating": seek.rating,
+            "view": seek.view(),
+        },
+        separators=(",", ":"),
+    )
+
+
+def control_from_json(obj: Any) -> TimeControl:
+    """The time control of a seek view's ``tc`` (see :meth:`Fischer.to_json`).
+
+    :raises ValueError: not a time control.
+    """
+    try:
+        if obj["kind"] == "fischer":
+            return Fischer.from_seconds(int(obj["base_s"]), int(obj["inc_s"]))
+        if obj["kind"] == "byoyomi":
+            return Byoyomi.from_seconds(
+                int(obj["main_s"]), int(obj["period_s"]), int(obj["periods"])
+            )
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"not a time control: {obj!r}") from error
+    raise ValueError(f"not a time control: {obj!r}")
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A registry entry, read back: the seek as the hub's pairing rule sees it."""
+
+    node: str
+    posted: int
+    seek: Seek
+    view: dict[str, Any]
+
+
+def listed_from_payload(payload: str) -> Listed:
+    """Read one registry entry.
+
+    :raises ValueError: a malformed entry.
+    """
+    try:
+        entry = json.loads(payload)
+        view = entry["view"]
+        player_view = view["player"]
+        terms = GameTerms(view["variant"], control_from_json(view["tc"]), bool(view["rated"]))
+        rating = Rating(float(entry["rating"]))
+        player = PlayerInfo(
+            str(player_view["id"]),
+            str(player_view["name"]),
+            bool(player_view["guest"]),
+            {(terms.variant, terms.speed): rating},
+        )
+        rating_range = view["range"]
+        seek = Seek(
+            id=int(view["id"]),
+            player=player,
+            terms=terms,
+            colour=view["colour"],
+            rating_range=None if rating_range is None else (rating_range[0], rating_range[1]),
+            manual=bool(view["manual"]),
+            created_ms=int(entry["posted"]),
+        )
+        return Listed(str(entry["node"]), int(entry["posted"]), seek, view)
+    except (KeyError, TypeError, ValueError, IndexError) as error:
+        raise ValueError(f"malformed seek registry entry: {error}") from None

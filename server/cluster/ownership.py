@@ -1,0 +1,330 @@
+"""Which node runs each game: leases, takeover of orphaned games, fencing.
+
+* A game is owned by the node whose hub created it: :class:`FencedRecorder` takes the lease
+  before the game row is written, so no other node can ever see the row without an owner.
+* :meth:`Ownership.renew_forever` renews the leases every ``lease_ttl_ms / 3``; a lease found
+  free again (Redis restarted) is re-acquired; a lease held by another node means this node lost
+  the game (it was taken over while this node could not renew): the game is *fenced* — never
+  routed here again, its writes refused, its messages dropped. A finished game's lease is
+  released when the hub evicts the room.
+* :meth:`Ownership.sweep_forever` takes over unfinished stored games whose lease is free (their
+  owner died): exactly one node wins the lease and resumes the game with ``Hub.restore_game``.
+  A command for a game with no owner triggers the same takeover (:meth:`owner_of`). Either
+  way the lease must have been seen free for a renewal period first: a live owner whose lease
+  lapsed (a renewal late under load) takes it back in that time, and keeps its game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from server.bus import BusError, GameLeases
+from server.cluster.restore import resumable_game
+from server.cluster.wire import pack
+from server.hub.effects import GameCreated, GameFinished, GameId, PersistRecord
+from server.store import Store, StoreError
+from server.transport.driver import PersistError, RatingChange, Recorder
+
+if TYPE_CHECKING:
+    from server.cluster.node import ClusterDriver
+
+__all__ = ["ORPHANED", "FencedRecorder", "Ownership", "Takeover"]
+
+logger = logging.getLogger(__name__)
+
+UNFINISHED_STATUSES = ("started", "created")
+ORPHANED = ""
+"""What :meth:`Ownership.owner_of` returns for a game whose takeover is under way."""
+
+Takeover = Literal["taken", "pending", "none"]
+RENEW_CONCURRENCY = 16
+SWEEP_PAGE = 500
+
+
+class Ownership:
+    """The games this node runs and the owners of the others (see the module docstring)."""
+
+    def __init__(self, node: ClusterDriver, leases: GameLeases, store: Store, ttl_ms: int):
+        self._node = node
+        self._leases = leases
+        self._store = store
+        self.ttl_ms = ttl_ms
+        self.owned: set[GameId] = set()
+        self.lost: set[GameId] = set()
+        self._owners: dict[GameId, str] = {}
+        self._taking: dict[GameId, asyncio.Future[Takeover]] = {}
+        self._free_since: dict[GameId, float] = {}
+        self.taken_over = 0
+
+    @property
+    def node_id(self) -> str:
+        return self._node.node_id
+
+    # --- lookups ------------------------------------------------------------------------------
+
+    def runs(self, game_id: GameId) -> bool:
+        """Whether this node's hub runs ``game_id`` (and has not lost it)."""
+        return self._node.hub.room(game_id) is not None and game_id not in self.lost
+
+    def cached_owner(self, game_id: GameId) -> str | None:
+        return self._owners.get(game_id)
+
+    def set_cached_owner(self, game_id: GameId, node_id: str) -> None:
+        self._owners[game_id] = node_id
+
+    def forget(self, game_id: GameId) -> None:
+        self._owners.pop(game_id, None)
+
+    def forget_node(self, node_id: str) -> None:
+        for game_id in [g for g, n in self._owners.items() if n == node_id]:
+            del self._owners[game_id]
+
+    async def owner_of(self, game_id: GameId, *, take_over: bool) -> str | None:
+        """The node running ``game_id``; None if there is no such game or it is over;
+        :data:`ORPHANED` for a stored unfinished game that has no owner at the moment (its node
+        died and the takeover is under way: retry shortly).
+
+        With ``take_over``, such a game is taken over by this node when it has been orphaned
+        long enough.
+
+        :raises BusError: Redis is unreachable.
+        """
+        if self.runs(game_id):
+            return self.node_id
+        cached = self._owners.get(game_id)
+        if cached is not None and self._node.is_live(cached):
+            return cached
+        owner = await self._leases.owner(game_id)
+        # Right after an outage the owners re-acquire their leases first (see sweep_forever).
+        if owner is None and take_over:
+            if not self._node.healthy_for(self.ttl_ms / 1000):
+                return ORPHANED  # right after an outage owners re-acquire their leases first
+            outcome = await self.take_over(game_id)
+            if outcome == "pending":
+                return ORPHANED
+            owner = self.node_id if outcome == "taken" else None
+        if owner is not None:
+            self._owners[game_id] = owner
+        return owner
+
+    # --- creation and fencing -----------------------------------------------------------------
+
+    async def claim_new(self, game_id: GameId) -> bool:
+        """Take the lease of a game this hub is creating; False if another node holds it.
+
+        While Redis is down (the bus is degraded) the game is created anyway (only local
+        players can be in it) and its lease is taken when Redis is back.
+
+        :raises BusError: Redis failed although the bus is up.
+        """
+        try:
+            if not await self._leases.acquire(game_id, self.node_id, self.ttl_ms):
+                return False
+        except BusError:
+            if not self._node.degraded:
+                raise  # a passing failure: better no game than a game without an owner
+            logger.info("creating game %s without a lease: Redis is unreachable", game_id)
+        self.owned.add(game_id)
+        self._owners[game_id] = self.node_id
+        return True
+
+    # --- renewal ------------------------------------------------------------------------------
+
+    async def renew_forever(self) -> None:
+        """Renew every ``lease_ttl_ms / 3`` (counted from the start of the previous round)."""
+        period = self.ttl_ms / 3000
+        while True:
+            started = time.monotonic()
+            if not self._node.degraded:
+                try:
+                    await self.renew_all()
+                except BusError as error:
+                    logger.info("lease renewal: cluster unavailable (%s)", error)
+            elapsed = time.monotonic() - started
+            if elapsed > period:
+                logger.warning("renewing %d leases took %.1f s", len(self.owned), elapsed)
+            await asyncio.sleep(max(0.0, period - elapsed))
+
+    async def renew_all(self) -> None:
+        """Renew every lease (several at once); release those of evicted rooms; fence the games
+        lost.
+
+        :raises BusError: Redis is unreachable (the leases renewed so far stay renewed).
+        """
+        slots = asyncio.Semaphore(RENEW_CONCURRENCY)
+
+        async def renew(game_id: GameId) -> None:
+            async with slots:
+                await self._renew(game_id)
+
+        results = await asyncio.gather(
+            *(renew(game_id) for game_id in sorted(self.owned)), return_exceptions=True
+        )
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+
+    async def _renew(self, game_id: GameId) -> None:
+        if self._node.hub.room(game_id) is None:
+            self.owned.discard(game_id)
+            self._owners.pop(game_id, None)
+            await self._leases.release(game_id, self.node_id)
+            return
+        if await self._leases.renew(game_id, self.node_id, self.ttl_ms):
+            return
+        if await self._leases.acquire(game_id, self.node_id, self.ttl_ms):
+            return  # the lease had lapsed (Redis restarted, or a late renewal): ours again
+        logger.warning("game %s is now owned by another node: fencing it here", game_id)
+        self.owned.discard(game_id)
+        self._owners.pop(game_id, None)
+        self.lost.add(game_id)
+
+    async def release_all(self) -> None:
+        """Give up every lease (graceful shutdown: other nodes take the games over)."""
+        for game_id in sorted(self.owned):
+            await self._leases.release(game_id, self.node_id)
+        self.owned.clear()
+
+    # --- takeover -----------------------------------------------------------------------------
+
+    async def sweep_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.ttl_ms / 3000 * random.uniform(0.5, 1.0))
+            # Right after an outage, owners re-acquire their leases first.
+            if not self._node.healthy_for(self.ttl_ms / 1000):
+                continue
+            try:
+                await self.sweep()
+            except BusError as error:
+                logger.info("takeover sweep: cluster unavailable (%s)", error)
+            except StoreError as error:
+                logger.warning("takeover sweep: store unavailable (%s)", error)
+
+    async def _unfinished_ids(self) -> list[GameId]:
+        found: list[GameId] = []
+        for status in UNFINISHED_STATUSES:
+            cursor: str | None = None
+            while True:
+                page = await self._store.list_games(
+                    status=status,  # type: ignore[arg-type]
+                    limit=SWEEP_PAGE,
+                    cursor=cursor,
+                )
+                found += [game.id for game in page.games]
+                cursor = page.next_cursor
+                if cursor is None:
+                    break
+        return found
+
+    async def sweep(self) -> int:
+        """Take over every unfinished stored game without an owner; return how many."""
+        taken = 0
+        for game_id in await self._unfinished_ids():
+            if self._node.hub.room(game_id) is not None or game_id in self.lost:
+                continue
+            owner = await self._leases.owner(game_id)
+            if owner is None:
+                taken += await self.take_over(game_id) == "taken"
+            else:
+                self._owners[game_id] = owner
+                self._free_since.pop(game_id, None)
+        return taken
+
+    async def take_over(self, game_id: GameId) -> Takeover:
+        """Acquire a free lease and resume the stored game here.
+
+        :returns: ``"taken"`` (this node runs it now), ``"pending"`` (an unfinished game whose
+            lease was not free long enough, or that another node took just now) or ``"none"``
+            (no unfinished game of that id).
+        """
+        running = self._taking.get(game_id)
+        if running is not None:
+            return await asyncio.shield(running)
+        future: asyncio.Future[Takeover] = asyncio.get_running_loop().create_future()
+        self._taking[game_id] = future
+        try:
+            result = await self._take_over(game_id)
+        except BaseException:
+            future.set_result("pending")
+            raise
+        finally:
+            del self._taking[game_id]
+        future.set_result(result)
+        return result
+
+    def _orphaned_long_enough(self, game_id: GameId) -> bool:
+        """Whether the game's lease has been seen free for a renewal period: a live owner whose
+        lease lapsed (a late renewal under load) takes it back within that time."""
+        now = time.monotonic()
+        first_seen = self._free_since.setdefault(game_id, now)
+        if now - first_seen > 4 * self.ttl_ms / 1000:  # an old sighting: start again
+            self._free_since[game_id] = first_seen = now
+        return now - first_seen >= self.ttl_ms / 3000
+
+    async def _take_over(self, game_id: GameId) -> Takeover:
+        if self.runs(game_id):
+            return "taken"
+        try:
+            stored = await self._store.get_game(game_id)
+        except StoreError:
+            return "pending"
+        except ValueError:
+            return "none"  # not a game id
+        if stored is None or stored.status not in UNFINISHED_STATUSES:
+            return "none"
+        if not self._orphaned_long_enough(game_id):
+            return "pending"
+        if not await self._leases.acquire(game_id, self.node_id, self.ttl_ms):
+            return "pending"
+        self._free_since.pop(game_id, None)
+        node = self._node
+        try:
+            resumable = await resumable_game(self._store, stored, node.clock())
+            if node.remember is not None:
+                node.remember(stored)
+            node.restore(resumable)
+        except (ValueError, StoreError) as error:
+            logger.error("cannot take over game %s: %s", game_id, error)
+            await self._leases.release(game_id, self.node_id)
+            return "none"
+        self.owned.add(game_id)
+        self.lost.discard(game_id)
+        self._owners[game_id] = self.node_id
+        self.taken_over += 1
+        logger.warning("took over game %s (%d moves stored)", game_id, len(stored.moves))
+        players = [player.id for player in resumable.players]
+        header: dict[str, Any] = {"k": "moved", "from": self.node_id, "g": game_id}
+        header["players"] = players
+        node.publish("nodes", pack(header))
+        node.rejoin(game_id, ())  # this node's own followers of the game
+        node.mark_presence()
+        return "taken"
+
+
+class FencedRecorder:
+    """The node's :class:`~server.transport.driver.Recorder`: takes a new game's lease before its
+    row is written, and refuses the writes of games this node lost to another owner."""
+
+    def __init__(self, inner: Recorder, ownership: Ownership) -> None:
+        self._inner = inner
+        self._ownership = ownership
+
+    async def write(self, record: PersistRecord) -> Sequence[RatingChange]:
+        game_id = record.game_id
+        if isinstance(record, GameCreated):
+            try:
+                claimed = await self._ownership.claim_new(game_id)
+            except BusError:
+                raise PersistError("the cluster state is unreachable") from None
+            if not claimed:
+                raise PersistError("this game id is in use on another server")
+        elif game_id in self._ownership.lost:
+            if isinstance(record, GameFinished):
+                return ()  # the new owner decides how the game ends
+            raise PersistError("this game is now run by another server")
+        return await self._inner.write(record)

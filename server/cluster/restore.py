@@ -1,0 +1,72 @@
+"""A stored game as the arguments of :meth:`server.hub.hub.Hub.restore_game`.
+
+Used when a node takes over a game whose owner died, and for any other resumption from the
+store, like the restart recovery of ``server.app``. Registered players get back their hub id
+(``u<store id>``) and their ratings; a guest's hub id is not stored (nor is the guest's session,
+which lived in the dead process), so a restored guest gets a new id: the guest cannot play on,
+and the opponent may claim the game once the absence countdown runs out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from server.hub.clock import Byoyomi, Fischer, TimeControl
+from server.hub.identity import PlayerInfo, Rating, RatingKey
+from server.hub.lobby import GameTerms
+from server.hub.room import StoredMove as HubStoredMove
+from server.store import Store, StoredGame
+from server.store import TimeControl as StoreTimeControl
+from server.transport.accounts import guest_player_id, registered_player_id
+
+__all__ = ["Resumable", "hub_time_control", "resumable_game"]
+
+
+@dataclass(frozen=True)
+class Resumable:
+    """Everything :meth:`Hub.restore_game` needs, except the current time."""
+
+    game_id: str
+    terms: GameTerms
+    players: tuple[PlayerInfo, PlayerInfo]
+    start_fen: str
+    moves: tuple[HubStoredMove, ...]
+
+
+def hub_time_control(control: StoreTimeControl) -> TimeControl:
+    """The hub's time control of a stored one."""
+    if control.kind == "fischer":
+        return Fischer(control.base_ms, control.increment_ms)
+    return Byoyomi(control.base_ms, control.byoyomi_ms, control.periods)
+
+
+async def _player(store: Store, store_id: int | None, name: str) -> PlayerInfo:
+    if store_id is None:
+        return PlayerInfo(guest_player_id(), name, True)
+    ratings = await store.player_ratings(store_id)
+    pools: dict[RatingKey, Rating] = {(r.variant, r.speed): r.rating for r in ratings}
+    return PlayerInfo(registered_player_id(store_id), name, False, pools)
+
+
+async def resumable_game(store: Store, game: StoredGame, now_ms: int) -> Resumable:
+    """The restore arguments of ``game``.
+
+    Each stored move's hub time (``played_ms``) is placed on the hub clock ``now_ms`` by its
+    age, so the hub sees the same elapsed times as the wall clock did.
+    """
+    wall_now = datetime.now(UTC)
+    moves = tuple(
+        HubStoredMove(
+            uci=move.uci,
+            clock_ms=move.clock_ms,
+            periods=move.periods_left or 0,
+            spent_ms=move.spent_ms,
+            played_ms=now_ms - max(0, int((wall_now - move.created_at).total_seconds() * 1000)),
+        )
+        for move in game.moves
+    )
+    first = await _player(store, game.first_player_id, game.first_name)
+    second = await _player(store, game.second_player_id, game.second_name)
+    terms = GameTerms(game.variant, hub_time_control(game.time_control), game.rated)
+    return Resumable(game.id, terms, (first, second), game.start_fen, moves)

@@ -1,0 +1,206 @@
+"""What nodes send each other: envelopes, commands as frames, player identities.
+
+An **envelope** is a JSON header, a newline, and an optional body — usually a
+client frame that was encoded once by the hub's node and is passed to the client's socket
+unchanged (compact JSON never contains a raw newline, so the first one ends the header)::
+
+    >>> data = pack({"k": "out", "c": [3, 4]}, b'{"t":"move","d":{}}')
+    >>> unpack(data)
+    ({'k': 'out', 'c': [3, 4]}, b'{"t":"move","d":{}}')
+
+On a node channel several envelopes may travel as one bus message, joined by newlines
+(:func:`unpack_batch`): the sending node batches what queued up while it was publishing.
+
+Commands travel as the client frames they came from (:func:`command_to_frame` is the inverse of
+:func:`server.hub.commands.parse_command`), so the receiving node validates them like any frame.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from server.hub.clock import TimeControl
+from server.hub.commands import (
+    AbandonClaimCommand,
+    AbortCommand,
+    AcceptCommand,
+    ChatCommand,
+    ClaimDrawCommand,
+    Command,
+    DeclineCommand,
+    JoinCommand,
+    LeaveCommand,
+    MatchCommand,
+    MoveCommand,
+    OfferCommand,
+    PlayCommand,
+    ResignCommand,
+    SeekCommand,
+    SoughtCommand,
+    UnseekCommand,
+    WithdrawCommand,
+)
+from server.hub.identity import PlayerInfo, Rating, RatingKey
+
+__all__ = [
+    "EnvelopeError",
+    "command_game",
+    "command_to_frame",
+    "pack",
+    "player_from_json",
+    "player_to_json",
+    "unpack",
+    "unpack_batch",
+]
+
+
+class EnvelopeError(ValueError):
+    """A bus message that is not an envelope of this protocol (logged and dropped)."""
+
+
+def pack(header: dict[str, Any], body: bytes = b"") -> bytes:
+    """One envelope: the header as compact JSON, a newline, then ``body``."""
+    return json.dumps(header, separators=(",", ":")).encode() + b"\n" + body
+
+
+def unpack(data: bytes) -> tuple[dict[str, Any], bytes]:
+    """The header and body of an envelope.
+
+    :raises EnvelopeError: no newline, or a header that is not a JSON object with a kind ``k``.
+    """
+    head, sep, body = data.partition(b"\n")
+    if not sep:
+        raise EnvelopeError("an envelope needs a header line")
+    try:
+        header = json.loads(head)
+    except ValueError as error:
+        raise EnvelopeError(f"envelope header is not JSON: {error}") from None
+    if not isinstance(header, dict) or not isinstance(header.get("k"), str):
+        raise EnvelopeError("an envelope header must be an object with a kind 'k'")
+    return header, body
+
+
+def unpack_batch(data: bytes) -> list[tuple[dict[str, Any], bytes]]:
+    r"""The envelopes of a batch: envelopes joined by newlines (each is exactly two lines).
+
+    >>> unpack_batch(pack({"k": "a"}) + b"\n" + pack({"k": "b"}, b"{}"))
+    [({'k': 'a'}, b''), ({'k': 'b'}, b'{}')]
+
+    :raises EnvelopeError: an odd number of lines or a bad header.
+    """
+    lines = data.split(b"\n")
+    if len(lines) % 2:
+        raise EnvelopeError("a batch has a header line and a body line per envelope")
+    return [unpack(lines[i] + b"\n" + lines[i + 1]) for i in range(0, len(lines), 2)]
+
+
+# --- players ---------------------------------------------------------------------------------
+
+
+def player_to_json(player: PlayerInfo) -> dict[str, Any]:
+    """A player's identity and ratings as JSON (ratings: ``[variant, speed|null, r, rd, vol]``)."""
+    ratings = []
+    for key, rating in player.ratings.items():
+        variant, speed = (key, None) if isinstance(key, str) else key
+        ratings.append([variant, speed, rating.rating, rating.deviation, rating.volatility])
+    return {"id": player.id, "name": player.name, "guest": player.guest, "ratings": ratings}
+
+
+def player_from_json(obj: Any) -> PlayerInfo:
+    """The inverse of :func:`player_to_json`.
+
+    :raises ValueError: for anything else.
+    """
+    try:
+        ratings: dict[RatingKey, Rating] = {}
+        for variant, speed, rating, deviation, volatility in obj["ratings"]:
+            key: RatingKey = str(variant) if speed is None else (str(variant), str(speed))
+            ratings[key] = Rating(float(rating), float(deviation), float(volatility))
+        player_id, name, guest = obj["id"], obj["name"], obj["guest"]
+    except (KeyError, TypeError, ValueError) as error:
+        raise ValueError(f"not a player identity: {error}") from None
+    if not (isinstance(player_id, str) and isinstance(name, str) and isinstance(guest, bool)):
+        raise ValueError("not a player identity: id and name must be strings, guest a bool")
+    return PlayerInfo(player_id, name, guest, ratings)
+
+
+# --- commands --------------------------------------------------------------------------------
+
+
+def _tc(control: TimeControl) -> dict[str, Any]:
+    return control.to_json()
+
+
+def _payload(command: Command) -> tuple[str, dict[str, Any]]:
+    """The frame type and payload of a command (``None`` fields left out)."""
+    match command:
+        case SeekCommand():
+            return "seek", {
+                "variant": command.variant,
+                "tc": _tc(command.control),
+                "rated": command.rated,
+                "colour": command.colour,
+                "range": None if command.rating_range is None else list(command.rating_range),
+                "manual": command.manual,
+            }
+        case UnseekCommand():
+            return "unseek", {"id": command.seek_id}
+        case SoughtCommand():
+            return "sought", {"watch": command.watch}
+        case PlayCommand():
+            return "play", {"id": command.seek_id}
+        case MatchCommand():
+            return "match", {
+                "to": command.to,
+                "variant": command.variant,
+                "tc": _tc(command.control),
+                "rated": command.rated,
+                "colour": command.colour,
+            }
+        case AcceptCommand():
+            return "accept", {"id": command.challenge_id}
+        case DeclineCommand():
+            return "decline", {"id": command.challenge_id, "reason": command.reason}
+        case WithdrawCommand():
+            return "withdraw", {"id": command.challenge_id}
+        case JoinCommand():
+            return "join", {"game": command.game_id, "v": command.since}
+        case LeaveCommand():
+            return "leave", {"game": command.game_id}
+        case MoveCommand():
+            return "move", {"game": command.game_id, "ply": command.ply, "move": command.move}
+        case ResignCommand():
+            return "resign", {"game": command.game_id}
+        case AbortCommand():
+            return "abort", {"game": command.game_id}
+        case ClaimDrawCommand():
+            return "claim_draw", {"game": command.game_id}
+        case OfferCommand():
+            return f"{command.kind}_{command.action}", {"game": command.game_id}
+        case AbandonClaimCommand():
+            return "abandon_claim", {"game": command.game_id, "outcome": command.outcome}
+        case ChatCommand():
+            return "chat", {"game": command.game_id, "text": command.text}
+    raise TypeError(f"not a hub command: {command!r}")
+
+
+def command_to_frame(command: Command, ack: str | int | None = None) -> dict[str, Any]:
+    """The client frame of ``command`` with ack id ``ack`` (``parse_command`` reads it back).
+
+    >>> from server.hub.commands import parse_command
+    >>> cmd = parse_command({"t": "move", "d": {"game": "g1", "ply": 3, "move": "c4c5+"}})
+    >>> command_to_frame(cmd, ack="~7")
+    {'t': 'move', 'd': {'game': 'g1', 'ply': 3, 'move': 'c4c5+'}, 'a': '~7'}
+    """
+    kind, payload = _payload(command)
+    frame: dict[str, Any] = {"t": kind, "d": {k: v for k, v in payload.items() if v is not None}}
+    if ack is not None:
+        frame["a"] = ack
+    return frame
+
+
+def command_game(command: Command) -> str | None:
+    """The game a command acts on, if it has a ``game`` field."""
+    game_id = getattr(command, "game_id", None)
+    return game_id if isinstance(game_id, str) else None

@@ -1,0 +1,338 @@
+"""Game clocks in integer milliseconds, with the time passed in (never read from the system).
+
+One :class:`GameClock` serves every time control; the control is a strategy:
+
+* :class:`Fischer` — main time plus an increment added after each move.
+* :class:`Byoyomi` — main time, then ``periods`` periods of ``period_ms`` each. Once main time is
+  gone the player is in byoyomi: a move made inside the current period keeps it (the next turn starts
+  with a full period again); a move that spans *k* whole periods (the thinking time after main time
+  ran out is ``>= k * period_ms``) spends *k* periods; the flag falls when the last period runs out.
+
+Boundary rule (deadline inclusive): a player whose turn started at ``t0`` with budget ``B``
+(Fischer: remaining time; byoyomi: main + periods left × period) has the half-open interval
+``[t0, t0 + B)``. A move handled at ``now < t0 + B`` is in time; at ``now >= t0 + B`` the player has
+lost on time. So the flag falls exactly *at* :meth:`GameClock.deadline`, and a move in the last
+millisecond (``deadline - 1``) counts, whatever it does. Byoyomi periods follow the same rule: a
+period of 10 000 ms is used up by a move that took exactly 10 000 ms of it.
+
+Lag compensation (lichess style): each player has a quota; each move's measured lag (reported by the
+adapter) is credited back up to ``min(lag, quota, elapsed)``; then the quota refills by ``gain_ms``
+up to ``max_ms``. Compensation lowers the time charged for a move that arrived in time; it never
+moves the deadline, so flags stay exactly where :meth:`GameClock.deadline` says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from server.hub.glicko2 import Speed, estimated_game_seconds, speed_class
+from server.hub.messages import JsonObject
+
+FIRST = 0
+SECOND = 1
+
+
+class ClockError(RuntimeError):
+    """A clock operation that the caller should have prevented (e.g. pressing a stopped clock)."""
+
+
+@dataclass(frozen=True)
+class SideTime:
+    """One player's stored time: main time left and byoyomi periods left (0 under Fischer)."""
+
+    main_ms: int
+    periods: int = 0
+
+
+@dataclass(frozen=True)
+class LiveTime:
+    """One player's time as it stands at some instant, for display."""
+
+    main_ms: int
+    periods: int
+    period_left_ms: int | None
+    """Time left in the current byoyomi period (``None`` under Fischer)."""
+
+
+@dataclass(frozen=True)
+class Fischer:
+    """Fischer time control: ``base_ms`` at the start, ``increment_ms`` added after each move."""
+
+    base_ms: int
+    increment_ms: int
+    kind: ClassVar[str] = "fischer"
+
+    @classmethod
+    def from_seconds(cls, base_s: int, inc_s: int) -> Fischer:
+        return cls(base_s * 1000, inc_s * 1000)
+
+    def initial(self) -> SideTime:
+        return SideTime(self.base_ms)
+
+    def budget_ms(self, time: SideTime) -> int:
+        return time.main_ms
+
+    def after_move(self, time: SideTime, spent_ms: int) -> SideTime:
+        return SideTime(time.main_ms - spent_ms + self.increment_ms)
+
+    def stopped(self, time: SideTime, spent_ms: int) -> SideTime:
+        return SideTime(max(0, time.main_ms - spent_ms))
+
+    def live(self, time: SideTime, elapsed_ms: int) -> LiveTime:
+        return LiveTime(max(0, time.main_ms - elapsed_ms), 0, None)
+
+    def estimated_total_ms(self) -> int:
+        """One player's expected thinking time for a game (the rating pools' estimate)."""
+        return round(1000 * estimated_game_seconds(self.base_ms, self.increment_ms))
+
+    def speed(self) -> Speed:
+        """The rating pool speed of this control (shared with the store)."""
+        return speed_class(self.base_ms, self.increment_ms)
+
+    def to_json(self) -> JsonObject:
+        return {
+            "kind": "fischer",
+            "base_s": self.base_ms // 1000,
+            "inc_s": self.increment_ms // 1000,
+        }
+
+    def describe(self) -> str:
+        return f"{self.base_ms / 60000:g}+{self.increment_ms // 1000}"
+
+
+@dataclass(frozen=True)
+class Byoyomi:
+    """Byoyomi: ``main_ms`` of main time, then ``periods`` periods of ``period_ms``."""
+
+    main_ms: int
+    period_ms: int
+    periods: int
+    kind: ClassVar[str] = "byoyomi"
+
+    @classmethod
+    def from_seconds(cls, main_s: int, period_s: int, periods: int) -> Byoyomi:
+        return cls(main_s * 1000, period_s * 1000, periods)
+
+    def initial(self) -> SideTime:
+        return SideTime(self.main_ms, self.periods)
+
+    def budget_ms(self, time: SideTime) -> int:
+        # The current period is full at every turn start, so the budget is main + all periods left.
+        return time.main_ms + time.periods * self.period_ms
+
+    def after_move(self, time: SideTime, spent_ms: int) -> SideTime:
+        if spent_ms < time.main_ms:
+            return SideTime(time.main_ms - spent_ms, time.periods)
+        whole_periods_used = (spent_ms - time.main_ms) // self.period_ms
+        return SideTime(0, time.periods - whole_periods_used)
+
+    def stopped(self, time: SideTime, spent_ms: int) -> SideTime:
+        if spent_ms >= self.budget_ms(time):
+            return SideTime(0, 0)
+        return self.after_move(time, spent_ms)
+
+    def live(self, time: SideTime, elapsed_ms: int) -> LiveTime:
+        if elapsed_ms < time.main_ms:
+            return LiveTime(time.main_ms - elapsed_ms, time.periods, self.period_ms)
+        over = elapsed_ms - time.main_ms
+        used, into_period = divmod(over, self.period_ms)
+        if used >= time.periods:
+            return LiveTime(0, 0, 0)
+        return LiveTime(0, time.periods - used, self.period_ms - into_period)
+
+    def estimated_total_ms(self) -> int:
+        return round(1000 * estimated_game_seconds(self.main_ms, 0, self.period_ms, self.periods))
+
+    def speed(self) -> Speed:
+        """The rating pool speed of this control (shared with the store)."""
+        return speed_class(self.main_ms, 0, self.period_ms, self.periods)
+
+    def to_json(self) -> JsonObject:
+        return {
+            "kind": "byoyomi",
+            "main_s": self.main_ms // 1000,
+            "period_s": self.period_ms // 1000,
+            "periods": self.periods,
+        }
+
+    def describe(self) -> str:
+        return f"{self.main_ms / 60000:g}+{self.periods}×{self.period_ms // 1000}s"
+
+
+TimeControl = Fischer | Byoyomi
+
+
+@dataclass(frozen=True)
+class LagPolicy:
+    """Bounds of lag compensation: the quota starts at ``initial_ms``, refills by ``gain_ms`` per move,
+    never exceeds ``max_ms``."""
+
+    gain_ms: int
+    initial_ms: int
+    max_ms: int
+
+    @classmethod
+    def for_control(cls, control: TimeControl) -> LagPolicy:
+        """Scale with the game's length: 100 ms per move from 3 minutes up, less for bullet."""
+        gain = max(10, min(100, control.estimated_total_ms() // 1800))
+        return cls(gain_ms=gain, initial_ms=3 * gain, max_ms=7 * gain)
+
+
+@dataclass(frozen=True)
+class MoveTiming:
+    """What a move cost the player who made it."""
+
+    spent_ms: int
+    """Time charged, after lag compensation."""
+    compensation_ms: int
+    main_ms: int
+    """Main time left after the move (Fischer: including the increment)."""
+    periods: int
+    """Byoyomi periods left after the move (0 under Fischer)."""
+
+
+@dataclass(frozen=True)
+class ClockState:
+    """Everything a :class:`GameClock` holds, to take a move back exactly."""
+
+    times: tuple[SideTime, SideTime]
+    running: int | None
+    turn_started_ms: int | None
+    quotas: tuple[int, int]
+
+
+class GameClock:
+    """A two-player clock. Sides are ``0`` (first player) and ``1`` (second player).
+
+    >>> clock = GameClock(Fischer.from_seconds(60, 1))
+    >>> clock.start(0, now=1_000)
+    >>> clock.deadline()
+    61000
+    >>> clock.press(now=11_000).main_ms   # 10 s spent, 1 s increment
+    51000
+    >>> clock.running, clock.deadline()
+    (1, 71000)
+    """
+
+    def __init__(self, control: TimeControl, lag: LagPolicy | None = None) -> None:
+        self.control: TimeControl = control
+        self.lag = lag or LagPolicy.for_control(control)
+        self._times = [control.initial(), control.initial()]
+        self._quotas = [self.lag.initial_ms, self.lag.initial_ms]
+        self._running: int | None = None
+        self._turn_started_ms: int | None = None
+
+    @property
+    def running(self) -> int | None:
+        """The side whose time is running, or ``None`` when the clock is stopped."""
+        return self._running
+
+    def time(self, side: int) -> SideTime:
+        """The stored time of ``side`` (as of its last turn start)."""
+        return self._times[side]
+
+    def quota(self, side: int) -> int:
+        """The lag compensation ``side`` can still receive on its next move."""
+        return self._quotas[side]
+
+    def deadline(self) -> int | None:
+        """The instant the running side flags (the flag falls *at* this time), or ``None``."""
+        if self._running is None or self._turn_started_ms is None:
+            return None
+        return self._turn_started_ms + self.control.budget_ms(self._times[self._running])
+
+    def out_of_time(self, now: int) -> bool:
+        """Whether the running side has flagged at ``now`` (``now >= deadline``)."""
+        deadline = self.deadline()
+        return deadline is not None and now >= deadline
+
+    def set_time(self, side: int, time: SideTime) -> None:
+        """Set ``side``'s stored time (restoring a stored game); the clock must be stopped."""
+        if self._running is not None:
+            raise ClockError("cannot set the time of a running clock")
+        self._times[side] = time
+
+    def start(self, side: int, now: int) -> None:
+        """Start ``side``'s time at ``now``; the clock must be stopped."""
+        if self._running is not None:
+            raise ClockError("the clock is already running")
+        self._running = side
+        self._turn_started_ms = now
+
+    def press(self, now: int, lag_ms: int = 0) -> MoveTiming:
+        """Charge the running side's move made at ``now`` and start the opponent's time.
+
+        :param lag_ms: the lag measured by the adapter for this move; credited up to the quota.
+        :raises ClockError: if the clock is stopped or the running side is out of time at ``now``.
+        """
+        side, started = self._running, self._turn_started_ms
+        if side is None or started is None:
+            raise ClockError("the clock is not running")
+        if self.out_of_time(now):
+            raise ClockError("the player to move is out of time")
+        elapsed = max(0, now - started)
+        compensation = min(max(0, lag_ms), self._quotas[side], elapsed)
+        self._quotas[side] = min(
+            self._quotas[side] - compensation + self.lag.gain_ms, self.lag.max_ms
+        )
+        spent = elapsed - compensation
+        after = self.control.after_move(self._times[side], spent)
+        self._times[side] = after
+        self._running = 1 - side
+        self._turn_started_ms = now
+        return MoveTiming(spent, compensation, after.main_ms, after.periods)
+
+    def stop(self, now: int) -> None:
+        """Stop the clock at ``now`` (game over), charging the running side's elapsed time."""
+        side, started = self._running, self._turn_started_ms
+        if side is None or started is None:
+            return
+        self._times[side] = self.control.stopped(self._times[side], max(0, now - started))
+        self._running = None
+        self._turn_started_ms = None
+
+    def flag(self) -> None:
+        """Stop the clock with the running side at zero (it lost on time)."""
+        if self._running is None:
+            return
+        self._times[self._running] = SideTime(0, 0)
+        self._running = None
+        self._turn_started_ms = None
+
+    def live(self, side: int, now: int) -> LiveTime:
+        """``side``'s time as it stands at ``now``."""
+        elapsed = 0
+        if side == self._running and self._turn_started_ms is not None:
+            elapsed = max(0, now - self._turn_started_ms)
+        return self.control.live(self._times[side], elapsed)
+
+    def state(self) -> ClockState:
+        return ClockState(
+            (self._times[0], self._times[1]),
+            self._running,
+            self._turn_started_ms,
+            (self._quotas[0], self._quotas[1]),
+        )
+
+    def restore(self, state: ClockState) -> None:
+        self._times = list(state.times)
+        self._running = state.running
+        self._turn_started_ms = state.turn_started_ms
+        self._quotas = list(state.quotas)
+
+    def view(self, now: int) -> JsonObject:
+        """JSON view: live time of both sides at ``now`` and which one is running."""
+        return {
+            "first": _live_json(self.live(FIRST, now)),
+            "second": _live_json(self.live(SECOND, now)),
+            "running": None if self._running is None else ("first", "second")[self._running],
+        }
+
+
+def _live_json(live: LiveTime) -> JsonObject:
+    obj: dict[str, Any] = {"ms": live.main_ms}
+    if live.period_left_ms is not None:
+        obj["periods"] = live.periods
+        obj["period_ms"] = live.period_left_ms
+    return obj

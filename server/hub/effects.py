@@ -1,0 +1,149 @@
+"""Effects: what the hub asks its adapters to do, as plain frozen records, in order.
+
+The adapter runs the effects of one call in the order given:
+
+* :class:`Send` — one message to one connection.
+* :class:`Broadcast` — one message to several connections; encode it once.
+* :class:`Persist` — write a record to the store, then report the outcome with
+  ``Hub.persisted(token, now)`` or ``Hub.persist_failed(token, reason, now)``. Until then the hub
+  holds what depends on it (a move's ack and its broadcast, a new game's start).
+* :class:`Publish` — publish a message on a bus channel (other hub processes, services).
+* :class:`Close` — close a connection.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from server.hub.clock import TimeControl
+from server.hub.identity import PlayerId
+from server.hub.messages import Message
+
+ConnId = int
+"""A connection id chosen by the transport adapter."""
+
+GameId = str
+
+
+@dataclass(frozen=True)
+class Send:
+    conn_id: ConnId
+    message: Message
+
+
+@dataclass(frozen=True)
+class Broadcast:
+    """``message`` to every connection in ``conn_ids`` (already resolved by the hub).
+
+    ``topic`` names the audience for logging and metrics: ``game:<id>``, ``game:<id>:players``,
+    ``game:<id>:spectators``, ``lobby``.
+    """
+
+    topic: str
+    message: Message
+    conn_ids: tuple[ConnId, ...]
+
+
+@dataclass(frozen=True)
+class Publish:
+    """``message`` on bus channel ``channel`` (``lobby``, ``games``, ``game:<id>``)."""
+
+    channel: str
+    message: Message
+
+
+@dataclass(frozen=True)
+class Close:
+    conn_id: ConnId
+    reason: str
+
+
+# --- persistence records -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GamePlayer:
+    """A player as stored with a game: id, name, and rating before the game (``None``: guest)."""
+
+    player_id: PlayerId
+    name: str
+    guest: bool
+    rating: float | None
+    deviation: float | None
+
+
+@dataclass(frozen=True)
+class GameCreated:
+    """A new game row. ``first`` moves first. ``start_fen`` is the actual start position."""
+
+    game_id: GameId
+    variant: str
+    start_fen: str
+    control: TimeControl
+    rated: bool
+    first: GamePlayer
+    second: GamePlayer
+    created_ms: int
+
+
+@dataclass(frozen=True)
+class MoveAppended:
+    """Move number ``ply`` (1-based) of a game.
+
+    ``clock_ms`` and ``periods`` are the mover's main time and byoyomi periods left after the move,
+    ``spent_ms`` the time charged for it (0 for the two opening moves, before the clock starts).
+    """
+
+    game_id: GameId
+    ply: int
+    uci: str
+    display: str
+    clock_ms: int
+    periods: int
+    spent_ms: int
+    played_ms: int
+
+
+@dataclass(frozen=True)
+class MovesRetracted:
+    """A takeback: delete the moves with ``ply >= from_ply``."""
+
+    game_id: GameId
+    from_ply: int
+
+
+@dataclass(frozen=True)
+class GameFinished:
+    """The end of a game.
+
+    ``result`` is ``"1-0"`` (first player wins), ``"0-1"``, ``"1/2-1/2"`` or ``None`` for an aborted
+    game. ``termination`` is an engine termination (``"checkmate"``, ``"repetition"``, ...) or a hub
+    one (``"resignation"``, ``"time"``, ``"agreement"``, ``"abort"``, ``"abandonment"``). When
+    ``rated`` is true and ``result`` is not ``None``, the store applies Glicko-2 to both players and
+    then reports the new ratings with ``Hub.set_rating``.
+    """
+
+    game_id: GameId
+    variant: str
+    rated: bool
+    first_id: PlayerId
+    second_id: PlayerId
+    result: str | None
+    termination: str
+    plies: int
+    final_fen: str
+    ended_ms: int
+
+
+PersistRecord = GameCreated | MoveAppended | MovesRetracted | GameFinished
+
+
+@dataclass(frozen=True)
+class Persist:
+    """Write ``record``; then call ``Hub.persisted(token, now)`` or ``Hub.persist_failed(...)``."""
+
+    token: int
+    record: PersistRecord
+
+
+Effect = Send | Broadcast | Persist | Publish | Close

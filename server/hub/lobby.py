@@ -1,0 +1,237 @@
+"""Seeks and direct challenges (ICS vocabulary): records, pairing rules and the two books.
+
+Pairing rule (:func:`seeks_fit`): two seeks fit when they come from different players, propose the
+same variant, time control and rated-ness, have compatible colours (not both ``first``, not both
+``second``), each player's rating lies inside the other's rating range (a missing range accepts
+everyone), and neither is manual. A manual seek is never paired automatically: someone must
+``play`` it, which sends its owner a challenge to accept or decline.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from server.hub.clock import TimeControl
+from server.hub.commands import ColourChoice
+from server.hub.errors import CommandError
+from server.hub.identity import PlayerId, PlayerInfo, Rating
+from server.hub.messages import JsonObject
+
+
+@dataclass(frozen=True)
+class GameTerms:
+    """What a game will be: variant, time control, rated or casual."""
+
+    variant: str
+    control: TimeControl
+    rated: bool
+
+    @property
+    def speed(self) -> str:
+        """The speed class of the time control: with the variant, the rating pool."""
+        return self.control.speed()
+
+    def rating_of(self, player: PlayerInfo) -> Rating:
+        """``player``'s rating in this game's pool (guests: the default rating)."""
+        return player.rating(self.variant, self.speed)
+
+    def player_view(self, player: PlayerInfo) -> JsonObject:
+        return player.view(self.variant, self.speed)
+
+    def view(self) -> JsonObject:
+        return {
+            "variant": self.variant,
+            "tc": self.control.to_json(),
+            "speed": self.speed,
+            "rated": self.rated,
+        }
+
+
+def range_accepts(rating_range: tuple[int, int] | None, rating: float) -> bool:
+    """Whether ``rating`` lies inside the inclusive range (``None`` accepts every rating)."""
+    return rating_range is None or rating_range[0] <= rating <= rating_range[1]
+
+
+def colours_compatible(a: ColourChoice, b: ColourChoice) -> bool:
+    """Two colour wishes fit unless both want the same side."""
+    return a == "random" or b == "random" or a != b
+
+
+def first_mover(a: ColourChoice, b: ColourChoice, rng: random.Random) -> int:
+    """Which of two compatible wishes (0 = ``a``, 1 = ``b``) gets the first player's side."""
+    if a == "first" or b == "second":
+        return 0
+    if b == "first" or a == "second":
+        return 1
+    return rng.randrange(2)
+
+
+def opposite(colour: ColourChoice) -> ColourChoice:
+    return {"first": "second", "second": "first", "random": "random"}[colour]  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Seek:
+    """An open seek. ``player`` is the seeker as known when the seek was made."""
+
+    id: int
+    player: PlayerInfo
+    terms: GameTerms
+    colour: ColourChoice
+    rating_range: tuple[int, int] | None
+    manual: bool
+    created_ms: int
+
+    @property
+    def rating(self) -> float:
+        """The seeker's rating in the seek's pool (guests: the default rating)."""
+        return self.terms.rating_of(self.player).rating
+
+    def accepts(self, player: PlayerInfo) -> bool:
+        """Whether ``player``'s rating lies inside this seek's range."""
+        return range_accepts(self.rating_range, self.terms.rating_of(player).rating)
+
+    def view(self) -> JsonObject:
+        return {
+            "id": self.id,
+            "player": self.terms.player_view(self.player),
+            **self.terms.view(),
+            "colour": self.colour,
+            "range": None if self.rating_range is None else list(self.rating_range),
+            "manual": self.manual,
+        }
+
+
+def seeks_fit(a: Seek, b: Seek) -> bool:
+    """The pairing rule of the module docstring."""
+    return (
+        a.player.id != b.player.id
+        and not a.manual
+        and not b.manual
+        and a.terms == b.terms
+        and colours_compatible(a.colour, b.colour)
+        and a.accepts(b.player)
+        and b.accepts(a.player)
+    )
+
+
+class SeekBook:
+    """Open seeks in posting order, at most ``limit_per_player`` per player."""
+
+    def __init__(self, limit_per_player: int = 3) -> None:
+        self.limit_per_player = limit_per_player
+        self._seeks: dict[int, Seek] = {}
+        self._last_id = 0
+
+    def new_id(self) -> int:
+        self._last_id += 1
+        return self._last_id
+
+    def __len__(self) -> int:
+        return len(self._seeks)
+
+    def all(self) -> list[Seek]:
+        return list(self._seeks.values())
+
+    def get(self, seek_id: int) -> Seek | None:
+        return self._seeks.get(seek_id)
+
+    def of_player(self, player_id: PlayerId) -> list[Seek]:
+        return [s for s in self._seeks.values() if s.player.id == player_id]
+
+    def check_room(self, player_id: PlayerId) -> None:
+        """:raises CommandError: ``seek_limit`` if the player may not post another seek."""
+        if len(self.of_player(player_id)) >= self.limit_per_player:
+            raise CommandError(
+                "seek_limit",
+                f"You already have {self.limit_per_player} open seeks; withdraw one first.",
+            )
+
+    def add(self, seek: Seek) -> None:
+        self.check_room(seek.player.id)
+        self._seeks[seek.id] = seek
+
+    def remove(self, seek_id: int) -> Seek | None:
+        return self._seeks.pop(seek_id, None)
+
+    def remove_player(self, player_id: PlayerId) -> list[Seek]:
+        gone = self.of_player(player_id)
+        for seek in gone:
+            del self._seeks[seek.id]
+        return gone
+
+    def find_partner(self, seek: Seek) -> Seek | None:
+        """The oldest open seek that fits ``seek`` (which need not be in the book)."""
+        for waiting in self._seeks.values():
+            if waiting.id != seek.id and seeks_fit(waiting, seek):
+                return waiting
+        return None
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """A direct challenge (``match``) from ``sender`` to ``target``; ``colour`` is the sender's wish.
+
+    ``seek_id`` is set when the challenge answers a manual seek (``play`` on it).
+    """
+
+    id: int
+    sender: PlayerInfo
+    target: PlayerInfo
+    terms: GameTerms
+    colour: ColourChoice
+    created_ms: int
+    seek_id: int | None = None
+
+    def view(self) -> JsonObject:
+        return {
+            "id": self.id,
+            "from": self.terms.player_view(self.sender),
+            "to": self.terms.player_view(self.target),
+            **self.terms.view(),
+            "colour": self.colour,
+            "seek": self.seek_id,
+        }
+
+
+class ChallengeBook:
+    """Open challenges; a sender has at most ``limit_per_sender`` and one per target."""
+
+    def __init__(self, limit_per_sender: int = 3) -> None:
+        self.limit_per_sender = limit_per_sender
+        self._challenges: dict[int, Challenge] = {}
+        self._last_id = 0
+
+    def new_id(self) -> int:
+        self._last_id += 1
+        return self._last_id
+
+    def __len__(self) -> int:
+        return len(self._challenges)
+
+    def get(self, challenge_id: int) -> Challenge | None:
+        return self._challenges.get(challenge_id)
+
+    def check_room(self, sender: PlayerId, target: PlayerId) -> None:
+        """:raises CommandError: ``challenge_exists`` / ``challenge_limit``."""
+        outgoing = [c for c in self._challenges.values() if c.sender.id == sender]
+        if any(c.target.id == target for c in outgoing):
+            raise CommandError(
+                "challenge_exists", "You already have an open challenge to this player."
+            )
+        if len(outgoing) >= self.limit_per_sender:
+            raise CommandError(
+                "challenge_limit",
+                f"You already have {self.limit_per_sender} open challenges; withdraw one first.",
+            )
+
+    def add(self, challenge: Challenge) -> None:
+        self.check_room(challenge.sender.id, challenge.target.id)
+        self._challenges[challenge.id] = challenge
+
+    def remove(self, challenge_id: int) -> Challenge | None:
+        return self._challenges.pop(challenge_id, None)
+
+    def involving(self, player_id: PlayerId) -> list[Challenge]:
+        return [c for c in self._challenges.values() if player_id in (c.sender.id, c.target.id)]

@@ -1,0 +1,237 @@
+"""A game record: the start position, the moves, and how the game ended.
+
+The record keeps one repetition key per ply and, per side, a running count of checking
+moves, so repetition and perpetual check cost O(1) per move: no replay.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum, StrEnum
+
+from .errors import IllegalMoveError
+from .notation import display_move
+from .position import Move, Position
+from .variant import RoyalModel, Variant
+
+__all__ = ["Game", "Outcome", "PlayedMove", "Side", "Termination", "decide_outcome"]
+
+
+class Side(IntEnum):
+    """``FIRST`` moves first (sente / White / Persians)."""
+
+    FIRST = 0
+    SECOND = 1
+
+    @property
+    def other(self) -> Side:
+        return Side(1 - self)
+
+
+class Termination(StrEnum):
+    """Endings the adjudicator decides from the position and its history."""
+
+    CHECKMATE = "checkmate"
+    STALEMATE = "stalemate"
+    ROYAL_CAPTURE = "royal_capture"
+    REPETITION = "repetition"
+    PERPETUAL_CHECK = "perpetual_check"
+    FIFTY_MOVES = "fifty_moves"
+    SEVENTY_FIVE_MOVES = "seventy_five_moves"
+    DEAD_POSITION = "dead_position"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended. ``winner`` is None for a draw."""
+
+    termination: Termination
+    winner: Side | None
+
+    def result(self) -> str:
+        """``"1-0"`` (first player won), ``"0-1"`` or ``"1/2-1/2"``."""
+        if self.winner is None:
+            return "1/2-1/2"
+        return "1-0" if self.winner is Side.FIRST else "0-1"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedMove:
+    """What :meth:`Game.play` returns: the move as sent and as shown to people."""
+
+    uci: str
+    display: str
+    gives_check: bool
+    ply: int
+
+
+class Game:
+    """A game of ``variant`` from ``start_fen`` (the variant's standard start by default).
+
+    >>> from server.rules import get_variant
+    >>> g = Game(get_variant("minishogi"))
+    >>> g.play("e1e4").display
+    'Rx1b'
+    """
+
+    def __init__(self, variant: Variant, start_fen: str | None = None) -> None:
+        self.variant = variant
+        self.start_fen = start_fen or variant.start_fen
+        start = Position.from_fen(variant, self.start_fen)
+        self.start_turn = start.turn
+        self._positions: list[Position] = [start]
+        self._moves: list[Move] = []
+        self.moves: list[str] = []
+        self.displays: list[str] = []
+        self._keys: list[int] = [start.key]
+        self._seen: dict[int, list[int]] = {start.key: [0]}
+        # _checks[side][p]: checking moves made by ``side`` in plies 1..p.
+        self._checks: tuple[list[int], list[int]] = ([0], [0])
+        self._outcome: list[Outcome | None] = [None]
+        self._outcome[0] = decide_outcome(self)
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def position(self) -> Position:
+        return self._positions[-1]
+
+    @property
+    def ply(self) -> int:
+        return len(self._moves)
+
+    @property
+    def side_to_move(self) -> Side:
+        return Side(self.position.turn)
+
+    def fen(self) -> str:
+        return self.position.fen()
+
+    def position_at(self, ply: int) -> Position:
+        """The position after ``ply`` moves (0 = start)."""
+        return self._positions[ply]
+
+    def legal_moves(self) -> list[str]:
+        """Sorted coordinate moves of the side to move; empty once the game is over."""
+        if self.outcome() is not None:
+            return []
+        pos = self.position
+        return sorted(pos.uci(m) for m in pos.legal_moves())
+
+    def outcome(self) -> Outcome | None:
+        """The automatic ending reached, if any."""
+        return self._outcome[-1]
+
+    # ------------------------------------------------------------------ moves
+
+    def play(self, text: str) -> PlayedMove:
+        """Play a move in coordinate form; raise InvalidMoveError / IllegalMoveError."""
+        if self.outcome() is not None:
+            raise IllegalMoveError("the game is over")
+        pos = self.position
+        move = pos.move_from_uci(text)
+        return self.push(move)
+
+    def push(self, move: Move) -> PlayedMove:
+        """Play a move already known to be legal."""
+        pos = self.position
+        display = display_move(pos, move)
+        after = pos.play(move)
+        mover = pos.turn
+        check = after.is_check()
+        self._positions.append(after)
+        self._moves.append(move)
+        uci = pos.uci(move)
+        self.moves.append(uci)
+        self.displays.append(display)
+        ply = len(self._moves)
+        key = after.key
+        self._keys.append(key)
+        self._seen.setdefault(key, []).append(ply)
+        for side in (0, 1):
+            self._checks[side].append(self._checks[side][-1] + (1 if side == mover and check else 0))
+        self._outcome.append(None)
+        self._outcome[-1] = decide_outcome(self)
+        return PlayedMove(uci, display, check, ply)
+
+    def undo(self) -> None:
+        """Take back the last move."""
+        if not self._moves:
+            raise IllegalMoveError("there is no move to take back")
+        key = self._keys.pop()
+        self._seen[key].pop()
+        if not self._seen[key]:
+            del self._seen[key]
+        self._positions.pop()
+        self._moves.pop()
+        self.moves.pop()
+        self.displays.pop()
+        for side in (0, 1):
+            self._checks[side].pop()
+        self._outcome.pop()
+
+    # ------------------------------------------------------------- repetition
+
+    def repetitions(self) -> int:
+        """How many times the current position has occurred (1 = first time)."""
+        return len(self._seen[self._keys[-1]])
+
+    def _perpetual_checker(self, first_ply: int) -> tuple[bool, bool]:
+        """For the stretch of moves after ``first_ply`` up to now: did each side check every move?"""
+        last = self.ply
+        n = last - first_ply
+        opener = (self.start_turn + first_ply) % 2  # the side that made ply first_ply + 1
+        made = {opener: (n + 1) // 2, 1 - opener: n // 2}
+        result = []
+        for side in (0, 1):
+            checks = self._checks[side][last] - self._checks[side][first_ply]
+            result.append(made[side] > 0 and checks == made[side])
+        return result[0], result[1]
+
+    def claimable_draw(self) -> Termination | None:
+        """A draw the player to move may claim now (chess family: 3-fold, 50-move)."""
+        if self.outcome() is not None:
+            return None
+        rep = self.variant.repetition
+        if rep.claim is not None and self.repetitions() >= rep.claim:
+            return Termination.REPETITION
+        rule = self.variant.move_rule
+        if rule is not None and self.position.halfmove >= 2 * rule.claim:
+            return Termination.FIFTY_MOVES
+        return None
+
+
+def decide_outcome(game: Game) -> Outcome | None:
+    """The automatic ending of ``game`` after its last move, in order of precedence:
+
+    1. royal capture: the side to move has lost its last royal piece (model M4);
+    2. no legal move: checkmate if in check, else stalemate (a loss or a draw per variant);
+    3. n-fold repetition (automatic count): perpetual checker loses, else the variant's
+       default (draw, or the first player loses);
+    4. the automatic move-count rule (75 moves);
+    5. dead position (variant hook).
+    """
+    pos = game.position
+    v = game.variant
+    mover = Side(pos.turn)
+    if not pos.royals[mover] and v.royalty[mover] is not RoyalModel.CHECKMATE:
+        return Outcome(Termination.ROYAL_CAPTURE, mover.other)
+    if not pos.has_legal_move():
+        if pos.is_check():
+            return Outcome(Termination.CHECKMATE, mover.other)
+        return Outcome(Termination.STALEMATE, mover.other if v.stalemate_loses else None)
+    rep = v.repetition
+    seen = game._seen[game._keys[-1]]
+    if len(seen) >= rep.automatic:
+        first_ply = seen[-rep.automatic]
+        first_checks, second_checks = game._perpetual_checker(first_ply)
+        if rep.perpetual_check_loses and first_checks != second_checks:
+            return Outcome(Termination.PERPETUAL_CHECK, Side.SECOND if first_checks else Side.FIRST)
+        if rep.first_player_loses and not (first_checks and second_checks):
+            return Outcome(Termination.REPETITION, Side.SECOND)
+        return Outcome(Termination.REPETITION, None)
+    if v.move_rule is not None and pos.halfmove >= 2 * v.move_rule.automatic:
+        return Outcome(Termination.SEVENTY_FIVE_MOVES, None)
+    if v.dead_position is not None and v.dead_position(pos):
+        return Outcome(Termination.DEAD_POSITION, None)
+    return None

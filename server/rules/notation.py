@@ -1,0 +1,79 @@
+"""Display notation of moves: shogi-style (Hodges) for the shogi family.
+
+Chess-family SAN and the Dai Shogi notation plug in here too, chosen by ``Variant.notation``.
+"""
+
+from __future__ import annotations
+
+from .geometry import Geometry
+from .position import NULL_SQUARE, Move, Position
+from .san import san
+
+__all__ = ["display_move", "shogi_square"]
+
+_HODGES_NAMES: dict[Geometry, list[str]] = {}
+
+
+def shogi_square(pos: Position, square: int) -> str:
+    """Hodges coordinates: file number counted from the right, rank letter from the top."""
+    g = pos.variant.geometry
+    names = _HODGES_NAMES.get(g)
+    if names is None:
+        names = [f"{g.files - g.file_of(s)}{chr(ord('a') + g.ranks - 1 - g.rank_of(s))}" for s in range(g.size)]
+        _HODGES_NAMES[g] = names
+    return names[square]
+
+
+def display_move(pos: Position, move: Move) -> str:
+    """The move as shown to players, in the variant's notation."""
+    style = pos.variant.notation
+    if style == "san":
+        return san(pos, move)
+    if style == "dai":
+        from .dai_notation import dai_move
+
+        return dai_move(pos, move)
+    return hodges(pos, move)
+
+
+def _has_rival(pos: Position, move: Move, mover: int) -> bool:
+    """Whether another ``mover`` piece can legally make the same kind of move (promoting or
+    not) to the same square. A rival must have the target on one of its rays, which is
+    cheap to see, before its move is checked."""
+    t = pos.variant.t
+    to = move.to_sq
+    kind = t.promote[abs(mover)] if move.promotion else 0
+    rays = t.moves[pos.turn][abs(mover)]
+    any_route = pos.variant.special_moves is not None  # hook moves are not on the rays
+    board = pos.board
+    s = -1
+    for _ in range(board.count(mover)):
+        s = board.index(mover, s + 1)
+        if s == move.from_sq:
+            continue
+        if (any_route or any(to in ray[0] for ray in rays[s])) and pos.is_legal(Move(s, to, kind)):
+            return True
+    return False
+
+
+def hodges(pos: Position, move: Move) -> str:
+    """``<piece>[<origin>]<-|x|*><dest>[+|=]``, e.g. ``P*3c``, ``Gx4b``, ``S-4a+``, ``S-4a=``."""
+    t = pos.variant.t
+    if move.from_sq == NULL_SQUARE:
+        return f"{t.types[move.drop].display}*{shogi_square(pos, move.to_sq)}"
+    mover = pos.board[move.from_sq]
+    code = abs(mover)
+    piece = t.types[code].display
+    origin = ""
+    # As FSF: the origin is shown when another piece of the same type can legally make the
+    # same kind of move (promoting or not) to the same square. Only those pieces are tried,
+    # so no full move list is generated.
+    if pos.board.count(mover) > 1 and _has_rival(pos, move, mover):
+        origin = shogi_square(pos, move.from_sq)
+    sep = "x" if pos.is_capture(move) else "-"
+    suffix = ""
+    if move.promotion:
+        suffix = "+"
+    elif t.promote[code] and pos.is_legal(Move(move.from_sq, move.to_sq, t.promote[code], 0, move.via)):
+        suffix = "="
+    return f"{piece}{origin}{sep}{shogi_square(pos, move.to_sq)}{suffix}"

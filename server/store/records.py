@@ -1,0 +1,258 @@
+"""Plain values passed into and returned by the store.
+
+Every record validates itself on construction, so malformed input raises
+:class:`ValueError` before any SQL runs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Literal, get_args
+
+from server.hub.glicko2 import Rating, Speed, speed_class
+from server.store.schema import DISPLAY_LENGTH, GAME_ID_MAX_LENGTH, UCI_LENGTH
+
+__all__ = [
+    "ClockKind",
+    "ClockState",
+    "GameInfo",
+    "GamePage",
+    "GameStatus",
+    "MoveRecord",
+    "Player",
+    "PlayerRating",
+    "RatingUpdate",
+    "ResultCode",
+    "StoredGame",
+    "StoredMove",
+    "TimeControl",
+]
+
+ClockKind = Literal["fischer", "byoyomi"]
+GameStatus = Literal["created", "started", "finished", "aborted"]
+#: First-player win, second-player win, draw.
+ResultCode = Literal["1-0", "0-1", "1/2-1/2"]
+
+CLOCK_KINDS: tuple[ClockKind, ...] = get_args(ClockKind)
+RESULT_CODES: tuple[ResultCode, ...] = get_args(ResultCode)
+#: The score of the first player for each result.
+FIRST_PLAYER_SCORE: dict[ResultCode, float] = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+
+_GAME_ID = re.compile(rf"[0-9A-Za-z_-]{{1,{GAME_ID_MAX_LENGTH}}}")
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def check_text(what: str, value: str, max_length: int) -> None:
+    """Refuse empty, over-long or whitespace-padded text."""
+    if not isinstance(value, str) or not value or value != value.strip():
+        raise ValueError(f"{what} must be non-empty text without surrounding spaces: {value!r}")
+    if len(value) > max_length:
+        raise ValueError(f"{what} is longer than {max_length} characters: {value!r}")
+
+
+def check_game_id(game_id: str) -> None:
+    if not isinstance(game_id, str) or not _GAME_ID.fullmatch(game_id):
+        raise ValueError(
+            f"game ids are 1 to {GAME_ID_MAX_LENGTH} letters, digits, '_' or '-', got {game_id!r}"
+        )
+
+
+def check_result(result: str) -> ResultCode:
+    for code in RESULT_CODES:
+        if result == code:
+            return code
+    raise ValueError(f"result must be one of {', '.join(RESULT_CODES)}, got {result!r}")
+
+
+def _check_int(what: str, value: int, minimum: int = 0) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise ValueError(f"{what} must be an integer >= {minimum}, got {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """A game's clock: Fischer (base + increment) or byoyomi (base, then periods).
+
+    >>> TimeControl("fischer", 180_000, 2_000).speed
+    'blitz'
+    >>> TimeControl("byoyomi", 600_000, byoyomi_ms=30_000, periods=1).speed
+    'rapid'
+    """
+
+    kind: ClockKind
+    base_ms: int
+    increment_ms: int = 0
+    byoyomi_ms: int = 0
+    periods: int = 0
+
+    def __post_init__(self) -> None:
+        if self.kind not in CLOCK_KINDS:
+            raise ValueError(f"clock kind must be 'fischer' or 'byoyomi', got {self.kind!r}")
+        for name in ("base_ms", "increment_ms", "byoyomi_ms", "periods"):
+            _check_int(name, getattr(self, name))
+        if self.kind == "fischer" and (self.byoyomi_ms or self.periods):
+            raise ValueError("a Fischer clock has no byoyomi periods")
+        if self.kind == "byoyomi" and (self.byoyomi_ms == 0 or self.periods == 0):
+            raise ValueError("a byoyomi clock needs byoyomi_ms > 0 and at least one period")
+        if self.base_ms == 0 and self.increment_ms == 0 and self.byoyomi_ms == 0:
+            raise ValueError("a clock needs some time: base, increment or byoyomi")
+
+    @property
+    def speed(self) -> Speed:
+        """The rating pool of this time control (see :func:`server.hub.glicko2.speed_class`)."""
+        return speed_class(self.base_ms, self.increment_ms, self.byoyomi_ms, self.periods)
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    id: int
+    name: str
+    password_hash: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRating:
+    """A player's rating in one pool; ``games`` counts the rated games behind it."""
+
+    player_id: int
+    variant: str
+    speed: Speed
+    rating: Rating
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class RatingUpdate:
+    """Ratings of both players before and after a rated game."""
+
+    first_before: Rating
+    first_after: Rating
+    second_before: Rating
+    second_after: Rating
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRecord:
+    """A move to persist.
+
+    ``ply`` numbers the move itself: 1 for the first move of the game.
+    ``clock_ms`` is what the mover's clock shows after the move (increment
+    included), ``periods_left`` its remaining byoyomi periods (None for Fischer
+    clocks), ``spent_ms`` the thinking time. ``created_at`` defaults to the
+    moment the record is built, i.e. when the hub asks for it to be persisted.
+    """
+
+    game_id: str
+    ply: int
+    uci: str
+    display: str
+    clock_ms: int
+    spent_ms: int
+    periods_left: int | None = None
+    created_at: datetime = field(default_factory=utc_now)
+
+    def __post_init__(self) -> None:
+        check_game_id(self.game_id)
+        _check_int("ply", self.ply, minimum=1)
+        check_text("uci", self.uci, UCI_LENGTH)
+        check_text("display", self.display, DISPLAY_LENGTH)
+        _check_int("clock_ms", self.clock_ms)
+        _check_int("spent_ms", self.spent_ms)
+        if self.periods_left is not None:
+            _check_int("periods_left", self.periods_left)
+        if self.created_at.tzinfo is None:
+            raise ValueError("created_at must be timezone-aware")
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMove:
+    ply: int
+    uci: str
+    display: str
+    clock_ms: int
+    periods_left: int | None
+    spent_ms: int
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ClockState:
+    """The clocks as the stored moves left them.
+
+    The store does not know which colour moved first (a start position may
+    hand the move to either side), but sides alternate, so the side to move
+    last moved at ply ``ply - 1`` and the side waiting moved at ``ply``.
+    A None clock means that side has not moved yet: its clock still shows the
+    base time.
+    """
+
+    ply: int
+    to_move_ms: int | None
+    to_move_periods: int | None
+    waiting_ms: int | None
+    waiting_periods: int | None
+    #: Since when the side to move has been thinking: the last move's time,
+    #: else the game's start; None if the game never started.
+    running_since: datetime | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameInfo:
+    """A game without its moves (what listings return)."""
+
+    id: str
+    variant: str
+    start_fen: str
+    speed: Speed
+    time_control: TimeControl
+    rated: bool
+    status: GameStatus
+    result: ResultCode | None
+    termination: str | None
+    plies: int | None
+    final_fen: str | None
+    first_player_id: int | None
+    second_player_id: int | None
+    first_name: str
+    second_name: str
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    first_rating_before: int | None
+    first_rating_after: int | None
+    second_rating_before: int | None
+    second_rating_after: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoredGame(GameInfo):
+    """A game with all its stored moves in ply order."""
+
+    moves: tuple[StoredMove, ...]
+
+    @property
+    def clock_state(self) -> ClockState:
+        last = self.moves[-1] if self.moves else None
+        previous = self.moves[-2] if len(self.moves) >= 2 else None
+        return ClockState(
+            ply=len(self.moves),
+            to_move_ms=previous.clock_ms if previous else None,
+            to_move_periods=previous.periods_left if previous else None,
+            waiting_ms=last.clock_ms if last else None,
+            waiting_periods=last.periods_left if last else None,
+            running_since=last.created_at if last else self.started_at,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GamePage:
+    """One page of a listing; pass ``next_cursor`` back to get the next (older) page."""
+
+    games: list[GameInfo]
+    next_cursor: str | None

@@ -1,0 +1,253 @@
+"""Tables of the game database, declared as SQLAlchemy 2 models.
+
+The models exist to declare the schema (and let alembic compare it with the
+migrations); the repository reads and writes through Core statements on the
+tables (:data:`players`, :data:`games`, ...), never through ORM sessions.
+
+Design notes:
+
+* Game ids are strings: by default 8 random characters from ``[0-9A-Za-z]``
+  (62**8 ~ 2.2e14), lichess style: short enough for URLs, unguessable, and
+  chosen without coordination between several hub processes. A caller (the
+  hub) may choose its own ids: up to 16 characters from ``[0-9A-Za-z_-]``.
+* Player names keep the spelling they were registered with in ``name``; their
+  uniqueness is enforced case-insensitively on ``name_key`` (lower case), so
+  "Magnus" cannot impersonate "magnus".
+* Session tokens are never stored, only their SHA-256 (``token_hash``): a
+  leaked database does not leak working logins.
+* Games copy both players' names (``first_name``/``second_name``) so games of
+  guests, who have no player row, are stored too; the player ids are NULL for
+  guests.
+* All timestamps are ``TIMESTAMP WITH TIME ZONE`` in UTC. Server defaults use
+  the portable ``CURRENT_TIMESTAMP``; the repository nevertheless writes every
+  timestamp itself (microsecond precision on both backends, so listings sort
+  in creation order even on SQLite).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Dialect,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+__all__ = [
+    "GAME_ID_LENGTH",
+    "GAME_ID_MAX_LENGTH",
+    "NAME_LENGTH",
+    "Base",
+    "GameMoveRow",
+    "GameRow",
+    "PlayerRow",
+    "RatingRow",
+    "SessionRow",
+    "UtcDateTime",
+    "game_moves",
+    "games",
+    "metadata",
+    "players",
+    "ratings",
+    "sessions",
+]
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+GAME_ID_LENGTH = 8
+GAME_ID_MAX_LENGTH = 16
+NAME_LENGTH = 32
+VARIANT_LENGTH = 32
+TERMINATION_LENGTH = 32
+UCI_LENGTH = 32
+DISPLAY_LENGTH = 64
+PASSWORD_HASH_LENGTH = 255
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """Timezone-aware UTC datetimes on every backend.
+
+    PostgreSQL stores ``timestamptz``; SQLite has no time zones, so values are
+    converted to UTC before they are written and marked UTC when read back.
+    Naive datetimes are refused instead of being guessed at.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError(f"naive datetime {value!r}: pass an aware datetime")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+NOW = text("CURRENT_TIMESTAMP")
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class PlayerRow(Base):
+    """A registered player. Guests are not stored."""
+
+    __tablename__ = "players"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    name_key: Mapped[str] = mapped_column(String(NAME_LENGTH), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(PASSWORD_HASH_LENGTH))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
+
+
+class SessionRow(Base):
+    """A login token (stored as its SHA-256 only)."""
+
+    __tablename__ = "sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    player_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
+    last_seen: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
+
+
+SPEED_CHECK = "speed IN ('bullet', 'blitz', 'rapid', 'classical', 'correspondence')"
+
+
+class RatingRow(Base):
+    """A player's Glicko-2 rating in one pool (variant, speed class)."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (CheckConstraint(SPEED_CHECK, name="speed"),)
+
+    player_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    variant: Mapped[str] = mapped_column(String(VARIANT_LENGTH), primary_key=True)
+    speed: Mapped[str] = mapped_column(String(16), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float)
+    deviation: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+
+
+class GameRow(Base):
+    """One game: who, what, which clock, and how it ended."""
+
+    __tablename__ = "games"
+    __table_args__ = (
+        CheckConstraint(SPEED_CHECK, name="speed"),
+        CheckConstraint("clock_kind IN ('fischer', 'byoyomi')", name="clock_kind"),
+        CheckConstraint("status IN ('created', 'started', 'finished', 'aborted')", name="status"),
+        CheckConstraint("result IS NULL OR result IN ('1-0', '0-1', '1/2-1/2')", name="result"),
+        CheckConstraint(
+            "base_ms >= 0 AND increment_ms >= 0 AND byoyomi_ms >= 0 AND periods >= 0",
+            name="clock_values",
+        ),
+        Index(None, "first_player_id", "created_at"),
+        Index(None, "second_player_id", "created_at"),
+        Index(None, "first_name", "created_at"),
+        Index(None, "second_name", "created_at"),
+        Index(None, "variant", "created_at"),
+        Index(None, "created_at", "id"),
+        Index(None, "finished_at"),
+        Index(None, "status"),
+    )
+
+    id: Mapped[str] = mapped_column(String(GAME_ID_MAX_LENGTH), primary_key=True)
+    variant: Mapped[str] = mapped_column(String(VARIANT_LENGTH))
+    start_fen: Mapped[str] = mapped_column(Text)
+    speed: Mapped[str] = mapped_column(String(16))
+    first_player_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("players.id", ondelete="SET NULL")
+    )
+    second_player_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("players.id", ondelete="SET NULL")
+    )
+    first_name: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    second_name: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    clock_kind: Mapped[str] = mapped_column(String(8))
+    base_ms: Mapped[int] = mapped_column(BigInteger)
+    increment_ms: Mapped[int] = mapped_column(BigInteger)
+    byoyomi_ms: Mapped[int] = mapped_column(BigInteger)
+    periods: Mapped[int] = mapped_column(Integer)
+    rated: Mapped[bool] = mapped_column(Boolean)
+    status: Mapped[str] = mapped_column(String(10), server_default=text("'created'"))
+    result: Mapped[str | None] = mapped_column(String(7))
+    termination: Mapped[str | None] = mapped_column(String(TERMINATION_LENGTH))
+    #: Number of moves and final position, recorded when the game ends.
+    plies: Mapped[int | None] = mapped_column(Integer)
+    final_fen: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
+    started_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    first_rating_before: Mapped[int | None] = mapped_column(Integer)
+    first_rating_after: Mapped[int | None] = mapped_column(Integer)
+    second_rating_before: Mapped[int | None] = mapped_column(Integer)
+    second_rating_after: Mapped[int | None] = mapped_column(Integer)
+
+
+class GameMoveRow(Base):
+    """One move of a game. The primary key (game_id, ply) makes a duplicate or
+    racing move impossible at the database."""
+
+    __tablename__ = "game_moves"
+    __table_args__ = (
+        CheckConstraint("ply >= 1", name="ply"),
+        CheckConstraint("clock_ms >= 0 AND spent_ms >= 0", name="times"),
+    )
+
+    game_id: Mapped[str] = mapped_column(
+        String(GAME_ID_MAX_LENGTH), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    ply: Mapped[int] = mapped_column(Integer, primary_key=True)
+    uci: Mapped[str] = mapped_column(String(UCI_LENGTH))
+    display: Mapped[str] = mapped_column(String(DISPLAY_LENGTH))
+    clock_ms: Mapped[int] = mapped_column(BigInteger)
+    periods_left: Mapped[int | None] = mapped_column(Integer)
+    spent_ms: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
+
+
+def _table(model: Any) -> Table:
+    return cast(Table, model.__table__)
+
+
+metadata = Base.metadata
+players = _table(PlayerRow)
+sessions = _table(SessionRow)
+ratings = _table(RatingRow)
+games = _table(GameRow)
+game_moves = _table(GameMoveRow)

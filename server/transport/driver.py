@@ -1,0 +1,308 @@
+"""Drives the sans-I/O hub: feeds it commands and time, runs its effects in order.
+
+One :class:`HubDriver` owns the :class:`~server.hub.hub.Hub` of the process. Everything the hub
+is asked happens on the event loop thread, one call at a time, and the effects each call returns
+run in order:
+
+* ``Send`` / ``Broadcast`` — encoded once to JSON bytes and put into the connections' bounded
+  outboxes (never awaited: a slow client cannot hold up anyone else).
+* ``Persist`` — written by the :class:`Recorder` in a task, chained per game so a game's writes
+  commit in the order the hub asked for them; then ``hub.persisted`` (or ``hub.persist_failed``)
+  releases what waited for the write — a move is acknowledged and shown only after its commit.
+  A game's end is retried until it is stored (the hub expects that).
+* ``Publish`` — the encoded message handed to the publisher (the bus), which must not block.
+* ``Close`` — the connection is closed.
+
+Deadlines (flags, automatic aborts, absence countdowns) are served by one timer handle that sleeps
+until ``hub.next_deadline()`` and is re-armed after every hub call.
+
+Hub time is ``time.monotonic_ns() // 1_000_000``: it never jumps with the wall clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from server.hub.commands import Command
+from server.hub.effects import (
+    Broadcast,
+    Close,
+    ConnId,
+    Effect,
+    GameFinished,
+    Persist,
+    PersistRecord,
+    Publish,
+    Send,
+)
+from server.hub.hub import Hub
+from server.hub.identity import PlayerId, PlayerInfo, Rating, RatingKey
+from server.hub.messages import Message, error_message
+from server.transport.codec import encode_message
+from server.transport.outbox import Outbox, fan_out
+
+__all__ = ["HubDriver", "Peer", "PersistError", "RatingChange", "Recorder", "monotonic_ms"]
+
+logger = logging.getLogger(__name__)
+
+RatingChange = tuple[PlayerId, RatingKey, Rating]
+"""A player's new rating in a pool, reported by the recorder after a rated game."""
+
+FINISH_RETRY_MIN_S = 0.1
+FINISH_RETRY_MAX_S = 5.0
+
+
+def monotonic_ms() -> int:
+    """The hub's time source: integer milliseconds of the monotonic clock."""
+    return time.monotonic_ns() // 1_000_000
+
+
+class PersistError(Exception):
+    """A record was not written. ``reason`` is shown to the players (keep it short)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Recorder(Protocol):
+    """Writes the hub's persistence records (the composition root adapts the store)."""
+
+    async def write(self, record: PersistRecord) -> Sequence[RatingChange]:
+        """Write ``record``; return the rating changes it caused (a rated game's end).
+
+        Returns only after the write has committed.
+
+        :raises PersistError: nothing was written.
+        """
+        ...
+
+
+class Peer(Protocol):
+    """What the driver needs of a connection."""
+
+    @property
+    def outbox(self) -> Outbox: ...
+
+    def close_soon(self, code: int, reason: str) -> None:
+        """Close the connection without waiting (the hub has already forgotten it)."""
+        ...
+
+
+Publisher = Callable[[str, bytes], None]
+
+
+class HubDriver:
+    """See the module docstring."""
+
+    def __init__(
+        self,
+        hub: Hub,
+        recorder: Recorder,
+        publish: Publisher | None = None,
+        clock: Callable[[], int] = monotonic_ms,
+    ) -> None:
+        self.hub = hub
+        self._recorder = recorder
+        self._publish = publish
+        self._clock = clock
+        self._peers: dict[ConnId, Peer] = {}
+        self._last_conn_id = 0
+        self._timer: asyncio.TimerHandle | None = None
+        self._armed_for: int | None = None
+        self._chains: dict[str, asyncio.Task[None]] = {}
+        self._writes: set[asyncio.Task[None]] = set()
+        self._closing = False
+
+    # --- connections --------------------------------------------------------------------------
+
+    @property
+    def connections(self) -> int:
+        """Connections known to the hub (authenticated and not yet dropped)."""
+        return len(self._peers)
+
+    def new_conn_id(self) -> ConnId:
+        """A connection id never used before in this process."""
+        self._last_conn_id += 1
+        return self._last_conn_id
+
+    def connect(self, conn_id: ConnId, peer: Peer, player: PlayerInfo) -> None:
+        """An authenticated connection joins the hub (the hub answers with ``hello``)."""
+        self._peers[conn_id] = peer
+        self.call(lambda now: self.hub.connect(conn_id, player, now))
+
+    def handle(self, conn_id: ConnId, command: Command, lag_ms: int = 0) -> None:
+        """Run one parsed command of a connected connection."""
+        if conn_id not in self._peers:
+            return
+        try:
+            self.call(lambda now: self.hub.handle(conn_id, command, now, lag_ms=lag_ms))
+        except Exception:
+            logger.exception("hub failed on %s from connection %d", type(command).__name__, conn_id)
+            self.send(
+                conn_id,
+                error_message("internal_error", "The server failed on this command.", command.ack),
+            )
+
+    def disconnect(self, conn_id: ConnId) -> None:
+        """A connection closed (or was dropped); calling this twice does nothing."""
+        if self._peers.pop(conn_id, None) is None:
+            return
+        self.call(lambda now: self.hub.disconnect(conn_id, now))
+
+    def send(self, conn_id: ConnId, message: Message) -> None:
+        """Send one message to one connection, outside any hub call."""
+        peer = self._peers.get(conn_id)
+        if peer is not None:
+            peer.outbox.put(encode_message(message))
+
+    def drop(self, conn_id: ConnId) -> None:
+        """Forget a connection whose outbox overflowed and tell the hub it is gone."""
+        self.disconnect(conn_id)
+
+    # --- effects ------------------------------------------------------------------------------
+
+    def call(self, call: Callable[[int], list[Effect]]) -> None:
+        """Make one hub call at the current time, run its effects, re-arm the timer."""
+        try:
+            effects = call(self._clock())
+            self.run(effects)
+        finally:
+            self._rearm()
+
+    def run(self, effects: list[Effect]) -> None:
+        """Run effects in order (see the module docstring)."""
+        encoded: dict[int, bytes] = {}
+
+        def frame_of(message: Message) -> bytes:
+            # A room event is often both broadcast and published: encode it once.
+            key = id(message)
+            frame = encoded.get(key)
+            if frame is None:
+                frame = encoded[key] = encode_message(message)
+            return frame
+
+        for effect in effects:
+            if isinstance(effect, Send):
+                peer = self._peers.get(effect.conn_id)
+                if peer is not None:
+                    peer.outbox.put(frame_of(effect.message))
+            elif isinstance(effect, Broadcast):
+                frame = frame_of(effect.message)
+                outboxes = [
+                    peer.outbox
+                    for peer in map(self._peers.get, effect.conn_ids)
+                    if peer is not None
+                ]
+                fan_out(outboxes, frame)
+            elif isinstance(effect, Persist):
+                self._persist(effect)
+            elif isinstance(effect, Publish):
+                if self._publish is not None:
+                    self._publish(effect.channel, frame_of(effect.message))
+            elif isinstance(effect, Close):
+                peer = self._peers.pop(effect.conn_id, None)
+                if peer is not None:
+                    peer.outbox.close()
+                    peer.close_soon(1008, effect.reason)
+
+    # --- persistence --------------------------------------------------------------------------
+
+    @property
+    def pending_writes(self) -> int:
+        return len(self._writes)
+
+    def _persist(self, effect: Persist) -> None:
+        game_id = effect.record.game_id
+        previous = self._chains.get(game_id)
+        task = asyncio.get_running_loop().create_task(
+            self._write(effect, previous), name=f"persist:{game_id}:{effect.token}"
+        )
+        self._chains[game_id] = task
+        self._writes.add(task)
+
+        def done(finished: asyncio.Task[None]) -> None:
+            self._writes.discard(finished)
+            if self._chains.get(game_id) is finished:
+                del self._chains[game_id]
+
+        task.add_done_callback(done)
+
+    async def _write(self, effect: Persist, previous: asyncio.Task[None] | None) -> None:
+        if previous is not None:
+            await asyncio.wait([previous])
+        record = effect.record
+        delay = FINISH_RETRY_MIN_S
+        while True:
+            try:
+                changes = await self._recorder.write(record)
+            except PersistError as error:
+                if isinstance(record, GameFinished) and not self._closing:
+                    logger.warning(
+                        "end of game %s not stored (%s); retrying", record.game_id, error
+                    )
+                    await asyncio.sleep(delay)
+                    delay = min(FINISH_RETRY_MAX_S, delay * 2)
+                    continue
+                self._report_failure(effect, error.reason)
+                return
+            except Exception:
+                logger.exception("writing %s failed", type(record).__name__)
+                self._report_failure(effect, "server error")
+                return
+            break
+        for player_id, pool, rating in changes:
+            self.hub.set_rating(player_id, pool, rating)
+        self.call(lambda now: self.hub.persisted(effect.token, now))
+
+    def _report_failure(self, effect: Persist, reason: str) -> None:
+        try:
+            self.call(lambda now: self.hub.persist_failed(effect.token, reason, now))
+        except Exception:
+            logger.exception("hub failed to take back a failed write")
+
+    # --- deadlines ----------------------------------------------------------------------------
+
+    def _rearm(self) -> None:
+        deadline = self.hub.next_deadline()
+        if deadline == self._armed_for or self._closing:
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._armed_for = deadline
+        if deadline is not None:
+            delay = max(0.0, (deadline - self._clock()) / 1000)
+            self._timer = asyncio.get_running_loop().call_later(delay, self._on_deadline)
+
+    def _on_deadline(self) -> None:
+        self._timer = None
+        self._armed_for = None
+        try:
+            self.run(self.hub.tick(self._clock()))
+        except Exception:
+            # Do not spin on a deadline the hub keeps failing on: try again in a second.
+            logger.exception("hub tick failed")
+            self._armed_for = -1
+            self._timer = asyncio.get_running_loop().call_later(1.0, self._on_deadline)
+            return
+        self._rearm()
+
+    # --- shutdown -----------------------------------------------------------------------------
+
+    async def close(self, timeout: float = 10.0) -> None:
+        """Stop the timer and wait (up to ``timeout`` s) for the writes in flight."""
+        self._closing = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._writes:
+            _, pending = await asyncio.wait(set(self._writes), timeout=timeout)
+            for task in pending:
+                task.cancel()
+            if pending:
+                logger.warning("%d writes did not finish before shutdown", len(pending))

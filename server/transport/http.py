@@ -1,0 +1,127 @@
+"""Plain HTTP answered during the websocket opening handshake (websockets' ``process_request``).
+
+* ``GET /healthz`` — 200 and a JSON report while the database answers, else 503.
+* ``GET /presence`` — who is online and on which games, cluster-wide (several hub processes
+  only; 503 while the cluster state is unreachable).
+* ``GET /api/games…`` — the review API (:mod:`server.transport.review`), when a store is given.
+* ``GET /`` and ``GET /static/<file>`` — the bundled web client (files read once at start).
+* ``GET <ws_path>`` — continues the websocket handshake (a request without ``Upgrade`` gets
+  websockets' own 426 answer).
+* anything else — 404.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import http
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from server.transport.codec import encode
+from server.transport.review import ReviewStore, is_review_path, review_http_target
+
+__all__ = ["STATIC_DIR", "HealthCheck", "HttpRoutes", "load_static"]
+
+logger = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+HealthCheck = Callable[[], Awaitable[tuple[bool, Mapping[str, Any]]]]
+"""Returns (healthy, report); the report is sent as JSON with 200 or 503."""
+
+PresenceReport = Callable[[], Awaitable[Mapping[str, Any]]]
+"""Returns who is online and on which games; raises an exception when it cannot tell."""
+
+_CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".ico": "image/x-icon",
+}
+
+
+def load_static(directory: Path = STATIC_DIR) -> dict[str, tuple[bytes, str]]:
+    """URL path → (body, content type) for the web client's files; ``/`` is ``index.html``."""
+    files: dict[str, tuple[bytes, str]] = {}
+    if not directory.is_dir():
+        return files
+    for path in sorted(directory.iterdir()):
+        content_type = _CONTENT_TYPES.get(path.suffix)
+        if path.is_file() and content_type is not None:
+            files[f"/static/{path.name}"] = (path.read_bytes(), content_type)
+    if "/static/index.html" in files:
+        files["/"] = files["/static/index.html"]
+    return files
+
+
+def response(status: http.HTTPStatus, body: bytes, content_type: str) -> Response:
+    headers = Headers(
+        [
+            ("Date", email.utils.formatdate(usegmt=True)),
+            ("Connection", "close"),
+            ("Content-Length", str(len(body))),
+            ("Content-Type", content_type),
+            ("Cache-Control", "no-cache"),
+        ]
+    )
+    return Response(status.value, status.phrase, headers, body)
+
+
+class HttpRoutes:
+    """The ``process_request`` hook (see the module docstring)."""
+
+    def __init__(
+        self,
+        ws_path: str,
+        health: HealthCheck,
+        static: Mapping[str, tuple[bytes, str]] | None = None,
+        review_store: ReviewStore | None = None,
+        presence: PresenceReport | None = None,
+    ) -> None:
+        self._ws_path = ws_path
+        self._health = health
+        self._presence = presence
+        self._review_store = review_store
+        self._static = dict(load_static() if static is None else static)
+
+    async def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if path == self._ws_path:
+            return None
+        if path == "/healthz":
+            return await self._healthz()
+        if path == "/presence" and self._presence is not None:
+            return await self._presence_report(self._presence)
+        if self._review_store is not None and is_review_path(path):
+            status, content_type, body = await review_http_target(self._review_store, request.path)
+            return response(http.HTTPStatus(status), body, content_type)
+        found = self._static.get(path)
+        if found is not None:
+            body, content_type = found
+            return response(http.HTTPStatus.OK, body, content_type)
+        return response(http.HTTPStatus.NOT_FOUND, b"Not found.\n", "text/plain; charset=utf-8")
+
+    async def _presence_report(self, presence: PresenceReport) -> Response:
+        try:
+            report = await presence()
+        except Exception as error:
+            logger.warning("presence report failed: %s", error)
+            body = encode({"error": "presence is unavailable"}) + b"\n"
+            return response(http.HTTPStatus.SERVICE_UNAVAILABLE, body, "application/json")
+        return response(http.HTTPStatus.OK, encode(dict(report)) + b"\n", "application/json")
+
+    async def _healthz(self) -> Response:
+        try:
+            healthy, report = await self._health()
+        except Exception:
+            logger.exception("health check failed")
+            healthy, report = False, {"status": "error"}
+        status = http.HTTPStatus.OK if healthy else http.HTTPStatus.SERVICE_UNAVAILABLE
+        return response(status, encode(dict(report)) + b"\n", "application/json")

@@ -1,0 +1,168 @@
+"""The bounded outgoing queue of one websocket connection.
+
+Messages put into an outbox during one turn of the event loop are written together at the end of
+that turn (:class:`Flusher`): their websocket frames go into the transport with a single
+``writelines`` — one system call however many messages one hub call (or several) addressed to the
+connection, e.g. a move's ack and its broadcast. That happens while the connection's write buffer
+is below the high-water mark and nothing waits in its queue (the common case: no task, no await).
+
+Otherwise messages wait in a queue that a short-lived writer task drains with
+``await connection.send(...)``, which applies the socket's backpressure. When more than ``limit``
+messages are queued the client is too slow: the outbox is closed, its queue dropped, and
+``on_overflow`` is called once so the owner can drop the connection. Sending never blocks the
+caller, so a slow client cannot stall a game room.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Callable, Iterable
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["Flusher", "Outbox", "fan_out"]
+
+
+class Flusher:
+    """Writes the messages of every outbox that received some during this loop turn, once per
+    turn (one ``call_soon`` for all of them)."""
+
+    __slots__ = ("_dirty", "_scheduled")
+
+    def __init__(self) -> None:
+        self._dirty: list[Outbox] = []
+        self._scheduled = False
+
+    def mark(self, outbox: Outbox) -> None:
+        self._dirty.append(outbox)
+        if not self._scheduled:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        self._scheduled = False
+        dirty, self._dirty = self._dirty, []
+        for outbox in dirty:
+            try:
+                outbox.flush()
+            except Exception:  # pragma: no cover - a bug: never let it stop the other outboxes
+                logger.exception("writing to a websocket connection failed")
+
+
+class Outbox:
+    """Outgoing text frames of one connection (UTF-8 JSON bytes), in order."""
+
+    __slots__ = (
+        "_batch",
+        "_flusher",
+        "_high_water",
+        "_limit",
+        "_on_overflow",
+        "_queue",
+        "_writer",
+        "closed",
+        "ws",
+    )
+
+    def __init__(
+        self,
+        ws: ServerConnection,
+        limit: int,
+        high_water: int,
+        on_overflow: Callable[[Outbox], None],
+        flusher: Flusher,
+    ) -> None:
+        self.ws = ws
+        self._limit = limit
+        self._high_water = high_water
+        self._on_overflow = on_overflow
+        self._flusher = flusher
+        self._batch: list[bytes] = []
+        self._queue: deque[bytes] = deque()
+        self._writer: asyncio.Task[None] | None = None
+        self.closed = False
+
+    @property
+    def queued(self) -> int:
+        """Messages waiting for the socket (not counting the transport's write buffer)."""
+        return len(self._queue)
+
+    def put(self, frame: bytes) -> None:
+        """Send ``frame`` as a text frame at the end of this loop turn, or when the socket can
+        take it."""
+        if self.closed:
+            return
+        if self._queue:
+            self._enqueue(frame)
+            return
+        if not self._batch:
+            self._flusher.mark(self)
+        self._batch.append(frame)
+
+    def flush(self) -> None:
+        """Write this turn's messages with one system call, or queue them (see the module
+        docstring)."""
+        frames, self._batch = self._batch, []
+        if self.closed or not frames:
+            return
+        ws = self.ws
+        if (
+            not self._queue
+            and ws.protocol.state is State.OPEN
+            and ws.transport.get_write_buffer_size() < self._high_water
+        ):
+            protocol = ws.protocol
+            for frame in frames:
+                protocol.send_text(frame)
+            ws.transport.writelines(protocol.data_to_send())
+            return
+        for frame in frames:
+            self._enqueue(frame)
+            if self.closed:
+                return
+
+    def _enqueue(self, frame: bytes) -> None:
+        if len(self._queue) >= self._limit:
+            self.close()
+            self._on_overflow(self)
+            return
+        self._queue.append(frame)
+        if self._writer is None:
+            self._writer = asyncio.get_running_loop().create_task(self._drain())
+
+    def close(self) -> None:
+        """Send nothing more; drop what is waiting."""
+        self.closed = True
+        self._batch.clear()
+        self._queue.clear()
+        writer, self._writer = self._writer, None
+        if writer is not None and writer is not asyncio.current_task():
+            writer.cancel()
+
+    async def _drain(self) -> None:
+        try:
+            while self._queue and not self.closed:
+                frame = self._queue.popleft()
+                await self.ws.send(frame, text=True)
+        except ConnectionClosed:
+            self.close()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # pragma: no cover - a bug: never let it pass silently
+            logger.exception("writer of a websocket connection failed")
+            self.close()
+        finally:
+            if self._writer is asyncio.current_task():
+                self._writer = None
+
+
+def fan_out(outboxes: Iterable[Outbox], frame: bytes) -> None:
+    """Send one encoded frame to several outboxes (the same bytes for all)."""
+    for outbox in outboxes:
+        outbox.put(frame)

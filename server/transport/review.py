@@ -1,0 +1,685 @@
+"""Review API: stored games listed, shown move by move, and exported, over HTTP GET and the
+websocket (docs/protocol.md, "Review and export").
+
+The transport calls two functions and sends what they return:
+
+* :func:`review_http` (or :func:`review_http_target` with the raw request target) for
+  ``GET /api/games…`` — returns ``(status, content type, body)``;
+* :func:`review_ws` for the websocket commands ``games``, ``review`` and ``export``
+  (:data:`REVIEW_COMMAND_TYPES`) — returns the reply frame as a JSON-ready dict.
+
+Both read the store only (any object with the :class:`ReviewStore` methods; adapters do
+not import each other) and replay stored moves through the adjudicator to compute
+positions, headers and exports. Replays run in a worker thread: a long Dai Shogi game takes
+a noticeable fraction of a second to replay, which must not stall the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal, Protocol, cast
+from urllib.parse import parse_qsl, urlsplit
+
+from server.hub.messages import Message, error_message
+from server.rules import VARIANT_NAMES, Game, RulesError, get_variant
+from server.rules.export import (
+    GameRecord,
+    RecordedMove,
+    TimeSetting,
+    format_time_control,
+    pgn_tags,
+    replay,
+    write_kif,
+    write_pgn,
+    write_usi,
+)
+
+__all__ = [
+    "CONTENT_TYPES",
+    "DEFAULT_LIMIT",
+    "MAX_LIMIT",
+    "MAX_OFFSET",
+    "REVIEW_COMMAND_TYPES",
+    "REVIEW_PREFIX",
+    "ReviewError",
+    "ReviewStore",
+    "is_review_path",
+    "review_http",
+    "review_http_target",
+    "review_ws",
+]
+
+logger = logging.getLogger(__name__)
+
+REVIEW_PREFIX = "/api/games"
+REVIEW_COMMAND_TYPES: frozenset[str] = frozenset({"games", "review", "export"})
+"""Websocket command types answered by :func:`review_ws` (not by the hub)."""
+
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 100
+MAX_OFFSET = 10_000
+#: The store's largest page; deeper offsets walk several pages.
+STORE_PAGE = 500
+
+JSON_TYPE = "application/json"
+CONTENT_TYPES = {
+    "pgn": "application/x-chess-pgn; charset=utf-8",
+    "kif": "text/plain; charset=utf-8",
+    "usi": "text/plain; charset=utf-8",
+}
+SHOGI_ONLY_FORMATS = frozenset({"kif", "usi"})
+
+ResultCode = Literal["1-0", "0-1", "1/2-1/2"]
+GameStatus = Literal["created", "started", "finished", "aborted"]
+RESULT_CODES: tuple[ResultCode, ...] = ("1-0", "0-1", "1/2-1/2")
+STATUSES: tuple[GameStatus, ...] = ("created", "started", "finished", "aborted")
+MAX_NAME_LENGTH = 64
+
+_GAME_ID = re.compile(r"[0-9A-Za-z_-]{1,32}")
+_GAME_PATH = re.compile(r"/api/games/([^/.]+)(?:\.([A-Za-z0-9]+))?")
+_LIST_FIELDS = frozenset(
+    {"player", "variant", "result", "status", "since", "until", "limit", "offset", "cursor"}
+)
+
+
+# ------------------------------------------------------------------- store interface
+
+
+class TimeControlView(Protocol):
+    @property
+    def kind(self) -> str: ...
+    @property
+    def base_ms(self) -> int: ...
+    @property
+    def increment_ms(self) -> int: ...
+    @property
+    def byoyomi_ms(self) -> int: ...
+    @property
+    def periods(self) -> int: ...
+
+
+class MoveView(Protocol):
+    @property
+    def ply(self) -> int: ...
+    @property
+    def uci(self) -> str: ...
+    @property
+    def display(self) -> str: ...
+    @property
+    def clock_ms(self) -> int: ...
+    @property
+    def periods_left(self) -> int | None: ...
+    @property
+    def spent_ms(self) -> int: ...
+    @property
+    def created_at(self) -> datetime: ...
+
+
+class GameView(Protocol):
+    """What a listing row carries (``server.store.GameInfo``)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def variant(self) -> str: ...
+    @property
+    def start_fen(self) -> str: ...
+    @property
+    def speed(self) -> str: ...
+    @property
+    def time_control(self) -> TimeControlView: ...
+    @property
+    def rated(self) -> bool: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def result(self) -> str | None: ...
+    @property
+    def termination(self) -> str | None: ...
+    @property
+    def plies(self) -> int | None: ...
+    @property
+    def final_fen(self) -> str | None: ...
+    @property
+    def first_player_id(self) -> int | None: ...
+    @property
+    def second_player_id(self) -> int | None: ...
+    @property
+    def first_name(self) -> str: ...
+    @property
+    def second_name(self) -> str: ...
+    @property
+    def created_at(self) -> datetime: ...
+    @property
+    def started_at(self) -> datetime | None: ...
+    @property
+    def finished_at(self) -> datetime | None: ...
+    @property
+    def first_rating_before(self) -> int | None: ...
+    @property
+    def first_rating_after(self) -> int | None: ...
+    @property
+    def second_rating_before(self) -> int | None: ...
+    @property
+    def second_rating_after(self) -> int | None: ...
+
+
+class StoredGameView(GameView, Protocol):
+    """A game with its moves (``server.store.StoredGame``)."""
+
+    @property
+    def moves(self) -> Sequence[MoveView]: ...
+
+
+class GamePageView(Protocol):
+    @property
+    def games(self) -> Sequence[GameView]: ...
+    @property
+    def next_cursor(self) -> str | None: ...
+
+
+class ReviewStore(Protocol):
+    """The two reads the review API needs (``server.store.Store`` has them)."""
+
+    async def list_games(
+        self,
+        *,
+        player_name: str | None = None,
+        variant: str | None = None,
+        result: ResultCode | None = None,
+        status: GameStatus | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> GamePageView: ...
+
+    async def get_game(self, game_id: str) -> StoredGameView | None: ...
+
+
+# ---------------------------------------------------------------------------- errors
+
+
+class ReviewError(Exception):
+    """A refused review request: HTTP ``status`` and a stable ``code`` for the websocket."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def _bad(message: str) -> ReviewError:
+    return ReviewError(400, "bad_request", message)
+
+
+def _not_found(game_id: str) -> ReviewError:
+    return ReviewError(404, "not_found", f"no game with id {game_id!r}")
+
+
+# --------------------------------------------------------------------- request fields
+
+
+@dataclass(frozen=True, slots=True)
+class ListQuery:
+    """Validated filters and page of a listing."""
+
+    player: str | None = None
+    variant: str | None = None
+    result: ResultCode | None = None
+    status: GameStatus | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    limit: int = DEFAULT_LIMIT
+    offset: int = 0
+    cursor: str | None = None
+
+
+def _text(name: str, value: object) -> str:
+    if not isinstance(value, str) or not value:
+        raise _bad(f"{name} must be a non-empty string")
+    return value
+
+
+def _integer(name: str, value: object, low: int, high: int) -> int:
+    if isinstance(value, str):
+        if not re.fullmatch(r"\d{1,9}", value):
+            raise _bad(f"{name} must be an integer between {low} and {high}, got {value!r}")
+        number = int(value)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    else:
+        raise _bad(f"{name} must be an integer between {low} and {high}")
+    if not low <= number <= high:
+        raise _bad(f"{name} must be an integer between {low} and {high}, got {number}")
+    return number
+
+
+def _moment(name: str, value: object) -> datetime:
+    """An ISO 8601 date or date-time; without a zone it is UTC (a date means its midnight)."""
+    text = _text(name, value)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise _bad(
+            f"{name} must be an ISO 8601 date or date-time (like 2024-05-01 or "
+            f"2024-05-01T12:00:00Z), got {text!r}"
+        ) from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _choice(name: str, value: object, options: Sequence[str]) -> str:
+    text = _text(name, value)
+    if text not in options:
+        raise _bad(f"{name} must be one of {', '.join(options)}, got {text!r}")
+    return text
+
+
+def parse_list_query(fields: Mapping[str, object]) -> ListQuery:
+    """Check listing fields (HTTP query strings or websocket JSON values); raise ReviewError."""
+    unknown = sorted(set(fields) - _LIST_FIELDS)
+    if unknown:
+        raise _bad(f"unknown field(s) {', '.join(map(repr, unknown))}")
+    player = variant = cursor = None
+    if "player" in fields:
+        player = _text("player", fields["player"])
+        if len(player) > MAX_NAME_LENGTH:
+            raise _bad(f"player must be at most {MAX_NAME_LENGTH} characters")
+    if "variant" in fields:
+        variant = _choice("variant", fields["variant"], VARIANT_NAMES)
+    result = status = None
+    if "result" in fields:
+        result = cast(ResultCode, _choice("result", fields["result"], RESULT_CODES))
+    if "status" in fields:
+        status = cast(GameStatus, _choice("status", fields["status"], STATUSES))
+    since = _moment("since", fields["since"]) if "since" in fields else None
+    until = _moment("until", fields["until"]) if "until" in fields else None
+    if since is not None and until is not None and since >= until:
+        raise _bad("since must be earlier than until")
+    limit = _integer("limit", fields["limit"], 1, MAX_LIMIT) if "limit" in fields else DEFAULT_LIMIT
+    offset = _integer("offset", fields["offset"], 0, MAX_OFFSET) if "offset" in fields else 0
+    if "cursor" in fields:
+        cursor = _text("cursor", fields["cursor"])
+    return ListQuery(player, variant, result, status, since, until, limit, offset, cursor)
+
+
+def _game_id(value: object) -> str:
+    """A syntactically valid game id; anything else cannot name a stored game (404)."""
+    if not isinstance(value, str) or not _GAME_ID.fullmatch(value):
+        raise ReviewError(404, "not_found", f"no game with id {value!r}")
+    return value
+
+
+# -------------------------------------------------------------------------- JSON views
+
+
+def _iso(moment: datetime | None) -> str | None:
+    """UTC ISO 8601 with ``Z`` (a naive datetime from the database is taken as UTC)."""
+    if moment is None:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _time_setting(control: TimeControlView) -> TimeSetting:
+    return TimeSetting(
+        control.kind, control.base_ms, control.increment_ms, control.byoyomi_ms, control.periods
+    )
+
+
+def game_summary(info: GameView) -> dict[str, Any]:
+    """The JSON form of a listed game (no moves)."""
+    control = info.time_control
+    return {
+        "id": info.id,
+        "variant": info.variant,
+        "status": info.status,
+        "result": info.result,
+        "termination": info.termination,
+        "rated": info.rated,
+        "speed": info.speed,
+        "time_control": {
+            "kind": control.kind,
+            "base_ms": control.base_ms,
+            "increment_ms": control.increment_ms,
+            "byoyomi_ms": control.byoyomi_ms,
+            "periods": control.periods,
+            "text": format_time_control(_time_setting(control)),
+        },
+        "first": {
+            "name": info.first_name,
+            "id": info.first_player_id,
+            "rating_before": info.first_rating_before,
+            "rating_after": info.first_rating_after,
+        },
+        "second": {
+            "name": info.second_name,
+            "id": info.second_player_id,
+            "rating_before": info.second_rating_before,
+            "rating_after": info.second_rating_after,
+        },
+        "plies": info.plies,
+        "start_fen": info.start_fen,
+        "final_fen": info.final_fen,
+        "created_at": _iso(info.created_at),
+        "started_at": _iso(info.started_at),
+        "finished_at": _iso(info.finished_at),
+    }
+
+
+def game_record(stored: StoredGameView, site: str = "?") -> GameRecord:
+    """The export record of a stored game; raise ReviewError if its variant is unknown."""
+    try:
+        variant = get_variant(stored.variant)
+    except KeyError:
+        raise ReviewError(
+            500, "corrupt_record", f"game {stored.id} has an unknown variant {stored.variant!r}"
+        ) from None
+    return GameRecord(
+        variant=variant,
+        moves=tuple(
+            RecordedMove(m.uci, m.clock_ms, m.spent_ms, m.periods_left) for m in stored.moves
+        ),
+        start_fen=stored.start_fen,
+        game_id=stored.id,
+        site=site,
+        first_name=stored.first_name,
+        second_name=stored.second_name,
+        first_rating=stored.first_rating_before,
+        second_rating=stored.second_rating_before,
+        rated=stored.rated,
+        result=stored.result,
+        termination=stored.termination,
+        time_control=_time_setting(stored.time_control),
+        started_at=stored.started_at or stored.created_at,
+        finished_at=stored.finished_at,
+    )
+
+
+def _replayed(record: GameRecord) -> Game:
+    try:
+        return replay(record.variant, record.start_fen, (m.uci for m in record.moves))
+    except RulesError as exc:
+        raise ReviewError(
+            500, "corrupt_record", f"game {record.game_id}: the stored moves do not replay: {exc}"
+        ) from exc
+
+
+def _position_view(game: Game, ply: int) -> dict[str, Any]:
+    position = game.position_at(ply)
+    view: dict[str, Any] = {
+        "ply": ply,
+        "fen": position.fen(),
+        "turn": "first" if position.turn == 0 else "second",
+        "move": game.moves[ply - 1] if ply else None,
+        "check": position.is_check(),
+    }
+    if game.variant.family == "shogi":
+        view["sfen"] = position.sfen()
+    return view
+
+
+def _detail(stored: StoredGameView, ply: int | None) -> dict[str, Any]:
+    """The JSON form of one game (runs in a worker thread: it replays the moves)."""
+    record = game_record(stored)
+    game = _replayed(record)
+    if ply is not None and ply > game.ply:
+        raise _bad(f"ply must be between 0 and {game.ply} for this game, got {ply}")
+    view = game_summary(stored)
+    view["headers"] = pgn_tags(record, game)
+    view["formats"] = _formats(record)
+    view["moves"] = [
+        {
+            "ply": i + 1,
+            "uci": uci,
+            "display": display,
+            "clock_ms": move.clock_ms,
+            "periods_left": move.periods_left,
+            "spent_ms": move.spent_ms,
+            "at": _iso(move.created_at),
+        }
+        for i, (uci, display, move) in enumerate(zip(game.moves, game.displays, stored.moves))
+    ]
+    if ply is not None:
+        view["position"] = _position_view(game, ply)
+    return view
+
+
+def _formats(record: GameRecord) -> list[str]:
+    return ["pgn", "kif", "usi"] if record.variant.family == "shogi" else ["pgn"]
+
+
+def _export(stored: StoredGameView, fmt: str) -> str:
+    """The export text (runs in a worker thread)."""
+    record = game_record(stored)
+    if fmt not in _formats(record):
+        raise ReviewError(
+            400,
+            "unsupported_format",
+            f"{fmt.upper()} export is for shogi variants; {record.variant.title} games export as PGN",
+        )
+    game = _replayed(record)
+    writers: dict[str, Callable[[GameRecord, Game], str]] = {
+        "pgn": write_pgn,
+        "kif": write_kif,
+        "usi": write_usi,
+    }
+    return writers[fmt](record, game)
+
+
+# ------------------------------------------------------------------------ operations
+
+
+async def _from_store(call: Any) -> Any:
+    """Await a store call: its ValueError is the client's (400), any other failure is ours
+    (503, logged): the database is down or refused."""
+    try:
+        return await call
+    except ValueError as exc:
+        raise _bad(str(exc)) from exc
+    except Exception as exc:
+        logger.exception("review: store call failed")
+        raise ReviewError(
+            503, "unavailable", "game storage is unavailable, try again later"
+        ) from exc
+
+
+async def list_games(store: ReviewStore, query: ListQuery) -> dict[str, Any]:
+    """One page of games, newest first. Offsets walk the store's keyset pages."""
+    wanted = query.offset + query.limit
+    rows: list[GameView] = []
+    cursor = query.cursor
+    while True:
+        page = cast(
+            GamePageView,
+            await _from_store(
+                store.list_games(
+                    player_name=query.player,
+                    variant=query.variant,
+                    result=query.result,
+                    status=query.status,
+                    since=query.since,
+                    until=query.until,
+                    limit=min(STORE_PAGE, wanted - len(rows)),
+                    cursor=cursor,
+                )
+            ),
+        )
+        rows.extend(page.games)
+        cursor = page.next_cursor
+        if cursor is None or len(rows) >= wanted:
+            break
+    games = rows[query.offset :]
+    return {
+        "games": [game_summary(g) for g in games],
+        "limit": query.limit,
+        "offset": query.offset,
+        "next_offset": wanted if cursor is not None and wanted <= MAX_OFFSET else None,
+        "next_cursor": cursor,
+    }
+
+
+async def _stored(store: ReviewStore, game_id: str) -> StoredGameView:
+    stored = cast(StoredGameView | None, await _from_store(store.get_game(game_id)))
+    if stored is None:
+        raise _not_found(game_id)
+    return stored
+
+
+async def show_game(store: ReviewStore, game_id: str, ply: int | None = None) -> dict[str, Any]:
+    """One game: summary, PGN-style headers, every move with its clock, and with ``ply`` the
+    position after that many moves."""
+    stored = await _stored(store, _game_id(game_id))
+    return await asyncio.to_thread(_detail, stored, ply)
+
+
+async def export_game(store: ReviewStore, game_id: str, fmt: str) -> str:
+    """The game as PGN, KIF or USI text."""
+    if fmt not in CONTENT_TYPES:
+        raise _bad(f"format must be one of {', '.join(CONTENT_TYPES)}, got {fmt!r}")
+    stored = await _stored(store, _game_id(game_id))
+    return await asyncio.to_thread(_export, stored, fmt)
+
+
+# ------------------------------------------------------------------------------ HTTP
+
+
+def is_review_path(path: str) -> bool:
+    """Whether an HTTP GET path (without its query) belongs to the review API."""
+    return path == REVIEW_PREFIX or path.startswith(REVIEW_PREFIX + "/")
+
+
+def _json_body(obj: object) -> bytes:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _error_response(error: ReviewError) -> tuple[int, str, bytes]:
+    return (
+        error.status,
+        JSON_TYPE,
+        _json_body({"error": {"code": error.code, "message": error.message}}),
+    )
+
+
+async def review_http(
+    store: ReviewStore, path: str, query: Mapping[str, str]
+) -> tuple[int, str, bytes]:
+    """Answer ``GET path?query`` (query already decoded, one value per name).
+
+    ``/api/games`` lists (JSON), ``/api/games/{id}`` shows one game (JSON, optional ``ply``),
+    ``/api/games/{id}.pgn|.kif|.usi`` exports. Returns ``(status, content type, body)``:
+    200, 400 (bad filter, ply, unknown field, KIF/USI of a chess game), 404 (unknown game or
+    path), 500 (a stored game that does not replay), 503 (database unavailable).
+    """
+    try:
+        if path in (REVIEW_PREFIX, REVIEW_PREFIX + "/"):
+            body = await list_games(store, parse_list_query(query))
+            return 200, JSON_TYPE, _json_body(body)
+        match = _GAME_PATH.fullmatch(path)
+        if match is None:
+            raise ReviewError(404, "not_found", f"no such resource {path!r}")
+        game_id, fmt = match.groups()
+        if fmt is None:
+            unknown = sorted(set(query) - {"ply"})
+            if unknown:
+                raise _bad(f"unknown field(s) {', '.join(map(repr, unknown))}")
+            ply = _integer("ply", query["ply"], 0, 100_000) if "ply" in query else None
+            return 200, JSON_TYPE, _json_body(await show_game(store, game_id, ply))
+        fmt = fmt.lower()
+        if fmt not in CONTENT_TYPES:
+            raise ReviewError(404, "not_found", f"no export format {fmt!r} (use pgn, kif or usi)")
+        if query:
+            raise _bad(f"unknown field(s) {', '.join(map(repr, sorted(query)))}")
+        text = await export_game(store, game_id, fmt)
+        return 200, CONTENT_TYPES[fmt], text.encode()
+    except ReviewError as error:
+        return _error_response(error)
+
+
+async def review_http_target(store: ReviewStore, target: str) -> tuple[int, str, bytes]:
+    """:func:`review_http` for a raw request target such as ``/api/games?variant=spartan``
+    (percent-decoded here; a name given twice is a 400)."""
+    parts = urlsplit(target)
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    query: dict[str, str] = {}
+    for name, value in pairs:
+        if name in query:
+            return _error_response(_bad(f"field {name!r} is given more than once"))
+        query[name] = value
+    return await review_http(store, parts.path, query)
+
+
+# ------------------------------------------------------------------------- websocket
+
+
+def _payload(frame: Mapping[str, Any]) -> Mapping[str, Any]:
+    payload = frame.get("d", {})
+    if payload is None:
+        payload = {}
+    if not isinstance(payload, Mapping):
+        raise _bad("field 'd' must be an object")
+    return payload
+
+
+def _only(payload: Mapping[str, Any], allowed: set[str], kind: str) -> None:
+    unknown = sorted(set(payload) - allowed)
+    if unknown:
+        raise _bad(f"{kind}: unknown field(s) {', '.join(map(repr, unknown))}")
+
+
+async def review_ws(store: ReviewStore, frame: Mapping[str, Any]) -> dict[str, Any]:
+    """Answer one decoded websocket frame ``{"t": type, "d": payload, "a": ack}`` whose type
+    is in :data:`REVIEW_COMMAND_TYPES`; return the reply frame (wire form).
+
+    * ``games`` (listing fields as in HTTP, JSON-typed) → ``{"t": "games", "d": page}``;
+    * ``review`` ``{"game", "ply"?}`` → ``{"t": "review", "d": game}``;
+    * ``export`` ``{"game", "format"}`` → ``{"t": "export", "d": {"game", "format",
+      "content_type", "text"}}``.
+
+    Refusals are ``{"t": "error", "d": {"code", "message"}}`` with the codes ``bad_request``,
+    ``not_found``, ``unsupported_format``, ``corrupt_record``, ``unavailable``. The ack id
+    ``a`` is echoed in either case.
+    """
+    ack = frame.get("a")
+    if isinstance(ack, bool) or not isinstance(ack, int | str | None):
+        ack = None
+    kind = frame.get("t")
+    try:
+        payload = _payload(frame)
+        if kind == "games":
+            data = await list_games(store, parse_list_query(payload))
+        elif kind == "review":
+            _only(payload, {"game", "ply"}, "review")
+            if "game" not in payload:
+                raise _bad("review: field 'game' is required")
+            ply = (
+                _integer("ply", payload["ply"], 0, 100_000)
+                if payload.get("ply") is not None
+                else None
+            )
+            data = await show_game(store, _text("game", payload["game"]), ply)
+        elif kind == "export":
+            _only(payload, {"game", "format"}, "export")
+            if "game" not in payload or "format" not in payload:
+                raise _bad("export: fields 'game' and 'format' are required")
+            fmt = _choice("format", payload["format"], tuple(CONTENT_TYPES))
+            text = await export_game(store, _text("game", payload["game"]), fmt)
+            data = {
+                "game": payload["game"],
+                "format": fmt,
+                "content_type": CONTENT_TYPES[fmt],
+                "text": text,
+            }
+        else:
+            raise _bad(f"unknown review command {kind!r}")
+    except ReviewError as error:
+        return error_message(error.code, error.message, ack).to_json_obj()
+    return Message(str(kind), data, a=ack).to_json_obj()

@@ -1,0 +1,340 @@
+"""The websocket server: one reading task per connection, authentication, limits, the hub.
+
+Built on ``websockets.asyncio.server.serve`` (no compression; incoming frames up to
+``max_frame_bytes``, larger ones close the connection with 1009; keepalive pings whose round
+trip also measures the lag credited to moves).
+
+A connection first authenticates (``register``, ``login``, ``guest`` or ``resume``; see
+:mod:`server.transport.frames`) within :data:`AUTH_TIMEOUT_S`; the answer is ``welcome`` with the
+player and the session token, followed by the hub's ``hello``. After that every text frame is a
+hub command, except the review commands (``games``, ``review``, ``export``; see
+:mod:`server.transport.review`), which read the store and need no login. Each incoming frame first passes the connection's token bucket: over the limit it is
+answered with ``rate_limited`` and dropped; a sustained flood closes the connection with 1008.
+Frames that are binary, not JSON, or not a valid command get an ``error`` and change nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+from dataclasses import dataclass
+from typing import Any
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.frames import CloseCode
+
+from server.config import Settings
+from server.hub.commands import ack_of, parse_command
+from server.hub.effects import ConnId
+from server.hub.errors import ProtocolError
+from server.hub.messages import AckId, Message, error_message
+from server.rules import VARIANT_NAMES, get_variant
+from server.transport.accounts import Accounts, AuthError, Identity
+from server.transport.codec import DecodeError, decode, encode, encode_message
+from server.transport.driver import HubDriver
+from server.transport.frames import (
+    AuthFrame,
+    GuestFrame,
+    LoginFrame,
+    LogoutFrame,
+    RegisterFrame,
+    ResumeFrame,
+    parse_transport_frame,
+)
+from server.transport.http import HealthCheck, HttpRoutes, PresenceReport
+from server.transport.outbox import Flusher, Outbox
+from server.transport.ratelimit import TokenBucket, Verdict
+from server.transport.review import REVIEW_COMMAND_TYPES, ReviewStore, review_ws
+
+__all__ = ["AUTH_TIMEOUT_S", "ClientConnection", "TransportServer"]
+
+logger = logging.getLogger(__name__)
+
+AUTH_TIMEOUT_S = 30.0
+"""An unauthenticated connection is closed (1008) after this long."""
+MAX_AUTH_FAILURES = 5
+"""Failed logins per connection before it is closed (1008)."""
+MAX_LAG_MS = 500
+"""Lag credited to a move is half the ping round trip, at most this."""
+CLOSE_GRACE_S = 2.0
+"""How long a closing handshake may take before the TCP connection is cut."""
+WRITE_LIMIT = 32 * 1024
+"""High-water mark of a connection's socket write buffer before messages queue in the outbox."""
+
+VARIANTS = [
+    {"name": name, "title": get_variant(name).title, "family": get_variant(name).family}
+    for name in VARIANT_NAMES
+]
+"""The variants this server plays, sent with ``welcome`` (for clients' seek forms)."""
+
+
+@dataclass(frozen=True)
+class TransportLimits:
+    """The per-connection limits, from the settings."""
+
+    max_frame_bytes: int
+    send_queue_limit: int
+    rate_per_s: float
+    burst: int
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> TransportLimits:
+        return cls(
+            settings.max_frame_bytes,
+            settings.send_queue_limit,
+            settings.rate_limit_per_s,
+            settings.rate_limit_burst,
+        )
+
+
+class ClientConnection:
+    """One websocket client (see the module docstring)."""
+
+    def __init__(self, server: TransportServer, ws: ServerConnection) -> None:
+        self._server = server
+        self.ws = ws
+        limits = server.limits
+        self.outbox = Outbox(
+            ws, limits.send_queue_limit, WRITE_LIMIT, self._overflowed, server.flusher
+        )
+        self._loop = asyncio.get_running_loop()
+        self._bucket = TokenBucket(limits.rate_per_s, limits.burst, self._loop.time())
+        self.identity: Identity | None = None
+        self.conn_id: ConnId | None = None
+        self._auth_failures = 0
+        self._closing = False
+
+    # --- Peer ---------------------------------------------------------------------------------
+
+    def close_soon(self, code: int, reason: str) -> None:
+        """Close without waiting: nothing more is sent, the handshake gets a short grace."""
+        if self._closing:
+            return
+        self._closing = True
+        self.outbox.flush()  # what was said before closing (an ack, an error) still goes out
+        self.outbox.close()
+        self._server.spawn(self._close(code, reason))
+
+    async def _close(self, code: int, reason: str) -> None:
+        try:
+            await asyncio.wait_for(self.ws.close(code, reason[:120]), CLOSE_GRACE_S)
+        except TimeoutError:
+            self.ws.transport.abort()
+
+    def _overflowed(self, outbox: Outbox) -> None:
+        logger.info("dropping connection %s: outgoing queue overflow", self.conn_id)
+        if self.conn_id is not None:
+            # Not from inside the hub call whose effects overflowed the queue: right after it.
+            self._loop.call_soon(self._server.driver.drop, self.conn_id)
+        self.close_soon(CloseCode.POLICY_VIOLATION, "too slow: outgoing queue overflow")
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def send(self, message: Message) -> None:
+        self.outbox.put(encode_message(message))
+
+    def error(self, code: str, text: str, ack: AckId | None = None) -> None:
+        self.send(error_message(code, text, ack))
+
+    async def run(self) -> None:
+        auth_timer = self._loop.call_later(AUTH_TIMEOUT_S, self._auth_timeout)
+        try:
+            async for data in self.ws:
+                # Once closing, read on (and ignore) until the close handshake ends, so that
+                # our close code, not the handler's return, is what the client sees.
+                if not self._closing:
+                    await self._on_frame(data)
+        except ConnectionClosed:
+            pass
+        finally:
+            auth_timer.cancel()
+            self.outbox.close()
+            if self.conn_id is not None:
+                self._server.driver.disconnect(self.conn_id)
+
+    def _auth_timeout(self) -> None:
+        if self.identity is None:
+            self.close_soon(CloseCode.POLICY_VIOLATION, "authentication timeout")
+
+    async def _on_frame(self, data: str | bytes) -> None:
+        verdict = self._bucket.take(self._loop.time())
+        if verdict is not Verdict.ACCEPT:
+            if verdict is Verdict.CLOSE:
+                self.close_soon(CloseCode.POLICY_VIOLATION, "rate limit exceeded")
+                return
+            self.error(
+                "rate_limited",
+                f"Too many messages: at most {self._server.limits.rate_per_s:g} per second; "
+                "this one was ignored.",
+                _ack_of_text(data),
+            )
+            return
+        if not isinstance(data, str):
+            self.error("bad_frame", "Binary frames are not supported; send JSON text frames.")
+            return
+        try:
+            obj = decode(data)
+        except DecodeError as exc:
+            self.error("bad_json", f"The frame is not valid JSON: {exc}")
+            return
+        if not isinstance(obj, dict):
+            self.error("bad_request", "A frame must be a JSON object.")
+            return
+        review_store = self._server.review_store
+        if review_store is not None and obj.get("t") in REVIEW_COMMAND_TYPES:
+            # Stored games are public (as over HTTP): no login needed.
+            self.outbox.put(encode(await review_ws(review_store, obj)))
+            return
+        try:
+            auth = parse_transport_frame(obj)
+            if auth is not None:
+                await self._on_auth(auth)
+                return
+            if self.conn_id is None:
+                self.error(
+                    "not_authenticated",
+                    "Log in first: register, login, guest or resume.",
+                    ack_of(obj),
+                )
+                return
+            command = parse_command(obj)
+        except ProtocolError as exc:
+            self.error(exc.code, str(exc), ack_of(obj))
+            return
+        lag_ms = min(MAX_LAG_MS, int(self.ws.latency * 500))
+        self._server.driver.handle(self.conn_id, command, lag_ms)
+
+    # --- authentication -----------------------------------------------------------------------
+
+    async def _on_auth(self, frame: AuthFrame) -> None:
+        accounts = self._server.accounts
+        if isinstance(frame, LogoutFrame):
+            if self.identity is None:
+                self.error("not_authenticated", "You are not logged in.", frame.ack)
+                return
+            try:
+                await accounts.logout(self.identity.token)
+            except AuthError as exc:
+                self.error(exc.code, exc.message, frame.ack)
+                return
+            self.send(Message("ack", {"logged_out": True}, a=frame.ack))
+            self.close_soon(CloseCode.NORMAL_CLOSURE, "logged out")
+            return
+        if self.identity is not None:
+            self.error("already_authenticated", "This connection is already logged in.", frame.ack)
+            return
+        try:
+            if isinstance(frame, RegisterFrame):
+                identity = await accounts.register(frame.name, frame.password)
+            elif isinstance(frame, LoginFrame):
+                identity = await accounts.login(frame.name, frame.password)
+            elif isinstance(frame, ResumeFrame):
+                identity = await accounts.resume(frame.token)
+            else:
+                assert isinstance(frame, GuestFrame)
+                identity = accounts.guest()
+        except AuthError as exc:
+            self.error(exc.code, exc.message, frame.ack)
+            if exc.code in ("bad_credentials", "bad_session"):
+                self._auth_failures += 1
+                if self._auth_failures >= MAX_AUTH_FAILURES:
+                    self.close_soon(CloseCode.POLICY_VIOLATION, "too many failed logins")
+            return
+        if self._closing or self.identity is not None:
+            return  # closed, or another login won while this one was hashing
+        self.identity = identity
+        welcome = {"player": identity.info.view(), "token": identity.token, "variants": VARIANTS}
+        self.send(Message("welcome", welcome, a=frame.ack))
+        driver = self._server.driver
+        self.conn_id = driver.new_conn_id()
+        driver.connect(self.conn_id, self, identity.info)
+
+
+def _ack_of_text(data: str | bytes) -> AckId | None:
+    """The ack id of a small text frame, to address its rejection (best effort)."""
+    if not isinstance(data, str) or len(data) > 1024:
+        return None
+    try:
+        return ack_of(decode(data))
+    except DecodeError:
+        return None
+
+
+class TransportServer:
+    """The websocket listener of one hub process."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        driver: HubDriver,
+        accounts: Accounts,
+        health: HealthCheck,
+        static: dict[str, tuple[bytes, str]] | None = None,
+        review_store: ReviewStore | None = None,
+        presence: PresenceReport | None = None,
+    ) -> None:
+        self.settings = settings
+        self.limits = TransportLimits.from_settings(settings)
+        self.driver = driver
+        self.accounts = accounts
+        self.review_store = review_store
+        self._routes = HttpRoutes(settings.ws_path, health, static, review_store, presence)
+        self._server: Server | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.flusher = Flusher()
+        self.open_sockets = 0
+
+    async def start(self) -> None:
+        """Listen on ``settings.host:settings.port`` (port 0 picks a free one)."""
+        settings = self.settings
+        self._server = await serve(
+            self._handle,
+            settings.host,
+            settings.port,
+            process_request=self._routes,
+            compression=None,
+            max_size=settings.max_frame_bytes,
+            ping_interval=settings.ping_interval_s,
+            ping_timeout=settings.ping_timeout_s,
+            close_timeout=CLOSE_GRACE_S,
+            write_limit=WRITE_LIMIT,
+        )
+
+    @property
+    def port(self) -> int:
+        """The port actually listened on."""
+        assert self._server is not None, "the server is not started"
+        for sock in self._server.sockets:
+            return int(sock.getsockname()[1])
+        raise RuntimeError("the server has no listening socket")
+
+    @property
+    def sockets(self) -> list[socket.socket]:
+        """The listening sockets (connections accepted later inherit their buffer sizes)."""
+        assert self._server is not None, "the server is not started"
+        return list(self._server.sockets)
+
+    def spawn(self, coroutine: Any) -> None:
+        """Run a background coroutine, keeping a reference until it ends."""
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        self.open_sockets += 1
+        try:
+            await ClientConnection(self, ws).run()
+        finally:
+            self.open_sockets -= 1
+
+    async def close(self) -> None:
+        """Stop listening and close every connection (1001, going away)."""
+        if self._server is None:
+            return
+        self._server.close(close_connections=True)
+        await self._server.wait_closed()
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=CLOSE_GRACE_S + 1)
+        self._server = None

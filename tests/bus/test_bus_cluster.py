@@ -1,0 +1,287 @@
+"""Cluster primitives (leases, seeks, presence) in process and over real Redis.
+
+Each simulated node gets its own Cluster handle (its own Redis connections) over one shared
+state, so races below really cross connections.
+"""
+
+import asyncio
+import json
+
+import pytest
+from bus_support import ClusterFactory
+
+from server.bus import GameRole, NodeNotLiveError
+
+TTL = 60_000
+SHORT_TTL = 150  # ms; the tests sleep past it
+PAST_SHORT_TTL = 0.3  # s
+KEEP_TTL = 400  # ms; renewed every 100 ms for 600 ms in all, longer than one ttl
+
+
+def seek(**fields: object) -> str:
+    return json.dumps({"variant": "minishogi", **fields})
+
+
+# -- game leases ---------------------------------------------------------------------------
+
+
+async def test_lease_acquire_renew_release(make_cluster: ClusterFactory) -> None:
+    node_a, node_b = make_cluster(), make_cluster()
+    assert await node_a.leases.owner("g1") is None
+    assert await node_a.leases.acquire("g1", "node-a", TTL)
+    assert await node_b.leases.owner("g1") == "node-a"
+    assert not await node_b.leases.acquire("g1", "node-b", TTL)
+    assert await node_a.leases.acquire("g1", "node-a", TTL)  # re-entrant for the holder
+    assert await node_a.leases.renew("g1", "node-a", TTL)
+    assert not await node_b.leases.renew("g1", "node-b", TTL)
+    assert not await node_b.leases.release("g1", "node-b")
+    assert await node_b.leases.owner("g1") == "node-a"
+    assert await node_a.leases.release("g1", "node-a")
+    assert not await node_a.leases.release("g1", "node-a")
+    assert await node_b.leases.owner("g1") is None
+    assert await node_b.leases.acquire("g1", "node-b", TTL)
+    assert not await node_a.leases.renew("g1", "node-a", TTL)
+
+
+async def test_lease_expires_and_another_node_takes_over(make_cluster: ClusterFactory) -> None:
+    node_a, node_b = make_cluster(), make_cluster()
+    assert await node_a.leases.acquire("g1", "node-a", SHORT_TTL)
+    assert not await node_b.leases.acquire("g1", "node-b", TTL)
+    await asyncio.sleep(PAST_SHORT_TTL)
+    assert await node_b.leases.owner("g1") is None
+    assert not await node_a.leases.renew("g1", "node-a", TTL)  # too late to renew
+    assert await node_b.leases.acquire("g1", "node-b", TTL)
+    assert await node_a.leases.owner("g1") == "node-b"
+    assert not await node_a.leases.acquire("g1", "node-a", TTL)
+
+
+async def test_renewal_keeps_a_lease_alive(make_cluster: ClusterFactory) -> None:
+    node_a, node_b = make_cluster(), make_cluster()
+    assert await node_a.leases.acquire("g1", "node-a", KEEP_TTL)
+    for _ in range(6):
+        await asyncio.sleep(0.1)
+        assert await node_a.leases.renew("g1", "node-a", KEEP_TTL)
+    assert await node_b.leases.owner("g1") == "node-a"
+
+
+async def test_lease_race_has_one_winner(make_cluster: ClusterFactory) -> None:
+    nodes = [make_cluster() for _ in range(10)]
+    results = await asyncio.gather(
+        *(node.leases.acquire("g1", f"node-{i}", TTL) for i, node in enumerate(nodes))
+    )
+    assert results.count(True) == 1
+    assert await nodes[0].leases.owner("g1") == f"node-{results.index(True)}"
+
+
+# -- seeks ----------------------------------------------------------------------------------
+
+
+async def test_seek_add_list_get_remove(make_cluster: ClusterFactory) -> None:
+    node_a, node_b = make_cluster(), make_cluster()
+    await node_a.presence.heartbeat("node-a", TTL)
+    await node_b.presence.heartbeat("node-b", TTL)
+    assert await node_a.seeks.add("s1", seek(time=300), "node-a")
+    assert await node_b.seeks.add("s2", seek(time=60), "node-b")
+    assert not await node_b.seeks.add("s1", seek(time=1), "node-b")  # id taken
+    assert await node_b.seeks.all() == {"s1": seek(time=300), "s2": seek(time=60)}
+    assert await node_b.seeks.get("s1") == seek(time=300)
+    assert await node_b.seeks.get("nope") is None
+    assert await node_a.seeks.remove("s1")
+    assert not await node_a.seeks.remove("s1")
+    assert await node_a.seeks.all() == {"s2": seek(time=60)}
+    assert await node_a.seeks.claimant("s1") is None
+
+
+async def test_seek_claim_race_has_exactly_one_winner(make_cluster: ClusterFactory) -> None:
+    owner = make_cluster()
+    await owner.presence.heartbeat("node-a", TTL)
+    claimers = [make_cluster() for _ in range(8)]
+    for round_ in range(5):
+        seek_id = f"s{round_}"
+        assert await owner.seeks.add(seek_id, seek(), "node-a")
+        results = await asyncio.gather(
+            *(
+                node.seeks.claim(seek_id, f"player-{i}-{j}")
+                for i, node in enumerate(claimers)
+                for j in range(5)
+            )
+        )
+        assert results.count(True) == 1
+        winner = results.index(True)
+        assert await owner.seeks.claimant(seek_id) == f"player-{winner // 5}-{winner % 5}"
+        assert await owner.seeks.get(seek_id) is None
+        assert seek_id not in await owner.seeks.all()
+        assert not await owner.seeks.add(seek_id, seek(), "node-a")  # a taken id stays taken
+
+
+async def test_withdraw_and_claim_race_has_one_winner(make_cluster: ClusterFactory) -> None:
+    seeker, acceptor = make_cluster(), make_cluster()
+    await seeker.presence.heartbeat("node-a", TTL)
+    for round_ in range(20):
+        seek_id = f"s{round_}"
+        assert await seeker.seeks.add(seek_id, seek(), "node-a")
+        withdrawn, claimed = await asyncio.gather(
+            seeker.seeks.remove(seek_id), acceptor.seeks.claim(seek_id, "bob")
+        )
+        assert withdrawn != claimed
+        assert (await acceptor.seeks.claimant(seek_id) == "bob") == claimed
+
+
+async def test_claim_of_unknown_seek_fails(make_cluster: ClusterFactory) -> None:
+    cluster = make_cluster()
+    assert not await cluster.seeks.claim("ghost", "bob")
+    assert await cluster.seeks.claimant("ghost") is None
+
+
+async def test_claim_expires(make_cluster: ClusterFactory) -> None:
+    cluster = make_cluster()
+    await cluster.presence.heartbeat("node-a", TTL)
+    assert await cluster.seeks.add("s1", seek(), "node-a")
+    assert await cluster.seeks.claim("s1", "bob", ttl_ms=SHORT_TTL)
+    assert await cluster.seeks.claimant("s1") == "bob"
+    await asyncio.sleep(PAST_SHORT_TTL)
+    assert await cluster.seeks.claimant("s1") is None
+
+
+async def test_seeks_of_a_lapsed_node_vanish(make_cluster: ClusterFactory) -> None:
+    node_a, node_b = make_cluster(), make_cluster()
+    await node_a.presence.heartbeat("node-a", SHORT_TTL)
+    await node_b.presence.heartbeat("node-b", TTL)
+    assert await node_a.seeks.add("s1", seek(), "node-a")
+    assert await node_b.seeks.add("s2", seek(), "node-b")
+    await asyncio.sleep(PAST_SHORT_TTL)
+    assert await node_b.seeks.get("s1") is None
+    assert not await node_b.seeks.claim("s1", "bob")
+    assert await node_b.seeks.all() == {"s2": seek()}
+    # The node comes back: it learns it had lapsed, and its old seeks stay gone.
+    assert not await node_a.presence.heartbeat("node-a", TTL)
+    assert await node_b.seeks.all() == {"s2": seek()}
+
+
+async def test_lapsed_node_that_returns_before_anyone_looked_loses_its_seeks(
+    make_cluster: ClusterFactory,
+) -> None:
+    cluster = make_cluster()
+    await cluster.presence.heartbeat("node-a", SHORT_TTL)
+    assert await cluster.seeks.add("s1", seek(), "node-a")
+    await asyncio.sleep(PAST_SHORT_TTL)
+    assert not await cluster.presence.heartbeat("node-a", TTL)
+    assert await cluster.seeks.all() == {}
+    assert await cluster.seeks.add("s1", seek(), "node-a")  # re-announced
+
+
+async def test_seek_needs_a_live_node_and_json(make_cluster: ClusterFactory) -> None:
+    cluster = make_cluster()
+    with pytest.raises(NodeNotLiveError, match="node-x"):
+        await cluster.seeks.add("s1", seek(), "node-x")
+    await cluster.presence.heartbeat("node-x", TTL)
+    with pytest.raises(ValueError, match="JSON"):
+        await cluster.seeks.add("s1", "{not json", "node-x")
+    assert await cluster.seeks.all() == {}
+
+
+# -- presence -------------------------------------------------------------------------------
+
+
+async def test_presence_across_nodes(make_cluster: ClusterFactory) -> None:
+    node_a, node_b = make_cluster(), make_cluster()
+    assert not await node_a.presence.set_online("alice", "node-a", TTL)  # first heartbeat
+    assert await node_a.presence.set_online("bob", "node-a", TTL)
+    await node_b.presence.set_online("carol", "node-b", TTL)
+    await node_b.presence.set_online("alice", "node-b", TTL)  # second tab elsewhere
+    assert await node_a.presence.online_players() == {"alice", "bob", "carol"}
+    assert await node_b.presence.live_nodes() == {"node-a", "node-b"}
+    await node_a.presence.set_offline("alice", "node-a")
+    assert await node_b.presence.is_online("alice")  # still on node-b
+    await node_b.presence.set_offline("alice", "node-b")
+    assert not await node_a.presence.is_online("alice")
+    assert await node_a.presence.online_players() == {"bob", "carol"}
+
+
+async def test_presence_of_a_dead_node_expires(make_cluster: ClusterFactory) -> None:
+    node_a, node_b = make_cluster(), make_cluster()
+    await node_a.presence.set_online("alice", "node-a", SHORT_TTL)
+    await node_a.presence.add_game("alice", "node-a", "g1", GameRole.PLAYING)
+    await node_b.presence.set_online("bob", "node-b", TTL)
+    assert await node_b.presence.online_players() == {"alice", "bob"}
+    await asyncio.sleep(PAST_SHORT_TTL)  # node-a stops heartbeating: it died
+    assert await node_b.presence.online_players() == {"bob"}
+    assert not await node_b.presence.is_online("alice")
+    assert await node_b.presence.games_of("alice") == {}
+    assert await node_b.presence.live_nodes() == {"node-b"}
+
+
+async def test_heartbeats_keep_presence(make_cluster: ClusterFactory) -> None:
+    cluster = make_cluster()
+    await cluster.presence.set_online("alice", "node-a", KEEP_TTL)
+    for _ in range(6):
+        await asyncio.sleep(0.1)
+        assert await cluster.presence.heartbeat("node-a", KEEP_TTL)
+    assert await cluster.presence.online_players() == {"alice"}
+
+
+async def test_games_played_and_watched(make_cluster: ClusterFactory) -> None:
+    node_a, node_b = make_cluster(), make_cluster()
+    await node_a.presence.set_online("alice", "node-a", TTL)
+    await node_b.presence.set_online("alice", "node-b", TTL)
+    await node_a.presence.add_game("alice", "node-a", "g1", GameRole.PLAYING)
+    await node_a.presence.add_game("alice", "node-a", "g2", GameRole.WATCHING)
+    await node_b.presence.add_game("alice", "node-b", "g2", GameRole.PLAYING)
+    await node_b.presence.add_game("alice", "node-b", "g3", GameRole.WATCHING)
+    assert await node_a.presence.games_of("alice") == {
+        "g1": GameRole.PLAYING,
+        "g2": GameRole.PLAYING,  # playing beats watching
+        "g3": GameRole.WATCHING,
+    }
+    await node_b.presence.remove_game("alice", "node-b", "g2")
+    assert (await node_a.presence.games_of("alice"))["g2"] is GameRole.WATCHING
+    await node_a.presence.set_offline("alice", "node-a")  # its games through node-a go too
+    assert await node_b.presence.games_of("alice") == {"g3": GameRole.WATCHING}
+    assert await node_b.presence.games_of("nobody") == {}
+
+
+async def test_add_game_needs_a_live_node(make_cluster: ClusterFactory) -> None:
+    cluster = make_cluster()
+    with pytest.raises(NodeNotLiveError):
+        await cluster.presence.add_game("alice", "node-z", "g1", GameRole.WATCHING)
+    with pytest.raises(ValueError):
+        await cluster.presence.add_game("alice", "node-z", "g1", "spectating")  # type: ignore[arg-type]
+
+
+async def test_node_down_removes_everything_at_once(make_cluster: ClusterFactory) -> None:
+    node_a, node_b = make_cluster(), make_cluster()
+    await node_a.presence.set_online("alice", "node-a", TTL)
+    await node_a.presence.add_game("alice", "node-a", "g1", GameRole.PLAYING)
+    assert await node_a.seeks.add("s1", seek(), "node-a")
+    await node_b.presence.set_online("bob", "node-b", TTL)
+    await node_a.presence.node_down("node-a")
+    assert await node_b.presence.online_players() == {"bob"}
+    assert await node_b.presence.games_of("alice") == {}
+    assert await node_b.seeks.all() == {}
+    assert await node_b.presence.live_nodes() == {"node-b"}
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        (lambda c: c.leases.acquire("g1", "node:a", TTL), ValueError),
+        (lambda c: c.leases.acquire("g1", "node-a", 0), ValueError),
+        (lambda c: c.leases.acquire("g1", "node-a", 1.5), TypeError),
+        (lambda c: c.leases.acquire("", "node-a", TTL), ValueError),
+        (lambda c: c.leases.owner(7), TypeError),
+        (lambda c: c.seeks.claim("s1", "", TTL), ValueError),
+        (lambda c: c.seeks.add("s1", b"{}", "node-a"), TypeError),
+        (lambda c: c.presence.heartbeat("", TTL), ValueError),
+        (lambda c: c.presence.set_online("x" * 300, "node-a", TTL), ValueError),
+        (lambda c: c.presence.heartbeat("node-a", True), TypeError),
+    ],
+)
+async def test_bad_arguments_change_nothing(
+    make_cluster: ClusterFactory, call: object, error: type[Exception]
+) -> None:
+    cluster = make_cluster()
+    assert callable(call)
+    with pytest.raises(error):
+        await call(cluster)
+    assert await cluster.leases.owner("g1") is None
+    assert await cluster.presence.live_nodes() == set()

@@ -1,0 +1,141 @@
+"""A manual-clock driver for Hub tests: records what each connection received, holds Persist
+effects until the test commits (or fails) them. No event loop."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from server.hub.commands import parse_command
+from server.hub.effects import Broadcast, Close, Effect, Persist, Publish, Send
+from server.hub.hub import Hub, HubConfig
+from server.hub.identity import PlayerInfo, Rating, RatingKey
+from server.hub.messages import Message
+
+START = 1_000_000
+
+
+def player(
+    pid: str, rating: float = 1500.0, guest: bool = False, variant: str = "minishogi"
+) -> PlayerInfo:
+    ratings: dict[RatingKey, Rating] = {} if guest else {variant: Rating(rating, 60.0)}
+    return PlayerInfo(pid, pid.capitalize(), guest, ratings)
+
+
+class Harness:
+    def __init__(
+        self, config: HubConfig | None = None, seed: int = 7, auto_commit: bool = True
+    ) -> None:
+        self.hub = Hub(config, random.Random(seed))
+        self.now = START
+        self.auto_commit = auto_commit
+        self.inboxes: dict[int, list[Message]] = {}
+        self.pending: list[Persist] = []
+        self.committed: list[Persist] = []
+        self.published: list[Publish] = []
+        self.closed: list[Close] = []
+
+    # --- running effects -----------------------------------------------------------------------
+
+    def run(self, effects: list[Effect]) -> list[Effect]:
+        for effect in effects:
+            if isinstance(effect, Send):
+                self.inboxes.setdefault(effect.conn_id, []).append(effect.message)
+            elif isinstance(effect, Broadcast):
+                assert effect.conn_ids, "empty broadcasts should not be emitted"
+                for conn in effect.conn_ids:
+                    self.inboxes.setdefault(conn, []).append(effect.message)
+            elif isinstance(effect, Persist):
+                self.pending.append(effect)
+            elif isinstance(effect, Publish):
+                self.published.append(effect)
+            elif isinstance(effect, Close):
+                self.closed.append(effect)
+        if self.auto_commit:
+            self.commit_all()
+        return effects
+
+    def commit_all(self) -> None:
+        while self.pending:
+            self.commit()
+
+    def commit(self) -> list[Effect]:
+        persist = self.pending.pop(0)
+        self.committed.append(persist)
+        return self.run(self.hub.persisted(persist.token, self.now))
+
+    def fail(self, reason: str = "disk full") -> list[Effect]:
+        persist = self.pending.pop(0)
+        return self.run(self.hub.persist_failed(persist.token, reason, self.now))
+
+    # --- driving ---------------------------------------------------------------------------------
+
+    def connect(self, conn: int, who: PlayerInfo) -> list[Effect]:
+        return self.run(self.hub.connect(conn, who, self.now))
+
+    def disconnect(self, conn: int) -> list[Effect]:
+        return self.run(self.hub.disconnect(conn, self.now))
+
+    def send(
+        self, conn: int, t: str, ack: Any = None, lag_ms: int = 0, **payload: Any
+    ) -> list[Effect]:
+        frame: dict[str, Any] = {"t": t, "d": payload}
+        if ack is not None:
+            frame["a"] = ack
+        return self.run(self.hub.handle(conn, parse_command(frame), self.now, lag_ms=lag_ms))
+
+    def tick(self, now: int | None = None) -> list[Effect]:
+        if now is not None:
+            self.now = now
+        return self.run(self.hub.tick(self.now))
+
+    def advance(self, ms: int) -> None:
+        self.now += ms
+
+    # --- reading ---------------------------------------------------------------------------------
+
+    def inbox(self, conn: int) -> list[Message]:
+        """Messages received by ``conn`` since the last call (then forgets them)."""
+        return self.inboxes.pop(conn, [])
+
+    def of_type(self, conn: int, t: str) -> list[Message]:
+        return [m for m in self.inbox(conn) if m.t == t]
+
+    def clear(self) -> None:
+        self.inboxes.clear()
+
+
+def only(messages: list[Message], t: str) -> list[Message]:
+    return [m for m in messages if m.t == t]
+
+
+def one(messages: list[Message], t: str) -> Message:
+    found = only(messages, t)
+    assert len(found) == 1, f"expected one {t!r} in {[m.t for m in messages]}"
+    return found[0]
+
+
+FISCHER_TC = {"kind": "fischer", "base_s": 60, "inc_s": 1}
+
+
+def start_game(
+    h: Harness,
+    variant: str = "minishogi",
+    tc: dict[str, Any] | None = None,
+    rated: bool = False,
+    first: PlayerInfo | None = None,
+    second: PlayerInfo | None = None,
+) -> str:
+    """Connect alice (conn 1, first player) and bob (conn 2, second) and start a game."""
+    first = first or player("alice", variant=variant)
+    second = second or player("bob", variant=variant)
+    h.connect(1, first)
+    h.connect(2, second)
+    common: dict[str, Any] = {"variant": variant, "tc": tc or FISCHER_TC, "rated": rated}
+    h.send(1, "seek", colour="first", **common)
+    h.send(2, "seek", colour="second", **common)
+    h.commit_all()
+    game_id = h.hub.active_game(first.id)
+    assert game_id is not None
+    h.clear()
+    return game_id

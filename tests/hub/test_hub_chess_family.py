@@ -1,0 +1,151 @@
+"""Chess-family rules in rooms: draw offers, draw claims, and the time-out material rule."""
+
+import pytest
+from hub_harness import Harness, one, only, player, start_game
+
+from server.hub.clock import Fischer
+from server.hub.effects import GameFinished, Persist
+from server.hub.lobby import GameTerms
+from server.hub.room import GameRoom
+from server.rules import VARIANT_NAMES, Game, get_variant
+
+pytestmark = pytest.mark.skipif(
+    "wildcastle" not in VARIANT_NAMES, reason="chess variants not in the engine yet"
+)
+
+
+def knight_cycle(game: Game) -> list[str]:
+    """Four moves (out and back for each side) that return to the current position."""
+    for out1 in game.legal_moves():
+        game.play(out1)
+        try:
+            for out2 in game.legal_moves():
+                game.play(out2)
+                back1, back2 = out1[2:] + out1[:2], out2[2:] + out2[:2]
+                found = back1 in game.legal_moves()
+                if found:
+                    game.play(back1)
+                    found = back2 in game.legal_moves()
+                    game.undo()
+                game.undo()
+                if found:
+                    return [out1, out2, back1, back2]
+        finally:
+            game.undo()
+    raise AssertionError("no reversible pair of moves")
+
+
+def play(h: Harness, game_id: str, moves: list[str]) -> None:
+    room = h.hub.room(game_id)
+    assert room is not None
+    for uci in moves:
+        h.advance(500)
+        ply = len(room.records) + 1
+        h.send(1 if ply % 2 else 2, "move", game=game_id, ply=ply, move=uci)
+        assert len(room.records) == ply
+
+
+def wild_game(h: Harness) -> tuple[str, list[str]]:
+    game_id = start_game(h, variant="wildcastle")
+    room = h.hub.room(game_id)
+    assert room is not None
+    return game_id, knight_cycle(Game(room.variant, room.start_fen))
+
+
+def test_draw_offer_is_declined_by_playing_on_then_accepted() -> None:
+    h = Harness()
+    game_id, cycle = wild_game(h)
+    play(h, game_id, cycle[:2])
+    h.clear()
+    h.send(1, "draw_offer", game=game_id, ack=1)
+    assert one(h.inbox(1), "ack").a == 1
+    assert one(h.inbox(2), "offer").d["action"] == "offer"
+    play(h, game_id, cycle[2:3])  # the offerer's own move keeps the offer
+    room = h.hub.room(game_id)
+    assert room is not None and room.offers["draw"].pending_from == 0
+    h.clear()
+    play(h, game_id, cycle[3:4])  # the opponent plays on: declined
+    cancel = one(h.inbox(1), "offer")
+    assert cancel.d["action"] == "cancel" and room.offers["draw"].pending_from is None
+    h.send(2, "draw_offer", game=game_id)
+    h.clear()
+    h.send(1, "draw_accept", game=game_id)
+    end = one(h.inbox(2), "end")
+    assert end.d["result"] == "1/2-1/2" and end.d["termination"] == "agreement"
+
+
+def test_mutual_draw_offers_agree_and_decline_keeps_playing() -> None:
+    h = Harness()
+    game_id, cycle = wild_game(h)
+    play(h, game_id, cycle[:2])
+    h.send(1, "draw_offer", game=game_id)
+    h.send(2, "draw_decline", game=game_id)
+    assert only(h.inbox(1), "offer")[-1].d["action"] == "decline"
+    h.send(1, "draw_offer", game=game_id)
+    h.send(1, "draw_offer", game=game_id)
+    assert one(h.inbox(1), "error").d["code"] == "offer_pending"
+    h.send(2, "draw_offer", game=game_id)
+    room = h.hub.room(game_id)
+    assert room is not None and (room.result, room.termination) == ("1/2-1/2", "agreement")
+
+
+def test_threefold_repetition_draw_is_claimed_by_the_player_to_move() -> None:
+    h = Harness()
+    game_id, cycle = wild_game(h)
+    play(h, game_id, cycle)
+    h.send(1, "claim_draw", game=game_id)
+    assert one(h.inbox(1), "error").d["code"] == "no_draw_claim"
+    play(h, game_id, cycle)
+    h.send(2, "claim_draw", game=game_id)
+    assert one(h.inbox(2), "error").d["code"] == "not_your_turn"
+    h.send(1, "claim_draw", game=game_id, ack=4)
+    room = h.hub.room(game_id)
+    assert room is not None and (room.result, room.termination) == ("1/2-1/2", "repetition")
+
+
+def test_byoyomi_challenge_in_a_chess_variant_is_refused() -> None:
+    h = Harness()
+    h.connect(1, player("alice"))
+    h.connect(2, player("bob"))
+    byoyomi = {"kind": "byoyomi", "main_s": 60, "period_s": 10, "periods": 1}
+    h.clear()
+    h.send(1, "match", to="bob", variant="spartan", tc=byoyomi)
+    assert one(h.inbox(1), "error").d["code"] == "byoyomi_unavailable"
+    assert h.inbox(2) == [] and h.hub.challenge(1) is None
+
+
+def flag_room(fen: str, flagger: int) -> GameRoom:
+    """A Wild Castle room from ``fen``; both sides move once, then ``flagger`` runs out."""
+    tokens = iter(range(1, 100))
+    room = GameRoom(
+        "g1",
+        get_variant("wildcastle"),
+        GameTerms("wildcastle", Fischer.from_seconds(15, 0), rated=True),
+        (player("alice"), player("bob")),
+        fen,
+        lambda: next(tokens),
+    )
+    room.start(0)
+    for ply, uci in enumerate(("d1d2", "e8e7"), start=1):
+        side = (ply - 1) % 2
+        room.move(10 + side, side, ply, uci, ply * 100, 0, None)
+        room.move_persisted(ply * 100)
+    if flagger == 1:
+        room.move(10, 0, 3, "d2d3", 300, 0, None)
+        room.move_persisted(300)
+    deadline = room.clock.deadline()
+    assert deadline is not None and room.clock.running == flagger
+    effects = room.on_time(deadline)
+    finished = [e.record for e in effects if isinstance(e, Persist)]
+    assert len(finished) == 1 and isinstance(finished[0], GameFinished)
+    return room
+
+
+def test_time_out_against_a_lone_king_is_a_draw() -> None:
+    room = flag_room("4k3/8/8/8/8/8/4P3/3QK3 w - - 0 1", flagger=0)
+    assert (room.result, room.termination) == ("1/2-1/2", "time")
+
+
+def test_time_out_against_mating_material_loses() -> None:
+    room = flag_room("4k3/8/8/8/8/8/4P3/3QK3 w - - 0 1", flagger=1)
+    assert (room.result, room.termination) == ("1-0", "time")

@@ -1,0 +1,410 @@
+"""Games and moves: lifecycle, duplicate and racing plies, recovery, listings."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import func, select, update
+
+from server.store import (
+    DuplicateMoveError,
+    GameStateError,
+    MoveRecord,
+    Store,
+    StoredGame,
+    TimeControl,
+    UnknownGameError,
+    UnknownPlayerError,
+)
+from server.store.schema import game_moves, games
+
+MakeGame = Callable[..., Awaitable[str]]
+MakePlayer = Callable[[str], Awaitable[int]]
+BYOYOMI = TimeControl("byoyomi", 600_000, byoyomi_ms=30_000, periods=3)
+
+
+def move(game_id: str, ply: int, uci: str = "a1a2", clock_ms: int = 60_000) -> MoveRecord:
+    return MoveRecord(game_id, ply, uci, f"display-{uci}", clock_ms, spent_ms=1_000)
+
+
+async def count_rows(store: Store, table_name: str) -> int:
+    table = {"games": games, "game_moves": game_moves}[table_name]
+    async with store.engine.connect() as connection:
+        return int((await connection.execute(select(func.count()).select_from(table))).scalar_one())
+
+
+async def test_create_and_get_game(store: Store, make_player: MakePlayer) -> None:
+    alice = await make_player("alice")
+    game_id = await store.create_game(
+        variant="shoshogi",
+        start_fen="start",
+        time_control=BYOYOMI,
+        first_name="alice",
+        second_name="Guest42",
+        first_player_id=alice,
+    )
+    assert len(game_id) == 8 and game_id.isalnum()
+    game = await store.get_game(game_id)
+    assert isinstance(game, StoredGame)
+    assert (game.id, game.variant, game.start_fen) == (game_id, "shoshogi", "start")
+    assert game.time_control == BYOYOMI
+    assert game.speed == "classical"  # 600 s + 3 periods * 25 * 30 s = 2850 s
+    assert (game.first_player_id, game.second_player_id) == (alice, None)
+    assert (game.first_name, game.second_name) == ("alice", "Guest42")
+    assert (game.status, game.result, game.termination) == ("created", None, None)
+    assert not game.rated
+    assert game.created_at.tzinfo is not None
+    assert game.started_at is None and game.finished_at is None
+    assert game.moves == ()
+    assert await store.get_game("nosuch00") is None
+
+
+async def test_caller_chosen_game_id(store: Store) -> None:
+    kwargs = dict(
+        variant="spartan",
+        start_fen="x",
+        time_control=TimeControl("fischer", 60_000),
+        first_name="a",
+        second_name="b",
+    )
+    assert await store.create_game(game_id="hub-1_A", **kwargs) == "hub-1_A"  # type: ignore[arg-type]
+    with pytest.raises(GameStateError):
+        await store.create_game(game_id="hub-1_A", **kwargs)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        await store.create_game(game_id="no spaces", **kwargs)  # type: ignore[arg-type]
+    assert await count_rows(store, "games") == 1
+
+
+async def test_game_with_unknown_player(store: Store) -> None:
+    with pytest.raises(UnknownPlayerError):
+        await store.create_game(
+            variant="spartan",
+            start_fen="x",
+            time_control=TimeControl("fischer", 60_000),
+            first_name="a",
+            second_name="b",
+            first_player_id=999,
+        )
+    assert await count_rows(store, "games") == 0
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"variant": ""},
+        {"first_name": "x" * 33},
+        {"start_fen": ""},
+        {"rated": True},  # guests cannot play rated games
+    ],
+)
+async def test_bad_games_are_refused(store: Store, change: dict[str, object]) -> None:
+    arguments: dict[str, object] = {
+        "variant": "spartan",
+        "start_fen": "x",
+        "time_control": TimeControl("fischer", 60_000),
+        "first_name": "a",
+        "second_name": "b",
+    }
+    arguments.update(change)
+    with pytest.raises(ValueError):
+        await store.create_game(**arguments)  # type: ignore[arg-type]
+    assert await count_rows(store, "games") == 0
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ("fischer", 0, 0, 0, 0),  # no time at all
+        ("fischer", 60_000, 0, 10_000, 1),  # byoyomi fields on a Fischer clock
+        ("byoyomi", 60_000, 0, 0, 1),  # byoyomi without a period length
+        ("byoyomi", 60_000, 0, 10_000, 0),  # byoyomi without periods
+        ("hourglass", 60_000, 0, 0, 0),
+        ("fischer", -1, 0, 0, 0),
+    ],
+)
+def test_bad_time_controls(arguments: tuple[str, int, int, int, int]) -> None:
+    with pytest.raises(ValueError):
+        TimeControl(*arguments)  # type: ignore[arg-type]
+
+
+async def test_lifecycle(store: Store, make_game: MakeGame) -> None:
+    game_id = await make_game(start=False)
+    await store.start_game(game_id)
+    started = await store.get_game(game_id)
+    assert started is not None and started.status == "started" and started.started_at
+    with pytest.raises(GameStateError):
+        await store.start_game(game_id)
+    assert await store.finish_game(game_id, "1-0", "checkmate", plies=31, final_fen="end") is None
+    finished = await store.get_game(game_id)
+    assert finished is not None
+    assert (finished.status, finished.result, finished.termination) == (
+        "finished",
+        "1-0",
+        "checkmate",
+    )
+    assert (finished.plies, finished.final_fen) == (31, "end")
+    assert finished.finished_at is not None and finished.finished_at >= finished.created_at
+    with pytest.raises(GameStateError, match="finished"):
+        await store.finish_game(game_id, "0-1", "resignation")
+    with pytest.raises(GameStateError):
+        await store.abort_game(game_id)
+    still = await store.get_game(game_id)
+    assert still is not None and (still.result, still.termination) == ("1-0", "checkmate")
+
+
+async def test_abort(store: Store, make_game: MakeGame) -> None:
+    game_id = await make_game()
+    await store.abort_game(game_id, "abandonment", plies=1)
+    game = await store.get_game(game_id)
+    assert game is not None
+    assert (game.status, game.result, game.termination, game.plies) == (
+        "aborted",
+        None,
+        "abandonment",
+        1,
+    )
+    with pytest.raises(GameStateError):
+        await store.finish_game(game_id, "1-0", "time")
+
+
+async def test_unknown_game_transitions(store: Store) -> None:
+    for action in (
+        store.start_game("missing1"),
+        store.finish_game("missing1", "1-0", "time"),
+        store.abort_game("missing1"),
+    ):
+        with pytest.raises(UnknownGameError):
+            await action
+
+
+@pytest.mark.parametrize("result", ["1-1", "", "1/2", "white"])
+async def test_bad_result_changes_nothing(store: Store, make_game: MakeGame, result: str) -> None:
+    game_id = await make_game()
+    with pytest.raises(ValueError):
+        await store.finish_game(game_id, result, "checkmate")  # type: ignore[arg-type]
+    game = await store.get_game(game_id)
+    assert game is not None and game.status == "started"
+
+
+async def test_moves_round_trip(store: Store, make_game: MakeGame) -> None:
+    game_id = await make_game(time_control=BYOYOMI)
+    played = [
+        MoveRecord(game_id, 1, "e2e4", "e4", 600_000, 0),
+        MoveRecord(game_id, 2, "e7e5", "e5", 600_000, 0),
+        MoveRecord(game_id, 3, "g1f3", "Nf3", 0, 612_000, periods_left=2),
+    ]
+    for record in played:
+        await store.append_move(record)
+    game = await store.get_game(game_id)
+    assert game is not None
+    assert [
+        (m.ply, m.uci, m.display, m.clock_ms, m.periods_left, m.spent_ms) for m in game.moves
+    ] == [
+        (1, "e2e4", "e4", 600_000, None, 0),
+        (2, "e7e5", "e5", 600_000, None, 0),
+        (3, "g1f3", "Nf3", 0, 2, 612_000),
+    ]
+    assert [m.created_at for m in game.moves] == [r.created_at for r in played]
+
+
+async def test_duplicate_ply_is_refused(store: Store, make_game: MakeGame) -> None:
+    game_id = await make_game()
+    await store.append_move(move(game_id, 1, "a1a2"))
+    with pytest.raises(DuplicateMoveError) as raised:
+        await store.append_move(move(game_id, 1, "b1b2"))
+    assert (raised.value.game_id, raised.value.ply) == (game_id, 1)
+    game = await store.get_game(game_id)
+    assert game is not None and [m.uci for m in game.moves] == ["a1a2"]
+
+
+async def test_move_for_unknown_game(store: Store) -> None:
+    with pytest.raises(UnknownGameError):
+        await store.append_move(move("missing1", 1))
+    assert await count_rows(store, "game_moves") == 0
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"ply": 0},
+        {"uci": ""},
+        {"display": "x" * 65},
+        {"clock_ms": -1},
+        {"spent_ms": -5},
+        {"periods_left": -1},
+        {"game_id": "bad id"},
+        {"created_at": datetime(2025, 1, 1)},
+    ],
+)
+def test_malformed_moves_are_refused(fields: dict[str, object]) -> None:
+    values: dict[str, object] = {
+        "game_id": "abcd1234",
+        "ply": 1,
+        "uci": "a1a2",
+        "display": "a2",
+        "clock_ms": 1,
+        "spent_ms": 1,
+    }
+    values.update(fields)
+    with pytest.raises(ValueError):
+        MoveRecord(**values)  # type: ignore[arg-type]
+
+
+async def test_racing_writers_one_wins(
+    store: Store, open_store: Callable[[], Store], make_game: MakeGame
+) -> None:
+    """Two stores (two pools) write the same plies at the same time: exactly one wins each."""
+    game_id = await make_game()
+    rival = open_store()
+    for ply in range(1, 11):
+        outcomes = await asyncio.gather(
+            store.append_move(move(game_id, ply, "a1a2")),
+            rival.append_move(move(game_id, ply, "b1b2")),
+            return_exceptions=True,
+        )
+        assert sorted(type(o).__name__ for o in outcomes) == ["DuplicateMoveError", "NoneType"]
+    game = await store.get_game(game_id)
+    assert game is not None and [m.ply for m in game.moves] == list(range(1, 11))
+
+
+async def test_retract_moves(store: Store, make_game: MakeGame) -> None:
+    game_id = await make_game()
+    other = await make_game()
+    for ply in range(1, 6):
+        await store.append_move(move(game_id, ply))
+        await store.append_move(move(other, ply))
+    assert await store.retract_moves(game_id, 4) == 2
+    await store.append_move(move(game_id, 4, "z9z8"))  # the ply is free again
+    game = await store.get_game(game_id)
+    assert game is not None and [(m.ply, m.uci) for m in game.moves][-2:] == [
+        (3, "a1a2"),
+        (4, "z9z8"),
+    ]
+    untouched = await store.get_game(other)
+    assert untouched is not None and len(untouched.moves) == 5
+    with pytest.raises(ValueError):
+        await store.retract_moves(game_id, 0)
+
+
+async def test_load_unfinished_games(store: Store, make_game: MakeGame) -> None:
+    waiting = await make_game(start=False)
+    fresh = await make_game()
+    running = await make_game(time_control=BYOYOMI)
+    done = await make_game()
+    aborted = await make_game()
+    await store.append_move(move(done, 1))
+    await store.finish_game(done, "1/2-1/2", "agreement")
+    await store.abort_game(aborted)
+    for ply, clock, periods in ((1, 590_000, 3), (2, 580_000, 3), (3, 0, 2)):
+        await store.append_move(
+            MoveRecord(running, ply, f"m{ply}", f"M{ply}", clock, 10_000, periods_left=periods)
+        )
+
+    unfinished = await store.load_unfinished_games()
+    assert [g.id for g in unfinished] == [waiting, fresh, running]
+    by_id = {g.id: g for g in unfinished}
+    assert by_id[waiting].status == "created" and by_id[waiting].clock_state.running_since is None
+    fresh_clock = by_id[fresh].clock_state
+    assert (fresh_clock.ply, fresh_clock.to_move_ms, fresh_clock.waiting_ms) == (0, None, None)
+    assert fresh_clock.running_since == by_id[fresh].started_at
+    game = by_id[running]
+    assert [m.ply for m in game.moves] == [1, 2, 3]
+    state = game.clock_state
+    assert state.ply == 3
+    # Ply 4 is next: its mover last moved at ply 2; the waiting side just moved at ply 3.
+    assert (state.to_move_ms, state.to_move_periods) == (580_000, 3)
+    assert (state.waiting_ms, state.waiting_periods) == (0, 2)
+    assert state.running_since == game.moves[-1].created_at
+
+
+async def test_list_filters(store: Store, make_game: MakeGame, make_player: MakePlayer) -> None:
+    alice, bob, carol = [await make_player(n) for n in ("alice", "bob", "carol")]
+    ab = await make_game(
+        first_name="alice", second_name="bob", first_player_id=alice, second_player_id=bob
+    )
+    ca = await make_game(
+        first_name="carol",
+        second_name="alice",
+        first_player_id=carol,
+        second_player_id=alice,
+        variant="spartan",
+    )
+    bg = await make_game(first_name="bob", second_name="Guest7", first_player_id=bob)
+    await store.finish_game(ab, "1-0", "checkmate")
+    await store.finish_game(ca, "0-1", "time")
+    await store.finish_game(bg, "1-0", "resignation")
+
+    async def ids(**filters: object) -> list[str]:
+        page = await store.list_games(**filters)  # type: ignore[arg-type]
+        return [g.id for g in page.games]
+
+    assert await ids() == [bg, ca, ab]  # newest first
+    assert await ids(player_id=alice) == [ca, ab]
+    assert await ids(player_id=bob) == [bg, ab]
+    assert await ids(player_name="Guest7") == [bg]
+    assert await ids(player_name="alice") == [ca, ab]
+    assert await ids(variant="spartan") == [ca]
+    assert await ids(result="1-0") == [bg, ab]
+    assert await ids(result="0-1", player_id=alice) == [ca]
+    assert await ids(status="finished") == [bg, ca, ab]
+    assert await ids(status="started") == []
+    assert await ids(player_id=carol, variant="minishogi") == []
+
+
+async def test_list_time_window(store: Store, make_game: MakeGame) -> None:
+    old, middle, new = [await make_game() for _ in range(3)]
+    now = datetime.now(UTC)
+    async with store.engine.begin() as connection:
+        for game_id, age in ((old, 10), (middle, 5), (new, 1)):
+            await connection.execute(
+                update(games)
+                .where(games.c.id == game_id)
+                .values(created_at=now - timedelta(days=age))
+            )
+    page = await store.list_games(since=now - timedelta(days=6))
+    assert [g.id for g in page.games] == [new, middle]
+    page = await store.list_games(until=now - timedelta(days=5))
+    assert [g.id for g in page.games] == [old]  # until is exclusive
+    page = await store.list_games(since=now - timedelta(days=11), until=now - timedelta(days=2))
+    assert [g.id for g in page.games] == [middle, old]
+    with pytest.raises(ValueError):
+        await store.list_games(since=datetime(2025, 1, 1))  # naive
+
+
+async def test_list_pagination(store: Store, make_game: MakeGame) -> None:
+    created = [await make_game() for _ in range(7)]
+    # Two games share a creation time: the id breaks the tie, so no page skips or repeats one.
+    async with store.engine.begin() as connection:
+        same = datetime.now(UTC)
+        await connection.execute(
+            update(games).where(games.c.id.in_(created[2:4])).values(created_at=same)
+        )
+    everything = [g.id for g in (await store.list_games(limit=100)).games]
+    assert sorted(everything) == sorted(created)
+    seen: list[str] = []
+    cursor = None
+    while True:
+        page = await store.list_games(limit=3, cursor=cursor)
+        assert len(page.games) <= 3
+        seen.extend(g.id for g in page.games)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    assert seen == everything
+    last = await store.list_games(limit=7)
+    assert last.next_cursor is None
+
+
+@pytest.mark.parametrize("cursor", ["garbage", "", "Zm9vfGJhcg"])
+async def test_bad_cursor(store: Store, cursor: str) -> None:
+    with pytest.raises(ValueError, match="cursor"):
+        await store.list_games(cursor=cursor)
+
+
+@pytest.mark.parametrize("limit", [0, -1, 501])
+async def test_bad_limit(store: Store, limit: int) -> None:
+    with pytest.raises(ValueError):
+        await store.list_games(limit=limit)

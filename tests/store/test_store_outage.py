@@ -1,0 +1,175 @@
+"""Database outages: narrow errors instead of hangs or silent drops, and recovery."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+
+from server.store import (
+    MoveRecord,
+    MoveWriter,
+    Store,
+    StoreUnavailableError,
+    TimeControl,
+)
+from server.store.migrate import upgrade_to_head
+
+NOWHERE = "postgresql+asyncpg://postgres@127.0.0.1:1/test"  # nothing listens on port 1
+
+
+class TcpProxy:
+    """A TCP forwarder to PostgreSQL that can be cut and restored.
+
+    Simulates an outage without touching the shared server: stopping the proxy
+    aborts every forwarded connection and refuses new ones.
+    """
+
+    def __init__(self, target_host: str, target_port: int) -> None:
+        self._target = (target_host, target_port)
+        self._server: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.port = 0
+
+    async def start(self) -> None:
+        """Listen; after a stop, on the same port again."""
+        self._server = await asyncio.start_server(self._accept, "127.0.0.1", self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None
+        for writer in list(self._writers):
+            writer.transport.abort()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._writers.clear()
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            upstream_reader, upstream_writer = await asyncio.open_connection(*self._target)
+        except OSError:
+            writer.transport.abort()
+            return
+        self._writers.update((writer, upstream_writer))
+        for source, sink in ((reader, upstream_writer), (upstream_reader, writer)):
+            task = asyncio.create_task(self._pipe(source, sink))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _pipe(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+        try:
+            while data := await source.read(65536):
+                sink.write(data)
+                await sink.drain()
+        except OSError:
+            pass
+        finally:
+            with contextlib.suppress(Exception):
+                sink.close()
+            self._writers.discard(sink)
+
+
+@pytest.fixture
+async def proxy(pg_url: str) -> AsyncIterator[TcpProxy]:
+    target = make_url(pg_url)
+    forwarder = TcpProxy(target.host or "127.0.0.1", target.port or 5432)
+    await forwarder.start()
+    yield forwarder
+    await forwarder.stop()
+
+
+def move(game_id: str, ply: int) -> MoveRecord:
+    return MoveRecord(game_id, ply, "a1a2", "a2", 1_000, 10)
+
+
+async def new_game(store: Store) -> str:
+    return await store.create_game(
+        variant="spartan",
+        start_fen="x",
+        time_control=TimeControl("fischer", 60_000),
+        first_name="a",
+        second_name="b",
+    )
+
+
+async def test_unreachable_postgresql() -> None:
+    async with Store.from_url(NOWHERE) as store:
+        with pytest.raises(StoreUnavailableError):
+            await store.ping()
+        with pytest.raises(StoreUnavailableError):
+            await store.create_player("alice", "hash")
+        with pytest.raises(StoreUnavailableError):
+            await store.get_game("abcd1234")
+        with pytest.raises(StoreUnavailableError):
+            await store.append_move(move("abcd1234", 1))
+        with pytest.raises(StoreUnavailableError):
+            await store.finish_game("abcd1234", "1-0", "time")
+        async with MoveWriter(store) as writer:
+            for ply in (1, 2):  # the writer reports every failure and keeps serving
+                with pytest.raises(StoreUnavailableError):
+                    await writer.append(move("abcd1234", ply))
+    with pytest.raises(StoreUnavailableError):
+        await upgrade_to_head(NOWHERE)
+
+
+async def test_unopenable_sqlite(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'missing-dir' / 'hub.sqlite3'}"
+    async with Store.from_url(url) as store:
+        with pytest.raises(StoreUnavailableError):
+            await store.player_by_name("alice")
+    # After a failed connect aiosqlite stops its worker thread without waiting for it; let the
+    # thread finish while this event loop still runs, or it reports to a closed loop.
+    for thread in threading.enumerate():
+        if "_connection_worker_thread" in thread.name:
+            await asyncio.to_thread(thread.join, 5)
+
+
+async def test_outage_and_recovery(proxy: TcpProxy, pg_url: str, pg_schema: str) -> None:
+    url = make_url(pg_url).set(port=proxy.port).render_as_string(hide_password=False)
+    async with Store.from_url(url, schema=pg_schema) as store, MoveWriter(store) as writer:
+        game_id = await new_game(store)
+        await writer.append(move(game_id, 1))
+
+        await proxy.stop()  # the database "goes away"; pooled connections die
+        with pytest.raises(StoreUnavailableError):
+            await store.get_game(game_id)
+        with pytest.raises(StoreUnavailableError):
+            await writer.append(move(game_id, 2))
+        with pytest.raises(StoreUnavailableError):
+            await store.finish_game(game_id, "1-0", "time")
+
+        await proxy.start()  # back: the same store and writer carry on
+        await writer.append(move(game_id, 2))
+        await store.finish_game(game_id, "1-0", "time")
+        game = await store.get_game(game_id)
+        assert game is not None
+        assert [m.ply for m in game.moves] == [1, 2]
+        assert game.status == "finished"
+
+
+async def test_killed_connection_is_replaced(pg_url: str, pg_schema: str, pg_dsn: str) -> None:
+    """A server-side disconnect of a pooled connection costs nothing (pool_pre_ping)."""
+    async with Store.from_url(pg_url, schema=pg_schema, pool_size=1) as store:
+        game_id = await new_game(store)
+        async with store.engine.connect() as connection:
+            pid = (await connection.execute(text("SELECT pg_backend_pid()"))).scalar_one()
+        admin = await asyncpg.connect(pg_dsn)
+        try:
+            assert await admin.fetchval("SELECT pg_terminate_backend($1)", pid)
+        finally:
+            await admin.close()
+        await store.append_move(move(game_id, 1))
+        game = await store.get_game(game_id)
+        assert game is not None and len(game.moves) == 1

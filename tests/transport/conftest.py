@@ -1,0 +1,66 @@
+"""Fixtures for the transport tests: the real server on port 0, real websocket clients.
+
+``start_app(backend="sqlite" | "postgresql", **settings)`` starts a whole :class:`App` (hub,
+store, bus, websocket server) and stops it after the test. SQLite databases live in the test's
+``tmp_path``; on PostgreSQL every app gets a fresh database (``CREATE DATABASE``), dropped after
+the test. Override the server with ``VARIANT_HUB_TEST_PG_URL``. ``open_client(app)`` opens a
+websocket client (closed after the test).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ws_support import (
+    Client,
+    OpenClient,
+    StartApp,
+    create_pg_database,
+    drop_pg_database,
+    settings_for,
+)
+
+from server.app import App
+
+
+@pytest.fixture
+async def start_app(tmp_path: Path) -> AsyncIterator[StartApp]:
+    apps: list[App] = []
+    databases: list[str] = []
+
+    async def start(
+        backend: str = "sqlite", *, database_url: str | None = None, **overrides: Any
+    ) -> App:
+        if database_url is None:
+            if backend == "postgresql":
+                database_url = await create_pg_database()
+                databases.append(database_url)
+            else:
+                database_url = f"sqlite+aiosqlite:///{tmp_path / f'hub{len(apps)}.sqlite3'}"
+        app = App(settings_for(database_url, **overrides))
+        await app.start()
+        apps.append(app)
+        return app
+
+    yield start
+    for app in reversed(apps):
+        await app.stop()
+    for url in databases:
+        await drop_pg_database(url)
+
+
+@pytest.fixture
+async def open_client() -> AsyncIterator[OpenClient]:
+    clients: list[Client] = []
+
+    async def open_(app: App, name: str = "", **kwargs: Any) -> Client:
+        client = await Client.open(app.url, name, **kwargs)
+        clients.append(client)
+        return client
+
+    yield open_
+    for client in clients:
+        await client.close()

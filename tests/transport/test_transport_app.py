@@ -1,0 +1,216 @@
+"""The composition root: restart recovery, database outages, the review API through the
+server, and ``python -m server`` as a process (defaults, health, graceful shutdown)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import sys
+import urllib.request
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+from ws_support import (
+    Client,
+    OpenClient,
+    StartApp,
+    TcpProxy,
+    create_pg_database,
+    drop_pg_database,
+    start_game,
+    wait_for,
+)
+
+from server.app import App
+
+MATE_IN_4 = ["a1b2", "a5a2", "b2c3", "d5c4"]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def test_a_restarted_server_resumes_unfinished_games(
+    tmp_path: Path, start_app: StartApp, open_client: OpenClient
+) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'restart.sqlite3'}"
+    app = await start_app(database_url=url)
+    alice, bob = await open_client(app, "alice"), await open_client(app, "bob")
+    await alice.register("Alice")
+    await bob.register("Bob")
+    game = await start_game(alice, bob, rated=True)
+    for uci in MATE_IN_4[:3]:
+        await game.play(uci)
+    tokens = {"first": game.first.token, "second": game.second.token}
+    await app.stop()
+
+    again = await start_app(database_url=url)
+    room = again.hub.room(game.id)
+    assert room is not None and len(room.records) == 3 and room.started
+    clients: dict[str, Client] = {}
+    for side, token in tokens.items():
+        client = await open_client(again, side)
+        assert token is not None
+        await client.resume(token)
+        assert client.hello is not None and client.hello["d"]["game"] == game.id
+        clients[side] = client
+        await client.ok("join", {"game": game.id})
+        snapshot = await client.next("game")
+        assert snapshot["d"]["moves"] == MATE_IN_4[:3] and snapshot["d"]["role"] == side
+    game.first, game.second = clients["first"], clients["second"]
+    game.turn, game.ply = "second", 3
+    await game.play(MATE_IN_4[3])
+    end = await game.end()
+    assert end["d"]["termination"] == "checkmate"
+    for _ in range(200):
+        stored = await again.store.get_game(game.id)
+        if stored is not None and stored.status == "finished":
+            break
+        await asyncio.sleep(0.01)
+    assert stored is not None and stored.status == "finished"
+    assert [m.uci for m in stored.moves] == MATE_IN_4
+    assert stored.second_rating_after is not None and stored.second_rating_after > 1500
+
+
+async def test_a_database_outage_refuses_moves_clearly_and_play_resumes_after(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    database = await create_pg_database()
+    target = make_url(database)
+    proxy = TcpProxy(target.host or "127.0.0.1", target.port or 5432)
+    await proxy.start()
+    try:
+        via_proxy = target.set(port=proxy.port).render_as_string(hide_password=False)
+        app = await start_app(database_url=via_proxy)
+        a, b = await open_client(app, "a"), await open_client(app, "b")
+        await a.guest()
+        await b.guest()
+        game = await start_game(a, b)
+        await game.play("a1b2")
+        await proxy.cut()
+        refused = await game.second.request("move", {"game": game.id, "ply": 2, "move": "a5a2"})
+        assert refused["t"] == "error" and refused["d"]["code"] == "move_not_saved"
+        assert "database is unavailable" in refused["d"]["message"]
+        assert refused["d"]["state"]["ply"] == 1
+        assert await http_status(app, "/healthz") == 503
+        await proxy.restore()
+        await game.play("a5a2")  # the same move, accepted now
+        assert await http_status(app, "/healthz") == 200
+        stored = await app.store.get_game(game.id)
+        assert stored is not None and [m.uci for m in stored.moves] == ["a1b2", "a5a2"]
+        # The end of a game during an outage is announced at once and stored once it is back.
+        await proxy.cut()
+        await game.first.ok("resign", {"game": game.id})
+        assert (await game.end())["d"]["termination"] == "resignation"
+        await asyncio.sleep(0.3)  # a few failed attempts
+        await proxy.restore()
+        for _ in range(300):
+            stored = await app.store.get_game(game.id)
+            if stored is not None and stored.status == "finished":
+                break
+            await asyncio.sleep(0.02)
+        assert stored is not None and stored.status == "finished"
+        assert (stored.result, stored.termination) == ("0-1", "resignation")
+    finally:
+        await proxy.cut()
+        await drop_pg_database(database)
+
+
+async def http_status(app: App, path: str) -> int:
+    def fetch() -> int:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{app.port}{path}", timeout=10) as r:
+                return int(r.status)
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    return await asyncio.to_thread(fetch)
+
+
+async def test_finished_games_can_be_reviewed_over_http_and_the_websocket(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    app = await start_app()
+    a, b = await open_client(app), await open_client(app)
+    await a.guest()
+    await b.guest()
+    game = await start_game(a, b)
+    for uci in MATE_IN_4:
+        await game.play(uci)
+    await game.end()
+
+    def fetch(path: str) -> tuple[int, bytes]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{app.port}{path}", timeout=10) as r:
+            return int(r.status), r.read()
+
+    for _ in range(200):
+        status, body = await asyncio.to_thread(fetch, f"/api/games/{game.id}")
+        if json.loads(body)["status"] == "finished":
+            break
+        await asyncio.sleep(0.01)
+    shown = json.loads(body)
+    assert status == 200 and [m["uci"] for m in shown["moves"]] == MATE_IN_4
+    status, usi = await asyncio.to_thread(fetch, f"/api/games/{game.id}.usi")
+    assert status == 200 and usi.startswith(b"position sfen")
+    # Over the websocket, without logging in.
+    viewer = await open_client(app)
+    review = await viewer.request("review", {"game": game.id, "ply": 4})
+    assert review["t"] == "review" and review["d"]["position"]["ply"] == 4
+    listing = await viewer.request("games", {"limit": 5})
+    assert [g["id"] for g in listing["d"]["games"]] == [game.id]
+
+
+async def test_python_dash_m_server_runs_with_defaults_and_stops_on_sigterm(
+    tmp_path: Path,
+) -> None:
+    """No configuration but a free port: embedded SQLite in ./data, migrated at start."""
+    env = {
+        **os.environ,
+        "HUB_PORT": "0",
+        "HUB_NODE_ID": "proc-node",
+        "HUB_ARGON2_TIME_COST": "1",
+        "HUB_ARGON2_MEMORY_KIB": "8",
+        "HUB_ARGON2_PARALLELISM": "1",
+        "PYTHONPATH": str(ROOT),
+    }
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "server",
+        cwd=tmp_path,
+        env=env,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stderr is not None
+    try:
+        port = None
+        lines: list[str] = []
+        while port is None:
+            line = (await asyncio.wait_for(process.stderr.readline(), 60)).decode()
+            assert line, "".join(lines)
+            lines.append(line)
+            found = re.search(r"listening on ws://127\.0\.0\.1:(\d+)/ws", line)
+            if found:
+                port = int(found.group(1))
+        assert (tmp_path / "data" / "hub.sqlite3").exists()
+        client = await Client.open(f"ws://127.0.0.1:{port}/ws")
+        await client.register("Process")
+        process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(client.ws.wait_closed(), 10)
+        assert client.ws.close_code == 1001  # going away
+        assert await asyncio.wait_for(process.wait(), 30) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def test_settings_reach_the_websocket_server(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    app = await start_app(ws_path="/hub", send_queue_limit=5)
+    assert app.url.endswith("/hub")
+    client = await open_client(app)
+    assert (await client.guest())["t"] == "welcome"
+    await wait_for(lambda: app.driver.connections == 1)
+

@@ -1,0 +1,323 @@
+"""A websocket test client for the hub and helpers to play games through the real server."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import random
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import asyncpg
+from sqlalchemy.engine import make_url
+from websockets.asyncio.client import ClientConnection, connect
+
+from server.app import App
+from server.config import Settings
+
+PG_URL = os.environ.get(
+    "VARIANT_HUB_TEST_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
+)
+
+FAST_AUTH = {"argon2_time_cost": 1, "argon2_memory_kib": 8, "argon2_parallelism": 1}
+
+StartApp = Callable[..., Awaitable[App]]
+OpenClient = Callable[..., Awaitable["Client"]]
+
+
+def pg_dsn(url: str = PG_URL) -> str:
+    """The asyncpg DSN of a SQLAlchemy URL."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+async def create_pg_database() -> str:
+    """A new, empty PostgreSQL database; returns its SQLAlchemy URL."""
+    name = f"transport_test_{uuid.uuid4().hex[:16]}"
+    connection = await asyncpg.connect(pg_dsn())
+    try:
+        await connection.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await connection.close()
+    return make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
+
+
+async def drop_pg_database(url: str) -> None:
+    name = make_url(url).database
+    connection = await asyncpg.connect(pg_dsn())
+    try:
+        await connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await connection.close()
+
+
+def settings_for(database_url: str, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "port": 0,
+        "node_id": "test-node",
+        "database_url": database_url,
+        "log_level": "WARNING",
+        **FAST_AUTH,
+    }
+    values.update(overrides)
+    return Settings(**values)
+
+
+Msg = dict[str, Any]
+TIMEOUT = 10.0
+MINI_FISCHER = {"kind": "fischer", "base_s": 60, "inc_s": 0}
+
+
+class Client:
+    """One websocket client: sends frames with ack ids, reads messages, keeps the ones it skipped.
+
+    ``seen`` records every message received, in order (observers' streams are compared on it).
+    """
+
+    _acks = itertools.count(1)
+
+    def __init__(self, ws: ClientConnection, name: str = "") -> None:
+        self.ws = ws
+        self.name = name
+        self.backlog: list[Msg] = []
+        self.seen: list[Msg] = []
+        self.player: Msg | None = None
+        self.token: str | None = None
+        self.hello: Msg | None = None
+
+    @classmethod
+    async def open(cls, url: str, name: str = "", **kwargs: Any) -> Client:
+        return cls(await connect(url, **kwargs), name)
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+    # --- sending ------------------------------------------------------------------------------
+
+    async def send(self, t: str, d: dict[str, Any] | None = None, ack: Any = None) -> None:
+        frame: dict[str, Any] = {"t": t}
+        if d is not None:
+            frame["d"] = d
+        if ack is not None:
+            frame["a"] = ack
+        await self.ws.send(json.dumps(frame))
+
+    async def request(self, t: str, d: dict[str, Any] | None = None) -> Msg:
+        """Send with a fresh ack id; return the answer carrying it (``ack``, ``error`` …)."""
+        ack = next(self._acks)
+        await self.send(t, d, ack)
+        return await self.next(lambda m: m.get("a") == ack)
+
+    async def ok(self, t: str, d: dict[str, Any] | None = None) -> Msg:
+        """:meth:`request` that must be answered positively; returns the answer's payload."""
+        answer = await self.request(t, d)
+        assert answer["t"] != "error", f"{self.name}: {t} {d} refused: {answer}"
+        data: Msg = answer["d"]
+        return data
+
+    # --- receiving ----------------------------------------------------------------------------
+
+    async def recv(self, timeout: float = TIMEOUT) -> Msg:
+        raw = await asyncio.wait_for(self.ws.recv(), timeout)
+        message: Msg = json.loads(raw)
+        self.seen.append(message)
+        return message
+
+    async def next(
+        self,
+        match: str | Callable[[Msg], bool] | None = None,
+        timeout: float = TIMEOUT,
+    ) -> Msg:
+        """The first message (skipped ones first) of type ``match`` or satisfying it."""
+        if match is None:
+            test: Callable[[Msg], bool] = lambda m: True  # noqa: E731
+        elif isinstance(match, str):
+            test = lambda m: m["t"] == match  # noqa: E731
+        else:
+            test = match
+        for index, message in enumerate(self.backlog):
+            if test(message):
+                del self.backlog[index]
+                return message
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            message = await self.recv(max(0.01, deadline - loop.time()))
+            if test(message):
+                return message
+            self.backlog.append(message)
+
+    async def quiet(self, seconds: float = 0.2) -> list[Msg]:
+        """Everything that arrives within ``seconds`` (added to nothing: returned)."""
+        got: list[Msg] = []
+        try:
+            while True:
+                got.append(await self.recv(seconds))
+        except TimeoutError:
+            return got
+
+    def drop_backlog(self) -> None:
+        self.backlog.clear()
+
+    # --- identity -----------------------------------------------------------------------------
+
+    async def _identify(self, t: str, d: dict[str, Any] | None) -> Msg:
+        answer = await self.request(t, d)
+        if answer["t"] == "welcome":
+            self.player = answer["d"]["player"]
+            self.token = answer["d"]["token"]
+            self.hello = await self.next("hello")
+        return answer
+
+    async def guest(self) -> Msg:
+        return await self._identify("guest", None)
+
+    async def register(self, name: str, password: str = "correct horse") -> Msg:
+        return await self._identify("register", {"name": name, "password": password})
+
+    async def login(self, name: str, password: str = "correct horse") -> Msg:
+        return await self._identify("login", {"name": name, "password": password})
+
+    async def resume(self, token: str) -> Msg:
+        return await self._identify("resume", {"token": token})
+
+
+class Game:
+    """Two connected players of one started game, seen through their clients."""
+
+    def __init__(self, game_id: str, first: Client, second: Client, snapshot: Msg) -> None:
+        self.id = game_id
+        self.first = first
+        self.second = second
+        self.legal: list[str] = snapshot["d"]["legal"]
+        self.turn: str = snapshot["d"]["turn"]
+        self.ply: int = snapshot["d"]["ply"]
+        self.fen: str = snapshot["d"]["fen"]
+        self.version: int = snapshot["v"]
+        self.ended: Msg | None = None
+
+    def mover(self) -> Client:
+        return self.first if self.turn == "first" else self.second
+
+    def other(self, client: Client) -> Client:
+        return self.second if client is self.first else self.first
+
+    async def play(self, uci: str) -> Msg:
+        """The side to move plays ``uci``; waits for the ack and both players' ``move`` event."""
+        mover = self.mover()
+        ply = self.ply + 1
+        ack = await mover.ok("move", {"game": self.id, "ply": ply, "move": uci})
+        assert ack == {"game": self.id, "ply": ply}
+        event = await mover.next(lambda m: m["t"] == "move" and m["d"]["ply"] == ply)
+        seen = await self.other(mover).next(lambda m: m["t"] == "move" and m["d"]["ply"] == ply)
+        assert seen == event
+        self.legal, self.turn, self.ply = event["d"]["legal"], event["d"]["turn"], ply
+        self.fen = event["d"]["fen"]
+        self.version = event["v"]
+        return event
+
+    async def end(self) -> Msg:
+        """Both players' ``end`` event (they must be equal)."""
+        first = await self.first.next("end")
+        second = await self.second.next("end")
+        assert first == second
+        self.ended = first
+        return first
+
+
+async def start_game(
+    seeker: Client,
+    accepter: Client,
+    variant: str = "minishogi",
+    tc: dict[str, Any] | None = None,
+    **seek: Any,
+) -> Game:
+    """``seeker`` seeks, ``accepter`` plays the seek; returns the started game."""
+    answer = await seeker.ok("seek", {"variant": variant, "tc": tc or MINI_FISCHER, **seek})
+    accepted = await accepter.ok("play", {"id": answer["seek"]})
+    game_id = accepted["game"]
+    sides: dict[str, Client] = {}
+    snapshots: list[Msg] = []
+    for client in (seeker, accepter):
+        start = await client.next(lambda m: m["t"] == "game_start" and m["d"]["game"] == game_id)
+        sides[start["d"]["side"]] = client
+        snapshots.append(
+            await client.next(lambda m: m["t"] == "game" and m["d"]["game"] == game_id)
+        )
+    assert snapshots[0]["d"]["fen"] == snapshots[1]["d"]["fen"]
+    return Game(game_id, sides["first"], sides["second"], snapshots[0])
+
+
+async def play_random(game: Game, rng: random.Random, max_plies: int) -> Msg | None:
+    """Random legal moves (from the server's ``legal`` lists) until the game ends or
+    ``max_plies`` moves; returns the ``end`` event if the game ended on the board."""
+    for _ in range(max_plies):
+        event = await game.play(rng.choice(game.legal))
+        if not event["d"]["legal"]:
+            return await game.end()
+    return None
+
+
+async def wait_for(condition: Callable[[], bool], timeout: float = TIMEOUT) -> None:
+    """Poll ``condition`` until it holds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.01)
+
+
+class TcpProxy:
+    """Forwards TCP connections to a target; :meth:`cut` drops them all and refuses new ones
+    until :meth:`restore` (a database outage, without touching the shared database server)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.target = (host, port)
+        self.port = 0
+        self._server: asyncio.Server | None = None
+        self._pipes: set[asyncio.Task[None]] = set()
+        self._writers: set[asyncio.StreamWriter] = set()
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._accept, "127.0.0.1", self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def cut(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None
+        for writer in list(self._writers):
+            writer.transport.abort()
+        for pipe in list(self._pipes):
+            pipe.cancel()
+        await asyncio.gather(*self._pipes, return_exceptions=True)
+
+    async def restore(self) -> None:
+        await self.start()
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection(*self.target)
+        except OSError:
+            writer.transport.abort()
+            return
+        self._writers |= {writer, up_writer}
+        for source, sink in ((reader, up_writer), (up_reader, writer)):
+            task = asyncio.get_running_loop().create_task(self._pipe(source, sink))
+            self._pipes.add(task)
+            task.add_done_callback(self._pipes.discard)
+
+    async def _pipe(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+        try:
+            while data := await source.read(65536):
+                sink.write(data)
+                await sink.drain()
+        except (OSError, asyncio.CancelledError):
+            pass
+        finally:
+            sink.transport.abort()
+            self._writers.discard(sink)
