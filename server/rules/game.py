@@ -152,6 +152,7 @@ class Game:
             self._checks[side].append(self._checks[side][-1] + (1 if side == mover and check else 0))
         self._outcome.append(None)
         self._outcome[-1] = decide_outcome(self)
+        pos.forget_move_lists()  # history needs no move lists (see Position.forget_move_lists)
         return PlayedMove(uci, display, check, ply)
 
     def undo(self) -> None:
