@@ -219,10 +219,7 @@ class ClusterDriver(HubDriver):
         super().__init__(hub, FencedRecorder(recorder, self.ownership), None, clock)
         rng = rng or random.Random()
         # Unique seek and challenge ids across the cluster's hubs (see ID_BASE_BITS).
-        base = rng.randrange(1, 2**20) << ID_BASE_BITS
-        # The hub has no setting for it: set its counters directly (private attributes).
-        hub._seeks._last_id = base
-        hub._challenges._last_id = base
+        hub.set_id_base(rng.randrange(1, 2**20) << ID_BASE_BITS)
         self._presence_ttl = settings.presence_ttl_ms
         self.call_timeout_s = max(MIN_CALL_TIMEOUT_S, settings.lease_ttl_ms / 1000)
         self._locals: dict[ConnId, _Local] = {}
@@ -401,16 +398,18 @@ class ClusterDriver(HubDriver):
 
         :raises ValueError: the hub refuses it (see :meth:`Hub.restore_game`).
         """
+        first_version = int(time.time() * 1000) + 1
         self.call(
             lambda now: self.hub.restore_game(
-                game.game_id, game.terms, game.players, game.start_fen, game.moves, now
+                game.game_id,
+                game.terms,
+                game.players,
+                game.start_fen,
+                game.moves,
+                now,
+                first_version=first_version,
             )
         )
-        room = self.hub.room(game.game_id)
-        if room is not None:
-            # The hub has no setting for a log's first version: set it directly (private).
-            room.log._events.clear()
-            room.log._version = max(room.log.version, int(time.time() * 1000))
 
     # ============================================================ outgoing bus messages
 
@@ -969,9 +968,7 @@ class ClusterDriver(HubDriver):
             local = self._locals.get(call.conn)
             if local is not None and not local.closed and call.bounces < 1:
                 local.attached.discard(node_id)
-                self._forward(
-                    call.conn, local, node_id, call.command, call.lag, call.internal, 1
-                )
+                self._forward(call.conn, local, node_id, call.command, call.lag, call.internal, 1)
             return
         message = header.get("m")
         if not isinstance(message, dict):

@@ -1,6 +1,7 @@
 """The versioned event log of a game room.
 
-Every room event gets the next version ``v`` (1, 2, 3 …; monotonic per room). Some events are for
+Every room event gets the next version ``v`` (1, 2, 3 …; monotonic per room; a room resumed from
+another hub may start higher, see ``first_version``). Some events are for
 one audience only (players' chat for the players, spectators' chat for the others), so one viewer may
 see gaps in ``v``; gaps never mean loss. The log keeps the last ``capacity`` events so that a client
 that reconnects with the last version it saw can be sent what it missed; when the log no longer
@@ -41,15 +42,21 @@ class RoomEvent:
 class EventLog:
     """Bounded log of room events with versions."""
 
-    def __init__(self, capacity: int = 200) -> None:
+    def __init__(self, capacity: int = 200, first_version: int = 1) -> None:
+        """:param first_version: the version of the first event; later ones count up from it.
+
+        :raises ValueError: ``capacity`` or ``first_version`` is below 1.
+        """
         if capacity < 1:
             raise ValueError("capacity must be positive")
+        if first_version < 1:
+            raise ValueError("first_version must be positive")
         self._events: deque[RoomEvent] = deque(maxlen=capacity)
-        self._version = 0
+        self._version = first_version - 1
 
     @property
     def version(self) -> int:
-        """The version of the latest event (0 before the first)."""
+        """The version of the latest event (``first_version - 1`` before the first)."""
         return self._version
 
     def append(self, t: str, d: JsonObject, audience: Audience = Audience.EVERYONE) -> RoomEvent:

@@ -295,6 +295,8 @@ class Hub:
         start_fen: str,
         moves: Sequence[StoredMove],
         now_ms: int,
+        *,
+        first_version: int = 1,
     ) -> list[Effect]:
         """Take over an unfinished stored game (after a restart, or from a node that died).
 
@@ -302,9 +304,15 @@ class Hub:
         without a connection here start their absence countdown; the others are told with
         ``game_start`` and joined. See :meth:`GameRoom.restore` for the clocks.
 
+        :param first_version: the version ``v`` of the room's first event (later ones count up
+            from it). A driver resuming a game another hub ran gives one above every version
+            that hub can have issued, so that a client's pre-takeover version gets a snapshot,
+            never a replay of unrelated events with the same numbers.
         :raises ValueError: the game id is in use, a player is already playing here, the
-            variant is unknown or a stored move is illegal.
+            variant is unknown, a stored move is illegal or ``first_version`` is below 1.
         """
+        if first_version < 1:
+            raise ValueError(f"first_version must be at least 1, got {first_version}")
         if game_id in self._rooms:
             raise ValueError(f"game {game_id} is already running here")
         for player in players:
@@ -312,7 +320,14 @@ class Hub:
                 raise ValueError(f"{player.id} is already playing {self._playing[player.id]}")
         variant = get_variant(terms.variant)
         room = GameRoom(
-            game_id, variant, terms, players, start_fen, self._new_token, self.config.room
+            game_id,
+            variant,
+            terms,
+            players,
+            start_fen,
+            self._new_token,
+            self.config.room,
+            first_version=first_version,
         )
         out: list[Effect] = room.restore(moves, now_ms)
         self._rooms[game_id] = room
@@ -322,6 +337,21 @@ class Hub:
             self._announce_start(room, now_ms, out)
         self._after_room(room, now_ms, out)
         return out
+
+    def set_id_base(self, base: int) -> None:
+        """Number new seeks and challenges ``base + 1``, ``base + 2`` … (the default base is 0).
+
+        Hubs that share one lobby (the nodes of a cluster) each take a distinct base, far enough
+        apart that no hub reaches another's, so that a seek or challenge id names one thing
+        across all of them. Call it before the hub issues any id.
+
+        :raises ValueError: ``base`` is negative, or a seek or challenge id was issued already.
+        """
+        counters = (self._seeks.ids, self._challenges.ids)
+        if any(ids.issued for ids in counters):
+            raise ValueError("the id base cannot change once seek or challenge ids were issued")
+        for ids in counters:
+            ids.set_base(base)
 
     def set_rating(self, player_id: PlayerId, pool: RatingKey, rating: Rating) -> None:
         """Record a player's new rating in ``pool`` (``(variant, speed)`` or ``variant``), e.g.

@@ -5,6 +5,11 @@ same variant, time control and rated-ness, have compatible colours (not both ``f
 ``second``), each player's rating lies inside the other's rating range (a missing range accepts
 everyone), and neither is manual. A manual seek is never paired automatically: someone must
 ``play`` it, which sends its owner a challenge to accept or decline.
+
+Ids: each book numbers its seeks (challenges) ``id_base + 1``, ``id_base + 2`` … with an
+:class:`IdCounter`. The base is 0 unless the driver sets another before the first id (see
+:meth:`server.hub.hub.Hub.set_id_base`): hubs that share one lobby, the nodes of a cluster, take
+distinct bases so that their ids never collide.
 """
 
 from __future__ import annotations
@@ -116,17 +121,51 @@ def seeks_fit(a: Seek, b: Seek) -> bool:
     )
 
 
+class IdCounter:
+    """Ids ``base + 1``, ``base + 2`` … (``base`` is 0 unless :meth:`set_base` changes it)."""
+
+    def __init__(self, base: int = 0) -> None:
+        self._base = 0
+        self._last = 0
+        self.set_base(base)
+
+    @property
+    def base(self) -> int:
+        return self._base
+
+    @property
+    def issued(self) -> bool:
+        """Whether an id was issued already."""
+        return self._last != self._base
+
+    def set_base(self, base: int) -> None:
+        """Number the next ids from ``base + 1`` on.
+
+        :raises ValueError: ``base`` is negative, or an id was issued already (a new base
+            could repeat it).
+        """
+        if base < 0:
+            raise ValueError(f"id base must not be negative, got {base}")
+        if self.issued:
+            raise ValueError("the id base cannot change once ids were issued")
+        self._base = self._last = base
+
+    def next(self) -> int:
+        self._last += 1
+        return self._last
+
+
 class SeekBook:
     """Open seeks in posting order, at most ``limit_per_player`` per player."""
 
     def __init__(self, limit_per_player: int = 3) -> None:
         self.limit_per_player = limit_per_player
+        self.ids = IdCounter()
+        """Numbers new ids (see the module docstring)."""
         self._seeks: dict[int, Seek] = {}
-        self._last_id = 0
 
     def new_id(self) -> int:
-        self._last_id += 1
-        return self._last_id
+        return self.ids.next()
 
     def __len__(self) -> int:
         return len(self._seeks)
@@ -200,12 +239,12 @@ class ChallengeBook:
 
     def __init__(self, limit_per_sender: int = 3) -> None:
         self.limit_per_sender = limit_per_sender
+        self.ids = IdCounter()
+        """Numbers new ids (see the module docstring)."""
         self._challenges: dict[int, Challenge] = {}
-        self._last_id = 0
 
     def new_id(self) -> int:
-        self._last_id += 1
-        return self._last_id
+        return self.ids.next()
 
     def __len__(self) -> int:
         return len(self._challenges)

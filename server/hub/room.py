@@ -120,11 +120,13 @@ class GameRoom:
     start_fen: str
     new_token: Callable[[], int]
     settings: RoomSettings = field(default_factory=RoomSettings)
+    first_version: int = 1
+    """The version of the room's first event (see :meth:`~server.hub.hub.Hub.restore_game`)."""
 
     def __post_init__(self) -> None:
         self.game = Game(self.variant, self.start_fen)
         self.clock = GameClock(self.terms.control)
-        self.log = EventLog(self.settings.event_log_capacity)
+        self.log = EventLog(self.settings.event_log_capacity, self.first_version)
         self.status = "created"
         self.records: list[MoveRecord] = []
         self.members: dict[ConnId, int | None] = {}
