@@ -38,6 +38,7 @@ from server.store.errors import (
     UnknownGameError,
     UnknownPlayerError,
 )
+from server.store.pg_moves import PgMoveAppender
 from server.store.records import (
     FIRST_PLAYER_SCORE,
     GameInfo,
@@ -110,9 +111,11 @@ class Store:
     schema must exist: see :mod:`server.store.migrate`.
     """
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, *, moves: PgMoveAppender | None = None) -> None:
         self._engine = engine
         self._dialect = engine.dialect.name
+        # PostgreSQL: batches of moves skip SQLAlchemy (see server.store.pg_moves).
+        self._moves = moves
 
     @classmethod
     def from_url(
@@ -128,9 +131,13 @@ class Store:
         See :func:`server.store.engine.create_engine` for the parameters.
         Connecting is lazy: an unreachable database shows at the first call.
         """
-        return cls(
-            create_engine(url, schema=schema, pool_size=pool_size, connect_timeout=connect_timeout)
+        engine = create_engine(
+            url, schema=schema, pool_size=pool_size, connect_timeout=connect_timeout
         )
+        moves = None
+        if engine.dialect.name == "postgresql":
+            moves = PgMoveAppender(url, schema=schema, connect_timeout=connect_timeout)
+        return cls(engine, moves=moves)
 
     @property
     def engine(self) -> AsyncEngine:
@@ -138,6 +145,8 @@ class Store:
 
     async def close(self) -> None:
         """Close all pooled connections."""
+        if self._moves is not None:
+            await self._moves.close()
         await self._engine.dispose()
 
     async def __aenter__(self) -> Self:
@@ -634,6 +643,9 @@ class Store:
             so :class:`~server.store.writer.MoveWriter` retries row by row.
         """
         if not moves:
+            return
+        if self._moves is not None:
+            await self._moves.append_moves(moves)
             return
         async with self._transaction(write=True) as connection:
             await connection.execute(insert(game_moves), [_move_values(m) for m in moves])
