@@ -55,6 +55,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import asyncpg  # noqa: E402
+from commit_echo import commit_echo_main  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.asyncio.server import ServerConnection, serve  # noqa: E402
@@ -155,10 +156,14 @@ def _raise_limit_in_child() -> None:
     raise_fd_limit()
 
 
-async def start_echo() -> Process:
+async def start_echo(commit_to: str | None = None) -> Process:
+    """The bare echo, or with ``commit_to`` (a database URL) the commit echo."""
     port = free_port()
+    command = [sys.executable, __file__, "--echo-server", str(port)]
+    if commit_to is not None:
+        command = [sys.executable, __file__, "--commit-echo-server", str(port), commit_to]
     popen = subprocess.Popen(
-        [sys.executable, __file__, "--echo-server", str(port)],
+        command,
         stdout=subprocess.PIPE,
         preexec_fn=_raise_limit_in_child,
     )
@@ -435,11 +440,23 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
         profile = f"{args.profile_hub}.{backend}" if args.profile_hub else None
         hub = await start_hub(database_url, Path(workdir), profile)
         echo = await start_echo()
+        # The commit echo writes to the hub's PostgreSQL database, or to a SQLite file of its
+        # own next to the hub's (SQLite has one writer per file).
+        commit_url = database_url
+        if backend == "sqlite":
+            commit_url = f"sqlite+aiosqlite:///{Path(workdir) / 'echo.sqlite3'}"
+        commit_echo = await start_echo(commit_url)
         try:
             print(f"\n== {backend}: hub pid {hub.popen.pid}, echo pid {echo.popen.pid}")
             for games in args.games:
                 echo_rtts = await echo_round_trips(
                     f"ws://127.0.0.1:{echo.port}", 2 * games, min(args.seconds, 10), args.think_ms
+                )
+                commit_rtts = await echo_round_trips(
+                    f"ws://127.0.0.1:{commit_echo.port}",
+                    2 * games,
+                    min(args.seconds, 10),
+                    args.think_ms,
                 )
                 gc.collect()  # the clients' own full collection, outside any measurement
                 ramp_s = args.ramp_s if args.ramp_s is not None else max(1.0, games / 100)
@@ -450,6 +467,9 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
                     f"{backend:10} games={games:5} think={args.think_ms:g}ms "
                     f"move rtt p50={percentile(stats.rtts_ms, 0.5):.2f}ms p99={percentile(stats.rtts_ms, 0.99):.2f}ms "
                     f"| echo p50={percentile(echo_rtts, 0.5):.2f}ms p99={percentile(echo_rtts, 0.99):.2f}ms "
+                    f"| commit echo p50={percentile(commit_rtts, 0.5):.2f}ms "
+                    f"p99={percentile(commit_rtts, 0.99):.2f}ms "
+                    f"(move p50 = {percentile(stats.rtts_ms, 0.5) / percentile(commit_rtts, 0.5):.1f}x) "
                     f"| {stats.moves_per_s:.0f} moves/s, {stats.moves} moves, {stats.games} games, "
                     f"cpu hub {100 * stats.hub_cpu:.0f}% "
                     f"({1000 * stats.hub_cpu / max(stats.moves_per_s, 1e-9):.2f} ms/move) "
@@ -466,6 +486,7 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
         finally:
             hub.stop()
             echo.stop()
+            commit_echo.stop()
             if backend == "postgresql":
                 await drop_pg_database(database_url)
 
@@ -489,9 +510,14 @@ async def main() -> None:
     )
     parser.add_argument("--profile-hub", help="run the hub under cProfile, writing FILE.<backend>")
     parser.add_argument("--echo-server", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--commit-echo-server", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo_server:
         await echo_main(args.echo_server)
+        return
+    if args.commit_echo_server:
+        port, database_url = args.commit_echo_server
+        await commit_echo_main(int(port), database_url)
         return
     limit = raise_fd_limit()
     # The clients are the measuring instrument: a pause of their own would be timed as the

@@ -1,0 +1,66 @@
+"""The commit echo: the floor of a move's round trip when a move is acknowledged only after its
+commit (issue 6), for ``bench_load.py``.
+
+A websocket echo (the hub's websocket settings) that, before echoing a frame, stores one move
+row through the server's own write path — :class:`~server.store.Store` and
+:class:`~server.store.writer.MoveWriter`, configured as :mod:`server.app` configures them
+(PostgreSQL: asyncpg straight, two flushers; SQLite: one connection, one flusher) — and waits
+for its commit. Each connection gets a game row of its own when it opens; frame *n* becomes ply
+*n*. What it leaves out is exactly the hub: parsing the command, the rules engine, clocks, the
+room, building and encoding the events.
+
+Run by ``bench_load.py`` as ``--commit-echo-server PORT DATABASE_URL``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+
+from sqlalchemy.engine import make_url
+from websockets.asyncio.server import ServerConnection, serve
+
+from server.config import Settings
+from server.store import MoveRecord, Store, TimeControl
+from server.store.migrate import upgrade_to_head
+from server.store.writer import MoveWriter
+
+DEFAULTS = Settings()
+
+
+async def commit_echo_main(port: int, database_url: str) -> None:
+    sqlite = make_url(database_url).get_backend_name() == "sqlite"
+    await upgrade_to_head(database_url)
+    async with (
+        Store.from_url(database_url, pool_size=1 if sqlite else 2) as store,
+        MoveWriter(store, flushers=1 if sqlite else 2) as writer,
+    ):
+
+        async def echo(ws: ServerConnection) -> None:
+            game_id = await store.create_game(
+                variant="minishogi",
+                start_fen="rbsgk/4p/5/P4/KGSBR[-] w 0 1",
+                time_control=TimeControl("fischer", 3_600_000),
+                first_name="echo",
+                second_name="echo",
+            )
+            ply = 0
+            async for message in ws:
+                ply += 1
+                await writer.append(MoveRecord(game_id, ply, "a1a2", "K-4d", 3_600_000, 0))
+                await ws.send(message)
+
+        async with serve(
+            echo,
+            "127.0.0.1",
+            port,
+            compression=None,
+            max_size=DEFAULTS.max_frame_bytes,
+            ping_interval=DEFAULTS.ping_interval_s,
+            ping_timeout=DEFAULTS.ping_timeout_s,
+        ) as server:
+            stop = asyncio.Event()
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+            print("ready", flush=True)
+            await stop.wait()
+            server.close()
