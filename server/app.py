@@ -175,8 +175,8 @@ class StoreRecorder:
                 None if record.second.guest else store_player_id(record.second.player_id)
             ),
             rated=record.rated,
+            started=True,  # the hub creates a game when it starts: one commit
         )
-        await self._store.start_game(record.game_id)
         self._games[record.game_id] = (record.variant, control.speed, control.kind == "byoyomi")
 
     def remember(self, game: StoredGame) -> None:

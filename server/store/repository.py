@@ -381,11 +381,14 @@ class Store:
         second_player_id: int | None = None,
         rated: bool = False,
         game_id: str | None = None,
+        started: bool = False,
     ) -> str:
         """Store a new game (status ``created``) and return its id.
 
         A random id is drawn unless *game_id* is given. Guests have no player
         id; only games between two different registered players can be rated.
+        With *started* the game is stored already started (as :meth:`start_game`
+        would mark it), in the same transaction: one commit instead of two.
 
         :raises ValueError: for malformed arguments or a rated game with a guest.
         :raises UnknownPlayerError: if a player id does not exist.
@@ -420,6 +423,9 @@ class Store:
             "status": "created",
             "created_at": utc_now(),
         }
+        if started:
+            values["status"] = "started"
+            values["started_at"] = values["created_at"]
         for _ in range(_ID_ATTEMPTS):
             values["id"] = game_id or new_game_id()
             try:

@@ -130,6 +130,24 @@ def test_bad_time_controls(arguments: tuple[str, int, int, int, int]) -> None:
         TimeControl(*arguments)  # type: ignore[arg-type]
 
 
+async def test_a_game_can_be_stored_already_started_in_one_commit(store: Store) -> None:
+    game_id = await store.create_game(
+        variant="minishogi",
+        start_fen="rbsgk/4p/5/P4/KGSBR[-] w 0 1",
+        time_control=TimeControl("fischer", 60_000),
+        first_name="a",
+        second_name="b",
+        started=True,
+    )
+    game = await store.get_game(game_id)
+    assert game is not None and game.status == "started"
+    assert game.started_at == game.created_at
+    with pytest.raises(GameStateError):
+        await store.start_game(game_id)
+    await store.append_move(MoveRecord(game_id, 1, "a1b2", "K-4d", 60_000, 0))
+    assert await store.finish_game(game_id, "0-1", "resignation") is None
+
+
 async def test_lifecycle(store: Store, make_game: MakeGame) -> None:
     game_id = await make_game(start=False)
     await store.start_game(game_id)
