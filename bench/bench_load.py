@@ -256,6 +256,8 @@ async def login_guest(ws: ClientConnection) -> None:
 @dataclass
 class Stats:
     rtts_ms: list[float] = field(default_factory=list)
+    slow: list[tuple[float, float]] = field(default_factory=list)
+    """(seconds into the measurement, round trip ms) of the round trips over 20 ms."""
     moves: int = 0
     games: int = 0
     errors: dict[str, int] = field(default_factory=dict)
@@ -284,6 +286,7 @@ class Player:
         self.stats = stats
         self.ack = 0
         self.measure_from = 0.0
+        self.until = 0.0
 
     async def send(self, t: str, d: dict[str, Any]) -> int:
         self.ack += 1
@@ -291,7 +294,7 @@ class Player:
         return self.ack
 
     async def run(self, start_at: float, measure_from: float, until: float) -> None:
-        self.measure_from = measure_from
+        self.measure_from, self.until = measure_from, until
         await asyncio.sleep(max(0.0, start_at - time.monotonic()))
         while time.monotonic() < until:
             await self.send("seek", {"variant": "minishogi", "tc": TC})
@@ -318,9 +321,14 @@ class Player:
                 else:
                     continue
             elif t == "ack" and sent_at is not None and d.get("ply") == my_move_ply:
-                if time.monotonic() >= self.measure_from:  # after the ramp-up and warm-up
-                    self.stats.rtts_ms.append((time.perf_counter() - sent_at) * 1000)
+                # After the ramp-up and warm-up, and before every player resigns at once (the
+                # end of the run: a burst of 1,000 game endings that no real server sees).
+                if self.measure_from <= time.monotonic() < self.until:
+                    rtt = (time.perf_counter() - sent_at) * 1000
+                    self.stats.rtts_ms.append(rtt)
                     self.stats.moves += 1
+                    if rtt > 20:
+                        self.stats.slow.append((time.monotonic() - self.measure_from, rtt))
                 sent_at = None
                 continue
             elif t in ("game", "move") and d.get("game") == game:
@@ -480,6 +488,18 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
                     f"| rss/conn {per_conn:.1f} KiB | errors {stats.errors or 'none'}",
                     flush=True,
                 )
+                if stats.slow:
+                    # When the slow round trips happened: one stall, or spread over the run?
+                    by_second: dict[int, int] = {}
+                    for at, _ in stats.slow:
+                        by_second[int(at)] = by_second.get(int(at), 0) + 1
+                    busiest = sorted(by_second.items(), key=lambda item: -item[1])[:8]
+                    print(
+                        f"{'':10} {len(stats.slow)} round trips over 20 ms in "
+                        f"{len(by_second)} of {int(args.seconds)} seconds; busiest (second: count) "
+                        + ", ".join(f"{sec}: {count}" for sec, count in sorted(busiest)),
+                        flush=True,
+                    )
             if args.idle:
                 per_idle = await run_idle(hub, args.idle)
                 print(
