@@ -235,7 +235,8 @@ async def open_many(
     for start in range(0, count, batch):
         opened = await asyncio.gather(
             *(
-                connect(url, compression=None, max_size=None, open_timeout=60)
+                # No client pings, like browsers: the server's keepalive is what is measured.
+                connect(url, compression=None, max_size=None, open_timeout=60, ping_interval=None)
                 for _ in range(min(batch, count - start))
             )
         )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import socket
 from dataclasses import dataclass
 from typing import Any
@@ -87,6 +88,23 @@ class TransportLimits:
             settings.rate_limit_per_s,
             settings.rate_limit_burst,
         )
+
+
+class JitteredConnection(ServerConnection):
+    """A server connection whose keepalive pings start after a random fraction of the interval.
+
+    websockets pings every ``ping_interval`` seconds from the moment a connection opens, so
+    connections that open together — every client reconnecting after a restart, a deploy or a
+    network blip — ping together for as long as they live: 2,000 pings and pongs in one burst
+    every 20 s stalled the event loop for tens of milliseconds (docs/benchmarks.md, "Load").
+    Waiting a random part of one interval first spreads them out; a dead peer is still noticed,
+    within two intervals plus the ping timeout instead of one.
+    """
+
+    async def keepalive(self) -> None:
+        assert self.ping_interval is not None
+        await asyncio.sleep(random.uniform(0, self.ping_interval))
+        await super().keepalive()
 
 
 class ClientConnection:
@@ -298,6 +316,7 @@ class TransportServer:
             max_size=settings.max_frame_bytes,
             ping_interval=settings.ping_interval_s,
             ping_timeout=settings.ping_timeout_s,
+            create_connection=JitteredConnection,
             close_timeout=CLOSE_GRACE_S,
             write_limit=WRITE_LIMIT,
         )
