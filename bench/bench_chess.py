@@ -101,7 +101,16 @@ def engine_check(sequences: list[tuple[str, list[str]]]) -> Callable[[], int]:
 
     def run() -> int:
         for pos, uci in prepared:
-            fresh = Position(WILD, pos.board, pos.hands, pos.turn, pos.castling, pos.ep, pos.halfmove, pos.fullmove)
+            fresh = Position(
+                WILD,
+                pos.board,
+                pos.hands,
+                pos.turn,
+                pos.castling,
+                pos.ep,
+                pos.halfmove,
+                pos.fullmove,
+            )
             fresh.play(fresh.move_from_uci(uci))
         return len(prepared)
 
@@ -202,7 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     fens = positions(args.seed)
     sequences = play_sequences(fens, args.seed, args.plies)
     moves = sum(len(m) for _, m in sequences)
-    print(f"wildcastle (kings on e): {len(fens)} positions, {moves} timed moves, perft depth {args.depth}")
+    print(
+        f"wildcastle (kings on e): {len(fens)} positions, {moves} timed moves, perft depth {args.depth}"
+    )
     print("| measure | engine | python-chess | engine / python-chess |")
     print("|---|---:|---:|---:|")
     for label, ours, theirs in (

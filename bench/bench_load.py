@@ -55,20 +55,18 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import asyncpg  # noqa: E402
-from commit_echo import commit_echo_main  # noqa: E402
+from commit_echo import commit_echo_main, serve_until_sigterm  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
-from websockets.asyncio.server import ServerConnection, serve  # noqa: E402
+from websockets.asyncio.server import ServerConnection  # noqa: E402
 
 from server.app import TIMED_GC_THRESHOLDS  # noqa: E402
-from server.config import Settings  # noqa: E402
 from server.transport.codec import JSON_LIBRARY, decode  # noqa: E402
 
 PG_URL = os.environ.get(
     "VARIANT_HUB_TEST_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 )
 TC = {"kind": "fischer", "base_s": 3600, "inc_s": 0}
-DEFAULTS = Settings()
 
 
 def raise_fd_limit() -> int:
@@ -118,21 +116,7 @@ async def echo_main(port: int) -> None:
         async for message in ws:
             await ws.send(message)
 
-    async with serve(
-        echo,
-        "127.0.0.1",
-        port,
-        compression=None,
-        max_size=DEFAULTS.max_frame_bytes,
-        ping_interval=DEFAULTS.ping_interval_s,
-        ping_timeout=DEFAULTS.ping_timeout_s,
-    ) as server:
-        loop = asyncio.get_running_loop()
-        stop = asyncio.Event()
-        loop.add_signal_handler(signal.SIGTERM, stop.set)
-        print("ready", flush=True)
-        await stop.wait()
-        server.close()
+    await serve_until_sigterm(echo, port)
 
 
 # ------------------------------------------------------------------ processes

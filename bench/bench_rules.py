@@ -82,7 +82,9 @@ def random_games(name: str, games: int, seed: int) -> list[tuple[str, list[str]]
     return out
 
 
-def time_moves(name: str, games: list[tuple[str, list[str]]], samples: int) -> tuple[float, float, float | None, list[str]]:
+def time_moves(
+    name: str, games: list[tuple[str, list[str]]], samples: int
+) -> tuple[float, float, float | None, list[str]]:
     """Mean µs of ``Game.play``, of ``Game.legal_moves`` after it, and of one
     ``pyffish.legal_moves`` call (None if FSF lacks the variant); the FENs met.
 
@@ -127,7 +129,12 @@ def time_moves(name: str, games: list[tuple[str, list[str]]], samples: int) -> t
             legal_ns += clock() - t0
     plies = max(1, total)
     ffish_us = ffish_ns / ffish_calls / 1000 if ffish_calls else None
-    return play_ns / plies / 1000, legal_ns / plies / 1000, ffish_us, [f for fens in per_game for f in fens]
+    return (
+        play_ns / plies / 1000,
+        legal_ns / plies / 1000,
+        ffish_us,
+        [f for fens in per_game for f in fens],
+    )
 
 
 def perft(position: Position, depth: int) -> int:
@@ -181,16 +188,41 @@ def bench(name: str, games: int, seed: int, samples: int, repeat: int) -> Row:
 
 
 def table(rows: list[Row]) -> str:
-    head = ("variant", "plies", "move check µs", "legal list µs", "pyffish call µs", "×", "perft nodes", "perft nodes/s")
+    head = (
+        "variant",
+        "plies",
+        "move check µs",
+        "legal list µs",
+        "pyffish call µs",
+        "×",
+        "perft nodes",
+        "perft nodes/s",
+    )
     lines = [head]
     for r in rows:
         ratio = f"{r.ratio:.0f}" if r.ratio else "-"
         ffish = f"{r.ffish_us:.0f}" if r.ffish_us else "-"
-        lines.append((r.variant, str(r.plies), f"{r.check_us:.1f}", f"{r.legal_us:.1f}", ffish, ratio, str(r.perft_nodes), f"{r.perft_nps:,.0f}"))
+        lines.append(
+            (
+                r.variant,
+                str(r.plies),
+                f"{r.check_us:.1f}",
+                f"{r.legal_us:.1f}",
+                ffish,
+                ratio,
+                str(r.perft_nodes),
+                f"{r.perft_nps:,.0f}",
+            )
+        )
     widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
     out = []
     for n, line in enumerate(lines):
-        out.append(" | ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths))))
+        out.append(
+            " | ".join(
+                cell.ljust(w) if i == 0 else cell.rjust(w)
+                for i, (cell, w) in enumerate(zip(line, widths))
+            )
+        )
         if n == 0:
             out.append("-+-".join("-" * w for w in widths))
     return "\n".join(out)
@@ -198,13 +230,24 @@ def table(rows: list[Row]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--variant", action="append", choices=VARIANT_NAMES, help="repeatable; default: all")
-    parser.add_argument("--games", type=int, default=60, help="random games per variant (default 60)")
+    parser.add_argument(
+        "--variant", action="append", choices=VARIANT_NAMES, help="repeatable; default: all"
+    )
+    parser.add_argument(
+        "--games", type=int, default=60, help="random games per variant (default 60)"
+    )
     parser.add_argument("--seed", type=int, default=2024)
-    parser.add_argument("--samples", type=int, default=400, help="positions timed with pyffish (default 400)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement, best kept (default 3)")
+    parser.add_argument(
+        "--samples", type=int, default=400, help="positions timed with pyffish (default 400)"
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs per measurement, best kept (default 3)"
+    )
     args = parser.parse_args(argv)
-    rows = [bench(name, args.games, args.seed, args.samples, args.repeat) for name in (args.variant or VARIANT_NAMES)]
+    rows = [
+        bench(name, args.games, args.seed, args.samples, args.repeat)
+        for name in (args.variant or VARIANT_NAMES)
+    ]
     print(table(rows))
     return 0
 

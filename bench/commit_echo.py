@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from collections.abc import Awaitable, Callable
 
 from sqlalchemy.engine import make_url
 from websockets.asyncio.server import ServerConnection, serve
@@ -50,17 +51,25 @@ async def commit_echo_main(port: int, database_url: str) -> None:
                 await writer.append(MoveRecord(game_id, ply, "a1a2", "K-4d", 3_600_000, 0))
                 await ws.send(message)
 
-        async with serve(
-            echo,
-            "127.0.0.1",
-            port,
-            compression=None,
-            max_size=DEFAULTS.max_frame_bytes,
-            ping_interval=DEFAULTS.ping_interval_s,
-            ping_timeout=DEFAULTS.ping_timeout_s,
-        ) as server:
-            stop = asyncio.Event()
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-            print("ready", flush=True)
-            await stop.wait()
-            server.close()
+        await serve_until_sigterm(echo, port)
+
+
+async def serve_until_sigterm(
+    handler: Callable[[ServerConnection], Awaitable[None]], port: int
+) -> None:
+    """Serve ``handler`` on 127.0.0.1:``port`` with the hub's websocket settings; print
+    ``ready``, stop at SIGTERM. Both of bench_load's echoes run this way."""
+    async with serve(
+        handler,
+        "127.0.0.1",
+        port,
+        compression=None,
+        max_size=DEFAULTS.max_frame_bytes,
+        ping_interval=DEFAULTS.ping_interval_s,
+        ping_timeout=DEFAULTS.ping_timeout_s,
+    ) as server:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        print("ready", flush=True)
+        await stop.wait()
+        server.close()
