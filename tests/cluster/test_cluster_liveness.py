@@ -1,0 +1,52 @@
+"""A node's view of which nodes are live: one in-process hub in cluster mode on the real Redis.
+
+Nodes look the live set up at most every ``LIVE_RECHECK_S``; a node that started after the
+last look must not be taken for dead (its games would be refused with ``node_unavailable``,
+as happened to a cluster test in the first second after the cluster started).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from server.app import App
+from server.cluster.node import ClusterDriver
+from server.config import Settings
+
+REDIS_URL = os.environ.get("HUB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+@pytest.fixture
+async def app(tmp_path: Path) -> AsyncIterator[App]:
+    settings = Settings(
+        port=0,
+        node_id="node-a",
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'hub.sqlite3'}",
+        redis_url=REDIS_URL,
+        bus_prefix=f"liveness-{uuid.uuid4().hex[:8]}:",
+        log_level="WARNING",
+        argon2_time_cost=1,
+        argon2_memory_kib=8,
+        argon2_parallelism=1,
+    )
+    started = App(settings)
+    await started.start()
+    try:
+        yield started
+    finally:
+        await started.stop()
+
+
+async def test_a_node_that_started_since_the_last_look_is_not_taken_for_dead(app: App) -> None:
+    driver = app.driver
+    assert isinstance(driver, ClusterDriver) and app.cluster is not None
+    assert await driver.alive("node-a")  # itself
+    assert not await driver.alive("node-b")  # a look, just now: node-b is not there
+    await app.cluster.presence.heartbeat("node-b", 30_000)  # node-b starts right after it
+    assert await driver.alive("node-b")
+    assert not await driver.alive("node-c")
