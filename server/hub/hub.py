@@ -311,8 +311,6 @@ class Hub:
         :raises ValueError: the game id is in use, a player is already playing here, the
             variant is unknown, a stored move is illegal or ``first_version`` is below 1.
         """
-        if first_version < 1:
-            raise ValueError(f"first_version must be at least 1, got {first_version}")
         if game_id in self._rooms:
             raise ValueError(f"game {game_id} is already running here")
         for player in players:

@@ -43,8 +43,7 @@ _CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
     TimeoutError,
     asyncpg.InterfaceError,
     asyncpg.PostgresConnectionError,
-    asyncpg.exceptions.OperatorInterventionError,  # admin shutdown, crash shutdown
-    asyncpg.exceptions.CannotConnectNowError,
+    asyncpg.exceptions.OperatorInterventionError,  # shutdown, crash, "cannot connect now"
 )
 
 
