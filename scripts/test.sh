@@ -4,6 +4,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+bash scripts/system-deps.sh
 source scripts/venv.sh dev
 echo "== ruff"; ruff check server tests bench
 echo "== mypy"; mypy

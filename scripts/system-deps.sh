@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the tests drive as real programs, where they are missing:
+# haproxy (the balancer in front of several hubs), chromium (browser tests), xboard + xvfb +
+# fairymax (ICS client tests), docker-compose (checks docker-compose.yml).
+# Needs root and apt-get; elsewhere it only reports what is missing.
+set -uo pipefail
+# package -> a file it installs
+declare -A wanted=(
+    [haproxy]=/usr/sbin/haproxy
+    [chromium]=/usr/bin/chromium
+    [xboard]=/usr/games/xboard
+    [xvfb]=/usr/bin/Xvfb
+    [fairymax]=/usr/games/fairymax
+    [docker-compose]=/usr/bin/docker-compose
+)
+missing=()
+for package in "${!wanted[@]}"; do
+    [ -e "${wanted[$package]}" ] || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    echo "system-deps: missing ${missing[*]} (install them with apt-get as root)" >&2
+    exit 0
+fi
+echo "system-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt_get() { timeout 900 apt-get -o DPkg::Lock::Timeout=600 -y -q "$@"; }
+apt_get install --no-install-recommends "${missing[@]}" >/dev/null 2>&1 \
+    || { apt_get update >/dev/null 2>&1; apt_get install --no-install-recommends "${missing[@]}" >/dev/null 2>&1; } \
+    || echo "system-deps: could not install ${missing[*]}" >&2
+exit 0
