@@ -37,7 +37,8 @@ import asyncpg
 from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
-from server.store import MoveRecord, MoveWriter, Store, TimeControl
+from server.rules import MoveRecord
+from server.store import MoveWriter, Store, TimeControl
 from server.store.migrate import upgrade_to_head
 from server.store.schema import game_moves
 
@@ -61,7 +62,7 @@ class Result:
 
 
 async def run_games(
-    store: Store, games: int, plies: int, append: Callable[[MoveRecord], Awaitable[None]]
+    store: Store, games: int, plies: int, append: Callable[[str, MoveRecord], Awaitable[None]]
 ) -> tuple[float, list[float]]:
     """Plays ``games`` games of ``plies`` moves at once; returns wall time and ack latencies."""
     game_ids = [
@@ -80,9 +81,9 @@ async def run_games(
         clock = 180_000
         for ply in range(1, plies + 1):
             clock -= 500
-            record = MoveRecord(game_id, ply, "a1a2", "P-2a", max(clock, 0), spent_ms=500)
+            record = MoveRecord(ply, "a1a2", "P-2a", max(clock, 0), spent_ms=500)
             sent = time.perf_counter()
-            await append(record)
+            await append(game_id, record)
             latencies.append(time.perf_counter() - sent)
 
     started = time.perf_counter()

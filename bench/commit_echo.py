@@ -22,7 +22,8 @@ from sqlalchemy.engine import make_url
 from websockets.asyncio.server import ServerConnection, serve
 
 from server.config import Settings
-from server.store import MoveRecord, Store, TimeControl
+from server.rules import MoveRecord
+from server.store import Store, TimeControl
 from server.store.migrate import upgrade_to_head
 from server.store.writer import MoveWriter
 
@@ -48,7 +49,7 @@ async def commit_echo_main(port: int, database_url: str) -> None:
             ply = 0
             async for message in ws:
                 ply += 1
-                await writer.append(MoveRecord(game_id, ply, "a1a2", "K-4d", 3_600_000, 0))
+                await writer.append(game_id, MoveRecord(ply, "a1a2", "K-4d", 3_600_000, 0))
                 await ws.send(message)
 
         await serve_until_sigterm(echo, port)

@@ -28,7 +28,6 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
 from functools import partial
 from types import TracebackType
 from typing import Any, Self
@@ -52,11 +51,9 @@ from server.hub.hub import Hub, HubConfig
 from server.hub.identity import PlayerInfo, Rating, RatingKey
 from server.hub.lobby import GameTerms
 from server.hub.room import RoomSettings
-from server.hub.room import StoredMove as HubStoredMove
 from server.store import (
     DuplicateMoveError,
     GameStateError,
-    MoveRecord,
     MoveWriter,
     NameTakenError,
     Player,
@@ -108,22 +105,6 @@ def hub_time_control(control: TimeControl) -> HubTimeControl:
     return Byoyomi(control.base_ms, control.byoyomi_ms, control.periods)
 
 
-def restored_moves(game: StoredGame, now_ms: int) -> list[HubStoredMove]:
-    """A stored game's moves for ``Hub.restore_game``, their wall-clock times turned into hub
-    (monotonic) milliseconds relative to ``now_ms``."""
-    wall_now = datetime.now(UTC)
-    return [
-        HubStoredMove(
-            move.uci,
-            move.clock_ms,
-            move.periods_left or 0,
-            move.spent_ms,
-            now_ms - max(0, int((wall_now - move.created_at).total_seconds() * 1000)),
-        )
-        for move in game.moves
-    ]
-
-
 class StoreRecorder:
     """Writes the hub's :data:`~server.hub.effects.PersistRecord` s through the store.
 
@@ -135,8 +116,8 @@ class StoreRecorder:
     def __init__(self, store: Store, writer: MoveWriter) -> None:
         self._store = store
         self._writer = writer
-        # game id -> (variant, speed, byoyomi?) of the games this process created
-        self._games: dict[str, tuple[str, str, bool]] = {}
+        # game id -> speed (rating pool) of the running games this process knows
+        self._speeds: dict[str, str] = {}
 
     async def write(self, record: PersistRecord) -> Sequence[RatingChange]:
         try:
@@ -177,30 +158,17 @@ class StoreRecorder:
             rated=record.rated,
             started=True,  # the hub creates a game when it starts: one commit
         )
-        self._games[record.game_id] = (record.variant, control.speed, control.kind == "byoyomi")
+        self._speeds[record.game_id] = control.speed
 
     def remember(self, game: StoredGame) -> None:
         """Know a game this process did not create (restored after a restart)."""
-        control = game.time_control
-        self._games[game.id] = (game.variant, control.speed, control.kind == "byoyomi")
+        self._speeds[game.id] = game.speed
 
     async def _append(self, record: MoveAppended) -> None:
-        known = self._games.get(record.game_id)
-        byoyomi = known[2] if known is not None else record.periods > 0
-        await self._writer.append(
-            MoveRecord(
-                game_id=record.game_id,
-                ply=record.ply,
-                uci=record.uci,
-                display=record.display,
-                clock_ms=max(0, record.clock_ms),
-                spent_ms=max(0, record.spent_ms),
-                periods_left=record.periods if byoyomi else None,
-            )
-        )
+        await self._writer.append(record.game_id, record.move)
 
     async def _finish(self, record: GameFinished) -> list[RatingChange]:
-        known = self._games.get(record.game_id)
+        speed = self._speeds.get(record.game_id)
         try:
             if record.result is None:
                 await self._store.abort_game(
@@ -220,12 +188,10 @@ class StoreRecorder:
         except GameStateError:
             return []  # already stored (a retry after a lost answer)
         finally:
-            self._games.pop(record.game_id, None)
+            self._speeds.pop(record.game_id, None)
         if update is None:
             return []
-        if known is not None:
-            speed = known[1]
-        else:
+        if speed is None:
             stored = await self._store.get_game(record.game_id)
             if stored is None:
                 return []
@@ -451,8 +417,7 @@ class App:
         self, game: StoredGame, players: tuple[PlayerInfo, PlayerInfo], now_ms: int
     ) -> list[Effect]:
         terms = GameTerms(game.variant, hub_time_control(game.time_control), game.rated)
-        moves = restored_moves(game, now_ms)
-        return self.hub.restore_game(game.id, terms, players, game.start_fen, moves, now_ms)
+        return self.hub.restore_game(game.id, terms, players, game.start_fen, game.moves, now_ms)
 
     async def _restored_player(self, store_id: int | None, name: str) -> PlayerInfo:
         if store_id is None:

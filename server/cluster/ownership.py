@@ -284,7 +284,7 @@ class Ownership:
         self._free_since.pop(game_id, None)
         node = self._node
         try:
-            resumable = await resumable_game(self._store, stored, node.clock())
+            resumable = await resumable_game(self._store, stored)
             if node.remember is not None:
                 node.remember(stored)
             node.restore(resumable)

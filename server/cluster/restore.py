@@ -10,12 +10,11 @@ and the opponent may claim the game once the absence countdown runs out.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from server.hub.clock import Byoyomi, Fischer, TimeControl
 from server.hub.identity import PlayerInfo, Rating, RatingKey
 from server.hub.lobby import GameTerms
-from server.hub.room import StoredMove as HubStoredMove
+from server.rules import MoveRecord
 from server.store import Store, StoredGame
 from server.store import TimeControl as StoreTimeControl
 from server.transport.accounts import guest_player_id, registered_player_id
@@ -31,7 +30,7 @@ class Resumable:
     terms: GameTerms
     players: tuple[PlayerInfo, PlayerInfo]
     start_fen: str
-    moves: tuple[HubStoredMove, ...]
+    moves: tuple[MoveRecord, ...]
 
 
 def hub_time_control(control: StoreTimeControl) -> TimeControl:
@@ -49,24 +48,9 @@ async def _player(store: Store, store_id: int | None, name: str) -> PlayerInfo:
     return PlayerInfo(registered_player_id(store_id), name, False, pools)
 
 
-async def resumable_game(store: Store, game: StoredGame, now_ms: int) -> Resumable:
-    """The restore arguments of ``game``.
-
-    Each stored move's hub time (``played_ms``) is placed on the hub clock ``now_ms`` by its
-    age, so the hub sees the same elapsed times as the wall clock did.
-    """
-    wall_now = datetime.now(UTC)
-    moves = tuple(
-        HubStoredMove(
-            uci=move.uci,
-            clock_ms=move.clock_ms,
-            periods=move.periods_left or 0,
-            spent_ms=move.spent_ms,
-            played_ms=now_ms - max(0, int((wall_now - move.created_at).total_seconds() * 1000)),
-        )
-        for move in game.moves
-    )
+async def resumable_game(store: Store, game: StoredGame) -> Resumable:
+    """The restore arguments of ``game`` (its moves as stored)."""
     first = await _player(store, game.first_player_id, game.first_name)
     second = await _player(store, game.second_player_id, game.second_name)
     terms = GameTerms(game.variant, hub_time_control(game.time_control), game.rated)
-    return Resumable(game.id, terms, (first, second), game.start_fen, moves)
+    return Resumable(game.id, terms, (first, second), game.start_fen, game.moves)

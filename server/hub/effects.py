@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from server.hub.clock import TimeControl
 from server.hub.identity import PlayerId
 from server.hub.messages import Message
+from server.rules import MoveRecord
 
 ConnId = int
 """A connection id chosen by the transport adapter."""
@@ -88,20 +89,10 @@ class GameCreated:
 
 @dataclass(frozen=True)
 class MoveAppended:
-    """Move number ``ply`` (1-based) of a game.
-
-    ``clock_ms`` and ``periods`` are the mover's main time and byoyomi periods left after the move,
-    ``spent_ms`` the time charged for it (0 for the two opening moves, before the clock starts).
-    """
+    """Move ``move.ply`` of game ``game_id``; ``move.played_at`` is None (the store stamps it)."""
 
     game_id: GameId
-    ply: int
-    uci: str
-    display: str
-    clock_ms: int
-    periods: int
-    spent_ms: int
-    played_ms: int
+    move: MoveRecord
 
 
 @dataclass(frozen=True)

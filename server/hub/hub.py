@@ -69,9 +69,9 @@ from server.hub.lobby import (
     opposite,
 )
 from server.hub.messages import AckId, JsonObject, Message, ack_message, error_message
-from server.hub.room import SIDE_NAMES, GameRoom, RoomSettings, StoredMove
+from server.hub.room import SIDE_NAMES, GameRoom, RoomSettings
 from server.hub.timers import Timers
-from server.rules import VARIANT_NAMES, Variant, get_variant
+from server.rules import VARIANT_NAMES, MoveRecord, Variant, get_variant
 
 GAME_ID_ALPHABET = string.ascii_letters + string.digits
 
@@ -293,7 +293,7 @@ class Hub:
         terms: GameTerms,
         players: tuple[PlayerInfo, PlayerInfo],
         start_fen: str,
-        moves: Sequence[StoredMove],
+        moves: Sequence[MoveRecord],
         now_ms: int,
         *,
         first_version: int = 1,

@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from server.hub.clock import ClockState, GameClock, MoveTiming, SideTime
+from server.hub.clock import Byoyomi, ClockState, GameClock, MoveTiming, SideTime
 from server.hub.effects import (
     Broadcast,
     ConnId,
@@ -40,7 +40,14 @@ from server.hub.identity import PlayerInfo
 from server.hub.lobby import GameTerms
 from server.hub.messages import AckId, JsonObject, Message, ack_message, error_message
 from server.hub.offers import OfferBox
-from server.rules import Game, IllegalMoveError, InvalidMoveError, Variant, has_mating_material
+from server.rules import (
+    Game,
+    IllegalMoveError,
+    InvalidMoveError,
+    MoveRecord,
+    Variant,
+    has_mating_material,
+)
 
 SIDE_NAMES = ("first", "second")
 RESULTS = ("1-0", "0-1")
@@ -60,36 +67,15 @@ class RoomSettings:
     """Abandonment countdown = this fraction of the estimated game length, clamped to min/max."""
 
 
-@dataclass(frozen=True)
-class MoveRecord:
-    """A committed move as the room remembers it."""
-
-    ply: int
-    uci: str
-    display: str
-    side: int
-    spent_ms: int
-    clock_ms: int
-    periods: int
-    gives_check: bool
-    played_ms: int
-
-
-@dataclass(frozen=True)
-class StoredMove:
-    """A move as the store kept it, to rebuild a game after a restart (see :meth:`GameRoom.restore`)."""
-
-    uci: str
-    clock_ms: int
-    periods: int
-    spent_ms: int
-    played_ms: int
-
-
 @dataclass
 class _PendingMove:
+    """A move played on the engine and the clock, waiting for its record to be stored."""
+
     token: int
     record: MoveRecord
+    side: int
+    gives_check: bool
+    played_ms: int
     acks: list[tuple[ConnId, AckId | None]]
     clock_before: ClockState
     abort_before: int | None
@@ -129,6 +115,8 @@ class GameRoom:
         self.log = EventLog(self.settings.event_log_capacity, self.first_version)
         self.status = "created"
         self.records: list[MoveRecord] = []
+        """The committed (stored) moves, ply 1 first."""
+        self._byoyomi = isinstance(self.terms.control, Byoyomi)
         self.members: dict[ConnId, int | None] = {}
         self.offers = {kind: OfferBox(kind) for kind in ("draw", "takeback", "rematch")}
         self.result: str | None = None
@@ -306,40 +294,35 @@ class GameRoom:
         self.status = "started"
         self.abort_at = now + self.settings.first_move_window_ms
 
-    def restore(self, moves: Sequence[StoredMove], now: int) -> list[Effect]:
+    def _side_of(self, ply: int) -> int:
+        """The side that played move ``ply`` (the start position may give the move to either)."""
+        return int(self.game.position_at(ply - 1).turn)
+
+    def restore(self, moves: Sequence[MoveRecord], now: int) -> list[Effect]:
         """Rebuild a stored, unfinished game and resume it at ``now``.
 
         Each side's clock gets the time stored with its last move; the side to move starts
         thinking at ``now`` (time while no server ran the game is not charged). Before both
         players have moved, the first-move window restarts instead.
 
-        :raises ValueError: a stored move is not legal (corrupt record); nothing is kept.
+        :raises ValueError: a stored move is not legal or out of sequence (corrupt record);
+            nothing is kept.
         """
         if self.status != "created" or self.records:
             raise ValueError("only a new room can be restored")
+        if [move.ply for move in moves] != list(range(1, len(moves) + 1)):
+            raise ValueError(f"game {self.game_id}: the stored moves are not numbered 1, 2, ...")
         try:
             for stored in moves:
-                side = int(self.game.side_to_move)
-                played = self.game.play(stored.uci)
-                self.records.append(
-                    MoveRecord(
-                        ply=played.ply,
-                        uci=played.uci,
-                        display=played.display,
-                        side=side,
-                        spent_ms=stored.spent_ms,
-                        clock_ms=stored.clock_ms,
-                        periods=stored.periods,
-                        gives_check=played.gives_check,
-                        played_ms=stored.played_ms,
-                    )
-                )
+                self.game.play(stored.uci)
+                self.records.append(stored)
         except (InvalidMoveError, IllegalMoveError) as exc:
             self.game = Game(self.variant, self.start_fen)
             self.records = []
             raise ValueError(f"game {self.game_id}: stored move {stored.uci!r}: {exc}") from exc
         for record in self.records[-2:]:
-            self.clock.set_time(record.side, SideTime(record.clock_ms, record.periods))
+            time = SideTime(record.clock_ms, record.periods_left or 0)
+            self.clock.set_time(self._side_of(record.ply), time)
         self.status = "started"
         outcome = self.game.outcome()
         if outcome is not None:
@@ -457,14 +440,16 @@ class GameRoom:
     ) -> list[Effect]:
         """Phase one of a move (see the module docstring). Call :meth:`on_time` first."""
         committed = len(self.records)
-        if 1 <= ply <= committed:
-            record = self.records[ply - 1]
-            if record.uci == uci and record.side == side:
-                return [Send(conn, ack_message(ack, {"game": self.game_id, "ply": ply}))]
+        if (
+            1 <= ply <= committed
+            and self.records[ply - 1].uci == uci
+            and self._side_of(ply) == side
+        ):
+            return [Send(conn, ack_message(ack, {"game": self.game_id, "ply": ply}))]
         pending = self._pending
         if isinstance(pending, _PendingMove):
             rec = pending.record
-            if (rec.ply, rec.uci, rec.side) == (ply, uci, side):
+            if (rec.ply, rec.uci, pending.side) == (ply, uci, side):
                 pending.acks.append((conn, ack))
                 return []
         self._require_idle(now)
@@ -484,33 +469,18 @@ class GameRoom:
         clock_before, abort_before = self.clock.state(), self.abort_at
         timing = self._charge(side, now, lag_ms)
         record = MoveRecord(
-            ply=played.ply,
-            uci=played.uci,
-            display=played.display,
-            side=side,
-            spent_ms=timing.spent_ms,
-            clock_ms=timing.main_ms,
-            periods=timing.periods,
-            gives_check=played.gives_check,
-            played_ms=now,
+            played.ply,
+            played.uci,
+            played.display,
+            timing.main_ms,
+            timing.spent_ms,
+            timing.periods if self._byoyomi else None,
         )
         token = self.new_token()
-        self._pending = _PendingMove(token, record, [(conn, ack)], clock_before, abort_before)
-        return [
-            Persist(
-                token,
-                MoveAppended(
-                    game_id=self.game_id,
-                    ply=record.ply,
-                    uci=record.uci,
-                    display=record.display,
-                    clock_ms=record.clock_ms,
-                    periods=record.periods,
-                    spent_ms=record.spent_ms,
-                    played_ms=now,
-                ),
-            )
-        ]
+        self._pending = _PendingMove(
+            token, record, side, played.gives_check, now, [(conn, ack)], clock_before, abort_before
+        )
+        return [Persist(token, MoveAppended(self.game_id, record))]
 
     def _charge(self, side: int, now: int, lag_ms: int) -> MoveTiming:
         """Press the clock, or (opening moves) arm the next first-move window / start the clock."""
@@ -536,7 +506,7 @@ class GameRoom:
         self.records.append(record)
         effects: list[Effect] = []
         effects += self._cancel_offer("takeback")
-        if self.offers["draw"].pending_from == 1 - record.side:
+        if self.offers["draw"].pending_from == 1 - pending.side:
             # Playing on declines the opponent's draw offer.
             effects += self._cancel_offer("draw")
         effects += [
@@ -549,11 +519,11 @@ class GameRoom:
                 "ply": record.ply,
                 "uci": record.uci,
                 "display": record.display,
-                "side": SIDE_NAMES[record.side],
-                "check": record.gives_check,
+                "side": SIDE_NAMES[pending.side],
+                "check": pending.gives_check,
                 "fen": self.game.fen(),
                 "turn": SIDE_NAMES[int(self.game.side_to_move)],
-                "clocks": self.clock.view(record.played_ms),
+                "clocks": self.clock.view(pending.played_ms),
                 "spent_ms": record.spent_ms,
                 "legal": self.game.legal_moves(),
             },
@@ -562,7 +532,7 @@ class GameRoom:
         if outcome is not None:
             winner = None if outcome.winner is None else int(outcome.winner)
             effects += self._finish(
-                outcome.result(), winner, str(outcome.termination), record.played_ms
+                outcome.result(), winner, str(outcome.termination), pending.played_ms
             )
         else:
             effects += self.on_time(now)
@@ -680,7 +650,10 @@ class GameRoom:
             return self._offer_event("takeback", "decline", side)
         if action == "offer":
             box.check_offer(side)
-            if box.pending_from is None and not any(r.side == side for r in self.records):
+            moved = any(
+                self._side_of(ply) == side for ply in range(1, min(len(self.records), 2) + 1)
+            )
+            if box.pending_from is None and not moved:
                 raise self._refuse("no_move_to_take_back", "You have no move to take back.", now)
             if not box.offer(side):
                 return self._offer_event("takeback", "offer", side)

@@ -16,7 +16,8 @@ adjudicator, and the writers turn record and replay into text:
   counted from the right, rank letter from the top: ``7g7f``, ``P*5e``, ``2b3c+``).
 
 >>> from server.rules import get_variant
->>> record = GameRecord(variant=get_variant("minishogi"), moves=(RecordedMove("e1e4"),))
+>>> move = MoveRecord(1, "e1e4", "Rx1b", clock_ms=60_000, spent_ms=2_000)
+>>> record = GameRecord(variant=get_variant("minishogi"), moves=(move,))
 >>> write_usi(record)
 'position sfen rbsgk/4p/5/P4/KGSBR b - 1 moves 1e1b\\n'
 """
@@ -32,11 +33,11 @@ from .errors import RulesError
 from .game import Game, Side
 from .notation import shogi_square
 from .position import NULL_SQUARE, Move, Position
+from .record import MoveRecord
 from .variant import Variant
 
 __all__ = [
     "GameRecord",
-    "RecordedMove",
     "TimeSetting",
     "clock_text",
     "format_time_control",
@@ -64,17 +65,6 @@ class TimeSetting:
     periods: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class RecordedMove:
-    """One stored move: coordinate form plus, when known, the mover's clock after the move
-    (main time left), byoyomi periods left and the thinking time spent on it."""
-
-    uci: str
-    clock_ms: int | None = None
-    spent_ms: int | None = None
-    periods_left: int | None = None
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GameRecord:
     """Everything the writers need to know about one game.
@@ -86,7 +76,7 @@ class GameRecord:
     """
 
     variant: Variant
-    moves: tuple[RecordedMove, ...] = ()
+    moves: tuple[MoveRecord, ...] = ()
     start_fen: str | None = None
     game_id: str | None = None
     site: str = "?"
@@ -298,19 +288,14 @@ def write_pgn(record: GameRecord, game: Game | None = None, width: int = 80) -> 
     tokens: list[str] = []
     start = game.position_at(0)
     number = start.fullmove
-    commented = False
     for i, (move, display) in enumerate(zip(_moves_of(game), game.displays)):
         pos = game.position_at(i)
         text = pgn_move_text(pos, move, display)
-        if pos.turn == 0:
-            text = f"{number}. {text}"
-        elif i == 0 or commented:
-            text = f"{number}... {text}"
-        tokens.append(text)  # a move number stays on the line of its move
-        clock = record.moves[i].clock_ms
-        commented = clock is not None
-        if clock is not None:
-            tokens.append(f"{{ [%clk {clock_text(clock)}] }}")
+        # Every move is followed by its clock comment, so the second player's moves need
+        # their number ("1... e5") too.
+        dots = "." if pos.turn == 0 else "..."
+        tokens.append(f"{number}{dots} {text}")  # a move number stays on the line of its move
+        tokens.append(f"{{ [%clk {clock_text(record.moves[i].clock_ms)}] }}")
         if pos.turn == 1:
             number += 1
     ending = _ending_sentence(record)
@@ -643,11 +628,8 @@ def write_kif(record: GameRecord, game: Game | None = None) -> str:
         text = kif_move_text(pos, move, previous_to)
         previous_to = move.to_sq
         spent = record.moves[i].spent_ms
-        time = None
-        if spent is not None:
-            totals[pos.turn] += spent
-            time = _kif_time(spent, totals[pos.turn])
-        lines.append(_kif_line(i + 1, text, time))
+        totals[pos.turn] += spent
+        lines.append(_kif_line(i + 1, text, _kif_time(spent, totals[pos.turn])))
     special, summary = _kif_ending(record, game)
     if special:
         lines.append(_kif_line(game.ply + 1, special, None))

@@ -19,22 +19,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from datetime import UTC
-from typing import Any
 
 import asyncpg
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import IntegrityError
 
 from server.store.errors import StoreUnavailableError
-from server.store.records import MoveRecord
+from server.store.records import MOVE_COLUMNS, GameMove, move_row
 
 __all__ = ["PgMoveAppender"]
 
 INSERT_MOVES = (
-    "INSERT INTO game_moves"
-    " (game_id, ply, uci, display, clock_ms, periods_left, spent_ms, created_at)"
-    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+    f"INSERT INTO game_moves ({', '.join(MOVE_COLUMNS)})"
+    f" VALUES ({', '.join(f'${n}' for n in range(1, len(MOVE_COLUMNS) + 1))})"
 )
 
 #: What a connection that failed under us raises (asyncpg's own, and socket-level errors).
@@ -64,8 +61,8 @@ class PgMoveAppender:
         self._timeout = connect_timeout
         self._idle: list[asyncpg.Connection] = []
 
-    async def append_moves(self, moves: Sequence[MoveRecord]) -> None:
-        """Insert ``moves`` in one transaction: all or none.
+    async def append_moves(self, moves: Sequence[GameMove]) -> None:
+        """Insert ``moves`` (already checked by the store) in one transaction: all or none.
 
         :raises sqlalchemy.exc.IntegrityError: a row was refused (duplicate ply, unknown game).
         :raises StoreUnavailableError: the database is unreachable or the connection broke;
@@ -74,7 +71,7 @@ class PgMoveAppender:
         """
         if not moves:
             return
-        rows = [_row(move) for move in moves]
+        rows = [move_row(game_id, move) for game_id, move in moves]
         connection = await self._acquire()
         try:
             await connection.executemany(INSERT_MOVES, rows)
@@ -111,19 +108,6 @@ class PgMoveAppender:
         if connection.is_closed():
             return
         self._idle.append(connection)
-
-
-def _row(move: MoveRecord) -> tuple[Any, ...]:
-    return (
-        move.game_id,
-        move.ply,
-        move.uci,
-        move.display,
-        move.clock_ms,
-        move.periods_left,
-        move.spent_ms,
-        move.created_at.astimezone(UTC),  # aware: MoveRecord refuses naive ones
-    )
 
 
 async def _discard(connection: asyncpg.Connection) -> None:

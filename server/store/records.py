@@ -7,26 +7,26 @@ Every record validates itself on construction, so malformed input raises
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal, get_args
 
 from server.hub.glicko2 import Rating, Speed, speed_class
+from server.rules import MoveRecord
 from server.store.schema import DISPLAY_LENGTH, GAME_ID_MAX_LENGTH, UCI_LENGTH
 
 __all__ = [
     "ClockKind",
     "ClockState",
     "GameInfo",
+    "GameMove",
     "GamePage",
     "GameStatus",
-    "MoveRecord",
     "Player",
     "PlayerRating",
     "RatingUpdate",
     "ResultCode",
     "StoredGame",
-    "StoredMove",
     "TimeControl",
 ]
 
@@ -137,48 +137,49 @@ class RatingUpdate:
     second_after: Rating
 
 
-@dataclass(frozen=True, slots=True)
-class MoveRecord:
-    """A move to persist.
+GameMove = tuple[str, MoveRecord]
+"""A move to store: ``(game id, move)``."""
 
-    ``ply`` numbers the move itself: 1 for the first move of the game.
-    ``clock_ms`` is what the mover's clock shows after the move (increment
-    included), ``periods_left`` its remaining byoyomi periods (None for Fischer
-    clocks), ``spent_ms`` the thinking time. ``created_at`` defaults to the
-    moment the record is built, i.e. when the hub asks for it to be persisted.
-    """
-
-    game_id: str
-    ply: int
-    uci: str
-    display: str
-    clock_ms: int
-    spent_ms: int
-    periods_left: int | None = None
-    created_at: datetime = field(default_factory=utc_now)
-
-    def __post_init__(self) -> None:
-        check_game_id(self.game_id)
-        _check_int("ply", self.ply, minimum=1)
-        check_text("uci", self.uci, UCI_LENGTH)
-        check_text("display", self.display, DISPLAY_LENGTH)
-        _check_int("clock_ms", self.clock_ms)
-        _check_int("spent_ms", self.spent_ms)
-        if self.periods_left is not None:
-            _check_int("periods_left", self.periods_left)
-        if self.created_at.tzinfo is None:
-            raise ValueError("created_at must be timezone-aware")
+#: The columns of a ``game_moves`` row, in the order of :func:`move_row`.
+MOVE_COLUMNS = (
+    "game_id",
+    "ply",
+    "uci",
+    "display",
+    "clock_ms",
+    "periods_left",
+    "spent_ms",
+    "created_at",
+)
 
 
-@dataclass(frozen=True, slots=True)
-class StoredMove:
-    ply: int
-    uci: str
-    display: str
-    clock_ms: int
-    periods_left: int | None
-    spent_ms: int
-    created_at: datetime
+def move_row(game_id: str, move: MoveRecord) -> tuple[object, ...]:
+    """The ``game_moves`` row of a checked move; a move not yet stamped is played now."""
+    played_at = move.played_at.astimezone(UTC) if move.played_at is not None else utc_now()
+    return (
+        game_id,
+        move.ply,
+        move.uci,
+        move.display,
+        move.clock_ms,
+        move.periods_left,
+        move.spent_ms,
+        played_at,
+    )
+
+
+def check_move(game_id: str, move: MoveRecord) -> None:
+    """Refuse a move the ``game_moves`` table cannot hold (see :class:`server.rules.MoveRecord`)."""
+    check_game_id(game_id)
+    _check_int("ply", move.ply, minimum=1)
+    check_text("uci", move.uci, UCI_LENGTH)
+    check_text("display", move.display, DISPLAY_LENGTH)
+    _check_int("clock_ms", move.clock_ms)
+    _check_int("spent_ms", move.spent_ms)
+    if move.periods_left is not None:
+        _check_int("periods_left", move.periods_left)
+    if move.played_at is not None and move.played_at.tzinfo is None:
+        raise ValueError("played_at must be timezone-aware")
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +235,7 @@ class GameInfo:
 class StoredGame(GameInfo):
     """A game with all its stored moves in ply order."""
 
-    moves: tuple[StoredMove, ...]
+    moves: tuple[MoveRecord, ...]
 
     @property
     def clock_state(self) -> ClockState:
@@ -246,7 +247,7 @@ class StoredGame(GameInfo):
             to_move_periods=previous.periods_left if previous else None,
             waiting_ms=last.clock_ms if last else None,
             waiting_periods=last.periods_left if last else None,
-            running_since=last.created_at if last else self.started_at,
+            running_since=last.played_at if last else self.started_at,
         )
 
 

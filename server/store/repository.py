@@ -28,6 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.elements import ColumnElement
 
 from server.hub.glicko2 import SPEEDS, Rating, Speed, rate_game
+from server.rules import MoveRecord
 from server.store.engine import DEFAULT_URL, create_engine, is_unavailable, writing
 from server.store.errors import (
     DuplicateMoveError,
@@ -41,20 +42,22 @@ from server.store.errors import (
 from server.store.pg_moves import PgMoveAppender
 from server.store.records import (
     FIRST_PLAYER_SCORE,
+    MOVE_COLUMNS,
     GameInfo,
+    GameMove,
     GamePage,
     GameStatus,
-    MoveRecord,
     Player,
     PlayerRating,
     RatingUpdate,
     ResultCode,
     StoredGame,
-    StoredMove,
     TimeControl,
     check_game_id,
+    check_move,
     check_result,
     check_text,
+    move_row,
     utc_now,
 )
 from server.store.schema import (
@@ -621,40 +624,44 @@ class Store:
 
     # --- moves --------------------------------------------------------------------------------
 
-    async def append_move(self, move: MoveRecord) -> None:
-        """Persist one move; returns after it is committed.
+    async def append_move(self, game_id: str, move: MoveRecord) -> None:
+        """Persist one move of game ``game_id``; returns after it is committed.
 
         The store checks the move's shape, not its legality nor the game's
-        status: the hub is the authority on both.
+        status: the hub is the authority on both. A move without ``played_at``
+        is stored as played now.
 
         :raises DuplicateMoveError: if the game already has a move at this ply.
         :raises UnknownGameError: if there is no such game.
         """
+        check_move(game_id, move)
         try:
             async with self._transaction(write=True) as connection:
-                await connection.execute(insert(game_moves), [_move_values(move)])
+                await connection.execute(insert(game_moves), [_move_values(game_id, move)])
         except IntegrityError as error:
             kind = _integrity_kind(error)
             if kind == "unique":
-                raise DuplicateMoveError(move.game_id, move.ply) from error
+                raise DuplicateMoveError(game_id, move.ply) from error
             if kind == "foreign_key":
-                raise UnknownGameError(move.game_id) from error
+                raise UnknownGameError(game_id) from error
             raise
 
-    async def append_moves(self, moves: Sequence[MoveRecord]) -> None:
-        """Persist several moves in one transaction (one executemany): all or none.
+    async def append_moves(self, moves: Sequence[GameMove]) -> None:
+        """Persist several ``(game id, move)`` in one transaction (one executemany): all or none.
 
         :raises sqlalchemy.exc.IntegrityError: if any row is refused (a
             duplicate ply, an unknown game); the caller cannot tell which row,
             so :class:`~server.store.writer.MoveWriter` retries row by row.
         """
+        for game_id, move in moves:
+            check_move(game_id, move)
         if not moves:
             return
         if self._moves is not None:
             await self._moves.append_moves(moves)
             return
         async with self._transaction(write=True) as connection:
-            await connection.execute(insert(game_moves), [_move_values(m) for m in moves])
+            await connection.execute(insert(game_moves), [_move_values(*m) for m in moves])
 
     async def retract_moves(self, game_id: str, from_ply: int) -> int:
         """Delete the moves at ``from_ply`` and after (a takeback). Returns how many went."""
@@ -704,7 +711,7 @@ class Store:
                 .where(active)
                 .order_by(game_moves.c.game_id, game_moves.c.ply)
             )
-            moves: dict[str, list[StoredMove]] = {}
+            moves: dict[str, list[MoveRecord]] = {}
             for move in move_rows:
                 moves.setdefault(move.game_id, []).append(_stored_move(move))
         return [
@@ -840,28 +847,19 @@ def _player_rating(row: Row[Any]) -> PlayerRating:
     )
 
 
-def _move_values(move: MoveRecord) -> dict[str, Any]:
-    return {
-        "game_id": move.game_id,
-        "ply": move.ply,
-        "uci": move.uci,
-        "display": move.display,
-        "clock_ms": move.clock_ms,
-        "periods_left": move.periods_left,
-        "spent_ms": move.spent_ms,
-        "created_at": move.created_at,
-    }
+def _move_values(game_id: str, move: MoveRecord) -> dict[str, Any]:
+    return dict(zip(MOVE_COLUMNS, move_row(game_id, move), strict=True))
 
 
-def _stored_move(row: Row[Any]) -> StoredMove:
-    return StoredMove(
-        ply=row.ply,
-        uci=row.uci,
-        display=row.display,
-        clock_ms=row.clock_ms,
-        periods_left=row.periods_left,
-        spent_ms=row.spent_ms,
-        created_at=row.created_at,
+def _stored_move(row: Row[Any]) -> MoveRecord:
+    return MoveRecord(
+        row.ply,
+        row.uci,
+        row.display,
+        row.clock_ms,
+        row.spent_ms,
+        row.periods_left,
+        row.created_at,
     )
 
 

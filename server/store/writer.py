@@ -9,7 +9,7 @@ and only then resolves each append. There is no timer: a lone append is
 written at once, and batches grow by themselves with load.
 
 >>> async with MoveWriter(store) as writer:          # doctest: +SKIP
-...     await writer.append(MoveRecord(game_id, 1, "e2e4", "e4", 60_000, 1_200))
+...     await writer.append(game_id, MoveRecord(1, "e2e4", "e4", 60_000, 1_200))
 """
 
 from __future__ import annotations
@@ -19,13 +19,14 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Self
 
+from server.rules import MoveRecord
 from server.store.errors import StoreUnavailableError
-from server.store.records import MoveRecord
+from server.store.records import GameMove, check_move
 from server.store.repository import Store
 
 __all__ = ["MoveWriter", "WriterStats"]
 
-_Pending = tuple[MoveRecord, "asyncio.Future[None]"]
+_Pending = tuple[GameMove, "asyncio.Future[None]"]
 
 
 @dataclass(slots=True)
@@ -81,9 +82,12 @@ class MoveWriter:
     ) -> None:
         await self.close()
 
-    async def append(self, move: MoveRecord) -> None:
-        """Persist *move*; returns only after the transaction holding it has committed.
+    async def append(self, game_id: str, move: MoveRecord) -> None:
+        """Persist *move* of game *game_id*; returns only after the transaction holding it has
+        committed. A move without ``played_at`` is stored as played when its batch is written.
 
+        :raises ValueError: the move cannot be stored (see ``Store.append_move``); nothing is
+            queued.
         :raises DuplicateMoveError: if the game already has a move at this ply
             (only this append fails; the rest of its batch is committed).
         :raises UnknownGameError: if the game does not exist.
@@ -91,12 +95,13 @@ class MoveWriter:
             move is not stored.
         :raises RuntimeError: if the writer is closed.
         """
+        check_move(game_id, move)
         if self._closing:
             raise RuntimeError("the MoveWriter is closed")
         self._start()
         assert self._wakeup is not None
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._pending.append((move, future))
+        self._pending.append(((game_id, move), future))
         self._wakeup.set()
         await future
 
@@ -151,9 +156,9 @@ class MoveWriter:
             # One bad row (a duplicate ply, an unknown game) sinks the whole
             # batch: retry row by row so only the offending appends fail.
             self.stats.fallbacks += 1
-            for move, future in batch:
+            for (game_id, move), future in batch:
                 try:
-                    await self._store.append_move(move)
+                    await self._store.append_move(game_id, move)
                 except Exception as row_error:
                     _fail(future, row_error)
                 else:

@@ -27,10 +27,9 @@ from typing import Any, Literal, Protocol, cast
 from urllib.parse import parse_qsl, urlsplit
 
 from server.hub.messages import Message, error_message
-from server.rules import VARIANT_NAMES, Game, RulesError, get_variant
+from server.rules import VARIANT_NAMES, Game, MoveRecord, RulesError, get_variant
 from server.rules.export import (
     GameRecord,
-    RecordedMove,
     TimeSetting,
     format_time_control,
     pgn_tags,
@@ -104,23 +103,6 @@ class TimeControlView(Protocol):
     def periods(self) -> int: ...
 
 
-class MoveView(Protocol):
-    @property
-    def ply(self) -> int: ...
-    @property
-    def uci(self) -> str: ...
-    @property
-    def display(self) -> str: ...
-    @property
-    def clock_ms(self) -> int: ...
-    @property
-    def periods_left(self) -> int | None: ...
-    @property
-    def spent_ms(self) -> int: ...
-    @property
-    def created_at(self) -> datetime: ...
-
-
 class GameView(Protocol):
     """What a listing row carries (``server.store.GameInfo``)."""
 
@@ -174,7 +156,7 @@ class StoredGameView(GameView, Protocol):
     """A game with its moves (``server.store.StoredGame``)."""
 
     @property
-    def moves(self) -> Sequence[MoveView]: ...
+    def moves(self) -> Sequence[MoveRecord]: ...
 
 
 class GamePageView(Protocol):
@@ -385,9 +367,7 @@ def game_record(stored: StoredGameView, site: str = "?") -> GameRecord:
         ) from None
     return GameRecord(
         variant=variant,
-        moves=tuple(
-            RecordedMove(m.uci, m.clock_ms, m.spent_ms, m.periods_left) for m in stored.moves
-        ),
+        moves=tuple(stored.moves),
         start_fen=stored.start_fen,
         game_id=stored.id,
         site=site,
@@ -444,7 +424,7 @@ def _detail(stored: StoredGameView, ply: int | None) -> dict[str, Any]:
             "clock_ms": move.clock_ms,
             "periods_left": move.periods_left,
             "spent_ms": move.spent_ms,
-            "at": _iso(move.created_at),
+            "at": _iso(move.played_at),
         }
         for i, (uci, display, move) in enumerate(zip(game.moves, game.displays, stored.moves))
     ]

@@ -14,6 +14,7 @@ from server.hub.effects import GameFinished, MoveAppended, MovesRetracted, Persi
 from server.hub.hub import HubConfig
 from server.hub.messages import Message
 from server.hub.room import GameRoom, RoomSettings
+from server.rules import MoveRecord
 
 MATE_LINE = ["a1b2", "a5a2", "b2c3", "d5c4"]
 REPETITION_LINE = ["b1b2", "d5d4", "b2b1", "d4d5"] * 3
@@ -59,7 +60,7 @@ def test_move_is_acknowledged_and_broadcast_only_after_it_is_persisted() -> None
     assert h.inbox(1) == [] and h.inbox(2) == []
     assert len(h.pending) == 1
     record = h.pending[0].record
-    assert record == MoveAppended(game_id, 1, "a1b2", "K-4d", 60_000, 0, 0, START)
+    assert record == MoveAppended(game_id, MoveRecord(1, "a1b2", "K-4d", 60_000, 0, None))
     h.commit()
     mine, theirs = h.inbox(1), h.inbox(2)
     ack = one(mine, "ack")
@@ -190,7 +191,7 @@ def test_clock_starts_after_both_first_moves() -> None:
     assert room.clock.running == 0 and room.clock.deadline() == second_start + 60_000
     h.advance(3_000)
     move(h, 1, game_id, 3, "b2c3")
-    spent = [p.record for p in h.committed if isinstance(p.record, MoveAppended)]
+    spent = [p.record.move for p in h.committed if isinstance(p.record, MoveAppended)]
     assert [(r.spent_ms, r.clock_ms) for r in spent] == [(0, 60_000), (0, 60_000), (3_000, 58_000)]
     assert h.hub.next_deadline() == h.now + 60_000
 
@@ -266,7 +267,7 @@ def test_byoyomi_periods_in_a_game() -> None:
     move(h, 1, game_id, 3, "b2c3")
     record = h.committed[-1].record
     assert isinstance(record, MoveAppended)
-    assert (record.clock_ms, record.periods, record.spent_ms) == (0, 1, 30_000)
+    assert (record.move.clock_ms, record.move.periods_left, record.move.spent_ms) == (0, 1, 30_000)
     event = one(h.inbox(2), "move")
     assert event.d["clocks"]["first"] == {"ms": 0, "periods": 1, "period_ms": 10_000}
     # Bob is untouched; alice's next turn has one full period.
@@ -291,7 +292,7 @@ def test_lag_compensation_is_credited_within_the_quota() -> None:
     h.advance(4_000)
     move(h, 1, game_id, 3, "b2c3", lag_ms=10_000)
     record = h.committed[-1].record
-    assert isinstance(record, MoveAppended) and record.spent_ms == 4_000 - quota
+    assert isinstance(record, MoveAppended) and record.move.spent_ms == 4_000 - quota
 
 
 # --- endings ---------------------------------------------------------------------------------------

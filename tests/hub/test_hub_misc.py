@@ -78,7 +78,7 @@ def test_larger_shogi_variants_play_through_the_hub(variant: str) -> None:
         uci = room.game.legal_moves()[0]
         h.send(1 if ply % 2 else 2, "move", game=game_id, ply=ply, move=uci, ack=ply)
         assert one(h.inbox(1 if ply % 2 else 2), "ack").d["ply"] == ply
-    records = [p.record for p in h.committed if isinstance(p.record, MoveAppended)]
+    records = [p.record.move for p in h.committed if isinstance(p.record, MoveAppended)]
     assert [r.ply for r in records] == [1, 2, 3, 4]
     assert all(r.display for r in records)
-    assert records[-2].spent_ms == 1_000 and records[-2].periods == 1
+    assert records[-2].spent_ms == 1_000 and records[-2].periods_left == 1

@@ -6,22 +6,18 @@ from hub_harness import Harness, one, player, start_game
 from server.hub.clock import Byoyomi, SideTime
 from server.hub.effects import GameFinished, MoveAppended
 from server.hub.lobby import GameTerms
-from server.hub.room import StoredMove
+from server.rules import MoveRecord
 
 TC = {"kind": "byoyomi", "main_s": 60, "period_s": 10, "periods": 2}
 TERMS = GameTerms("minishogi", Byoyomi.from_seconds(60, 10, 2), rated=True)
 START_FEN = "rbsgk/4p/5/P4/KGSBR[-] w - - 0 1"
 
 
-def stored_moves(h: Harness) -> list[StoredMove]:
-    return [
-        StoredMove(r.uci, r.clock_ms, r.periods, r.spent_ms, r.played_ms)
-        for r in (p.record for p in h.committed)
-        if isinstance(r, MoveAppended)
-    ]
+def stored_moves(h: Harness) -> list[MoveRecord]:
+    return [p.record.move for p in h.committed if isinstance(p.record, MoveAppended)]
 
 
-def played_game(moves: list[str]) -> list[StoredMove]:
+def played_game(moves: list[str]) -> list[MoveRecord]:
     h = Harness()
     game_id = start_game(h, tc=TC, rated=True)
     for ply, uci in enumerate(moves, start=1):
@@ -32,7 +28,7 @@ def played_game(moves: list[str]) -> list[StoredMove]:
 
 def test_restored_game_resumes_with_stored_clocks() -> None:
     moves = played_game(["a1b2", "a5a2", "b2c3"])
-    assert (moves[2].clock_ms, moves[2].periods) == (0, 1)  # 70 s: main time and one period
+    assert (moves[2].clock_ms, moves[2].periods_left) == (0, 1)  # 70 s: main time and one period
     h = Harness()
     h.connect(1, player("alice"))
     h.clear()
@@ -68,7 +64,15 @@ def test_restoring_a_finished_position_ends_the_game() -> None:
 
 def test_corrupt_stored_move_is_refused() -> None:
     h = Harness()
-    bad = [StoredMove("a1b2", 60_000, 2, 0, 0), StoredMove("a1a5", 60_000, 2, 0, 0)]
+    bad = [MoveRecord(1, "a1b2", "K-4d", 60_000, 0, 2), MoveRecord(2, "a1a5", "K-5a", 60_000, 0, 2)]
     with pytest.raises(ValueError, match="a1a5"):
         h.hub.restore_game("r4", TERMS, (player("alice"), player("bob")), START_FEN, bad, h.now)
     assert h.hub.room("r4") is None and h.hub.active_game("alice") is None
+
+
+def test_stored_moves_out_of_sequence_are_refused() -> None:
+    h = Harness()
+    moves = played_game(["a1b2", "a5a2"])
+    with pytest.raises(ValueError, match="numbered"):
+        h.hub.restore_game("r5", TERMS, (player("alice"), player("bob")), START_FEN, moves[1:], h.now)
+    assert h.hub.room("r5") is None and h.hub.active_game("alice") is None

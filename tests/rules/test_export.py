@@ -23,10 +23,9 @@ import chess.pgn
 import pyffish
 import pytest
 
-from server.rules import Game, IllegalMoveError, Position, get_variant
+from server.rules import Game, IllegalMoveError, MoveRecord, Position, get_variant
 from server.rules.export import (
     GameRecord,
-    RecordedMove,
     TimeSetting,
     clock_text,
     format_time_control,
@@ -123,8 +122,8 @@ def record_of(game: Game, **fields: object) -> GameRecord:
     """A record of ``game`` with made-up but distinct clocks: the mover's clock after ply i
     is 600 s - 1.3 s * i (+ a few ms), thinking time 1.2 s * i."""
     moves = tuple(
-        RecordedMove(uci, clock_ms=600_000 - 1_300 * i + 7 * (i % 3), spent_ms=1_200 * i)
-        for i, uci in enumerate(game.moves, 1)
+        MoveRecord(i, uci, display, 600_000 - 1_300 * i + 7 * (i % 3), spent_ms=1_200 * i)
+        for i, (uci, display) in enumerate(zip(game.moves, game.displays, strict=True), 1)
     )
     outcome = game.outcome()
     values: dict[str, object] = {
@@ -514,7 +513,10 @@ def test_kif_of_a_known_minishogi_game() -> None:
     game = replay(get_variant("minishogi"), None, moves)
     record = GameRecord(
         variant=game.variant,
-        moves=tuple(RecordedMove(m, spent_ms=1_500 * i) for i, m in enumerate(moves, 1)),
+        moves=tuple(
+            MoveRecord(i, m, d, clock_ms=0, spent_ms=1_500 * i)
+            for i, (m, d) in enumerate(zip(moves, game.displays, strict=True), 1)
+        ),
         game_id="k1",
         first_name="alice",
         second_name="bob",

@@ -14,7 +14,8 @@ import pytest
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 
-from server.store import MoveRecord, Store, StoreUnavailableError
+from server.rules import MoveRecord
+from server.store import GameMove, Store, StoreUnavailableError
 from server.store.pg_moves import PgMoveAppender
 from server.store.writer import MoveWriter
 
@@ -26,8 +27,8 @@ ON_POSTGRESQL = pytest.mark.parametrize("empty_database", ["postgresql"], indire
 MakeGame = Callable[..., Awaitable[str]]
 
 
-def move(game_id: str, ply: int, **fields: object) -> MoveRecord:
-    return MoveRecord(game_id, ply, f"a{ply}a{ply + 1}", f"m{ply}", 1_000 - ply, ply, **fields)  # type: ignore[arg-type]
+def move(game_id: str, ply: int, **fields: object) -> GameMove:
+    return game_id, MoveRecord(ply, f"a{ply}a{ply + 1}", f"m{ply}", 1_000 - ply, ply, **fields)  # type: ignore[arg-type]
 
 
 async def stored_plies(store: Store, game_id: str) -> list[int]:
@@ -46,7 +47,7 @@ async def test_a_batch_is_stored_with_every_field(store: Store, make_game: MakeG
     game_id = await make_game()
     at = datetime(2026, 11, 22, 18, 0, 1, 500_000, tzinfo=timezone(timedelta(hours=2)))
     await store.append_moves(
-        [move(game_id, 1, created_at=at), move(game_id, 2, periods_left=3), move(game_id, 3)]
+        [move(game_id, 1, played_at=at), move(game_id, 2, periods_left=3), move(game_id, 3)]
     )
     game = await store.get_game(game_id)
     assert game is not None
@@ -59,7 +60,7 @@ async def test_a_batch_is_stored_with_every_field(store: Store, make_game: MakeG
         1,
     )
     assert first.periods_left is None and second.periods_left == 3
-    assert first.created_at == at.astimezone(UTC)
+    assert first.played_at == at.astimezone(UTC)
 
 
 @ON_POSTGRESQL
@@ -112,10 +113,10 @@ async def test_the_writer_shares_commits_over_the_direct_path(
     games = [await make_game() for _ in range(5)]
     async with MoveWriter(store, flushers=2) as writer:
         await asyncio.gather(
-            *(writer.append(move(game_id, ply)) for ply in (1, 2, 3) for game_id in games)
+            *(writer.append(*move(game_id, ply)) for ply in (1, 2, 3) for game_id in games)
         )
         with pytest.raises(Exception, match="ply 2"):
-            await writer.append(move(games[0], 2))  # a duplicate: only this append fails
+            await writer.append(*move(games[0], 2))  # a duplicate: only this append fails
         assert writer.stats.moves == 15 and writer.stats.commits < 15
     for game_id in games:
         assert await stored_plies(store, game_id) == [1, 2, 3]

@@ -9,10 +9,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import func, select, update
 
+from server.rules import MoveRecord
 from server.store import (
     DuplicateMoveError,
+    GameMove,
     GameStateError,
-    MoveRecord,
     Store,
     StoredGame,
     TimeControl,
@@ -26,8 +27,8 @@ MakePlayer = Callable[[str], Awaitable[int]]
 BYOYOMI = TimeControl("byoyomi", 600_000, byoyomi_ms=30_000, periods=3)
 
 
-def move(game_id: str, ply: int, uci: str = "a1a2", clock_ms: int = 60_000) -> MoveRecord:
-    return MoveRecord(game_id, ply, uci, f"display-{uci}", clock_ms, spent_ms=1_000)
+def move(game_id: str, ply: int, uci: str = "a1a2", clock_ms: int = 60_000) -> GameMove:
+    return game_id, MoveRecord(ply, uci, f"display-{uci}", clock_ms, spent_ms=1_000)
 
 
 async def count_rows(store: Store, table_name: str) -> int:
@@ -144,7 +145,7 @@ async def test_a_game_can_be_stored_already_started_in_one_commit(store: Store) 
     assert game.started_at == game.created_at
     with pytest.raises(GameStateError):
         await store.start_game(game_id)
-    await store.append_move(MoveRecord(game_id, 1, "a1b2", "K-4d", 60_000, 0))
+    await store.append_move(game_id, MoveRecord(1, "a1b2", "K-4d", 60_000, 0))
     assert await store.finish_game(game_id, "0-1", "resignation") is None
 
 
@@ -209,13 +210,14 @@ async def test_bad_result_changes_nothing(store: Store, make_game: MakeGame, res
 
 async def test_moves_round_trip(store: Store, make_game: MakeGame) -> None:
     game_id = await make_game(time_control=BYOYOMI)
+    at = datetime(2025, 5, 1, 12, 0, 0, 250_000, tzinfo=UTC)
     played = [
-        MoveRecord(game_id, 1, "e2e4", "e4", 600_000, 0),
-        MoveRecord(game_id, 2, "e7e5", "e5", 600_000, 0),
-        MoveRecord(game_id, 3, "g1f3", "Nf3", 0, 612_000, periods_left=2),
+        MoveRecord(1, "e2e4", "e4", 600_000, 0, played_at=at),
+        MoveRecord(2, "e7e5", "e5", 600_000, 0, played_at=at + timedelta(seconds=1)),
+        MoveRecord(3, "g1f3", "Nf3", 0, 612_000, periods_left=2, played_at=at + timedelta(days=1)),
     ]
     for record in played:
-        await store.append_move(record)
+        await store.append_move(game_id, record)
     game = await store.get_game(game_id)
     assert game is not None
     assert [
@@ -225,14 +227,25 @@ async def test_moves_round_trip(store: Store, make_game: MakeGame) -> None:
         (2, "e7e5", "e5", 600_000, None, 0),
         (3, "g1f3", "Nf3", 0, 2, 612_000),
     ]
-    assert [m.created_at for m in game.moves] == [r.created_at for r in played]
+    assert [m.played_at for m in game.moves] == [r.played_at for r in played]
+
+
+async def test_a_move_without_a_time_is_stored_as_played_now(
+    store: Store, make_game: MakeGame
+) -> None:
+    game_id = await make_game()
+    before = datetime.now(UTC)
+    await store.append_move(*move(game_id, 1))
+    game = await store.get_game(game_id)
+    assert game is not None and game.moves[0].played_at is not None
+    assert before <= game.moves[0].played_at <= datetime.now(UTC)
 
 
 async def test_duplicate_ply_is_refused(store: Store, make_game: MakeGame) -> None:
     game_id = await make_game()
-    await store.append_move(move(game_id, 1, "a1a2"))
+    await store.append_move(*move(game_id, 1, "a1a2"))
     with pytest.raises(DuplicateMoveError) as raised:
-        await store.append_move(move(game_id, 1, "b1b2"))
+        await store.append_move(*move(game_id, 1, "b1b2"))
     assert (raised.value.game_id, raised.value.ply) == (game_id, 1)
     game = await store.get_game(game_id)
     assert game is not None and [m.uci for m in game.moves] == ["a1a2"]
@@ -240,7 +253,7 @@ async def test_duplicate_ply_is_refused(store: Store, make_game: MakeGame) -> No
 
 async def test_move_for_unknown_game(store: Store) -> None:
     with pytest.raises(UnknownGameError):
-        await store.append_move(move("missing1", 1))
+        await store.append_move(*move("missing1", 1))
     assert await count_rows(store, "game_moves") == 0
 
 
@@ -254,12 +267,15 @@ async def test_move_for_unknown_game(store: Store) -> None:
         {"spent_ms": -5},
         {"periods_left": -1},
         {"game_id": "bad id"},
-        {"created_at": datetime(2025, 1, 1)},
+        {"played_at": datetime(2025, 1, 1)},
     ],
 )
-def test_malformed_moves_are_refused(fields: dict[str, object]) -> None:
+async def test_malformed_moves_are_refused(
+    store: Store, make_game: MakeGame, fields: dict[str, object]
+) -> None:
+    game_id = await make_game()
     values: dict[str, object] = {
-        "game_id": "abcd1234",
+        "game_id": game_id,
         "ply": 1,
         "uci": "a1a2",
         "display": "a2",
@@ -267,8 +283,12 @@ def test_malformed_moves_are_refused(fields: dict[str, object]) -> None:
         "spent_ms": 1,
     }
     values.update(fields)
+    target = values.pop("game_id")
     with pytest.raises(ValueError):
-        MoveRecord(**values)  # type: ignore[arg-type]
+        await store.append_move(target, MoveRecord(**values))  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        await store.append_moves([(target, MoveRecord(**values))])  # type: ignore[arg-type]
+    assert await count_rows(store, "game_moves") == 0
 
 
 async def test_racing_writers_one_wins(
@@ -279,8 +299,8 @@ async def test_racing_writers_one_wins(
     rival = open_store()
     for ply in range(1, 11):
         outcomes = await asyncio.gather(
-            store.append_move(move(game_id, ply, "a1a2")),
-            rival.append_move(move(game_id, ply, "b1b2")),
+            store.append_move(*move(game_id, ply, "a1a2")),
+            rival.append_move(*move(game_id, ply, "b1b2")),
             return_exceptions=True,
         )
         assert sorted(type(o).__name__ for o in outcomes) == ["DuplicateMoveError", "NoneType"]
@@ -292,10 +312,10 @@ async def test_retract_moves(store: Store, make_game: MakeGame) -> None:
     game_id = await make_game()
     other = await make_game()
     for ply in range(1, 6):
-        await store.append_move(move(game_id, ply))
-        await store.append_move(move(other, ply))
+        await store.append_move(*move(game_id, ply))
+        await store.append_move(*move(other, ply))
     assert await store.retract_moves(game_id, 4) == 2
-    await store.append_move(move(game_id, 4, "z9z8"))  # the ply is free again
+    await store.append_move(*move(game_id, 4, "z9z8"))  # the ply is free again
     game = await store.get_game(game_id)
     assert game is not None and [(m.ply, m.uci) for m in game.moves][-2:] == [
         (3, "a1a2"),
@@ -313,12 +333,12 @@ async def test_load_unfinished_games(store: Store, make_game: MakeGame) -> None:
     running = await make_game(time_control=BYOYOMI)
     done = await make_game()
     aborted = await make_game()
-    await store.append_move(move(done, 1))
+    await store.append_move(*move(done, 1))
     await store.finish_game(done, "1/2-1/2", "agreement")
     await store.abort_game(aborted)
     for ply, clock, periods in ((1, 590_000, 3), (2, 580_000, 3), (3, 0, 2)):
         await store.append_move(
-            MoveRecord(running, ply, f"m{ply}", f"M{ply}", clock, 10_000, periods_left=periods)
+            running, MoveRecord(ply, f"m{ply}", f"M{ply}", clock, 10_000, periods_left=periods)
         )
 
     unfinished = await store.load_unfinished_games()
@@ -335,7 +355,7 @@ async def test_load_unfinished_games(store: Store, make_game: MakeGame) -> None:
     # Ply 4 is next: its mover last moved at ply 2; the waiting side just moved at ply 3.
     assert (state.to_move_ms, state.to_move_periods) == (580_000, 3)
     assert (state.waiting_ms, state.waiting_periods) == (0, 2)
-    assert state.running_since == game.moves[-1].created_at
+    assert state.running_since == game.moves[-1].played_at
 
 
 async def test_list_filters(store: Store, make_game: MakeGame, make_player: MakePlayer) -> None:

@@ -13,8 +13,9 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
+from server.rules import MoveRecord
 from server.store import (
-    MoveRecord,
+    GameMove,
     MoveWriter,
     Store,
     StoreUnavailableError,
@@ -90,8 +91,8 @@ async def proxy(pg_url: str) -> AsyncIterator[TcpProxy]:
     await forwarder.stop()
 
 
-def move(game_id: str, ply: int) -> MoveRecord:
-    return MoveRecord(game_id, ply, "a1a2", "a2", 1_000, 10)
+def move(game_id: str, ply: int) -> GameMove:
+    return game_id, MoveRecord(ply, "a1a2", "a2", 1_000, 10)
 
 
 async def new_game(store: Store) -> str:
@@ -113,13 +114,13 @@ async def test_unreachable_postgresql() -> None:
         with pytest.raises(StoreUnavailableError):
             await store.get_game("abcd1234")
         with pytest.raises(StoreUnavailableError):
-            await store.append_move(move("abcd1234", 1))
+            await store.append_move(*move("abcd1234", 1))
         with pytest.raises(StoreUnavailableError):
             await store.finish_game("abcd1234", "1-0", "time")
         async with MoveWriter(store) as writer:
             for ply in (1, 2):  # the writer reports every failure and keeps serving
                 with pytest.raises(StoreUnavailableError):
-                    await writer.append(move("abcd1234", ply))
+                    await writer.append(*move("abcd1234", ply))
     with pytest.raises(StoreUnavailableError):
         await upgrade_to_head(NOWHERE)
 
@@ -140,18 +141,18 @@ async def test_outage_and_recovery(proxy: TcpProxy, pg_url: str, pg_schema: str)
     url = make_url(pg_url).set(port=proxy.port).render_as_string(hide_password=False)
     async with Store.from_url(url, schema=pg_schema) as store, MoveWriter(store) as writer:
         game_id = await new_game(store)
-        await writer.append(move(game_id, 1))
+        await writer.append(*move(game_id, 1))
 
         await proxy.stop()  # the database "goes away"; pooled connections die
         with pytest.raises(StoreUnavailableError):
             await store.get_game(game_id)
         with pytest.raises(StoreUnavailableError):
-            await writer.append(move(game_id, 2))
+            await writer.append(*move(game_id, 2))
         with pytest.raises(StoreUnavailableError):
             await store.finish_game(game_id, "1-0", "time")
 
         await proxy.start()  # back: the same store and writer carry on
-        await writer.append(move(game_id, 2))
+        await writer.append(*move(game_id, 2))
         await store.finish_game(game_id, "1-0", "time")
         game = await store.get_game(game_id)
         assert game is not None
@@ -170,6 +171,6 @@ async def test_killed_connection_is_replaced(pg_url: str, pg_schema: str, pg_dsn
             assert await admin.fetchval("SELECT pg_terminate_backend($1)", pid)
         finally:
             await admin.close()
-        await store.append_move(move(game_id, 1))
+        await store.append_move(*move(game_id, 1))
         game = await store.get_game(game_id)
         assert game is not None and len(game.moves) == 1

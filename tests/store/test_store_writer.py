@@ -10,14 +10,15 @@ from typing import Any
 import pytest
 from sqlalchemy import event, func, select, text
 
-from server.store import DuplicateMoveError, MoveRecord, MoveWriter, Store, UnknownGameError
+from server.rules import MoveRecord
+from server.store import DuplicateMoveError, GameMove, MoveWriter, Store, UnknownGameError
 from server.store.schema import game_moves
 
 MakeGame = Callable[..., Awaitable[str]]
 
 
-def move(game_id: str, ply: int, uci: str = "a1a2") -> MoveRecord:
-    return MoveRecord(game_id, ply, uci, uci.upper(), 60_000 - ply, spent_ms=ply)
+def move(game_id: str, ply: int, uci: str = "a1a2") -> GameMove:
+    return game_id, MoveRecord(ply, uci, uci.upper(), 60_000 - ply, spent_ms=ply)
 
 
 @contextmanager
@@ -61,7 +62,7 @@ async def test_concurrent_games_share_commits(
 
     async def play(writer: MoveWriter, game_id: str) -> None:
         for ply in range(1, plies + 1):
-            await writer.append(move(game_id, ply))
+            await writer.append(*move(game_id, ply))
 
     with counting_commits(store) as commits:
         async with MoveWriter(store, flushers=flushers) as writer:
@@ -90,7 +91,7 @@ async def test_acknowledged_moves_are_committed(
 
     async def play(writer: MoveWriter, game_id: str) -> None:
         for ply in range(1, 5):
-            await writer.append(move(game_id, ply))
+            await writer.append(*move(game_id, ply))
             game = await observer.get_game(game_id)
             assert game is not None and [m.ply for m in game.moves] == list(range(1, ply + 1))
 
@@ -100,15 +101,15 @@ async def test_acknowledged_moves_are_committed(
 
 async def test_only_the_offending_appends_fail(store: Store, make_game: MakeGame) -> None:
     first, second = await make_game(), await make_game()
-    await store.append_move(move(first, 1, "x1x2"))
+    await store.append_move(*move(first, 1, "x1x2"))
     async with MoveWriter(store) as writer:
         outcomes = await asyncio.gather(
-            writer.append(move(first, 1, "a1a2")),  # already stored
-            writer.append(move(first, 2, "b1b2")),
-            writer.append(move(second, 1, "c1c2")),
-            writer.append(move(second, 1, "d1d2")),  # same ply in the same batch
-            writer.append(move("nosuchgm", 1)),  # unknown game
-            writer.append(move(second, 2, "e1e2")),
+            writer.append(*move(first, 1, "a1a2")),  # already stored
+            writer.append(*move(first, 2, "b1b2")),
+            writer.append(*move(second, 1, "c1c2")),
+            writer.append(*move(second, 1, "d1d2")),  # same ply in the same batch
+            writer.append(*move("nosuchgm", 1)),  # unknown game
+            writer.append(*move(second, 2, "e1e2")),
             return_exceptions=True,
         )
     assert [type(o).__name__ for o in outcomes] == [
@@ -130,17 +131,17 @@ async def test_only_the_offending_appends_fail(store: Store, make_game: MakeGame
 async def test_writer_keeps_working_after_a_failed_batch(store: Store, make_game: MakeGame) -> None:
     game_id = await make_game()
     async with MoveWriter(store) as writer:
-        await writer.append(move(game_id, 1))
+        await writer.append(*move(game_id, 1))
         with pytest.raises(DuplicateMoveError):
-            await writer.append(move(game_id, 1))
-        await writer.append(move(game_id, 2))
+            await writer.append(*move(game_id, 1))
+        await writer.append(*move(game_id, 2))
     assert [ply for _, ply, _ in await stored_moves(store)] == [1, 2]
 
 
 async def test_max_batch(store: Store, make_game: MakeGame) -> None:
     game_ids = [await make_game() for _ in range(30)]
     async with MoveWriter(store, max_batch=7) as writer:
-        await asyncio.gather(*(writer.append(move(game_id, 1)) for game_id in game_ids))
+        await asyncio.gather(*(writer.append(*move(game_id, 1)) for game_id in game_ids))
     assert writer.stats.largest_batch == 7
     assert writer.stats.commits >= 5
     assert writer.stats.moves == 30
@@ -149,20 +150,20 @@ async def test_max_batch(store: Store, make_game: MakeGame) -> None:
 async def test_close_writes_what_is_queued(store: Store, make_game: MakeGame) -> None:
     game_ids = [await make_game() for _ in range(10)]
     writer = MoveWriter(store)
-    appends = [asyncio.create_task(writer.append(move(game_id, 1))) for game_id in game_ids]
+    appends = [asyncio.create_task(writer.append(*move(game_id, 1))) for game_id in game_ids]
     await asyncio.sleep(0)  # let the appends queue
     await writer.close()
     assert all(task.done() and task.exception() is None for task in appends)
     assert len(await stored_moves(store)) == 10
     with pytest.raises(RuntimeError, match="closed"):
-        await writer.append(move(game_ids[0], 2))
+        await writer.append(*move(game_ids[0], 2))
 
 
 async def test_cancelled_append_is_still_written(store: Store, make_game: MakeGame) -> None:
     """Cancelling the wait does not withdraw the move (documented behaviour)."""
     game_id = await make_game()
     writer = MoveWriter(store)
-    task = asyncio.create_task(writer.append(move(game_id, 1)))
+    task = asyncio.create_task(writer.append(*move(game_id, 1)))
     await asyncio.sleep(0)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):

@@ -20,8 +20,8 @@ from typing import Any
 import chess.pgn
 from sqlalchemy import update
 
-from server.rules import Game, get_variant
-from server.store import MoveRecord, Store, TimeControl
+from server.rules import Game, MoveRecord, get_variant
+from server.store import Store, TimeControl
 from server.store.schema import games
 from server.transport.review import (
     REVIEW_COMMAND_TYPES,
@@ -83,8 +83,9 @@ async def save_game(
         played = game.play(uci)
         periods = (3 - i % 2) if control.kind == "byoyomi" else None
         records.append(
-            MoveRecord(
-                game_id, i, uci, played.display, 170_000 - 1_234 * i, 1_000 + 10 * i, periods
+            (
+                game_id,
+                MoveRecord(i, uci, played.display, 170_000 - 1_234 * i, 1_000 + 10 * i, periods),
             )
         )
     await store.append_moves(records)
@@ -292,7 +293,7 @@ async def test_one_game_errors(store: Store) -> None:
 
 async def test_a_stored_game_that_does_not_replay_is_reported(store: Store) -> None:
     game_id, _ = await save_game(store, moves=["e1e4"], result=None)
-    await store.append_move(MoveRecord(game_id, 2, "e1e4", "bogus", 1_000, 1_000, 3))
+    await store.append_move(game_id, MoveRecord(2, "e1e4", "bogus", 1_000, 1_000, 3))
     status, _, body = await get(store, f"/api/games/{game_id}")
     assert status == 500 and body["error"]["code"] == "corrupt_record"
     assert "move 2 (e1e4)" in body["error"]["message"]

@@ -10,8 +10,8 @@ import pytest
 from ws_support import Client, OpenClient, StartApp, play_random, start_game, wait_for
 
 from server.app import App
-from server.rules import VARIANT_NAMES, get_variant
-from server.store import MoveRecord, StoredGame
+from server.rules import VARIANT_NAMES, MoveRecord, get_variant
+from server.store import StoredGame
 
 MATE_IN_4 = ["a1b2", "a5a2", "b2c3", "d5c4"]  # Mini-Shogi: the second player mates
 REPETITION = ["b1b2", "d5d4", "b2b1", "d4d5"] * 3  # Mini-Shogi: the start position 4 times
@@ -312,7 +312,7 @@ async def test_a_move_the_database_refuses_is_taken_back_with_a_clear_error(
     a, b = await two_guests(app, open_client)
     game = await start_game(a, b)
     await game.play("a1b2")
-    await app.store.append_move(MoveRecord(game.id, 2, "a5a4", "P-4a", 60_000, 0))
+    await app.store.append_move(game.id, MoveRecord(2, "a5a4", "P-4a", 60_000, 0))
     refused = await game.second.request("move", {"game": game.id, "ply": 2, "move": "a5a2"})
     assert refused["t"] == "error" and refused["d"]["code"] == "move_not_saved"
     assert "taken back" in refused["d"]["message"]
