@@ -20,20 +20,19 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal, Protocol
 
 from server.bus import BusError, GameLeases
-from server.cluster.restore import resumable_game
+from server.cluster.host import NODES_CHANNEL
+from server.cluster.restore import Resumable, resumable_game
 from server.cluster.wire import pack
 from server.hub.effects import GameCreated, GameFinished, GameId, PersistRecord
-from server.store import Store, StoreError
+from server.hub.hub import Hub
+from server.store import Store, StoredGame, StoreError
 from server.transport.driver import PersistError, RatingChange, Recorder
 
-if TYPE_CHECKING:
-    from server.cluster.node import ClusterDriver
-
-__all__ = ["ORPHANED", "FencedRecorder", "Ownership", "Takeover"]
+__all__ = ["ORPHANED", "FencedRecorder", "Owner", "Ownership", "Takeover"]
 
 logger = logging.getLogger(__name__)
 
@@ -46,10 +45,36 @@ RENEW_CONCURRENCY = 16
 SWEEP_PAGE = 500
 
 
+class Owner(Protocol):
+    """What :class:`Ownership` needs of its node (:class:`server.cluster.node.ClusterDriver`)."""
+
+    node_id: str
+    hub: Hub
+    remember: Callable[[StoredGame], None] | None
+    """Told of each stored game taken over, before it resumes."""
+
+    @property
+    def degraded(self) -> bool: ...
+
+    def is_live(self, node_id: str) -> bool: ...
+
+    def healthy_for(self, seconds: float) -> bool: ...
+
+    def clock(self) -> int: ...
+
+    def restore(self, game: Resumable) -> None: ...
+
+    def publish(self, channel: str, data: bytes) -> None: ...
+
+    def rejoin(self, game_id: GameId, player_ids: Iterable[Any]) -> None: ...
+
+    def mark_presence(self, reannounce: bool = False) -> None: ...
+
+
 class Ownership:
     """The games this node runs and the owners of the others (see the module docstring)."""
 
-    def __init__(self, node: ClusterDriver, leases: GameLeases, store: Store, ttl_ms: int):
+    def __init__(self, node: Owner, leases: GameLeases, store: Store, ttl_ms: int):
         self._node = node
         self._leases = leases
         self._store = store
@@ -300,7 +325,7 @@ class Ownership:
         players = [player.id for player in resumable.players]
         header: dict[str, Any] = {"k": "moved", "from": self.node_id, "g": game_id}
         header["players"] = players
-        node.publish("nodes", pack(header))
+        node.publish(NODES_CHANNEL, pack(header))
         node.rejoin(game_id, ())  # this node's own followers of the game
         node.mark_presence()
         return "taken"

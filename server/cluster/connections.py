@@ -1,0 +1,115 @@
+"""The connections whose websockets are on this node, and the games this node saw end.
+
+Every part of the node reads these: routing queues a connection's commands, forwarding follows
+the remote games it receives events of, presence announces its player.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from server.hub.commands import Command
+from server.hub.effects import ConnId, GameId
+from server.hub.identity import PlayerId, PlayerInfo
+from server.transport.driver import Peer
+
+__all__ = ["EndedGames", "Follow", "LocalConnection", "LocalConnections"]
+
+ENDED_MEMORY = 10_000
+ENDED_MEMORY_S = 600.0
+
+
+@dataclass
+class Follow:
+    """A remote game a local connection receives events of."""
+
+    node: str
+    version: int = 0
+    finished: bool = False
+
+
+@dataclass
+class LocalConnection:
+    """A connection whose websocket is on this node.
+
+    ``pending`` holds the commands waiting behind an asynchronous routing lookup (None when
+    nothing waits); ``attached`` the nodes whose hubs know this connection; ``challenges`` the
+    node of each challenge it received.
+    """
+
+    player: PlayerInfo
+    peer: Peer
+    connected: bool = False
+    closed: bool = False
+    pending: deque[tuple[Command, int]] | None = None
+    attached: set[str] = field(default_factory=set)
+    follows: dict[GameId, Follow] = field(default_factory=dict)
+    challenges: dict[int, str] = field(default_factory=dict)
+
+
+class LocalConnections:
+    """This node's connections, by id, by player and by lower-case player name."""
+
+    def __init__(self) -> None:
+        self._by_conn: dict[ConnId, LocalConnection] = {}
+        self._player_conns: dict[PlayerId, set[ConnId]] = {}
+        self._names: dict[str, PlayerId] = {}
+
+    def __len__(self) -> int:
+        return len(self._by_conn)
+
+    def items(self) -> Iterator[tuple[ConnId, LocalConnection]]:
+        return iter(list(self._by_conn.items()))
+
+    def get(self, conn_id: ConnId) -> LocalConnection | None:
+        return self._by_conn.get(conn_id)
+
+    def add(self, conn_id: ConnId, local: LocalConnection) -> None:
+        self._by_conn[conn_id] = local
+        self._player_conns.setdefault(local.player.id, set()).add(conn_id)
+        self._names[local.player.name.lower()] = local.player.id
+
+    def remove(self, conn_id: ConnId) -> LocalConnection | None:
+        local = self._by_conn.pop(conn_id, None)
+        if local is None:
+            return None
+        player = local.player
+        conns = self._player_conns.get(player.id, set())
+        conns.discard(conn_id)
+        if not conns:
+            self._player_conns.pop(player.id, None)
+            if self._names.get(player.name.lower()) == player.id:
+                del self._names[player.name.lower()]
+        return local
+
+    def has_name(self, name: str) -> bool:
+        """Whether a player named ``name`` (lower case) is connected here."""
+        return name in self._names
+
+    def connected_conn_of(self, player_id: PlayerId) -> ConnId | None:
+        """A connection of ``player_id`` that has joined the hub, if any."""
+        for conn_id in self._player_conns.get(player_id, ()):
+            if self._by_conn[conn_id].connected:
+                return conn_id
+        return None
+
+
+class EndedGames:
+    """The games this node has seen end, for a while: presence may still list them as played
+    until their owner updates it."""
+
+    def __init__(self) -> None:
+        self._ended: dict[GameId, float] = {}
+
+    def __contains__(self, game_id: object) -> bool:
+        return game_id in self._ended
+
+    def saw_end(self, game_id: GameId) -> None:
+        now = time.monotonic()
+        self._ended[game_id] = now
+        if len(self._ended) > ENDED_MEMORY:
+            for old in [g for g, at in self._ended.items() if now - at > ENDED_MEMORY_S]:
+                del self._ended[old]

@@ -1,0 +1,200 @@
+"""Remote connections: connections of other nodes attached to this node's hub.
+
+A connection's home node forwards its commands here (``cmd`` envelopes on this node's channel);
+the hub's effects for it go back to the home node, one bus message per node per broadcast, in
+hub order. A command's answer goes back as a ``reply`` to the forwarded call.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from server.cluster.host import Host
+from server.cluster.wire import command_game, player_from_json
+from server.hub.commands import parse_command
+from server.hub.effects import Broadcast, ConnId
+from server.hub.errors import ProtocolError
+from server.hub.identity import PlayerId, PlayerInfo
+from server.hub.messages import Message, error_message
+from server.transport.codec import encode_message
+
+__all__ = ["CALL_ACK_PREFIX", "Remote", "RemoteConnections"]
+
+logger = logging.getLogger(__name__)
+
+CALL_ACK_PREFIX = "~"
+"""A forwarded command runs with ack ``~<call id>``: its answer is the call's reply."""
+
+
+@dataclass(frozen=True)
+class Remote:
+    """A connection of another node attached to this hub."""
+
+    node: str
+    conn: ConnId
+    player_id: PlayerId
+
+
+class RemoteConnections:
+    """The other nodes' connections attached to this hub (see the module docstring).
+
+    :param runs: whether this node runs a game (commands for others are answered ``moved``).
+    :param envelope: queues ``(node, header, body)`` for a node's channel.
+    """
+
+    def __init__(
+        self,
+        host: Host,
+        runs: Callable[[str], bool],
+        envelope: Callable[..., None],
+    ) -> None:
+        self._host = host
+        self._runs = runs
+        self._envelope = envelope
+        self._hub_conns: dict[tuple[str, ConnId], ConnId] = {}
+        self._remote_of: dict[ConnId, Remote] = {}
+
+    def __len__(self) -> int:
+        return len(self._remote_of)
+
+    def __contains__(self, hub_conn: object) -> bool:
+        return hub_conn in self._remote_of
+
+    def nodes(self) -> set[str]:
+        """The nodes that have connections attached here."""
+        return {remote.node for remote in self._remote_of.values()}
+
+    def hub_conn_of(self, player_id: PlayerId) -> ConnId | None:
+        """The hub connection of a remote connection of ``player_id``, if any."""
+        for hub_conn, remote in self._remote_of.items():
+            if remote.player_id == player_id:
+                return hub_conn
+        return None
+
+    # --- attach and detach --------------------------------------------------------------------
+
+    def attach(self, node_id: str, conn_id: ConnId, player: PlayerInfo) -> ConnId:
+        key = (node_id, conn_id)
+        hub_conn = self._hub_conns.get(key)
+        if hub_conn is None:
+            hub = self._host.hub
+            hub_conn = self._host.new_conn_id()
+            self._hub_conns[key] = hub_conn
+            self._remote_of[hub_conn] = Remote(node_id, conn_id, player.id)
+            self._host.call(lambda now: hub.connect(hub_conn, player, now))
+        return hub_conn
+
+    def detach(self, node_id: str, conn_id: ConnId) -> None:
+        hub_conn = self._hub_conns.pop((node_id, conn_id), None)
+        if hub_conn is None:
+            return
+        self._remote_of.pop(hub_conn, None)
+        hub = self._host.hub
+        self._host.call(lambda now: hub.disconnect(hub_conn, now))
+
+    def drop_node(self, node_id: str) -> None:
+        """A node is dead: its connections leave this hub."""
+        for key in [key for key in self._hub_conns if key[0] == node_id]:
+            self.detach(*key)
+
+    def closed(self, hub_conn: ConnId, reason: str) -> None:
+        """The hub closed a remote connection: tell its home node."""
+        remote = self._remote_of.pop(hub_conn)
+        self._hub_conns.pop((remote.node, remote.conn), None)
+        self._envelope(remote.node, {"k": "close", "c": remote.conn, "r": reason})
+
+    # --- commands in --------------------------------------------------------------------------
+
+    def on_cmd(self, node_id: str, header: dict[str, Any]) -> None:
+        """A command forwarded by a connection's home node: run it in this hub."""
+        call_id = header.get("call")
+        conn_id = header.get("c")
+        if not isinstance(call_id, int) or not isinstance(conn_id, int):
+            return
+        try:
+            command = parse_command(header.get("f"))
+            hub_conn = self._hub_conns.get((node_id, conn_id))
+            if hub_conn is None and "p" in header:
+                player: PlayerInfo | None = player_from_json(header["p"])
+            else:
+                player = None
+        except (ValueError, ProtocolError) as error:
+            logger.warning("bad command from node %s: %s", node_id, error)
+            return
+        game_id = command_game(command)
+        if game_id is not None and not self._runs(game_id):
+            self._envelope(node_id, {"k": "reply", "c": conn_id, "call": call_id, "moved": True})
+            return
+        if hub_conn is None:
+            if player is None:  # detached here meanwhile: the home node sends the identity
+                reply = {"k": "reply", "c": conn_id, "call": call_id, "unknown": True}
+                self._envelope(node_id, reply)
+                return
+            hub_conn = self.attach(node_id, conn_id, player)
+        lag = header.get("lag")
+        lag_ms = lag if isinstance(lag, int) and lag >= 0 else 0
+        hub = self._host.hub
+        try:
+            self._host.call(lambda now: hub.handle(hub_conn, command, now, lag_ms=lag_ms))
+        except Exception:
+            logger.exception("hub failed on %s from node %s", type(command).__name__, node_id)
+            failure = error_message("internal_error", "The server failed on this command.")
+            self._envelope(
+                node_id,
+                {"k": "reply", "c": conn_id, "call": call_id, "m": failure.to_json_obj()},
+            )
+
+    # --- effects out --------------------------------------------------------------------------
+
+    def send(self, hub_conn: ConnId, message: Message) -> None:
+        """Send a hub message to a remote connection's home node."""
+        remote = self._remote_of[hub_conn]
+        if message.t == "hello":
+            return  # the connection's hello came from its home node
+        if isinstance(message.a, str) and message.a.startswith(CALL_ACK_PREFIX):
+            call_id = message.a[len(CALL_ACK_PREFIX) :]
+            if call_id.isdigit():
+                obj = message.to_json_obj()
+                obj.pop("a", None)
+                header = {"k": "reply", "c": remote.conn, "call": int(call_id), "m": obj}
+                self._envelope(remote.node, header)
+                return
+        header = _meta(message)
+        header["c"] = [remote.conn]
+        self._envelope(remote.node, header, encode_message(message))
+
+    def broadcast(self, effect: Broadcast) -> list[ConnId]:
+        """Send the remote part of a broadcast (one message per node); return the local
+        connections it goes to."""
+        local: list[ConnId] = []
+        by_node: dict[str, list[ConnId]] = {}
+        for conn_id in effect.conn_ids:
+            remote = self._remote_of.get(conn_id)
+            if remote is None:
+                local.append(conn_id)
+            else:
+                by_node.setdefault(remote.node, []).append(remote.conn)
+        if by_node:
+            frame = encode_message(effect.message)
+            for node_id, conns in by_node.items():
+                header = _meta(effect.message)
+                header["c"] = conns
+                self._envelope(node_id, header, frame)
+        return local
+
+
+def _meta(message: Message) -> dict[str, Any]:
+    """The header of an ``out`` envelope: what the home node needs to know of the frame."""
+    header: dict[str, Any] = {"k": "out", "t": message.t}
+    game_id = message.d.get("game")
+    if message.v is not None and isinstance(game_id, str):
+        header["g"] = game_id
+        header["v"] = message.v
+    elif message.t == "game_start" and isinstance(game_id, str):
+        header["g"] = game_id
+    if message.t == "challenge" and isinstance(message.d.get("id"), int):
+        header["cid"] = message.d["id"]
+    return header
