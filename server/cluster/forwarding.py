@@ -16,10 +16,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from server.cluster.connections import EndedGames, Follow, LocalConnection, LocalConnections
-from server.cluster.host import Host, cluster_unavailable, node_unavailable
-from server.cluster.ownership import Ownership
+from server.cluster.connections import Follow, LocalConnection
+from server.cluster.host import cluster_unavailable, node_unavailable
 from server.cluster.remote import CALL_ACK_PREFIX
+from server.cluster.shared import Part, Shared
 from server.cluster.wire import command_game, command_to_frame, player_to_json
 from server.hub.commands import Command
 from server.hub.effects import ConnId, GameId
@@ -49,29 +49,14 @@ class _Call:
     timer: asyncio.TimerHandle | None = None
 
 
-class Forwarder:
+class Forwarder(Part):
     """The calls this node has forwarded (see the module docstring).
 
-    :param envelope: queues ``(node, header)`` for a node's channel.
     :param locate: looks a game's owner up again after a ``moved`` reply.
     """
 
-    def __init__(
-        self,
-        host: Host,
-        locals_: LocalConnections,
-        ownership: Ownership,
-        ended: EndedGames,
-        *,
-        envelope: Callable[..., None],
-        locate: Locate,
-        call_timeout_s: float,
-    ) -> None:
-        self._host = host
-        self._locals = locals_
-        self._ownership = ownership
-        self._ended = ended
-        self._envelope = envelope
+    def __init__(self, shared: Shared, *, locate: Locate, call_timeout_s: float) -> None:
+        super().__init__(shared)
         self._locate = locate
         self.call_timeout_s = call_timeout_s
         self._calls: dict[int, _Call] = {}
@@ -114,7 +99,7 @@ class Forwarder:
         if node_id not in local.attached:  # the identity goes with the first command only
             header["p"] = player_to_json(local.player)
             local.attached.add(node_id)
-        self._envelope(node_id, header)
+        self._sender.envelope(node_id, header)
         return call.future
 
     async def call_internal(

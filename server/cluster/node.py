@@ -11,9 +11,16 @@ that composes one part per job and wires the bus to them:
 * :mod:`~server.cluster.remote` — connections of other nodes attached to this hub;
 * :mod:`~server.cluster.seeks` — the seek registry kept in step with the hub, ``sought``;
 * :mod:`~server.cluster.ownership` — leases of the games this hub runs, takeover, fencing;
-* :mod:`~server.cluster.presence` — live nodes, and the announcements of this node's players;
+* :mod:`~server.cluster.liveness` — which nodes are live;
+* :mod:`~server.cluster.presence` — the announcements of this node's players;
 * :mod:`~server.cluster.resync` — degraded mode while Redis is unreachable, resynchronisation;
+* :mod:`~server.cluster.delivery` — where the hub's effects go (home nodes, registry, bus);
+* :mod:`~server.cluster.inbox` — what arrives on the bus, handed to the part it is for;
 * :mod:`~server.cluster.outgoing` — the ordered queues of what the node sends on the bus.
+
+The parts share :class:`~server.cluster.shared.Shared` and reach the node only through
+:class:`~server.cluster.host.Host` (ownership through :class:`~server.cluster.ownership.Owner`),
+which this class implements; none of them imports this module.
 
 Everything runs on the event loop thread; hub calls stay synchronous.
 """
@@ -31,6 +38,7 @@ from typing import Any, TypeVar
 
 from server.bus import Bus, BusError, Cluster
 from server.cluster.connections import EndedGames, LocalConnection, LocalConnections
+from server.cluster.delivery import Delivery
 from server.cluster.forwarding import Forwarder
 from server.cluster.host import (
     GAMES_CHANNEL,
@@ -39,29 +47,27 @@ from server.cluster.host import (
     NODES_CHANNEL,
     node_channel,
 )
+from server.cluster.inbox import Inbox
+from server.cluster.liveness import Liveness
 from server.cluster.outgoing import Sender
 from server.cluster.ownership import FencedRecorder, Ownership
-from server.cluster.presence import Announcer, Liveness, PresenceKeeper
+from server.cluster.presence import Announcer, PresenceKeeper
 from server.cluster.remote import RemoteConnections
 from server.cluster.restore import Resumable
 from server.cluster.resync import Resync
 from server.cluster.routing import Router
 from server.cluster.seeks import ClusterSeeks
+from server.cluster.shared import Shared
 from server.cluster.wire import (
-    EnvelopeError,
-    player_from_json,
     player_to_json,
-    unpack,
-    unpack_batch,
 )
 from server.config import Settings
 from server.hub.commands import Command
-from server.hub.effects import Broadcast, Close, ConnId, Effect, GameId, Publish, Send
+from server.hub.effects import ConnId, Effect, GameId
 from server.hub.hub import Hub
 from server.hub.identity import PlayerInfo
 from server.hub.messages import Message
 from server.store import Store, StoredGame
-from server.transport.codec import encode_message
 from server.transport.driver import HubDriver, Peer, Recorder, monotonic_ms
 
 __all__ = [
@@ -119,46 +125,26 @@ class ClusterDriver(HubDriver):
         self._background: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
         self._remove_degraded_listener: Callable[[], None] | None = None
-        self._hello_game: dict[ConnId, GameId] = {}
 
         self.locals = LocalConnections()
-        ended = EndedGames()
         self.sender = Sender(bus, self.node_id, self._publish_failed)
-        envelope = self.sender.envelope
         self.liveness = Liveness(cluster.presence, self.node_id, self._looked)
-        self.remotes = RemoteConnections(self, self.ownership.runs, envelope)
+        shared = Shared(
+            self, cluster, self.locals, EndedGames(), self.ownership, self.liveness, self.sender
+        )
+        self.remotes = RemoteConnections(shared)
         self.forwarder = Forwarder(
-            self,
-            self.locals,
-            self.ownership,
-            ended,
-            envelope=envelope,
+            shared,
             locate=lambda *args: self.router.game_destination(*args),
             call_timeout_s=max(MIN_CALL_TIMEOUT_S, settings.lease_ttl_ms / 1000),
         )
-        self.seeks = ClusterSeeks(
-            self, cluster.seeks, self.locals, self.remotes, self.forwarder, self.sender, ended
-        )
-        self.router = Router(
-            self,
-            self.locals,
-            self.ownership,
-            self.liveness,
-            cluster.presence,
-            self.forwarder,
-            self.seeks,
-            self.sender,
-            ended,
-        )
-        self.resync = Resync(self, self.locals, self.ownership, self.liveness, self.forwarder)
+        self.seeks = ClusterSeeks(shared, self.remotes, self.forwarder)
+        self.router = Router(shared, self.forwarder, self.seeks)
+        self.delivery = Delivery(shared, self.remotes, self.seeks)
+        self.inbox = Inbox(shared, self.forwarder, self.remotes, self.router, self.rejoin)
+        self.resync = Resync(shared, self.forwarder)
         announcer = Announcer(cluster.presence, self.node_id, self._presence_ttl, self.seeks.relist)
-        self.presence = PresenceKeeper(
-            announcer,
-            hub,
-            self.locals,
-            self.ownership.owned,
-            lambda update: self.sender.enqueue(update, state=True),
-        )
+        self.presence = PresenceKeeper(shared, announcer)
 
     # ============================================================ lifecycle
 
@@ -166,8 +152,8 @@ class ClusterDriver(HubDriver):
         """Announce the node, subscribe its channels, start the background loops, and take over
         the unfinished games nobody owns (this is also restart recovery)."""
         await self.cluster.presence.heartbeat(self.node_id, self._presence_ttl)
-        await self.bus.subscribe(node_channel(self.node_id), self._on_node_message)
-        await self.bus.subscribe(NODES_CHANNEL, self._on_notice)
+        await self.bus.subscribe(node_channel(self.node_id), self.inbox.on_node_message)
+        await self.bus.subscribe(NODES_CHANNEL, self.inbox.on_notice)
         await self.bus.subscribe(LOBBY_CHANNEL, self.seeks.on_lobby)
         await self.bus.subscribe(GAMES_CHANNEL, self.seeks.on_games)
         self._remove_degraded_listener = self.bus.add_degraded_listener(self.resync.on_degraded)
@@ -366,10 +352,10 @@ class ClusterDriver(HubDriver):
         finally:
             if not local.closed:
                 if game_id is not None:
-                    self._hello_game[conn_id] = game_id
+                    self.delivery.hello_game[conn_id] = game_id
                 local.connected = True
                 super().connect(conn_id, local.peer, local.player)
-                self._hello_game.pop(conn_id, None)
+                self.delivery.hello_game.pop(conn_id, None)
                 if self.degraded:
                     self.send(conn_id, Message("degraded", {"on": True}))
                 self.mark_presence()
@@ -404,118 +390,13 @@ class ClusterDriver(HubDriver):
     # ============================================================ effects
 
     def run(self, effects: list[Effect]) -> None:
-        """Effects for remote connections go to their home nodes; the rest run as usual."""
-        here: list[Effect] = []
-        for effect in effects:
-            if isinstance(effect, Send):
-                if effect.message.t == "challenge":
-                    self.seeks.track_challenge(effect.message.d.get("id"))
-                if effect.conn_id in self.remotes:
-                    self.remotes.send(effect.conn_id, effect.message)
-                    continue
-                if effect.message.a == INTERNAL_ACK or self._fenced_message(effect.message):
-                    continue
-                if effect.message.t == "hello" and effect.conn_id in self._hello_game:
-                    data = {**effect.message.d, "game": self._hello_game[effect.conn_id]}
-                    effect = Send(effect.conn_id, Message("hello", data))
-                self._watch_local(effect.message)
-            elif isinstance(effect, Broadcast):
-                if self._fenced_message(effect.message):
-                    continue
-                local = self.remotes.broadcast(effect)
-                for _ in local:
-                    self._watch_local(effect.message)
-                if not local:
-                    continue
-                if len(local) != len(effect.conn_ids):
-                    effect = Broadcast(effect.topic, effect.message, tuple(local))
-            elif isinstance(effect, Close) and effect.conn_id in self.remotes:
-                self.remotes.closed(effect.conn_id, effect.reason)
-                continue
-            elif isinstance(effect, Publish):
-                if not self._fenced_message(effect.message):
-                    self._on_publish(effect)
-                continue
-            here.append(effect)
+        """Effects that leave this node go on the bus (see :mod:`server.cluster.delivery`);
+        the rest run as usual."""
+        here = self.delivery.sort(effects)
         if here:
             super().run(here)
-
-    def _fenced_message(self, message: Message) -> bool:
-        """A message of a game this node lost to another owner: never shown to anyone."""
-        game_id = message.d.get("game") if isinstance(message.d, dict) else None
-        return isinstance(game_id, str) and game_id in self.ownership.lost
-
-    def _watch_local(self, message: Message) -> None:
-        if message.t == "game" and message.d.get("role") == "spectator":
-            self.mark_presence()
-
-    def _on_publish(self, effect: Publish) -> None:
-        message = effect.message
-        frame = encode_message(message)
-        if effect.channel == LOBBY_CHANNEL:
-            self.seeks.changed(message, frame)
-            return
-        if effect.channel == GAMES_CHANNEL:
-            self.mark_presence()
-        self.publish(effect.channel, frame)
 
     def _publish_failed(self, channel: str, data: bytes) -> None:
         # Lobby changes still reach this node's own watchers without the bus.
         if channel == LOBBY_CHANNEL:
             self.seeks.relay(data)
-
-    # ============================================================ incoming bus messages
-
-    def _on_node_message(self, channel: str, data: bytes) -> None:
-        try:
-            envelopes = unpack_batch(data)
-        except EnvelopeError as error:
-            logger.warning("dropped a message on %s: %s", channel, error)
-            return
-        for header, body in envelopes:
-            self._on_envelope(header, body)
-
-    def _on_envelope(self, header: dict[str, Any], body: bytes) -> None:
-        kind = header["k"]
-        node_id = header.get("from")
-        if not isinstance(node_id, str):
-            return
-        if kind == "out":
-            self.forwarder.on_out(node_id, header, body)
-        elif kind == "reply":
-            self.forwarder.on_reply(node_id, header)
-        elif kind == "cmd":
-            self.remotes.on_cmd(node_id, header)
-        elif kind == "attach":
-            with contextlib.suppress(ValueError):
-                if isinstance(header.get("c"), int):
-                    self.remotes.attach(node_id, header["c"], player_from_json(header.get("p")))
-        elif kind == "detach":
-            if isinstance(header.get("c"), int):
-                self.remotes.detach(node_id, header["c"])
-        elif kind == "close":
-            peer = self._peers.get(header.get("c", -1))
-            local = self.locals.get(header.get("c", -1))
-            if local is not None:
-                local.attached.discard(node_id)
-            if peer is not None:
-                peer.close_soon(1008, str(header.get("r", "closed")))
-        elif kind == "here":
-            self.router.on_here(node_id, header)
-
-    def _on_notice(self, channel: str, data: bytes) -> None:
-        try:
-            header, _ = unpack(data)
-        except EnvelopeError:
-            return
-        node_id = header.get("from")
-        if not isinstance(node_id, str):
-            return
-        if header["k"] == "whois":
-            self.router.on_whois(node_id, header)
-        elif header["k"] == "moved" and node_id != self.node_id:
-            game_id = header.get("g")
-            players = header.get("players")
-            if isinstance(game_id, str):
-                self.ownership.set_cached_owner(game_id, node_id)
-                self.rejoin(game_id, players if isinstance(players, list) else [])

@@ -8,11 +8,10 @@ hub order. A command's answer goes back as a ``reply`` to the forwarded call.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from server.cluster.host import Host
+from server.cluster.shared import Part, Shared
 from server.cluster.wire import command_game, player_from_json
 from server.hub.commands import parse_command
 from server.hub.effects import Broadcast, ConnId
@@ -38,22 +37,11 @@ class Remote:
     player_id: PlayerId
 
 
-class RemoteConnections:
-    """The other nodes' connections attached to this hub (see the module docstring).
+class RemoteConnections(Part):
+    """The other nodes' connections attached to this hub (see the module docstring)."""
 
-    :param runs: whether this node runs a game (commands for others are answered ``moved``).
-    :param envelope: queues ``(node, header, body)`` for a node's channel.
-    """
-
-    def __init__(
-        self,
-        host: Host,
-        runs: Callable[[str], bool],
-        envelope: Callable[..., None],
-    ) -> None:
-        self._host = host
-        self._runs = runs
-        self._envelope = envelope
+    def __init__(self, shared: Shared) -> None:
+        super().__init__(shared)
         self._hub_conns: dict[tuple[str, ConnId], ConnId] = {}
         self._remote_of: dict[ConnId, Remote] = {}
 
@@ -104,7 +92,7 @@ class RemoteConnections:
         """The hub closed a remote connection: tell its home node."""
         remote = self._remote_of.pop(hub_conn)
         self._hub_conns.pop((remote.node, remote.conn), None)
-        self._envelope(remote.node, {"k": "close", "c": remote.conn, "r": reason})
+        self._sender.envelope(remote.node, {"k": "close", "c": remote.conn, "r": reason})
 
     # --- commands in --------------------------------------------------------------------------
 
@@ -125,13 +113,15 @@ class RemoteConnections:
             logger.warning("bad command from node %s: %s", node_id, error)
             return
         game_id = command_game(command)
-        if game_id is not None and not self._runs(game_id):
-            self._envelope(node_id, {"k": "reply", "c": conn_id, "call": call_id, "moved": True})
+        if game_id is not None and not self._ownership.runs(game_id):
+            self._sender.envelope(
+                node_id, {"k": "reply", "c": conn_id, "call": call_id, "moved": True}
+            )
             return
         if hub_conn is None:
             if player is None:  # detached here meanwhile: the home node sends the identity
                 reply = {"k": "reply", "c": conn_id, "call": call_id, "unknown": True}
-                self._envelope(node_id, reply)
+                self._sender.envelope(node_id, reply)
                 return
             hub_conn = self.attach(node_id, conn_id, player)
         lag = header.get("lag")
@@ -142,7 +132,7 @@ class RemoteConnections:
         except Exception:
             logger.exception("hub failed on %s from node %s", type(command).__name__, node_id)
             failure = error_message("internal_error", "The server failed on this command.")
-            self._envelope(
+            self._sender.envelope(
                 node_id,
                 {"k": "reply", "c": conn_id, "call": call_id, "m": failure.to_json_obj()},
             )
@@ -160,11 +150,11 @@ class RemoteConnections:
                 obj = message.to_json_obj()
                 obj.pop("a", None)
                 header = {"k": "reply", "c": remote.conn, "call": int(call_id), "m": obj}
-                self._envelope(remote.node, header)
+                self._sender.envelope(remote.node, header)
                 return
         header = _meta(message)
         header["c"] = [remote.conn]
-        self._envelope(remote.node, header, encode_message(message))
+        self._sender.envelope(remote.node, header, encode_message(message))
 
     def broadcast(self, effect: Broadcast) -> list[ConnId]:
         """Send the remote part of a broadcast (one message per node); return the local
@@ -182,7 +172,7 @@ class RemoteConnections:
             for node_id, conns in by_node.items():
                 header = _meta(effect.message)
                 header["c"] = conns
-                self._envelope(node_id, header, frame)
+                self._sender.envelope(node_id, header, frame)
         return local
 
 

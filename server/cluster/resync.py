@@ -16,11 +16,10 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from server.cluster.connections import LocalConnection, LocalConnections
+from server.cluster.connections import LocalConnection
 from server.cluster.forwarding import Forwarder
-from server.cluster.host import INTERNAL_ACK, Host
-from server.cluster.ownership import Ownership
-from server.cluster.presence import Liveness
+from server.cluster.host import INTERNAL_ACK
+from server.cluster.shared import Part, Shared
 from server.hub.commands import JoinCommand
 from server.hub.effects import ConnId, GameId
 from server.hub.messages import Message
@@ -32,21 +31,11 @@ logger = logging.getLogger(__name__)
 REJOIN_RETRY_S = 0.5
 
 
-class Resync:
+class Resync(Part):
     """See the module docstring."""
 
-    def __init__(
-        self,
-        host: Host,
-        locals_: LocalConnections,
-        ownership: Ownership,
-        liveness: Liveness,
-        forwarder: Forwarder,
-    ) -> None:
-        self._host = host
-        self._locals = locals_
-        self._ownership = ownership
-        self._liveness = liveness
+    def __init__(self, shared: Shared, forwarder: Forwarder) -> None:
+        super().__init__(shared)
         self._forwarder = forwarder
         self._healthy_since = float("-inf")  # reset when the bus recovers from an outage
 

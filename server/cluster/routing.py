@@ -15,19 +15,17 @@ import logging
 from collections import deque
 from typing import Any
 
-from server.bus import BusError, GameRole, Presence
-from server.cluster.connections import EndedGames, LocalConnection, LocalConnections
+from server.bus import BusError, GameRole
+from server.cluster.connections import LocalConnection
 from server.cluster.forwarding import Forwarder
 from server.cluster.host import (
     NODES_CHANNEL,
-    Host,
     cluster_unavailable,
     node_unavailable,
 )
-from server.cluster.outgoing import Sender
-from server.cluster.ownership import ORPHANED, Ownership
-from server.cluster.presence import Liveness
+from server.cluster.ownership import ORPHANED
 from server.cluster.seeks import ClusterSeeks
+from server.cluster.shared import Part, Shared
 from server.cluster.wire import command_game, pack
 from server.hub.commands import (
     AcceptCommand,
@@ -52,30 +50,13 @@ logger = logging.getLogger(__name__)
 WHOIS_TIMEOUT_S = 1.0
 
 
-class Router:
+class Router(Part):
     """See the module docstring."""
 
-    def __init__(
-        self,
-        host: Host,
-        locals_: LocalConnections,
-        ownership: Ownership,
-        liveness: Liveness,
-        presence: Presence,
-        forwarder: Forwarder,
-        seeks: ClusterSeeks,
-        sender: Sender,
-        ended: EndedGames,
-    ) -> None:
-        self._host = host
-        self._locals = locals_
-        self._ownership = ownership
-        self._liveness = liveness
-        self._presence = presence
+    def __init__(self, shared: Shared, forwarder: Forwarder, seeks: ClusterSeeks) -> None:
+        super().__init__(shared)
         self._forwarder = forwarder
         self._seeks = seeks
-        self._sender = sender
-        self._ended = ended
         self._whois: dict[int, asyncio.Future[str]] = {}
         self._last_query = 0
 
@@ -231,7 +212,7 @@ class Router:
 
         :raises BusError: Redis is unreachable.
         """
-        games = await self._host.limited(self._presence.games_of(player_id))
+        games = await self._host.limited(self._cluster.presence.games_of(player_id))
         for game_id, role in games.items():
             ended = game_id in self._ended
             if role is GameRole.PLAYING and self._host.hub.room(game_id) is None and not ended:

@@ -16,13 +16,13 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from server.bus import NodeNotLiveError, SeekRegistry
-from server.cluster.connections import EndedGames, LocalConnection, LocalConnections
+from server.bus import NodeNotLiveError
+from server.cluster.connections import LocalConnection
 from server.cluster.forwarding import Forwarder
-from server.cluster.host import INTERNAL_ACK, LOBBY_CHANNEL, Host
+from server.cluster.host import INTERNAL_ACK, LOBBY_CHANNEL
 from server.cluster.lobby import Listed, listed_from_payload, registry_payload
-from server.cluster.outgoing import Sender
 from server.cluster.remote import RemoteConnections
+from server.cluster.shared import Part, Shared
 from server.hub.commands import (
     Command,
     DeclineCommand,
@@ -46,26 +46,14 @@ RECONCILE_DELAY_S = 0.05
 CHALLENGES_TRACKED = 1_000
 
 
-class ClusterSeeks:
+class ClusterSeeks(Part):
     """See the module docstring."""
 
-    def __init__(
-        self,
-        host: Host,
-        registry: SeekRegistry,
-        locals_: LocalConnections,
-        remotes: RemoteConnections,
-        forwarder: Forwarder,
-        sender: Sender,
-        ended: EndedGames,
-    ) -> None:
-        self._host = host
-        self._registry = registry
-        self._locals = locals_
+    def __init__(self, shared: Shared, remotes: RemoteConnections, forwarder: Forwarder) -> None:
+        super().__init__(shared)
+        self._registry = shared.cluster.seeks
         self._remotes = remotes
         self._forwarder = forwarder
-        self._sender = sender
-        self._ended = ended
         self._watchers: set[ConnId] = set()
         self._reconcile_pending = False
         self._hub_challenges: set[Any] = set()  # ids of challenges this hub announced
