@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests drive as real programs, where they are missing:
 # haproxy (the balancer in front of several hubs), chromium (browser tests), xboard + xvfb +
-# fairymax (ICS client tests), docker-compose (checks docker-compose.yml).
+# fairymax (ICS client tests), docker-compose (checks docker-compose.yml), a CJK font (the web
+# client's kanji pieces in the browser tests' screenshots).
 # Needs root and apt-get; elsewhere it only reports what is missing.
 set -uo pipefail
 # package -> a file it installs
@@ -12,6 +13,7 @@ declare -A wanted=(
     [xvfb]=/usr/bin/Xvfb
     [fairymax]=/usr/games/fairymax
     [docker-compose]=/usr/bin/docker-compose
+    [fonts-droid-fallback]=/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf
 )
 missing=()
 for package in "${!wanted[@]}"; do

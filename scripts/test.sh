@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite: lint, types, import layers, then pytest.
+# The whole test suite: lint, types, import layers, the web client's checks, then pytest.
 # Usage: scripts/test.sh [pytest args]   (e.g. --long for the long differential sweep)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -9,4 +9,5 @@ source scripts/venv.sh dev
 echo "== ruff"; ruff check server tests bench
 echo "== mypy"; mypy
 echo "== import layers"; lint-imports
+echo "== web client"; bash scripts/web.sh check
 echo "== pytest"; python -m pytest "$@"

@@ -4,7 +4,10 @@
 * ``GET /presence`` — who is online and on which games, cluster-wide (several hub processes
   only; 503 while the cluster state is unreachable).
 * ``GET /api/games…`` — the review API (:mod:`server.transport.review`), when a store is given.
-* ``GET /`` and ``GET /static/<file>`` — the bundled web client (files read once at start).
+* ``GET /api/variants`` — the variant catalogue (:mod:`server.transport.catalogue`).
+* ``GET /``, ``GET /static/<file>`` — the bundled web client (built from ``web/``, files read
+  once at start); ``GET /game/<id>`` and the client's other page routes serve its
+  ``index.html`` too, so a shared link or a reload opens the same page.
 * ``GET <ws_path>`` — continues the websocket handshake (a request without ``Upgrade`` gets
   websockets' own 426 answer).
 * anything else — 404.
@@ -23,6 +26,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from server.transport.catalogue import CATALOGUE_PATH, catalogue
 from server.transport.codec import encode
 from server.transport.review import ReviewStore, is_review_path, review_http_target
 
@@ -45,6 +49,22 @@ _CONTENT_TYPES = {
     ".svg": "image/svg+xml",
     ".ico": "image/x-icon",
 }
+
+#: Page routes of the single-page client: ``/game/<id>`` (a game, ``#<ply>`` in the fragment),
+#: ``/review``, ``/player/<name>``; they all answer the client's ``index.html``.
+_PAGE_PREFIXES = ("/game/", "/player/")
+_PAGES = ("/review", "/lobby")
+
+
+def _is_page(path: str) -> bool:
+    """A page route of the client: ``/review``, or ``/game/<id>`` with one non-empty segment."""
+    if path in _PAGES:
+        return True
+    for prefix in _PAGE_PREFIXES:
+        rest = path.removeprefix(prefix)
+        if rest != path and rest and "/" not in rest:
+            return True
+    return False
 
 
 def load_static(directory: Path = STATIC_DIR) -> dict[str, tuple[bytes, str]]:
@@ -90,6 +110,7 @@ class HttpRoutes:
         self._presence = presence
         self._review_store = review_store
         self._static = dict(load_static() if static is None else static)
+        self._catalogue = encode(catalogue()) + b"\n"
 
     async def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
@@ -102,6 +123,10 @@ class HttpRoutes:
         if self._review_store is not None and is_review_path(path):
             status, content_type, body = await review_http_target(self._review_store, request.path)
             return response(http.HTTPStatus(status), body, content_type)
+        if path == CATALOGUE_PATH:
+            return response(http.HTTPStatus.OK, self._catalogue, "application/json")
+        if _is_page(path):
+            path = "/"
         found = self._static.get(path)
         if found is not None:
             body, content_type = found

@@ -1,0 +1,98 @@
+"""Browser tests of the web client: the real server on port 0 and Debian's Chromium, driven by
+Playwright for Python (its bundled driver; no browser download).
+
+``hub`` starts an App (SQLite in the test's ``tmp_path``, seeded randomness) and stops it;
+``browser`` launches Chromium headless; ``open_page(name)`` gives a page in a fresh context
+(its own storage, as a separate browser would have). Every page fails the test on a
+``pageerror`` or a ``console.error``. Screenshots go to ``test-output/web/`` (ignored by git),
+and also to ``docs/screenshots/`` (the ones docs/web.md shows) when ``WEB_SCREENSHOTS_TO_DOCS=1``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import shutil
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.async_api import Browser, ConsoleMessage, Error, Page, async_playwright
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "transport"))
+from ws_support import settings_for
+
+from server.app import App
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+ROOT = Path(__file__).resolve().parents[2]
+TEST_OUTPUT = ROOT / "test-output" / "web"
+DOC_SCREENSHOTS = ROOT / "docs" / "screenshots"
+OpenPage = Callable[..., Awaitable[Page]]
+
+
+@pytest.fixture
+async def hub(tmp_path: Path) -> AsyncIterator[App]:
+    app = App(settings_for(f"sqlite+aiosqlite:///{tmp_path / 'hub.sqlite3'}"), rng=random.Random(13))
+    await app.start()
+    yield app
+    await app.stop()
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: run scripts/system-deps.sh")
+    async with async_playwright() as p:
+        instance = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield instance
+        await instance.close()
+
+
+@pytest.fixture
+async def open_page(hub: App, browser: Browser) -> AsyncIterator[OpenPage]:
+    errors: list[str] = []
+    pages: list[Page] = []
+
+    async def open_(who: str, path: str = "/", **context: Any) -> Page:
+        ctx = await browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True, **context)
+        ctx.set_default_timeout(30_000)
+        page = await ctx.new_page()
+
+        def on_console(message: ConsoleMessage) -> None:
+            if message.type == "error":
+                errors.append(f"{who}: console.error: {message.text}")
+
+        page.on("console", on_console)
+        page.on("pageerror", lambda error: errors.append(f"{who}: pageerror: {error}"))
+        await page.goto(f"http://127.0.0.1:{hub.port}{path}")
+        pages.append(page)
+        return page
+
+    yield open_
+    for page in pages:
+        with contextlib.suppress(Error):
+            await page.context.close()
+    assert errors == [], "\n".join(errors)
+
+
+@pytest.fixture
+def shots() -> Callable[[Page, str], Awaitable[None]]:
+    """``await shots(page, "minishogi")`` writes a screenshot of the page (see the module doc)."""
+
+    async def take(page: Page, name: str) -> None:
+        TEST_OUTPUT.mkdir(parents=True, exist_ok=True)
+        out = TEST_OUTPUT / f"{name}.png"
+        await page.screenshot(path=str(out), full_page=True)
+        if os.environ.get("WEB_SCREENSHOTS_TO_DOCS") == "1":
+            DOC_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(out, DOC_SCREENSHOTS / f"{name}.png")
+
+    return take

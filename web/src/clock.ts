@@ -1,0 +1,63 @@
+// Clock display: Fischer main time, or byoyomi main time then the periods (the running one
+// counting down). The server's clocks are live at the message's arrival; the running side's
+// time is counted down locally from then.
+
+import type { SideClock, TimeControl } from "./types";
+
+export function formatMs(ms: number): string {
+  const clamped = Math.max(0, ms);
+  const total = Math.floor(clamped / 1000);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const base = h > 0 ? `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}` : `${m}:${String(s).padStart(2, "0")}`;
+  return clamped < 10000 ? `${base}.${Math.floor((clamped % 1000) / 100)}` : base;
+}
+
+export interface ClockView { main: string; byoyomi: string; low: boolean; inByoyomi: boolean }
+
+/** What a side's clock shows `elapsed` ms after `clock` was reported (running or not). */
+export function clockView(clock: SideClock, tc: TimeControl, running: boolean, elapsed: number): ClockView {
+  let ms = clock.ms;
+  let periods = clock.periods ?? 0;
+  let periodMs = clock.period_ms ?? 0;
+  if (running) {
+    let spend = elapsed;
+    const fromMain = Math.min(ms, spend);
+    ms -= fromMain;
+    spend -= fromMain;
+    if (tc.kind === "byoyomi" && spend > 0) {
+      while (spend > 0 && periods > 0) {
+        const used = Math.min(periodMs, spend);
+        periodMs -= used;
+        spend -= used;
+        if (periodMs <= 0) {
+          periods -= 1;
+          periodMs = periods > 0 ? tc.period_s * 1000 : 0;
+        }
+      }
+    }
+  }
+  if (tc.kind !== "byoyomi") return { main: formatMs(ms), byoyomi: "", low: ms < 10000, inByoyomi: false };
+  const inByoyomi = ms <= 0;
+  const byoyomi = periods > 0 ? `${periods}×${tc.period_s}s` : "";
+  return {
+    main: inByoyomi ? formatMs(periodMs) : formatMs(ms),
+    byoyomi: inByoyomi ? `period ${byoyomi}` : `+ ${byoyomi}`,
+    low: inByoyomi ? periodMs < 5000 : ms < 10000 && periods === 0,
+    inByoyomi,
+  };
+}
+
+/** A time control as a player reads it: "3+2" (minutes + seconds), "10m + 3×30s", "20s + 3×10s". */
+export function tcText(tc: TimeControl): string {
+  if (tc.kind === "fischer") return `${duration(tc.base_s)} + ${tc.inc_s}s`;
+  return `${duration(tc.main_s)} + ${tc.periods}×${tc.period_s}s`;
+}
+
+function duration(s: number): string {
+  if (s === 0) return "0";
+  if (s % 60 === 0) return `${s / 60} min`;
+  if (s < 60) return `${s}s`;
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}

@@ -1,0 +1,37 @@
+// What every view shares: the connection, the logged-in player, the catalogue and settings.
+
+import type { Connection } from "./net";
+import type { Settings } from "./settings";
+import type { Player, VariantInfo } from "./types";
+
+export interface Ctx {
+  conn: Connection;
+  me: Player | null;
+  variants: Map<string, VariantInfo>;
+  settings: Settings;
+  /** Go to a page of the client (pushes history). */
+  navigate(path: string): void;
+  /** The running game of this player, from hello (or null). */
+  runningGame: string | null;
+}
+
+export const RESULT_WORDS: Record<string, string> = {
+  checkmate: "checkmate", stalemate: "stalemate", royal_capture: "capture of the king",
+  repetition: "repetition", perpetual_check: "perpetual check", fifty_moves: "the fifty-move rule",
+  seventy_five_moves: "the seventy-five-move rule", dead_position: "dead position",
+  resignation: "resignation", time: "time", agreement: "agreement", abort: "abort", abandonment: "abandonment",
+};
+
+export function resultText(result: string | null, termination: string | null, names: [string, string]): string {
+  const why = termination ? RESULT_WORDS[termination] ?? termination : "";
+  if (result === "1-0") return `${names[0]} wins${why ? " by " + why : ""}`;
+  if (result === "0-1") return `${names[1]} wins${why ? " by " + why : ""}`;
+  if (result === "1/2-1/2") return `Draw${why ? " by " + why : ""}`;
+  if (termination === "abort") return "Game aborted";
+  return "Game over";
+}
+
+export function errorText(e: unknown): string {
+  if (e && typeof e === "object" && "message" in e) return String((e as { message: string }).message);
+  return String(e);
+}

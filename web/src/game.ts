@@ -1,0 +1,463 @@
+// One game on screen, live or stored: the board, clocks, players, the move list with a replay
+// cursor (/game/<id>#<ply>), the actions that apply to this viewer, offers, absence claims,
+// chat, the end banner, and the review tools (exports, copy FEN).
+
+import { Board } from "./board";
+import { clockView, tcText } from "./clock";
+import { errorText, resultText, type Ctx } from "./ctx";
+import type { Message } from "./net";
+import { beep } from "./sound";
+import { h } from "./svg";
+import type { Absence, ChatLine, Clocks, GameSnapshot, Player, Role, Side, StoredGame, StoredMove, TimeControl, VariantInfo } from "./types";
+
+interface Live {
+  v: number;
+  legal: string[];
+  clocks: Clocks;
+  clockAt: number;
+  offers: GameSnapshot["offers"];
+  absent: { first: (Absence & { at: number }) | null; second: (Absence & { at: number }) | null };
+  chat: ChatLine[];
+}
+
+export class GameView {
+  readonly el: HTMLElement;
+  private variant: VariantInfo | null = null;
+  private board: Board | null = null;
+  private role: Role = "spectator";
+  private players: { first: Player | { name: string }; second: Player | { name: string } } = { first: { name: "?" }, second: { name: "?" } };
+  private tc: TimeControl | null = null;
+  private rated = false;
+  private status = "started";
+  private result: string | null = null;
+  private termination: string | null = null;
+  private moves: string[] = [];
+  private displays: string[] = [];
+  private checks: boolean[] = [];
+  private fens = new Map<number, string>();
+  private stored: StoredMove[] = [];
+  private storedGame: StoredGame | null = null;
+  private live: Live | null = null;
+  private cursor: number | null = null;
+  private pending = false;
+  private timer = 0;
+  private readonly boardBox = h("div", { class: "board-box" });
+  private readonly clockTop = h("div", { class: "clock top" });
+  private readonly clockBottom = h("div", { class: "clock bottom" });
+  private readonly moveList = h("ol", { class: "moves" });
+  private readonly actions = h("div", { class: "actions" });
+  private readonly banner = h("div", { class: "banner", hidden: true, role: "status" });
+  private readonly info = h("div", { class: "game-info" });
+  private readonly errorBox = h("p", { class: "error", role: "alert" });
+  private readonly offerBox = h("div", { class: "offers" });
+  private readonly chatList = h("ul", { class: "chat-lines" });
+  private readonly chatBox: HTMLElement;
+  private readonly review = h("div", { class: "review-tools" });
+
+  constructor(private readonly ctx: Ctx, readonly id: string) {
+    const input = h("input", { type: "text", maxlength: 300, placeholder: "Say something…", "aria-label": "Chat message" });
+    const form = h("form", { class: "chat-form" }, [input]);
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const text = input.value.trim();
+      if (!text) return;
+      this.ctx.conn.request("chat", { game: this.id, text }).then(() => { input.value = ""; }, (err) => this.fail(err));
+    });
+    this.chatBox = h("div", { class: "chat", hidden: true }, [h("h3", { text: "Chat" }), this.chatList, form]);
+    this.el = h("section", { class: "game", "data-game": id }, [
+      h("div", { class: "board-col" }, [this.clockTop, this.boardBox, this.clockBottom]),
+      h("div", { class: "side-col" }, [this.info, this.banner, this.offerBox, this.actions, this.errorBox,
+        h("div", { class: "nav-buttons" }, (["first", "prev", "next", "last"] as const).map((k) => {
+          const b = h("button", { type: "button", "data-nav": k, text: { first: "«", prev: "‹", next: "›", last: "»" }[k], title: k });
+          b.addEventListener("click", () => this.step(k));
+          return b;
+        })),
+        this.moveList, this.review, this.chatBox]),
+    ]);
+    window.addEventListener("hashchange", this.onHash);
+    document.addEventListener("keydown", this.onKey);
+    this.timer = window.setInterval(() => this.drawClocks(), 100);
+  }
+
+  destroy(): void {
+    window.clearInterval(this.timer);
+    window.removeEventListener("hashchange", this.onHash);
+    document.removeEventListener("keydown", this.onKey);
+    if (this.live && this.ctx.conn.open) this.ctx.conn.request("leave", { game: this.id }).catch(() => {});
+  }
+
+  /** Open the game: join the live room when logged in, else (or when it is gone) the stored record. */
+  async open(): Promise<void> {
+    if (this.storedGame && this.status === "finished" && !this.live) return;
+    if (this.ctx.me && this.ctx.conn.open) {
+      try {
+        await this.ctx.conn.request("join", this.live ? { game: this.id, v: this.live.v } : { game: this.id });
+        return;
+      } catch (e) {
+        if ((e as { code?: string }).code !== "no_such_game") { this.fail(e); }
+      }
+    }
+    await this.loadStored();
+  }
+
+  private async loadStored(): Promise<void> {
+    const answer = await fetch(`/api/games/${encodeURIComponent(this.id)}`);
+    if (!answer.ok) {
+      const body = await answer.json().catch(() => null);
+      this.el.replaceChildren(h("p", { class: "error", text: body?.error?.message ?? `No game ${this.id}.` }));
+      return;
+    }
+    const g = (await answer.json()) as StoredGame;
+    this.storedGame = g;
+    this.stored = g.moves ?? [];
+    this.setup(g.variant, "spectator", { first: g.first, second: g.second }, tcOfStored(g), g.rated);
+    this.status = g.status === "started" || g.status === "created" ? "started" : "finished";
+    this.result = g.result;
+    this.termination = g.termination;
+    this.moves = this.stored.map((m) => m.uci);
+    this.displays = this.stored.map((m) => m.display);
+    this.fens.set(0, g.start_fen);
+    this.fens.set(g.plies, g.final_fen);
+    this.cursor = this.hashPly() ?? g.plies;
+    await this.draw();
+  }
+
+  private setup(variantName: string, role: Role, players: GameView["players"], tc: TimeControl | null, rated: boolean): void {
+    const variant = this.ctx.variants.get(variantName) ?? null;
+    this.variant = variant;
+    this.role = role;
+    this.players = players;
+    this.tc = tc;
+    this.rated = rated;
+    if (variant && !this.board) {
+      this.board = new Board(variant, role === "second" ? 1 : 0, this.ctx.settings.labels, (uci) => void this.play(uci));
+      this.boardBox.replaceChildren(this.board.el);
+    }
+  }
+
+  onMessage(m: Message): void {
+    const d = m.d;
+    if (!d || d.game !== this.id) return;
+    if (m.v !== undefined && this.live && m.t !== "game" && m.v <= this.live.v) return; // already applied
+    if (m.v !== undefined && this.live) this.live.v = m.v;
+    switch (m.t) {
+      case "game": this.snapshot(d as GameSnapshot, m.v ?? 0); break;
+      case "move": this.moved(d); break;
+      case "takeback": this.takenBack(d); break;
+      case "end": this.ended(d); break;
+      case "offer": if (this.live) this.live.offers[d.kind as keyof Live["offers"]] = d.action === "offer" ? d.side : null; if (d.action === "decline") this.note(`${this.nameOf(d.side === "first" ? "second" : "first")} declines the ${d.kind}.`); break;
+      case "gone": if (this.live) this.live.absent[d.side as Side] = { claimable: d.claimable, claim_in_ms: d.claim_in_ms, at: Date.now() }; break;
+      case "back": if (this.live) this.live.absent[d.side as Side] = null; break;
+      case "rematch": this.ctx.navigate(`/game/${d.new_game}`); return;
+      case "chat": this.live?.chat.push(d as ChatLine); this.drawChat(); return;
+      default: return;
+    }
+    void this.draw();
+  }
+
+  private snapshot(s: GameSnapshot, v: number): void {
+    this.setup(s.variant, s.role, s.players, s.tc, s.rated);
+    this.status = s.status;
+    this.result = s.result;
+    this.termination = s.termination;
+    this.moves = s.moves.slice();
+    this.displays = s.displays.slice();
+    this.fens.clear();
+    this.fens.set(0, s.start_fen);
+    this.fens.set(s.ply, s.fen);
+    const absent = (a: Absence | null) => (a ? { ...a, at: Date.now() } : null);
+    this.live = { v, legal: s.legal, clocks: s.clocks, clockAt: Date.now(), offers: { ...s.offers },
+      absent: { first: absent(s.absent.first), second: absent(s.absent.second) }, chat: s.chat.slice() };
+    this.pending = false;
+    this.cursor = this.hashPly();
+    this.drawChat();
+  }
+
+  private moved(d: { ply: number; uci: string; display: string; fen: string; clocks: Clocks; legal: string[]; check: boolean }): void {
+    this.moves.length = d.ply - 1;
+    this.displays.length = d.ply - 1;
+    this.moves.push(d.uci);
+    this.displays.push(d.display);
+    this.checks[d.ply] = d.check;
+    this.fens.set(d.ply, d.fen);
+    if (this.live) { this.live.legal = d.legal; this.live.clocks = d.clocks; this.live.clockAt = Date.now(); this.live.offers.draw = null; this.live.offers.takeback = null; }
+    this.pending = false;
+    if (this.cursor !== null && this.cursor === d.ply - 1) this.cursor = null;
+    this.errorBox.textContent = "";
+    beep(d.check ? "check" : "move", this.ctx.settings.sound);
+  }
+
+  private takenBack(d: { ply: number; fen: string; clocks: Clocks; legal: string[] }): void {
+    this.moves.length = d.ply;
+    this.displays.length = d.ply;
+    for (const k of [...this.fens.keys()]) if (k > d.ply) this.fens.delete(k);
+    this.fens.set(d.ply, d.fen);
+    if (this.live) { this.live.legal = d.legal; this.live.clocks = d.clocks; this.live.clockAt = Date.now(); this.live.offers.takeback = null; }
+    this.cursor = null;
+  }
+
+  private ended(d: { result: string | null; termination: string; clocks: Clocks }): void {
+    this.status = "finished";
+    this.result = d.result;
+    this.termination = d.termination;
+    if (this.live) { this.live.legal = []; this.live.clocks = d.clocks; this.live.clockAt = Date.now(); this.live.offers.draw = null; this.live.offers.takeback = null; }
+    beep("end", this.ctx.settings.sound);
+    if (this.rated) void this.loadRatings();
+  }
+
+  private async loadRatings(): Promise<void> {
+    const answer = await fetch(`/api/games/${encodeURIComponent(this.id)}`);
+    if (answer.ok) { this.storedGame = (await answer.json()) as StoredGame; void this.draw(); }
+  }
+
+  private get ply(): number { return this.moves.length; }
+  private get shownPly(): number { return this.cursor === null ? this.ply : Math.min(this.cursor, this.ply); }
+  private get mySide(): Side | null { return this.role === "first" || this.role === "second" ? this.role : null; }
+  private nameOf(side: Side): string { return this.players[side].name; }
+
+  private hashPly(): number | null {
+    const n = Number(location.hash.slice(1));
+    return location.hash.length > 1 && Number.isInteger(n) && n >= 0 ? n : null;
+  }
+
+  private onHash = () => { const n = this.hashPly(); this.cursor = n === null || n >= this.ply ? null : n; void this.draw(); };
+
+  private onKey = (e: KeyboardEvent) => {
+    if ((e.target as HTMLElement).tagName === "INPUT") return;
+    const key = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last", ArrowUp: "first", ArrowDown: "last" }[e.key] as "first" | "prev" | "next" | "last" | undefined;
+    if (key) { e.preventDefault(); this.step(key); }
+  };
+
+  private step(k: "first" | "prev" | "next" | "last"): void {
+    const now = this.shownPly;
+    const target = { first: 0, prev: Math.max(0, now - 1), next: Math.min(this.ply, now + 1), last: this.ply }[k];
+    this.goto(target);
+  }
+
+  private goto(ply: number): void {
+    this.cursor = ply >= this.ply && this.status === "started" ? null : ply;
+    history.replaceState(null, "", `#${ply}`);
+    void this.draw();
+  }
+
+  private async fenAt(ply: number): Promise<string | null> {
+    const known = this.fens.get(ply);
+    if (known) return known;
+    const answer = await fetch(`/api/games/${encodeURIComponent(this.id)}?ply=${ply}`);
+    if (!answer.ok) return null;
+    const g = (await answer.json()) as StoredGame;
+    if (g.position) { this.fens.set(ply, g.position.fen); if (g.position.sfen) this.sfens.set(ply, g.position.sfen); this.checks[ply] = g.position.check; }
+    return g.position?.fen ?? null;
+  }
+  private sfens = new Map<number, string>();
+
+  private async play(uci: string): Promise<void> {
+    if (this.pending) return;
+    this.pending = true;
+    this.errorBox.textContent = "";
+    try {
+      await this.ctx.conn.request("move", { game: this.id, ply: this.ply + 1, move: uci });
+    } catch (e) {
+      this.pending = false;
+      this.fail(e);
+      const state = (e as { data?: { state?: { legal: string[]; fen: string; ply: number } } }).data?.state;
+      if (state && this.live) { this.live.legal = state.legal; this.fens.set(state.ply, state.fen); }
+      void this.draw();
+    }
+  }
+
+  private fail(e: unknown): void { this.errorBox.textContent = errorText(e); }
+  private note(text: string): void { this.errorBox.textContent = text; }
+
+  private async command(t: string, extra: object = {}): Promise<void> {
+    this.errorBox.textContent = "";
+    try {
+      const ack = await this.ctx.conn.request(t, { game: this.id, ...extra });
+      if (ack.d?.new_game) this.ctx.navigate(`/game/${ack.d.new_game}`);
+    } catch (e) { this.fail(e); }
+  }
+
+  private async draw(): Promise<void> {
+    if (!this.variant || !this.board) return;
+    const ply = this.shownPly;
+    const fen = await this.fenAt(ply);
+    if (fen === null || ply !== this.shownPly) return;
+    const atLive = ply === this.ply && this.status === "started" && this.live !== null;
+    const myTurn = atLive && this.mySide !== null && fen.split(" ")[1] === (this.mySide === "first" ? "w" : "b");
+    this.board.set({ fen, legal: myTurn && !this.pending ? this.live!.legal : [], last: ply > 0 ? this.moves[ply - 1] : null, check: this.checks[ply] ?? false, interactive: myTurn && !this.pending });
+    this.board.el.dataset.ply = String(ply);
+    this.board.el.dataset.turn = fen.split(" ")[1] === "b" ? "second" : "first";
+    this.board.el.dataset.myTurn = String(myTurn);
+    this.drawInfo();
+    this.drawMoves(ply);
+    this.drawClocks();
+    this.drawBanner();
+    this.drawActions();
+    this.drawReview(ply);
+    this.chatBox.hidden = this.live === null;
+  }
+
+  private drawInfo(): void {
+    const v = this.variant!;
+    const bits = [v.title, this.tc ? tcText(this.tc) : "", this.rated ? "rated" : "casual", this.role === "spectator" ? "watching" : `you play ${this.role === "first" ? firstName(v) : secondName(v)}`];
+    this.info.replaceChildren(h("h2", { text: `${this.nameOf("first")} – ${this.nameOf("second")}` }), h("p", { class: "muted", text: bits.filter(Boolean).join(" · ") }));
+  }
+
+  private drawMoves(shown: number): void {
+    const items = this.displays.map((text, i) => {
+      const li = h("li", { class: `mv${i + 1 === shown ? " current" : ""}`, "data-ply": i + 1, value: i + 1 }, [text]);
+      li.addEventListener("click", () => this.goto(i + 1));
+      return li;
+    });
+    this.moveList.replaceChildren(...items);
+    this.moveList.querySelector(".current")?.scrollIntoView({ block: "nearest" });
+  }
+
+  private drawClocks(): void {
+    if (!this.variant) return;
+    const bottom: Side = this.role === "second" ? "second" : "first";
+    const top: Side = bottom === "first" ? "second" : "first";
+    for (const [el, side] of [[this.clockTop, top], [this.clockBottom, bottom]] as [HTMLElement, Side][]) {
+      const p = this.players[side] as Player;
+      const name = h("span", { class: "name", text: `${p.name}${p.rating ? ` (${p.rating}${p.provisional ? "?" : ""})` : ""}` });
+      const absent = this.live?.absent[side];
+      const away = absent ? h("span", { class: "away", text: absent.claimable ? " left the game" : ` left: claim in ${Math.max(0, Math.ceil((absent.claim_in_ms - (Date.now() - absent.at)) / 1000))}s` }) : null;
+      let time: HTMLElement | null = null;
+      const clocks = this.live?.clocks;
+      if (clocks && this.tc && this.cursor === null) {
+        const running = clocks.running === side && this.status === "started";
+        const view = clockView(clocks[side], this.tc, running, running ? Date.now() - this.live!.clockAt : 0);
+        time = h("span", { class: `time${running ? " running" : ""}${view.low ? " low" : ""}`, "data-side": side }, [view.main, view.byoyomi ? h("small", { text: ` ${view.byoyomi}` }) : ""]);
+      } else if (this.stored.length || this.cursor !== null) {
+        const ms = this.clockAtPly(side);
+        if (ms !== null) time = h("span", { class: "time", "data-side": side, text: clockText(ms) });
+      }
+      el.replaceChildren(name, away ?? "", time ?? "");
+    }
+  }
+
+  /** A side's main time after the shown ply, from the stored record. */
+  private clockAtPly(side: Side): number | null {
+    const upto = this.shownPly;
+    for (let i = upto; i >= 1; i--) {
+      const m = this.stored[i - 1];
+      if (m && (i % 2 === 1) === (side === this.sideOfPly1())) return m.clock_ms;
+    }
+    return null;
+  }
+
+  private sideOfPly1(): Side { return (this.fens.get(0) ?? "").split(" ")[1] === "b" ? "second" : "first"; }
+
+  private drawBanner(): void {
+    if (this.status !== "finished") { this.banner.hidden = true; return; }
+    this.banner.hidden = false;
+    const names: [string, string] = [this.nameOf("first"), this.nameOf("second")];
+    const parts: (HTMLElement | string)[] = [h("strong", { text: resultText(this.result, this.termination, names) }), h("span", { class: "score", text: ` ${this.result ?? "*"}` })];
+    const g = this.storedGame;
+    if (g && g.rated) {
+      for (const side of ["first", "second"] as const) {
+        const p = g[side];
+        if (p.rating_before !== null && p.rating_after !== null) {
+          const delta = p.rating_after - p.rating_before;
+          parts.push(h("div", { class: "rating-change", text: `${p.name}: ${p.rating_after} (${delta >= 0 ? "+" : ""}${delta})` }));
+        }
+      }
+    }
+    this.banner.replaceChildren(...parts);
+  }
+
+  private drawActions(): void {
+    const buttons: HTMLElement[] = [];
+    const offers: HTMLElement[] = [];
+    const me = this.mySide;
+    const live = this.live;
+    const add = (label: string, t: string, extra: object = {}, cls = "") => {
+      const b = h("button", { type: "button", "data-action": t + ("outcome" in extra ? "-" + String((extra as { outcome: string }).outcome) : ""), class: cls, text: label });
+      b.addEventListener("click", () => void this.command(t, extra));
+      return b;
+    };
+    if (me && live) {
+      const opp: Side = me === "first" ? "second" : "first";
+      if (this.status === "started") {
+        const bothMoved = this.ply >= 2;
+        if (!bothMoved) buttons.push(add("Abort", "abort"));
+        else buttons.push(add("Resign", "resign", {}, "danger"));
+        if (this.variant!.draw_offers && bothMoved) {
+          if (live.offers.draw === opp) offers.push(h("span", { text: `${this.nameOf(opp)} offers a draw ` }), add("Accept draw", "draw_accept", {}, "primary"), add("Decline", "draw_decline"));
+          else if (live.offers.draw === me) offers.push(h("span", { class: "muted", text: "Draw offered…" }));
+          else buttons.push(add("Offer draw", "draw_offer"));
+        }
+        const myTurn = this.board?.el.dataset.myTurn === "true";
+        if (this.variant!.draw_claims && myTurn && bothMoved) buttons.push(add("Claim draw", "claim_draw"));
+        const myMoves = this.moves.filter((_, i) => (i % 2 === 0) === (this.sideOfPly1() === me)).length;
+        if (!this.rated) {
+          if (live.offers.takeback === opp) offers.push(h("span", { text: `${this.nameOf(opp)} asks to take back ` }), add("Accept takeback", "takeback_accept", {}, "primary"), add("Decline", "takeback_decline"));
+          else if (live.offers.takeback === me) offers.push(h("span", { class: "muted", text: "Takeback asked…" }));
+          else if (myMoves > 0) buttons.push(add("Takeback", "takeback_offer"));
+        }
+        const gone = live.absent[opp];
+        if (gone && gone.claimable && bothMoved) offers.push(h("span", { text: `${this.nameOf(opp)} left the game. ` }), add("Claim the win", "abandon_claim", { outcome: "win" }, "primary"), add("Call it a draw", "abandon_claim", { outcome: "draw" }));
+      } else {
+        if (live.offers.rematch === opp) offers.push(h("span", { text: `${this.nameOf(opp)} wants a rematch ` }), add("Accept rematch", "rematch_accept", {}, "primary"), add("Decline", "rematch_decline"));
+        else if (live.offers.rematch === me) offers.push(h("span", { class: "muted", text: "Rematch offered…" }));
+        else buttons.push(add("Rematch", "rematch_offer"));
+      }
+    }
+    if (this.status === "started" && live && me && this.board) {
+      const pass = live.legal.includes("@@@@") && this.board.el.dataset.myTurn === "true";
+      if (pass) buttons.push(h("button", { type: "button", "data-action": "pass", text: "Pass (Lion)", onclick: "" }));
+      const last = buttons[buttons.length - 1];
+      if (pass) last.addEventListener("click", () => void this.play("@@@@"));
+    }
+    const flip = h("button", { type: "button", "data-action": "flip", text: "Flip board" });
+    let flipped = false;
+    flip.addEventListener("click", () => { flipped = !flipped; this.board?.setOrientation(((this.role === "second" ? 1 : 0) ^ (flipped ? 1 : 0)) as 0 | 1); });
+    buttons.push(flip);
+    this.actions.replaceChildren(...buttons);
+    this.offerBox.replaceChildren(...offers);
+  }
+
+  private drawReview(ply: number): void {
+    const formats = this.storedGame?.formats ?? (this.variant?.family === "shogi" ? ["pgn", "kif", "usi"] : ["pgn"]);
+    const links = formats.map((f) => h("a", { href: `/api/games/${this.id}.${f}`, download: `${this.id}.${f}`, class: "button", "data-export": f, text: f.toUpperCase() }));
+    const copy = h("button", { type: "button", "data-action": "copy-fen", text: this.variant?.family === "shogi" ? "Copy SFEN" : "Copy FEN" });
+    copy.addEventListener("click", async () => {
+      let text = this.fens.get(ply) ?? "";
+      if (this.variant?.family === "shogi") {
+        if (!this.sfens.has(ply)) {
+          const a = await fetch(`/api/games/${encodeURIComponent(this.id)}?ply=${ply}`);
+          if (a.ok) { const g = (await a.json()) as StoredGame; if (g.position?.sfen) this.sfens.set(ply, g.position.sfen); }
+        }
+        text = this.sfens.get(ply) ?? text;
+      }
+      copy.dataset.copied = text;
+      navigator.clipboard?.writeText(text).then(() => { copy.textContent = "Copied"; }, () => { copy.textContent = "Copy failed"; });
+    });
+    const share = h("a", { href: `/game/${this.id}#${ply}`, class: "share", text: "Link to this position" });
+    this.review.replaceChildren(h("span", { class: "muted", text: "Download " }), ...links, copy, share);
+  }
+
+  private drawChat(): void {
+    const lines = this.live?.chat ?? [];
+    this.chatList.replaceChildren(...lines.map((l) => h("li", {}, [h("b", { text: `${l.user}: ` }), l.text])));
+    this.chatList.scrollTop = this.chatList.scrollHeight;
+    const header = this.chatBox.querySelector("h3");
+    if (header) header.textContent = this.role === "spectator" ? "Spectators' chat" : "Players' chat";
+  }
+}
+
+function firstName(v: VariantInfo): string { return v.family === "shogi" ? "sente (first)" : v.name === "spartan" ? "the Persians (White)" : "White"; }
+function secondName(v: VariantInfo): string { return v.family === "shogi" ? "gote (second)" : v.name === "spartan" ? "the Spartans (Black)" : "Black"; }
+
+function clockText(ms: number | null): string {
+  if (ms === null) return "";
+  const s = Math.floor(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function tcOfStored(g: StoredGame): TimeControl {
+  const t = g.time_control;
+  return t.kind === "byoyomi"
+    ? { kind: "byoyomi", main_s: t.base_ms / 1000, period_s: t.byoyomi_ms / 1000, periods: t.periods }
+    : { kind: "fischer", base_s: t.base_ms / 1000, inc_s: t.increment_ms / 1000 };
+}

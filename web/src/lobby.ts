@@ -1,0 +1,224 @@
+// The lobby: the seek form (every option of the protocol), the live seek list, challenges,
+// players around, and the live games list (refreshed while the lobby is open).
+
+import { tcText } from "./clock";
+import { errorText, type Ctx } from "./ctx";
+import type { Message } from "./net";
+import { h } from "./svg";
+import type { Challenge, Seek, StoredGame, TimeControl } from "./types";
+
+export class Lobby {
+  readonly el: HTMLElement;
+  private seeks = new Map<number, Seek>();
+  private challenges = new Map<number, Challenge>();
+  private live: StoredGame[] = [];
+  private timer = 0;
+  private readonly seekList = h("tbody");
+  private readonly challengeBox = h("div", { class: "challenges" });
+  private readonly liveBox = h("ul", { class: "live-games" });
+  private readonly playersBox = h("ul", { class: "players" });
+  private readonly formError = h("p", { class: "error", role: "alert" });
+  private readonly listError = h("p", { class: "error", role: "alert" });
+  private form!: HTMLFormElement;
+
+  constructor(private readonly ctx: Ctx) {
+    this.el = h("section", { class: "lobby" }, [
+      h("div", { class: "panel seek-panel" }, [h("h2", { text: "Create a game" }), this.buildForm(), this.formError]),
+      h("div", { class: "panel" }, [
+        h("h2", { text: "Open seeks" }),
+        h("table", { class: "seeks" }, [h("thead", {}, [h("tr", {}, ["Player", "Rating", "Variant", "Time", "Mode", "Colour", ""].map((c) => h("th", { text: c })))]), this.seekList]),
+        this.listError,
+        h("h2", { text: "Challenges" }), this.challengeBox,
+      ]),
+      h("div", { class: "panel" }, [h("h2", { text: "Players around" }), this.playersBox, h("h2", { text: "Games being played" }), this.liveBox]),
+    ]);
+  }
+
+  /** The lobby is on screen: subscribe to seeks and refresh the live games. */
+  async enter(challenges: Challenge[]): Promise<void> {
+    for (const c of challenges) this.challenges.set(c.id, c);
+    try {
+      const answer = await this.ctx.conn.request("sought", { watch: true });
+      this.seeks = new Map((answer.d.seeks as Seek[]).map((s) => [s.id, s]));
+    } catch (e) { this.listError.textContent = errorText(e); }
+    this.draw();
+    await this.refreshLive();
+    window.clearInterval(this.timer);
+    this.timer = window.setInterval(() => void this.refreshLive(), 5000);
+  }
+
+  leave(): void {
+    window.clearInterval(this.timer);
+    if (this.ctx.conn.open) this.ctx.conn.request("sought", { watch: false }).catch(() => {});
+  }
+
+  onMessage(m: Message): void {
+    switch (m.t) {
+      case "seek_added": this.seeks.set(m.d.id, m.d); break;
+      case "seek_removed": this.seeks.delete(m.d.id); break;
+      case "challenge": this.challenges.set(m.d.id, m.d); break;
+      case "challenge_declined": this.note(m.d.id, `declined${m.d.reason ? ": " + m.d.reason : ""}`); this.challenges.delete(m.d.id); break;
+      case "challenge_withdrawn": case "challenge_accepted": this.challenges.delete(m.d.id); break;
+      case "challenge_cancelled": this.note(m.d.id, `cancelled (${m.d.reason})`); this.challenges.delete(m.d.id); break;
+      default: return;
+    }
+    this.draw();
+  }
+
+  private note(id: number, text: string): void {
+    const c = this.challenges.get(id);
+    if (c) this.listError.textContent = `Challenge ${c.from.name} → ${c.to.name} ${text}`;
+  }
+
+  private async refreshLive(): Promise<void> {
+    if (!this.ctx.conn.open) return;
+    try {
+      const answer = await this.ctx.conn.request("games", { status: "started", limit: 20 });
+      this.live = answer.d.games as StoredGame[];
+      this.drawLive();
+    } catch { /* the next refresh retries */ }
+  }
+
+  private buildForm(): HTMLFormElement {
+    const variants = [...this.ctx.variants.values()];
+    const field = (label: string, input: HTMLElement) => h("label", {}, [h("span", { text: label }), input]);
+    const num = (name: string, value: number, min: number, max: number) => h("input", { type: "number", name, value, min, max, required: true });
+    const variant = h("select", { name: "variant" }, variants.map((v) => h("option", { value: v.name, text: v.title })));
+    const kind = h("select", { name: "kind" }, [h("option", { value: "fischer", text: "Fischer (increment)" }), h("option", { value: "byoyomi", text: "Byoyomi" })]);
+    const fischer = h("div", { class: "tc fischer" }, [field("Minutes", num("base_min", 5, 0, 180)), field("+ seconds", num("base_sec", 0, 0, 59)), field("Increment (s)", num("inc", 3, 0, 180))]);
+    const byoyomi = h("div", { class: "tc byoyomi", hidden: true }, [field("Main (min)", num("main_min", 10, 0, 180)), field("+ seconds", num("main_sec", 0, 0, 59)), field("Period (s)", num("period", 30, 1, 600)), field("Periods", num("periods", 3, 1, 10))]);
+    const syncKind = () => {
+      const v = this.ctx.variants.get(variant.value);
+      const byo = kind.querySelector<HTMLOptionElement>('option[value="byoyomi"]')!;
+      byo.disabled = !v?.byoyomi;
+      if (!v?.byoyomi) kind.value = "fischer";
+      fischer.hidden = kind.value !== "fischer";
+      byoyomi.hidden = kind.value !== "byoyomi";
+    };
+    variant.addEventListener("change", syncKind);
+    kind.addEventListener("change", syncKind);
+    const guest = this.ctx.me?.guest ?? true;
+    const form = h("form", { class: "seek-form" }, [
+      field("Variant", variant), field("Clock", kind), fischer, byoyomi,
+      h("label", { class: "check" }, [h("input", { type: "checkbox", name: "rated", disabled: guest }), h("span", { text: guest ? "Rated (registered players only)" : "Rated" })]),
+      field("Colour", h("select", { name: "colour" }, [["random", "Random"], ["first", "First (sente / White)"], ["second", "Second (gote / Black)"]].map(([v, t]) => h("option", { value: v, text: t })))),
+      h("div", { class: "range" }, [field("Rating from", h("input", { type: "number", name: "range_min", min: 0, max: 4000, placeholder: "any" })), field("to", h("input", { type: "number", name: "range_max", min: 0, max: 4000, placeholder: "any" }))]),
+      h("label", { class: "check" }, [h("input", { type: "checkbox", name: "manual" }), h("span", { text: "Let me accept each opponent (manual)" })]),
+      h("div", { class: "buttons" }, [h("button", { type: "submit", class: "primary", name: "seek", text: "Seek" }),
+        h("input", { type: "text", name: "opponent", placeholder: "player name", "aria-label": "Opponent to challenge" }),
+        h("button", { type: "button", name: "challenge", text: "Challenge" })]),
+    ]);
+    form.addEventListener("submit", (e) => { e.preventDefault(); void this.seek(); });
+    form.querySelector<HTMLButtonElement>('button[name="challenge"]')!.addEventListener("click", () => void this.challenge());
+    this.form = form;
+    syncKind();
+    return form;
+  }
+
+  private terms(): { variant: string; tc: TimeControl; rated: boolean; colour: string } {
+    const f = new FormData(this.form);
+    const n = (k: string) => Number(f.get(k) ?? 0);
+    const tc: TimeControl = f.get("kind") === "byoyomi"
+      ? { kind: "byoyomi", main_s: n("main_min") * 60 + n("main_sec"), period_s: n("period"), periods: n("periods") }
+      : { kind: "fischer", base_s: n("base_min") * 60 + n("base_sec"), inc_s: n("inc") };
+    return { variant: String(f.get("variant")), tc, rated: f.get("rated") === "on", colour: String(f.get("colour")) };
+  }
+
+  private async seek(): Promise<void> {
+    const f = new FormData(this.form);
+    const lo = String(f.get("range_min") ?? ""), hi = String(f.get("range_max") ?? "");
+    const range = lo || hi ? [Number(lo || 0), Number(hi || 4000)] : null;
+    this.formError.textContent = "";
+    try {
+      const ack = await this.ctx.conn.request("seek", { ...this.terms(), range, manual: f.get("manual") === "on" });
+      if (ack.d.game) this.ctx.navigate(`/game/${ack.d.game}`);
+    } catch (e) { this.formError.textContent = errorText(e); }
+  }
+
+  private async challenge(name?: string): Promise<void> {
+    const f = new FormData(this.form);
+    const to = name ?? String(f.get("opponent") ?? "").trim();
+    this.formError.textContent = "";
+    if (!to) { this.formError.textContent = "Name the player to challenge."; return; }
+    try {
+      await this.ctx.conn.request("match", { to, ...this.terms() });
+    } catch (e) { this.formError.textContent = errorText(e); }
+  }
+
+  private async act(t: string, d: object): Promise<void> {
+    this.listError.textContent = "";
+    try {
+      const ack = await this.ctx.conn.request(t, d);
+      if (ack.d?.game) this.ctx.navigate(`/game/${ack.d.game}`);
+      if (t === "unseek") for (const id of ack.d.removed as number[]) this.seeks.delete(id);
+      if (t === "withdraw" || t === "decline") this.challenges.delete((d as { id: number }).id);
+      this.draw();
+    } catch (e) { this.listError.textContent = errorText(e); }
+  }
+
+  private draw(): void {
+    const me = this.ctx.me;
+    const rows = [...this.seeks.values()].map((s) => {
+      const mine = s.player.id === me?.id;
+      const button = mine
+        ? h("button", { type: "button", class: "cancel", text: "Cancel" })
+        : h("button", { type: "button", class: "accept", text: s.manual ? "Ask" : "Play" });
+      button.addEventListener("click", () => void (mine ? this.act("unseek", { id: s.id }) : this.act("play", { id: s.id })));
+      const title = this.ctx.variants.get(s.variant)?.title ?? s.variant;
+      return h("tr", { "data-seek": s.id, class: mine ? "mine" : "" }, [
+        h("td", { text: s.player.name }), h("td", { text: s.player.rating == null ? "–" : `${s.player.rating}${s.player.provisional ? "?" : ""}` }),
+        h("td", { text: title }), h("td", { text: `${tcText(s.tc)} (${s.speed})` }),
+        h("td", { text: (s.rated ? "rated" : "casual") + (s.range ? ` ${s.range[0]}–${s.range[1]}` : "") + (s.manual ? ", manual" : "") }),
+        h("td", { text: s.colour }), h("td", {}, [button]),
+      ]);
+    });
+    this.seekList.replaceChildren(...(rows.length ? rows : [h("tr", {}, [h("td", { colspan: 7, class: "empty", text: "No open seeks: create one." })])]));
+    const items = [...this.challenges.values()].map((c) => {
+      const incoming = c.to.id === me?.id;
+      const title = this.ctx.variants.get(c.variant)?.title ?? c.variant;
+      const text = `${incoming ? c.from.name + " challenges you" : "You challenge " + c.to.name}: ${title}, ${tcText(c.tc)}, ${c.rated ? "rated" : "casual"}`;
+      const buttons: HTMLElement[] = [];
+      if (incoming) {
+        const accept = h("button", { type: "button", class: "accept", text: "Accept" });
+        accept.addEventListener("click", () => void this.act("accept", { id: c.id }));
+        const reason = h("input", { type: "text", placeholder: "reason (optional)", maxlength: 140 });
+        const decline = h("button", { type: "button", class: "decline", text: "Decline" });
+        decline.addEventListener("click", () => void this.act("decline", reason.value.trim() ? { id: c.id, reason: reason.value.trim() } : { id: c.id }));
+        buttons.push(accept, decline, reason);
+      } else {
+        const withdraw = h("button", { type: "button", class: "withdraw", text: "Withdraw" });
+        withdraw.addEventListener("click", () => void this.act("withdraw", { id: c.id }));
+        buttons.push(withdraw);
+      }
+      return h("div", { class: "challenge", "data-challenge": c.id }, [h("span", { text }), ...buttons]);
+    });
+    this.challengeBox.replaceChildren(...(items.length ? items : [h("p", { class: "empty", text: "None." })]));
+    this.drawPlayers();
+  }
+
+  private drawLive(): void {
+    const items = this.live.map((g) => {
+      const a = h("a", { href: `/game/${g.id}`, text: `${this.ctx.variants.get(g.variant)?.title ?? g.variant}: ${g.first.name} – ${g.second.name}, move ${Math.floor(g.plies / 2) + 1} (${g.plies} plies)` });
+      a.addEventListener("click", (e) => { e.preventDefault(); this.ctx.navigate(`/game/${g.id}`); });
+      return h("li", { "data-game": g.id }, [a]);
+    });
+    this.liveBox.replaceChildren(...(items.length ? items : [h("li", { class: "empty", text: "No game is being played." })]));
+    this.drawPlayers();
+  }
+
+  /** The protocol has no list of who is online; these are the players seen seeking or playing. */
+  private drawPlayers(): void {
+    const names = new Map<string, string>();
+    for (const s of this.seeks.values()) names.set(s.player.name, "seeking");
+    for (const g of this.live) { names.set(g.first.name, "playing"); names.set(g.second.name, "playing"); }
+    if (this.ctx.me) names.delete(this.ctx.me.name);
+    const items = [...names].map(([name, what]) => {
+      const link = h("a", { href: `/player/${encodeURIComponent(name)}`, text: name });
+      link.addEventListener("click", (e) => { e.preventDefault(); this.ctx.navigate(`/player/${encodeURIComponent(name)}`); });
+      const b = h("button", { type: "button", text: "Challenge", disabled: what === "playing" });
+      b.addEventListener("click", () => void this.challenge(name));
+      return h("li", {}, [link, h("span", { class: "muted", text: ` ${what} ` }), b]);
+    });
+    this.playersBox.replaceChildren(...(items.length ? items : [h("li", { class: "empty", text: "Nobody else seeks or plays right now." })]));
+  }
+}

@@ -1,0 +1,169 @@
+// The application shell: login, the page routes (/ lobby, /game/<id>, /review, /player/<name>),
+// the connection's life (resume with the session token, rejoin after a reconnect), settings.
+
+import "./style.css";
+import type { Ctx } from "./ctx";
+import { errorText } from "./ctx";
+import { GameView } from "./game";
+import { Lobby } from "./lobby";
+import { Connection, type Message } from "./net";
+import { Profile, ReviewList } from "./review";
+import { loadSettings, saveSettings } from "./settings";
+import { unlockAudio } from "./sound";
+import { h } from "./svg";
+import type { Challenge, VariantInfo } from "./types";
+
+const TOKEN_KEY = "hub-token";
+const $ = (id: string) => document.getElementById(id)!;
+
+class Client implements Ctx {
+  readonly conn = new Connection();
+  me: Ctx["me"] = null;
+  variants = new Map<string, VariantInfo>();
+  settings = loadSettings();
+  runningGame: string | null = null;
+  private challenges: Challenge[] = [];
+  private lobby: Lobby | null = null;
+  private game: GameView | null = null;
+  private readonly view = $("view");
+  private readonly auth = $("auth");
+  private authError = $("auth-error");
+
+  async start(): Promise<void> {
+    const answer = await fetch("/api/variants");
+    for (const v of (await answer.json()).variants as VariantInfo[]) this.variants.set(v.name, v);
+    this.conn.onOpen = () => this.opened();
+    this.conn.onClose = (code, reason) => {
+      this.status(`Disconnected${reason ? ` (${reason})` : ""}; reconnecting…`, true);
+      if (code === 1000 && reason === "logged out") { localStorage.removeItem(TOKEN_KEY); this.me = null; }
+    };
+    this.conn.listen((m) => this.onMessage(m));
+    window.addEventListener("popstate", () => this.route());
+    this.bindChrome();
+    unlockAudio();
+    this.conn.connect();
+    this.route();
+  }
+
+  navigate(path: string): void {
+    if (location.pathname + location.hash !== path) history.pushState(null, "", path);
+    this.route();
+  }
+
+  private status(text: string, bad = false): void {
+    const el = $("status");
+    el.textContent = text;
+    el.classList.toggle("bad", bad);
+  }
+
+  private opened(): void {
+    this.status("Connected");
+    const token = localStorage.getItem(TOKEN_KEY);
+    if (token) this.login("resume", { token });
+    else this.showAuth();
+  }
+
+  private showAuth(): void {
+    this.auth.hidden = false;
+    $("user").textContent = "";
+    $("logout").hidden = true;
+  }
+
+  private login(t: string, d?: object): void {
+    this.authError.textContent = "";
+    this.conn.request(t, d).catch((e) => {
+      if ((e as { code?: string }).code === "bad_session") localStorage.removeItem(TOKEN_KEY);
+      this.authError.textContent = errorText(e);
+      this.showAuth();
+      if (this.game) void this.game.open();
+    });
+  }
+
+  private bindChrome(): void {
+    const form = $("auth-form") as HTMLFormElement;
+    const creds = () => {
+      const f = new FormData(form);
+      return { name: String(f.get("name") ?? "").trim(), password: String(f.get("password") ?? "") };
+    };
+    form.addEventListener("submit", (e) => { e.preventDefault(); this.login("login", creds()); });
+    $("register").addEventListener("click", () => { if (form.reportValidity()) this.login("register", creds()); });
+    $("guest").addEventListener("click", () => this.login("guest"));
+    $("logout").addEventListener("click", () => { localStorage.removeItem(TOKEN_KEY); this.conn.request("logout").catch(() => {}); });
+    for (const a of document.querySelectorAll<HTMLAnchorElement>("nav a[data-route]")) {
+      a.addEventListener("click", (e) => { e.preventDefault(); this.navigate(a.getAttribute("href")!); });
+    }
+    const labels = $("set-labels") as HTMLSelectElement;
+    const sound = $("set-sound") as HTMLInputElement;
+    labels.value = this.settings.labels;
+    sound.checked = this.settings.sound;
+    const save = () => {
+      this.settings = { labels: labels.value === "western" ? "western" : "kanji", sound: sound.checked };
+      saveSettings(this.settings);
+      this.route();
+    };
+    labels.addEventListener("change", save);
+    sound.addEventListener("change", save);
+  }
+
+  private onMessage(m: Message): void {
+    switch (m.t) {
+      case "welcome":
+        this.me = m.d.player;
+        localStorage.setItem(TOKEN_KEY, m.d.token);
+        this.auth.hidden = true;
+        $("user").textContent = `${m.d.player.name}${m.d.player.guest ? " (guest)" : ""}`;
+        $("logout").hidden = false;
+        return;
+      case "hello":
+        this.runningGame = m.d.game;
+        this.challenges = m.d.challenges ?? [];
+        if (this.game) void this.game.open();
+        else if (this.runningGame && this.isLobby()) this.navigate(`/game/${this.runningGame}`);
+        else this.route();
+        return;
+      case "game_start":
+        this.runningGame = m.d.game;
+        if (this.game?.id !== m.d.game) this.navigate(`/game/${m.d.game}`);
+        return;
+      case "degraded":
+        this.status(m.d.on ? "The server is degraded: some actions may fail" : "Connected", m.d.on);
+        return;
+      case "error":
+        this.status(m.d.message, true);
+        return;
+    }
+    this.lobby?.onMessage(m);
+    if (m.t === "challenge") { this.challenges.push(m.d); if (!this.lobby) this.status(`Challenge from ${m.d.from.name}: see the lobby`); }
+    this.game?.onMessage(m);
+  }
+
+  private isLobby(): boolean { return location.pathname === "/" || location.pathname === "/lobby"; }
+
+  private route(): void {
+    const path = location.pathname;
+    const gameId = /^\/game\/([^/]+)$/.exec(path)?.[1];
+    const player = /^\/player\/([^/]+)$/.exec(path)?.[1];
+    if (this.game && this.game.id !== gameId) { this.game.destroy(); this.game = null; }
+    if (this.lobby && !this.isLobby()) { this.lobby.leave(); this.lobby = null; }
+    for (const a of document.querySelectorAll("nav a[data-route]")) a.classList.toggle("active", a.getAttribute("href") === path);
+    if (gameId) {
+      if (!this.game) {
+        this.game = new GameView(this, decodeURIComponent(gameId));
+        this.view.replaceChildren(this.game.el);
+      }
+      // With a session token, wait for hello (the game is joined then); visitors get the record.
+      if (this.me || !localStorage.getItem(TOKEN_KEY)) void this.game.open();
+      return;
+    }
+    if (path === "/review") { this.view.replaceChildren(new ReviewList(this, null).el); return; }
+    if (player) { this.view.replaceChildren(new Profile(this, decodeURIComponent(player)).el); return; }
+    if (!this.me) { this.view.replaceChildren(h("p", { class: "muted", text: "Log in, register or play as a guest to enter the lobby." })); return; }
+    if (!this.lobby) {
+      this.lobby = new Lobby(this);
+      this.view.replaceChildren(this.lobby.el);
+      void this.lobby.enter(this.challenges);
+    }
+  }
+}
+
+void new Client().start();

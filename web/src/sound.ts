@@ -1,0 +1,27 @@
+// Short synthesised sounds (Web Audio): no sound files to license or ship.
+
+let ctx: AudioContext | null = null;
+
+export function beep(kind: "move" | "check" | "end", enabled: boolean): void {
+  if (!enabled || typeof AudioContext === "undefined") return;
+  try {
+    ctx ??= new AudioContext();
+    if (ctx.state === "suspended") return; // no user gesture yet: stay silent rather than queue
+    const osc = ctx.createOscillator();
+    const gain = ctx.createGain();
+    osc.frequency.value = kind === "move" ? 520 : kind === "check" ? 880 : 330;
+    osc.type = kind === "end" ? "triangle" : "sine";
+    gain.gain.setValueAtTime(0.15, ctx.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, ctx.currentTime + (kind === "end" ? 0.6 : 0.12));
+    osc.connect(gain).connect(ctx.destination);
+    osc.start();
+    osc.stop(ctx.currentTime + 0.7);
+  } catch {
+    /* audio is a nicety */
+  }
+}
+
+/** Browsers start audio only after a gesture: resume on the first click. */
+export function unlockAudio(): void {
+  window.addEventListener("pointerdown", () => { ctx ??= new AudioContext(); void ctx.resume(); }, { once: true });
+}
