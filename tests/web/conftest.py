@@ -56,8 +56,16 @@ async def browser() -> AsyncIterator[Browser]:
         await instance.close()
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Remember each phase's report on the item, so fixtures can tell a failed test."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
 @pytest.fixture
-async def open_page(hub: App, browser: Browser) -> AsyncIterator[OpenPage]:
+async def open_page(request: pytest.FixtureRequest, hub: App, browser: Browser) -> AsyncIterator[OpenPage]:
     errors: list[str] = []
     pages: list[Page] = []
 
@@ -77,6 +85,12 @@ async def open_page(hub: App, browser: Browser) -> AsyncIterator[OpenPage]:
         return page
 
     yield open_
+    report = getattr(request.node, "report_call", None)
+    if report is not None and report.failed:  # what each page showed when the test failed
+        TEST_OUTPUT.mkdir(parents=True, exist_ok=True)
+        for i, page in enumerate(pages):
+            with contextlib.suppress(Error):
+                await page.screenshot(path=str(TEST_OUTPUT / f"failed-{request.node.name}-{i}.png"))
     for page in pages:
         with contextlib.suppress(Error):
             await page.context.close()
