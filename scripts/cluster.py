@@ -327,6 +327,7 @@ class LocalCluster:
             "HUB_REDIS_URL": self.redis_url,
             "HUB_BUS_PREFIX": self.prefix,
             "HUB_HOST": "127.0.0.1",
+            "HUB_ICS_PORT": "0",  # several hubs on one machine: no shared fixed ICS port
             **(env or {}),
         }
         self.hubs = [Hub(f"hub{i + 1}", hub_env, self.log_dir, hub_argv) for i in range(hubs)]

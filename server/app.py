@@ -75,6 +75,7 @@ from server.transport.accounts import (
     store_player_id,
 )
 from server.transport.driver import HubDriver, PersistError, RatingChange
+from server.transport.ics.server import IcsServer
 from server.transport.server import TransportServer
 
 __all__ = ["App", "BusPublisher", "StoreAccounts", "StoreRecorder", "hub_config", "main"]
@@ -305,7 +306,10 @@ class App:
         config: HubConfig | None = None,
         rng: random.Random | None = None,
         migrate: bool = True,
+        ics_listen: int | None = None,
     ) -> None:
+        """``ics_listen`` overrides ``settings.ics_port`` (where 0 means "off"): the ICS
+        listener is started on that port, 0 being any free port (tests)."""
         self.settings = settings
         self._config = config or hub_config(settings)
         self._rng = rng or random.Random()
@@ -359,11 +363,25 @@ class App:
             review_store=self.store,
             presence=presence,
         )
+        # The ICS text interface: a second transport over the same hub (docs/ics.md).
+        ics_port = settings.ics_port if ics_listen is None else ics_listen
+        self.ics = (
+            IcsServer(settings, self.driver, self.accounts, self.store, port=ics_port)
+            if settings.ics_port or ics_listen is not None
+            else None
+        )
         self._started = False
 
     @property
     def port(self) -> int:
         return self.server.port
+
+    @property
+    def ics_port(self) -> int:
+        """The port of the ICS listener (``ics_port`` in the settings)."""
+        if self.ics is None:
+            raise RuntimeError("the ICS interface is off (ics_port = 0)")
+        return self.ics.port
 
     @property
     def url(self) -> str:
@@ -381,6 +399,8 @@ class App:
         else:
             await self._recover()
         await self.server.start()
+        if self.ics is not None:
+            await self.ics.start()
         self._started = True
         logger.info(
             "hub %s listening on %s (database %s, bus %s)",
@@ -429,6 +449,8 @@ class App:
     async def stop(self) -> None:
         """Close connections, finish the writes in flight, release the database and bus."""
         await self.server.close()
+        if self.ics is not None:
+            await self.ics.close()
         await self.driver.close()
         await self.writer.close()
         await self.publisher.close()

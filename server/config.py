@@ -145,6 +145,8 @@ class Settings:
     send_queue_limit: int = _setting("websocket", 256, _at_least(1))
     rate_limit_per_s: float = _setting("websocket", 10.0, _positive)
     rate_limit_burst: int = _setting("websocket", 30, _at_least(1))
+    # [ics]
+    ics_port: int = _setting("ics", 5000, _port)
     # [games]
     reconnect_grace_s: float = _setting("games", 60.0, _at_least(0))
     # [database]

@@ -375,6 +375,10 @@ class Hub:
     def online(self, player_id: PlayerId) -> bool:
         return player_id in self._players
 
+    def online_players(self) -> list[PlayerInfo]:
+        """Every player with a connection to this hub (in connection order)."""
+        return [online.info for online in self._players.values()]
+
     # ============================================================ connections
 
     def _drop_connection(self, conn_id: ConnId) -> None:

@@ -43,7 +43,7 @@ from server.hub.hub import Hub
 from server.hub.identity import PlayerId, PlayerInfo, Rating, RatingKey
 from server.hub.messages import Message, error_message
 from server.transport.codec import encode_message
-from server.transport.outbox import Outbox, fan_out
+from server.transport.outbox import FrameSink, fan_out
 
 __all__ = ["HubDriver", "Peer", "PersistError", "RatingChange", "Recorder", "monotonic_ms"]
 
@@ -86,7 +86,7 @@ class Peer(Protocol):
     """What the driver needs of a connection."""
 
     @property
-    def outbox(self) -> Outbox: ...
+    def outbox(self) -> FrameSink: ...
 
     def close_soon(self, code: int, reason: str) -> None:
         """Close the connection without waiting (the hub has already forgotten it)."""

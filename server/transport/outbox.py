@@ -19,6 +19,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable, Iterable
+from typing import Protocol
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
@@ -26,7 +27,16 @@ from websockets.protocol import State
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Flusher", "Outbox", "fan_out"]
+__all__ = ["Flusher", "FrameSink", "Outbox", "fan_out"]
+
+
+class FrameSink(Protocol):
+    """Where a connection's outgoing messages go, as encoded JSON frames: a websocket's
+    :class:`Outbox`, or another transport that re-renders them (the ICS text adapter)."""
+
+    def put(self, frame: bytes) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class Flusher:
@@ -162,7 +172,7 @@ class Outbox:
                 self._writer = None
 
 
-def fan_out(outboxes: Iterable[Outbox], frame: bytes) -> None:
+def fan_out(outboxes: Iterable[FrameSink], frame: bytes) -> None:
     """Send one encoded frame to several outboxes (the same bytes for all)."""
     for outbox in outboxes:
         outbox.put(frame)

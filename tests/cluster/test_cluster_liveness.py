@@ -25,6 +25,7 @@ REDIS_URL = os.environ.get("HUB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 async def app(tmp_path: Path) -> AsyncIterator[App]:
     settings = Settings(
         port=0,
+        ics_port=0,
         node_id="node-a",
         database_url=f"sqlite+aiosqlite:///{tmp_path / 'hub.sqlite3'}",
         redis_url=REDIS_URL,

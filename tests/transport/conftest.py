@@ -32,7 +32,11 @@ async def start_app(tmp_path: Path) -> AsyncIterator[StartApp]:
     databases: list[str] = []
 
     async def start(
-        backend: str = "sqlite", *, database_url: str | None = None, **overrides: Any
+        backend: str = "sqlite",
+        *,
+        database_url: str | None = None,
+        ics: bool = False,
+        **overrides: Any,
     ) -> App:
         if database_url is None:
             if backend == "postgresql":
@@ -40,7 +44,8 @@ async def start_app(tmp_path: Path) -> AsyncIterator[StartApp]:
                 databases.append(database_url)
             else:
                 database_url = f"sqlite+aiosqlite:///{tmp_path / f'hub{len(apps)}.sqlite3'}"
-        app = App(settings_for(database_url, **overrides))
+        # ics=True: the ICS listener on a free port (settings' ics_port 0 means "off").
+        app = App(settings_for(database_url, **overrides), ics_listen=0 if ics else None)
         await app.start()
         apps.append(app)
         return app

@@ -167,6 +167,7 @@ async def test_python_dash_m_server_runs_with_defaults_and_stops_on_sigterm(
     env = {
         **os.environ,
         "HUB_PORT": "0",
+        "HUB_ICS_PORT": "0",
         "HUB_NODE_ID": "proc-node",
         "HUB_ARGON2_TIME_COST": "1",
         "HUB_ARGON2_MEMORY_KIB": "8",

@@ -29,6 +29,7 @@ async def start_server(database_url: str, cwd: Path) -> tuple[asyncio.subprocess
     env = {
         **os.environ,
         "HUB_PORT": "0",
+        "HUB_ICS_PORT": "0",
         "HUB_DATABASE_URL": database_url,
         "HUB_ARGON2_TIME_COST": "1",
         "HUB_ARGON2_MEMORY_KIB": "8",

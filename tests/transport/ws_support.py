@@ -56,6 +56,7 @@ async def drop_pg_database(url: str) -> None:
 def settings_for(database_url: str, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
         "port": 0,
+        "ics_port": 0,
         "node_id": "test-node",
         "database_url": database_url,
         "log_level": "WARNING",

@@ -1,0 +1,164 @@
+"""FICS text lines other than boards: game start and end, seeks, challenges, lists.
+
+Each function returns text without a line end. The forms are the ones ICS clients parse
+(XBoard's ``backend.c``): ``Creating: alice (1500) bob (++++) unrated spartan 5 0``,
+``{Game 7 (alice vs. bob) Creating unrated spartan match.}``,
+``{Game 7 (alice vs. bob) bob resigns} 1-0``, ``<s> 8 w=alice ti=00 rt=1500  t=5 i=0 r=u
+tp=spartan c=? rr=0-9999 a=t f=f``, ``Challenge: alice (1500) bob (1500) unrated spartan 5 0.``
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.transport.ics.variants import ics_variant
+
+__all__ = [
+    "challenge_text",
+    "clock_words",
+    "creating_lines",
+    "end_line",
+    "end_reason",
+    "kind_words",
+    "rating_text",
+    "seek_announcement",
+    "seek_line",
+    "sought_line",
+]
+
+Json = dict[str, Any]
+
+
+def rating_text(player: Json) -> str:
+    """A player's rating as FICS shows it: ``1500``, or ``++++`` for a guest."""
+    rating = player.get("rating")
+    if player.get("guest") or rating is None:
+        return "++++"
+    return str(int(rating))
+
+
+def clock_words(tc: Json) -> tuple[int, int]:
+    """(minutes, seconds) of a time control as FICS writes them: base and increment, or for
+    byoyomi the main time and the period."""
+    if tc.get("kind") == "byoyomi":
+        return int(tc["main_s"]) // 60, int(tc["period_s"])
+    return int(tc["base_s"]) // 60, int(tc["inc_s"])
+
+
+def kind_words(variant: str, rated: bool, tc: Json) -> str:
+    """``unrated spartan`` / ``rated minishogi byoyomi/3``: rated-ness and the ICS variant word."""
+    words = f"{'rated' if rated else 'unrated'} {ics_variant(variant).kind}"
+    if tc.get("kind") == "byoyomi":
+        words += f" byoyomi/{tc['periods']}"
+    return words
+
+
+def creating_lines(
+    game: int, white: Json, black: Json, variant: str, rated: bool, tc: Json
+) -> list[str]:
+    """The two lines announcing a new game to its players."""
+    minutes, seconds = clock_words(tc)
+    kind = kind_words(variant, rated, tc)
+    return [
+        f"Creating: {white['name']} ({rating_text(white)}) {black['name']} "
+        f"({rating_text(black)}) {kind} {minutes} {seconds}",
+        f"{{Game {game} ({white['name']} vs. {black['name']}) Creating {kind} match.}}",
+    ]
+
+
+def end_line(game: int, white: str, black: str, reason: str, result: str | None) -> str:
+    """``{Game 7 (alice vs. bob) bob resigns} 1-0`` (``*`` for an aborted game)."""
+    return f"{{Game {game} ({white} vs. {black}) {reason}}} {result or '*'}"
+
+
+def end_reason(termination: str, result: str | None, white: str, black: str, ply: int) -> str:
+    """The words FICS uses for an ending, naming the player concerned."""
+    if result == "1-0":
+        winner, loser = white, black
+    elif result == "0-1":
+        winner, loser = black, white
+    else:
+        winner = loser = ""
+    decided = bool(winner)
+    reasons = {
+        "checkmate": f"{loser} checkmated",
+        "resignation": f"{loser} resigns",
+        "time": f"{loser} forfeits on time",
+        "stalemate": f"{loser} is stalemated and loses" if decided else "Game drawn by stalemate",
+        "royal_capture": f"{winner} captures {loser}'s king",
+        "repetition": f"{loser} loses by repetition" if decided else "Game drawn by repetition",
+        "perpetual_check": f"{loser} loses by perpetual check",
+        "fifty_moves": "Game drawn by the 50 move rule",
+        "seventy_five_moves": "Game drawn by the 75 move rule",
+        "dead_position": "Game drawn because neither player has mating material",
+        "agreement": "Game drawn by mutual agreement",
+        "abandonment": (
+            f"{loser} forfeits by disconnection" if decided else "Game drawn by disconnection"
+        ),
+    }
+    if termination == "abort":
+        return f"Game aborted on move {(ply + 2) // 2}"
+    if termination == "time" and not decided:
+        return "Game drawn: a player ran out of time and the other has no mating material"
+    return reasons.get(termination, f"Game ended ({termination})")
+
+
+def _seek_rating(player: Json) -> str:
+    if player.get("guest") or player.get("rating") is None:
+        return "0 "
+    return f"{int(player['rating'])}{'P' if player.get('provisional') else ' '}"
+
+
+def seek_line(seek: Json) -> str:
+    """The ``<s>`` line of one seek (``iset seekinfo 1``)."""
+    minutes, seconds = clock_words(seek["tc"])
+    player = seek["player"]
+    low, high = seek.get("range") or (0, 9999)
+    colour = {"first": "W", "second": "B"}.get(seek.get("colour", "random"), "?")
+    return (
+        f"<s> {seek['id']} w={player['name']} ti={'01' if player.get('guest') else '00'} "
+        f"rt={_seek_rating(player)} t={minutes} i={seconds} r={'r' if seek['rated'] else 'u'} "
+        f"tp={ics_variant(seek['variant']).kind} c={colour} rr={low}-{high} "
+        f"a={'f' if seek.get('manual') else 't'} f=f"
+    )
+
+
+def _seek_words(seek: Json) -> tuple[str, str, int, int, str, str]:
+    """(name, rating, minutes, seconds, kind, manual flag) of a seek, as FICS lists show them."""
+    minutes, seconds = clock_words(seek["tc"])
+    player = seek["player"]
+    kind = kind_words(seek["variant"], seek["rated"], seek["tc"])
+    manual = " m" if seek.get("manual") else ""
+    return player["name"], rating_text(player), minutes, seconds, kind, manual
+
+
+def seek_announcement(seek: Json) -> str:
+    """``alice (1500) seeking 5 0 unrated spartan ("play 8" to respond)``."""
+    name, rating, minutes, seconds, kind, manual = _seek_words(seek)
+    return (
+        f"{name} ({rating}) seeking {minutes} {seconds} {kind}{manual} "
+        f'("play {seek["id"]}" to respond)'
+    )
+
+
+def sought_line(seek: Json) -> str:
+    """One line of the ``sought`` list."""
+    name, rating, minutes, seconds, kind, manual = _seek_words(seek)
+    low, high = seek.get("range") or (0, 9999)
+    colour = {"first": "[white]", "second": "[black]"}.get(seek.get("colour", "random"), "")
+    return (
+        f"{seek['id']:>3} {rating:>4} {name:<17} {minutes:>3} {seconds:>3} {kind:<24} "
+        f"{colour:<7} {low}-{high}{manual}"
+    )
+
+
+def challenge_text(challenge: Json) -> str:
+    """``alice (1500) [white] bob (1500) unrated spartan 5 0.`` (the sender first)."""
+    sender, target = challenge["from"], challenge["to"]
+    minutes, seconds = clock_words(challenge["tc"])
+    colour = {"first": "[white] ", "second": "[black] "}.get(challenge.get("colour", ""), "")
+    kind = kind_words(challenge["variant"], challenge["rated"], challenge["tc"])
+    return (
+        f"{sender['name']} ({rating_text(sender)}) {colour}{target['name']} "
+        f"({rating_text(target)}) {kind} {minutes} {seconds}."
+    )

@@ -1,0 +1,322 @@
+"""ICS views of the store: ``games``, ``moves``, ``history``, ``smoves``, ``examine``, ``finger``.
+
+Running and finished games alike are read from the store (every move shown to anyone is
+stored first), so these lists cover the whole cluster, not just this process. Replaying a
+stored game goes through the rules engine in a worker thread, as the review API does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from server.rules import Position, RulesError
+from server.transport.ics.lines import end_reason
+from server.transport.ics.style12 import Board12, holdings_line, style12_line, verbose_move
+from server.transport.ics.variants import IcsVariant, ics_variant
+from server.transport.review import ReviewStore, StoredGameView, TimeControlView
+
+if TYPE_CHECKING:
+    from server.transport.ics.games import GameNumbers
+    from server.transport.ics.session import OnlinePlayer
+
+__all__ = ["Examination", "ReviewStore", "StoreViews", "tc_json"]
+
+Json = dict[str, Any]
+HISTORY_LENGTH = 10
+GAMES_LISTED = 100
+_END_CODES = {
+    "checkmate": "Mat",
+    "resignation": "Res",
+    "time": "Fla",
+    "agreement": "Agr",
+    "repetition": "Rep",
+    "perpetual_check": "PCh",
+    "stalemate": "Sta",
+    "fifty_moves": "50",
+    "seventy_five_moves": "75",
+    "dead_position": "NM",
+    "abort": "Abo",
+    "abandonment": "Dis",
+    "royal_capture": "KCa",
+}
+
+
+def tc_json(control: TimeControlView) -> Json:
+    """A stored time control in the hub's JSON form."""
+    if control.kind == "byoyomi":
+        return {
+            "kind": "byoyomi",
+            "main_s": control.base_ms // 1000,
+            "period_s": control.byoyomi_ms // 1000,
+            "periods": control.periods,
+        }
+    return {
+        "kind": "fischer",
+        "base_s": control.base_ms // 1000,
+        "inc_s": control.increment_ms // 1000,
+    }
+
+
+def _minutes_increment(tc: Json) -> tuple[int, int]:
+    if tc["kind"] == "byoyomi":
+        return tc["main_s"] // 60, tc["period_s"]
+    return tc["base_s"] // 60, tc["inc_s"]
+
+
+def _rating(value: int | None) -> str:
+    return "++++" if value is None else str(value)
+
+
+def _date(moment: datetime | None) -> str:
+    return "" if moment is None else f"{moment:%a %b %d, %H:%M UTC %Y}"
+
+
+@dataclass
+class Examination:
+    """A stored game being stepped through (``examine``)."""
+
+    number: int
+    ics: IcsVariant
+    white: str
+    black: str
+    tc: Json
+    moves: list[str]
+    displays: list[str]
+    clocks: list[int]
+    positions: list[Position]
+    ply: int = 0
+
+    def board_lines(self, ms: bool) -> list[str]:
+        position = self.positions[self.ply]
+        verbose = pretty = "none"
+        if self.ply:
+            verbose, pretty = verbose_move(
+                self.positions[self.ply - 1], self.moves[self.ply - 1], self.ics
+            )
+            if self.ics.variant.family == "chess":
+                pretty = self.displays[self.ply - 1]
+        minutes, increment = _minutes_increment(self.tc)
+        base = minutes * 60_000
+        times = [base, base]
+        for index in range(self.ply):
+            times[index % 2] = self.clocks[index]
+        info = Board12(
+            self.number,
+            self.white,
+            self.black,
+            2,
+            minutes,
+            increment,
+            times[0],
+            times[1],
+            verbose,
+            0,
+            pretty,
+            ms=ms,
+        )
+        lines = [style12_line(position, self.ics, info)]
+        if self.ics.variant.drops is not None:
+            lines.append(holdings_line(position, self.ics, self.number))
+        return lines
+
+    def step(self, plies: int, ms: bool) -> list[str]:
+        target = max(0, min(len(self.moves), self.ply + plies))
+        if target == self.ply:
+            return [
+                "You're at the beginning of the game."
+                if plies < 0
+                else "You're at the end of the game."
+            ]
+        self.ply = target
+        return [
+            f"Game {self.number}: now at move {self.ply} of {len(self.moves)}.",
+            *self.board_lines(ms),
+        ]
+
+
+class StoreViews:
+    """Text of the store-backed commands; without a store each says so."""
+
+    def __init__(self, store: ReviewStore | None, numbers: GameNumbers) -> None:
+        self._store = store
+        self._numbers = numbers
+
+    async def running_game_of(self, name: str) -> str | None:
+        if self._store is None:
+            return None
+        page = await self._store.list_games(player_name=name, status="started", limit=1)
+        return page.games[0].id if page.games else None
+
+    async def games(self) -> list[str]:
+        if self._store is None:
+            return ["Game lists are not available."]
+        page = await self._store.list_games(status="started", limit=GAMES_LISTED)
+        lines = []
+        for game in page.games:
+            tc = tc_json(game.time_control)
+            minutes, increment = _minutes_increment(tc)
+            kind = ics_variant(game.variant).kind
+            lines.append(
+                f"{self._numbers.number(game.id):>3} {_rating(game.first_rating_before):>4} "
+                f"{game.first_name:<12} {_rating(game.second_rating_before):>4} "
+                f"{game.second_name:<12} [{kind} {'r' if game.rated else 'u'} {minutes:>3} "
+                f"{increment:>3}]"
+            )
+        return [*lines, "", f"  {len(lines)} game{'' if len(lines) == 1 else 's'} displayed."]
+
+    async def history(self, name: str) -> list[str]:
+        if self._store is None:
+            return ["Histories are not available."]
+        page = await self._store.list_games(player_name=name, limit=HISTORY_LENGTH)
+        games = list(reversed(page.games))
+        if not games:
+            return [f"{name} has no history games."]
+        lines = [f"History for {name}:", "                  Opponent      Type          End Date"]
+        for index, game in enumerate(games):
+            first = game.first_name.lower() == name.lower()
+            mine = game.first_rating_before if first else game.second_rating_before
+            theirs = game.second_rating_before if first else game.first_rating_before
+            opponent = game.second_name if first else game.first_name
+            won = {"1-0": first, "0-1": not first}.get(game.result or "")
+            outcome = (
+                "=" if game.result == "1/2-1/2" else "+" if won else "-" if won is False else "*"
+            )
+            tc = tc_json(game.time_control)
+            minutes, increment = _minutes_increment(tc)
+            end = _END_CODES.get(game.termination or "", "---")
+            lines.append(
+                f"{index:>2}: {outcome} {_rating(mine):>4} {'W' if first else 'B'} "
+                f"{_rating(theirs):>4} {opponent:<13} [{ics_variant(game.variant).kind} "
+                f"{'r' if game.rated else 'u'} {minutes:>3} {increment:>3}] {end:<3} "
+                f"{_date(game.finished_at or game.created_at)} #{game.id}"
+            )
+        return lines
+
+    async def stored_game_id(self, words: list[str], command: str) -> tuple[str | None, str]:
+        """The stored game ``<name> <index>`` (a history index) or ``<game id>`` names."""
+        usage = f"Usage: {command} <name> <history index> | {command} <game id>"
+        if self._store is None:
+            return None, "Stored games are not available."
+        if len(words) == 1:
+            return words[0].lstrip("#"), ""
+        if len(words) != 2 or not words[1].isdigit():
+            return None, usage
+        page = await self._store.list_games(player_name=words[0], limit=HISTORY_LENGTH)
+        games = list(reversed(page.games))
+        index = int(words[1])
+        if index >= len(games):
+            return None, f"{words[0]} has no history game {index}."
+        return games[index].id, ""
+
+    async def _load(self, game_id: str) -> StoredGameView | None:
+        if self._store is None or len(game_id) > 32:
+            return None
+        return await self._store.get_game(game_id)
+
+    async def examine(self, game_id: str) -> Examination | str:
+        stored = await self._load(game_id)
+        if stored is None:
+            return "There is no such game."
+        ics = ics_variant(stored.variant)
+        moves = [m.uci for m in stored.moves]
+        try:
+            positions = await asyncio.to_thread(_replay, ics, stored.start_fen, moves)
+        except RulesError as error:
+            return f"The stored game does not replay: {error}"
+        return Examination(
+            number=self._numbers.number(stored.id),
+            ics=ics,
+            white=stored.first_name,
+            black=stored.second_name,
+            tc=tc_json(stored.time_control),
+            moves=moves,
+            displays=[m.display for m in stored.moves],
+            clocks=[m.clock_ms for m in stored.moves],
+            positions=positions,
+        )
+
+    async def move_list(self, game_id: str, startpos: bool, ms: bool) -> list[str]:
+        """FICS ``moves``: the header XBoard recognises, the moves, the result."""
+        stored = await self._load(game_id)
+        if stored is None:
+            return ["There is no such game."]
+        number = self._numbers.number(stored.id)
+        ics = ics_variant(stored.variant)
+        tc = tc_json(stored.time_control)
+        minutes, increment = _minutes_increment(tc)
+        white, black = stored.first_name, stored.second_name
+        lines = [
+            f"Movelist for game {number}:",
+            "",
+            f"{white} ({_rating(stored.first_rating_before)}) vs. {black} "
+            f"({_rating(stored.second_rating_before)}) --- {_date(stored.created_at)}",
+            f"{'Rated' if stored.rated else 'Unrated'} {ics.kind} match, initial time: "
+            f"{minutes} minutes, increment: {increment} seconds.",
+            "",
+        ]
+        if startpos:
+            start = Position.from_fen(ics.variant, stored.start_fen)
+            info = Board12(
+                number,
+                white,
+                black,
+                -4,
+                minutes,
+                increment,
+                minutes * 60_000,
+                minutes * 60_000,
+                ms=ms,
+            )
+            lines.append(style12_line(start, ics, info))
+        lines += [
+            f"Move  {white:<23} {black}",
+            "----  ---------------------   ---------------------",
+        ]
+        row = ""
+        chess = ics.variant.family == "chess"
+        for index, move in enumerate(stored.moves):
+            text = move.display if chess else move.uci
+            cell = f"{text:<7} ({move.spent_ms // 60000}:{move.spent_ms // 1000 % 60:02d}"
+            cell += f".{move.spent_ms % 1000:03d})" if ms else ")"
+            if index % 2 == 0:
+                row = f"{index // 2 + 1:>3}.  {cell:<22}"
+            else:
+                lines.append(f"{row}  {cell}")
+                row = ""
+        if row:
+            lines.append(row.rstrip())
+        if stored.status in ("finished", "aborted"):
+            reason = end_reason(
+                stored.termination or "", stored.result, white, black, len(stored.moves)
+            )
+            lines.append(f"      {{{reason}}} {stored.result or '*'}")
+        else:
+            lines.append("      {Still in progress} *")
+        return lines
+
+    async def finger(self, name: str, online: OnlinePlayer | None) -> list[str]:
+        lines = [f"Finger of {online.name if online else name}:", ""]
+        if online is not None:
+            lines.append(
+                f"{online.name} is online{' (guest)' if online.guest else ''}"
+                f"{', playing a game' if online.playing else ''}."
+            )
+        else:
+            lines.append(f"{name} is not logged in.")
+        if self._store is not None:
+            page = await self._store.list_games(player_name=name, limit=HISTORY_LENGTH)
+            if page.games:
+                lines.append(f'Recent games: {len(page.games)} (see "history {name}").')
+        return lines
+
+
+def _replay(ics: IcsVariant, start_fen: str, moves: list[str]) -> list[Position]:
+    position = Position.from_fen(ics.variant, start_fen)
+    positions = [position]
+    for uci in moves:
+        position = position.play(position.move_from_uci(uci))
+        positions.append(position)
+    return positions

@@ -1,0 +1,381 @@
+"""The ICS listener: plain TCP, one line per command, FICS text back.
+
+Each connection is a :class:`IcsConnection`: it reads lines (telnet negotiation bytes are
+dropped, lines longer than :data:`MAX_LINE` are refused), passes each through the same token
+bucket as a websocket frame, logs the player in the FICS way (``login:`` then ``password:``, or
+``guest`` and return), and then hands lines to its :class:`IcsSession`. To the
+:class:`~server.transport.driver.HubDriver` it is a peer like a websocket: the hub's messages
+arrive as JSON frames in :meth:`IcsConnection.put` and are rendered as text by the session.
+
+Output of one loop turn is written at once, followed by the ``fics% `` prompt; text that is not
+an answer to a line just typed starts on a new line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from typing import Any
+
+from server.config import Settings
+from server.hub.commands import Command
+from server.hub.effects import ConnId
+from server.transport.accounts import Accounts, AuthError, Identity
+from server.transport.codec import DecodeError, decode
+from server.transport.driver import HubDriver
+from server.transport.ics.games import GameNumbers
+from server.transport.ics.review import ReviewStore
+from server.transport.ics.session import IcsSession, OnlinePlayer
+from server.transport.ratelimit import TokenBucket, Verdict
+from server.transport.server import AUTH_TIMEOUT_S, MAX_AUTH_FAILURES
+
+__all__ = ["IcsConnection", "IcsServer"]
+
+logger = logging.getLogger(__name__)
+
+PROMPT = "fics% "
+MAX_LINE = 1024
+"""Longest accepted input line (characters); longer ones are refused and ignored."""
+WRITE_LIMIT = 1024 * 1024
+"""A client that lets this much output pile up unread is dropped (a slow consumer)."""
+READ_CHUNK = 4096
+_TELNET = re.compile(rb"\xff[\xfb-\xfe].|\xff[\xf0-\xfa]|\xff\xff", re.DOTALL)
+
+BANNER = [
+    "",
+    "Welcome to the variant hub's ICS port: Mini-Shogi, Sho Shogi, Wild Castle (wild/1),",
+    "Spartan Chess and Dai Shogi, with the players of the web client.",
+    "",
+    'Log in with your name and password, or as "guest". New accounts are made on the web.',
+    "",
+]
+
+
+class IcsConnection:
+    """One TCP client (see the module docstring)."""
+
+    def __init__(
+        self, server: IcsServer, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        self._server = server
+        self._reader = reader
+        self._writer = writer
+        self._loop = asyncio.get_running_loop()
+        limits = server.settings
+        self._bucket = TokenBucket(
+            limits.rate_limit_per_s, limits.rate_limit_burst, self._loop.time()
+        )
+        self.identity: Identity | None = None
+        self.conn_id: ConnId | None = None
+        self.session: IcsSession | None = None
+        self._lines: list[str] = []
+        self._answering = False
+        self._flush_scheduled = False
+        self._closing = False
+        self._failures = 0
+
+    # --- Peer / FrameSink ---------------------------------------------------------------------
+
+    @property
+    def outbox(self) -> IcsConnection:
+        return self
+
+    def put(self, frame: bytes) -> None:
+        """A hub message for this connection (JSON, as a websocket would get it)."""
+        if self._closing or self.session is None:
+            return
+        try:
+            message = decode(frame)
+        except DecodeError:  # pragma: no cover - the hub only emits JSON
+            return
+        try:
+            self.session.on_message(message)
+        except Exception:  # pragma: no cover - a bug: keep the connection, log it
+            logger.exception("ICS rendering failed for %s", message.get("t"))
+
+    def close(self) -> None:
+        """The driver forgot this connection (FrameSink): nothing more is sent."""
+        self._closing = True
+
+    def close_soon(self, code: int, reason: str) -> None:
+        """Say why, then close (the hub has already forgotten the connection)."""
+        if not self._closing:
+            self._flush()
+            self._send_raw(f"\r\nDisconnected: {reason}.\r\n")
+            self._closing = True
+        self._writer.close()
+
+    # --- output -------------------------------------------------------------------------------
+
+    def write(self, lines: list[str]) -> None:
+        if self._closing or not lines:
+            return
+        self._lines.extend(lines)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            self._loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_scheduled = False
+        if self._writer.is_closing():
+            return
+        lines, self._lines = self._lines, []
+        answering, self._answering = self._answering, False
+        if not lines and not answering:
+            return
+        text = "" if answering else "\r\n"
+        if lines:
+            text += "\r\n".join(lines) + "\r\n"
+        if self.session is not None and not self._closing:
+            text += PROMPT
+        self._send_raw(text)
+
+    def _send_raw(self, text: str) -> None:
+        transport = self._writer.transport
+        if transport.is_closing():
+            return
+        transport.write(text.encode("utf-8", "replace"))
+        if transport.get_write_buffer_size() > WRITE_LIMIT and not self._closing:
+            logger.info("dropping ICS connection %s: output not read", self.conn_id)
+            if self.conn_id is not None:
+                self._loop.call_soon(self._server.driver.drop, self.conn_id)
+            self._closing = True
+            transport.abort()
+
+    # --- input --------------------------------------------------------------------------------
+
+    async def _read_lines(self) -> Any:
+        buffer = b""
+        discarding = False
+        while True:
+            chunk = await self._reader.read(READ_CHUNK)
+            if not chunk:
+                return
+            buffer += _TELNET.sub(b"", chunk)
+            while b"\n" in buffer:
+                raw, buffer = buffer.split(b"\n", 1)
+                if discarding:
+                    discarding = False
+                    continue
+                yield raw.decode("utf-8", "replace").replace("\r", "")
+            if len(buffer) > MAX_LINE:
+                if not discarding:
+                    yield None  # too long: refused
+                discarding = True
+                buffer = b""
+
+    async def run(self) -> None:
+        auth_timer = self._loop.call_later(AUTH_TIMEOUT_S, self._auth_timeout)
+        self._send_raw("\r\n".join(BANNER) + "\r\nlogin: ")
+        state = "login"
+        name = ""
+        try:
+            async for line in self._read_lines():
+                if self._closing:
+                    break
+                verdict = self._bucket.take(self._loop.time())
+                if verdict is Verdict.CLOSE:
+                    self.close_soon(1008, "too many commands (flooding)")
+                    break
+                if verdict is Verdict.REJECT:
+                    self._answering = True
+                    self.write(
+                        [
+                            f"Too many commands: at most {self._server.settings.rate_limit_per_s:g}"
+                            " per second; this one was ignored."
+                        ]
+                    )
+                    continue
+                if line is None:
+                    self._answering = self.session is not None
+                    self.write([f"Line too long (more than {MAX_LINE} characters); ignored."])
+                    if self.session is None:
+                        self._send_raw("login: " if state == "login" else "")
+                    continue
+                if self.session is not None:
+                    await self.session.on_line(line)
+                    if self.session.quit:
+                        self._closing = True
+                        self._answering = True
+                        self._flush()
+                        self._writer.close()
+                        break
+                    # What the line wrote (and the hub answered meanwhile) ends with a prompt.
+                    self._answering = True
+                    self._schedule()
+                    continue
+                state, name = await self._login_step(state, name, line.strip())
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            auth_timer.cancel()
+            self._closing = True
+            self._server.forget(self)
+            if self.conn_id is not None:
+                self._server.driver.disconnect(self.conn_id)
+            self._writer.close()
+
+    def _auth_timeout(self) -> None:
+        if self.identity is None:
+            self._send_raw("\r\n**** LOGIN TIMEOUT ****\r\n")
+            self._closing = True
+            self._writer.close()
+
+    async def _login_step(self, state: str, name: str, text: str) -> tuple[str, str]:
+        accounts = self._server.accounts
+        if state == "login":
+            word = text.split()[0] if text else ""
+            if not word:
+                self._send_raw("login: ")
+                return "login", ""
+            if word.lower() == "guest":
+                self.identity = accounts.guest()
+                guest = self.identity.info.name
+                self._send_raw(
+                    f'\r\nLogging you in as "{guest}"; you may use this name to play unrated '
+                    f'games.\r\n\r\nPress return to enter the server as "{guest}":\r\n'
+                )
+                return "guest", guest
+            self._send_raw(
+                f'\r\nIf "{word}" is your registered name, type the password.\r\n'
+                "If not, just hit return to try another name.\r\n\r\npassword: "
+            )
+            return "password", word
+        if state == "password":
+            if not text:
+                self._send_raw("\r\nlogin: ")
+                return "login", ""
+            try:
+                identity = await accounts.login(name, text)
+            except AuthError as error:
+                self._failures += 1
+                message = "Invalid password!" if error.code == "bad_credentials" else error.message
+                self._send_raw(f"\r\n**** {message} ****\r\n\r\n")
+                if self._failures >= MAX_AUTH_FAILURES:
+                    self.close_soon(1008, "too many failed logins")
+                    return "closed", ""
+                self._send_raw("login: ")
+                return "login", ""
+            self.identity = identity
+        assert self.identity is not None
+        self._enter()
+        return "ready", self.identity.info.name
+
+    def _enter(self) -> None:
+        assert self.identity is not None
+        info = self.identity.info
+        driver = self._server.driver
+        self.conn_id = driver.new_conn_id()
+        self.session = IcsSession(info.view(), self._send_command, self.write, self._server)
+        self._server.remember(self)
+        suffix = "(U)" if info.guest else ""
+        self._send_raw(f"\r\n**** Starting FICS session as {info.name}{suffix} ****\r\n\r\n")
+        self._answering = True
+        self.write([])
+        driver.connect(self.conn_id, self, info)
+        self.session.start()
+        self._schedule()
+
+    def _send_command(self, command: Command) -> None:
+        if self.conn_id is not None:
+            self._server.driver.handle(self.conn_id, command)
+
+
+class IcsServer:
+    """The ICS listener of one hub process (``ics_port``)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        driver: HubDriver,
+        accounts: Accounts,
+        store: ReviewStore | None = None,
+        *,
+        port: int | None = None,
+    ) -> None:
+        """``port`` overrides ``settings.ics_port`` (0: any free port)."""
+        self.settings = settings
+        self._port = settings.ics_port if port is None else port
+        self.driver = driver
+        self.accounts = accounts
+        self._store = store
+        self.numbers = GameNumbers()
+        self._server: asyncio.Server | None = None
+        self._connections: set[IcsConnection] = set()
+        self._by_name: dict[str, set[IcsConnection]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def store(self) -> ReviewStore | None:
+        return self._store
+
+    async def start(self) -> None:
+        """Listen on ``settings.host`` and the ICS port."""
+        self._server = await asyncio.start_server(self._handle, self.settings.host, self._port)
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "the ICS server is not started"
+        return int(self._server.sockets[0].getsockname()[1])
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connection = IcsConnection(self, reader, writer)
+        self._connections.add(connection)
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        try:
+            await connection.run()
+        finally:
+            self._connections.discard(connection)
+            if task is not None:
+                self._tasks.discard(task)
+
+    # --- IcsHost ------------------------------------------------------------------------------
+
+    def remember(self, connection: IcsConnection) -> None:
+        assert connection.identity is not None
+        key = connection.identity.info.name.lower()
+        self._by_name.setdefault(key, set()).add(connection)
+
+    def forget(self, connection: IcsConnection) -> None:
+        if connection.identity is None:
+            return
+        key = connection.identity.info.name.lower()
+        group = self._by_name.get(key)
+        if group is not None:
+            group.discard(connection)
+            if not group:
+                del self._by_name[key]
+
+    def online(self) -> list[OnlinePlayer]:
+        hub = self.driver.hub
+        return [
+            OnlinePlayer(info.name, info.guest, hub.active_game(info.id) is not None)
+            for info in hub.online_players()
+        ]
+
+    def tell(self, sender: str, name: str, text: str) -> bool:
+        targets = self._by_name.get(name.lower())
+        if not targets:
+            return False
+        for connection in targets:
+            if connection.session is not None:
+                connection.session.tell_from(sender, text)
+        return True
+
+    async def close(self) -> None:
+        """Stop listening and close every connection."""
+        if self._server is None:
+            return
+        self._server.close()
+        for connection in list(self._connections):
+            connection.close_soon(1001, "the server is shutting down")
+        await self._server.wait_closed()
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=2.0)
+        self._server = None

@@ -1,0 +1,107 @@
+"""A raw TCP client for the ICS port: sends lines, waits for lines matching patterns."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+
+from server.app import App
+
+TIMEOUT = 10.0
+PROMPT = "fics% "
+
+
+class IcsClient:
+    """One telnet-like connection. ``seen`` holds every line received (prompts stripped);
+    :meth:`expect` scans forward from the last match, waiting for more lines if needed."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.seen: list[str] = []
+        self.pos = 0
+        self.name = ""
+        self._partial = ""
+        self.closed = False
+
+    @classmethod
+    async def open(cls, port: int) -> IcsClient:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        return cls(reader, writer)
+
+    @classmethod
+    async def guest(cls, app: App) -> IcsClient:
+        """A guest logged in, with style 12 set (as XBoard does)."""
+        client = await cls.open(app.ics_port)
+        await client.send("guest")
+        match = await client.expect(r'Press return to enter the server as "(\S+)":')
+        client.name = match.group(1)
+        await client.send("")
+        await client.expect(r"^\*\*\*\* Starting FICS session as")
+        await client.send("set style 12")
+        await client.expect(r"^Style 12 set\.")
+        return client
+
+    async def send(self, line: str) -> None:
+        self.writer.write(line.encode() + b"\r\n")
+        await self.writer.drain()
+
+    async def _read_more(self) -> None:
+        data = await self.reader.read(65536)
+        if not data:
+            self.closed = True
+            raise ConnectionError(f"{self.name}: connection closed; seen {self.seen[-10:]}")
+        text = self._partial + data.decode("utf-8", "replace")
+        *complete, self._partial = text.split("\n")
+        for raw in complete:
+            line = raw.replace("\r", "")
+            while line.startswith(PROMPT):
+                line = line[len(PROMPT) :]
+            self.seen.append(line)
+        # A prompt waiting for input (no line end) counts as a line of its own.
+        if self._partial in ("login: ", "password: "):
+            self.seen.append(self._partial.strip())
+            self._partial = ""
+
+    async def expect(self, pattern: str, timeout: float = TIMEOUT) -> re.Match[str]:
+        """The next line (from the last match on) that matches ``pattern`` (``re.search``)."""
+        regex = re.compile(pattern)
+
+        async def scan() -> re.Match[str]:
+            while True:
+                while self.pos < len(self.seen):
+                    line = self.seen[self.pos]
+                    self.pos += 1
+                    match = regex.search(line)
+                    if match:
+                        return match
+                await self._read_more()
+
+        try:
+            return await asyncio.wait_for(scan(), timeout)
+        except TimeoutError:
+            raise AssertionError(
+                f"{self.name}: no line matching {pattern!r}; last lines: {self.seen[-15:]}"
+            ) from None
+
+    async def board(self, timeout: float = TIMEOUT) -> list[str]:
+        """The fields of the next style-12 line."""
+        return (await self.expect(r"^<12> ", timeout)).string.split()
+
+    async def close(self) -> None:
+        self.writer.close()
+        with contextlib.suppress(ConnectionError, OSError):
+            await self.writer.wait_closed()
+
+
+def board_fields(fields: list[str], ranks: int) -> dict[str, str]:
+    """Named fields of a split style-12 line on a board with ``ranks`` ranks."""
+    names = ["turn", "double_push", "wk", "wq", "bk", "bq", "irreversible", "game", "white",
+             "black", "relation", "initial", "increment", "white_strength", "black_strength",
+             "white_time", "black_time", "move_number", "verbose", "elapsed", "pretty", "flip",
+             "ticking", "lag"]  # fmt: skip
+    rest = fields[1 + ranks :]
+    values = dict(zip(names, rest, strict=False))
+    values["board"] = " ".join(fields[1 : 1 + ranks])
+    return values
