@@ -69,7 +69,7 @@ def test_compose_has_the_topology_with_health_checks() -> None:
         assert depends["redis"]["condition"] == "service_healthy"
         assert depends["migrate"]["condition"] == "service_completed_successfully"
     proxy = services["proxy"]
-    assert proxy["ports"] == ["8080:8080"]
+    assert proxy["ports"] == ["8080:8080", "5000:5000"]
     assert "./config/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro" in proxy["volumes"]
     assert {name: dep["condition"] for name, dep in proxy["depends_on"].items()} == {
         "hub1": "service_healthy",
@@ -82,7 +82,12 @@ def test_haproxy_balances_websockets_over_both_hubs_checked_on_healthz() -> None
     lines = [line.split() for line in (ROOT / "config" / "haproxy.cfg").read_text().splitlines()]
     words = [line for line in lines if line and not line[0].startswith("#")]
     servers = {line[1]: line[2] for line in words if line[0] == "server"}
-    assert servers == {"hub1": "hub1:8080", "hub2": "hub2:8080"}
+    assert servers == {
+        "hub1": "hub1:8080",
+        "hub2": "hub2:8080",
+        "ics1": "hub1:5000",  # the ICS text interface, plain TCP
+        "ics2": "hub2:5000",
+    }
     assert ["http-check", "send", "meth", "GET", "uri", "/healthz"] in words
     assert ["bind", ":8080"] in words
     assert any(line[:2] == ["timeout", "tunnel"] for line in words)  # websockets stay open
