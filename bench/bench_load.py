@@ -163,6 +163,7 @@ async def start_hub(database_url: str, workdir: Path, profile: str | None = None
         **os.environ,
         "PYTHONPATH": str(ROOT),
         "HUB_PORT": str(port),
+        "HUB_ICS_PORT": "0",
         "HUB_DATABASE_URL": database_url,
         "HUB_LOG_LEVEL": "WARNING",
         "HUB_NODE_ID": "bench",
