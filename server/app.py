@@ -27,8 +27,9 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from functools import partial
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
@@ -53,6 +54,7 @@ from server.hub.lobby import GameTerms
 from server.hub.room import RoomSettings
 from server.store import (
     DuplicateMoveError,
+    EndJournal,
     GameStateError,
     MoveWriter,
     NameTakenError,
@@ -111,12 +113,15 @@ class StoreRecorder:
 
     Moves go through the :class:`MoveWriter` (group commit). A new game is created and marked
     started in the store. A finished game is stored with its result (rated games also update both
-    ratings in the same transaction) or as aborted; storing it twice is harmless.
+    ratings in the same transaction) or as aborted; storing it twice is harmless. An end the
+    server decided (a flag fall …) is first kept in the :class:`EndJournal`, so that it survives
+    a crash while the database is unreachable; :meth:`replay_journal` stores what is left there.
     """
 
-    def __init__(self, store: Store, writer: MoveWriter) -> None:
+    def __init__(self, store: Store, writer: MoveWriter, journal: EndJournal) -> None:
         self._store = store
         self._writer = writer
+        self._journal = journal
         # game id -> speed (rating pool) of the running games this process knows
         self._speeds: dict[str, str] = {}
 
@@ -129,7 +134,12 @@ class StoreRecorder:
             elif isinstance(record, MovesRetracted):
                 await self._store.retract_moves(record.game_id, record.from_ply)
             elif isinstance(record, GameFinished):
-                return await self._finish(record)
+                if not record.server_decided:
+                    return await self._finish(record)
+                await asyncio.to_thread(self._journal.keep, record.game_id, asdict(record))
+                changes = await self._finish(record)
+                await asyncio.to_thread(self._journal.forget, record.game_id)
+                return changes
         except StoreUnavailableError:
             raise PersistError("the database is unavailable") from None
         except DuplicateMoveError:
@@ -167,6 +177,32 @@ class StoreRecorder:
 
     async def _append(self, record: MoveAppended) -> None:
         await self._writer.append(record.game_id, record.move)
+
+    async def replay_journal(self) -> int:
+        """Store the ends left in the journal by a process that died before the database had
+        them (at start, before unfinished games are resumed); return how many were stored.
+
+        An entry is dropped without effect when its game is already over, unknown, or has more
+        moves than when the end was decided (another server ran it on meanwhile).
+
+        :raises StoreUnavailableError: the database is unreachable.
+        """
+        stored = 0
+        for game_id, entry in (await asyncio.to_thread(self._journal.entries)).items():
+            try:
+                record = GameFinished(**entry)
+            except TypeError:
+                logger.error("journal entry of game %s is not readable: %r", game_id, entry)
+                continue
+            game = await self._store.get_game(game_id)
+            if game is not None and game.status in ("created", "started"):
+                if len(game.moves) == record.plies:
+                    await self._finish(record)
+                    stored += 1
+                else:
+                    logger.warning("journal end of game %s is stale; dropped", game_id)
+            await asyncio.to_thread(self._journal.forget, game_id)
+        return stored
 
     async def _finish(self, record: GameFinished) -> list[RatingChange]:
         speed = self._speeds.get(record.game_id)
@@ -318,7 +354,11 @@ class App:
         # SQLite has one writer at a time, and writers that find the lock taken sleep in its
         # busy handler (up to 100 ms a try): with one pooled connection they queue in the
         # pool instead and the lock is never contended.
-        self.store = Store.from_url(settings.database_url, pool_size=1 if sqlite else 10)
+        self.store = Store.from_url(
+            settings.database_url,
+            pool_size=1 if sqlite else 10,
+            sqlite_busy_timeout=settings.sqlite_busy_timeout_s,
+        )
         # PostgreSQL: moves get connections of their own, so that a burst of game creations
         # or endings never makes them queue for the pool.
         self._move_store = (
@@ -328,7 +368,8 @@ class App:
         self.bus = create_bus(settings)
         self.publisher = BusPublisher(self.bus)
         self.hub = Hub(self._config, self._rng)
-        self._recorder = StoreRecorder(self.store, self.writer)
+        self.journal = EndJournal(Path(settings.journal_dir))
+        self._recorder = StoreRecorder(self.store, self.writer, self.journal)
         # Several hub processes (a Redis URL is set): the cluster driver routes commands to the
         # node holding what they act on, owns games by lease and takes over orphaned ones.
         self.cluster = create_cluster(settings) if settings.uses_redis else None
@@ -393,6 +434,9 @@ class App:
         if self._migrate:
             await upgrade_to_head(self.settings.database_url)
         await self.bus.start()
+        replayed = await self._recorder.replay_journal()
+        if replayed:
+            logger.info("stored %d game end(s) kept in the journal", replayed)
         if isinstance(self.driver, ClusterDriver):
             # Takes over the unfinished games no live node owns (restart recovery included).
             await self.driver.start()

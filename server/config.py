@@ -109,6 +109,10 @@ def _database_url(value: str) -> str | None:
     return "must be a database URL such as sqlite+aiosqlite:///data/hub.sqlite3"
 
 
+def _journal_dir(value: str) -> str | None:
+    return "must not be empty" if not value.strip() else None
+
+
 def _redis_url(value: str) -> str | None:
     if value == "" or value.startswith(_REDIS_SCHEMES):
         return None
@@ -151,6 +155,8 @@ class Settings:
     reconnect_grace_s: float = _setting("games", 60.0, _at_least(0))
     # [database]
     database_url: str = _setting("database", "sqlite+aiosqlite:///data/hub.sqlite3", _database_url)
+    sqlite_busy_timeout_s: float = _setting("database", 30.0, _positive)
+    journal_dir: str = _setting("database", "data/journal", _journal_dir)
     # [bus]
     redis_url: str = _setting("bus", "", _redis_url)
     bus_prefix: str = _setting("bus", "hub:", _bus_prefix)

@@ -6,7 +6,7 @@ The adapter runs the effects of one call in the order given:
 * :class:`Broadcast` — one message to several connections; encode it once.
 * :class:`Persist` — write a record to the store, then report the outcome with
   ``Hub.persisted(token, now)`` or ``Hub.persist_failed(token, reason, now)``. Until then the hub
-  holds what depends on it (a move's ack and its broadcast, a new game's start).
+  holds what depends on it (a move's ack and its broadcast, a new game's start, a game's end).
 * :class:`Publish` — publish a message on a bus channel (other hub processes, services).
 * :class:`Close` — close a connection.
 """
@@ -124,6 +124,12 @@ class GameFinished:
     plies: int
     final_fen: str
     ended_ms: int
+    server_decided: bool = False
+    """True when the server decided the end (time, first-move timeout, an engine outcome after
+    a stored move): the hub never takes it back and announces it only once stored, so the
+    adapter must write it until it commits, keeping it across a crash of its own meanwhile.
+    False when a player's command ended the game: a failed write is reported
+    (``Hub.persist_failed``) and the game goes on."""
 
 
 PersistRecord = GameCreated | MoveAppended | MovesRetracted | GameFinished

@@ -252,7 +252,7 @@ class Hub:
         out: list[Effect] = []
         if room is None:
             return out
-        if kind in ("move", "takeback") and room.pending_token() != token:
+        if kind != "create" and room.pending_token() != token:
             raise ValueError(f"persist token {token} is not the pending write of {game_id}")
         if kind == "create":
             self._start_game(room, now_ms, out)
@@ -260,6 +260,8 @@ class Hub:
             out += room.move_persisted(now_ms)
         elif kind == "takeback":
             out += room.takeback_persisted(now_ms)
+        else:
+            out += room.end_persisted(now_ms)
         self._after_room(room, now_ms, out)
         return out
 
@@ -267,8 +269,11 @@ class Hub:
         """The store could not write ``Persist(token, ...)``.
 
         A new game is dropped (both players are told, ``game_not_created``); a move or a
-        takeback is undone and the player told. A failed ``GameFinished`` changes nothing in the
-        hub: the adapter must retry it (the write is idempotent by game id).
+        takeback is undone and the player told (``move_not_saved``, ``takeback_not_saved``); a
+        player's ending (resignation, agreement, claim, abort) is dropped and the player told
+        (``resign_not_saved`` …). A failed ``GameFinished`` with ``server_decided`` changes
+        nothing and its token stays valid: the adapter must write it until it is stored (it is
+        idempotent by game id), then report :meth:`persisted`.
         """
         game_id, kind = self._take_token(token)
         room = self._rooms.get(game_id)
@@ -278,12 +283,16 @@ class Hub:
         if kind == "create":
             self._drop_new_game(room, reason, out)
             return out
-        if kind in ("move", "takeback") and room.pending_token() != token:
+        if room.pending_token() != token:
             raise ValueError(f"persist token {token} is not the pending write of {game_id}")
         if kind == "move":
             out += room.move_failed(reason, now_ms)
         elif kind == "takeback":
             out += room.takeback_failed(reason, now_ms)
+        else:
+            out += room.end_failed(reason, now_ms)
+            if room.pending_token() == token:
+                self._tokens[token] = (game_id, kind)  # still owed: report it when stored
         self._after_room(room, now_ms, out)
         return out
 
@@ -861,17 +870,22 @@ class Hub:
     def _on_resign(
         self, conn: _Connection, cmd: ResignCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
-        self._in_room(conn, cmd.game_id, now, out, lambda r, s: r.resign(s, now), cmd.ack)
+        asker = (conn.conn_id, cmd.ack)
+        self._in_room(conn, cmd.game_id, now, out, lambda r, s: r.resign(s, now, asker), cmd.ack)
 
     def _on_abort(
         self, conn: _Connection, cmd: AbortCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
-        self._in_room(conn, cmd.game_id, now, out, lambda r, s: r.abort(s, now), cmd.ack)
+        asker = (conn.conn_id, cmd.ack)
+        self._in_room(conn, cmd.game_id, now, out, lambda r, s: r.abort(s, now, asker), cmd.ack)
 
     def _on_claim_draw(
         self, conn: _Connection, cmd: ClaimDrawCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
-        self._in_room(conn, cmd.game_id, now, out, lambda r, s: r.claim_draw(s, now), cmd.ack)
+        asker = (conn.conn_id, cmd.ack)
+        self._in_room(
+            conn, cmd.game_id, now, out, lambda r, s: r.claim_draw(s, now, asker), cmd.ack
+        )
 
     def _on_abandon_claim(
         self, conn: _Connection, cmd: AbandonClaimCommand, now: int, lag: int, out: list[Effect]
@@ -881,7 +895,7 @@ class Hub:
             cmd.game_id,
             now,
             out,
-            lambda r, s: r.abandon_claim(s, cmd.outcome, now),
+            lambda r, s: r.abandon_claim(s, cmd.outcome, now, (conn.conn_id, cmd.ack)),
             cmd.ack,
         )
 
@@ -889,8 +903,14 @@ class Hub:
         self, conn: _Connection, cmd: OfferCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
         if cmd.kind == "draw":
+            asker = (conn.conn_id, cmd.ack)
             self._in_room(
-                conn, cmd.game_id, now, out, lambda r, s: r.draw_offer(s, cmd.action, now), cmd.ack
+                conn,
+                cmd.game_id,
+                now,
+                out,
+                lambda r, s: r.draw_offer(s, cmd.action, now, asker),
+                cmd.ack,
             )
         elif cmd.kind == "takeback":
             self._in_room(

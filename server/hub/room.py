@@ -12,7 +12,9 @@ Moves are two-phase. :meth:`GameRoom.move` checks the move, plays it on the engi
 clock and returns a :class:`~server.hub.effects.Persist`; nobody sees the move yet and the room
 refuses state changes (``busy``) until the hub reports the write with :meth:`move_persisted`
 (event, acks, possible game end) or :meth:`move_failed` (engine and clock restored exactly, the
-mover told). Takebacks work the same way with a ``MovesRetracted`` record.
+mover told). Takebacks work the same way with a ``MovesRetracted`` record, and so do endings
+with a ``GameFinished`` record (:meth:`end_persisted` / :meth:`end_failed`; see
+:class:`_PendingEnd` for what a failed write means for a player's ending and for the server's).
 """
 
 from __future__ import annotations
@@ -89,6 +91,41 @@ class _PendingTakeback:
     ack: tuple[ConnId, AckId | None]
 
 
+Asker = tuple[ConnId, AckId | None]
+"""The connection whose command is being answered, and the command's ack id."""
+
+
+@dataclass(frozen=True)
+class _Ending:
+    """How a game ends, decided at ``at_ms`` but applied only once it is stored."""
+
+    result: str | None
+    winner: int | None
+    termination: str
+    at_ms: int
+    detail: str | None = None
+    flagged: bool = False
+    """The side to move lost on time: its clock goes to zero."""
+    agreed_by: int | None = None
+    """The side whose acceptance made a draw agreement (its ``offer`` event goes first)."""
+
+
+@dataclass
+class _PendingEnd:
+    """A game end waiting for its write.
+
+    ``asker`` is the player whose command ends the game (resignation, agreement, claim, abort):
+    a failed write is reported to it with ``refusal`` and the game goes on. Without an asker the
+    server decided (time, first-move timeout, an engine outcome): that cannot be taken back, so
+    the adapter writes it until stored and the room refuses everything with ``game_over``.
+    """
+
+    token: int
+    ending: _Ending
+    asker: Asker | None
+    refusal: str
+
+
 @dataclass
 class _Absence:
     since_ms: int
@@ -129,7 +166,7 @@ class GameRoom:
             Audience.PLAYERS: deque(maxlen=self.settings.chat_history),
             Audience.SPECTATORS: deque(maxlen=self.settings.chat_history),
         }
-        self._pending: _PendingMove | _PendingTakeback | None = None
+        self._pending: _PendingMove | _PendingTakeback | _PendingEnd | None = None
 
     # ------------------------------------------------------------------ state
 
@@ -143,8 +180,13 @@ class GameRoom:
 
     @property
     def busy(self) -> bool:
-        """Whether a write is awaited (moves and takebacks are refused meanwhile)."""
+        """Whether a write is awaited (state changes are refused meanwhile)."""
         return self._pending is not None
+
+    @property
+    def ending(self) -> bool:
+        """Whether the game's end is decided and being written (not yet announced)."""
+        return isinstance(self._pending, _PendingEnd)
 
     @property
     def topic(self) -> str:
@@ -327,7 +369,7 @@ class GameRoom:
         outcome = self.game.outcome()
         if outcome is not None:
             winner = None if outcome.winner is None else int(outcome.winner)
-            return self._finish(outcome.result(), winner, str(outcome.termination), now)
+            return self._finish(_Ending(outcome.result(), winner, str(outcome.termination), now))
         if len(self.records) >= 2:
             self.clock.start(int(self.game.side_to_move), now)
         else:
@@ -341,7 +383,7 @@ class GameRoom:
         if self.clock.out_of_time(now):
             return self._flag(now)
         if self.abort_at is not None and now >= self.abort_at:
-            return self._finish(None, None, "abort", now, detail="no_first_move")
+            return self._finish(_Ending(None, None, "abort", now, detail="no_first_move"))
         effects: list[Effect] = []
         for side, absence in enumerate(self.absent):
             if absence is not None and not absence.claimable and now >= self._claim_at(absence):
@@ -350,13 +392,12 @@ class GameRoom:
         return effects
 
     def _flag(self, now: int) -> list[Effect]:
-        loser = self.clock.running
-        assert loser is not None
-        self.clock.flag()
+        loser, fell_at = self.clock.running, self.clock.deadline()
+        assert loser is not None and fell_at is not None
         winner = 1 - loser
         if not self._can_win_on_time(winner):
-            return self._finish(DRAW, None, "time", now)
-        return self._finish(RESULTS[winner], winner, "time", now)
+            return self._finish(_Ending(DRAW, None, "time", fell_at, flagged=True))
+        return self._finish(_Ending(RESULTS[winner], winner, "time", fell_at, flagged=True))
 
     def _can_win_on_time(self, winner: int) -> bool:
         """Chess family: on time-out the game is drawn if the winner has no mating material
@@ -366,54 +407,97 @@ class GameRoom:
         return has_mating_material(self.game.position, winner)
 
     def _finish(
-        self,
-        result: str | None,
-        winner: int | None,
-        termination: str,
-        now: int,
-        detail: str | None = None,
+        self, ending: _Ending, asker: Asker | None = None, refusal: str = ""
     ) -> list[Effect]:
-        self.clock.stop(now)
-        self.status = "finished"
-        self.result, self.winner, self.termination = result, winner, termination
-        self.finished_ms = now
-        self.abort_at = None
-        self.absent = [None, None]
-        effects: list[Effect] = []
-        for kind in ("draw", "takeback"):
-            effects += self._cancel_offer(kind)
-        data: JsonObject = {
-            "result": result,
-            "winner": self._winner_name(),
-            "termination": termination,
-            "clocks": self.clock.view(now),
-        }
-        if detail is not None:
-            data["detail"] = detail
-        effects += self._emit("end", data)
+        """Phase one of the game's end: ask for its record; nothing changes until it is stored.
+
+        ``asker`` is the player whose command ends the game (its ack waits for the write and a
+        failure is reported to it as ``refusal``); ``None`` when the server decided the end.
+        """
+        token = self.new_token()
+        self._pending = _PendingEnd(token, ending, asker, refusal)
         record = GameFinished(
             game_id=self.game_id,
             variant=self.variant.name,
             rated=self.terms.rated,
             first_id=self.players[0].id,
             second_id=self.players[1].id,
-            result=result,
-            termination=termination,
+            result=ending.result,
+            termination=ending.termination,
             plies=len(self.records),
             final_fen=self._committed_fen(),
-            ended_ms=now,
+            ended_ms=ending.at_ms,
+            server_decided=asker is None,
         )
-        effects.append(Persist(self.new_token(), record))
+        return [Persist(token, record)]
+
+    def end_persisted(self, now: int) -> list[Effect]:
+        """Phase two of the end, success: the game is over for everyone, the asker is acked."""
+        pending = self._pending
+        assert isinstance(pending, _PendingEnd)
+        self._pending = None
+        ending = pending.ending
+        if ending.flagged:
+            self.clock.flag()
+        else:
+            self.clock.stop(ending.at_ms)
+        effects: list[Effect] = []
+        if ending.agreed_by is not None:
+            self.offers["draw"].cancel()
+            effects += self._offer_event("draw", "accept", ending.agreed_by)
+        self.status = "finished"
+        self.result, self.winner, self.termination = (
+            ending.result,
+            ending.winner,
+            ending.termination,
+        )
+        self.finished_ms = ending.at_ms
+        self.abort_at = None
+        self.absent = [None, None]
+        for kind in ("draw", "takeback"):
+            effects += self._cancel_offer(kind)
+        data: JsonObject = {
+            "result": ending.result,
+            "winner": self._winner_name(),
+            "termination": ending.termination,
+            "clocks": self.clock.view(ending.at_ms),
+        }
+        if ending.detail is not None:
+            data["detail"] = ending.detail
+        effects += self._emit("end", data)
+        if pending.asker is not None:
+            conn, ack = pending.asker
+            effects.append(Send(conn, ack_message(ack, {"game": self.game_id})))
         effects.append(
             Publish(
                 "games",
                 Message(
                     "game_end",
-                    {"game": self.game_id, "result": result, "termination": termination},
+                    {
+                        "game": self.game_id,
+                        "result": ending.result,
+                        "termination": ending.termination,
+                    },
                 ),
             )
         )
         return effects
+
+    def end_failed(self, reason: str, now: int) -> list[Effect]:
+        """Phase two of the end, failure. A player's ending is dropped (the game goes on, the
+        player is told); the server's cannot be taken back and stays pending (the adapter
+        writes it until stored, see :class:`_PendingEnd`)."""
+        pending = self._pending
+        assert isinstance(pending, _PendingEnd)
+        if pending.asker is None:
+            return []
+        self._pending = None
+        conn, ack = pending.asker
+        message = f"That could not be saved ({reason}); nothing changed, the game goes on."
+        effects: list[Effect] = [
+            Send(conn, error_message(pending.refusal, message, ack, {"state": self.state(now)}))
+        ]
+        return effects + self.on_time(now)
 
     def _require_started(self, now: int) -> None:
         if self.status == "finished":
@@ -423,7 +507,12 @@ class GameRoom:
 
     def _require_idle(self, now: int) -> None:
         self._require_started(now)
-        if self._pending is not None:
+        pending = self._pending
+        if isinstance(pending, _PendingEnd):
+            if pending.asker is None:  # decided and final: only its announcement waits
+                raise self._refuse("game_over", "The game is over.", now)
+            raise CommandError("busy", "The end of the game is being saved; try again.")
+        if pending is not None:
             raise CommandError("busy", "The previous move is being saved; try again.")
 
     # ---------------------------------------------------------------- moves
@@ -531,9 +620,8 @@ class GameRoom:
         outcome = self.game.outcome()
         if outcome is not None:
             winner = None if outcome.winner is None else int(outcome.winner)
-            effects += self._finish(
-                outcome.result(), winner, str(outcome.termination), pending.played_ms
-            )
+            ending = _Ending(outcome.result(), winner, str(outcome.termination), pending.played_ms)
+            effects += self._finish(ending)
         else:
             effects += self.on_time(now)
         return effects
@@ -561,28 +649,33 @@ class GameRoom:
 
     # ------------------------------------------------------------- endings
 
-    def resign(self, side: int, now: int) -> list[Effect]:
-        self._require_idle(now)
-        return self._finish(RESULTS[1 - side], 1 - side, "resignation", now)
+    # A player's ending is written before anyone hears of it (the asker's ack included); if the
+    # write fails the player gets the ``*_not_saved`` refusal and nothing changed.
 
-    def abort(self, side: int, now: int) -> list[Effect]:
+    def resign(self, side: int, now: int, asker: Asker) -> list[Effect]:
+        self._require_idle(now)
+        ending = _Ending(RESULTS[1 - side], 1 - side, "resignation", now)
+        return self._finish(ending, asker, "resign_not_saved")
+
+    def abort(self, side: int, now: int, asker: Asker) -> list[Effect]:
         self._require_idle(now)
         if len(self.records) >= 2:
             raise self._refuse(
                 "abort_too_late", "A game can be aborted only before both players have moved.", now
             )
-        return self._finish(None, None, "abort", now, detail=f"{SIDE_NAMES[side]}_aborted")
+        ending = _Ending(None, None, "abort", now, detail=f"{SIDE_NAMES[side]}_aborted")
+        return self._finish(ending, asker, "abort_not_saved")
 
-    def claim_draw(self, side: int, now: int) -> list[Effect]:
+    def claim_draw(self, side: int, now: int, asker: Asker) -> list[Effect]:
         self._require_idle(now)
         if int(self.game.side_to_move) != side:
             raise self._refuse("not_your_turn", "Only the player to move may claim a draw.", now)
         claim = self.game.claimable_draw()
         if claim is None:
             raise self._refuse("no_draw_claim", "There is no draw to claim in this position.", now)
-        return self._finish(DRAW, None, str(claim), now)
+        return self._finish(_Ending(DRAW, None, str(claim), now), asker, "draw_not_saved")
 
-    def abandon_claim(self, side: int, outcome: str, now: int) -> list[Effect]:
+    def abandon_claim(self, side: int, outcome: str, now: int, asker: Asker) -> list[Effect]:
         self._require_idle(now)
         absence = self.absent[1 - side]
         if absence is None:
@@ -597,8 +690,10 @@ class GameRoom:
                 "abort_instead", "Before both players have moved, abort the game instead.", now
             )
         if outcome == "draw":
-            return self._finish(DRAW, None, "abandonment", now)
-        return self._finish(RESULTS[side], side, "abandonment", now)
+            ending = _Ending(DRAW, None, "abandonment", now)
+        else:
+            ending = _Ending(RESULTS[side], side, "abandonment", now)
+        return self._finish(ending, asker, "abandon_not_saved")
 
     # --------------------------------------------------------------- offers
 
@@ -611,8 +706,12 @@ class GameRoom:
     def _offer_event(self, kind: str, action: str, side: int) -> list[Effect]:
         return self._emit("offer", {"kind": kind, "action": action, "side": SIDE_NAMES[side]})
 
-    def draw_offer(self, side: int, action: str, now: int) -> list[Effect]:
-        """``offer`` / ``accept`` / ``decline`` a draw (variants with ``draw_offers`` only)."""
+    def draw_offer(self, side: int, action: str, now: int, asker: Asker) -> list[Effect]:
+        """``offer`` / ``accept`` / ``decline`` a draw (variants with ``draw_offers`` only).
+
+        An agreement (accepting, or offering what the opponent offers) ends the game once
+        stored; until then the offer stays as it was.
+        """
         self._require_idle(now)
         if not self.variant.draw_offers:
             raise self._refuse(
@@ -620,16 +719,15 @@ class GameRoom:
             )
         box = self.offers["draw"]
         if action == "offer":
-            if box.offer(side):
-                return self._offer_event("draw", "accept", side) + self._finish(
-                    DRAW, None, "agreement", now
-                )
-            return self._offer_event("draw", "offer", side)
-        if action == "accept":
-            box.accept(side)
-            return self._offer_event("draw", "accept", side) + self._finish(
-                DRAW, None, "agreement", now
-            )
+            box.check_offer(side)
+            if box.pending_from is None:
+                box.offer(side)
+                return self._offer_event("draw", "offer", side)
+        elif action == "accept":
+            box.check_answer(side)
+        if action != "decline":
+            ending = _Ending(DRAW, None, "agreement", now, agreed_by=side)
+            return self._finish(ending, asker, "draw_not_saved")
         box.decline(side)
         return self._offer_event("draw", "decline", side)
 

@@ -4,6 +4,8 @@ The pieces the rest of the server uses:
 
 * :class:`Store` (``server.store.repository``): every query, one transaction per call;
 * :class:`MoveWriter` (``server.store.writer``): group commit for moves;
+* :class:`EndJournal` (``server.store.journal``): server-decided game ends kept on the local
+  disk until the database has them;
 * ``upgrade_to_head`` / ``downgrade_to_base`` in ``server.store.migrate`` (not re-exported
   here, so that ``python -m server.store.migrate`` runs cleanly);
 * the records passed in and out (``server.store.records``) and the narrow
@@ -20,6 +22,7 @@ from server.store.errors import (
     UnknownGameError,
     UnknownPlayerError,
 )
+from server.store.journal import EndJournal
 from server.store.records import (
     ClockKind,
     ClockState,
@@ -42,6 +45,7 @@ __all__ = [
     "ClockKind",
     "ClockState",
     "DuplicateMoveError",
+    "EndJournal",
     "GameInfo",
     "GameMove",
     "GamePage",

@@ -128,6 +128,7 @@ class Store:
         schema: str | None = None,
         pool_size: int = 10,
         connect_timeout: float = 5.0,
+        sqlite_busy_timeout: float = 30.0,
     ) -> Store:
         """A store on ``postgresql+asyncpg://...`` or ``sqlite+aiosqlite:///file``.
 
@@ -135,7 +136,11 @@ class Store:
         Connecting is lazy: an unreachable database shows at the first call.
         """
         engine = create_engine(
-            url, schema=schema, pool_size=pool_size, connect_timeout=connect_timeout
+            url,
+            schema=schema,
+            pool_size=pool_size,
+            connect_timeout=connect_timeout,
+            sqlite_busy_timeout=sqlite_busy_timeout,
         )
         moves = None
         if engine.dialect.name == "postgresql":

@@ -8,8 +8,9 @@ run in order:
   outboxes (never awaited: a slow client cannot hold up anyone else).
 * ``Persist`` — written by the :class:`Recorder` in a task, chained per game so a game's writes
   commit in the order the hub asked for them; then ``hub.persisted`` (or ``hub.persist_failed``)
-  releases what waited for the write — a move is acknowledged and shown only after its commit.
-  A game's end is retried until it is stored (the hub expects that).
+  releases what waited for the write — a move, takeback or a player's ending is acknowledged
+  and shown only after its commit. An end the server decided (``GameFinished.server_decided``:
+  a flag fall …) is retried until it is stored (the hub expects that).
 * ``Publish`` — the encoded message handed to the publisher (the bus), which must not block.
 * ``Close`` — the connection is closed.
 
@@ -53,7 +54,7 @@ RatingChange = tuple[PlayerId, RatingKey, Rating]
 """A player's new rating in a pool, reported by the recorder after a rated game."""
 
 FINISH_RETRY_MIN_S = 0.1
-FINISH_RETRY_MAX_S = 5.0
+FINISH_RETRY_MAX_S = 2.0
 
 
 def monotonic_ms() -> int:
@@ -236,23 +237,24 @@ class HubDriver:
         if previous is not None:
             await asyncio.wait([previous])
         record = effect.record
+        # The server's own decision (a flag fall …) cannot be refused: write it until stored.
+        until_stored = isinstance(record, GameFinished) and record.server_decided
         delay = FINISH_RETRY_MIN_S
         while True:
             try:
                 changes = await self._recorder.write(record)
-            except PersistError as error:
-                if isinstance(record, GameFinished) and not self._closing:
+            except Exception as error:
+                reason = error.reason if isinstance(error, PersistError) else "server error"
+                if not isinstance(error, PersistError):
+                    logger.exception("writing %s failed", type(record).__name__)
+                if until_stored and not self._closing:
                     logger.warning(
-                        "end of game %s not stored (%s); retrying", record.game_id, error
+                        "end of game %s not stored (%s); retrying", record.game_id, reason
                     )
                     await asyncio.sleep(delay)
                     delay = min(FINISH_RETRY_MAX_S, delay * 2)
                     continue
-                self._report_failure(effect, error.reason)
-                return
-            except Exception:
-                logger.exception("writing %s failed", type(record).__name__)
-                self._report_failure(effect, "server error")
+                self._report_failure(effect, reason)
                 return
             break
         for player_id, pool, rating in changes:

@@ -11,6 +11,7 @@ from server.hub.effects import Broadcast, Close, Effect, Persist, Publish, Send
 from server.hub.hub import Hub, HubConfig
 from server.hub.identity import PlayerInfo, Rating, RatingKey
 from server.hub.messages import Message
+from server.rules import Game
 
 START = 1_000_000
 
@@ -139,3 +140,42 @@ def start_game(
     assert game_id is not None
     h.clear()
     return game_id
+
+
+def knight_cycle(game: Game) -> list[str]:
+    """Four moves (out and back for each side) that return to the current position."""
+    for out1 in game.legal_moves():
+        game.play(out1)
+        try:
+            for out2 in game.legal_moves():
+                game.play(out2)
+                back1, back2 = out1[2:] + out1[:2], out2[2:] + out2[:2]
+                found = back1 in game.legal_moves()
+                if found:
+                    game.play(back1)
+                    found = back2 in game.legal_moves()
+                    game.undo()
+                game.undo()
+                if found:
+                    return [out1, out2, back1, back2]
+        finally:
+            game.undo()
+    raise AssertionError("no reversible pair of moves")
+
+
+def play(h: Harness, game_id: str, moves: list[str]) -> None:
+    room = h.hub.room(game_id)
+    assert room is not None
+    for uci in moves:
+        h.advance(500)
+        ply = len(room.records) + 1
+        h.send(1 if ply % 2 else 2, "move", game=game_id, ply=ply, move=uci)
+        h.commit_all()
+        assert len(room.records) == ply
+
+
+def wild_game(h: Harness) -> tuple[str, list[str]]:
+    game_id = start_game(h, variant="wildcastle")
+    room = h.hub.room(game_id)
+    assert room is not None
+    return game_id, knight_cycle(Game(room.variant, room.start_fen))

@@ -1,55 +1,17 @@
 """Chess-family rules in rooms: draw offers, draw claims, and the time-out material rule."""
 
 import pytest
-from hub_harness import Harness, one, only, player, start_game
+from hub_harness import Harness, one, only, play, player, wild_game
 
 from server.hub.clock import Fischer
 from server.hub.effects import GameFinished, Persist
 from server.hub.lobby import GameTerms
 from server.hub.room import GameRoom
-from server.rules import VARIANT_NAMES, Game, get_variant
+from server.rules import VARIANT_NAMES, get_variant
 
 pytestmark = pytest.mark.skipif(
     "wildcastle" not in VARIANT_NAMES, reason="chess variants not in the engine yet"
 )
-
-
-def knight_cycle(game: Game) -> list[str]:
-    """Four moves (out and back for each side) that return to the current position."""
-    for out1 in game.legal_moves():
-        game.play(out1)
-        try:
-            for out2 in game.legal_moves():
-                game.play(out2)
-                back1, back2 = out1[2:] + out1[:2], out2[2:] + out2[:2]
-                found = back1 in game.legal_moves()
-                if found:
-                    game.play(back1)
-                    found = back2 in game.legal_moves()
-                    game.undo()
-                game.undo()
-                if found:
-                    return [out1, out2, back1, back2]
-        finally:
-            game.undo()
-    raise AssertionError("no reversible pair of moves")
-
-
-def play(h: Harness, game_id: str, moves: list[str]) -> None:
-    room = h.hub.room(game_id)
-    assert room is not None
-    for uci in moves:
-        h.advance(500)
-        ply = len(room.records) + 1
-        h.send(1 if ply % 2 else 2, "move", game=game_id, ply=ply, move=uci)
-        assert len(room.records) == ply
-
-
-def wild_game(h: Harness) -> tuple[str, list[str]]:
-    game_id = start_game(h, variant="wildcastle")
-    room = h.hub.room(game_id)
-    assert room is not None
-    return game_id, knight_cycle(Game(room.variant, room.start_fen))
 
 
 def test_draw_offer_is_declined_by_playing_on_then_accepted() -> None:
@@ -138,6 +100,8 @@ def flag_room(fen: str, flagger: int) -> GameRoom:
     effects = room.on_time(deadline)
     finished = [e.record for e in effects if isinstance(e, Persist)]
     assert len(finished) == 1 and isinstance(finished[0], GameFinished)
+    assert finished[0].server_decided and room.result is None  # announced once stored
+    room.end_persisted(deadline + 5)
     return room
 
 

@@ -4,7 +4,7 @@ import pytest
 from hub_harness import FISCHER_TC, Harness, one, player, start_game
 
 from server.hub.commands import bad_request, parse_command
-from server.hub.effects import GameFinished, MoveAppended
+from server.hub.effects import MoveAppended
 from server.hub.errors import ProtocolError
 from server.hub.identity import Rating
 
@@ -31,16 +31,6 @@ def test_adapter_misuse_raises() -> None:
     with pytest.raises(ValueError):
         h.hub.persisted(12345, h.now)
     assert h.hub.disconnect(99, h.now) == []
-
-
-def test_failed_game_finished_write_changes_nothing() -> None:
-    h = Harness(auto_commit=False)
-    game_id = start_game(h)
-    h.send(1, "resign", game=game_id)
-    assert isinstance(h.pending[0].record, GameFinished)
-    assert h.fail() == []
-    room = h.hub.room(game_id)
-    assert room is not None and room.result == "0-1"
 
 
 def test_one_tick_fires_every_due_room() -> None:

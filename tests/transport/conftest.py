@@ -44,6 +44,7 @@ async def start_app(tmp_path: Path) -> AsyncIterator[StartApp]:
                 databases.append(database_url)
             else:
                 database_url = f"sqlite+aiosqlite:///{tmp_path / f'hub{len(apps)}.sqlite3'}"
+        overrides.setdefault("journal_dir", str(tmp_path / f"journal{len(apps)}"))
         # ics=True: the ICS listener on a free port (settings' ics_port 0 means "off").
         app = App(settings_for(database_url, **overrides), ics_listen=0 if ics else None)
         await app.start()

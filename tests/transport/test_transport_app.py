@@ -12,14 +12,11 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from sqlalchemy.engine import make_url
 from ws_support import (
     Client,
     OpenClient,
     StartApp,
-    TcpProxy,
-    create_pg_database,
-    drop_pg_database,
+    pg_behind_proxy,
     start_game,
     wait_for,
 )
@@ -75,12 +72,7 @@ async def test_a_restarted_server_resumes_unfinished_games(
 async def test_a_database_outage_refuses_moves_clearly_and_play_resumes_after(
     start_app: StartApp, open_client: OpenClient
 ) -> None:
-    database = await create_pg_database()
-    target = make_url(database)
-    proxy = TcpProxy(target.host or "127.0.0.1", target.port or 5432)
-    await proxy.start()
-    try:
-        via_proxy = target.set(port=proxy.port).render_as_string(hide_password=False)
+    async with pg_behind_proxy() as (via_proxy, _, proxy):
         app = await start_app(database_url=via_proxy)
         a, b = await open_client(app, "a"), await open_client(app, "b")
         await a.guest()
@@ -98,22 +90,43 @@ async def test_a_database_outage_refuses_moves_clearly_and_play_resumes_after(
         assert await http_status(app, "/healthz") == 200
         stored = await app.store.get_game(game.id)
         assert stored is not None and [m.uci for m in stored.moves] == ["a1b2", "a5a2"]
-        # The end of a game during an outage is announced at once and stored once it is back.
+        # A resignation during an outage is refused like a move, and nothing changes.
         await proxy.cut()
-        await game.first.ok("resign", {"game": game.id})
-        assert (await game.end())["d"]["termination"] == "resignation"
-        await asyncio.sleep(0.3)  # a few failed attempts
+        refused = await game.first.request("resign", {"game": game.id})
+        assert refused["t"] == "error" and refused["d"]["code"] == "resign_not_saved"
+        assert refused["d"]["state"]["status"] == "started"
         await proxy.restore()
-        for _ in range(300):
-            stored = await app.store.get_game(game.id)
-            if stored is not None and stored.status == "finished":
-                break
-            await asyncio.sleep(0.02)
+        await game.first.ok("resign", {"game": game.id})  # acknowledged only once stored
+        stored = await app.store.get_game(game.id)
         assert stored is not None and stored.status == "finished"
         assert (stored.result, stored.termination) == ("0-1", "resignation")
-    finally:
+        assert (await game.end())["d"]["termination"] == "resignation"
+
+
+async def test_a_flag_fall_during_an_outage_is_announced_only_once_stored(
+    start_app: StartApp, open_client: OpenClient, tmp_path: Path
+) -> None:
+    async with pg_behind_proxy() as (via_proxy, _, proxy):
+        app = await start_app(database_url=via_proxy, journal_dir=str(tmp_path / "journal"))
+        a, b = await open_client(app, "a"), await open_client(app, "b")
+        await a.guest()
+        await b.guest()
+        byoyomi = {"kind": "byoyomi", "main_s": 0, "period_s": 1, "periods": 1}
+        game = await start_game(a, b, tc=byoyomi)
+        await game.play("a1b2")
+        await game.play("a5a2")  # the first player has 1 s
         await proxy.cut()
-        await drop_pg_database(database)
+        journal = tmp_path / "journal" / f"{game.id}.json"
+        await wait_for(journal.exists)  # the flag fell: decided, kept, told nobody
+        assert "end" not in [m["t"] for m in await game.first.quiet(0.3)]
+        refused = await game.first.request("move", {"game": game.id, "ply": 3, "move": "b2c3"})
+        assert refused["t"] == "error" and refused["d"]["code"] == "game_over"
+        await proxy.restore()
+        end = await game.end()  # announced once stored
+        assert (end["d"]["result"], end["d"]["termination"]) == ("0-1", "time")
+        stored = await app.store.get_game(game.id)
+        assert stored is not None and (stored.status, stored.termination) == ("finished", "time")
+        await wait_for(lambda: not journal.exists())
 
 
 async def http_status(app: App, path: str) -> int:
@@ -214,4 +227,3 @@ async def test_settings_reach_the_websocket_server(
     client = await open_client(app)
     assert (await client.guest())["t"] == "welcome"
     await wait_for(lambda: app.driver.connections == 1)
-

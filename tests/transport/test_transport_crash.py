@@ -8,54 +8,24 @@ game with every acknowledged move, and finish it.
 
 from __future__ import annotations
 
-import asyncio
-import os
-import re
-import signal
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from ws_support import Client, Game, create_pg_database, drop_pg_database, start_game
+from ws_support import (
+    Client,
+    Game,
+    create_pg_database,
+    drop_pg_database,
+    kill_server,
+    start_game,
+    start_server,
+    stop_server,
+)
 
 from server.store.migrate import upgrade_to_head
 
-ROOT = Path(__file__).resolve().parents[2]
 MATE_IN_4 = ["a1b2", "a5a2", "b2c3", "d5c4"]  # Mini-Shogi: the second player mates
-
-
-async def start_server(database_url: str, cwd: Path) -> tuple[asyncio.subprocess.Process, int]:
-    env = {
-        **os.environ,
-        "HUB_PORT": "0",
-        "HUB_ICS_PORT": "0",
-        "HUB_DATABASE_URL": database_url,
-        "HUB_ARGON2_TIME_COST": "1",
-        "HUB_ARGON2_MEMORY_KIB": "8",
-        "HUB_ARGON2_PARALLELISM": "1",
-        "PYTHONPATH": str(ROOT),
-    }
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server", cwd=cwd, env=env, stderr=asyncio.subprocess.PIPE
-    )
-    assert process.stderr is not None
-    lines: list[str] = []
-    while True:
-        line = (await asyncio.wait_for(process.stderr.readline(), 60)).decode()
-        assert line, "server exited early:\n" + "".join(lines)
-        lines.append(line)
-        found = re.search(r"listening on ws://127\.0\.0\.1:(\d+)/ws", line)
-        if found:
-            # Keep draining stderr so the server never blocks on a full pipe.
-            asyncio.get_running_loop().create_task(_drain(process))
-            return process, int(found.group(1))
-
-
-async def _drain(process: asyncio.subprocess.Process) -> None:
-    assert process.stderr is not None
-    while await process.stderr.readline():
-        pass
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -84,12 +54,9 @@ async def test_acknowledged_moves_survive_sigkill_and_the_game_is_finished_after
         for uci in MATE_IN_4[:3]:
             await game.play(uci)  # returns only after the ack, i.e. after the commit
         tokens = {"first": game.first.token, "second": game.second.token}
-        process.send_signal(signal.SIGKILL)
-        assert await asyncio.wait_for(process.wait(), 10) == -signal.SIGKILL
+        await kill_server(process)
     finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+        await stop_server(process)
 
     process, port = await start_server(database_url, tmp_path)
     url = f"ws://127.0.0.1:{port}/ws"
@@ -111,9 +78,4 @@ async def test_acknowledged_moves_survive_sigkill_and_the_game_is_finished_after
         assert end["d"]["termination"] == "checkmate"
         assert end["d"]["winner"] == "second"
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            await asyncio.wait_for(process.wait(), 20)
-        except TimeoutError:
-            process.kill()
-            await process.wait()
+        await stop_server(process)

@@ -7,8 +7,13 @@ import itertools
 import json
 import os
 import random
+import re
+import signal
+import sys
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -23,6 +28,7 @@ PG_URL = os.environ.get(
 )
 
 FAST_AUTH = {"argon2_time_cost": 1, "argon2_memory_kib": 8, "argon2_parallelism": 1}
+ROOT = Path(__file__).resolve().parents[2]
 
 StartApp = Callable[..., Awaitable[App]]
 OpenClient = Callable[..., Awaitable["Client"]]
@@ -271,6 +277,21 @@ async def wait_for(condition: Callable[[], bool], timeout: float = TIMEOUT) -> N
         await asyncio.sleep(0.01)
 
 
+@asynccontextmanager
+async def pg_behind_proxy() -> AsyncIterator[tuple[str, str, TcpProxy]]:
+    """A fresh PostgreSQL database reached through a :class:`TcpProxy` (to cut it off):
+    yields (the URL through the proxy, the direct URL, the proxy); dropped afterwards."""
+    database = await create_pg_database()
+    target = make_url(database)
+    proxy = TcpProxy(target.host or "127.0.0.1", target.port or 5432)
+    await proxy.start()
+    try:
+        yield target.set(port=proxy.port).render_as_string(hide_password=False), database, proxy
+    finally:
+        await proxy.cut()
+        await drop_pg_database(database)
+
+
 class TcpProxy:
     """Forwards TCP connections to a target; :meth:`cut` drops them all and refuses new ones
     until :meth:`restore` (a database outage, without touching the shared database server)."""
@@ -322,3 +343,62 @@ class TcpProxy:
         finally:
             sink.transport.abort()
             self._writers.discard(sink)
+
+
+# --- the server as a process (``python -m server``) ------------------------------------------
+
+
+async def start_server(
+    database_url: str, cwd: Path, **settings: str
+) -> tuple[asyncio.subprocess.Process, int]:
+    """Start ``python -m server`` in ``cwd`` on a free port; return it and its port once it
+    listens. ``settings`` are more ``HUB_*`` variables (``reconnect_grace_s="1"`` …)."""
+    env = {
+        **os.environ,
+        "HUB_PORT": "0",
+        "HUB_ICS_PORT": "0",
+        "HUB_DATABASE_URL": database_url,
+        "HUB_ARGON2_TIME_COST": "1",
+        "HUB_ARGON2_MEMORY_KIB": "8",
+        "HUB_ARGON2_PARALLELISM": "1",
+        "PYTHONPATH": str(ROOT),
+        **{f"HUB_{name.upper()}": value for name, value in settings.items()},
+    }
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server", cwd=cwd, env=env, stderr=asyncio.subprocess.PIPE
+    )
+    assert process.stderr is not None
+    lines: list[str] = []
+    while True:
+        line = (await asyncio.wait_for(process.stderr.readline(), 60)).decode()
+        assert line, "server exited early:\n" + "".join(lines)
+        lines.append(line)
+        found = re.search(r"listening on ws://127\.0\.0\.1:(\d+)/ws", line)
+        if found:
+            # Keep draining stderr so the server never blocks on a full pipe.
+            asyncio.get_running_loop().create_task(_drain(process))
+            return process, int(found.group(1))
+
+
+async def _drain(process: asyncio.subprocess.Process) -> None:
+    assert process.stderr is not None
+    while await process.stderr.readline():
+        pass
+
+
+async def kill_server(process: asyncio.subprocess.Process) -> None:
+    """SIGKILL: no chance to flush anything."""
+    process.send_signal(signal.SIGKILL)
+    assert await asyncio.wait_for(process.wait(), 10) == -signal.SIGKILL
+
+
+async def stop_server(process: asyncio.subprocess.Process) -> None:
+    """SIGTERM (graceful shutdown), SIGKILL if it takes more than 20 s; nothing if it is gone."""
+    if process.returncode is not None:
+        return
+    process.send_signal(signal.SIGTERM)
+    try:
+        await asyncio.wait_for(process.wait(), 20)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
