@@ -39,8 +39,15 @@ OpenPage = Callable[..., Awaitable[Page]]
 
 
 @pytest.fixture
-async def hub(tmp_path: Path) -> AsyncIterator[App]:
-    app = App(settings_for(f"sqlite+aiosqlite:///{tmp_path / 'hub.sqlite3'}"), rng=random.Random(13))
+def hub_settings() -> dict[str, Any]:
+    """Settings overrides of the test's hub (a test module may override this fixture)."""
+    return {}
+
+
+@pytest.fixture
+async def hub(tmp_path: Path, hub_settings: dict[str, Any]) -> AsyncIterator[App]:
+    database = f"sqlite+aiosqlite:///{tmp_path / 'hub.sqlite3'}"
+    app = App(settings_for(database, **hub_settings), rng=random.Random(13))
     await app.start()
     yield app
     await app.stop()
@@ -70,7 +77,8 @@ async def open_page(request: pytest.FixtureRequest, hub: App, browser: Browser) 
     pages: list[Page] = []
 
     async def open_(who: str, path: str = "/", **context: Any) -> Page:
-        ctx = await browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True, **context)
+        options: dict[str, Any] = {"viewport": {"width": 1280, "height": 900}, "accept_downloads": True}
+        ctx = await browser.new_context(**{**options, **context})
         ctx.set_default_timeout(30_000)
         page = await ctx.new_page()
 

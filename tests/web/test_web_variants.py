@@ -29,6 +29,11 @@ async def test_shoshogi_a_player_reloads_mid_game(hub: App, open_page, shots) ->
     await shots(bob.page, "shoshogi")
     await alice.action("resign")
     await bob.wait_end("bob wins by resignation")
+    # Settings: Western abbreviations instead of kanji.
+    await bob.page.click(".settings summary")
+    await bob.page.select_option("#set-labels", "western")
+    await expect(bob.page.locator('svg.board g.pc[data-square="h8"] text')).to_have_text("B")
+    await shots(bob.page, "shoshogi-western")
     assert (await api_json(hub, f"/api/games/{game_id}"))["plies"] == 3
 
 
@@ -149,3 +154,10 @@ async def test_daishogi_lion_double_move_and_tooltip(hub: App, open_page, shots)
     await shots(bob.page, "daishogi")
     await bob.action("resign")
     await alice.wait_end("alice wins by resignation")
+    # A visitor without an account opens the shared link on a phone: the stored game at ply 9.
+    phone = await open_page("visitor", f"/game/{game_id}#9", viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    await phone.wait_for_selector('.board-wrap[data-ply="9"]', timeout=WAIT_MS)
+    await expect(phone.locator(".banner")).to_contain_text("alice wins by resignation")
+    width = await phone.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page is {width} px wide on a 390 px phone"
+    await shots(phone, "daishogi-phone")

@@ -139,7 +139,7 @@ export class Board {
         g.setAttribute("transform", `translate(${MARGIN + col * SQ} ${MARGIN + row * SQ})`);
         g.setAttribute("data-square", squareName(file, rank));
         if (this.state?.check && piece.side === pos.turn && pieceInfo(this.variant, piece.symbol)?.royal) {
-          layer.insertBefore(svg("circle", { cx: MARGIN + col * SQ + SQ / 2, cy: MARGIN + row * SQ + SQ / 2, r: SQ * 0.48, class: "check" }), layer.firstChild?.nextSibling ?? null);
+          layer.append(svg("circle", { cx: MARGIN + col * SQ + SQ / 2, cy: MARGIN + row * SQ + SQ / 2, r: SQ * 0.48, class: "in-check" }));
         }
         layer.append(g);
       }

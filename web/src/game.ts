@@ -79,6 +79,11 @@ export class GameView {
     this.timer = window.setInterval(() => this.drawClocks(), 100);
   }
 
+  /** The player changed the settings: redraw the pieces. */
+  applySettings(): void {
+    this.board?.setLabels(this.ctx.settings.labels);
+  }
+
   destroy(): void {
     window.clearInterval(this.timer);
     window.removeEventListener("hashchange", this.onHash);

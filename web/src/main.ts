@@ -99,7 +99,7 @@ class Client implements Ctx {
     const save = () => {
       this.settings = { labels: labels.value === "western" ? "western" : "kanji", sound: sound.checked };
       saveSettings(this.settings);
-      this.route();
+      this.game?.applySettings();
     };
     labels.addEventListener("change", save);
     sound.addEventListener("change", save);

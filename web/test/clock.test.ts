@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { clockView, formatMs, tcText } from "../src/clock";
+
+const BYO = { kind: "byoyomi" as const, main_s: 60, period_s: 10, periods: 3 };
+const FISCHER = { kind: "fischer" as const, base_s: 180, inc_s: 2 };
+
+describe("clock display", () => {
+  it("formats times, with tenths under ten seconds", () => {
+    expect(formatMs(185000)).toBe("3:05");
+    expect(formatMs(3723000)).toBe("1:02:03");
+    expect(formatMs(9450)).toBe("0:09.4");
+    expect(formatMs(-5)).toBe("0:00.0");
+  });
+
+  it("reads time controls as players write them", () => {
+    expect(tcText(FISCHER)).toBe("3 min + 2s");
+    expect(tcText({ kind: "byoyomi", main_s: 20, period_s: 10, periods: 3 })).toBe("20s + 3×10s");
+    expect(tcText({ kind: "byoyomi", main_s: 600, period_s: 30, periods: 1 })).toBe("10 min + 1×30s");
+  });
+
+  it("counts a running Fischer clock down and warns when low", () => {
+    const v = clockView({ ms: 12000 }, FISCHER, true, 3000);
+    expect(v).toMatchObject({ main: "0:09.0", low: true, byoyomi: "" });
+    expect(clockView({ ms: 12000 }, FISCHER, false, 3000).main).toBe("0:12");
+  });
+
+  it("runs from main time into byoyomi periods", () => {
+    const clock = { ms: 2000, periods: 3, period_ms: 10000 };
+    expect(clockView(clock, BYO, false, 0)).toMatchObject({ main: "0:02.0", byoyomi: "+ 3×10s", inByoyomi: false });
+    const into = clockView(clock, BYO, true, 5000);           // 2 s main, 3 s of the first period
+    expect(into).toMatchObject({ main: "0:07.0", byoyomi: "period 3×10s", inByoyomi: true });
+    const spent = clockView(clock, BYO, true, 2000 + 10000 + 6000); // one whole period gone
+    expect(spent).toMatchObject({ main: "0:04.0", byoyomi: "period 2×10s", low: true });
+  });
+});
