@@ -14,6 +14,14 @@ timings are reproducible from ``--seed``), then measures on exactly those games:
 * **pyffish**: one ``pyffish.legal_moves(variant, fen, [])`` call on the same positions
   (only for variants Fairy-Stockfish knows), timed game by game right after the engine
   played that game, so that both see the same machine load;
+* **hub move**: what the hub does for each move, ``Game.play(uci)`` then ``Game.fen()`` and
+  ``Game.legal_moves()`` (the FEN and the legal list sent with the move event), and its
+  median by stretch of the game (plies 1–40, 41–80, 81–120, 121–200) to show that the cost
+  per move stays flat with the game's length;
+* **pyffish setup**: one ``pyffish.get_fen(variant, fen, [])`` on the same positions: the
+  same per-call work as ``legal_moves`` (variant and position set up from the FEN) without
+  the move generation, so ``pyffish call − pyffish setup`` is what Fairy-Stockfish spends
+  generating moves; the ``×`` ratio compares a whole pyffish call, setup included;
 * **perft**: leaf nodes per second of a perft from the start position and from a few
   positions taken from the random games.
 
@@ -56,6 +64,10 @@ MAX_PLIES = 200
 clock = time.process_time_ns
 
 
+# Stretches of a game (first and last ply) for the hub-move medians.
+STRETCHES = ((1, 40), (41, 80), (81, 120), (121, 200))
+
+
 @dataclass
 class Row:
     variant: str
@@ -66,6 +78,9 @@ class Row:
     ratio: float | None
     perft_nodes: int
     perft_nps: float
+    hub_us: float = 0.0
+    hub_by_stretch: tuple[float | None, ...] = ()
+    setup_us: float | None = None
 
 
 def random_games(name: str, games: int, seed: int) -> list[tuple[str, list[str]]]:
@@ -119,6 +134,15 @@ def time_moves(
                 pyffish.legal_moves(name, fen, [])
             ffish_ns += clock() - t0
             ffish_calls += len(chosen)
+    setup_ns = setup_calls = 0
+    if ffish:
+        for fens in per_game:
+            chosen = fens[::step]
+            t0 = clock()
+            for fen in chosen:
+                pyffish.get_fen(name, fen, [])
+            setup_ns += clock() - t0
+            setup_calls += len(chosen)
     legal_ns = 0
     for start, moves in games:
         game = Game(variant, start)
@@ -129,12 +153,37 @@ def time_moves(
             legal_ns += clock() - t0
     plies = max(1, total)
     ffish_us = ffish_ns / ffish_calls / 1000 if ffish_calls else None
+    setup_us = setup_ns / setup_calls / 1000 if setup_calls else None
     return (
         play_ns / plies / 1000,
         legal_ns / plies / 1000,
         ffish_us,
+        setup_us,
         [f for fens in per_game for f in fens],
     )
+
+
+def time_hub_moves(name: str, games: list[tuple[str, list[str]]]) -> tuple[float, list[float | None]]:
+    """Mean µs of the hub's per-move rules work (``Game.play``, ``Game.fen``,
+    ``Game.legal_moves``), and its median in each of ``STRETCHES``."""
+    variant = get_variant(name)
+    times: list[list[int]] = [[] for _ in STRETCHES]
+    total = count = 0
+    for start, moves in games:
+        game = Game(variant, start)
+        for uci in moves:
+            t0 = clock()
+            game.play(uci)
+            game.fen()
+            game.legal_moves()
+            spent = clock() - t0
+            total += spent
+            count += 1
+            for i, (first, last) in enumerate(STRETCHES):
+                if first <= game.ply <= last:
+                    times[i].append(spent)
+    medians = [statistics.median(t) / 1000 if t else None for t in times]
+    return total / max(1, count) / 1000, medians
 
 
 def perft(position: Position, depth: int) -> int:
@@ -170,11 +219,19 @@ def bench(name: str, games: int, seed: int, samples: int, repeat: int) -> Row:
     for _ in range(repeat):
         rng = random.Random(seed)
         gc.collect()
-        check_us, legal_us, ffish_us, fens = time_moves(name, played, samples)
+        check_us, legal_us, ffish_us, setup_us, fens = time_moves(name, played, samples)
+        hub_us, by_stretch = time_hub_moves(name, played)
         nodes, nps = time_perft(name, fens, rng)
-        runs.append(Row(name, len(fens), check_us, legal_us, ffish_us, None, nodes, nps))
+        runs.append(
+            Row(
+                name, len(fens), check_us, legal_us, ffish_us, None, nodes, nps,
+                hub_us, tuple(by_stretch), setup_us,
+            )
+        )
     ffish = [r.ffish_us for r in runs if r.ffish_us is not None]
+    setups = [r.setup_us for r in runs if r.setup_us is not None]
     ratios = [r.ffish_us / r.check_us for r in runs if r.ffish_us is not None]
+    best_hub = min(runs, key=lambda r: r.hub_us)
     return Row(
         name,
         runs[0].plies,
@@ -184,6 +241,9 @@ def bench(name: str, games: int, seed: int, samples: int, repeat: int) -> Row:
         statistics.median(ratios) if ratios else None,
         runs[0].perft_nodes,
         max(r.perft_nps for r in runs),
+        best_hub.hub_us,
+        best_hub.hub_by_stretch,
+        min(setups) if setups else None,
     )
 
 
@@ -194,14 +254,19 @@ def table(rows: list[Row]) -> str:
         "move check µs",
         "legal list µs",
         "pyffish call µs",
+        "pyffish setup µs",
         "×",
         "perft nodes",
         "perft nodes/s",
+        "hub move µs",
+        "median by stretch µs",
     )
     lines = [head]
     for r in rows:
         ratio = f"{r.ratio:.0f}" if r.ratio else "-"
         ffish = f"{r.ffish_us:.0f}" if r.ffish_us else "-"
+        setup = f"{r.setup_us:.0f}" if r.setup_us else "-"
+        stretches = " / ".join("-" if m is None else f"{m:.0f}" for m in r.hub_by_stretch)
         lines.append(
             (
                 r.variant,
@@ -209,9 +274,12 @@ def table(rows: list[Row]) -> str:
                 f"{r.check_us:.1f}",
                 f"{r.legal_us:.1f}",
                 ffish,
+                setup,
                 ratio,
                 str(r.perft_nodes),
                 f"{r.perft_nps:,.0f}",
+                f"{r.hub_us:.1f}",
+                stretches,
             )
         )
     widths = [max(len(line[i]) for line in lines) for i in range(len(head))]

@@ -20,36 +20,47 @@ __all__ = ["add_castlings", "castle_rook", "ep_capture_legal", "ep_target", "ep_
 
 def add_castlings(pos: Position, out: list[Move]) -> None:
     """Append the side to move's legal castlings (king two squares towards a rook; neither its
-    square, the crossed one nor the destination attacked)."""
+    square, the crossed one nor the destination attacked).
+
+    The cheap conditions (rights, rook in its corner, empty squares between) come first: most
+    positions that still hold a right cannot castle yet, and only those that can pay for the
+    check and attack tests.
+    """
     v = pos.variant
+    side = pos.turn
+    rights = (pos.castling >> (2 * side)) & 3
+    if not rights or v.castling is None or side not in v.castling.sides:
+        return
     t = v.t
     g = v.geometry
-    side = pos.turn
-    if v.castling is None or side not in v.castling.sides:
-        return
+    board = pos.board
     sign = 1 if side == 0 else -1
     back = 0 if side == 0 else g.ranks - 1
-    king = next((s for s in pos.royals[side] if pos.board[s] == sign * t.castle_king), None)
-    if king is None or g.rank_of(king) != back or pos.is_check():
+    king = -1
+    for s in pos.royals[side]:
+        if board[s] == sign * t.castle_king:
+            king = s
+            break
+    if king < 0 or g.rank_of(king) != back:
+        return
+    kf = g.file_of(king)
+    ready = []
+    for bit, rook_file in ((1, g.files - 1), (2, 0)):
+        if not rights & bit or abs(rook_file - kf) < 2:
+            continue
+        if board[g.square(rook_file, back)] != sign * t.castle_rook:
+            continue
+        if any(board[g.square(f, back)] for f in range(min(kf, rook_file) + 1, max(kf, rook_file))):
+            continue
+        ready.append(1 if rook_file > kf else -1)
+    if not ready or pos.is_check():
         return
     enemy = 1 - side
-    board = list(pos.board)
-    board[king] = 0
-    kf = g.file_of(king)
-    for bit, rook_file in ((1, g.files - 1), (2, 0)):
-        if not pos.castling & (bit << (2 * side)):
-            continue
-        rook = g.square(rook_file, back)
-        if pos.board[rook] != sign * t.castle_rook:
-            continue
-        step = 1 if rook_file > kf else -1
-        if abs(rook_file - kf) < 2:
-            continue
-        between = range(min(kf, rook_file) + 1, max(kf, rook_file))
-        if any(pos.board[g.square(f, back)] for f in between):
-            continue
+    without_king = list(board)
+    without_king[king] = 0
+    for step in ready:
         crossed, dest = g.square(kf + step, back), g.square(kf + 2 * step, back)
-        if pos.attacked(crossed, enemy, board) or pos.attacked(dest, enemy, board):
+        if pos.attacked(crossed, enemy, without_king) or pos.attacked(dest, enemy, without_king):
             continue
         out.append(Move(king, dest))
 

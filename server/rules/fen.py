@@ -183,27 +183,17 @@ def _validate(pos: Position) -> int:
 
 def board_fen(pos: Position) -> str:
     """The board field of a FEN (the same in an SFEN)."""
-    g = pos.variant.geometry
-    t = pos.variant.t
-    board = pos.board
-    rows = []
-    for rank in range(g.ranks - 1, -1, -1):
-        row = ""
-        empty = 0
-        for file in range(g.files):
-            p = board[g.square(file, rank)]
-            if not p:
-                empty += 1
-                continue
-            if empty:
-                row += str(empty)
-                empty = 0
-            sym = t.types[abs(p)].symbol
-            row += sym if p > 0 else sym.lower()
-        if empty:
-            row += str(empty)
-        rows.append(row)
-    return "/".join(rows)
+    files = pos.variant.geometry.files
+    cells = list(map(pos.variant.t.fen_letters.__getitem__, pos.board))
+    top = len(cells) - files
+    text = "/".join(["".join(cells[i : i + files]) for i in range(top, -1, -files)])
+    for run in range(files, 0, -1):  # longest first: each run of blanks is replaced whole
+        text = text.replace(_BLANKS[run], _DIGITS[run])
+    return text
+
+
+_BLANKS = [" " * n for n in range(16)]
+_DIGITS = [str(n) for n in range(16)]
 
 
 def hand_text(pos: Position, counts: bool = False) -> str:

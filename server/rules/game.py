@@ -12,6 +12,7 @@ from enum import IntEnum, StrEnum
 from .errors import IllegalMoveError
 from .notation import display_move
 from .position import Move, Position
+from .uci import sorted_uci
 from .variant import RoyalModel, Variant
 
 __all__ = ["Game", "Outcome", "PlayedMove", "Side", "Termination", "decide_outcome"]
@@ -116,7 +117,7 @@ class Game:
         if self.outcome() is not None:
             return []
         pos = self.position
-        return sorted(pos.uci(m) for m in pos.legal_moves())
+        return sorted_uci(pos, pos.legal_moves())
 
     def outcome(self) -> Outcome | None:
         """The automatic ending reached, if any."""
@@ -151,6 +152,9 @@ class Game:
         for side in (0, 1):
             self._checks[side].append(self._checks[side][-1] + (1 if side == mover and check else 0))
         self._outcome.append(None)
+        # The hub sends the legal list with every move: generating it whole now also answers
+        # the outcome's "has a legal move", instead of a partial generation then a full one.
+        after.legal_moves()
         self._outcome[-1] = decide_outcome(self)
         pos.forget_move_lists()  # history needs no move lists (see Position.forget_move_lists)
         return PlayedMove(uci, display, check, ply)

@@ -1,4 +1,5 @@
-"""Immutable positions of any variant described by a :class:`~server.rules.variant.Variant`.
+"""Immutable positions of any variant described by a :class:`~server.rules.variant.Variant`:
+their state, keys, attacks, pseudo-legal moves and ``play`` (legal moves: legality.py).
 
 The board is a tuple of ints, one per square: 0 empty, ``+code`` a first-player piece,
 ``-code`` a second-player piece, where ``code`` indexes the variant's piece catalogue
@@ -8,7 +9,6 @@ read from the variant record.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable
 
 from .chess_moves import (
@@ -20,16 +20,15 @@ from .chess_moves import (
     is_castling,
     is_ep,
 )
-from .drops import add_drops, drop_mates, is_pseudo_legal_drop
+from .drops import add_drops, is_pseudo_legal_drop
 from .fen import board_fen, read_fen, read_sfen, write_fen, write_sfen
+from .legality import GUARD_UNKNOWN, has_legal_move, is_legal, legal_moves, legal_moves_from
 from .move import NULL_SQUARE, Move
 from .uci import move_from_uci, move_uci, parse_uci
 from .variant import RoyalModel, Variant
 
 __all__ = ["NULL_SQUARE", "Move", "Position"]
 
-# Position._guard_mode values: how much royal-safety testing moves need.
-GUARD_UNKNOWN, GUARD_NONE, GUARD_ALL, GUARD_SOLE = -1, 0, 1, 2
 
 
 class Position:
@@ -42,7 +41,9 @@ class Position:
         "_guard",
         "_key",
         "_legal",
+        "_next",
         "_pins",
+        "_present",
         "board",
         "castling",
         "ep",
@@ -96,12 +97,16 @@ class Position:
         self._legal: list[Move] | None = None
         self._check: bool | None = None
         self._guard = GUARD_UNKNOWN
-        self._pins: dict[int, bool] | None = None
+        self._pins: frozenset[int] | None = None
+        self._present: frozenset[int] | None = None  # the signed codes on the board
         self._from: dict[int, list[Move]] | None = None
+        # The last move played from here and its result: a move's notation, its check and
+        # the game record all ask for the same successor.
+        self._next: tuple[Move, Position] | None = None
 
     def forget_move_lists(self) -> None:
-        """Drop the memoized move lists (legal moves, per-square moves, pins); the position
-        itself is unchanged and recomputes them when asked again.
+        """Drop the memoized move lists (legal moves, per-square moves, pins, the last
+        successor); the position itself is unchanged and recomputes them when asked again.
 
         A game keeps every position it passed through; without their move lists those cost a
         tenth of the garbage collector's tracked objects, which keeps full collections of a
@@ -110,6 +115,8 @@ class Position:
         self._legal = None
         self._from = None
         self._pins = None
+        self._present = None
+        self._next = None
 
     # ------------------------------------------------------------------ keys
 
@@ -141,13 +148,39 @@ class Position:
     # ----------------------------------------------------------------- attacks
 
     def attacked(self, square: int, by: int, board: tuple[int, ...] | list[int] | None = None) -> bool:
-        """Whether a piece of side ``by`` could capture on ``square`` (spec §0.4)."""
+        """Whether a piece of side ``by`` could capture on ``square`` (spec §0.4).
+
+        ``board`` (default: this position's) must be this board or one reached from it by a
+        move of the side to move when ``by`` is the other side: rays on which no rider of
+        this board could attack are then cut to their first square.
+        """
         b = self.board if board is None else board
         t = self.variant.t
         for src, codes in t.attack_leaps[by][square]:
-            if b[src] in codes:
+            q = b[src]
+            if q and q in codes:
                 return True
-        for squares, sets in t.attack_rays[by][square]:
+        rays = t.attack_rays[by][square]
+        if board is None or by != self.turn:
+            present = self._present
+            if present is None:
+                present = self._present = frozenset(self.board)
+            for (squares, sets), far in zip(rays, t.attack_far[by][square]):
+                q = b[squares[0]]
+                if q:
+                    if q in sets[0]:
+                        return True
+                    continue
+                if far.isdisjoint(present):
+                    continue
+                for s, codes in zip(squares, sets):
+                    q = b[s]
+                    if q:
+                        if q in codes:
+                            return True
+                        break
+            return False
+        for squares, sets in rays:
             for s, codes in zip(squares, sets):
                 q = b[s]
                 if q:
@@ -229,225 +262,93 @@ class Position:
 
     def _generate(self, origins: Iterable[int], out: list[Move]) -> None:
         """Append the pseudo-legal board moves (not castling) of the mover's pieces standing on
-        ``origins``; empty squares and enemy pieces are skipped."""
+        ``origins``; empty squares and enemy pieces are skipped.
+
+        The engine's hot loop: rays come from :meth:`Tables.steps` with the moves landing on
+        each square already made, so a step costs a board look-up and a list extension.
+        """
         v = self.variant
         t = v.t
         board = self.board
         side = self.turn
         sign = 1 if side == 0 else -1
-        rays_of = t.moves[side]
+        steps_of = t.steps_by_code[side]
+        limited = t.limited
+        special = v.special_moves
         ep = self.ep
         ep_codes = t.ep_codes
-        promote = t.promote
-        choices = t.choices
-        special = v.special_moves
-        add = self._add
-        append = out.append
         for fr in origins:
             code = board[fr] * sign
             if code <= 0:
                 continue
-            plain = not promote[code] and code not in choices
-            for squares, min_range, can_move, can_capture in rays_of[code][fr]:
-                n = 0
-                for to in squares:
-                    n += 1
-                    q = board[to]
-                    if q == 0:
-                        if n >= min_range:
-                            if can_move:
-                                if plain:
-                                    append(Move(fr, to))
-                                else:
-                                    add(out, code, fr, to)
-                            elif to == ep and can_capture and code in ep_codes:
-                                add(out, code, fr, to)
-                    else:
-                        if q * sign < 0 and can_capture and n >= min_range:
-                            if plain:
-                                append(Move(fr, to))
-                            else:
-                                add(out, code, fr, to)
-                        break
+            if code in limited:
+                self._generate_limited(fr, code, out)
+                continue
+            leaps, slides, hits, others = (steps_of[code] or t.steps(side, code))[fr]
+            for to, landing in leaps:
+                if board[to] * sign <= 0:
+                    out += landing
+            if slides:
+                for squares, landings in slides:
+                    for to, landing in zip(squares, landings):
+                        q = board[to] * sign
+                        if q:
+                            if q < 0:
+                                out += landing
+                            break
+                        out += landing
+            if hits:
+                for to, landing in hits:
+                    q = board[to] * sign
+                    if q < 0 or (q == 0 and to == ep and code in ep_codes):
+                        out += landing
+            if others:
+                for squares, landings, min_range, can_move, can_capture in others:
+                    n = 0
+                    for to, landing in zip(squares, landings):
+                        n += 1
+                        q = board[to] * sign
+                        if q == 0:
+                            if n >= min_range and (
+                                can_move or (to == ep and can_capture and code in ep_codes)
+                            ):
+                                out += landing
+                        else:
+                            if q < 0 and can_capture and n >= min_range:
+                                out += landing
+                            break
             if special is not None:
                 out.extend(special(self, fr, code))
 
-    def _legal_after(self, m: Move, scratch: list[int]) -> bool:
-        """Whether the mover's royals stand legally after ``m`` (scratch is restored)."""
-        side = self.turn
-        if self.variant.royalty[side] is RoyalModel.ROYAL_CAPTURE:
-            return True
-        t = self.variant.t
-        fr, to = m.from_sq, m.to_sq
-        royals = list(self.royals[side])
-        if fr == NULL_SQUARE:
-            scratch[to] = m.drop if side == 0 else -m.drop
-            ok = self._safe(scratch, side, royals)
-            scratch[to] = 0
-            return ok
-        saved = [(fr, scratch[fr]), (to, scratch[to])]
-        for s in m.via:
-            saved.append((s, scratch[s]))
-            scratch[s] = 0
-        piece = scratch[fr]
-        scratch[fr] = 0
-        scratch[to] = piece
-        if is_ep(self, m):
-            cap = ep_victim(self.variant.geometry, m)
-            saved.append((cap, scratch[cap]))
-            scratch[cap] = 0
-        elif abs(piece) == t.castle_king and t.castle_king and is_castling(self, m):
-            rook_from, rook_to = castle_rook(self.variant.geometry, m)
-            saved.append((rook_from, scratch[rook_from]))
-            saved.append((rook_to, scratch[rook_to]))
-            scratch[rook_to] = scratch[rook_from]
-            scratch[rook_from] = 0
-        if fr in royals:
-            royals[royals.index(fr)] = to
-        elif m.promotion and t.royal[m.promotion]:
-            royals.append(to)
-        ok = self._safe(scratch, side, royals)
-        for s, p in reversed(saved):
-            scratch[s] = p
-        return ok
-
-    def _guard_mode(self) -> int:
-        """How the side to move's moves must be tested for royal safety (cached).
-
-        ``GUARD_NONE``: never (no royal to protect, royal capture, or two pseudo-royals);
-        ``GUARD_ALL``: every move (in check, or several royals to watch);
-        ``GUARD_SOLE``: a sole royal that is not in check. A move of another piece can then
-        expose it only by leaving a line from it, so only the royal's own moves, moves of
-        pieces pinned to it, and en-passant and multi-leg moves are tested.
-        """
-        if self._guard == GUARD_UNKNOWN:
-            side = self.turn
-            model = self.variant.royalty[side]
-            royals = self.royals[side]
-            if model is RoyalModel.ROYAL_CAPTURE or not royals:
-                self._guard = GUARD_NONE
-            elif len(royals) > 1:
-                self._guard = GUARD_NONE if model is RoyalModel.PSEUDO_ROYAL else GUARD_ALL
-            else:
-                self._guard = GUARD_ALL if self.is_check() else GUARD_SOLE
-        return self._guard
-
-    def _pinned(self, fr: int) -> bool:
-        """Whether the mover's piece on ``fr`` is the first piece on a line from its sole
-        royal with an enemy behind it that attacks along that line from there (cached)."""
-        if self._pins is None:
-            self._pins = {}
-        pinned = self._pins.get(fr)
-        if pinned is None:
-            pinned = False
-            side = self.turn
-            king = self.royals[side][0]
-            t = self.variant.t
-            rays = t.attack_rays[1 - side][king]
-            board = self.board
-            for i in t.rays_through(1 - side, king, fr):
-                squares, sets = rays[i]
-                behind = False
-                for s, codes in zip(squares, sets):
-                    if s == fr:
-                        behind = True
-                        continue
-                    q = board[s]
-                    if q:
-                        pinned = behind and q in codes  # codes hold enemy pieces only
-                        break
-                if pinned:
-                    break
-            self._pins[fr] = pinned
-        return pinned
-
-    def _needs_test(self, m: Move) -> bool:
-        """Whether the pseudo-legal ``m`` needs the full royal-safety test (see _guard_mode)."""
-        mode = self._guard if self._guard != GUARD_UNKNOWN else self._guard_mode()
-        if mode == GUARD_SOLE:
-            fr = m.from_sq
-            return fr != NULL_SQUARE and (
-                fr == self.royals[self.turn][0] or bool(m.via) or m.to_sq == self.ep or self._pinned(fr)
-            )
-        return mode == GUARD_ALL
-
-    def _is_legal(self, m: Move, scratch: list[int] | None = None) -> bool:
-        """Whether the pseudo-legal move ``m`` is legal (``scratch``: a copy of the board)."""
-        if self._needs_test(m) and not self._legal_after(m, list(self.board) if scratch is None else scratch):
-            return False
-        return not (m.drop and m.drop in self.variant.t.no_drop_mate and drop_mates(self, m))
-
-    def legal_moves(self) -> list[Move]:
-        """All legal moves of the side to move (cached)."""
-        if self._legal is None:
-            pseudo = self.pseudo_legal_moves()
-            mode = self._guard_mode()
-            no_mate = self.variant.t.no_drop_mate
-            scratch = list(self.board)
-            if mode == GUARD_NONE and not no_mate:
-                self._legal = pseudo
-            elif mode == GUARD_SOLE:  # _is_legal, inlined for the common case
-                king = self.royals[self.turn][0]
-                ep = self.ep
-                pinned = self._pinned
-                legal_after = self._legal_after
-                legal = []
-                for m in pseudo:
-                    fr = m.from_sq
-                    if fr == NULL_SQUARE:
-                        if m.drop in no_mate and drop_mates(self, m):
-                            continue
-                    elif (fr == king or m.via or m.to_sq == ep or pinned(fr)) and not legal_after(m, scratch):
-                        continue
-                    legal.append(m)
-                self._legal = legal
-            else:
-                is_legal = self._is_legal
-                self._legal = [m for m in pseudo if is_legal(m, scratch)]
-        return self._legal
-
-    def has_legal_move(self) -> bool:
-        """Whether the side to move can move at all.
-
-        Generates piece by piece and stops at the first legal move. In check the royals are
-        tried first (a step out of check is the likeliest answer), otherwise last (the other
-        pieces' moves need no safety test unless pinned).
-        """
-        if self._legal is not None:
-            return bool(self._legal)
-        v = self.variant
+    def _generate_limited(self, fr: int, code: int, out: list[Move]) -> None:
+        """:meth:`_generate` for a piece whose promotion choices are limited by a count of
+        pieces on the board (its moves are made here by :meth:`_add`, not taken from the
+        tables)."""
         board = self.board
         sign = 1 if self.turn == 0 else -1
-        scratch = list(board)
-        royals = self.royals[self.turn]
-        # A side's pieces mostly stand near its own back rank: look there first.
-        squares = range(len(board)) if sign > 0 else range(len(board) - 1, -1, -1)
-        others = (s for s in squares if board[s] * sign > 0 and s not in royals)
-        in_check = self._guard_mode() == GUARD_ALL
-        order: Iterable[int] = itertools.chain(royals, others) if in_check else itertools.chain(others, royals)
-        for fr in order:
-            for m in self._pseudo_moves_from(fr):
-                if self._is_legal(m, scratch):
-                    return True
-        if v.drops is None:
-            return False
-        drops: list[Move] = []  # castling came with the king's moves
-        add_drops(self, drops)
-        return any(self._is_legal(m, scratch) for m in drops)
+        ep = self.ep
+        can_ep = code in self.variant.t.ep_codes
+        add = self._add
+        for squares, min_range, can_move, can_capture in self.variant.t.moves[self.turn][code][fr]:
+            n = 0
+            for to in squares:
+                n += 1
+                q = board[to] * sign
+                if q == 0:
+                    if n >= min_range and (can_move or (to == ep and can_capture and can_ep)):
+                        add(out, code, fr, to)
+                else:
+                    if q < 0 and can_capture and n >= min_range:
+                        add(out, code, fr, to)
+                    break
+        if self.variant.special_moves is not None:
+            out.extend(self.variant.special_moves(self, fr, code))
 
-    def is_legal(self, m: Move) -> bool:
-        """Whether ``m`` is legal here. Generates only the moving piece's moves (or checks the
-        drop rules), so it is much cheaper than :meth:`legal_moves` when that is not cached."""
-        if self._legal is not None:
-            return m in self._legal
-        return self._is_pseudo_legal(m) and self._is_legal(m)
+    legal_moves = legal_moves
+    has_legal_move = has_legal_move
+    is_legal = is_legal
+    legal_moves_from = legal_moves_from
 
-    def legal_moves_from(self, square: int) -> list[Move]:
-        """The legal moves of the mover's piece on ``square`` (castling included for the king)."""
-        if self._legal is not None:
-            return [m for m in self._legal if m.from_sq == square]
-        scratch = list(self.board)
-        return [m for m in self._pseudo_moves_from(square) if self._is_legal(m, scratch)]
 
     def _pseudo_moves_from(self, square: int) -> list[Move]:
         """The pseudo-legal moves of the mover's piece on ``square``, castling included (cached:
@@ -492,61 +393,66 @@ class Position:
 
     def play(self, m: Move) -> Position:
         """The position after ``m`` (which must be pseudo-legal; see :meth:`legal_moves`)."""
+        last = self._next
+        if last is not None and last[0] == m:
+            return last[1]
+        after = self._play(m)
+        self._next = (m, after)
+        return after
+
+    def _play(self, m: Move) -> Position:
+        """:meth:`play` without the memo."""
         v = self.variant
         t = v.t
-        g = v.geometry
         side = self.turn
         sign = 1 if side == 0 else -1
         board = list(self.board)
-        hands = [list(self.hands[0]), list(self.hands[1])]
+        # Hands change only by drops and by captures in a variant with drops.
+        hand = list(self.hands[side]) if v.drops is not None else None
         zp = t.z_piece
         key = self._base_key ^ t.z_side ^ t.z_castle[self.castling]
         castling = self.castling
         ep = NULL_SQUARE
         halfmove = self.halfmove + 1
+        fr = m.from_sq
         to = m.to_sq
-
-        def take(sq: int) -> None:
-            nonlocal key, halfmove
-            victim = board[sq]
-            if not victim:
-                return
-            key ^= zp[2 * victim if victim > 0 else -2 * victim + 1][sq]
-            board[sq] = 0
-            halfmove = 0
-            if v.drops is not None:
-                base = t.demote[abs(victim)]
-                if not t.royal[base]:
-                    n = hands[side][base]
-                    key ^= t.z_hand[side][base][n] ^ t.z_hand[side][base][n + 1]
-                    hands[side][base] = n + 1
-
-        if m.from_sq == NULL_SQUARE:
+        if fr == NULL_SQUARE:
+            assert hand is not None
             code = m.drop
-            n = hands[side][code]
+            n = hand[code]
             key ^= t.z_hand[side][code][n] ^ t.z_hand[side][code][n - 1]
-            hands[side][code] = n - 1
+            hand[code] = n - 1
             piece = sign * code
             board[to] = piece
             key ^= zp[2 * piece if piece > 0 else -2 * piece + 1][to]
         else:
-            fr = m.from_sq
             piece = board[fr]
             code = piece * sign
             board[fr] = 0
             key ^= zp[2 * piece if piece > 0 else -2 * piece + 1][fr]
-            for s in m.via:
-                if board[s] * sign < 0:
-                    take(s)
-            if code in t.ep_codes and to == self.ep and board[to] == 0 and g.file_of(fr) != g.file_of(to):
-                take(ep_victim(g, m))
-            elif board[to] and board[to] * sign < 0:
-                take(to)
+            victims = [s for s in m.via if board[s] * sign < 0] if m.via else []
+            if board[to] * sign < 0:
+                victims.append(to)
+            elif code in t.ep_codes and to == self.ep and board[to] == 0 and (to - fr) % v.geometry.files:
+                victims.append(ep_victim(v.geometry, m))
+            for sq in victims:
+                victim = board[sq]
+                if not victim:  # an en-passant square read from a FEN with no pawn to take
+                    continue
+                key ^= zp[2 * victim if victim > 0 else -2 * victim + 1][sq]
+                board[sq] = 0
+                halfmove = 0
+                if hand is not None:
+                    base = t.demote[abs(victim)]
+                    if not t.royal[base]:
+                        n = hand[base]
+                        key ^= t.z_hand[side][base][n] ^ t.z_hand[side][base][n + 1]
+                        hand[base] = n + 1
             if code in t.reset_codes:
                 halfmove = 0
             if code == t.castle_king and t.castle_king:
-                if is_castling(self, m):
-                    rook_from, rook_to = castle_rook(g, m)
+                if abs(to - fr) == 2 and is_castling(self, m):
+                    rook_from, rook_to = castle_rook(v.geometry, m)
                     rook = board[rook_from]
                     board[rook_from] = 0
                     board[rook_to] = rook
@@ -558,20 +464,30 @@ class Position:
                 piece = sign * m.promotion
             board[to] = piece
             key ^= zp[2 * piece if piece > 0 else -2 * piece + 1][to]
-            if code in t.ep_codes and abs(g.rank_of(to) - g.rank_of(fr)) == 2 and g.file_of(fr) == g.file_of(to):
+            if code in t.ep_codes and abs(to - fr) == 2 * v.geometry.files:
                 ep = ep_target(self, board, fr, to)
         key ^= t.z_castle[castling]
         # Royals follow the move: no board scan in the new position.
         mine = self.royals[side]
         lands_royal = t.royal[board[to] * sign]
-        if m.from_sq in mine or lands_royal:
-            kept = [s for s in mine if s != m.from_sq]
+        if fr in mine or lands_royal:
+            kept = [s for s in mine if s != fr]
             mine = tuple(sorted([*kept, to])) if lands_royal else tuple(kept)
-        theirs = tuple(s for s in self.royals[1 - side] if board[s] * sign < 0)
+        theirs = self.royals[1 - side]
+        for s in theirs:
+            if board[s] * sign >= 0:  # a royal was taken
+                theirs = tuple(s for s in theirs if board[s] * sign < 0)
+                break
+        if hand is None:
+            hands = self.hands
+        elif side == 0:
+            hands = (tuple(hand), self.hands[1])
+        else:
+            hands = (self.hands[0], tuple(hand))
         return Position(
             v,
             tuple(board),
-            (tuple(hands[0]), tuple(hands[1])),
+            hands,
             1 - side,
             castling,
             ep,

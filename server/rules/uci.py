@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING
 
 from .errors import IllegalMoveError, InvalidMoveError
 from .geometry import Geometry
+from .legality import legal_after
 from .move import NULL_SQUARE, Move
 
 if TYPE_CHECKING:
     from .position import Position
 
-__all__ = ["explain_illegal", "move_from_uci", "move_uci", "parse_uci"]
+__all__ = ["explain_illegal", "move_from_uci", "move_uci", "parse_uci", "sorted_uci"]
 
 _UCI = re.compile(r"^([a-o])(\d{1,2})([a-o])(\d{1,2})(\+|[a-z][!']?)?$")
 _DROP = re.compile(r"^(\+?[A-Z][!']?)@([a-o])(\d{1,2})$")
@@ -44,6 +45,18 @@ def move_uci(pos: Position, m: Move) -> str:
         else:
             text += t.types[m.promotion].symbol.lower()
     return text
+
+
+def sorted_uci(pos: Position, moves: list[Move]) -> list[str]:
+    """``moves`` (from ``pos``) in coordinate form, sorted: the ``legal`` list sent with each
+    move, so plain moves (most of them) are written inline."""
+    names = pos.variant.t.names
+    return sorted(
+        [
+            move_uci(pos, m) if m.promotion or m.drop or m.via else names[m.from_sq] + names[m.to_sq]
+            for m in moves
+        ]
+    )
 
 
 def parse_uci(pos: Position, text: str) -> Move:
@@ -137,7 +150,7 @@ def explain_illegal(pos: Position, m: Move) -> str:
         ):
             return f"two {name}s on file {g.name(m.to_sq)[0]}"
         pseudo = m in pos.pseudo_legal_moves()
-        if pseudo and m.drop in t.no_drop_mate and pos._legal_after(m, list(board)):
+        if pseudo and m.drop in t.no_drop_mate and legal_after(pos, m, list(board)):
             return f"{name} drop would give mate"
         return "your king would be in check" if pseudo else "that drop is not possible"
     piece = board[m.from_sq]

@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from .betza import Atom, parse
 from .geometry import Geometry
+from .move import Move
 
 if TYPE_CHECKING:
-    from .position import Move, Position
+    from .position import Position
 
 __all__ = [
     "Castling",
@@ -122,6 +123,18 @@ class MoveRule:
 
 
 Ray = tuple[tuple[int, ...], int, bool, bool]  # squares, min range, can move, can capture
+# The generator's view of one piece on one square (Tables.steps): leaps (one-square rays
+# that move or capture: (square, moves landing there)), slides (longer such rays: squares and
+# the moves landing on each), hits (one-square capture-only rays, a pawn's), and the other
+# rays (min range, move-only) with their flags. "Moves landing there" are made once,
+# promotion choices included.
+Landing = tuple[Move, ...]
+Steps = tuple[
+    tuple[tuple[int, Landing], ...],
+    tuple[tuple[tuple[int, ...], tuple[Landing, ...]], ...],
+    tuple[tuple[int, Landing], ...],
+    tuple[tuple[tuple[int, ...], tuple[Landing, ...], int, bool, bool], ...],
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -188,9 +201,22 @@ class Tables:
         self.moves = [[self._move_rays(g, atoms, side) for atoms in self.atoms] for side in (0, 1)]
         self.mobile = [[frozenset(s for s in range(g.size) if rays and rays[s]) for rays in self.moves[side]] for side in (0, 1)]
         self.attack_leaps, self.attack_rays = self._attack_tables(g)
+        # Per ray of attack_rays, the codes that attack along it from beyond the first square:
+        # a ray none of whose riders is on the board needs only its first square looked at.
+        self.attack_far = [
+            [tuple(frozenset().union(*sets[1:]) for _, sets in rays) for rays in per_square]
+            for per_square in self.attack_rays
+        ]
         self._rays_through: dict[tuple[int, int], dict[int, tuple[int, ...]]] = {}
         self._reach: dict[tuple[int, int, int], frozenset[int]] = {}
         self.names = [g.name(s) for s in range(g.size)]
+        # FEN letters by signed code (a negative index reads the second player's from the
+        # end); " " marks an empty square until runs of them become digits.
+        self.fen_letters = [" "] * (2 * self.n + 1)
+        for code in range(1, self.n + 1):
+            symbol = v.pieces[code - 1].symbol
+            self.fen_letters[code] = symbol
+            self.fen_letters[-code] = symbol.lower()
         self.square_names = {name: s for s, name in enumerate(self.names)}
         promo = v.promotion
         self.choices: dict[int, tuple[int, ...]] = {}
@@ -221,6 +247,63 @@ class Tables:
                 # agree with the from-scratch key, which skips zero counts
         self.z_castle = [rng.getrandbits(bits) for _ in range(16)]
         self.z_ep = [rng.getrandbits(bits) for _ in range(g.size)]
+        # Codes whose promotion choices have a limit (counted on the board at run time): the
+        # generator cannot use ready-made landings for them.
+        self.limited = frozenset(c for c, cs in self.choices.items() if any(x in self.limits for x in cs))
+        self.steps_by_code: list[list[list[Steps] | None]] = [[None] * (self.n + 1) for _ in (0, 1)]
+        self._made: dict[tuple[int, int, int], Move] = {}
+
+    def steps(self, side: int, code: int) -> list[Steps]:
+        """Per square, the rays of ``side``'s piece ``code`` as the generator walks them, each
+        step with the moves that land there already made (built on first use per piece: a Dai
+        Shogi position holds a fraction of its 55 piece types)."""
+        per_square = self.steps_by_code[side][code]
+        if per_square is None:
+            per_square = [self._square_steps(side, code, fr, rays) for fr, rays in enumerate(self.moves[side][code])]
+            self.steps_by_code[side][code] = per_square
+        return per_square
+
+    def _square_steps(self, side: int, code: int, fr: int, rays: tuple[Ray, ...]) -> Steps:
+        leaps = []
+        slides = []
+        hits = []
+        others = []
+        for squares, min_range, can_move, can_capture in rays:
+            landings = tuple(self._landing(side, code, fr, to) for to in squares)
+            if min_range <= 1 and can_move and can_capture:
+                if len(squares) == 1:
+                    leaps.append((squares[0], landings[0]))
+                else:
+                    slides.append((squares, landings))
+            elif min_range <= 1 and can_capture and len(squares) == 1:
+                hits.append((squares[0], landings[0]))
+            else:
+                others.append((squares, landings, min_range, can_move, can_capture))
+        return tuple(leaps), tuple(slides), tuple(hits), tuple(others)
+
+    def _landing(self, side: int, code: int, fr: int, to: int) -> Landing:
+        """The moves of piece ``code`` from ``fr`` to ``to``, promotion choices included, in
+        the order Position._add makes them (which it still does for ``limited`` codes)."""
+        choices = self.choices.get(code)
+        promo = self.promote[code]
+        if choices is None and not promo:
+            return (self._move(fr, to, 0),)
+        if choices is not None and to in self.last_rank[side]:
+            return tuple(self._move(fr, to, c) for c in choices)
+        out = []
+        if promo and (fr in self.zone[side] or to in self.zone[side]):
+            out.append(self._move(fr, to, promo))
+        if to in self.mobile[side][code]:
+            out.append(self._move(fr, to, 0))
+        return tuple(out)
+
+    def _move(self, fr: int, to: int, promotion: int) -> Move:
+        """One shared Move per (from, to, promotion): the tables hold each once."""
+        key = (fr, to, promotion)
+        move = self._made.get(key)
+        if move is None:
+            move = self._made[key] = Move(fr, to, promotion)
+        return move
 
     def capture_reach(self, side: int, code: int, square: int) -> frozenset[int]:
         """The squares ``side``'s piece ``code`` on ``square`` could capture on if nothing were
