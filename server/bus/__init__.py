@@ -18,17 +18,11 @@ from server.bus.base import (
     DegradedListener,
     Handler,
 )
-from server.bus.cluster import (
-    Cluster,
-    GameLeases,
-    GameRole,
-    InProcessClusterState,
-    NodeNotLiveError,
-    Presence,
-    SeekRegistry,
-)
+from server.bus.cluster import Cluster
 from server.bus.memory import InProcessBroker, InProcessBus
 from server.bus.redis_bus import RedisBus
+from server.bus.state import GameLeases, GameRole, NodeNotLiveError, Presence, SeekRegistry
+from server.bus.state_memory import InProcessClusterState
 from server.config import Settings
 
 __all__ = [

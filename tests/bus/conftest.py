@@ -13,8 +13,7 @@ from bus_support import (
     delete_prefixed,
 )
 
-from server.bus import Bus, Cluster, InProcessBroker, InProcessBus, RedisBus
-from server.bus.cluster import InProcessClusterState
+from server.bus import Bus, Cluster, InProcessBroker, InProcessBus, InProcessClusterState, RedisBus
 
 
 @pytest.fixture

@@ -1,0 +1,213 @@
+"""State shared by the nodes of a cluster: the interfaces of game leases, the seek registry and
+presence, and the argument checks both implementations make.
+
+Each primitive is an abstract class with two implementations: one over Redis (atomic Lua
+scripts, so concurrent nodes can never both win; :mod:`server.bus.state_redis`) and one in
+process memory with the same semantics, for the embedded single-node run and for tests
+(:mod:`server.bus.state_memory`). :class:`server.bus.cluster.Cluster` holds one of each.
+
+Node liveness ties the parts together. A node calls :meth:`Presence.heartbeat` more often
+than its ``ttl_ms``; when a node's heartbeat lapses, everything it announced (online
+players, their games, its seeks) vanishes for every reader, and is deleted for good as soon
+as any node looks or the lapsed node heartbeats again. ``heartbeat`` returns ``False`` when
+the node was not live before the call, telling a node that survived a lapse to re-announce
+its players and seeks.
+
+Game leases stand alone: a lease is owned by one node until it lapses ``ttl_ms`` after the
+last acquire or renew, and then any node may take it over.
+"""
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from enum import StrEnum
+
+from server.bus.base import BusError
+
+__all__ = [
+    "DEFAULT_CLAIM_TTL_MS",
+    "GameLeases",
+    "GameRole",
+    "NodeNotLiveError",
+    "Presence",
+    "SeekRegistry",
+    "check_id",
+    "check_node",
+    "check_payload",
+    "check_ttl",
+    "merge_roles",
+]
+
+DEFAULT_CLAIM_TTL_MS = 24 * 3600 * 1000
+"""How long a seek id stays claimed (and cannot be listed again) after :meth:`SeekRegistry.claim`."""
+
+_MAX_ID_LENGTH = 256
+_NODE_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+
+class NodeNotLiveError(BusError):
+    """The node has no live heartbeat, so what it tried to announce would be invisible."""
+
+
+class GameRole(StrEnum):
+    """How a player takes part in a game."""
+
+    PLAYING = "playing"
+    WATCHING = "watching"
+
+
+def check_id(kind: str, value: str) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"{kind} must be a str, not {type(value).__name__}")
+    if not value or len(value) > _MAX_ID_LENGTH:
+        raise ValueError(f"{kind} must be 1-{_MAX_ID_LENGTH} characters, got {value!r}")
+
+
+def check_node(node_id: str) -> None:
+    check_id("node_id", node_id)
+    if len(node_id) > 64 or not set(node_id) <= _NODE_ID_CHARS:
+        raise ValueError(f"node_id must be 1-64 characters from A-Z a-z 0-9 _ . -, got {node_id!r}")
+
+
+def check_ttl(ttl_ms: int) -> None:
+    if not isinstance(ttl_ms, int) or isinstance(ttl_ms, bool):
+        raise TypeError(f"ttl_ms must be an int, not {type(ttl_ms).__name__}")
+    if ttl_ms < 1:
+        raise ValueError(f"ttl_ms must be at least 1, got {ttl_ms}")
+
+
+def check_payload(payload: str) -> None:
+    if not isinstance(payload, str):
+        raise TypeError(f"payload must be a JSON str, not {type(payload).__name__}")
+    try:
+        json.loads(payload)
+    except ValueError as exc:
+        raise ValueError(f"payload must be JSON text: {exc}") from None
+
+
+class GameLeases(ABC):
+    """Which node runs a game: a lease per game, held by one node at a time."""
+
+    @abstractmethod
+    async def acquire(self, game_id: str, node_id: str, ttl_ms: int) -> bool:
+        """Take the lease of ``game_id`` for ``ttl_ms`` ms; True if ``node_id`` now holds it.
+
+        Acquiring a lease the node already holds succeeds and extends it.
+        """
+
+    @abstractmethod
+    async def renew(self, game_id: str, node_id: str, ttl_ms: int) -> bool:
+        """Extend the lease to ``ttl_ms`` ms from now, only if ``node_id`` still holds it."""
+
+    @abstractmethod
+    async def release(self, game_id: str, node_id: str) -> bool:
+        """Give up the lease, only if ``node_id`` holds it; True if it did."""
+
+    @abstractmethod
+    async def owner(self, game_id: str) -> str | None:
+        """The node holding the lease of ``game_id``, or None."""
+
+
+class SeekRegistry(ABC):
+    """The list of open seeks shared by all nodes: seek id -> JSON payload.
+
+    A seek belongs to the node of its seeker and vanishes when that node's heartbeat lapses.
+    Taking a seek (accepting it) and withdrawing it race safely: :meth:`claim` and
+    :meth:`remove` are atomic and succeed only while the seek is listed, so exactly one
+    of any number of concurrent calls wins.
+    """
+
+    @abstractmethod
+    async def add(self, seek_id: str, payload: str, node_id: str) -> bool:
+        """List a seek; False if ``seek_id`` is already listed or was claimed.
+
+        :raises NodeNotLiveError: if ``node_id`` has no live heartbeat.
+        :raises ValueError: if ``payload`` is not JSON text.
+        """
+
+    @abstractmethod
+    async def remove(self, seek_id: str) -> bool:
+        """Withdraw a seek; True if it was listed (so no claim can take it any more)."""
+
+    @abstractmethod
+    async def get(self, seek_id: str) -> str | None:
+        """The payload of a listed seek, or None."""
+
+    @abstractmethod
+    async def all(self) -> dict[str, str]:
+        """Every listed seek of a live node: seek id -> payload."""
+
+    @abstractmethod
+    async def claim(self, seek_id: str, claimer: str, ttl_ms: int = DEFAULT_CLAIM_TTL_MS) -> bool:
+        """Atomically take a listed seek: unlist it and record ``claimer`` for ``ttl_ms`` ms.
+
+        True for exactly one claimer; False if the seek is not listed (already claimed,
+        withdrawn, or its node lapsed). A claimed id cannot be listed again while the
+        claim lasts.
+        """
+
+    @abstractmethod
+    async def claimant(self, seek_id: str) -> str | None:
+        """Who claimed ``seek_id`` (within the claim's ttl), or None."""
+
+
+class Presence(ABC):
+    """Which nodes are live, which players are online, which games they play or watch."""
+
+    @abstractmethod
+    async def heartbeat(self, node_id: str, ttl_ms: int) -> bool:
+        """Mark ``node_id`` live for ``ttl_ms`` ms; call it every ``ttl_ms / 3`` or so.
+
+        Returns True if the node was live before. False means it was not (first heartbeat,
+        or it lapsed): whatever it announced before is gone and must be announced again.
+        """
+
+    @abstractmethod
+    async def node_down(self, node_id: str) -> None:
+        """Remove a node and all it announced at once (graceful shutdown)."""
+
+    @abstractmethod
+    async def live_nodes(self) -> set[str]:
+        """The nodes whose heartbeat has not lapsed."""
+
+    @abstractmethod
+    async def set_online(self, player_id: str, node_id: str, ttl_ms: int) -> bool:
+        """Mark ``player_id`` online through ``node_id``; also a heartbeat of the node.
+
+        Returns what :meth:`heartbeat` returns.
+        """
+
+    @abstractmethod
+    async def set_offline(self, player_id: str, node_id: str) -> None:
+        """The player left ``node_id``; its games announced through that node go too."""
+
+    @abstractmethod
+    async def online_players(self) -> set[str]:
+        """Players online through at least one live node."""
+
+    @abstractmethod
+    async def is_online(self, player_id: str) -> bool:
+        """Whether ``player_id`` is online through at least one live node."""
+
+    @abstractmethod
+    async def add_game(self, player_id: str, node_id: str, game_id: str, role: GameRole) -> None:
+        """Record that the player plays or watches ``game_id`` through ``node_id``.
+
+        :raises NodeNotLiveError: if ``node_id`` has no live heartbeat.
+        """
+
+    @abstractmethod
+    async def remove_game(self, player_id: str, node_id: str, game_id: str) -> None:
+        """The player no longer plays or watches ``game_id`` through ``node_id``."""
+
+    @abstractmethod
+    async def games_of(self, player_id: str) -> dict[str, GameRole]:
+        """Games the player plays or watches through live nodes; playing beats watching."""
+
+
+def merge_roles(pairs: Iterable[tuple[str, GameRole]]) -> dict[str, GameRole]:
+    games: dict[str, GameRole] = {}
+    for game_id, role in pairs:
+        if games.get(game_id) is not GameRole.PLAYING:
+            games[game_id] = role
+    return games

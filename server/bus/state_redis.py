@@ -1,0 +1,387 @@
+"""Cluster state over Redis: atomic Lua scripts, so concurrent nodes can never both win.
+
+The scripts build key names from the key prefix; that is fine for one Redis server, not for
+Redis Cluster. Semantics: :mod:`server.bus.state`.
+"""
+
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import RedisError
+
+from server.bus.base import BusUnavailableError
+from server.bus.redis_bus import redact_url
+from server.bus.state import (
+    DEFAULT_CLAIM_TTL_MS,
+    GameLeases,
+    GameRole,
+    NodeNotLiveError,
+    Presence,
+    SeekRegistry,
+    check_id,
+    check_node,
+    check_payload,
+    check_ttl,
+    merge_roles,
+)
+
+__all__ = ["redis_state"]
+
+
+# Shared Lua helpers. P is the key prefix (ARGV[1]). A node's announcements live in:
+#   P..'node:'..n      string with PX expiry: the node is live while it exists
+#   P..'nodes'         set of node ids that may have state (for garbage collection)
+#   P..'online:'..n    set of players online through n
+#   P..'gamers:'..n    set of players with a games hash on n
+#   P..'games:'..n..':'..player   hash game id -> role
+#   P..'seeks_of:'..n  set of seek ids listed by n
+# Seeks: P..'seeks' (id -> payload), P..'seek_nodes' (id -> node), P..'seek_claim:'..id.
+_LUA_NODES = """
+local P = ARGV[1]
+local function unlist_seek(id, n)
+  redis.call('HDEL', P .. 'seeks', id)
+  redis.call('HDEL', P .. 'seek_nodes', id)
+  redis.call('SREM', P .. 'seeks_of:' .. n, id)
+end
+local function drop_node(n)
+  redis.call('DEL', P .. 'node:' .. n, P .. 'online:' .. n)
+  for _, player in ipairs(redis.call('SMEMBERS', P .. 'gamers:' .. n)) do
+    redis.call('DEL', P .. 'games:' .. n .. ':' .. player)
+  end
+  for _, id in ipairs(redis.call('SMEMBERS', P .. 'seeks_of:' .. n)) do
+    redis.call('HDEL', P .. 'seeks', id)
+    redis.call('HDEL', P .. 'seek_nodes', id)
+  end
+  redis.call('DEL', P .. 'gamers:' .. n, P .. 'seeks_of:' .. n)
+  redis.call('SREM', P .. 'nodes', n)
+end
+local function is_live(n)
+  return redis.call('EXISTS', P .. 'node:' .. n) == 1
+end
+local function live_nodes()
+  local live = {}
+  for _, n in ipairs(redis.call('SMEMBERS', P .. 'nodes')) do
+    if is_live(n) then live[#live + 1] = n else drop_node(n) end
+  end
+  return live
+end
+local function heartbeat(n, ttl)
+  local existed = redis.call('EXISTS', P .. 'node:' .. n)
+  if existed == 0 then drop_node(n) end
+  redis.call('SET', P .. 'node:' .. n, '1', 'PX', ttl)
+  redis.call('SADD', P .. 'nodes', n)
+  return existed
+end
+local function live_seek_node(id)
+  local n = redis.call('HGET', P .. 'seek_nodes', id)
+  if not n then return nil end
+  if not is_live(n) then drop_node(n); return nil end
+  return n
+end
+"""
+
+_LUA = {
+    # KEYS[1] lease key; ARGV node, ttl
+    "lease_acquire": """
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+""",
+    "lease_renew": """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+""",
+    "lease_release": """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+""",
+    # ARGV: P, node, ttl
+    "heartbeat": _LUA_NODES + "return heartbeat(ARGV[2], ARGV[3])",
+    # ARGV: P, node
+    "node_down": _LUA_NODES + "drop_node(ARGV[2]) return 1",
+    # ARGV: P
+    "live_nodes": _LUA_NODES + "return live_nodes()",
+    # ARGV: P, player, node, ttl
+    "set_online": _LUA_NODES
+    + """
+local existed = heartbeat(ARGV[3], ARGV[4])
+redis.call('SADD', P .. 'online:' .. ARGV[3], ARGV[2])
+return existed
+""",
+    # ARGV: P, player, node
+    "set_offline": _LUA_NODES
+    + """
+redis.call('SREM', P .. 'online:' .. ARGV[3], ARGV[2])
+redis.call('DEL', P .. 'games:' .. ARGV[3] .. ':' .. ARGV[2])
+redis.call('SREM', P .. 'gamers:' .. ARGV[3], ARGV[2])
+return 1
+""",
+    # ARGV: P
+    "online_players": _LUA_NODES
+    + """
+local seen, out = {}, {}
+for _, n in ipairs(live_nodes()) do
+  for _, player in ipairs(redis.call('SMEMBERS', P .. 'online:' .. n)) do
+    if not seen[player] then seen[player] = true; out[#out + 1] = player end
+  end
+end
+return out
+""",
+    # ARGV: P, player
+    "is_online": _LUA_NODES
+    + """
+for _, n in ipairs(live_nodes()) do
+  if redis.call('SISMEMBER', P .. 'online:' .. n, ARGV[2]) == 1 then return 1 end
+end
+return 0
+""",
+    # ARGV: P, player, node, game, role
+    "add_game": _LUA_NODES
+    + """
+if not is_live(ARGV[3]) then return -1 end
+redis.call('HSET', P .. 'games:' .. ARGV[3] .. ':' .. ARGV[2], ARGV[4], ARGV[5])
+redis.call('SADD', P .. 'gamers:' .. ARGV[3], ARGV[2])
+return 1
+""",
+    # ARGV: P, player, node, game
+    "remove_game": _LUA_NODES
+    + """
+local key = P .. 'games:' .. ARGV[3] .. ':' .. ARGV[2]
+redis.call('HDEL', key, ARGV[4])
+if redis.call('EXISTS', key) == 0 then redis.call('SREM', P .. 'gamers:' .. ARGV[3], ARGV[2]) end
+return 1
+""",
+    # ARGV: P, player -> flat list game, role, game, role ... over live nodes
+    "games_of": _LUA_NODES
+    + """
+local out = {}
+for _, n in ipairs(live_nodes()) do
+  for _, item in ipairs(redis.call('HGETALL', P .. 'games:' .. n .. ':' .. ARGV[2])) do
+    out[#out + 1] = item
+  end
+end
+return out
+""",
+    # ARGV: P, id, payload, node
+    "seek_add": _LUA_NODES
+    + """
+if not is_live(ARGV[4]) then return -1 end
+if redis.call('EXISTS', P .. 'seek_claim:' .. ARGV[2]) == 1 then return 0 end
+if redis.call('HSETNX', P .. 'seeks', ARGV[2], ARGV[3]) == 0 then return 0 end
+redis.call('HSET', P .. 'seek_nodes', ARGV[2], ARGV[4])
+redis.call('SADD', P .. 'seeks_of:' .. ARGV[4], ARGV[2])
+return 1
+""",
+    # ARGV: P, id
+    "seek_remove": _LUA_NODES
+    + """
+local n = live_seek_node(ARGV[2])
+if not n then return 0 end
+unlist_seek(ARGV[2], n)
+return 1
+""",
+    # ARGV: P, id
+    "seek_get": _LUA_NODES
+    + """
+if not live_seek_node(ARGV[2]) then return false end
+return redis.call('HGET', P .. 'seeks', ARGV[2])
+""",
+    # ARGV: P -> flat list id, payload ...
+    "seek_all": _LUA_NODES
+    + """
+local live = {}
+for _, n in ipairs(live_nodes()) do live[n] = true end
+local owners = redis.call('HGETALL', P .. 'seek_nodes')
+local out = {}
+for i = 1, #owners, 2 do
+  local id, n = owners[i], owners[i + 1]
+  if live[n] then
+    local payload = redis.call('HGET', P .. 'seeks', id)
+    if payload then out[#out + 1] = id; out[#out + 1] = payload end
+  else
+    unlist_seek(id, n)
+  end
+end
+return out
+""",
+    # ARGV: P, id, claimer, ttl
+    "seek_claim": _LUA_NODES
+    + """
+local claim = P .. 'seek_claim:' .. ARGV[2]
+if redis.call('EXISTS', claim) == 1 then return 0 end
+local n = live_seek_node(ARGV[2])
+if not n then return 0 end
+unlist_seek(ARGV[2], n)
+redis.call('SET', claim, ARGV[3], 'PX', ARGV[4])
+return 1
+""",
+}
+
+
+class _RedisScripts:
+    """Runs the Lua scripts (EVALSHA, reloading them after a Redis restart)."""
+
+    def __init__(self, client: Redis, prefix: str, url: str) -> None:
+        self.client = client
+        self.prefix = prefix
+        self._url = url
+        self._scripts = {name: client.register_script(source) for name, source in _LUA.items()}
+
+    async def run(self, name: str, *args: str | int, keys: tuple[str, ...] = ()) -> Any:
+        """Run script ``name``; the key prefix is passed first unless ``keys`` are given."""
+        argv = list(args) if keys else [self.prefix, *args]
+        try:
+            return await self._scripts[name](keys=list(keys), args=argv)
+        except (RedisError, OSError) as exc:
+            raise BusUnavailableError(f"Redis at {self._url} failed ({name}): {exc}") from exc
+
+    async def get(self, key: str) -> str | None:
+        try:
+            value = await self.client.get(key)
+        except (RedisError, OSError) as exc:
+            raise BusUnavailableError(f"Redis at {self._url} failed (GET): {exc}") from exc
+        return None if value is None else str(value)
+
+
+class _RedisLeases(GameLeases):
+    def __init__(self, scripts: _RedisScripts) -> None:
+        self._scripts = scripts
+
+    def _key(self, game_id: str) -> str:
+        return f"{self._scripts.prefix}lease:{game_id}"
+
+    async def acquire(self, game_id: str, node_id: str, ttl_ms: int) -> bool:
+        check_id("game_id", game_id)
+        check_node(node_id)
+        check_ttl(ttl_ms)
+        keys = (self._key(game_id),)
+        return bool(await self._scripts.run("lease_acquire", node_id, ttl_ms, keys=keys))
+
+    async def renew(self, game_id: str, node_id: str, ttl_ms: int) -> bool:
+        check_id("game_id", game_id)
+        check_node(node_id)
+        check_ttl(ttl_ms)
+        keys = (self._key(game_id),)
+        return bool(await self._scripts.run("lease_renew", node_id, ttl_ms, keys=keys))
+
+    async def release(self, game_id: str, node_id: str) -> bool:
+        check_id("game_id", game_id)
+        check_node(node_id)
+        keys = (self._key(game_id),)
+        return bool(await self._scripts.run("lease_release", node_id, keys=keys))
+
+    async def owner(self, game_id: str) -> str | None:
+        check_id("game_id", game_id)
+        return await self._scripts.get(self._key(game_id))
+
+
+class _RedisSeeks(SeekRegistry):
+    def __init__(self, scripts: _RedisScripts) -> None:
+        self._scripts = scripts
+
+    async def add(self, seek_id: str, payload: str, node_id: str) -> bool:
+        check_id("seek_id", seek_id)
+        check_payload(payload)
+        check_node(node_id)
+        result = await self._scripts.run("seek_add", seek_id, payload, node_id)
+        if result == -1:
+            raise NodeNotLiveError(f"node {node_id!r} has no live heartbeat: cannot list a seek")
+        return bool(result)
+
+    async def remove(self, seek_id: str) -> bool:
+        check_id("seek_id", seek_id)
+        return bool(await self._scripts.run("seek_remove", seek_id))
+
+    async def get(self, seek_id: str) -> str | None:
+        check_id("seek_id", seek_id)
+        payload = await self._scripts.run("seek_get", seek_id)
+        return None if payload is None else str(payload)
+
+    async def all(self) -> dict[str, str]:
+        flat = await self._scripts.run("seek_all")
+        return dict(zip(flat[::2], flat[1::2]))
+
+    async def claim(self, seek_id: str, claimer: str, ttl_ms: int = DEFAULT_CLAIM_TTL_MS) -> bool:
+        check_id("seek_id", seek_id)
+        check_id("claimer", claimer)
+        check_ttl(ttl_ms)
+        return bool(await self._scripts.run("seek_claim", seek_id, claimer, ttl_ms))
+
+    async def claimant(self, seek_id: str) -> str | None:
+        check_id("seek_id", seek_id)
+        return await self._scripts.get(f"{self._scripts.prefix}seek_claim:{seek_id}")
+
+
+class _RedisPresence(Presence):
+    def __init__(self, scripts: _RedisScripts) -> None:
+        self._scripts = scripts
+
+    async def heartbeat(self, node_id: str, ttl_ms: int) -> bool:
+        check_node(node_id)
+        check_ttl(ttl_ms)
+        return bool(await self._scripts.run("heartbeat", node_id, ttl_ms))
+
+    async def node_down(self, node_id: str) -> None:
+        check_node(node_id)
+        await self._scripts.run("node_down", node_id)
+
+    async def live_nodes(self) -> set[str]:
+        return set(await self._scripts.run("live_nodes"))
+
+    async def set_online(self, player_id: str, node_id: str, ttl_ms: int) -> bool:
+        check_id("player_id", player_id)
+        check_node(node_id)
+        check_ttl(ttl_ms)
+        return bool(await self._scripts.run("set_online", player_id, node_id, ttl_ms))
+
+    async def set_offline(self, player_id: str, node_id: str) -> None:
+        check_id("player_id", player_id)
+        check_node(node_id)
+        await self._scripts.run("set_offline", player_id, node_id)
+
+    async def online_players(self) -> set[str]:
+        return set(await self._scripts.run("online_players"))
+
+    async def is_online(self, player_id: str) -> bool:
+        check_id("player_id", player_id)
+        return bool(await self._scripts.run("is_online", player_id))
+
+    async def add_game(self, player_id: str, node_id: str, game_id: str, role: GameRole) -> None:
+        check_id("player_id", player_id)
+        check_node(node_id)
+        check_id("game_id", game_id)
+        role = GameRole(role)
+        result = await self._scripts.run("add_game", player_id, node_id, game_id, role.value)
+        if result == -1:
+            raise NodeNotLiveError(f"node {node_id!r} has no live heartbeat: cannot add a game")
+
+    async def remove_game(self, player_id: str, node_id: str, game_id: str) -> None:
+        check_id("player_id", player_id)
+        check_node(node_id)
+        check_id("game_id", game_id)
+        await self._scripts.run("remove_game", player_id, node_id, game_id)
+
+    async def games_of(self, player_id: str) -> dict[str, GameRole]:
+        check_id("player_id", player_id)
+        flat = await self._scripts.run("games_of", player_id)
+        return merge_roles(zip(flat[::2], (GameRole(role) for role in flat[1::2])))
+
+
+def redis_state(
+    url: str, prefix: str, timeout_s: float
+) -> tuple[GameLeases, SeekRegistry, Presence, Redis]:
+    """The three primitives over the Redis server at ``url``, and their client."""
+    client = Redis.from_url(
+        url,
+        decode_responses=True,
+        socket_connect_timeout=timeout_s,
+        socket_timeout=timeout_s,
+        retry=Retry(NoBackoff(), 1),
+    )
+    scripts = _RedisScripts(client, prefix, redact_url(url))
+    return _RedisLeases(scripts), _RedisSeeks(scripts), _RedisPresence(scripts), client
