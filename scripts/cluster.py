@@ -13,8 +13,8 @@ What runs (each a child process, logs in ``--log-dir``):
 * ``--hubs`` hub processes (``python -m server``) on free ports, with ``HUB_NODE_ID=hub1…``,
   ``HUB_PORT``, ``HUB_DATABASE_URL``, ``HUB_REDIS_URL``, ``HUB_BUS_PREFIX`` and any extra
   ``--env NAME=VALUE``;
-* the TCP proxy ``python -m server.proxy`` on ``--port`` in front of them, where
-  docker-compose uses HAProxy.
+* Debian's ``haproxy`` on ``--port`` in front of them, started from the same
+  ``config/haproxy.cfg`` docker-compose uses (see :func:`haproxy_config`).
 
 The same classes are the test harness: ``tests/cluster`` imports :class:`LocalCluster` to start
 real processes, kill a hub with SIGKILL, restart Redis, and so on.
@@ -27,7 +27,9 @@ import asyncio
 import contextlib
 import json
 import os
+import resource
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -35,7 +37,7 @@ import sys
 import tempfile
 import urllib.error
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -43,6 +45,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 START_TIMEOUT_S = 30.0
+HAPROXY_CFG = ROOT / "config" / "haproxy.cfg"
+HAPROXY_BACKEND = "hubs"
 
 
 def free_port() -> int:
@@ -75,7 +79,7 @@ class Child:
     def pid(self) -> int | None:
         return None if self.process is None else self.process.pid
 
-    def start(self, stdout_pipe: bool = False) -> None:
+    def start(self) -> None:
         if self.running:
             raise RuntimeError(f"{self.name} is already running")
         self._log = self.log_path.open("ab")
@@ -84,7 +88,7 @@ class Child:
             cwd=ROOT,
             env=self.env,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE if stdout_pipe else self._log,
+            stdout=self._log,
             stderr=self._log,
             start_new_session=True,  # a Ctrl-C meant for the launcher reaches them via stop()
         )
@@ -215,7 +219,7 @@ class Hub:
 
     @property
     def url(self) -> str:
-        """The hub's own websocket URL (bypassing the proxy)."""
+        """The hub's own websocket URL (bypassing HAProxy)."""
         return f"ws://127.0.0.1:{self.port}/ws"
 
     @property
@@ -260,39 +264,151 @@ class Hub:
         await self.child.signal(signal.SIGKILL)
 
 
-class Proxy:
-    """The TCP proxy (``python -m server.proxy``) in front of the hubs."""
+def haproxy_binary() -> str:
+    """The ``haproxy`` program (Debian installs it in /usr/sbin, often not on a user's PATH).
 
-    def __init__(self, hubs: Sequence[Hub], log_dir: Path, port: int = 0) -> None:
-        argv = [sys.executable, "-m", "server.proxy", "--listen", f"127.0.0.1:{port}",
-                "--check-interval", "0.25", "--log-level", "INFO"]  # fmt: skip
-        for hub in hubs:
-            argv += ["--backend", f"127.0.0.1:{hub.port}"]
-        self.child = Child("proxy", argv, os.environ, log_dir)
-        self.port = port
+    :raises RuntimeError: it is not installed.
+    """
+    found = shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin:/usr/local/sbin")
+    if found is None:
+        raise RuntimeError("haproxy is not installed (scripts/system-deps.sh installs it)")
+    return found
+
+
+def haproxy_config(hubs: Sequence[tuple[str, int]], stats_socket: Path) -> str:
+    """``config/haproxy.cfg`` for local hubs: the ``server`` lines of backend ``hubs`` (the
+    docker-compose replicas) replaced by ``hubs`` (name, port on 127.0.0.1), and a stats socket
+    added to ``global`` so that a launcher can see when the health checks pass. Everything
+    else (balancing, checks, timeouts) is the file's, as operators run it."""
+    lines: list[str] = []
+    section: list[str] = []
+    placed = False
+    for line in HAPROXY_CFG.read_text().splitlines():
+        words = line.split()
+        if words and not line[0].isspace() and not words[0].startswith("#"):
+            section = words
+        if section == ["backend", HAPROXY_BACKEND] and words[:1] == ["server"]:
+            if not placed:
+                lines += [f"    server {name} 127.0.0.1:{port}" for name, port in hubs]
+                placed = True
+            continue
+        lines.append(line)
+        if words == ["global"]:
+            lines.append(f"    stats socket {stats_socket} level user")
+    if not placed:
+        raise ValueError(f"{HAPROXY_CFG} has no server lines in backend {HAPROXY_BACKEND}")
+    return "\n".join(lines) + "\n"
+
+
+def haproxy_maxconn() -> int:
+    """The most connections haproxy can take here: each needs two file descriptors, and an
+    unprivileged process cannot raise its limit (docker-compose's default is 20,000)."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard == resource.RLIM_INFINITY:
+        return 20_000
+    return max(100, min(20_000, (hard - 100) // 2))
+
+
+class HAProxy:
+    """Debian's ``haproxy`` in front of the hubs, from ``config/haproxy.cfg``.
+
+    :param servers: (name, port on 127.0.0.1) of each hub.
+    :param port: the public port (a free one if 0).
+    :param check_interval: the health check interval, an HAProxy time (``2s`` in production;
+        short here so that a dead hub leaves the rotation quickly).
+    """
+
+    def __init__(
+        self,
+        servers: Sequence[tuple[str, int]],
+        log_dir: Path,
+        port: int = 0,
+        check_interval: str = "250ms",
+    ) -> None:
+        self.port = port or free_port()
+        self.stats_socket = log_dir / "haproxy.sock"
+        self.config_path = log_dir / "haproxy.cfg"
+        self.servers = [name for name, _ in servers]
+        self.config_path.write_text(haproxy_config(servers, self.stats_socket))
+        env = {
+            **os.environ,
+            "HUB_PROXY_BIND": f"127.0.0.1:{self.port}",
+            "HUB_PROXY_CHECK_INTER": check_interval,
+            "HUB_PROXY_MAXCONN": str(haproxy_maxconn()),
+        }
+        argv = [haproxy_binary(), "-db", "-f", str(self.config_path)]
+        self.child = Child("haproxy", argv, env, log_dir)
 
     @property
     def url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/ws"
 
-    async def start(self) -> None:
-        self.child.start(stdout_pipe=True)
-        process = self.child.process
-        assert process is not None and process.stdout is not None
+    async def start(self, up: Sequence[str] | None = None) -> None:
+        """Start haproxy and wait until its port answers and the servers ``up`` (default all)
+        passed their health checks.
+
+        :raises RuntimeError: haproxy exited, or did not get there in time.
+        """
+        self.child.start()
+        await self.wait_states(dict.fromkeys(self.servers if up is None else up, "UP"))
+        health = f"http://127.0.0.1:{self.port}/proxy-health"
+        await self._until(lambda: _is_ok(health), "its port to answer")
+
+    async def wait_states(self, wanted: Mapping[str, str]) -> None:
+        """Wait until each server in ``wanted`` has that status (``UP``, ``DOWN``)."""
+
+        async def reached() -> bool:
+            states = await self.server_states()
+            return all(states.get(name) == status for name, status in wanted.items())
+
+        await self._until(reached, f"servers {dict(wanted)}")
+
+    async def server_states(self) -> dict[str, str]:
+        """Each server's status (first word: ``UP``, ``DOWN``, ``MAINT``…), from the stats
+        socket; empty while haproxy is not listening on it."""
         try:
-            line = await asyncio.wait_for(
-                asyncio.to_thread(process.stdout.readline), START_TIMEOUT_S
-            )
-            self.port = int(json.loads(line)["listening"])
-        except (TimeoutError, ValueError, KeyError) as error:
-            raise RuntimeError(f"the proxy did not start:\n{self.child.log_tail()}") from error
+            reader, writer = await asyncio.open_unix_connection(str(self.stats_socket))
+        except OSError:
+            return {}
+        try:
+            writer.write(b"show stat\n")
+            await writer.drain()
+            text = (await asyncio.wait_for(reader.read(), 5.0)).decode()
+        except (OSError, TimeoutError):
+            return {}
+        finally:
+            writer.close()
+        rows = [line.split(",") for line in text.splitlines() if line]
+        if not rows or not rows[0][0].startswith("# "):
+            return {}
+        header = [rows[0][0][2:], *rows[0][1:]]
+        name, server, status = (header.index(c) for c in ("pxname", "svname", "status"))
+        return {
+            row[server]: row[status].split()[0]
+            for row in rows[1:]
+            if row[name] == HAPROXY_BACKEND and row[server] not in ("BACKEND", "FRONTEND")
+        }
+
+    async def _until(self, condition: Callable[[], Awaitable[bool]], what: str) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + START_TIMEOUT_S
+        while not await condition():
+            if not self.child.running:
+                raise RuntimeError(f"haproxy exited:\n{self.child.log_tail()}")
+            if loop.time() > deadline:
+                raise RuntimeError(f"haproxy: no {what} in time:\n{self.child.log_tail()}")
+            await asyncio.sleep(0.02)
 
     async def stop(self) -> None:
         await self.child.stop()
 
 
+async def _is_ok(url: str) -> bool:
+    return await http_status(url) == 200
+
+
 class LocalCluster:
-    """Redis (own or given), N hubs and the proxy, started and stopped together.
+    """Redis (own or given), N hubs and HAProxy, started and stopped together.
 
     :param database_url: the shared database (PostgreSQL; migrated before the hubs start).
     :param redis_url: a running Redis; ``None`` starts a private ``redis-server``.
@@ -331,11 +447,11 @@ class LocalCluster:
             **(env or {}),
         }
         self.hubs = [Hub(f"hub{i + 1}", hub_env, self.log_dir, hub_argv) for i in range(hubs)]
-        self.proxy = Proxy(self.hubs, self.log_dir, port)
+        self.proxy = HAProxy([(hub.node_id, hub.port) for hub in self.hubs], self.log_dir, port)
 
     @property
     def url(self) -> str:
-        """The public websocket URL (through the proxy)."""
+        """The public websocket URL (through HAProxy)."""
         return self.proxy.url
 
     async def migrate(self) -> None:
@@ -408,7 +524,7 @@ async def _serve(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--hubs", type=int, default=2, help="number of hub processes")
-    parser.add_argument("--port", type=int, default=8000, help="public port of the proxy")
+    parser.add_argument("--port", type=int, default=8000, help="public port (HAProxy)")
     parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
     parser.add_argument("--redis-url", default=DEFAULT_REDIS_URL)
     parser.add_argument("--own-redis", action="store_true", help="start a private redis-server")

@@ -9,16 +9,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import os
 import random
 import sys
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import asyncpg
-from sqlalchemy.engine import make_url
+from support import pg_dsn
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -28,11 +26,14 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT / "scripts") not in sys.path:
     sys.path.insert(0, str(ROOT / "scripts"))
 
-from cluster import LocalCluster  # noqa: E402  (scripts/cluster.py)
-
-PG_URL = os.environ.get(
-    "VARIANT_HUB_TEST_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
+from cluster import (  # noqa: E402  (scripts/cluster.py)
+    HAProxy,
+    LocalCluster,
+    free_port,
+    haproxy_binary,
+    haproxy_config,
 )
+
 TIMEOUT = 15.0
 """Seconds a test waits for one expected message (machines running the suite may be loaded)."""
 FISCHER = {"kind": "fischer", "base_s": 300, "inc_s": 0}
@@ -55,29 +56,6 @@ HUB_ENV = {
 
 Msg = dict[str, Any]
 RETRYABLE = frozenset({"node_unavailable", "cluster_unavailable", "busy"})
-
-
-def pg_dsn(url: str = PG_URL) -> str:
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-
-
-async def create_database() -> str:
-    """A fresh PostgreSQL database; its SQLAlchemy URL."""
-    name = f"cluster_test_{uuid.uuid4().hex[:16]}"
-    connection = await asyncpg.connect(pg_dsn())
-    try:
-        await connection.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await connection.close()
-    return make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
-
-
-async def drop_database(url: str) -> None:
-    connection = await asyncpg.connect(pg_dsn())
-    try:
-        await connection.execute(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)')
-    finally:
-        await connection.close()
 
 
 async def stored_game(url: str, game_id: str) -> tuple[Msg, list[str]]:
@@ -276,10 +254,12 @@ __all__ = [
     "HUB_ENV",
     "TIMEOUT",
     "Client",
+    "HAProxy",
     "LocalCluster",
-    "create_database",
-    "drop_database",
     "finished_game",
+    "free_port",
+    "haproxy_binary",
+    "haproxy_config",
     "move_events",
     "pair",
     "scripted_game",

@@ -17,7 +17,8 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import pytest_asyncio
-from cluster_support import HUB_ENV, LocalCluster, create_database, drop_database
+from cluster_support import HUB_ENV, LocalCluster
+from support import create_database, drop_database
 
 HUB_ARGV = shlex.split(os.environ.get("VARIANT_HUB_CLUSTER_HUB_ARGV", "")) or [
     sys.executable,
@@ -28,7 +29,7 @@ HUB_ARGV = shlex.split(os.environ.get("VARIANT_HUB_CLUSTER_HUB_ARGV", "")) or [
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def cluster() -> AsyncIterator[LocalCluster]:
-    url = await create_database()
+    url = await create_database("cluster_test")
     local = LocalCluster(hubs=3, database_url=url, redis_url=None, env=HUB_ENV, hub_argv=HUB_ARGV)
     try:
         await local.start()

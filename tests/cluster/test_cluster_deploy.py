@@ -1,7 +1,7 @@
 """The deployment files: docker-compose.yml (checked by ``docker-compose config`` when the
 binary is installed, and structurally with PyYAML always), the HAProxy configuration, the
-Dockerfile and config/cluster.toml; and the local TCP proxy (server/proxy.py) with real
-sockets."""
+Dockerfile and config/cluster.toml; and HAProxy started from config/haproxy.cfg the way
+scripts/cluster.py starts it for tests and benchmarks, in front of real websocket servers."""
 
 from __future__ import annotations
 
@@ -10,14 +10,18 @@ import contextlib
 import shutil
 import subprocess
 from collections.abc import AsyncIterator
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from cluster_support import HAProxy, free_port, haproxy_binary, haproxy_config
+from websockets.asyncio.client import connect
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.http11 import Request, Response
 
 from server.config import load_settings
-from server.proxy import TcpProxy, parse_address
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
@@ -89,7 +93,8 @@ def test_haproxy_balances_websockets_over_both_hubs_checked_on_healthz() -> None
         "ics2": "hub2:5000",
     }
     assert ["http-check", "send", "meth", "GET", "uri", "/healthz"] in words
-    assert ["bind", ":8080"] in words
+    assert ["bind", '"${HUB_PROXY_BIND}"'] in words
+    assert ["presetenv", "HUB_PROXY_BIND", ":8080"] in words  # docker-compose's port
     assert any(line[:2] == ["timeout", "tunnel"] for line in words)  # websockets stay open
     assert any(line[0] == "default-server" and "check" in line for line in words)
 
@@ -106,50 +111,42 @@ def test_the_image_and_the_replica_settings() -> None:
     assert settings.database_url.startswith("postgresql+asyncpg://")
 
 
-# --- the local TCP proxy ------------------------------------------------------------------------
+# --- HAProxy from config/haproxy.cfg, as scripts/cluster.py starts it ------------------------
 
 
 class Backend:
-    """A tiny server: ``GET /healthz`` answers ``status``; anything else is echoed, prefixed
-    with the backend's name."""
+    """A tiny websocket server standing for a hub: ``GET /healthz`` answers ``status``; a
+    websocket gets the backend's name, then is echoed."""
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.status = 200
-        self.server: asyncio.Server | None = None
-        self.port = 0
-        self.writers: list[asyncio.StreamWriter] = []
+        self.port = free_port()
+        self.server: Server | None = None
 
     async def start(self) -> None:
-        self.server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
-        self.port = self.server.sockets[0].getsockname()[1]
+        self.server = await serve(self._echo, "127.0.0.1", self.port, process_request=self._health)
 
     async def stop(self) -> None:
+        """Close the listening socket and every websocket (like a dying hub)."""
         assert self.server is not None
         self.server.close()
-        for writer in self.writers:
-            writer.close()
         await self.server.wait_closed()
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.writers.append(writer)
-        with contextlib.suppress(OSError):
-            first = await reader.readline()
-            if first.startswith(b"GET /healthz"):
-                writer.write(f"HTTP/1.1 {self.status} X\r\nContent-Length: 0\r\n\r\n".encode())
-                await writer.drain()
-                writer.close()
-                return
-            while first:
-                writer.write(f"{self.name}:".encode() + first)
-                await writer.drain()
-                first = await reader.readline()
-        writer.close()
+    def _health(self, connection: ServerConnection, request: Request) -> Response | None:
+        if request.path == "/healthz":
+            return connection.respond(HTTPStatus(self.status), "")
+        return None
+
+    async def _echo(self, websocket: ServerConnection) -> None:
+        await websocket.send(self.name)
+        async for message in websocket:
+            await websocket.send(message)
 
 
 @pytest.fixture
 async def backends() -> AsyncIterator[list[Backend]]:
-    started = [Backend("a"), Backend("b")]
+    started = [Backend("hub1"), Backend("hub2")]
     for backend in started:
         await backend.start()
     yield started
@@ -158,58 +155,75 @@ async def backends() -> AsyncIterator[list[Backend]]:
             await backend.stop()
 
 
-async def through(proxy: TcpProxy) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    return await asyncio.open_connection("127.0.0.1", proxy.port)
+@contextlib.asynccontextmanager
+async def haproxy(
+    backends: list[Backend], log_dir: Path, check_interval: str
+) -> AsyncIterator[HAProxy]:
+    servers = [(backend.name, backend.port) for backend in backends]
+    proxy = HAProxy(servers, log_dir, check_interval=check_interval)
+    try:
+        await proxy.start()
+        yield proxy
+    finally:
+        await proxy.stop()
+        assert not proxy.child.running
 
 
-async def echo(connection: tuple[asyncio.StreamReader, asyncio.StreamWriter], text: str) -> str:
-    reader, writer = connection
-    writer.write(text.encode() + b"\n")
-    await writer.drain()
-    return (await asyncio.wait_for(reader.readline(), 5)).decode().strip()
+def test_the_local_config_is_the_compose_config_with_local_servers(tmp_path: Path) -> None:
+    compose_lines = (ROOT / "config" / "haproxy.cfg").read_text().splitlines()
+    local = haproxy_config([("a", 1001), ("b", 1002), ("c", 1003)], tmp_path / "s.sock")
+    local_lines = local.splitlines()
+    assert [line for line in local_lines if line.split()[:1] == ["server"]] == [
+        "    server a 127.0.0.1:1001",
+        "    server b 127.0.0.1:1002",
+        "    server c 127.0.0.1:1003",
+    ]
+    assert f"    stats socket {tmp_path / 's.sock'} level user" in local_lines
 
+    def rest(lines: list[str]) -> list[str]:
+        return [line for line in lines if line.split()[:1] != ["server"] and "stats" not in line]
 
-async def test_the_proxy_spreads_connections_and_skips_unhealthy_backends(
-    backends: list[Backend],
-) -> None:
-    proxy = TcpProxy(
-        "127.0.0.1", 0, [("127.0.0.1", b.port) for b in backends], check_interval_s=0.05
+    assert rest(local_lines) == rest(compose_lines)  # balancing, checks, timeouts: the same
+    config = tmp_path / "haproxy.cfg"
+    config.write_text(local)
+    done = subprocess.run(
+        [haproxy_binary(), "-c", "-f", str(config)], capture_output=True, text=True, timeout=30
     )
-    await proxy.start()
-    try:
-        one, two = await through(proxy), await through(proxy)
-        answers = {await echo(one, "hi"), await echo(two, "hi")}
-        assert answers == {"a:hi", "b:hi"}  # fewest connections first
-        backends[0].status = 503
-        await asyncio.sleep(0.3)
-        three = await through(proxy)
-        assert await echo(three, "x") == "b:x"
-        assert await echo(one, "still") in ("a:still", "b:still")  # open tunnels are kept
-    finally:
-        await proxy.close()
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
-async def test_a_dead_backend_closes_its_clients_and_leaves_rotation(
-    backends: list[Backend],
+async def test_haproxy_spreads_websockets_and_drops_an_unhealthy_backend(
+    backends: list[Backend], tmp_path: Path
 ) -> None:
-    proxy = TcpProxy("127.0.0.1", 0, [("127.0.0.1", b.port) for b in backends], check_interval_s=5)
-    await proxy.start()
-    try:
-        connections = [await through(proxy), await through(proxy)]
-        names = [(await echo(c, "hi")).split(":")[0] for c in connections]
-        victim = connections[names.index("a")]
-        await backends[0].stop()
-        assert await asyncio.wait_for(victim[0].read(), 5) == b""  # closed, like the hub
-        # The health check is 5 s away: the refused connection alone takes it out of rotation.
+    async with haproxy(backends, tmp_path, "100ms") as proxy:
+        clients = [await connect(proxy.url), await connect(proxy.url)]
+        names = [await client.recv() for client in clients]
+        assert sorted(names) == ["hub1", "hub2"]  # each to the one with the fewest connections
+        on_hub1 = clients[names.index("hub1")]
+        backends[0].status = 503  # hub1's database went away
+        await proxy.wait_states({"hub1": "DOWN"})
+        # Its websockets are closed (their clients reconnect), new ones go to hub2 only.
+        await asyncio.wait_for(on_hub1.wait_closed(), 5)
         for _ in range(3):
-            assert await echo(await through(proxy), "again") == "b:again"
-    finally:
-        await proxy.close()
+            async with connect(proxy.url) as again:
+                assert await again.recv() == "hub2"
+        backends[0].status = 200
+        await proxy.wait_states({"hub1": "UP"})
 
 
-def test_parse_address() -> None:
-    assert parse_address("localhost:80") == ("localhost", 80)
-    assert parse_address("[::1]:8080") == ("::1", 8080)
-    for bad in ("localhost", ":80", "host:x", "host:70000"):
-        with pytest.raises(ValueError):
-            parse_address(bad)
+async def test_a_dead_backend_loses_its_clients_and_its_new_connections_go_elsewhere(
+    backends: list[Backend], tmp_path: Path
+) -> None:
+    # Health checks every 30 s: only the failed connects take the dead backend out.
+    async with haproxy(backends, tmp_path, "30s") as proxy:
+        clients = [await connect(proxy.url), await connect(proxy.url)]
+        names = [await client.recv() for client in clients]
+        assert sorted(names) == ["hub1", "hub2"]
+        victim = clients[names.index("hub1")]
+        await backends[0].stop()
+        await asyncio.wait_for(victim.wait_closed(), 5)  # closed, like a killed hub's
+        for _ in range(3):  # retried on hub2 (redispatch), though hub1 still counts as up
+            async with connect(proxy.url) as again:
+                assert await again.recv() == "hub2"
+                await again.send("ping")
+                assert await again.recv() == "ping"

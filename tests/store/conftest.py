@@ -13,7 +13,6 @@ Override the server with ``VARIANT_HUB_TEST_PG_URL``.
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -21,14 +20,12 @@ from pathlib import Path
 
 import asyncpg
 import pytest
-from sqlalchemy.engine import make_url
+import support
+from support import PG_URL
 
 from server.store import Store, TimeControl
 from server.store.migrate import upgrade_to_head
 
-PG_URL = os.environ.get(
-    "VARIANT_HUB_TEST_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
-)
 BACKENDS = ("sqlite", "postgresql")
 BLITZ = TimeControl("fischer", 180_000, 2_000)
 START_FEN = "rbsgk/4p/5/P4/KGSBR[-] w 0 1"
@@ -46,13 +43,8 @@ class Database:
         return Store.from_url(self.url, schema=self.schema)
 
 
-def pg_driver_dsn(url: str = PG_URL) -> str:
-    """The asyncpg DSN of a SQLAlchemy URL."""
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-
-
 async def _drop_schema(schema: str) -> None:
-    connection = await asyncpg.connect(pg_driver_dsn())
+    connection = await asyncpg.connect(support.pg_dsn())
     try:
         await connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
     finally:
@@ -66,7 +58,7 @@ async def empty_database(request: pytest.FixtureRequest, tmp_path: Path) -> Asyn
         yield Database("sqlite", f"sqlite+aiosqlite:///{tmp_path / 'store.sqlite3'}", None)
         return
     schema = f"store_test_{uuid.uuid4().hex[:16]}"
-    connection = await asyncpg.connect(pg_driver_dsn())
+    connection = await asyncpg.connect(support.pg_dsn())
     try:
         await connection.execute(f'CREATE SCHEMA "{schema}"')
     finally:
@@ -168,7 +160,7 @@ def empty_db(empty_database: Database) -> tuple[str, str, str | None]:
 @pytest.fixture
 def pg_dsn() -> str:
     """asyncpg DSN of the test PostgreSQL server (for side connections in tests)."""
-    return pg_driver_dsn()
+    return support.pg_dsn()
 
 
 @pytest.fixture

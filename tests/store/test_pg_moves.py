@@ -5,23 +5,19 @@ for a lost server, and a connection the server killed while idle is replaced."""
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta, timezone
 
 import asyncpg
 import pytest
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
+from support import pg_dsn
 
 from server.rules import MoveRecord
 from server.store import GameMove, Store, StoreUnavailableError
 from server.store.pg_moves import PgMoveAppender
 from server.store.writer import MoveWriter
 
-PG_URL = os.environ.get(
-    "VARIANT_HUB_TEST_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
-)
 ON_POSTGRESQL = pytest.mark.parametrize("empty_database", ["postgresql"], indirect=True)
 
 MakeGame = Callable[..., Awaitable[str]]
@@ -85,9 +81,7 @@ async def test_a_connection_killed_while_idle_is_replaced(
     appender = store._moves
     assert appender is not None and len(appender._idle) == 1
     pid = appender._idle[0].get_server_pid()
-    admin = await asyncpg.connect(
-        make_url(PG_URL).set(drivername="postgresql").render_as_string(hide_password=False)
-    )
+    admin = await asyncpg.connect(pg_dsn())
     try:
         assert await admin.fetchval("SELECT pg_terminate_backend($1)", pid)
     finally:

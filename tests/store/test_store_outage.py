@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -11,7 +10,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 from sqlalchemy import text
-from sqlalchemy.engine import make_url
+from support import TcpForwarder
 
 from server.rules import MoveRecord
 from server.store import (
@@ -26,69 +25,12 @@ from server.store.migrate import upgrade_to_head
 NOWHERE = "postgresql+asyncpg://postgres@127.0.0.1:1/test"  # nothing listens on port 1
 
 
-class TcpProxy:
-    """A TCP forwarder to PostgreSQL that can be cut and restored.
-
-    Simulates an outage without touching the shared server: stopping the proxy
-    aborts every forwarded connection and refuses new ones.
-    """
-
-    def __init__(self, target_host: str, target_port: int) -> None:
-        self._target = (target_host, target_port)
-        self._server: asyncio.Server | None = None
-        self._writers: set[asyncio.StreamWriter] = set()
-        self._tasks: set[asyncio.Task[None]] = set()
-        self.port = 0
-
-    async def start(self) -> None:
-        """Listen; after a stop, on the same port again."""
-        self._server = await asyncio.start_server(self._accept, "127.0.0.1", self.port)
-        self.port = self._server.sockets[0].getsockname()[1]
-
-    async def stop(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
-            self._server = None
-        for writer in list(self._writers):
-            writer.transport.abort()
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._writers.clear()
-
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            upstream_reader, upstream_writer = await asyncio.open_connection(*self._target)
-        except OSError:
-            writer.transport.abort()
-            return
-        self._writers.update((writer, upstream_writer))
-        for source, sink in ((reader, upstream_writer), (upstream_reader, writer)):
-            task = asyncio.create_task(self._pipe(source, sink))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-
-    async def _pipe(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
-        try:
-            while data := await source.read(65536):
-                sink.write(data)
-                await sink.drain()
-        except OSError:
-            pass
-        finally:
-            with contextlib.suppress(Exception):
-                sink.close()
-            self._writers.discard(sink)
-
-
 @pytest.fixture
-async def proxy(pg_url: str) -> AsyncIterator[TcpProxy]:
-    target = make_url(pg_url)
-    forwarder = TcpProxy(target.host or "127.0.0.1", target.port or 5432)
+async def proxy(pg_url: str) -> AsyncIterator[TcpForwarder]:
+    forwarder = TcpForwarder.to(pg_url)
     await forwarder.start()
     yield forwarder
-    await forwarder.stop()
+    await forwarder.cut()
 
 
 def move(game_id: str, ply: int) -> GameMove:
@@ -137,13 +79,15 @@ async def test_unopenable_sqlite(tmp_path: Path) -> None:
             await asyncio.to_thread(thread.join, 5)
 
 
-async def test_outage_and_recovery(proxy: TcpProxy, pg_url: str, pg_schema: str) -> None:
-    url = make_url(pg_url).set(port=proxy.port).render_as_string(hide_password=False)
-    async with Store.from_url(url, schema=pg_schema) as store, MoveWriter(store) as writer:
+async def test_outage_and_recovery(proxy: TcpForwarder, pg_url: str, pg_schema: str) -> None:
+    async with (
+        Store.from_url(proxy.url(pg_url), schema=pg_schema) as store,
+        MoveWriter(store) as writer,
+    ):
         game_id = await new_game(store)
         await writer.append(*move(game_id, 1))
 
-        await proxy.stop()  # the database "goes away"; pooled connections die
+        await proxy.cut()  # the database "goes away"; pooled connections die
         with pytest.raises(StoreUnavailableError):
             await store.get_game(game_id)
         with pytest.raises(StoreUnavailableError):
@@ -151,7 +95,7 @@ async def test_outage_and_recovery(proxy: TcpProxy, pg_url: str, pg_schema: str)
         with pytest.raises(StoreUnavailableError):
             await store.finish_game(game_id, "1-0", "time")
 
-        await proxy.start()  # back: the same store and writer carry on
+        await proxy.restore()  # back: the same store and writer carry on
         await writer.append(*move(game_id, 2))
         await store.finish_game(game_id, "1-0", "time")
         game = await store.get_game(game_id)

@@ -14,12 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import create_database, drop_database
 from ws_support import (
     Client,
     OpenClient,
     StartApp,
-    create_pg_database,
-    drop_pg_database,
     settings_for,
 )
 
@@ -40,7 +39,7 @@ async def start_app(tmp_path: Path) -> AsyncIterator[StartApp]:
     ) -> App:
         if database_url is None:
             if backend == "postgresql":
-                database_url = await create_pg_database()
+                database_url = await create_database("transport_test")
                 databases.append(database_url)
             else:
                 database_url = f"sqlite+aiosqlite:///{tmp_path / f'hub{len(apps)}.sqlite3'}"
@@ -55,7 +54,7 @@ async def start_app(tmp_path: Path) -> AsyncIterator[StartApp]:
     for app in reversed(apps):
         await app.stop()
     for url in databases:
-        await drop_pg_database(url)
+        await drop_database(url)
 
 
 @pytest.fixture

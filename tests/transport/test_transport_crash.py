@@ -12,11 +12,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from support import create_database, drop_database
 from ws_support import (
     Client,
     Game,
-    create_pg_database,
-    drop_pg_database,
     kill_server,
     start_game,
     start_server,
@@ -33,12 +32,12 @@ async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncI
     if request.param == "sqlite":
         yield f"sqlite+aiosqlite:///{tmp_path / 'crash.sqlite3'}"
         return
-    url = await create_pg_database()
+    url = await create_database("transport_test")
     await upgrade_to_head(url)  # the README's one command for PostgreSQL
     try:
         yield url
     finally:
-        await drop_pg_database(url)
+        await drop_database(url)
 
 
 async def test_acknowledged_moves_survive_sigkill_and_the_game_is_finished_after_restart(

@@ -10,53 +10,22 @@ import random
 import re
 import signal
 import sys
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import asyncpg
-from sqlalchemy.engine import make_url
+from support import TcpForwarder, create_database, drop_database
 from websockets.asyncio.client import ClientConnection, connect
 
 from server.app import App
 from server.config import Settings
-
-PG_URL = os.environ.get(
-    "VARIANT_HUB_TEST_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
-)
 
 FAST_AUTH = {"argon2_time_cost": 1, "argon2_memory_kib": 8, "argon2_parallelism": 1}
 ROOT = Path(__file__).resolve().parents[2]
 
 StartApp = Callable[..., Awaitable[App]]
 OpenClient = Callable[..., Awaitable["Client"]]
-
-
-def pg_dsn(url: str = PG_URL) -> str:
-    """The asyncpg DSN of a SQLAlchemy URL."""
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-
-
-async def create_pg_database() -> str:
-    """A new, empty PostgreSQL database; returns its SQLAlchemy URL."""
-    name = f"transport_test_{uuid.uuid4().hex[:16]}"
-    connection = await asyncpg.connect(pg_dsn())
-    try:
-        await connection.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await connection.close()
-    return make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
-
-
-async def drop_pg_database(url: str) -> None:
-    name = make_url(url).database
-    connection = await asyncpg.connect(pg_dsn())
-    try:
-        await connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await connection.close()
 
 
 def settings_for(database_url: str, **overrides: Any) -> Settings:
@@ -278,74 +247,17 @@ async def wait_for(condition: Callable[[], bool], timeout: float = TIMEOUT) -> N
 
 
 @asynccontextmanager
-async def pg_behind_proxy() -> AsyncIterator[tuple[str, str, TcpProxy]]:
-    """A fresh PostgreSQL database reached through a :class:`TcpProxy` (to cut it off):
-    yields (the URL through the proxy, the direct URL, the proxy); dropped afterwards."""
-    database = await create_pg_database()
-    target = make_url(database)
-    proxy = TcpProxy(target.host or "127.0.0.1", target.port or 5432)
+async def pg_behind_proxy() -> AsyncIterator[tuple[str, str, TcpForwarder]]:
+    """A fresh PostgreSQL database reached through a :class:`TcpForwarder` (to cut it off):
+    yields (the URL through the forwarder, the direct URL, the forwarder); dropped afterwards."""
+    database = await create_database("transport_test")
+    proxy = TcpForwarder.to(database)
     await proxy.start()
     try:
-        yield target.set(port=proxy.port).render_as_string(hide_password=False), database, proxy
+        yield proxy.url(database), database, proxy
     finally:
         await proxy.cut()
-        await drop_pg_database(database)
-
-
-class TcpProxy:
-    """Forwards TCP connections to a target; :meth:`cut` drops them all and refuses new ones
-    until :meth:`restore` (a database outage, without touching the shared database server)."""
-
-    def __init__(self, host: str, port: int) -> None:
-        self.target = (host, port)
-        self.port = 0
-        self._server: asyncio.Server | None = None
-        self._pipes: set[asyncio.Task[None]] = set()
-        self._writers: set[asyncio.StreamWriter] = set()
-
-    async def start(self) -> None:
-        self._server = await asyncio.start_server(self._accept, "127.0.0.1", self.port)
-        self.port = self._server.sockets[0].getsockname()[1]
-
-    async def cut(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
-            self._server = None
-        for writer in list(self._writers):
-            writer.transport.abort()
-        for pipe in list(self._pipes):
-            pipe.cancel()
-        await asyncio.gather(*self._pipes, return_exceptions=True)
-
-    async def restore(self) -> None:
-        await self.start()
-
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            up_reader, up_writer = await asyncio.open_connection(*self.target)
-        except OSError:
-            writer.transport.abort()
-            return
-        self._writers |= {writer, up_writer}
-        for source, sink in ((reader, up_writer), (up_reader, writer)):
-            task = asyncio.get_running_loop().create_task(self._pipe(source, sink))
-            self._pipes.add(task)
-            task.add_done_callback(self._pipes.discard)
-
-    async def _pipe(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
-        try:
-            while data := await source.read(65536):
-                sink.write(data)
-                await sink.drain()
-        except (OSError, asyncio.CancelledError):
-            pass
-        finally:
-            sink.transport.abort()
-            self._writers.discard(sink)
-
-
-# --- the server as a process (``python -m server``) ------------------------------------------
+        await drop_database(database)
 
 
 async def start_server(

@@ -1,0 +1,116 @@
+"""Helpers every test package shares: the test PostgreSQL server, fresh databases on it, and a
+TCP forwarder that simulates a database outage.
+
+The suite runs against the real PostgreSQL at ``VARIANT_HUB_TEST_PG_URL`` (default: the local
+server's ``test`` database, user ``postgres``, trust auth). Tests isolate their data in a
+database (:func:`create_database`) or a schema of their own, and drop it afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+
+import asyncpg
+from sqlalchemy.engine import make_url
+
+__all__ = ["PG_URL", "TcpForwarder", "create_database", "drop_database", "pg_dsn"]
+
+PG_URL = os.environ.get(
+    "VARIANT_HUB_TEST_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
+)
+"""The SQLAlchemy URL of the test PostgreSQL database."""
+
+
+def pg_dsn(url: str = PG_URL) -> str:
+    """The asyncpg DSN of a SQLAlchemy URL."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+async def create_database(prefix: str = "test") -> str:
+    """A new, empty PostgreSQL database named ``<prefix>_<random>``; its SQLAlchemy URL."""
+    name = f"{prefix}_{uuid.uuid4().hex[:16]}"
+    connection = await asyncpg.connect(pg_dsn())
+    try:
+        await connection.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await connection.close()
+    return make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
+
+
+async def drop_database(url: str) -> None:
+    """Drop the database of ``url`` (made by :func:`create_database`), connections and all."""
+    connection = await asyncpg.connect(pg_dsn())
+    try:
+        await connection.execute(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)')
+    finally:
+        await connection.close()
+
+
+class TcpForwarder:
+    """Forwards TCP connections to a target (the database server); :meth:`cut` drops them all
+    and refuses new ones until :meth:`restore`, on the same port: a database outage, without
+    touching the shared server."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.target = (host, port)
+        self.port = 0
+        self._server: asyncio.Server | None = None
+        self._pipes: set[asyncio.Task[None]] = set()
+        self._writers: set[asyncio.StreamWriter] = set()
+
+    @classmethod
+    def to(cls, url: str) -> TcpForwarder:
+        """A forwarder to the server of the SQLAlchemy URL ``url``."""
+        target = make_url(url)
+        return cls(target.host or "127.0.0.1", target.port or 5432)
+
+    def url(self, url: str) -> str:
+        """``url`` (a SQLAlchemy URL of the target) going through this forwarder."""
+        return make_url(url).set(port=self.port).render_as_string(hide_password=False)
+
+    async def start(self) -> None:
+        """Listen (on a free port the first time)."""
+        self._server = await asyncio.start_server(self._accept, "127.0.0.1", self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def cut(self) -> None:
+        """Stop listening and abort every forwarded connection."""
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None
+        for writer in list(self._writers):
+            writer.transport.abort()
+        for pipe in list(self._pipes):
+            pipe.cancel()
+        await asyncio.gather(*self._pipes, return_exceptions=True)
+        self._writers.clear()
+
+    async def restore(self) -> None:
+        """Listen again after a :meth:`cut`, on the same port."""
+        await self.start()
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection(*self.target)
+        except OSError:
+            writer.transport.abort()
+            return
+        self._writers |= {writer, up_writer}
+        for source, sink in ((reader, up_writer), (up_reader, writer)):
+            task = asyncio.get_running_loop().create_task(self._pipe(source, sink))
+            self._pipes.add(task)
+            task.add_done_callback(self._pipes.discard)
+
+    async def _pipe(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+        try:
+            while data := await source.read(65536):
+                sink.write(data)
+                await sink.drain()
+        except (OSError, asyncio.CancelledError):
+            pass
+        finally:
+            sink.transport.abort()
+            self._writers.discard(sink)
