@@ -6,19 +6,22 @@ Run by hand (never in CI)::
     .venv/bin/python bench/bench_cluster.py --games 200 --seconds 30 --think-ms 200
 
 Each configuration is a real topology started by ``scripts/cluster.py``'s ``LocalCluster`` on a
-fresh PostgreSQL database, with the clients connecting through the TCP proxy:
+fresh PostgreSQL database, with the clients connecting through HAProxy (Debian's ``haproxy``
+from ``config/haproxy.cfg``, the docker-compose balancer):
 
 * ``1 process``: one hub, no Redis — the single-process path (in-process bus);
 * ``1 process + Redis``: one hub in cluster mode (leases, registry, presence in Redis) — what the
   cluster layer costs by itself;
-* ``2 processes + Redis``: two hubs behind the proxy; a seek pairs with the waiting seek on its
+* ``2 processes + Redis``: two hubs behind HAProxy; a seek pairs with the waiting seek on its
   node, so about half of the games have their players on different nodes.
 
 The clients are ``bench/bench_load.py``'s: 2N guests seek the same Mini-Shogi game, play random
 legal moves with a think time, time **send → ack** (the ack comes after the move's commit), and
 seek again after each game. Reported per configuration: committed moves per second, ack round trip
-p50/p99, the CPU used by the hubs and by the client process. The client runs in one process on the
-same machine, so on a small machine it competes with the hubs for CPU.
+p50/p99, the CPU used by the hubs, by HAProxy and by the client process (shares of one core), and
+the server side's CPU per committed move (hubs + HAProxy, in CPU-milliseconds): on a busy shared
+machine that figure is steadier than the rates. The client runs in one process on the same
+machine, so it competes with the hubs for CPU.
 """
 
 from __future__ import annotations
@@ -76,13 +79,20 @@ class Result:
     games: int
     stats: Stats
     hub_cpu: list[float]
+    haproxy_cpu: float
+
+    @property
+    def cpu_ms_per_move(self) -> float:
+        """CPU-milliseconds of the hubs and HAProxy per committed move."""
+        cores = sum(self.hub_cpu) + self.haproxy_cpu  # shares of one core, while measured
+        return 1000 * cores / self.stats.moves_per_s if self.stats.moves_per_s else float("nan")
 
 
 async def measure(
     cluster: LocalCluster, games: int, seconds: float, think_ms: float, max_plies: int
-) -> tuple[Stats, list[float]]:
-    """2N players through the proxy; moves and round trips measured for ``seconds`` after a
-    ramp-up and a warm-up."""
+) -> tuple[Stats, list[float], float]:
+    """2N players through HAProxy; moves and round trips measured for ``seconds`` after a
+    ramp-up and a warm-up. Returns the stats, each hub's and HAProxy's share of one core."""
     sockets = await open_many(cluster.url, 2 * games)
     await asyncio.gather(*(login_guest(ws) for ws in sockets))
     stats = Stats()
@@ -100,11 +110,15 @@ async def measure(
     await asyncio.sleep(max(0.0, measure_from - time.monotonic()))
     pids = [hub.child.pid for hub in cluster.hubs if hub.child.pid is not None]
     hub_before = [cpu_seconds(pid) for pid in pids]
+    haproxy_pid = cluster.proxy.child.pid
+    assert haproxy_pid is not None
+    haproxy_before = cpu_seconds(haproxy_pid)
     client_before = cpu_seconds(os.getpid())
     start = time.perf_counter()
     await asyncio.sleep(max(0.0, until - time.monotonic()))
     elapsed = time.perf_counter() - start
     hub_cpu = [(cpu_seconds(pid) - b) / elapsed for pid, b in zip(pids, hub_before)]
+    haproxy_cpu = (cpu_seconds(haproxy_pid) - haproxy_before) / elapsed
     stats.client_cpu = (cpu_seconds(os.getpid()) - client_before) / elapsed
     stats.hub_cpu = sum(hub_cpu)
     stats.moves_per_s = stats.moves / elapsed
@@ -117,7 +131,7 @@ async def measure(
             key = repr(error)[:60]
             stats.errors[key] = stats.errors.get(key, 0) + 1
     await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
-    return stats, hub_cpu
+    return stats, hub_cpu, haproxy_cpu
 
 
 async def run_one(topology: Topology, games: int, args: argparse.Namespace) -> Result:
@@ -134,17 +148,20 @@ async def run_one(topology: Topology, games: int, args: argparse.Namespace) -> R
     )
     try:
         await cluster.start()
-        stats, hub_cpu = await measure(cluster, games, args.seconds, args.think_ms, args.max_plies)
+        stats, hub_cpu, haproxy_cpu = await measure(
+            cluster, games, args.seconds, args.think_ms, args.max_plies
+        )
     finally:
         await cluster.stop()
         await drop_pg_database(database)
-    return Result(topology, games, stats, hub_cpu)
+    return Result(topology, games, stats, hub_cpu, haproxy_cpu)
 
 
 def report(results: list[Result]) -> str:
     lines = [
-        "| topology | games | moves/s | ack p50 | ack p99 | hub CPU | client CPU | errors |",
-        "|---|---:|---:|---:|---:|---:|---:|---|",
+        "| topology | games | moves/s | ack p50 | ack p99 | hub CPU | HAProxy CPU "
+        "| CPU ms/move | client CPU | errors |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in results:
         s = r.stats
@@ -153,7 +170,8 @@ def report(results: list[Result]) -> str:
         lines.append(
             f"| {r.topology.name} | {r.games} | {s.moves_per_s:,.0f} | "
             f"{percentile(s.rtts_ms, 0.5):.1f} ms | {percentile(s.rtts_ms, 0.99):.1f} ms | "
-            f"{cpus} | {s.client_cpu:.0%} | {errors} |"
+            f"{cpus} | {r.haproxy_cpu:.0%} | {r.cpu_ms_per_move:.2f} | {s.client_cpu:.0%} "
+            f"| {errors} |"
         )
     return "\n".join(lines)
 
