@@ -11,10 +11,11 @@ What runs (each a child process, logs in ``--log-dir``):
 * optionally a private ``redis-server`` on a free port (``--own-redis``; the cluster tests use
   one so they can stop and restart it), else the Redis at ``--redis-url``;
 * ``--hubs`` hub processes (``python -m server``) on free ports, with ``HUB_NODE_ID=hub1…``,
-  ``HUB_PORT``, ``HUB_DATABASE_URL``, ``HUB_REDIS_URL``, ``HUB_BUS_PREFIX`` and any extra
+  ``HUB_PORT``, ``HUB_ICS_PORT``, ``HUB_DATABASE_URL``, ``HUB_REDIS_URL``, ``HUB_BUS_PREFIX`` and any extra
   ``--env NAME=VALUE``;
-* Debian's ``haproxy`` on ``--port`` in front of them, started from the same
-  ``config/haproxy.cfg`` docker-compose uses (see :func:`haproxy_config`).
+* Debian's ``haproxy`` on ``--port`` (websockets) and ``--ics-port`` (the ICS text interface)
+  in front of them, started from the same ``config/haproxy.cfg`` docker-compose uses (see
+  :func:`haproxy_config`).
 
 The same classes are the test harness: ``tests/cluster`` imports :class:`LocalCluster` to start
 real processes, kill a hub with SIGKILL, restart Redis, and so on.
@@ -46,7 +47,6 @@ DEFAULT_DATABASE_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 START_TIMEOUT_S = 30.0
 HAPROXY_CFG = ROOT / "config" / "haproxy.cfg"
-HAPROXY_BACKEND = "hubs"
 
 
 def free_port() -> int:
@@ -161,6 +161,7 @@ class RedisServer:
 
     def __init__(self, log_dir: Path, port: int | None = None) -> None:
         self.port = port or free_port()
+        self.ics_port = free_port()
         argv = [
             "redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
             "--save", "", "--appendonly", "no",
@@ -214,7 +215,13 @@ class Hub:
     ) -> None:
         self.node_id = node_id
         self.port = free_port()
-        hub_env = {**env, "HUB_NODE_ID": node_id, "HUB_PORT": str(self.port)}
+        self.ics_port = free_port()
+        hub_env = {
+            **env,
+            "HUB_NODE_ID": node_id,
+            "HUB_PORT": str(self.port),
+            "HUB_ICS_PORT": str(self.ics_port),
+        }
         self.child = Child(node_id, argv, hub_env, log_dir)
 
     @property
@@ -275,29 +282,47 @@ def haproxy_binary() -> str:
     return found
 
 
-def haproxy_config(hubs: Sequence[tuple[str, int]], stats_socket: Path) -> str:
-    """``config/haproxy.cfg`` for local hubs: the ``server`` lines of backend ``hubs`` (the
-    docker-compose replicas) replaced by ``hubs`` (name, port on 127.0.0.1), and a stats socket
-    added to ``global`` so that a launcher can see when the health checks pass. Everything
-    else (balancing, checks, timeouts) is the file's, as operators run it."""
+def haproxy_config(servers: Mapping[str, Sequence[str]], stats_socket: Path) -> str:
+    """``config/haproxy.cfg`` for local hubs: the ``server`` lines of each backend (the
+    docker-compose replicas) replaced by ``servers[backend]`` (each one ``server`` line's
+    arguments: name, address, options), and a stats socket added to ``global`` so that a
+    launcher can see when the health checks pass. Everything else (balancing, checks,
+    timeouts) is the file's, as operators run it.
+
+    :raises ValueError: ``servers`` does not name exactly the backends with ``server`` lines.
+    """
     lines: list[str] = []
     section: list[str] = []
-    placed = False
+    replaced: set[str] = set()
     for line in HAPROXY_CFG.read_text().splitlines():
         words = line.split()
         if words and not line[0].isspace() and not words[0].startswith("#"):
             section = words
-        if section == ["backend", HAPROXY_BACKEND] and words[:1] == ["server"]:
-            if not placed:
-                lines += [f"    server {name} 127.0.0.1:{port}" for name, port in hubs]
-                placed = True
+        if section[:1] == ["backend"] and words[:1] == ["server"]:
+            backend = section[1]
+            if backend not in servers:
+                raise ValueError(f"no local servers for backend {backend} of {HAPROXY_CFG}")
+            if backend not in replaced:
+                lines += [f"    server {server}" for server in servers[backend]]
+                replaced.add(backend)
             continue
         lines.append(line)
         if words == ["global"]:
             lines.append(f"    stats socket {stats_socket} level user")
-    if not placed:
-        raise ValueError(f"{HAPROXY_CFG} has no server lines in backend {HAPROXY_BACKEND}")
+    if replaced != set(servers):
+        raise ValueError(f"{HAPROXY_CFG} has no backend(s) {sorted(set(servers) - replaced)}")
     return "\n".join(lines) + "\n"
+
+
+def hub_servers(hubs: Sequence[Hub]) -> dict[str, list[str]]:
+    """The local servers of each backend of ``config/haproxy.cfg``: the hubs' websocket ports,
+    and their ICS ports (health-checked on the hub's HTTP port)."""
+    return {
+        "hubs": [f"{hub.node_id} 127.0.0.1:{hub.port}" for hub in hubs],
+        "ics_hubs": [
+            f"ics{i} 127.0.0.1:{hub.ics_port} port {hub.port}" for i, hub in enumerate(hubs, 1)
+        ],
+    }
 
 
 def haproxy_maxconn() -> int:
@@ -312,27 +337,31 @@ def haproxy_maxconn() -> int:
 class HAProxy:
     """Debian's ``haproxy`` in front of the hubs, from ``config/haproxy.cfg``.
 
-    :param servers: (name, port on 127.0.0.1) of each hub.
-    :param port: the public port (a free one if 0).
+    :param servers: each backend's ``server`` lines (see :func:`haproxy_config`).
+    :param port: the public websocket port (a free one if 0).
+    :param ics_port: the public port of the ICS text interface (a free one if 0).
     :param check_interval: the health check interval, an HAProxy time (``2s`` in production;
         short here so that a dead hub leaves the rotation quickly).
     """
 
     def __init__(
         self,
-        servers: Sequence[tuple[str, int]],
+        servers: Mapping[str, Sequence[str]],
         log_dir: Path,
         port: int = 0,
+        ics_port: int = 0,
         check_interval: str = "250ms",
     ) -> None:
         self.port = port or free_port()
+        self.ics_port = ics_port or free_port()
         self.stats_socket = log_dir / "haproxy.sock"
         self.config_path = log_dir / "haproxy.cfg"
-        self.servers = [name for name, _ in servers]
+        self.servers = [line.split()[0] for lines in servers.values() for line in lines]
         self.config_path.write_text(haproxy_config(servers, self.stats_socket))
         env = {
             **os.environ,
             "HUB_PROXY_BIND": f"127.0.0.1:{self.port}",
+            "HUB_PROXY_ICS_BIND": f"127.0.0.1:{self.ics_port}",
             "HUB_PROXY_CHECK_INTER": check_interval,
             "HUB_PROXY_MAXCONN": str(haproxy_maxconn()),
         }
@@ -365,7 +394,8 @@ class HAProxy:
 
     async def server_states(self) -> dict[str, str]:
         """Each server's status (first word: ``UP``, ``DOWN``, ``MAINT``…), from the stats
-        socket; empty while haproxy is not listening on it."""
+        socket; empty while haproxy is not listening on it. Server names are unique across
+        the backends."""
         try:
             reader, writer = await asyncio.open_unix_connection(str(self.stats_socket))
         except OSError:
@@ -382,11 +412,11 @@ class HAProxy:
         if not rows or not rows[0][0].startswith("# "):
             return {}
         header = [rows[0][0][2:], *rows[0][1:]]
-        name, server, status = (header.index(c) for c in ("pxname", "svname", "status"))
+        server, status = header.index("svname"), header.index("status")
         return {
             row[server]: row[status].split()[0]
             for row in rows[1:]
-            if row[name] == HAPROXY_BACKEND and row[server] not in ("BACKEND", "FRONTEND")
+            if row[server] not in ("BACKEND", "FRONTEND")
         }
 
     async def _until(self, condition: Callable[[], Awaitable[bool]], what: str) -> None:
@@ -426,6 +456,7 @@ class LocalCluster:
         prefix: str | None = None,
         env: Mapping[str, str] | None = None,
         port: int = 0,
+        ics_port: int = 0,
         log_dir: Path | None = None,
         hub_argv: Sequence[str] = (sys.executable, "-m", "server"),
     ) -> None:
@@ -447,7 +478,7 @@ class LocalCluster:
             **(env or {}),
         }
         self.hubs = [Hub(f"hub{i + 1}", hub_env, self.log_dir, hub_argv) for i in range(hubs)]
-        self.proxy = HAProxy([(hub.node_id, hub.port) for hub in self.hubs], self.log_dir, port)
+        self.proxy = HAProxy(hub_servers(self.hubs), self.log_dir, port, ics_port)
 
     @property
     def url(self) -> str:
@@ -504,10 +535,12 @@ async def _serve(args: argparse.Namespace) -> None:
         prefix=args.prefix,
         env=extra,
         port=args.port,
+        ics_port=args.ics_port,
         log_dir=Path(args.log_dir) if args.log_dir else None,
     )
     await cluster.start()
-    print(f"cluster up: {cluster.url}  (logs in {cluster.log_dir})", flush=True)
+    print(f"cluster up: {cluster.url}, ICS on port {cluster.proxy.ics_port}", flush=True)
+    print(f"  logs in {cluster.log_dir}", flush=True)
     for hub in cluster.hubs:
         print(f"  {hub.node_id}: {hub.url}  pid {hub.child.pid}", flush=True)
     stop = asyncio.Event()
@@ -524,7 +557,8 @@ async def _serve(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--hubs", type=int, default=2, help="number of hub processes")
-    parser.add_argument("--port", type=int, default=8000, help="public port (HAProxy)")
+    parser.add_argument("--port", type=int, default=8000, help="public websocket port")
+    parser.add_argument("--ics-port", type=int, default=5000, help="public ICS port")
     parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
     parser.add_argument("--redis-url", default=DEFAULT_REDIS_URL)
     parser.add_argument("--own-redis", action="store_true", help="start a private redis-server")

@@ -94,7 +94,9 @@ def test_haproxy_balances_websockets_over_both_hubs_checked_on_healthz() -> None
     }
     assert ["http-check", "send", "meth", "GET", "uri", "/healthz"] in words
     assert ["bind", '"${HUB_PROXY_BIND}"'] in words
-    assert ["presetenv", "HUB_PROXY_BIND", ":8080"] in words  # docker-compose's port
+    assert ["presetenv", "HUB_PROXY_BIND", ":8080"] in words  # docker-compose's ports
+    assert ["bind", '"${HUB_PROXY_ICS_BIND}"'] in words
+    assert ["presetenv", "HUB_PROXY_ICS_BIND", ":5000"] in words
     assert any(line[:2] == ["timeout", "tunnel"] for line in words)  # websockets stay open
     assert any(line[0] == "default-server" and "check" in line for line in words)
 
@@ -159,7 +161,7 @@ async def backends() -> AsyncIterator[list[Backend]]:
 async def haproxy(
     backends: list[Backend], log_dir: Path, check_interval: str
 ) -> AsyncIterator[HAProxy]:
-    servers = [(backend.name, backend.port) for backend in backends]
+    servers = {"hubs": [f"{b.name} 127.0.0.1:{b.port}" for b in backends], "ics_hubs": []}
     proxy = HAProxy(servers, log_dir, check_interval=check_interval)
     try:
         await proxy.start()
@@ -171,12 +173,14 @@ async def haproxy(
 
 def test_the_local_config_is_the_compose_config_with_local_servers(tmp_path: Path) -> None:
     compose_lines = (ROOT / "config" / "haproxy.cfg").read_text().splitlines()
-    local = haproxy_config([("a", 1001), ("b", 1002), ("c", 1003)], tmp_path / "s.sock")
+    servers = {
+        "hubs": ["a 127.0.0.1:1001", "b 127.0.0.1:1002"],
+        "ics_hubs": ["ics1 127.0.0.1:2001 port 1001", "ics2 127.0.0.1:2002 port 1002"],
+    }
+    local = haproxy_config(servers, tmp_path / "s.sock")
     local_lines = local.splitlines()
-    assert [line for line in local_lines if line.split()[:1] == ["server"]] == [
-        "    server a 127.0.0.1:1001",
-        "    server b 127.0.0.1:1002",
-        "    server c 127.0.0.1:1003",
+    assert [line.split()[1:] for line in local_lines if line.split()[:1] == ["server"]] == [
+        line.split() for lines in servers.values() for line in lines
     ]
     assert f"    stats socket {tmp_path / 's.sock'} level user" in local_lines
 
@@ -190,6 +194,8 @@ def test_the_local_config_is_the_compose_config_with_local_servers(tmp_path: Pat
         [haproxy_binary(), "-c", "-f", str(config)], capture_output=True, text=True, timeout=30
     )
     assert done.returncode == 0, done.stdout + done.stderr
+    with pytest.raises(ValueError, match="ics_hubs"):
+        haproxy_config({"hubs": servers["hubs"]}, tmp_path / "s.sock")
 
 
 async def test_haproxy_spreads_websockets_and_drops_an_unhealthy_backend(

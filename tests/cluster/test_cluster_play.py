@@ -2,7 +2,7 @@
 presence.
 
 Clients connect to a chosen hub directly (``hub.url``) so that "on different nodes" is certain;
-the proxy in front of them is tested in test_cluster_failures.py.
+HAProxy in front of them is tested in test_cluster_failures.py (websockets) and here (ICS).
 """
 
 from __future__ import annotations
@@ -248,3 +248,15 @@ async def test_presence_lists_players_online_on_every_node(cluster: LocalCluster
     await wait_for_presence(cluster.hubs[0].port, lambda players: gone.player["id"] not in players)  # type: ignore[index]
     for client in clients:
         await client.close()
+
+
+async def test_haproxy_forwards_the_ics_port_to_a_hub(cluster: LocalCluster) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", cluster.proxy.ics_port)
+    try:
+        received = b""
+        while b"login: " not in received:  # the hub's FICS-style greeting, through HAProxy
+            chunk = await asyncio.wait_for(reader.read(4096), TIMEOUT)
+            assert chunk, f"closed before the login prompt: {received!r}"
+            received += chunk
+    finally:
+        writer.close()
