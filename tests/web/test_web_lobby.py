@@ -50,3 +50,8 @@ async def test_challenge_decline_accept_and_abandonment_claim(hub: App, open_pag
     record = await api_json(hub, f"/api/games/{game_id}")
     assert record["rated"] is True and record["termination"] == "abandonment"
     assert record["first"]["rating_after"] > record["first"]["rating_before"]
+    # The profile, reached from the player's name: the new rating and the game.
+    await alice.page.click(".clock.bottom a.name")
+    await expect(alice.page.locator("table.ratings")).to_contain_text(f"Spartan Chess · {record['speed']}")
+    await expect(alice.page.locator("table.ratings")).to_contain_text(str(record["first"]["rating_after"]))
+    await expect(alice.page.locator(f'table.games tr[data-game="{game_id}"]')).to_contain_text("abandonment")

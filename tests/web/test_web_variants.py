@@ -101,6 +101,14 @@ async def test_wildcastle_castling_and_a_draw_by_agreement(hub: App, open_page, 
     await alice.page.click('button[data-action="draw_accept"]', timeout=WAIT_MS)
     for seat in (alice, bob):
         await seat.wait_end("Draw by agreement")
+    # A rematch: same terms, colours swapped.
+    await alice.action("rematch_offer")
+    await bob.page.click('button[data-action="rematch_accept"]', timeout=WAIT_MS)
+    for seat in (alice, bob):
+        await seat.page.wait_for_selector(f'section.game:not([data-game="{game_id}"]) .board-wrap[data-ply="0"]', timeout=WAIT_MS)
+    await expect(bob.page.locator(".game-info")).to_contain_text("you play White")
+    await expect(alice.page.locator(".game-info")).to_contain_text("you play Black")
+    await bob.wait_my_turn()
 
 
 async def test_spartan_takeback_chat_and_resignation(hub: App, open_page, shots) -> None:  # type: ignore[no-untyped-def]

@@ -2,7 +2,7 @@
 
 import type { Connection } from "./net";
 import type { Settings } from "./settings";
-import type { Player, VariantInfo } from "./types";
+import type { Challenge, Player, VariantInfo } from "./types";
 
 export interface Ctx {
   conn: Connection;
@@ -13,6 +13,8 @@ export interface Ctx {
   navigate(path: string): void;
   /** The running game of this player, from hello (or null). */
   runningGame: string | null;
+  /** This player's open challenges, sent and received (hello, then the challenge events). */
+  challenges: Map<number, Challenge>;
 }
 
 export const RESULT_WORDS: Record<string, string> = {

@@ -3,14 +3,14 @@
 
 import { tcText } from "./clock";
 import { errorText, type Ctx } from "./ctx";
+import type { Challenge } from "./types";
 import type { Message } from "./net";
 import { h } from "./svg";
-import type { Challenge, Seek, StoredGame, TimeControl } from "./types";
+import type { Seek, StoredGame, TimeControl } from "./types";
 
 export class Lobby {
   readonly el: HTMLElement;
   private seeks = new Map<number, Seek>();
-  private challenges = new Map<number, Challenge>();
   private live: StoredGame[] = [];
   private timer = 0;
   private readonly seekList = h("tbody");
@@ -35,8 +35,7 @@ export class Lobby {
   }
 
   /** The lobby is on screen: subscribe to seeks and refresh the live games. */
-  async enter(challenges: Challenge[]): Promise<void> {
-    for (const c of challenges) this.challenges.set(c.id, c);
+  async enter(): Promise<void> {
     try {
       const answer = await this.ctx.conn.request("sought", { watch: true });
       this.seeks = new Map((answer.d.seeks as Seek[]).map((s) => [s.id, s]));
@@ -56,18 +55,17 @@ export class Lobby {
     switch (m.t) {
       case "seek_added": this.seeks.set(m.d.id, m.d); break;
       case "seek_removed": this.seeks.delete(m.d.id); break;
-      case "challenge": this.challenges.set(m.d.id, m.d); break;
-      case "challenge_declined": this.note(m.d.id, `declined${m.d.reason ? ": " + m.d.reason : ""}`); this.challenges.delete(m.d.id); break;
-      case "challenge_withdrawn": case "challenge_accepted": this.challenges.delete(m.d.id); break;
-      case "challenge_cancelled": this.note(m.d.id, `cancelled (${m.d.reason})`); this.challenges.delete(m.d.id); break;
+      case "challenge": case "challenge_withdrawn": case "challenge_accepted": break;
+      case "challenge_declined": this.note(m.d, `declined${m.d.reason ? ": " + m.d.reason : ""}`); break;
+      case "challenge_cancelled": this.note(m.d, `cancelled (${m.d.reason})`); break;
       default: return;
     }
     this.draw();
   }
 
-  private note(id: number, text: string): void {
-    const c = this.challenges.get(id);
-    if (c) this.listError.textContent = `Challenge ${c.from.name} → ${c.to.name} ${text}`;
+  /** A challenge ended (main.ts has removed it already and passes it along as `gone`). */
+  private note(d: { gone?: Challenge }, text: string): void {
+    if (d.gone) this.listError.textContent = `Challenge ${d.gone.from.name} → ${d.gone.to.name} ${text}`;
   }
 
   private async refreshLive(): Promise<void> {
@@ -151,7 +149,7 @@ export class Lobby {
       const ack = await this.ctx.conn.request(t, d);
       if (ack.d?.game) this.ctx.navigate(`/game/${ack.d.game}`);
       if (t === "unseek") for (const id of ack.d.removed as number[]) this.seeks.delete(id);
-      if (t === "withdraw" || t === "decline") this.challenges.delete((d as { id: number }).id);
+      if (t === "withdraw" || t === "decline" || t === "accept") this.ctx.challenges.delete((d as { id: number }).id);
       this.draw();
     } catch (e) { this.listError.textContent = errorText(e); }
   }
@@ -173,7 +171,7 @@ export class Lobby {
       ]);
     });
     this.seekList.replaceChildren(...(rows.length ? rows : [h("tr", {}, [h("td", { colspan: 7, class: "empty", text: "No open seeks: create one." })])]));
-    const items = [...this.challenges.values()].map((c) => {
+    const items = [...this.ctx.challenges.values()].map((c) => {
       const incoming = c.to.id === me?.id;
       const title = this.ctx.variants.get(c.variant)?.title ?? c.variant;
       const text = `${incoming ? c.from.name + " challenges you" : "You challenge " + c.to.name}: ${title}, ${tcText(c.tc)}, ${c.rated ? "rated" : "casual"}`;

@@ -22,7 +22,7 @@ class Client implements Ctx {
   variants = new Map<string, VariantInfo>();
   settings = loadSettings();
   runningGame: string | null = null;
-  private challenges: Challenge[] = [];
+  challenges = new Map<number, Challenge>();
   private lobby: Lobby | null = null;
   private game: GameView | null = null;
   private readonly view = $("view");
@@ -116,9 +116,10 @@ class Client implements Ctx {
         return;
       case "hello":
         this.runningGame = m.d.game;
-        this.challenges = m.d.challenges ?? [];
+        this.challenges = new Map((m.d.challenges as Challenge[]).map((c) => [c.id, c]));
         if (this.game) void this.game.open();
         else if (this.runningGame && this.isLobby()) this.navigate(`/game/${this.runningGame}`);
+        else if (this.lobby) void this.lobby.enter();  // a new connection: subscribe again
         else this.route();
         return;
       case "game_start":
@@ -128,12 +129,19 @@ class Client implements Ctx {
       case "degraded":
         this.status(m.d.on ? "The server is degraded: some actions may fail" : "Connected", m.d.on);
         return;
-      case "error":
+      case "error":  // an answer to no request of this page (e.g. game_not_created)
         this.status(m.d.message, true);
+        window.setTimeout(() => { if ($("status").textContent === m.d.message) this.status(this.conn.open ? "Connected" : "Disconnected"); }, 10000);
         return;
     }
+    if (m.t === "challenge") {
+      this.challenges.set(m.d.id, m.d);
+      if (!this.lobby && m.d.to.id === this.me?.id) this.status(`Challenge from ${m.d.from.name}: see the lobby`);
+    } else if (m.t.startsWith("challenge_")) {
+      m.d.gone = this.challenges.get(m.d.id);
+      this.challenges.delete(m.d.id);
+    }
     this.lobby?.onMessage(m);
-    if (m.t === "challenge") { this.challenges.push(m.d); if (!this.lobby) this.status(`Challenge from ${m.d.from.name}: see the lobby`); }
     this.game?.onMessage(m);
   }
 
@@ -161,7 +169,7 @@ class Client implements Ctx {
     if (!this.lobby) {
       this.lobby = new Lobby(this);
       this.view.replaceChildren(this.lobby.el);
-      void this.lobby.enter(this.challenges);
+      void this.lobby.enter();
     }
   }
 }
