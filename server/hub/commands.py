@@ -1,17 +1,25 @@
-"""Typed client commands and :func:`parse_command`, which builds them from decoded JSON.
+"""Typed client commands, the frame envelope, and the one schema of every hub command.
 
-A client frame is ``{"t": type, "d": payload, "a": ack_id}``; ``d`` may be omitted when the command
-has no fields, ``a`` is optional (an int or a string of at most 64 characters). Unknown types,
-missing fields, wrong types, out-of-range values and unknown fields all raise
-:class:`~server.hub.errors.ProtocolError` with a message that names the problem. Parsing is pure and
-checks shape only; whether a variant exists or a seek id is open is decided by the hub.
+A client frame is ``{"t": type, "d": payload, "a": ack_id}``; ``d`` may be omitted (or ``null``)
+when the command has no fields, ``a`` is optional (an integer of at most 2**53 in magnitude, or a
+string of 1 to 64 characters). :func:`parse_envelope` checks that shape for *every* frame type,
+the transport's own (login, review) included, before anything looks at ``t``; :func:`command_of`
+then reads the payload of a hub command with its schema (the ``_PARSERS`` table below, through a
+:class:`FieldReader`). Unknown types, missing fields, wrong JSON types, out-of-range values,
+unknown fields and text that is not valid Unicode all raise
+:class:`~server.hub.errors.ProtocolError` with a message that names the field. Parsing is pure
+and checks shape only; whether a variant exists or a seek id is open is decided by the hub.
+
+The commands are transport-neutral: the websocket adapter builds them from decoded JSON, any
+other adapter may build them directly (their values must pass the same checks, see
+:func:`valid_text`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from server.hub.clock import Byoyomi, Fischer, TimeControl
 from server.hub.errors import ProtocolError
@@ -177,11 +185,63 @@ class ChatCommand(Command):
     text: str
 
 
+# --- values ---------------------------------------------------------------------------------
+
+MAX_TYPE_LENGTH = 32
+"""A frame's ``t`` longer than this cannot name any command."""
+MAX_SHOWN = 40
+"""Characters of a refused value quoted back in an error message."""
+
+
+def valid_text(value: str) -> bool:
+    """Whether ``value`` may enter the server: encodable as UTF-8 (no lone surrogate, which a
+    JSON ``\\ud800`` escape can produce) and without NUL (which PostgreSQL cannot store).
+
+    >>> valid_text("e2e4"), valid_text("\\u00e9t\\u00e9"), valid_text("\\ud800"), valid_text("a\\x00")
+    (True, True, False, False)
+    """
+    if "\x00" in value:
+        return False
+    if value.isascii():
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` cut to :data:`MAX_SHOWN` characters, for quoting input in a message.
+
+    ``repr`` escapes surrogates and control characters, so the result is always encodable.
+    Arrays and objects are only named (their ``repr`` could be as deep as the input).
+    """
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    text = repr(value)
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 1] + "…"
+
+
+def _valid_ack(ack: object) -> bool:
+    if isinstance(ack, str):
+        return 0 < len(ack) <= MAX_ACK_LENGTH and valid_text(ack)
+    return isinstance(ack, int) and not isinstance(ack, bool) and abs(ack) <= MAX_ID
+
+
 # --- field readers -------------------------------------------------------------------------------
 
 
-class _Fields:
-    """Reads typed fields out of a payload and rejects fields nobody asked for."""
+class FieldReader:
+    """Reads typed fields out of a payload and rejects fields nobody asked for.
+
+    Every value is checked for its JSON type before anything else looks at it; ``null`` means
+    "absent" for optional fields. Call :meth:`done` after the last field.
+    """
+
+    __slots__ = ("payload", "seen", "where")
 
     def __init__(self, where: str, payload: Mapping[str, Any]) -> None:
         self.where = where
@@ -190,11 +250,12 @@ class _Fields:
 
     def _get(self, name: str, required: bool) -> Any:
         self.seen.add(name)
-        if name not in self.payload or (not required and self.payload[name] is None):
+        value = self.payload.get(name)
+        if value is None:
             if required:
                 raise ProtocolError(f"{self.where}: missing field {name!r}")
             return None
-        return self.payload[name]
+        return value
 
     def string(self, name: str, max_length: int, required: bool = True) -> Any:
         value = self._get(name, required)
@@ -205,6 +266,10 @@ class _Fields:
         if not value or len(value) > max_length:
             raise ProtocolError(
                 f"{self.where}: field {name!r} must have 1 to {max_length} characters"
+            )
+        if not valid_text(value):
+            raise ProtocolError(
+                f"{self.where}: field {name!r} must be valid Unicode text without NUL"
             )
         return value
 
@@ -230,7 +295,7 @@ class _Fields:
         value = self._get(name, required)
         if value is None:
             return None
-        if value not in options:
+        if not isinstance(value, str) or value not in options:
             raise ProtocolError(
                 f"{self.where}: field {name!r} must be one of {', '.join(map(repr, options))}"
             )
@@ -240,7 +305,7 @@ class _Fields:
         value = self._get(name, True)
         if not isinstance(value, Mapping):
             raise ProtocolError(f"{self.where}: field {name!r} must be an object")
-        tc = _Fields(f"{self.where}.{name}", value)
+        tc = FieldReader(f"{self.where}.{name}", value)
         kind = tc.choice("kind", ("fischer", "byoyomi"))
         control: TimeControl
         if kind == "fischer":
@@ -275,12 +340,12 @@ class _Fields:
         return (low, high)
 
     def done(self) -> None:
-        unknown = sorted(set(self.payload) - self.seen)
-        if unknown:
-            raise ProtocolError(f"{self.where}: unknown field(s) {', '.join(map(repr, unknown))}")
+        if len(self.payload) > len(self.seen) or not self.seen.issuperset(self.payload):
+            unknown = sorted(shown(key) for key in set(self.payload) - self.seen)
+            raise ProtocolError(f"{self.where}: unknown field(s) {', '.join(unknown)}")
 
 
-def _seek(f: _Fields, ack: AckId | None) -> Command:
+def _seek(f: FieldReader, ack: AckId | None) -> Command:
     return SeekCommand(
         variant=f.string("variant", MAX_NAME_LENGTH),
         control=f.time_control("tc"),
@@ -292,7 +357,7 @@ def _seek(f: _Fields, ack: AckId | None) -> Command:
     )
 
 
-def _match(f: _Fields, ack: AckId | None) -> Command:
+def _match(f: FieldReader, ack: AckId | None) -> Command:
     return MatchCommand(
         to=f.string("to", MAX_NAME_LENGTH),
         variant=f.string("variant", MAX_NAME_LENGTH),
@@ -303,19 +368,19 @@ def _match(f: _Fields, ack: AckId | None) -> Command:
     )
 
 
-def _game(f: _Fields) -> str:
+def _game(f: FieldReader) -> str:
     value: str = f.string("game", MAX_GAME_ID_LENGTH)
     return value
 
 
-def _offer(kind: OfferKind, action: OfferAction) -> Callable[[_Fields, AckId | None], Command]:
-    def parse(f: _Fields, ack: AckId | None) -> Command:
+def _offer(kind: OfferKind, action: OfferAction) -> Callable[[FieldReader, AckId | None], Command]:
+    def parse(f: FieldReader, ack: AckId | None) -> Command:
         return OfferCommand(_game(f), kind, action, ack=ack)
 
     return parse
 
 
-_PARSERS: dict[str, Callable[[_Fields, AckId | None], Command]] = {
+_PARSERS: dict[str, Callable[[FieldReader, AckId | None], Command]] = {
     "seek": _seek,
     "unseek": lambda f, a: UnseekCommand(f.integer("id", 1, MAX_ID, required=False), ack=a),
     "sought": lambda f, a: SoughtCommand(f.boolean("watch", required=False), ack=a),
@@ -344,55 +409,88 @@ for _kind in ("draw", "takeback", "rematch"):
         _PARSERS[f"{_kind}_{_action}"] = _offer(_kind, _action)
 
 COMMAND_TYPES: frozenset[str] = frozenset(_PARSERS)
-"""Every command type name the protocol knows."""
+"""Every hub command type name the protocol knows."""
+
+_ENVELOPE_KEYS = frozenset({"t", "d", "a"})
+_EMPTY: Mapping[str, Any] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """A frame whose shape is checked: ``kind`` is a string, ``payload`` an object, ``ack``
+    valid or ``None``. What ``kind`` means is for the reader of the payload to say."""
+
+    kind: str
+    payload: Mapping[str, Any]
+    ack: AckId | None
+
+
+def parse_envelope(obj: object) -> Envelope:
+    """Check the envelope of any decoded frame (hub command or not).
+
+    >>> parse_envelope({"t": "sought", "a": "x1"})
+    Envelope(kind='sought', payload={}, ack='x1')
+
+    :raises ProtocolError: not an object, unknown top-level key, ``t`` not a short string,
+        ``a`` not a valid ack id, ``d`` neither an object nor ``null``.
+    """
+    if not isinstance(obj, dict):
+        raise ProtocolError("a frame must be a JSON object")
+    if len(obj) > 3 or not _ENVELOPE_KEYS.issuperset(obj):
+        extra = sorted(shown(key) for key in set(obj) - _ENVELOPE_KEYS)
+        raise ProtocolError(f"unknown frame key(s) {', '.join(extra)}")
+    kind = obj.get("t")
+    if not isinstance(kind, str) or not 0 < len(kind) <= MAX_TYPE_LENGTH or not valid_text(kind):
+        raise ProtocolError(
+            f"a frame needs a field 't' (the command type): a string of 1 to "
+            f"{MAX_TYPE_LENGTH} characters"
+        )
+    ack = obj.get("a")
+    if ack is not None and not _valid_ack(ack):
+        raise ProtocolError(
+            f"'a' (ack id) must be an integer of at most 2**53 in magnitude or a string of 1 to "
+            f"{MAX_ACK_LENGTH} characters"
+        )
+    payload = obj.get("d")
+    if payload is None:
+        payload = _EMPTY
+    elif not isinstance(payload, dict):
+        raise ProtocolError(f"{kind}: 'd' must be an object")
+    return Envelope(kind, payload, ack)
+
+
+def command_of(envelope: Envelope) -> Command:
+    """Read a hub command out of a checked envelope with the command's schema.
+
+    :raises ProtocolError: unknown type, missing/extra/wrong-typed field, value out of range.
+    """
+    parser = _PARSERS.get(envelope.kind)
+    if parser is None:
+        raise ProtocolError(f"unknown command type {shown(envelope.kind)}")
+    fields = FieldReader(envelope.kind, envelope.payload)
+    command = parser(fields, envelope.ack)
+    fields.done()
+    return command
 
 
 def parse_command(obj: object) -> Command:
-    """Validate a decoded JSON frame and build its command.
+    """Validate a decoded JSON frame and build its command (:func:`parse_envelope`, then
+    :func:`command_of`).
 
     >>> parse_command({"t": "move", "d": {"game": "g1", "ply": 3, "move": "c4c5+"}, "a": 9})
     MoveCommand(ack=9, game_id='g1', ply=3, move='c4c5+')
 
     :raises ProtocolError: unknown type, missing/extra/wrong-typed field, value out of range.
     """
-    if not isinstance(obj, Mapping):
-        raise ProtocolError("a frame must be a JSON object")
-    extra = sorted(set(obj) - {"t", "d", "a"})
-    if extra:
-        raise ProtocolError(f"unknown frame key(s) {', '.join(map(repr, extra))}")
-    kind = obj.get("t")
-    if not isinstance(kind, str):
-        raise ProtocolError("a frame needs a string field 't' (the command type)")
-    parser = _PARSERS.get(kind)
-    if parser is None:
-        raise ProtocolError(f"unknown command type {kind!r}")
-    ack = obj.get("a")
-    if ack is not None and not (
-        (isinstance(ack, int) and not isinstance(ack, bool) and abs(ack) <= MAX_ID)
-        or (isinstance(ack, str) and 0 < len(ack) <= MAX_ACK_LENGTH)
-    ):
-        raise ProtocolError(
-            f"'a' (ack id) must be an integer or a string of 1 to {MAX_ACK_LENGTH} characters"
-        )
-    payload = obj.get("d", {})
-    if payload is None:
-        payload = {}
-    if not isinstance(payload, Mapping):
-        raise ProtocolError(f"{kind}: 'd' must be an object")
-    fields = _Fields(kind, payload)
-    command = parser(fields, ack)
-    fields.done()
-    return command
+    return command_of(parse_envelope(obj))
 
 
 def ack_of(obj: object) -> AckId | None:
     """The ack id of a frame, if it has a valid one (to address the error of a bad frame)."""
-    if isinstance(obj, Mapping):
+    if isinstance(obj, dict):
         ack = obj.get("a")
-        if (isinstance(ack, int) and not isinstance(ack, bool)) or (
-            isinstance(ack, str) and len(ack) <= MAX_ACK_LENGTH
-        ):
-            return ack
+        if _valid_ack(ack):
+            return cast(AckId, ack)
     return None
 
 

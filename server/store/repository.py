@@ -17,7 +17,7 @@ import secrets
 import string
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import Any, Literal, NoReturn, Self, cast
 
@@ -831,8 +831,9 @@ def _decode_cursor(cursor: str) -> tuple[datetime, str]:
         created, game_id = raw.split("|")
         moment = datetime.fromisoformat(created)
         check_game_id(game_id)
-        return _aware(moment), game_id
-    except (ValueError, binascii.Error, UnicodeDecodeError) as error:
+        # In UTC, as the query compares; a forged offset at the edge of the calendar overflows.
+        return _aware(moment).astimezone(UTC), game_id
+    except (ValueError, OverflowError, binascii.Error, UnicodeDecodeError) as error:
         raise ValueError(f"invalid cursor {cursor!r}") from error
 
 

@@ -26,6 +26,8 @@ from datetime import UTC, datetime
 from typing import Any, Literal, Protocol, cast
 from urllib.parse import parse_qsl, urlsplit
 
+from server.hub.commands import Envelope, ack_of, parse_envelope, shown, valid_text
+from server.hub.errors import ProtocolError
 from server.hub.messages import Message, error_message
 from server.rules import VARIANT_NAMES, Game, MoveRecord, RulesError, get_variant
 from server.rules.export import (
@@ -79,8 +81,11 @@ GameStatus = Literal["created", "started", "finished", "aborted"]
 RESULT_CODES: tuple[ResultCode, ...] = ("1-0", "0-1", "1/2-1/2")
 STATUSES: tuple[GameStatus, ...] = ("created", "started", "finished", "aborted")
 MAX_NAME_LENGTH = 64
+MAX_TEXT_LENGTH = 256
+"""Longest text parameter (a cursor is about 60 characters)."""
 
 _GAME_ID = re.compile(r"[0-9A-Za-z_-]{1,32}")
+_CURSOR = re.compile(r"[0-9A-Za-z_-]{1,256}")
 _GAME_PATH = re.compile(r"/api/games/([^/.]+)(?:\.([A-Za-z0-9]+))?")
 _LIST_FIELDS = frozenset(
     {"player", "variant", "result", "status", "since", "until", "limit", "offset", "cursor"}
@@ -227,13 +232,17 @@ class ListQuery:
 def _text(name: str, value: object) -> str:
     if not isinstance(value, str) or not value:
         raise _bad(f"{name} must be a non-empty string")
+    if len(value) > MAX_TEXT_LENGTH or not valid_text(value):
+        raise _bad(
+            f"{name} must be valid Unicode text without NUL, at most {MAX_TEXT_LENGTH} characters"
+        )
     return value
 
 
 def _integer(name: str, value: object, low: int, high: int) -> int:
     if isinstance(value, str):
         if not re.fullmatch(r"\d{1,9}", value):
-            raise _bad(f"{name} must be an integer between {low} and {high}, got {value!r}")
+            raise _bad(f"{name} must be an integer between {low} and {high}, got {shown(value)}")
         number = int(value)
     elif isinstance(value, int) and not isinstance(value, bool):
         number = value
@@ -252,23 +261,27 @@ def _moment(name: str, value: object) -> datetime:
     except ValueError:
         raise _bad(
             f"{name} must be an ISO 8601 date or date-time (like 2024-05-01 or "
-            f"2024-05-01T12:00:00Z), got {text!r}"
+            f"2024-05-01T12:00:00Z), got {shown(text)}"
         ) from None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    try:
+        # In UTC, as the store compares: 0001-01-01T00:00:00+01:00 is before year 1.
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise _bad(f"{name} is out of range: {shown(text)} is not between years 1 and 9999 in UTC") from None
 
 
 def _choice(name: str, value: object, options: Sequence[str]) -> str:
     text = _text(name, value)
     if text not in options:
-        raise _bad(f"{name} must be one of {', '.join(options)}, got {text!r}")
+        raise _bad(f"{name} must be one of {', '.join(options)}, got {shown(text)}")
     return text
 
 
 def parse_list_query(fields: Mapping[str, object]) -> ListQuery:
     """Check listing fields (HTTP query strings or websocket JSON values); raise ReviewError."""
-    unknown = sorted(set(fields) - _LIST_FIELDS)
-    if unknown:
-        raise _bad(f"unknown field(s) {', '.join(map(repr, unknown))}")
+    _only(fields, _LIST_FIELDS, "games")
     player = variant = cursor = None
     if "player" in fields:
         player = _text("player", fields["player"])
@@ -289,13 +302,15 @@ def parse_list_query(fields: Mapping[str, object]) -> ListQuery:
     offset = _integer("offset", fields["offset"], 0, MAX_OFFSET) if "offset" in fields else 0
     if "cursor" in fields:
         cursor = _text("cursor", fields["cursor"])
+        if not _CURSOR.fullmatch(cursor):
+            raise _bad("cursor must be the next_cursor of an earlier page")
     return ListQuery(player, variant, result, status, since, until, limit, offset, cursor)
 
 
 def _game_id(value: object) -> str:
     """A syntactically valid game id; anything else cannot name a stored game (404)."""
     if not isinstance(value, str) or not _GAME_ID.fullmatch(value):
-        raise ReviewError(404, "not_found", f"no game with id {value!r}")
+        raise ReviewError(404, "not_found", f"no game with id {shown(value)}")
     return value
 
 
@@ -524,7 +539,7 @@ async def show_game(store: ReviewStore, game_id: str, ply: int | None = None) ->
 async def export_game(store: ReviewStore, game_id: str, fmt: str) -> str:
     """The game as PGN, KIF or USI text."""
     if fmt not in CONTENT_TYPES:
-        raise _bad(f"format must be one of {', '.join(CONTENT_TYPES)}, got {fmt!r}")
+        raise _bad(f"format must be one of {', '.join(CONTENT_TYPES)}, got {shown(fmt)}")
     stored = await _stored(store, _game_id(game_id))
     return await asyncio.to_thread(_export, stored, fmt)
 
@@ -565,19 +580,18 @@ async def review_http(
             return 200, JSON_TYPE, _json_body(body)
         match = _GAME_PATH.fullmatch(path)
         if match is None:
-            raise ReviewError(404, "not_found", f"no such resource {path!r}")
+            raise ReviewError(404, "not_found", f"no such resource {shown(path)}")
         game_id, fmt = match.groups()
         if fmt is None:
-            unknown = sorted(set(query) - {"ply"})
-            if unknown:
-                raise _bad(f"unknown field(s) {', '.join(map(repr, unknown))}")
+            _only(query, {"ply"}, "game")
             ply = _integer("ply", query["ply"], 0, 100_000) if "ply" in query else None
             return 200, JSON_TYPE, _json_body(await show_game(store, game_id, ply))
         fmt = fmt.lower()
         if fmt not in CONTENT_TYPES:
-            raise ReviewError(404, "not_found", f"no export format {fmt!r} (use pgn, kif or usi)")
-        if query:
-            raise _bad(f"unknown field(s) {', '.join(map(repr, sorted(query)))}")
+            raise ReviewError(
+                404, "not_found", f"no export format {shown(fmt)} (use pgn, kif or usi)"
+            )
+        _only(query, set(), "export")
         text = await export_game(store, game_id, fmt)
         return 200, CONTENT_TYPES[fmt], text.encode()
     except ReviewError as error:
@@ -588,11 +602,14 @@ async def review_http_target(store: ReviewStore, target: str) -> tuple[int, str,
     """:func:`review_http` for a raw request target such as ``/api/games?variant=spartan``
     (percent-decoded here; a name given twice is a 400)."""
     parts = urlsplit(target)
-    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    try:
+        pairs = parse_qsl(parts.query, keep_blank_values=True, errors="strict")
+    except UnicodeDecodeError:
+        return _error_response(_bad("the query is not valid percent-encoded UTF-8"))
     query: dict[str, str] = {}
     for name, value in pairs:
         if name in query:
-            return _error_response(_bad(f"field {name!r} is given more than once"))
+            return _error_response(_bad(f"field {shown(name)} is given more than once"))
         query[name] = value
     return await review_http(store, parts.path, query)
 
@@ -600,24 +617,15 @@ async def review_http_target(store: ReviewStore, target: str) -> tuple[int, str,
 # ------------------------------------------------------------------------- websocket
 
 
-def _payload(frame: Mapping[str, Any]) -> Mapping[str, Any]:
-    payload = frame.get("d", {})
-    if payload is None:
-        payload = {}
-    if not isinstance(payload, Mapping):
-        raise _bad("field 'd' must be an object")
-    return payload
-
-
-def _only(payload: Mapping[str, Any], allowed: set[str], kind: str) -> None:
-    unknown = sorted(set(payload) - allowed)
+def _only(payload: Mapping[str, Any], allowed: set[str] | frozenset[str], kind: str) -> None:
+    unknown = sorted(shown(name) for name in set(payload) - allowed)
     if unknown:
-        raise _bad(f"{kind}: unknown field(s) {', '.join(map(repr, unknown))}")
+        raise _bad(f"{kind}: unknown field(s) {', '.join(unknown)}")
 
 
-async def review_ws(store: ReviewStore, frame: Mapping[str, Any]) -> dict[str, Any]:
-    """Answer one decoded websocket frame ``{"t": type, "d": payload, "a": ack}`` whose type
-    is in :data:`REVIEW_COMMAND_TYPES`; return the reply frame (wire form).
+async def review_ws(store: ReviewStore, frame: Envelope | Mapping[str, Any]) -> dict[str, Any]:
+    """Answer one websocket frame ``{"t": type, "d": payload, "a": ack}`` (or its checked
+    envelope) whose type is in :data:`REVIEW_COMMAND_TYPES`; return the reply frame (wire form).
 
     * ``games`` (listing fields as in HTTP, JSON-typed) → ``{"t": "games", "d": page}``;
     * ``review`` ``{"game", "ply"?}`` → ``{"t": "review", "d": game}``;
@@ -626,19 +634,20 @@ async def review_ws(store: ReviewStore, frame: Mapping[str, Any]) -> dict[str, A
 
     Refusals are ``{"t": "error", "d": {"code", "message"}}`` with the codes ``bad_request``,
     ``not_found``, ``unsupported_format``, ``corrupt_record``, ``unavailable``. The ack id
-    ``a`` is echoed in either case.
+    ``a`` is echoed in either case (when it is a valid one).
     """
-    ack = frame.get("a")
-    if isinstance(ack, bool) or not isinstance(ack, int | str | None):
-        ack = None
-    kind = frame.get("t")
+    if not isinstance(frame, Envelope):
+        try:
+            frame = parse_envelope(frame)
+        except ProtocolError as error:
+            return error_message(error.code, str(error), ack_of(frame)).to_json_obj()
+    kind, payload, ack = frame.kind, frame.payload, frame.ack
     try:
-        payload = _payload(frame)
         if kind == "games":
             data = await list_games(store, parse_list_query(payload))
         elif kind == "review":
             _only(payload, {"game", "ply"}, "review")
-            if "game" not in payload:
+            if payload.get("game") is None:
                 raise _bad("review: field 'game' is required")
             ply = (
                 _integer("ply", payload["ply"], 0, 100_000)
@@ -648,18 +657,19 @@ async def review_ws(store: ReviewStore, frame: Mapping[str, Any]) -> dict[str, A
             data = await show_game(store, _text("game", payload["game"]), ply)
         elif kind == "export":
             _only(payload, {"game", "format"}, "export")
-            if "game" not in payload or "format" not in payload:
+            if payload.get("game") is None or payload.get("format") is None:
                 raise _bad("export: fields 'game' and 'format' are required")
             fmt = _choice("format", payload["format"], tuple(CONTENT_TYPES))
-            text = await export_game(store, _text("game", payload["game"]), fmt)
+            game_id = _text("game", payload["game"])
+            text = await export_game(store, game_id, fmt)
             data = {
-                "game": payload["game"],
+                "game": game_id,
                 "format": fmt,
                 "content_type": CONTENT_TYPES[fmt],
                 "text": text,
             }
         else:
-            raise _bad(f"unknown review command {kind!r}")
+            raise _bad(f"unknown review command {shown(kind)}")
     except ReviewError as error:
         return error_message(error.code, error.message, ack).to_json_obj()
-    return Message(str(kind), data, a=ack).to_json_obj()
+    return Message(kind, data, a=ack).to_json_obj()

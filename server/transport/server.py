@@ -27,7 +27,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 
 from server.config import Settings
-from server.hub.commands import ack_of, parse_command
+from server.hub.commands import ack_of, command_of, parse_envelope
 from server.hub.effects import ConnId
 from server.hub.errors import ProtocolError
 from server.hub.messages import AckId, Message, error_message
@@ -195,31 +195,40 @@ class ClientConnection:
         try:
             obj = decode(data)
         except DecodeError as exc:
-            self.error("bad_json", f"The frame is not valid JSON: {exc}")
-            return
-        if not isinstance(obj, dict):
-            self.error("bad_request", "A frame must be a JSON object.")
-            return
-        review_store = self._server.review_store
-        if review_store is not None and obj.get("t") in REVIEW_COMMAND_TYPES:
-            # Stored games are public (as over HTTP): no login needed.
-            self.outbox.put(encode(await review_ws(review_store, obj)))
+            self.error(exc.code, exc.message)
             return
         try:
-            auth = parse_transport_frame(obj)
+            await self._on_object(obj)
+        except Exception:
+            # A bug, not the client's fault: answer it and keep the connection (never a 1011).
+            logger.exception("connection %s failed on a frame", self.conn_id)
+            self.error("internal_error", "The server failed on this frame.", ack_of(obj))
+
+    async def _on_object(self, obj: object) -> None:
+        """One decoded frame: its envelope is checked before anything reads its type."""
+        try:
+            envelope = parse_envelope(obj)
+        except ProtocolError as exc:
+            self.error(exc.code, str(exc), ack_of(obj))
+            return
+        review_store = self._server.review_store
+        if review_store is not None and envelope.kind in REVIEW_COMMAND_TYPES:
+            # Stored games are public (as over HTTP): no login needed.
+            self.outbox.put(encode(await review_ws(review_store, envelope)))
+            return
+        try:
+            auth = parse_transport_frame(envelope)
             if auth is not None:
                 await self._on_auth(auth)
                 return
-            if self.conn_id is None:
-                self.error(
-                    "not_authenticated",
-                    "Log in first: register, login, guest or resume.",
-                    ack_of(obj),
-                )
-                return
-            command = parse_command(obj)
+            command = command_of(envelope)
         except ProtocolError as exc:
-            self.error(exc.code, str(exc), ack_of(obj))
+            self.error(exc.code, str(exc), envelope.ack)
+            return
+        if self.conn_id is None:
+            self.error(
+                "not_authenticated", "Log in first: register, login, guest or resume.", envelope.ack
+            )
             return
         lag_ms = min(MAX_LAG_MS, int(self.ws.latency * 500))
         self._server.driver.handle(self.conn_id, command, lag_ms)

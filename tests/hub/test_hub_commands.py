@@ -139,6 +139,29 @@ def test_every_type_is_listed() -> None:
         ({"t": "seek", "d": {"variant": "x", "tc": FISCHER, "range": [1200]}}, "'range'"),
         ({"t": "chat", "d": {"game": "g", "text": "x" * 301}}, "'text'"),
         ({"t": "abandon_claim", "d": {"game": "g", "outcome": "lose"}}, "'outcome'"),
+        # wrong JSON types anywhere, text that cannot be encoded, oversized ack ids
+        ({"t": []}, "'t'"),
+        ({"t": {}}, "'t'"),
+        ({"t": None}, "'t'"),
+        ({"t": ""}, "'t'"),
+        ({"t": "x" * 33}, "'t'"),
+        ({"t": "\ud800"}, "'t'"),
+        ({"t": "sought", "d": 0}, "'d' must be an object"),
+        ({"t": "sought", "d": False}, "'d' must be an object"),
+        ({"t": "sought", "a": []}, "ack id"),
+        ({"t": "sought", "a": {}}, "ack id"),
+        ({"t": "sought", "a": 2**53 + 1}, "ack id"),
+        ({"t": "sought", "a": "x\ud800"}, "ack id"),
+        ({"t": "sought", "a": "\x00"}, "ack id"),
+        ({"t": "abandon_claim", "d": {"game": "g", "outcome": []}}, "'outcome'"),
+        ({"t": "abandon_claim", "d": {"game": "g", "outcome": {}}}, "'outcome'"),
+        ({"t": "seek", "d": {"variant": "x", "tc": {"kind": [], "base_s": 60}}}, "'kind'"),
+        ({"t": "seek", "d": {"variant": "x", "tc": FISCHER, "colour": {}}}, "'colour'"),
+        ({"t": "chat", "d": {"game": "g", "text": "\ud800"}}, "valid Unicode"),
+        ({"t": "chat", "d": {"game": "g", "text": "a\x00"}}, "valid Unicode"),
+        ({"t": "move", "d": {"game": "g\udfff", "ply": 1, "move": "a1a2"}}, "valid Unicode"),
+        ({"t": "chat", "d": {"game": [], "text": "x"}}, "'game' must be a string"),
+        ({"t": "sought", "d": {"x" * 100: 1}}, "unknown field(s) 'xxxxx"),
     ],
 )
 def test_malformed_frames_raise_protocol_error(frame: Any, fragment: str) -> None:
@@ -147,8 +170,18 @@ def test_malformed_frames_raise_protocol_error(frame: Any, fragment: str) -> Non
     assert fragment in str(caught.value)
 
 
+def test_messages_quote_at_most_a_short_escaped_part_of_the_input() -> None:
+    with pytest.raises(ProtocolError) as caught:
+        parse_command({"t": "sought", "d": {"\ud800" * 1000: 1}})
+    message = str(caught.value)
+    assert len(message) < 100 and "\\ud800" in message
+    message.encode("utf-8")
+
+
 def test_ack_of_reads_valid_ack_ids_only() -> None:
     assert ack_of({"t": "fly", "a": 3}) == 3
     assert ack_of({"a": "id"}) == "id"
     assert ack_of({"a": True}) is None
     assert ack_of([1]) is None
+    assert ack_of({"a": 10**30}) is None
+    assert ack_of({"a": "\ud800"}) is None

@@ -1,0 +1,245 @@
+"""Property-based fuzzing of the live server (issue 11, part 1) with hypothesis.
+
+Frames of every type, each invalid in one to three ways (``fuzz_frames.py``), go over real
+websockets to a real server on port 0 — from both players of a running game, from an observer
+with an open seek, and from a connection that has not logged in — between the moves of real
+games. After **each** frame: the answer is the very next message and is a well-formed ``error``
+(``bad_request`` / ``bad_json`` / ``bad_frame``) carrying the frame's ack id when it had a valid
+one; the socket is open; the game (version, ply, position, status, offers, chat, members), the
+seeks and the sessions are unchanged. Between batches the game goes on; each game is played to
+its end and the stored moves are compared with those played. The same for the HTTP review API:
+any path and parameters are answered 200, 400 or 404 with a JSON error, never 5xx.
+
+Frames are drawn derandomized (the same on every run); the server is stateful, so a failure is
+reported with the frame's text rather than shrunk. Sizes: a few thousand frames per backend in
+CI; with ``--long``, 120,000 frames and 20,000 HTTP requests (about ten minutes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from fuzz_frames import (
+    SCHEMA,
+    Frame,
+    draw_examples,
+    expected_ack,
+    frames,
+    http_targets,
+    refused_before_parsing,
+)
+from hypothesis import strategies as st
+from websockets.protocol import State
+from ws_support import Client, Game, OpenClient, StartApp, start_game, wait_for
+
+from server.app import App
+
+CI_FRAMES = {"sqlite": 3000, "postgresql": 2000}
+LONG_FRAMES = 120_000
+CI_REQUESTS = 1000
+LONG_REQUESTS = 20_000
+BATCH = 25
+MAX_PLIES = 40
+LONG_CLOCK = {"kind": "fischer", "base_s": 3600, "inc_s": 0}
+FAST = {"rate_limit_per_s": 100_000.0, "rate_limit_burst": 100_000}
+
+
+@dataclass
+class Tally:
+    frames: int = 0
+    games: int = 0
+    moves: int = 0
+    mutations: dict[str, int] = field(default_factory=dict)
+
+
+def world(app: App, game_id: str) -> tuple[Any, ...]:
+    """Everything a refused frame must leave as it was."""
+    room = app.hub.room(game_id)
+    assert room is not None
+    return (
+        room.log.version,
+        room.game.ply,
+        room.game.fen(),
+        room.status,
+        room.result,
+        tuple(sorted(room.members.items())),
+        tuple(box.pending_from for box in room.offers.values()),
+        tuple(len(lines) for lines in room.chat.values()),
+        tuple(room.absent),
+        tuple((seek.id, seek.player.id) for seek in app.hub.seeks()),
+        app.driver.connections,
+        app.server.open_sockets,
+    )
+
+
+async def check_refused(client: Client, frame: Frame, live: dict[str, Any]) -> None:
+    raw = frame.render(live)
+    await client.ws.send(raw)
+    answer = await client.recv()
+    shown = f"{raw[:300]!r} ({len(raw)} chars, {frame.mutations}) -> {answer}"
+    assert answer["t"] == "error", shown
+    code = answer["d"]["code"]
+    if frame.binary:
+        assert code == "bad_frame", shown
+    elif frame.cut is not None or refused_before_parsing(frame.body):
+        assert code in ("bad_json", "bad_request"), shown
+    else:
+        assert code == "bad_request", shown
+    message = answer["d"]["message"]
+    assert isinstance(message, str) and 0 < len(message) < 400, shown
+    assert set(answer) <= {"t", "d", "a"} and set(answer["d"]) == {"code", "message"}, shown
+    assert answer.get("a") == expected_ack(frame), shown
+    assert client.ws.state is State.OPEN, shown
+
+
+async def new_game(app: App, open_client: OpenClient, index: int) -> tuple[Game, Client]:
+    first = await open_client(app, f"p{index}a")
+    second = await open_client(app, f"p{index}b")
+    await first.guest()
+    await second.guest()
+    anonymous = await open_client(app, f"anon{index}")
+    return await start_game(first, second, tc=LONG_CLOCK), anonymous
+
+
+async def finish(app: App, game: Game, played: list[str]) -> None:
+    """End the game (resign if the board has not) and compare the stored moves."""
+    if game.ended is None:
+        await game.first.ok("resign", {"game": game.id})
+        await game.end()
+    await wait_for(lambda: app.driver.pending_writes == 0)  # the end is written after it is shown
+    stored = await app.store.get_game(game.id)
+    assert stored is not None
+    assert [move.uci for move in stored.moves] == played
+    assert stored.status == "finished"
+    for client in (game.first, game.second):
+        await client.close()
+
+
+async def fuzz_live_server(
+    app: App, open_client: OpenClient, drawn: list[Frame], seed: int
+) -> Tally:
+    rng = random.Random(seed)
+    tally = Tally()
+    observer = await open_client(app, "observer")
+    await observer.guest()
+    assert observer.player is not None
+    seek = (await observer.ok("seek", {"variant": "spartan", "tc": LONG_CLOCK}))["seek"]
+    game: Game | None = None
+    anonymous: Client | None = None
+    played: list[str] = []
+    for start in range(0, len(drawn), BATCH):
+        if game is None:
+            game, anonymous = await new_game(app, open_client, tally.games)
+            played = []
+            tally.games += 1
+        assert anonymous is not None
+        players = {"first": game.first, "second": game.second}
+        senders = [game.first, game.second, observer, anonymous]
+        for frame in drawn[start : start + BATCH]:
+            sender = rng.choice(senders)
+            me = next((side for side, c in players.items() if c is sender), None)
+            live = {
+                "game": game.id,
+                "ply": game.ply + 1,
+                "move": rng.choice(game.legal),
+                "seek": seek,
+                "v": game.version,
+                "observer": observer.player["name"],
+                "name": (sender.player or observer.player)["name"],
+                "token": sender.token or "Qk3",
+            }
+            before = world(app, game.id)
+            await check_refused(sender, frame, live)
+            assert world(app, game.id) == before, (frame, me)
+            tally.frames += 1
+            for mutation in frame.mutations:
+                tally.mutations[mutation] = tally.mutations.get(mutation, 0) + 1
+        # The game goes on: one move, seen by both players; the end when it comes.
+        move = rng.choice(game.legal)
+        event = await game.play(move)
+        played.append(move)
+        tally.moves += 1
+        if not event["d"]["legal"]:
+            await game.end()
+        if game.ended is not None or game.ply >= MAX_PLIES:
+            await finish(app, game, played)
+            await anonymous.close()
+            game = None
+    if game is not None:
+        await finish(app, game, played)
+    # The observer's seek and session came through untouched.
+    assert [s.id for s in app.hub.seeks()] == [seek]
+    assert (await observer.request("sought"))["d"]["seeks"][0]["id"] == seek
+    return tally
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+async def test_fuzzed_frames_are_refused_and_change_nothing(
+    start_app: StartApp, open_client: OpenClient, long_sweep: bool, backend: str
+) -> None:
+    count = LONG_FRAMES if long_sweep else CI_FRAMES[backend]
+    drawn = draw_examples(st.lists(frames(), min_size=BATCH, max_size=BATCH), count // BATCH)
+    flat = [frame for batch in drawn for frame in batch]
+    assert len(flat) == count
+    app = await start_app(backend, **FAST)
+    tally = await fuzz_live_server(app, open_client, flat, seed=len(flat))
+    print(f"\nfuzz {backend}: {tally}")
+    assert tally.frames == count
+    # Every kind of mutation was tried many times.
+    assert all(tally.mutations.get(m, 0) > count // 100 for m in (
+        "wrong_type", "missing", "unknown_field", "bad_t", "unknown_t", "bad_d", "bad_a",
+        "extra_key", "not_object", "cut", "binary", "deep_anywhere",
+    )), tally.mutations
+    assert {frame.kind for frame in flat} == set(SCHEMA)  # every frame type
+
+
+async def http_get(app: App, target: str) -> tuple[int, str, bytes]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", app.port)
+    writer.write(f"GET {target} HTTP/1.1\r\nHost: fuzz\r\n\r\n".encode())
+    await writer.drain()
+    raw = await reader.read()
+    writer.close()
+    await writer.wait_closed()
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split(" ", 2)[1])
+    headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
+    return status, headers.get("Content-Type", ""), body
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+async def test_fuzzed_http_requests_are_answered_without_server_errors(
+    start_app: StartApp, open_client: OpenClient, long_sweep: bool, backend: str
+) -> None:
+    app = await start_app(backend, **FAST)
+    first, second = await open_client(app, "a"), await open_client(app, "b")
+    await first.guest()
+    await second.guest()
+    game = await start_game(first, second)
+    await game.play(game.legal[0])
+    await game.first.ok("resign", {"game": game.id})
+    await game.end()
+    count = LONG_REQUESTS if long_sweep else CI_REQUESTS
+    statuses: dict[int, int] = {}
+    for target in draw_examples(http_targets(), count):
+        target = target.replace("{game}", game.id)
+        status, content_type, body = await http_get(app, target)
+        statuses[status] = statuses.get(status, 0) + 1
+        shown = f"{target[:300]} -> {status} {body[:300]!r}"
+        assert status in (200, 400, 404), shown
+        if content_type.startswith("application/json"):
+            answer = json.loads(body)
+            if status != 200:
+                assert answer["error"]["code"] in ("bad_request", "not_found", "unsupported_format"), shown
+                assert answer["error"]["message"], shown
+        else:
+            assert status == 200 and body, shown
+    print(f"\nhttp fuzz {backend}: {count} requests, statuses {statuses}")
+    assert statuses.get(400, 0) > count // 4 and statuses.get(200, 0) > count // 20, statuses
+    status, _, _ = await http_get(app, "/healthz")
+    assert status == 200
