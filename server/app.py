@@ -37,9 +37,8 @@ from argon2 import PasswordHasher
 
 from server.bus import Bus, BusError, create_bus, create_cluster
 from server.cluster import ClusterDriver
+from server.cluster.restore import Resumable, resumable_game
 from server.config import ConfigError, Settings, load_settings
-from server.hub.clock import Byoyomi, Fischer
-from server.hub.clock import TimeControl as HubTimeControl
 from server.hub.effects import (
     Effect,
     GameCreated,
@@ -49,22 +48,19 @@ from server.hub.effects import (
     PersistRecord,
 )
 from server.hub.hub import Hub, HubConfig
-from server.hub.identity import PlayerInfo, Rating, RatingKey
-from server.hub.lobby import GameTerms
 from server.hub.room import RoomSettings
 from server.store import (
     DuplicateMoveError,
     EndJournal,
+    GameRecord,
     GameStateError,
     MoveWriter,
     NameTakenError,
     Player,
     PlayerRating,
     Store,
-    StoredGame,
     StoreError,
     StoreUnavailableError,
-    TimeControl,
     UnknownGameError,
 )
 from server.store.migrate import upgrade_to_head
@@ -72,8 +68,6 @@ from server.transport.accounts import (
     Accounts,
     AccountsUnavailable,
     NameTaken,
-    guest_player_id,
-    registered_player_id,
     store_player_id,
 )
 from server.transport.driver import HubDriver, PersistError, RatingChange
@@ -89,23 +83,6 @@ PUBLISH_QUEUE_LIMIT = 10_000
 
 
 # --- adapters between the hub's records and the store ----------------------------------------
-
-
-def store_time_control(control: HubTimeControl) -> TimeControl:
-    """The store's record of a hub time control."""
-    if isinstance(control, Fischer):
-        return TimeControl("fischer", control.base_ms, control.increment_ms)
-    assert isinstance(control, Byoyomi)
-    return TimeControl(
-        "byoyomi", control.main_ms, byoyomi_ms=control.period_ms, periods=control.periods
-    )
-
-
-def hub_time_control(control: TimeControl) -> HubTimeControl:
-    """The hub's time control of a stored one."""
-    if control.kind == "fischer":
-        return Fischer(control.base_ms, control.increment_ms)
-    return Byoyomi(control.base_ms, control.byoyomi_ms, control.periods)
 
 
 class StoreRecorder:
@@ -154,7 +131,7 @@ class StoreRecorder:
         return ()
 
     async def _create(self, record: GameCreated) -> None:
-        control = store_time_control(record.control)
+        control = record.control.to_record()
         await self._store.create_game(
             game_id=record.game_id,
             variant=record.variant,
@@ -169,9 +146,9 @@ class StoreRecorder:
             rated=record.rated,
             started=True,  # the hub creates a game when it starts: one commit
         )
-        self._speeds[record.game_id] = control.speed
+        self._speeds[record.game_id] = record.control.speed()
 
-    def remember(self, game: StoredGame) -> None:
+    def remember(self, game: GameRecord) -> None:
         """Know a game this process did not create (restored after a restart)."""
         self._speeds[game.id] = game.speed
 
@@ -466,29 +443,18 @@ class App:
         unfinished = await self.store.load_unfinished_games()
         for stored in unfinished:
             try:
-                players = (
-                    await self._restored_player(stored.first_player_id, stored.first_name),
-                    await self._restored_player(stored.second_player_id, stored.second_name),
-                )
+                resumable = await resumable_game(self.store, stored)
                 self._recorder.remember(stored)
-                self.driver.call(partial(self._restore, stored, players))
+                self.driver.call(partial(self._restore, resumable))
             except ValueError as error:
                 logger.error("game %s cannot be restored: %s", stored.id, error)
         if unfinished:
             logger.info("restored %d unfinished game(s)", len(unfinished))
 
-    def _restore(
-        self, game: StoredGame, players: tuple[PlayerInfo, PlayerInfo], now_ms: int
-    ) -> list[Effect]:
-        terms = GameTerms(game.variant, hub_time_control(game.time_control), game.rated)
-        return self.hub.restore_game(game.id, terms, players, game.start_fen, game.moves, now_ms)
-
-    async def _restored_player(self, store_id: int | None, name: str) -> PlayerInfo:
-        if store_id is None:
-            return PlayerInfo(guest_player_id(), name, True)
-        ratings = await self.store.player_ratings(store_id)
-        pools: dict[RatingKey, Rating] = {(r.variant, r.speed): r.rating for r in ratings}
-        return PlayerInfo(registered_player_id(store_id), name, False, pools)
+    def _restore(self, game: Resumable, now_ms: int) -> list[Effect]:
+        return self.hub.restore_game(
+            game.game_id, game.terms, game.players, game.start_fen, game.moves, now_ms
+        )
 
     async def stop(self) -> None:
         """Close connections, finish the writes in flight, release the database and bus."""

@@ -67,7 +67,7 @@ from server.hub.effects import ConnId, Effect, GameId
 from server.hub.hub import Hub
 from server.hub.identity import PlayerInfo
 from server.hub.messages import Message
-from server.store import Store, StoredGame
+from server.store import GameRecord, Store
 from server.transport.driver import HubDriver, Peer, Recorder, monotonic_ms
 
 __all__ = [
@@ -107,7 +107,7 @@ class ClusterDriver(HubDriver):
         store: Store,
         clock: Callable[[], int] = monotonic_ms,
         rng: random.Random | None = None,
-        remember: Callable[[StoredGame], None] | None = None,
+        remember: Callable[[GameRecord], None] | None = None,
     ) -> None:
         self.node_id = settings.node_id
         self.remember = remember

@@ -29,7 +29,7 @@ from server.cluster.restore import Resumable, resumable_game
 from server.cluster.wire import pack
 from server.hub.effects import GameCreated, GameFinished, GameId, PersistRecord
 from server.hub.hub import Hub
-from server.store import Store, StoredGame, StoreError
+from server.store import GameRecord, Store, StoreError
 from server.transport.driver import PersistError, RatingChange, Recorder
 
 __all__ = ["ORPHANED", "FencedRecorder", "Owner", "Ownership", "Takeover"]
@@ -50,7 +50,7 @@ class Owner(Protocol):
 
     node_id: str
     hub: Hub
-    remember: Callable[[StoredGame], None] | None
+    remember: Callable[[GameRecord], None] | None
     """Told of each stored game taken over, before it resumes."""
 
     @property

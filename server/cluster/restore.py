@@ -11,15 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.hub.clock import Byoyomi, Fischer, TimeControl
+from server.hub.clock import control_of_record
 from server.hub.identity import PlayerInfo, Rating, RatingKey
 from server.hub.lobby import GameTerms
 from server.rules import MoveRecord
-from server.store import Store, StoredGame
-from server.store import TimeControl as StoreTimeControl
+from server.store import GameRecord, Store
 from server.transport.accounts import guest_player_id, registered_player_id
 
-__all__ = ["Resumable", "hub_time_control", "resumable_game"]
+__all__ = ["Resumable", "resumable_game"]
 
 
 @dataclass(frozen=True)
@@ -33,13 +32,6 @@ class Resumable:
     moves: tuple[MoveRecord, ...]
 
 
-def hub_time_control(control: StoreTimeControl) -> TimeControl:
-    """The hub's time control of a stored one."""
-    if control.kind == "fischer":
-        return Fischer(control.base_ms, control.increment_ms)
-    return Byoyomi(control.base_ms, control.byoyomi_ms, control.periods)
-
-
 async def _player(store: Store, store_id: int | None, name: str) -> PlayerInfo:
     if store_id is None:
         return PlayerInfo(guest_player_id(), name, True)
@@ -48,9 +40,9 @@ async def _player(store: Store, store_id: int | None, name: str) -> PlayerInfo:
     return PlayerInfo(registered_player_id(store_id), name, False, pools)
 
 
-async def resumable_game(store: Store, game: StoredGame) -> Resumable:
+async def resumable_game(store: Store, game: GameRecord) -> Resumable:
     """The restore arguments of ``game`` (its moves as stored)."""
     first = await _player(store, game.first_player_id, game.first_name)
     second = await _player(store, game.second_player_id, game.second_name)
-    terms = GameTerms(game.variant, hub_time_control(game.time_control), game.rated)
+    terms = GameTerms(game.variant, control_of_record(game.time_control), game.rated)
     return Resumable(game.id, terms, (first, second), game.start_fen, game.moves)

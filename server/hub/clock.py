@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 from server.hub.glicko2 import Speed, estimated_game_seconds, speed_class
 from server.hub.messages import JsonObject
+from server.rules import record
 
 FIRST = 0
 SECOND = 1
@@ -100,6 +101,10 @@ class Fischer:
     def describe(self) -> str:
         return f"{self.base_ms / 60000:g}+{self.increment_ms // 1000}"
 
+    def to_record(self) -> record.TimeControl:
+        """This control as a game record keeps it (see :func:`control_of_record`)."""
+        return record.TimeControl("fischer", self.base_ms, self.increment_ms)
+
 
 @dataclass(frozen=True)
 class Byoyomi:
@@ -159,8 +164,21 @@ class Byoyomi:
     def describe(self) -> str:
         return f"{self.main_ms / 60000:g}+{self.periods}×{self.period_ms // 1000}s"
 
+    def to_record(self) -> record.TimeControl:
+        """This control as a game record keeps it (see :func:`control_of_record`)."""
+        return record.TimeControl(
+            "byoyomi", self.main_ms, byoyomi_ms=self.period_ms, periods=self.periods
+        )
+
 
 TimeControl = Fischer | Byoyomi
+
+
+def control_of_record(kept: record.TimeControl) -> TimeControl:
+    """The clock strategy of a recorded time control (the inverse of ``to_record``)."""
+    if kept.kind == "fischer":
+        return Fischer(kept.base_ms, kept.increment_ms)
+    return Byoyomi(kept.base_ms, kept.byoyomi_ms, kept.periods)
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,20 @@ The pieces the rest of the server uses:
   disk until the database has them;
 * ``upgrade_to_head`` / ``downgrade_to_base`` in ``server.store.migrate`` (not re-exported
   here, so that ``python -m server.store.migrate`` runs cleanly);
-* the records passed in and out (``server.store.records``) and the narrow
-  errors (``server.store.errors``).
+* the records passed in and out: the game records shared by every layer
+  (``server.rules.record``, re-exported here) and the store's own (``server.store.records``),
+  and the narrow errors (``server.store.errors``).
 """
 
+from server.rules.record import (
+    ClockKind,
+    GameInfo,
+    GamePage,
+    GameRecord,
+    GameStatus,
+    ResultCode,
+    TimeControl,
+)
 from server.store.engine import DEFAULT_URL, create_engine
 from server.store.errors import (
     DuplicateMoveError,
@@ -24,18 +34,12 @@ from server.store.errors import (
 )
 from server.store.journal import EndJournal
 from server.store.records import (
-    ClockKind,
     ClockState,
-    GameInfo,
     GameMove,
-    GamePage,
-    GameStatus,
     Player,
     PlayerRating,
     RatingUpdate,
-    ResultCode,
-    StoredGame,
-    TimeControl,
+    clock_state,
 )
 from server.store.repository import Store, new_game_id
 from server.store.writer import MoveWriter, WriterStats
@@ -49,6 +53,7 @@ __all__ = [
     "GameInfo",
     "GameMove",
     "GamePage",
+    "GameRecord",
     "GameStateError",
     "GameStatus",
     "MoveWriter",
@@ -60,11 +65,11 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreUnavailableError",
-    "StoredGame",
     "TimeControl",
     "UnknownGameError",
     "UnknownPlayerError",
     "WriterStats",
+    "clock_state",
     "create_engine",
     "new_game_id",
 ]

@@ -1,7 +1,8 @@
-"""Plain values passed into and returned by the store.
+"""Plain values passed into and returned by the store, and the checks of what it writes.
 
-Every record validates itself on construction, so malformed input raises
-:class:`ValueError` before any SQL runs.
+The game records themselves (:class:`~server.rules.record.GameRecord`, ``GameInfo``,
+``MoveRecord``, ``TimeControl``, ``GamePage``) are shared by every layer and live in
+``server.rules.record``. Malformed input raises :class:`ValueError` before any SQL runs.
 """
 
 from __future__ import annotations
@@ -9,34 +10,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal, get_args
 
-from server.hub.glicko2 import Rating, Speed, speed_class
-from server.rules import MoveRecord
+from server.hub.glicko2 import Rating, Speed
+from server.rules.record import RESULT_CODES, GameRecord, MoveRecord, ResultCode
 from server.store.schema import DISPLAY_LENGTH, GAME_ID_MAX_LENGTH, UCI_LENGTH
 
 __all__ = [
-    "ClockKind",
     "ClockState",
-    "GameInfo",
     "GameMove",
-    "GamePage",
-    "GameStatus",
     "Player",
     "PlayerRating",
     "RatingUpdate",
-    "ResultCode",
-    "StoredGame",
-    "TimeControl",
+    "clock_state",
 ]
 
-ClockKind = Literal["fischer", "byoyomi"]
-GameStatus = Literal["created", "started", "finished", "aborted"]
-#: First-player win, second-player win, draw.
-ResultCode = Literal["1-0", "0-1", "1/2-1/2"]
-
-CLOCK_KINDS: tuple[ClockKind, ...] = get_args(ClockKind)
-RESULT_CODES: tuple[ResultCode, ...] = get_args(ResultCode)
 #: The score of the first player for each result.
 FIRST_PLAYER_SCORE: dict[ResultCode, float] = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
@@ -72,40 +59,6 @@ def check_result(result: str) -> ResultCode:
 def _check_int(what: str, value: int, minimum: int = 0) -> None:
     if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
         raise ValueError(f"{what} must be an integer >= {minimum}, got {value!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class TimeControl:
-    """A game's clock: Fischer (base + increment) or byoyomi (base, then periods).
-
-    >>> TimeControl("fischer", 180_000, 2_000).speed
-    'blitz'
-    >>> TimeControl("byoyomi", 600_000, byoyomi_ms=30_000, periods=1).speed
-    'rapid'
-    """
-
-    kind: ClockKind
-    base_ms: int
-    increment_ms: int = 0
-    byoyomi_ms: int = 0
-    periods: int = 0
-
-    def __post_init__(self) -> None:
-        if self.kind not in CLOCK_KINDS:
-            raise ValueError(f"clock kind must be 'fischer' or 'byoyomi', got {self.kind!r}")
-        for name in ("base_ms", "increment_ms", "byoyomi_ms", "periods"):
-            _check_int(name, getattr(self, name))
-        if self.kind == "fischer" and (self.byoyomi_ms or self.periods):
-            raise ValueError("a Fischer clock has no byoyomi periods")
-        if self.kind == "byoyomi" and (self.byoyomi_ms == 0 or self.periods == 0):
-            raise ValueError("a byoyomi clock needs byoyomi_ms > 0 and at least one period")
-        if self.base_ms == 0 and self.increment_ms == 0 and self.byoyomi_ms == 0:
-            raise ValueError("a clock needs some time: base, increment or byoyomi")
-
-    @property
-    def speed(self) -> Speed:
-        """The rating pool of this time control (see :func:`server.hub.glicko2.speed_class`)."""
-        return speed_class(self.base_ms, self.increment_ms, self.byoyomi_ms, self.periods)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,57 +156,15 @@ class ClockState:
     running_since: datetime | None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class GameInfo:
-    """A game without its moves (what listings return)."""
-
-    id: str
-    variant: str
-    start_fen: str
-    speed: Speed
-    time_control: TimeControl
-    rated: bool
-    status: GameStatus
-    result: ResultCode | None
-    termination: str | None
-    plies: int | None
-    final_fen: str | None
-    first_player_id: int | None
-    second_player_id: int | None
-    first_name: str
-    second_name: str
-    created_at: datetime
-    started_at: datetime | None
-    finished_at: datetime | None
-    first_rating_before: int | None
-    first_rating_after: int | None
-    second_rating_before: int | None
-    second_rating_after: int | None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class StoredGame(GameInfo):
-    """A game with all its stored moves in ply order."""
-
-    moves: tuple[MoveRecord, ...]
-
-    @property
-    def clock_state(self) -> ClockState:
-        last = self.moves[-1] if self.moves else None
-        previous = self.moves[-2] if len(self.moves) >= 2 else None
-        return ClockState(
-            ply=len(self.moves),
-            to_move_ms=previous.clock_ms if previous else None,
-            to_move_periods=previous.periods_left if previous else None,
-            waiting_ms=last.clock_ms if last else None,
-            waiting_periods=last.periods_left if last else None,
-            running_since=last.played_at if last else self.started_at,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class GamePage:
-    """One page of a listing; pass ``next_cursor`` back to get the next (older) page."""
-
-    games: list[GameInfo]
-    next_cursor: str | None
+def clock_state(game: GameRecord) -> ClockState:
+    """The clocks as ``game``'s stored moves left them (see :class:`ClockState`)."""
+    last = game.moves[-1] if game.moves else None
+    previous = game.moves[-2] if len(game.moves) >= 2 else None
+    return ClockState(
+        ply=len(game.moves),
+        to_move_ms=previous.clock_ms if previous else None,
+        to_move_periods=previous.periods_left if previous else None,
+        waiting_ms=last.clock_ms if last else None,
+        waiting_periods=last.periods_left if last else None,
+        running_since=last.played_at if last else game.started_at,
+    )

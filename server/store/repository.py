@@ -27,8 +27,16 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.elements import ColumnElement
 
-from server.hub.glicko2 import SPEEDS, Rating, Speed, rate_game
-from server.rules import MoveRecord
+from server.hub.glicko2 import SPEEDS, Rating, Speed, rate_game, speed_class
+from server.rules.record import (
+    GameInfo,
+    GamePage,
+    GameRecord,
+    GameStatus,
+    MoveRecord,
+    ResultCode,
+    TimeControl,
+)
 from server.store.engine import DEFAULT_URL, create_engine, is_unavailable, writing
 from server.store.errors import (
     DuplicateMoveError,
@@ -43,16 +51,10 @@ from server.store.pg_moves import PgMoveAppender
 from server.store.records import (
     FIRST_PLAYER_SCORE,
     MOVE_COLUMNS,
-    GameInfo,
     GameMove,
-    GamePage,
-    GameStatus,
     Player,
     PlayerRating,
     RatingUpdate,
-    ResultCode,
-    StoredGame,
-    TimeControl,
     check_game_id,
     check_move,
     check_result,
@@ -417,7 +419,12 @@ class Store:
         values: dict[str, Any] = {
             "variant": variant,
             "start_fen": start_fen,
-            "speed": time_control.speed,
+            "speed": speed_class(
+                time_control.base_ms,
+                time_control.increment_ms,
+                time_control.byoyomi_ms,
+                time_control.periods,
+            ),
             "first_player_id": first_player_id,
             "second_player_id": second_player_id,
             "first_name": first_name,
@@ -683,7 +690,7 @@ class Store:
 
     # --- reading games ------------------------------------------------------------------------
 
-    async def get_game(self, game_id: str) -> StoredGame | None:
+    async def get_game(self, game_id: str) -> GameRecord | None:
         """A game with its moves, or None."""
         check_game_id(game_id)
         async with self._transaction(write=False) as connection:
@@ -696,12 +703,12 @@ class Store:
                 select(game_moves).where(game_moves.c.game_id == game_id).order_by(game_moves.c.ply)
             )
             moves = tuple(_stored_move(move) for move in move_rows)
-        return StoredGame(**_game_fields(row), moves=moves)
+        return GameRecord(**_game_fields(row), moves=moves)
 
-    async def load_unfinished_games(self) -> list[StoredGame]:
+    async def load_unfinished_games(self) -> list[GameRecord]:
         """Games still ``created`` or ``started``, oldest first, with moves and clock state.
 
-        For restart recovery: see :attr:`StoredGame.clock_state`.
+        For restart recovery: see :func:`server.store.records.clock_state`.
         """
         active = games.c.status.in_(_ACTIVE)
         async with self._transaction(write=False) as connection:
@@ -720,7 +727,7 @@ class Store:
             for move in move_rows:
                 moves.setdefault(move.game_id, []).append(_stored_move(move))
         return [
-            StoredGame(**_game_fields(row), moves=tuple(moves.get(row.id, ()))) for row in game_rows
+            GameRecord(**_game_fields(row), moves=tuple(moves.get(row.id, ()))) for row in game_rows
         ]
 
     async def list_games(

@@ -9,8 +9,9 @@ The transport calls two functions and sends what they return:
   (:data:`REVIEW_COMMAND_TYPES`) — returns the reply frame as a JSON-ready dict.
 
 Both read the store only (any object with the :class:`ReviewStore` methods; adapters do
-not import each other) and replay stored moves through the adjudicator to compute
-positions, headers and exports. Replays run in a worker thread: a long Dai Shogi game takes
+not import each other, so the store is handed over by ``server.app``; the records it returns
+are the shared ``server.rules.record`` ones) and replay stored moves through the adjudicator
+to compute positions, headers and exports. Replays run in a worker thread: a long Dai Shogi game takes
 a noticeable fraction of a second to replay, which must not stall the event loop.
 """
 
@@ -23,22 +24,29 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal, Protocol, cast
+from typing import Any, Protocol, cast
 from urllib.parse import parse_qsl, urlsplit
 
 from server.hub.commands import Envelope, ack_of, parse_envelope, shown, valid_text
 from server.hub.errors import ProtocolError
 from server.hub.messages import Message, error_message
-from server.rules import VARIANT_NAMES, Game, MoveRecord, RulesError, get_variant
+from server.rules import VARIANT_NAMES, Game, RulesError, Variant, get_variant
 from server.rules.export import (
-    GameRecord,
-    TimeSetting,
     format_time_control,
     pgn_tags,
     replay,
     write_kif,
     write_pgn,
     write_usi,
+)
+from server.rules.record import (
+    GAME_STATUSES,
+    RESULT_CODES,
+    GameInfo,
+    GamePage,
+    GameRecord,
+    GameStatus,
+    ResultCode,
 )
 
 __all__ = [
@@ -76,10 +84,6 @@ CONTENT_TYPES = {
 }
 SHOGI_ONLY_FORMATS = frozenset({"kif", "usi"})
 
-ResultCode = Literal["1-0", "0-1", "1/2-1/2"]
-GameStatus = Literal["created", "started", "finished", "aborted"]
-RESULT_CODES: tuple[ResultCode, ...] = ("1-0", "0-1", "1/2-1/2")
-STATUSES: tuple[GameStatus, ...] = ("created", "started", "finished", "aborted")
 MAX_NAME_LENGTH = 64
 MAX_TEXT_LENGTH = 256
 """Longest text parameter (a cursor is about 60 characters)."""
@@ -93,82 +97,6 @@ _LIST_FIELDS = frozenset(
 
 
 # ------------------------------------------------------------------- store interface
-
-
-class TimeControlView(Protocol):
-    @property
-    def kind(self) -> str: ...
-    @property
-    def base_ms(self) -> int: ...
-    @property
-    def increment_ms(self) -> int: ...
-    @property
-    def byoyomi_ms(self) -> int: ...
-    @property
-    def periods(self) -> int: ...
-
-
-class GameView(Protocol):
-    """What a listing row carries (``server.store.GameInfo``)."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def variant(self) -> str: ...
-    @property
-    def start_fen(self) -> str: ...
-    @property
-    def speed(self) -> str: ...
-    @property
-    def time_control(self) -> TimeControlView: ...
-    @property
-    def rated(self) -> bool: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def result(self) -> str | None: ...
-    @property
-    def termination(self) -> str | None: ...
-    @property
-    def plies(self) -> int | None: ...
-    @property
-    def final_fen(self) -> str | None: ...
-    @property
-    def first_player_id(self) -> int | None: ...
-    @property
-    def second_player_id(self) -> int | None: ...
-    @property
-    def first_name(self) -> str: ...
-    @property
-    def second_name(self) -> str: ...
-    @property
-    def created_at(self) -> datetime: ...
-    @property
-    def started_at(self) -> datetime | None: ...
-    @property
-    def finished_at(self) -> datetime | None: ...
-    @property
-    def first_rating_before(self) -> int | None: ...
-    @property
-    def first_rating_after(self) -> int | None: ...
-    @property
-    def second_rating_before(self) -> int | None: ...
-    @property
-    def second_rating_after(self) -> int | None: ...
-
-
-class StoredGameView(GameView, Protocol):
-    """A game with its moves (``server.store.StoredGame``)."""
-
-    @property
-    def moves(self) -> Sequence[MoveRecord]: ...
-
-
-class GamePageView(Protocol):
-    @property
-    def games(self) -> Sequence[GameView]: ...
-    @property
-    def next_cursor(self) -> str | None: ...
 
 
 class ReviewStore(Protocol):
@@ -185,9 +113,9 @@ class ReviewStore(Protocol):
         until: datetime | None = None,
         limit: int = 50,
         cursor: str | None = None,
-    ) -> GamePageView: ...
+    ) -> GamePage: ...
 
-    async def get_game(self, game_id: str) -> StoredGameView | None: ...
+    async def get_game(self, game_id: str) -> GameRecord | None: ...
 
 
 # ---------------------------------------------------------------------------- errors
@@ -293,7 +221,7 @@ def parse_list_query(fields: Mapping[str, object]) -> ListQuery:
     if "result" in fields:
         result = cast(ResultCode, _choice("result", fields["result"], RESULT_CODES))
     if "status" in fields:
-        status = cast(GameStatus, _choice("status", fields["status"], STATUSES))
+        status = cast(GameStatus, _choice("status", fields["status"], GAME_STATUSES))
     since = _moment("since", fields["since"]) if "since" in fields else None
     until = _moment("until", fields["until"]) if "until" in fields else None
     if since is not None and until is not None and since >= until:
@@ -326,13 +254,7 @@ def _iso(moment: datetime | None) -> str | None:
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-def _time_setting(control: TimeControlView) -> TimeSetting:
-    return TimeSetting(
-        control.kind, control.base_ms, control.increment_ms, control.byoyomi_ms, control.periods
-    )
-
-
-def game_summary(info: GameView) -> dict[str, Any]:
+def game_summary(info: GameInfo) -> dict[str, Any]:
     """The JSON form of a listed game (no moves)."""
     control = info.time_control
     return {
@@ -349,7 +271,7 @@ def game_summary(info: GameView) -> dict[str, Any]:
             "increment_ms": control.increment_ms,
             "byoyomi_ms": control.byoyomi_ms,
             "periods": control.periods,
-            "text": format_time_control(_time_setting(control)),
+            "text": format_time_control(control),
         },
         "first": {
             "name": info.first_name,
@@ -372,39 +294,22 @@ def game_summary(info: GameView) -> dict[str, Any]:
     }
 
 
-def game_record(stored: StoredGameView, site: str = "?") -> GameRecord:
-    """The export record of a stored game; raise ReviewError if its variant is unknown."""
+def _variant(record: GameInfo) -> Variant:
     try:
-        variant = get_variant(stored.variant)
+        return get_variant(record.variant)
     except KeyError:
         raise ReviewError(
-            500, "corrupt_record", f"game {stored.id} has an unknown variant {stored.variant!r}"
+            500, "corrupt_record", f"game {record.id} has an unknown variant {record.variant!r}"
         ) from None
-    return GameRecord(
-        variant=variant,
-        moves=tuple(stored.moves),
-        start_fen=stored.start_fen,
-        game_id=stored.id,
-        site=site,
-        first_name=stored.first_name,
-        second_name=stored.second_name,
-        first_rating=stored.first_rating_before,
-        second_rating=stored.second_rating_before,
-        rated=stored.rated,
-        result=stored.result,
-        termination=stored.termination,
-        time_control=_time_setting(stored.time_control),
-        started_at=stored.started_at or stored.created_at,
-        finished_at=stored.finished_at,
-    )
 
 
 def _replayed(record: GameRecord) -> Game:
+    variant = _variant(record)
     try:
-        return replay(record.variant, record.start_fen, (m.uci for m in record.moves))
+        return replay(variant, record.start_fen, (m.uci for m in record.moves))
     except RulesError as exc:
         raise ReviewError(
-            500, "corrupt_record", f"game {record.game_id}: the stored moves do not replay: {exc}"
+            500, "corrupt_record", f"game {record.id}: the stored moves do not replay: {exc}"
         ) from exc
 
 
@@ -422,15 +327,14 @@ def _position_view(game: Game, ply: int) -> dict[str, Any]:
     return view
 
 
-def _detail(stored: StoredGameView, ply: int | None) -> dict[str, Any]:
+def _detail(record: GameRecord, ply: int | None) -> dict[str, Any]:
     """The JSON form of one game (runs in a worker thread: it replays the moves)."""
-    record = game_record(stored)
     game = _replayed(record)
     if ply is not None and ply > game.ply:
         raise _bad(f"ply must be between 0 and {game.ply} for this game, got {ply}")
-    view = game_summary(stored)
+    view = game_summary(record)
     view["headers"] = pgn_tags(record, game)
-    view["formats"] = _formats(record)
+    view["formats"] = _formats(game.variant)
     view["moves"] = [
         {
             "ply": i + 1,
@@ -441,25 +345,25 @@ def _detail(stored: StoredGameView, ply: int | None) -> dict[str, Any]:
             "spent_ms": move.spent_ms,
             "at": _iso(move.played_at),
         }
-        for i, (uci, display, move) in enumerate(zip(game.moves, game.displays, stored.moves))
+        for i, (uci, display, move) in enumerate(zip(game.moves, game.displays, record.moves))
     ]
     if ply is not None:
         view["position"] = _position_view(game, ply)
     return view
 
 
-def _formats(record: GameRecord) -> list[str]:
-    return ["pgn", "kif", "usi"] if record.variant.family == "shogi" else ["pgn"]
+def _formats(variant: Variant) -> list[str]:
+    return ["pgn", "kif", "usi"] if variant.family == "shogi" else ["pgn"]
 
 
-def _export(stored: StoredGameView, fmt: str) -> str:
+def _export(record: GameRecord, fmt: str) -> str:
     """The export text (runs in a worker thread)."""
-    record = game_record(stored)
-    if fmt not in _formats(record):
+    variant = _variant(record)
+    if fmt not in _formats(variant):
         raise ReviewError(
             400,
             "unsupported_format",
-            f"{fmt.upper()} export is for shogi variants; {record.variant.title} games export as PGN",
+            f"{fmt.upper()} export is for shogi variants; {variant.title} games export as PGN",
         )
     game = _replayed(record)
     writers: dict[str, Callable[[GameRecord, Game], str]] = {
@@ -490,11 +394,11 @@ async def _from_store(call: Any) -> Any:
 async def list_games(store: ReviewStore, query: ListQuery) -> dict[str, Any]:
     """One page of games, newest first. Offsets walk the store's keyset pages."""
     wanted = query.offset + query.limit
-    rows: list[GameView] = []
+    rows: list[GameInfo] = []
     cursor = query.cursor
     while True:
         page = cast(
-            GamePageView,
+            GamePage,
             await _from_store(
                 store.list_games(
                     player_name=query.player,
@@ -522,8 +426,8 @@ async def list_games(store: ReviewStore, query: ListQuery) -> dict[str, Any]:
     }
 
 
-async def _stored(store: ReviewStore, game_id: str) -> StoredGameView:
-    stored = cast(StoredGameView | None, await _from_store(store.get_game(game_id)))
+async def _stored(store: ReviewStore, game_id: str) -> GameRecord:
+    stored = cast(GameRecord | None, await _from_store(store.get_game(game_id)))
     if stored is None:
         raise _not_found(game_id)
     return stored

@@ -25,8 +25,6 @@ import pytest
 
 from server.rules import Game, IllegalMoveError, MoveRecord, Position, get_variant
 from server.rules.export import (
-    GameRecord,
-    TimeSetting,
     clock_text,
     format_time_control,
     kif_board,
@@ -39,12 +37,14 @@ from server.rules.export import (
     write_pgn,
     write_usi,
 )
+from server.rules.record import GameRecord, TimeControl
 from server.rules.san import parse_san
 
 STARTED = datetime(2024, 5, 1, 12, 30, 5, tzinfo=UTC)
 FINISHED = datetime(2024, 5, 1, 12, 58, 0, tzinfo=UTC)
-BLITZ = TimeSetting("fischer", 180_000, 2_000)
-BYOYOMI = TimeSetting("byoyomi", 600_000, byoyomi_ms=30_000, periods=3)
+BLITZ = TimeControl("fischer", 180_000, 2_000)
+BYOYOMI = TimeControl("byoyomi", 600_000, byoyomi_ms=30_000, periods=3)
+SITE = "https://hub.example/g1"
 
 Policy = Callable[[Game, list[str], random.Random], str]
 
@@ -127,14 +127,17 @@ def record_of(game: Game, **fields: object) -> GameRecord:
     )
     outcome = game.outcome()
     values: dict[str, object] = {
-        "variant": game.variant,
+        "id": "g1",
+        "variant": game.variant.name,
         "moves": moves,
         "start_fen": game.start_fen,
-        "game_id": "g1",
-        "site": "https://hub.example/g1",
         "first_name": "alice",
         "second_name": "bob",
         "time_control": BYOYOMI if game.variant.family == "shogi" else BLITZ,
+        "speed": "rapid",
+        "rated": False,
+        "status": "finished",
+        "created_at": STARTED,
         "started_at": STARTED,
         "finished_at": FINISHED,
         "result": outcome.result() if outcome else "1-0",
@@ -178,10 +181,9 @@ def expected_clock(ms: int) -> float:
 
 def test_time_control_and_clock_texts() -> None:
     assert format_time_control(BLITZ) == "180+2"
-    assert format_time_control(TimeSetting("fischer", 300_000, 0)) == "300+0"
-    assert format_time_control(TimeSetting("fischer", 90_500, 500)) == "90.5+0.5"
+    assert format_time_control(TimeControl("fischer", 300_000, 0)) == "300+0"
+    assert format_time_control(TimeControl("fischer", 90_500, 500)) == "90.5+0.5"
     assert format_time_control(BYOYOMI) == "600+30x3"
-    assert format_time_control(None) == "-"
     assert clock_text(0) == "0:00:00"
     assert clock_text(59_999) == "0:00:59.9"
     assert clock_text(3_600_000) == "1:00:00"
@@ -298,13 +300,13 @@ def test_pgn_headers_and_move_numbers() -> None:
     record = record_of(
         game,
         first_name='Al "the pawn" \\ice',
-        first_rating=1520,
-        second_rating=1480,
+        first_rating_before=1520,
+        second_rating_before=1480,
         rated=True,
         result="1/2-1/2",
         termination="agreement",
     )
-    pgn = write_pgn(record)
+    pgn = write_pgn(record, site=SITE)
     assert pgn.startswith(
         '[Event "Rated Wild Castle game"]\n[Site "https://hub.example/g1"]\n'
         '[Date "2024.05.01"]\n[Round "-"]\n[White "Al \\"the pawn\\" \\\\ice"]\n'
@@ -511,20 +513,15 @@ def test_usi_and_kif_refuse_chess_variants() -> None:
 def test_kif_of_a_known_minishogi_game() -> None:
     moves = ["e1e4", "d5e4", "d1c2", "R@c3", "c2b3", "c3c1+", "b1c1", "a5a4", "b3d5+", "e5d5"]
     game = replay(get_variant("minishogi"), None, moves)
-    record = GameRecord(
-        variant=game.variant,
+    record = record_of(
+        game,
+        id="k1",
         moves=tuple(
             MoveRecord(i, m, d, clock_ms=0, spent_ms=1_500 * i)
             for i, (m, d) in enumerate(zip(moves, game.displays, strict=True), 1)
         ),
-        game_id="k1",
-        first_name="alice",
-        second_name="bob",
         result="0-1",
         termination="resignation",
-        time_control=BYOYOMI,
-        started_at=STARTED,
-        finished_at=FINISHED,
     )
     assert write_kif(record) == (
         "#KIF version=2.0 encoding=UTF-8\n"

@@ -13,12 +13,13 @@ from server.rules import MoveRecord
 from server.store import (
     DuplicateMoveError,
     GameMove,
+    GameRecord,
     GameStateError,
     Store,
-    StoredGame,
     TimeControl,
     UnknownGameError,
     UnknownPlayerError,
+    clock_state,
 )
 from server.store.schema import game_moves, games
 
@@ -49,7 +50,7 @@ async def test_create_and_get_game(store: Store, make_player: MakePlayer) -> Non
     )
     assert len(game_id) == 8 and game_id.isalnum()
     game = await store.get_game(game_id)
-    assert isinstance(game, StoredGame)
+    assert isinstance(game, GameRecord)
     assert (game.id, game.variant, game.start_fen) == (game_id, "shoshogi", "start")
     assert game.time_control == BYOYOMI
     assert game.speed == "classical"  # 600 s + 3 periods * 25 * 30 s = 2850 s
@@ -344,13 +345,13 @@ async def test_load_unfinished_games(store: Store, make_game: MakeGame) -> None:
     unfinished = await store.load_unfinished_games()
     assert [g.id for g in unfinished] == [waiting, fresh, running]
     by_id = {g.id: g for g in unfinished}
-    assert by_id[waiting].status == "created" and by_id[waiting].clock_state.running_since is None
-    fresh_clock = by_id[fresh].clock_state
+    assert by_id[waiting].status == "created" and clock_state(by_id[waiting]).running_since is None
+    fresh_clock = clock_state(by_id[fresh])
     assert (fresh_clock.ply, fresh_clock.to_move_ms, fresh_clock.waiting_ms) == (0, None, None)
     assert fresh_clock.running_since == by_id[fresh].started_at
     game = by_id[running]
     assert [m.ply for m in game.moves] == [1, 2, 3]
-    state = game.clock_state
+    state = clock_state(game)
     assert state.ply == 3
     # Ply 4 is next: its mover last moved at ply 2; the waiting side just moved at ply 3.
     assert (state.to_move_ms, state.to_move_periods) == (580_000, 3)

@@ -11,7 +11,7 @@ from ws_support import Client, OpenClient, StartApp, play_random, start_game, wa
 
 from server.app import App
 from server.rules import VARIANT_NAMES, MoveRecord, get_variant
-from server.store import StoredGame
+from server.store import GameRecord
 
 MATE_IN_4 = ["a1b2", "a5a2", "b2c3", "d5c4"]  # Mini-Shogi: the second player mates
 REPETITION = ["b1b2", "d5d4", "b2b1", "d4d5"] * 3  # Mini-Shogi: the start position 4 times
@@ -26,7 +26,7 @@ async def two_guests(app: App, open_client: OpenClient) -> tuple[Client, Client]
     return a, b
 
 
-async def stored_when_finished(app: App, game_id: str) -> StoredGame:
+async def stored_when_finished(app: App, game_id: str) -> GameRecord:
     """The stored game once its end is committed."""
     for _ in range(500):
         stored = await app.store.get_game(game_id)

@@ -13,10 +13,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from server.rules import Position, RulesError
+from server.rules.record import GameRecord, TimeControl
 from server.transport.ics.lines import end_reason
 from server.transport.ics.style12 import Board12, holdings_line, style12_line, verbose_move
 from server.transport.ics.variants import IcsVariant, ics_variant
-from server.transport.review import ReviewStore, StoredGameView, TimeControlView
+from server.transport.review import ReviewStore
 
 if TYPE_CHECKING:
     from server.transport.ics.games import GameNumbers
@@ -44,7 +45,7 @@ _END_CODES = {
 }
 
 
-def tc_json(control: TimeControlView) -> Json:
+def tc_json(control: TimeControl) -> Json:
     """A stored time control in the hub's JSON form."""
     if control.kind == "byoyomi":
         return {
@@ -211,7 +212,7 @@ class StoreViews:
             return None, f"{words[0]} has no history game {index}."
         return games[index].id, ""
 
-    async def _load(self, game_id: str) -> StoredGameView | None:
+    async def _load(self, game_id: str) -> GameRecord | None:
         if self._store is None or len(game_id) > 32:
             return None
         return await self._store.get_game(game_id)

@@ -1,0 +1,168 @@
+"""PGN: the export format of every variant (tags, movetext with clock comments)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..game import Game
+from ..notation import shogi_square
+from ..position import Move, Position
+from ..record import GameRecord
+from ..variant import Variant
+from .replay import (
+    clock_text,
+    format_time_control,
+    is_standard_start,
+    moves_of,
+    record_variant,
+    replay_record,
+)
+
+__all__ = ["pgn_move_text", "pgn_tags", "write_pgn"]
+
+_PGN_TERMINATION = {
+    "time": "time forfeit",
+    "abandonment": "abandoned",
+    "abort": "abandoned",
+    "perpetual_check": "rules infraction",
+}
+
+_ENDING_WORDS = {
+    "checkmate": "checkmate",
+    "stalemate": "stalemate",
+    "royal_capture": "capture of the royal piece",
+    "repetition": "repetition",
+    "perpetual_check": "perpetual check",
+    "fifty_moves": "the fifty-move rule",
+    "seventy_five_moves": "the seventy-five-move rule",
+    "dead_position": "dead position",
+    "resignation": "resignation",
+    "time": "time",
+    "agreement": "agreement",
+    "abandonment": "abandonment",
+}
+
+
+def _side_names(variant: Variant) -> tuple[str, str]:
+    return ("Sente", "Gote") if variant.family == "shogi" else ("White", "Black")
+
+
+def _ending_sentence(record: GameRecord) -> str | None:
+    """``"Black wins by resignation."``, ``"Draw by repetition."``, ``"Game aborted."``."""
+    if record.termination is None:
+        return None
+    if record.termination == "abort":
+        return "Game aborted."
+    how = _ENDING_WORDS.get(record.termination, record.termination.replace("_", " "))
+    if record.result == "1/2-1/2":
+        return f"Draw by {how}."
+    winner = record.winner
+    if winner is None:
+        return f"Game ended by {how}."
+    return f"{_side_names(record_variant(record))[winner]} wins by {how}."
+
+
+def _tag_value(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+
+
+def pgn_tags(record: GameRecord, game: Game | None = None, site: str = "?") -> dict[str, str]:
+    """The PGN tag pairs of ``record``, in export order (the seven-tag roster first).
+
+    ``site`` is the ``Site`` tag: where the game was played (a URL), ``?`` when unknown.
+    """
+    game = replay_record(record, game)
+    v = game.variant
+    when = record.started_at or record.created_at
+    date = when.strftime("%Y.%m.%d")
+    tags = {
+        "Event": f"{'Rated' if record.rated else 'Casual'} {v.title} game",
+        "Site": site,
+        "Date": date,
+        "Round": "-",
+        "White": record.first_name,
+        "Black": record.second_name,
+        "Result": record.result or "*",
+    }
+    tags["GameId"] = record.id
+    tags["UTCDate"] = date
+    tags["UTCTime"] = when.strftime("%H:%M:%S")
+    if record.first_rating_before is not None:
+        tags["WhiteElo"] = str(record.first_rating_before)
+    if record.second_rating_before is not None:
+        tags["BlackElo"] = str(record.second_rating_before)
+    tags["Variant"] = v.name
+    tags["TimeControl"] = format_time_control(record.time_control)
+    if record.termination is None:
+        tags["Termination"] = "unterminated"
+    else:
+        tags["Termination"] = _PGN_TERMINATION.get(record.termination, "normal")
+    if v.start_fen_generator is not None or not is_standard_start(game):
+        tags["SetUp"] = "1"
+        tags["FEN"] = game.position_at(0).fen()
+    tags["PlyCount"] = str(game.ply)
+    return tags
+
+
+def pgn_move_text(pos: Position, move: Move, display: str) -> str:
+    """``display`` (the move in ``pos`` as the adjudicator shows it) as a PGN movetext token.
+
+    Chess-family SAN passes unchanged. Shogi-family notations use characters PGN reserves:
+    a drop's ``*`` (PGN's "unfinished game" marker) becomes ``@`` (``P*3c`` → ``P@3c``, as in
+    Fairy-Stockfish SAN), and a Dai Shogi igui ``Lnx!9d`` (``!`` is a PGN annotation) is
+    written as the capture and the step back to the origin it is: ``Lnx9d-8c``.
+    """
+    text = display.replace("*", "@")
+    if "x!" in text:
+        victim = shogi_square(pos, move.via[0])
+        text = text.replace(f"x!{victim}", f"x{victim}-{shogi_square(pos, move.from_sq)}")
+    return text
+
+
+def write_pgn(
+    record: GameRecord, game: Game | None = None, width: int = 80, site: str = "?"
+) -> str:
+    """``record`` as one PGN game (tags, blank line, movetext, blank line).
+
+    ``game`` may be passed when the caller already has the replay of the record
+    (:func:`~server.rules.export.replay.replay`); ``site`` as in :func:`pgn_tags`.
+    """
+    game = replay_record(record, game)
+    tags = pgn_tags(record, game, site)
+    lines = [f'[{name} "{_tag_value(value)}"]' for name, value in tags.items()]
+    tokens: list[str] = []
+    start = game.position_at(0)
+    number = start.fullmove
+    for i, (move, display) in enumerate(zip(moves_of(game), game.displays)):
+        pos = game.position_at(i)
+        text = pgn_move_text(pos, move, display)
+        # Every move is followed by its clock comment, so the second player's moves need
+        # their number ("1... e5") too.
+        dots = "." if pos.turn == 0 else "..."
+        tokens.append(f"{number}{dots} {text}")  # a move number stays on the line of its move
+        tokens.append(f"{{ [%clk {clock_text(record.moves[i].clock_ms)}] }}")
+        if pos.turn == 1:
+            number += 1
+    ending = _ending_sentence(record)
+    if ending:
+        tokens.append(f"{{ {ending} }}")
+    tokens.append(tags["Result"])
+    return "\n".join(lines) + "\n\n" + "\n".join(_wrap(tokens, width)) + "\n\n"
+
+
+def _wrap(tokens: Sequence[str], width: int) -> list[str]:
+    """Join tokens with spaces into lines of at most ``width`` characters (a longer token
+    gets a line of its own); comments are single tokens, so they are never split."""
+    lines: list[str] = []
+    line = ""
+    for token in tokens:
+        if line and len(line) + 1 + len(token) > width:
+            lines.append(line)
+            line = token
+        else:
+            line = f"{line} {token}" if line else token
+    if line:
+        lines.append(line)
+    return lines
+
+
