@@ -38,7 +38,7 @@ from ws_support import (
     wait_for,
 )
 
-from server.store import Store, StoredGame
+from server.store import GameRecord, Store
 from server.store.migrate import upgrade_to_head
 
 SERVER_SETTINGS = {"reconnect_grace_s": "1", "sqlite_busy_timeout_s": "0.3"}
@@ -166,7 +166,7 @@ EXPECTED = {  # (status, result, termination) once stored
 }
 
 
-async def stored_games(database: Database, cases: dict[str, Case]) -> dict[str, StoredGame]:
+async def stored_games(database: Database, cases: dict[str, Case]) -> dict[str, GameRecord]:
     async with Store.from_url(database.direct_url, pool_size=1) as store:
         found = {kind: await store.get_game(case.game.id) for kind, case in cases.items()}
     assert all(game is not None for game in found.values())
