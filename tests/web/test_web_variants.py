@@ -127,12 +127,26 @@ async def test_spartan_takeback_chat_and_resignation(hub: App, open_page, shots)
     await bob.page.fill(".chat-form input", "well played")
     await bob.page.press(".chat-form input", "Enter")
     await expect(alice.page.locator(".chat-lines")).to_contain_text("bob: well played")
-    await expect(bob.page.locator('svg.board g.pc.side-1[data-piece="W"]')).to_have_count(1)
+    # A Hoplite marches to the Persians' back rank and captures there: Spartan promotion.
+    march = ["a7b6", "a2a3", "b6a5", "a3a4", "a5a4", "h2h3", "a4b3", "h3h4", "b3a2", "b2b3"]
+    for i, move in enumerate(march):
+        seat = bob if i % 2 == 0 else alice
+        await seat.click_move(move[:2], move[2:])
+        await (alice if i % 2 == 0 else bob).wait_ply(4 + i)
+    await bob.click_move("a2", "a1")
+    dialog = bob.page.locator(".promo-dialog")
+    for choice in ("c", "g", "l", "w"):          # no third King: the Spartans have two
+        await expect(dialog.locator(f'button[data-promo="{choice}"] svg g.spartan')).to_have_count(1)
+    assert await dialog.locator('button[data-promo="k"]').count() == 0
+    await shots(bob.page, "spartan-promotion")
+    await bob.promote("w")
+    await alice.wait_ply(14)
+    await expect(alice.page.locator('svg.board g.pc.side-1[data-square="a1"]')).to_have_attribute("data-piece", "W")
     await shots(bob.page, "spartan")
     await bob.action("resign")
     await alice.wait_end("alice wins by resignation")
     moves = [m["uci"] for m in (await api_json(hub, f"/api/games/{game_id}"))["moves"]]
-    assert moves == ["e2e4", "d7e6", "d2d4"]
+    assert moves[:3] == ["e2e4", "d7e6", "d2d4"] and moves[-1] == "a2a1w"
 
 
 async def test_daishogi_lion_double_move_and_tooltip(hub: App, open_page, shots) -> None:  # type: ignore[no-untyped-def]
