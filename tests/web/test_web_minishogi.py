@@ -56,6 +56,10 @@ async def test_minishogi_from_the_lobby_to_the_review(hub: App, open_page, shots
     await alice.page.reload()                   # the shareable URL names the ply
     await alice.wait_ply(3)
     await expect(alice.page.locator("ol.moves li.current")).to_have_text("P*2b")
+    copy = alice.page.locator('button[data-action="copy-fen"]')
+    await copy.click()
+    sfen = (await api_json(hub, f"/api/games/{game_id}?ply=3"))["position"]["sfen"]
+    await expect(copy).to_have_attribute("data-copied", sfen)
     for fmt in ("pgn", "kif"):
         async with alice.page.expect_download() as info:
             await alice.page.click(f'a[data-export="{fmt}"]')

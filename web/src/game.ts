@@ -176,6 +176,12 @@ export class GameView {
     this.pending = false;
     this.cursor = this.hashPly();
     this.drawChat();
+    // A snapshot does not say whether the side to move is in check; the stored record does.
+    if (s.ply > 0 && this.checks[s.ply] === undefined) void this.loadCheck(s.ply);
+  }
+
+  private async loadCheck(ply: number): Promise<void> {
+    if ((await this.storedPosition(ply))?.check) void this.draw();
   }
 
   private moved(d: { ply: number; uci: string; display: string; fen: string; clocks: Clocks; legal: string[]; check: boolean }): void {
@@ -246,13 +252,19 @@ export class GameView {
   }
 
   private async fenAt(ply: number): Promise<string | null> {
-    const known = this.fens.get(ply);
-    if (known) return known;
+    return this.fens.get(ply) ?? (await this.storedPosition(ply))?.fen ?? null;
+  }
+
+  /** The stored position after `ply` moves (GET /api/games/<id>?ply=N), remembered. */
+  private async storedPosition(ply: number): Promise<StoredGame["position"] | null> {
     const answer = await fetch(`/api/games/${encodeURIComponent(this.id)}?ply=${ply}`);
     if (!answer.ok) return null;
-    const g = (await answer.json()) as StoredGame;
-    if (g.position) { this.fens.set(ply, g.position.fen); if (g.position.sfen) this.sfens.set(ply, g.position.sfen); this.checks[ply] = g.position.check; }
-    return g.position?.fen ?? null;
+    const p = ((await answer.json()) as StoredGame).position;
+    if (!p) return null;
+    if (!this.fens.has(ply)) this.fens.set(ply, p.fen);
+    if (p.sfen) this.sfens.set(ply, p.sfen);
+    this.checks[ply] ??= p.check;
+    return p;
   }
   private sfens = new Map<number, string>();
 
@@ -430,10 +442,7 @@ export class GameView {
     copy.addEventListener("click", async () => {
       let text = this.fens.get(ply) ?? "";
       if (this.variant?.family === "shogi") {
-        if (!this.sfens.has(ply)) {
-          const a = await fetch(`/api/games/${encodeURIComponent(this.id)}?ply=${ply}`);
-          if (a.ok) { const g = (await a.json()) as StoredGame; if (g.position?.sfen) this.sfens.set(ply, g.position.sfen); }
-        }
+        if (!this.sfens.has(ply)) await this.storedPosition(ply);
         text = this.sfens.get(ply) ?? text;
       }
       copy.dataset.copied = text;
