@@ -4,14 +4,19 @@ reloads, and the finished game reviewed: stepped through and exported."""
 from __future__ import annotations
 
 from playwright.async_api import expect
-from seats import WAIT_MS, Seat, api, api_json, start_game, two_players
+from seats import WAIT_MS, Seat, api, api_json, two_players
 
 from server.app import App
 
 
 async def test_minishogi_from_the_lobby_to_the_review(hub: App, open_page, shots) -> None:  # type: ignore[no-untyped-def]
     alice, bob = await two_players(open_page)
-    game_id = await start_game(alice, bob, "minishogi", kind="byoyomi", main_min=5, period=20, periods=3)
+    await alice.seek("minishogi", kind="byoyomi", main_min=5, period=20, periods=3)
+    seek = bob.page.locator("table.seeks tr", has_text="alice")
+    await expect(seek).to_contain_text("5 min + 3×20s")      # minutes and byoyomi as players write them
+    await shots(bob.page, "lobby")
+    game_id = await bob.accept_seek_of("alice")
+    await alice.page.wait_for_selector(f'section.game[data-game="{game_id}"] .board-wrap', timeout=WAIT_MS)
     # The board as each player sees it: sente's camp at the bottom for alice, flipped for bob.
     assert await alice.page.locator(".board-wrap").get_attribute("data-variant") == "minishogi"
     await expect(alice.page.locator(".clock.bottom .name")).to_contain_text("alice")
@@ -45,6 +50,8 @@ async def test_minishogi_from_the_lobby_to_the_review(hub: App, open_page, shots
 
     # Review: the list, the replay board stepped with the keyboard, the exports.
     await alice.page.click('nav a[href="/review"]')
+    await alice.page.wait_for_selector(f'table.games tr[data-game="{game_id}"]', timeout=WAIT_MS)
+    await shots(alice.page, "review")
     await alice.page.click(f'a[data-open="{game_id}"]', timeout=WAIT_MS)
     await alice.page.wait_for_selector('.board-wrap[data-ply="7"]', timeout=WAIT_MS)
     await alice.page.keyboard.press("Home")

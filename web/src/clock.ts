@@ -2,7 +2,7 @@
 // counting down). The server's clocks are live at the message's arrival; the running side's
 // time is counted down locally from then.
 
-import type { SideClock, TimeControl } from "./types";
+import type { SideClock, StoredGame, TimeControl } from "./types";
 
 export function formatMs(ms: number): string {
   const clamped = Math.max(0, ms);
@@ -60,4 +60,12 @@ function duration(s: number): string {
   if (s % 60 === 0) return `${s / 60} min`;
   if (s < 60) return `${s}s`;
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+/** The time control of a stored game (milliseconds in the review API) in protocol form. */
+export function tcOfStored(g: StoredGame): TimeControl {
+  const t = g.time_control;
+  return t.kind === "byoyomi"
+    ? { kind: "byoyomi", main_s: t.base_ms / 1000, period_s: t.byoyomi_ms / 1000, periods: t.periods }
+    : { kind: "fischer", base_s: t.base_ms / 1000, inc_s: t.increment_ms / 1000 };
 }

@@ -3,7 +3,7 @@
 // chat, the end banner, and the review tools (exports, copy FEN).
 
 import { Board } from "./board";
-import { clockView, tcText } from "./clock";
+import { clockView, tcOfStored, tcText } from "./clock";
 import { errorText, resultText, type Ctx } from "./ctx";
 import type { Message } from "./net";
 import { beep } from "./sound";
@@ -468,11 +468,4 @@ function clockText(ms: number | null): string {
   if (ms === null) return "";
   const s = Math.floor(ms / 1000);
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
-}
-
-function tcOfStored(g: StoredGame): TimeControl {
-  const t = g.time_control;
-  return t.kind === "byoyomi"
-    ? { kind: "byoyomi", main_s: t.base_ms / 1000, period_s: t.byoyomi_ms / 1000, periods: t.periods }
-    : { kind: "fischer", base_s: t.base_ms / 1000, inc_s: t.increment_ms / 1000 };
 }

@@ -8,6 +8,13 @@ import type { Message } from "./net";
 import { h } from "./svg";
 import type { Seek, StoredGame, TimeControl } from "./types";
 
+/** The colour a seek asks for, in the words of its family. */
+function colourText(family: string | undefined, colour: string): string {
+  if (colour === "random") return "random";
+  const words = family === "shogi" ? { first: "sente", second: "gote" } : { first: "White", second: "Black" };
+  return words[colour as "first" | "second"] ?? colour;
+}
+
 export class Lobby {
   readonly el: HTMLElement;
   private seeks = new Map<number, Seek>();
@@ -167,7 +174,7 @@ export class Lobby {
         h("td", { text: s.player.name }), h("td", { text: s.player.rating == null ? "–" : `${s.player.rating}${s.player.provisional ? "?" : ""}` }),
         h("td", { text: title }), h("td", { text: `${tcText(s.tc)} (${s.speed})` }),
         h("td", { text: (s.rated ? "rated" : "casual") + (s.range ? ` ${s.range[0]}–${s.range[1]}` : "") + (s.manual ? ", manual" : "") }),
-        h("td", { text: s.colour }), h("td", {}, [button]),
+        h("td", { text: colourText(this.ctx.variants.get(s.variant)?.family, s.colour) }), h("td", {}, [button]),
       ]);
     });
     this.seekList.replaceChildren(...(rows.length ? rows : [h("tr", {}, [h("td", { colspan: 7, class: "empty", text: "No open seeks: create one." })])]));

@@ -1,6 +1,7 @@
 // Stored games: the filterable list (GET /api/games) and a player's profile (ratings per
 // variant and speed, from the rated games' ratings after each game, and recent games).
 
+import { tcOfStored, tcText } from "./clock";
 import { errorText, resultText, type Ctx } from "./ctx";
 import { h } from "./svg";
 import type { StoredGame } from "./types";
@@ -14,7 +15,7 @@ export function gameTable(ctx: Ctx, games: StoredGame[]): HTMLElement {
       h("td", { text: when }), h("td", { text: ctx.variants.get(g.variant)?.title ?? g.variant }),
       h("td", { text: `${g.first.name} – ${g.second.name}` }), h("td", { text: g.result ?? "*" }),
       h("td", { text: g.status === "finished" ? resultText(g.result, g.termination, [g.first.name, g.second.name]) : g.status }),
-      h("td", { text: String(g.plies) }), h("td", { text: `${g.time_control.text} ${g.rated ? "rated" : "casual"}` }), h("td", {}, [link]),
+      h("td", { text: String(g.plies) }), h("td", { text: `${tcText(tcOfStored(g))}, ${g.rated ? "rated" : "casual"}` }), h("td", {}, [link]),
     ]);
   });
   return h("table", { class: "games" }, [
@@ -39,7 +40,13 @@ export class ReviewList {
       field("Status", h("select", { name: "status" }, [["", "any"], ["finished", "finished"], ["started", "running"], ["aborted", "aborted"]].map(([v, t]) => h("option", { value: v, text: t })))),
       field("From", h("input", { type: "date", name: "since" })), field("Before", h("input", { type: "date", name: "until" })),
       h("button", { type: "submit", class: "primary", text: "Search" }),
+      ctx.me ? h("button", { type: "button", class: "mine", text: "My games" }) : null,
     ]);
+    this.form.querySelector<HTMLButtonElement>("button.mine")?.addEventListener("click", () => {
+      this.form.querySelector<HTMLInputElement>('input[name="player"]')!.value = ctx.me!.name;
+      this.cursor = null;
+      void this.load();
+    });
     this.form.addEventListener("submit", (e) => { e.preventDefault(); this.cursor = null; void this.load(); });
     const more = h("button", { type: "button", class: "more", text: "Older games" });
     more.addEventListener("click", () => void this.load());
