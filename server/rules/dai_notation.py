@@ -12,8 +12,8 @@ to left, ranks a–o top to bottom, as seen by the first player):
 
 from __future__ import annotations
 
-from .notation import shogi_square
 from .position import NULL_SQUARE, Move, Position
+from .squares import shogi_square
 
 __all__ = ["dai_move"]
 

@@ -5,23 +5,12 @@ Chess-family SAN and the Dai Shogi notation plug in here too, chosen by ``Varian
 
 from __future__ import annotations
 
-from .geometry import Geometry
+from .dai_notation import dai_move
 from .position import NULL_SQUARE, Move, Position
 from .san import san
+from .squares import shogi_square
 
-__all__ = ["display_move", "shogi_square"]
-
-_HODGES_NAMES: dict[Geometry, list[str]] = {}
-
-
-def shogi_square(pos: Position, square: int) -> str:
-    """Hodges coordinates: file number counted from the right, rank letter from the top."""
-    g = pos.variant.geometry
-    names = _HODGES_NAMES.get(g)
-    if names is None:
-        names = [f"{g.files - g.file_of(s)}{chr(ord('a') + g.ranks - 1 - g.rank_of(s))}" for s in range(g.size)]
-        _HODGES_NAMES[g] = names
-    return names[square]
+__all__ = ["display_move"]
 
 
 def display_move(pos: Position, move: Move) -> str:
@@ -30,8 +19,6 @@ def display_move(pos: Position, move: Move) -> str:
     if style == "san":
         return san(pos, move)
     if style == "dai":
-        from .dai_notation import dai_move
-
         return dai_move(pos, move)
     return hodges(pos, move)
 

@@ -7,7 +7,6 @@ from hub_harness import FISCHER_TC, Harness, one, only, player
 
 from server.hub.effects import GameCreated
 from server.hub.hub import HubConfig
-from server.rules import VARIANT_NAMES
 
 BYOYOMI_TC = {"kind": "byoyomi", "main_s": 60, "period_s": 10, "periods": 2}
 
@@ -128,9 +127,6 @@ def test_byoyomi_is_accepted_for_shogi_variants() -> None:
     assert h.hub.seeks()[0].view()["tc"] == BYOYOMI_TC
 
 
-@pytest.mark.skipif(
-    "wildcastle" not in VARIANT_NAMES, reason="chess variants not in the engine yet"
-)
 def test_byoyomi_is_refused_for_chess_variants() -> None:
     h = Harness()
     h.connect(1, player("alice"))

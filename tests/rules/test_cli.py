@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyffish as sf
 import pytest
 
 from server.rules import VARIANTS, Game, get_variant
@@ -52,7 +53,6 @@ def test_perft_depth_zero_counts_the_root() -> None:
 
 
 def test_perft_from_a_fen_matches_fairy_stockfish() -> None:
-    sf = pytest.importorskip("pyffish")
     fen = "rb1gk/1s2R/5/P1B2/K1G2[Psp] b - - 1 4"  # drops for both sides, promotions, checks
 
     def fsf_perft(moves: list[str], depth: int) -> int:

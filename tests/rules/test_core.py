@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pyffish as sf
 import pytest
 
 from server.rules import (
@@ -204,7 +205,6 @@ def test_fsf_fen_forms_are_accepted() -> None:
 
 
 def test_fen_reads_what_fairy_stockfish_writes() -> None:
-    sf = pytest.importorskip("pyffish")
     rng = random.Random(33)
     for name in ("minishogi", "shoshogi"):
         variant = get_variant(name)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 
+import pyffish as sf
 import pytest
 from rule_helpers import RuleHelpers, play_all
 
@@ -418,7 +419,6 @@ def shared_targets(pos: Position) -> list[Move]:
 def test_hodges_notation_matches_fairy_stockfish() -> None:
     """Along a seeded random game, moves (all with ambiguous origins, a few others) are
     written as FSF's NOTATION_SHOGI_HODGES writes them."""
-    sf = pytest.importorskip("pyffish")
     rng = random.Random(2024)
     g = Game(MINI)
     checked = ambiguous = 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 
+import pyffish as sf
 import pytest
 from rule_helpers import RuleHelpers, play_all
 
@@ -388,7 +389,6 @@ def test_hodges_notation_matches_fairy_stockfish() -> None:
     """Along a seeded random game, moves (all with ambiguous origins, a few others) are written as
     FSF's NOTATION_SHOGI_HODGES writes them. Moves FSF does not allow (the Crown-Prince check
     evasions, see test_promoting_the_drunk_elephant_answers_a_check) are skipped."""
-    sf = pytest.importorskip("pyffish")
     rng = random.Random(7)
     g = Game(SHO)
     checked = ambiguous = 0

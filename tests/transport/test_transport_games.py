@@ -156,7 +156,6 @@ async def test_repetition_ends_the_game(
     assert len(stored.moves) == len(REPETITION)
 
 
-@pytest.mark.skipif(not CHESS_VARIANTS, reason="no chess-family variant is registered")
 @BOTH
 async def test_draw_by_agreement_in_a_chess_variant(
     backend: str, start_app: StartApp, open_client: OpenClient

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..game import Game
-from ..notation import shogi_square
 from ..position import Move, Position
 from ..record import GameRecord
+from ..squares import shogi_square
 from ..variant import Variant
 from .replay import (
     clock_text,

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ..game import Game
-from ..notation import shogi_square
 from ..position import NULL_SQUARE, Move, Position
 from ..record import GameRecord
+from ..squares import shogi_square
 from .replay import moves_of, record_variant, replay_record
 
 __all__ = ["usi_move", "write_usi"]

@@ -1,0 +1,333 @@
+"""The store's games and their moves: created, started, moved, taken back, finished."""
+
+from __future__ import annotations
+
+import secrets
+import string
+from collections.abc import Sequence
+from typing import Any, NoReturn, cast
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from server.hub.glicko2 import speed_class
+from server.rules.record import GameStatus, MoveRecord, ResultCode, TimeControl
+from server.store.errors import (
+    DuplicateMoveError,
+    GameStateError,
+    StoreError,
+    UnknownGameError,
+    UnknownPlayerError,
+)
+from server.store.ratings import rate_in
+from server.store.records import (
+    FIRST_PLAYER_SCORE,
+    MOVE_COLUMNS,
+    GameMove,
+    RatingUpdate,
+    check_game_id,
+    check_move,
+    check_result,
+    check_text,
+    move_row,
+    utc_now,
+)
+from server.store.schema import (
+    GAME_ID_LENGTH,
+    NAME_LENGTH,
+    TERMINATION_LENGTH,
+    VARIANT_LENGTH,
+    game_moves,
+    games,
+)
+from server.store.transactions import Transactions, integrity_kind
+
+__all__ = ["ACTIVE_STATUSES", "GameStore", "new_game_id"]
+
+_GAME_ID_ALPHABET = string.digits + string.ascii_letters
+_ID_ATTEMPTS = 5
+#: The statuses of a game that has not ended.
+ACTIVE_STATUSES: tuple[GameStatus, ...] = ("created", "started")
+
+
+def new_game_id() -> str:
+    """A random game id: 8 characters from ``[0-9A-Za-z]``."""
+    return "".join(secrets.choice(_GAME_ID_ALPHABET) for _ in range(GAME_ID_LENGTH))
+
+
+class GameStore(Transactions):
+    """Writing games and moves; a rated game's end updates both ratings in its transaction."""
+
+    async def create_game(
+        self,
+        *,
+        variant: str,
+        start_fen: str,
+        time_control: TimeControl,
+        first_name: str,
+        second_name: str,
+        first_player_id: int | None = None,
+        second_player_id: int | None = None,
+        rated: bool = False,
+        game_id: str | None = None,
+        started: bool = False,
+    ) -> str:
+        """Store a new game (status ``created``) and return its id.
+
+        A random id is drawn unless *game_id* is given. Guests have no player
+        id; only games between two different registered players can be rated.
+        With *started* the game is stored already started (as :meth:`start_game`
+        would mark it), in the same transaction: one commit instead of two.
+
+        :raises ValueError: for malformed arguments or a rated game with a guest.
+        :raises UnknownPlayerError: if a player id does not exist.
+        :raises GameStateError: if the given *game_id* is already used.
+        """
+        check_text("variant", variant, VARIANT_LENGTH)
+        check_text("start position", start_fen, 10_000)
+        check_text("first player's name", first_name, NAME_LENGTH)
+        check_text("second player's name", second_name, NAME_LENGTH)
+        if not isinstance(time_control, TimeControl):
+            raise ValueError("time_control must be a TimeControl")
+        if rated and (first_player_id is None or second_player_id is None):
+            raise ValueError("a rated game needs two registered players")
+        if rated and first_player_id == second_player_id:
+            raise ValueError("a player cannot play a rated game against themselves")
+        if game_id is not None:
+            check_game_id(game_id)
+        values: dict[str, Any] = {
+            "variant": variant,
+            "start_fen": start_fen,
+            "speed": speed_class(
+                time_control.base_ms,
+                time_control.increment_ms,
+                time_control.byoyomi_ms,
+                time_control.periods,
+            ),
+            "first_player_id": first_player_id,
+            "second_player_id": second_player_id,
+            "first_name": first_name,
+            "second_name": second_name,
+            "clock_kind": time_control.kind,
+            "base_ms": time_control.base_ms,
+            "increment_ms": time_control.increment_ms,
+            "byoyomi_ms": time_control.byoyomi_ms,
+            "periods": time_control.periods,
+            "rated": rated,
+            "status": "created",
+            "created_at": utc_now(),
+        }
+        if started:
+            values["status"] = "started"
+            values["started_at"] = values["created_at"]
+        for _ in range(_ID_ATTEMPTS):
+            values["id"] = game_id or new_game_id()
+            try:
+                async with self._transaction(write=True) as connection:
+                    await connection.execute(insert(games).values(values))
+                return cast(str, values["id"])
+            except IntegrityError as error:
+                kind = integrity_kind(error)
+                if kind == "foreign_key":
+                    raise UnknownPlayerError("a player id of this game does not exist") from error
+                if kind != "unique":
+                    raise
+                if game_id is not None:
+                    raise GameStateError(game_id, "already stored", "create") from error
+                # A random id collided: draw another.
+        raise StoreError(f"no free game id after {_ID_ATTEMPTS} random draws")
+
+    async def start_game(self, game_id: str) -> None:
+        """Mark a created game as started (now).
+
+        :raises UnknownGameError: if there is no such game.
+        :raises GameStateError: unless the game is ``created``.
+        """
+        check_game_id(game_id)
+        async with self._transaction(write=True) as connection:
+            result = await connection.execute(
+                update(games)
+                .where(games.c.id == game_id, games.c.status == "created")
+                .values(status="started", started_at=utc_now())
+            )
+            if result.rowcount == 0:
+                await _raise_not_changeable(connection, game_id, "start")
+
+    async def abort_game(
+        self,
+        game_id: str,
+        termination: str = "abort",
+        *,
+        plies: int | None = None,
+        final_fen: str | None = None,
+    ) -> None:
+        """End a game without result (and without rating changes).
+
+        :raises UnknownGameError: if there is no such game.
+        :raises GameStateError: if the game is already finished or aborted.
+        """
+        check_game_id(game_id)
+        check_text("termination", termination, TERMINATION_LENGTH)
+        _check_final(plies, final_fen)
+        async with self._transaction(write=True) as connection:
+            result = await connection.execute(
+                update(games)
+                .where(games.c.id == game_id, games.c.status.in_(ACTIVE_STATUSES))
+                .values(
+                    status="aborted",
+                    termination=termination,
+                    finished_at=utc_now(),
+                    plies=plies,
+                    final_fen=final_fen,
+                )
+            )
+            if result.rowcount == 0:
+                await _raise_not_changeable(connection, game_id, "abort")
+
+    async def finish_game(
+        self,
+        game_id: str,
+        result: ResultCode,
+        termination: str,
+        *,
+        plies: int | None = None,
+        final_fen: str | None = None,
+    ) -> RatingUpdate | None:
+        """Store a game's result and, for a rated game, both players' new ratings.
+
+        The result, the rating updates and the rating snapshots on the game are
+        one transaction: either all are stored or none. Rating rows are locked
+        in player-id order, so concurrent finishes of games sharing a player
+        neither lose an update nor deadlock.
+
+        :param plies: number of moves played, for listings.
+        :param final_fen: the final position, for listings.
+        :returns: the rating changes of a rated game, None otherwise.
+        :raises ValueError: for a malformed result or termination.
+        :raises UnknownGameError: if there is no such game.
+        :raises GameStateError: if the game is already finished or aborted.
+        """
+        check_game_id(game_id)
+        code = check_result(result)
+        check_text("termination", termination, TERMINATION_LENGTH)
+        _check_final(plies, final_fen)
+        async with self._transaction(write=True) as connection:
+            row = (
+                await connection.execute(
+                    update(games)
+                    .where(games.c.id == game_id, games.c.status.in_(ACTIVE_STATUSES))
+                    .values(
+                        status="finished",
+                        result=code,
+                        termination=termination,
+                        finished_at=utc_now(),
+                        plies=plies,
+                        final_fen=final_fen,
+                    )
+                    .returning(
+                        games.c.rated,
+                        games.c.variant,
+                        games.c.speed,
+                        games.c.first_player_id,
+                        games.c.second_player_id,
+                    )
+                )
+            ).one_or_none()
+            if row is None:
+                await _raise_not_changeable(connection, game_id, "finish")
+            first_id, second_id = row.first_player_id, row.second_player_id
+            if not row.rated or first_id is None or second_id is None:
+                return None
+            change = await rate_in(
+                connection,
+                self._dialect,
+                row.variant,
+                row.speed,
+                first_id,
+                second_id,
+                FIRST_PLAYER_SCORE[code],
+            )
+            await connection.execute(
+                update(games)
+                .where(games.c.id == game_id)
+                .values(
+                    first_rating_before=round(change.first_before.rating),
+                    first_rating_after=round(change.first_after.rating),
+                    second_rating_before=round(change.second_before.rating),
+                    second_rating_after=round(change.second_after.rating),
+                )
+            )
+            return change
+
+    async def append_move(self, game_id: str, move: MoveRecord) -> None:
+        """Persist one move of game ``game_id``; returns after it is committed.
+
+        The store checks the move's shape, not its legality nor the game's
+        status: the hub is the authority on both. A move without ``played_at``
+        is stored as played now.
+
+        :raises DuplicateMoveError: if the game already has a move at this ply.
+        :raises UnknownGameError: if there is no such game.
+        """
+        check_move(game_id, move)
+        try:
+            async with self._transaction(write=True) as connection:
+                await connection.execute(insert(game_moves), [_move_values(game_id, move)])
+        except IntegrityError as error:
+            kind = integrity_kind(error)
+            if kind == "unique":
+                raise DuplicateMoveError(game_id, move.ply) from error
+            if kind == "foreign_key":
+                raise UnknownGameError(game_id) from error
+            raise
+
+    async def append_moves(self, moves: Sequence[GameMove]) -> None:
+        """Persist several ``(game id, move)`` in one transaction (one executemany): all or none.
+
+        :raises sqlalchemy.exc.IntegrityError: if any row is refused (a
+            duplicate ply, an unknown game); the caller cannot tell which row,
+            so :class:`~server.store.writer.MoveWriter` retries row by row.
+        """
+        for game_id, move in moves:
+            check_move(game_id, move)
+        if not moves:
+            return
+        if self._moves is not None:
+            await self._moves.append_moves(moves)
+            return
+        async with self._transaction(write=True) as connection:
+            await connection.execute(insert(game_moves), [_move_values(*m) for m in moves])
+
+    async def retract_moves(self, game_id: str, from_ply: int) -> int:
+        """Delete the moves at ``from_ply`` and after (a takeback). Returns how many went."""
+        check_game_id(game_id)
+        if not isinstance(from_ply, int) or from_ply < 1:
+            raise ValueError(f"from_ply must be an integer >= 1, got {from_ply!r}")
+        async with self._transaction(write=True) as connection:
+            result = await connection.execute(
+                delete(game_moves).where(
+                    game_moves.c.game_id == game_id, game_moves.c.ply >= from_ply
+                )
+            )
+        return cast(int, result.rowcount)
+
+
+async def _raise_not_changeable(connection: AsyncConnection, game_id: str, action: str) -> NoReturn:
+    status = (
+        await connection.execute(select(games.c.status).where(games.c.id == game_id))
+    ).scalar_one_or_none()
+    if status is None:
+        raise UnknownGameError(game_id)
+    raise GameStateError(game_id, status, action)
+
+
+def _check_final(plies: int | None, final_fen: str | None) -> None:
+    if plies is not None and (not isinstance(plies, int) or plies < 0):
+        raise ValueError(f"plies must be an integer >= 0, got {plies!r}")
+    if final_fen is not None:
+        check_text("final position", final_fen, 10_000)
+
+
+def _move_values(game_id: str, move: MoveRecord) -> dict[str, Any]:
+    return dict(zip(MOVE_COLUMNS, move_row(game_id, move), strict=True))

@@ -1,0 +1,207 @@
+"""The store's reads of games: one game with its moves, the unfinished ones, listings."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Row, and_, or_, select
+from sqlalchemy.sql.elements import ColumnElement
+
+from server.rules.record import (
+    GameInfo,
+    GamePage,
+    GameRecord,
+    GameStatus,
+    MoveRecord,
+    ResultCode,
+    TimeControl,
+)
+from server.store.games import ACTIVE_STATUSES
+from server.store.records import check_game_id, check_result
+from server.store.schema import game_moves, games
+from server.store.transactions import Transactions
+
+__all__ = ["GameQueries"]
+
+_MAX_PAGE = 500
+
+
+class GameQueries(Transactions):
+    """Games read back as the shared :mod:`server.rules.record` records."""
+
+    async def get_game(self, game_id: str) -> GameRecord | None:
+        """A game with its moves, or None."""
+        check_game_id(game_id)
+        async with self._transaction(write=False) as connection:
+            row = (
+                await connection.execute(select(games).where(games.c.id == game_id))
+            ).one_or_none()
+            if row is None:
+                return None
+            move_rows = await connection.execute(
+                select(game_moves).where(game_moves.c.game_id == game_id).order_by(game_moves.c.ply)
+            )
+            moves = tuple(_stored_move(move) for move in move_rows)
+        return GameRecord(**_game_fields(row), moves=moves)
+
+    async def load_unfinished_games(self) -> list[GameRecord]:
+        """Games still ``created`` or ``started``, oldest first, with moves and clock state.
+
+        For restart recovery: see :func:`server.store.records.clock_state`.
+        """
+        active = games.c.status.in_(ACTIVE_STATUSES)
+        async with self._transaction(write=False) as connection:
+            game_rows = (
+                await connection.execute(
+                    select(games).where(active).order_by(games.c.created_at, games.c.id)
+                )
+            ).all()
+            move_rows = await connection.execute(
+                select(game_moves)
+                .join(games, games.c.id == game_moves.c.game_id)
+                .where(active)
+                .order_by(game_moves.c.game_id, game_moves.c.ply)
+            )
+            moves: dict[str, list[MoveRecord]] = {}
+            for move in move_rows:
+                moves.setdefault(move.game_id, []).append(_stored_move(move))
+        return [
+            GameRecord(**_game_fields(row), moves=tuple(moves.get(row.id, ()))) for row in game_rows
+        ]
+
+    async def list_games(
+        self,
+        *,
+        player_id: int | None = None,
+        player_name: str | None = None,
+        variant: str | None = None,
+        result: ResultCode | None = None,
+        status: GameStatus | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> GamePage:
+        """Games newest first (by creation time), filtered, one page at a time.
+
+        :param player_id: games of this registered player, on either side.
+        :param player_name: games of a player by name (guests included), on either side.
+        :param since: created at or after (aware datetime).
+        :param until: created before (aware datetime).
+        :param limit: page size, 1 to 500.
+        :param cursor: ``next_cursor`` of the previous page.
+        :raises ValueError: for a bad limit, result, naive datetime or cursor.
+        """
+        if not 1 <= limit <= _MAX_PAGE:
+            raise ValueError(f"limit must be between 1 and {_MAX_PAGE}, got {limit}")
+        conditions: list[ColumnElement[bool]] = []
+        if player_id is not None:
+            conditions.append(
+                or_(games.c.first_player_id == player_id, games.c.second_player_id == player_id)
+            )
+        if player_name is not None:
+            conditions.append(
+                or_(games.c.first_name == player_name, games.c.second_name == player_name)
+            )
+        if variant is not None:
+            conditions.append(games.c.variant == variant)
+        if result is not None:
+            conditions.append(games.c.result == check_result(result))
+        if status is not None:
+            if status not in ("created", "started", "finished", "aborted"):
+                raise ValueError(f"unknown game status {status!r}")
+            conditions.append(games.c.status == status)
+        if since is not None:
+            conditions.append(games.c.created_at >= _aware(since))
+        if until is not None:
+            conditions.append(games.c.created_at < _aware(until))
+        if cursor is not None:
+            after_created, after_id = _decode_cursor(cursor)
+            conditions.append(
+                or_(
+                    games.c.created_at < after_created,
+                    and_(games.c.created_at == after_created, games.c.id < after_id),
+                )
+            )
+        statement = (
+            select(games)
+            .where(*conditions)
+            .order_by(games.c.created_at.desc(), games.c.id.desc())
+            .limit(limit + 1)
+        )
+        async with self._transaction(write=False) as connection:
+            rows = (await connection.execute(statement)).all()
+        page = [GameInfo(**_game_fields(row)) for row in rows[:limit]]
+        next_cursor = _encode_cursor(page[-1]) if len(rows) > limit else None
+        return GamePage(page, next_cursor)
+
+
+def _aware(moment: datetime) -> datetime:
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"naive datetime {moment!r}: pass an aware datetime")
+    return moment
+
+
+def _encode_cursor(game: GameInfo) -> str:
+    raw = f"{game.created_at.isoformat()}|{game.id}"
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        created, game_id = raw.split("|")
+        moment = datetime.fromisoformat(created)
+        check_game_id(game_id)
+        # In UTC, as the query compares; a forged offset at the edge of the calendar overflows.
+        return _aware(moment).astimezone(UTC), game_id
+    except (ValueError, OverflowError, binascii.Error, UnicodeDecodeError) as error:
+        raise ValueError(f"invalid cursor {cursor!r}") from error
+
+
+def _stored_move(row: Row[Any]) -> MoveRecord:
+    return MoveRecord(
+        row.ply,
+        row.uci,
+        row.display,
+        row.clock_ms,
+        row.spent_ms,
+        row.periods_left,
+        row.created_at,
+    )
+
+
+def _game_fields(row: Row[Any]) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "variant": row.variant,
+        "start_fen": row.start_fen,
+        "speed": row.speed,
+        "time_control": TimeControl(
+            kind=row.clock_kind,
+            base_ms=row.base_ms,
+            increment_ms=row.increment_ms,
+            byoyomi_ms=row.byoyomi_ms,
+            periods=row.periods,
+        ),
+        "rated": bool(row.rated),
+        "status": row.status,
+        "result": row.result,
+        "termination": row.termination,
+        "plies": row.plies,
+        "final_fen": row.final_fen,
+        "first_player_id": row.first_player_id,
+        "second_player_id": row.second_player_id,
+        "first_name": row.first_name,
+        "second_name": row.second_name,
+        "created_at": row.created_at,
+        "started_at": row.started_at,
+        "finished_at": row.finished_at,
+        "first_rating_before": row.first_rating_before,
+        "first_rating_after": row.first_rating_after,
+        "second_rating_before": row.second_rating_before,
+        "second_rating_after": row.second_rating_after,
+    }
