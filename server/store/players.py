@@ -11,7 +11,7 @@ from sqlalchemy import Row, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.elements import ColumnElement
 
-from server.store.errors import NameTakenError, UnknownPlayerError
+from server.store.errors import NameTakenError
 from server.store.records import Player, check_text, utc_now
 from server.store.schema import NAME_LENGTH, PASSWORD_HASH_LENGTH, players, sessions
 from server.store.transactions import Transactions, integrity_kind
@@ -71,13 +71,7 @@ class PlayerStore(Transactions):
         statement = insert(sessions).values(
             token_hash=_token_hash(token), player_id=player_id, created_at=now, last_seen=now
         )
-        try:
-            async with self._transaction(write=True) as connection:
-                await connection.execute(statement)
-        except IntegrityError as error:
-            if integrity_kind(error) != "foreign_key":
-                raise
-            raise UnknownPlayerError(f"no player with id {player_id}") from error
+        await self._write_for_player(statement, player_id)
         return token
 
     async def session_player(

@@ -6,14 +6,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import Row, select, update
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from server.hub.glicko2 import SPEEDS, Rating, Speed, rate_game
-from server.store.errors import UnknownPlayerError
 from server.store.records import PlayerRating, RatingUpdate, check_text
 from server.store.schema import VARIANT_LENGTH, ratings
-from server.store.transactions import Transactions, dialect_insert, integrity_kind
+from server.store.transactions import Transactions, dialect_insert
 
 __all__ = ["RatingStore", "rate_in"]
 
@@ -83,13 +81,7 @@ class RatingStore(Transactions):
                 for key in ("rating", "deviation", "volatility", "games")
             },
         )
-        try:
-            async with self._transaction(write=True) as connection:
-                await connection.execute(statement)
-        except IntegrityError as error:
-            if integrity_kind(error) != "foreign_key":
-                raise
-            raise UnknownPlayerError(f"no player with id {rating.player_id}") from error
+        await self._write_for_player(statement, rating.player_id)
 
 
 async def rate_in(

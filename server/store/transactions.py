@@ -13,9 +13,10 @@ from typing import Any, Literal
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.sql import Executable
 
 from server.store.engine import is_unavailable, writing
-from server.store.errors import StoreError, StoreUnavailableError
+from server.store.errors import StoreError, StoreUnavailableError, UnknownPlayerError
 from server.store.pg_moves import PgMoveAppender
 
 __all__ = ["Transactions", "dialect_insert", "integrity_kind"]
@@ -75,3 +76,16 @@ class Transactions:
             if is_unavailable(error):
                 raise StoreUnavailableError(f"database unavailable: {error}") from error
             raise
+
+    async def _write_for_player(self, statement: Executable, player_id: int) -> None:
+        """Run a write that refers to ``player_id`` in a transaction of its own.
+
+        :raises UnknownPlayerError: if no player has this id.
+        """
+        try:
+            async with self._transaction(write=True) as connection:
+                await connection.execute(statement)
+        except IntegrityError as error:
+            if integrity_kind(error) != "foreign_key":
+                raise
+            raise UnknownPlayerError(f"no player with id {player_id}") from error
