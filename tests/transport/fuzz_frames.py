@@ -473,6 +473,17 @@ VALID_PARAMS = {
     "limit": ["1", "100"],
     "offset": ["0", "3"],
 }
+OTHER_PATHS = [
+    "/healthz",
+    "/api/variants",
+    "/",
+    "/game/{junk}",
+    "/static/{junk}",
+    "/{junk}",
+    "/ws",
+    "/api",
+    "/api/{junk}",
+]
 GAME_PATHS = [
     "/api/games/{game}",
     "/api/games/{game}.pgn",
@@ -489,7 +500,14 @@ GAME_PATHS = [
 def http_targets(draw: st.DrawFn) -> str:
     """A GET target on the review API: mostly valid parameters with one or two fuzzed ones
     (so that the fuzzed value reaches the store), or any names and values at all."""
-    if draw(st.integers(0, 3)) == 0:
+    choice = draw(st.integers(0, 7))
+    if choice == 0:
+        # The other endpoints take no parameters: any query is ignored, never a failure.
+        path = draw(st.sampled_from(OTHER_PATHS))
+        junk = draw(plain_text.map(lambda text: quote(text, safe="")) | st.sampled_from(["%00", "%FF"]))
+        path = path.replace("{junk}", junk or "x")
+        params = {}
+    elif choice <= 2:
         path = draw(st.sampled_from(GAME_PATHS))
         junk = draw(
             plain_text.map(lambda text: quote(text, safe="")) | st.sampled_from(["%00", "%FF", "x" * 40])
@@ -511,3 +529,67 @@ def http_targets(draw: st.DrawFn) -> str:
     if not pairs:
         return path
     return path + "?" + "&".join(f"{name}={value}" for name, value in pairs)
+
+
+# --- well-formed frames -------------------------------------------------------------------------
+
+CHOICES = {"colour": ("first", "second", "random"), "outcome": ("win", "draw")}
+valid_tc = st.fixed_dictionaries(
+    {"kind": st.just("fischer"), "base_s": st.integers(15, 10_800), "inc_s": st.integers(0, 180)}
+) | st.fixed_dictionaries(
+    {
+        "kind": st.just("byoyomi"),
+        "main_s": st.integers(0, 10_800),
+        "period_s": st.integers(1, 600),
+        "periods": st.integers(1, 10),
+    }
+)
+# Every string field takes 1 to 32 characters at least; valid text only.
+valid_string = st.text(min_size=1, max_size=32).filter(lambda text: not _bad_string(text))
+
+
+def valid_value(name: str, spec: Field) -> st.SearchStrategy[Any]:
+    """Any value the field's schema accepts (often the live one, so that commands hit real
+    games and seeks)."""
+    if spec.kind == "string":
+        strategy = valid_string
+    elif spec.kind == "int":
+        strategy = st.integers(spec.low, spec.high)
+    elif spec.kind == "count":
+        strategy = st.integers(0, 10_000) | st.integers(0, 10_000).map(str)
+    elif spec.kind == "bool":
+        strategy = st.booleans()
+    elif spec.kind == "choice":
+        strategy = st.sampled_from(CHOICES[name])
+    elif spec.kind == "tc":
+        strategy = valid_tc
+    else:
+        strategy = st.lists(st.integers(0, 4000), min_size=2, max_size=2).map(sorted)
+    if spec.valid is not None:
+        strategy = st.just(spec.valid) | strategy
+    if not spec.required:
+        strategy = st.none() | strategy
+    return strategy
+
+
+VALID_VALUES = {
+    (kind, name): valid_value(name, spec) for kind in SCHEMA for name, spec in SCHEMA[kind].items()
+}
+WELL_FORMED_KINDS = st.sampled_from(sorted(set(SCHEMA) - {"logout"}))
+
+
+@st.composite
+def well_formed_frames(draw: st.DrawFn) -> dict[str, Any]:
+    """A frame every schema accepts (its type's fields with values of the right type and range,
+    optional ones sometimes absent or null); the ack id is added when it is sent. ``logout``
+    is left out: it closes the connection, as documented."""
+    kind = draw(WELL_FORMED_KINDS)
+    payload = {
+        name: draw(VALID_VALUES[kind, name])
+        for name, spec in SCHEMA[kind].items()
+        if spec.required or draw(BOOLEANS)
+    }
+    body: dict[str, Any] = {"t": kind}
+    if payload or draw(BOOLEANS):
+        body["d"] = payload
+    return body
