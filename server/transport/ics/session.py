@@ -308,7 +308,12 @@ class IcsSession:
 
     def _find_challenge(self, arg: str, incoming: bool) -> int | str:
         """The challenge an ``accept``/``decline``/``withdraw`` argument names, or an error."""
-        mine = [c for c in self.challenges.values() if (c["to"]["name"] == self.name) == incoming]
+        # Newest first: a player who challenges again after a decline means the new one.
+        mine = [
+            c
+            for c in reversed(self.challenges.values())
+            if (c["to"]["name"] == self.name) == incoming
+        ]
         if arg:
             number = _number(arg)
             for challenge in mine:
@@ -339,7 +344,7 @@ class IcsSession:
         if isinstance(found, str):
             self._write([found])
             return
-        self._command(lambda a: AcceptCommand(found, ack=a), self._plain())
+        self._command(lambda a: AcceptCommand(found, ack=a), self._answered(found))
 
     def _cmd_decline(self, cmd: CommandLine) -> None:
         game = self._current()
@@ -354,14 +359,28 @@ class IcsSession:
         if isinstance(found, str):
             self._write([found])
             return
-        self._command(lambda a: DeclineCommand(found, ack=a), self._plain())
+        self._command(lambda a: DeclineCommand(found, ack=a), self._answered(found, "declined"))
+
+    def _answered(self, challenge_id: int, done: str = "") -> Handler:
+        """The answer to accept/decline/withdraw: the challenge is over either way (an error
+        means it was gone already)."""
+
+        def answer(kind: str, data: Json) -> list[str]:
+            challenge = self.challenges.pop(challenge_id, None)
+            if kind == "error":
+                return [_error_text(data.get("code", ""), data.get("message", ""))]
+            if done and challenge is not None:
+                return [f"Challenge {challenge_id} {done}."]
+            return []
+
+        return answer
 
     def _cmd_withdraw(self, cmd: CommandLine) -> None:
         found = self._find_challenge(cmd.args, incoming=False)
         if isinstance(found, str):
             self._write([found])
             return
-        self._command(lambda a: WithdrawCommand(found, ack=a), self._plain())
+        self._command(lambda a: WithdrawCommand(found, ack=a), self._answered(found, "withdrawn"))
 
     def _cmd_pending(self, cmd: CommandLine) -> None:
         outgoing = [c for c in self.challenges.values() if c["from"]["name"] == self.name]

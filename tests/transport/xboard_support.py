@@ -1,0 +1,207 @@
+"""Running Debian's XBoard against the ICS port: Xvfb, a recording TCP proxy, the XBoard process.
+
+Everything started here is a child process of the test (or a task), waited for on events —
+Xvfb reports its display on a pipe (``-displayfd``), XBoard's lines are seen by the proxy,
+window titles are awaited with ``xdotool search --sync`` — and killed afterwards: XBoard runs
+in a session of its own, so its Fair-Max child goes with its process group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+XBOARD = "/usr/games/xboard"
+FAIRYMAX = "/usr/games/fairymax"
+PROGRAMS = (XBOARD, FAIRYMAX, "Xvfb", "xdotool", "import")
+TIMEOUT = 30.0
+
+
+def require_programs() -> None:
+    """A missing program fails the test (scripts/system-deps.sh installs them)."""
+    missing = [p for p in PROGRAMS if shutil.which(p) is None and not Path(p).is_file()]
+    assert not missing, f"missing programs (run scripts/system-deps.sh): {missing}"
+
+
+async def _stop(process: asyncio.subprocess.Process, group: bool = False) -> None:
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            if group:
+                os.killpg(process.pid, signal.SIGTERM)
+            else:
+                process.terminate()
+        try:
+            await asyncio.wait_for(process.wait(), 5)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                if group:
+                    os.killpg(process.pid, signal.SIGKILL)
+                else:
+                    process.kill()
+            await process.wait()
+    elif group:
+        # XBoard is gone; its engine may not be.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+@contextlib.asynccontextmanager
+async def xvfb() -> AsyncIterator[str]:
+    """A virtual X display (``:N``) for the duration of the block."""
+    read, write = os.pipe()
+    process = await asyncio.create_subprocess_exec(
+        "Xvfb", "-displayfd", str(write), "-screen", "0", "1024x768x24", "-nolisten", "tcp",
+        pass_fds=(write,), stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    os.close(write)
+    try:
+        loop = asyncio.get_running_loop()
+        with os.fdopen(read, "rb") as pipe:
+            number = await asyncio.wait_for(loop.run_in_executor(None, pipe.readline), TIMEOUT)
+        assert number.strip().isdigit(), f"Xvfb did not start: {number!r}"
+        yield f":{number.strip().decode()}"
+    finally:
+        await _stop(process)
+
+
+class RecordingProxy:
+    """Forwards one client (XBoard) to the ICS port and keeps every line the client sent."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.port = 0
+        self.sent: list[str] = []
+        self._changed = asyncio.Condition()
+        self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._writers: list[asyncio.StreamWriter] = []
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        for writer in self._writers:
+            writer.transport.abort()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def wait_sent(self, text: str, timeout: float = TIMEOUT) -> int:
+        """Wait until the client sent a line containing ``text``; its index in :attr:`sent`."""
+
+        def found() -> int | None:
+            return next((i for i, line in enumerate(self.sent) if text in line), None)
+
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: found() is not None), timeout)
+        index = found()
+        assert index is not None
+        return index
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        self._writers += [writer, up_writer]
+        loop = asyncio.get_running_loop()
+        for task in (
+            loop.create_task(self._pipe(reader, up_writer, record=True)),
+            loop.create_task(self._pipe(up_reader, writer, record=False)),
+        ):
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _pipe(
+        self, source: asyncio.StreamReader, sink: asyncio.StreamWriter, record: bool
+    ) -> None:
+        partial = b""
+        with contextlib.suppress(OSError, asyncio.CancelledError):
+            while data := await source.read(65536):
+                sink.write(data)
+                await sink.drain()
+                if record:
+                    partial += data
+                    *lines, partial = partial.split(b"\n")
+                    async with self._changed:
+                        self.sent += [line.decode("utf-8", "replace").strip() for line in lines]
+                        self._changed.notify_all()
+        sink.transport.abort()
+
+
+class XBoard:
+    """One XBoard process in ICS mode; its console input is a pipe held open (XBoard logs out
+    when its standard input ends)."""
+
+    def __init__(self, display: str, workdir: Path, ics_port: int, logon: list[str],
+                 options: list[str]) -> None:  # fmt: skip
+        self.display = display
+        self.workdir = workdir
+        self.ics_port = ics_port
+        self.logon = logon
+        self.options = options
+        self.process: asyncio.subprocess.Process | None = None
+        self.debug_file = workdir / "xboard-debug.txt"
+
+    async def start(self) -> None:
+        logon = self.workdir / "logon.txt"
+        logon.write_text("".join(line + "\n" for line in self.logon))
+        args = [
+            "-ics", "-icshost", "127.0.0.1", "-icsport", str(self.ics_port),
+            "-icslogon", str(logon), "-saveSettingsOnExit", "false",
+            "-settingsFile", str(self.workdir / "xboard.settings"),
+            "-popupExitMessage", "false", "-debug", "-nameOfDebugFile", str(self.debug_file),
+            *self.options,
+        ]  # fmt: skip
+        self.process = await asyncio.create_subprocess_exec(
+            XBOARD,
+            *args,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=(self.workdir / "xboard.out").open("wb"),
+            stderr=asyncio.subprocess.STDOUT,
+            cwd=self.workdir,
+            env={**os.environ, "DISPLAY": self.display, "HOME": str(self.workdir)},
+            start_new_session=True,
+        )
+
+    async def stop(self) -> None:
+        if self.process is not None:
+            await _stop(self.process, group=True)
+
+    def log(self) -> str:
+        """The end of XBoard's debug log (for assertion messages)."""
+        if not self.debug_file.exists():
+            return "(no debug log)"
+        return self.debug_file.read_text(errors="replace")[-3000:]
+
+
+async def window_titled(display: str, pattern: str, timeout: float = TIMEOUT) -> str:
+    """Wait for a window whose title matches ``pattern`` (a regex); return the title."""
+    env = {**os.environ, "DISPLAY": display}
+    search = await asyncio.create_subprocess_exec(
+        "xdotool", "search", "--sync", "--name", pattern,
+        stdout=asyncio.subprocess.PIPE, env=env,
+    )  # fmt: skip
+    try:
+        out, _ = await asyncio.wait_for(search.communicate(), timeout)
+    except TimeoutError:
+        await _stop(search)
+        raise AssertionError(f"no window titled {pattern!r} on {display}") from None
+    window = out.split()[0].decode()
+    name = await asyncio.create_subprocess_exec(
+        "xdotool", "getwindowname", window, stdout=asyncio.subprocess.PIPE, env=env
+    )
+    title, _ = await name.communicate()
+    return title.decode().strip()
+
+
+async def screenshot(display: str, path: Path) -> None:
+    """The whole screen as a PNG (ImageMagick ``import``)."""
+    env = {**os.environ, "DISPLAY": display}
+    process = await asyncio.create_subprocess_exec("import", "-window", "root", str(path), env=env)
+    assert await asyncio.wait_for(process.wait(), TIMEOUT) == 0
