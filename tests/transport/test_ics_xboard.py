@@ -12,18 +12,30 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ws_support import Client, OpenClient, StartApp, wait_for
+from ws_support import Client, OpenClient, StartApp, start_game, wait_for
 from xboard_support import (
     FAIRYMAX,
     RecordingProxy,
     XBoard,
+    board_box,
     require_programs,
+    screenshot,
+    squares_across,
+    window_titled,
     xvfb,
 )
 
 IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 SPARTAN_BLITZ = {"kind": "fischer", "base_s": 60, "inc_s": 0}
 MAX_PLIES = 300
+LIGHT, DARK = "#E8C87A", "#3F7F5F"
+SUPPRESS_TIP = ["-messageSuppress", "Right-clicking menu item or dialog text pops up help on it"]
+#: Mini-Shogi on XBoard's shogi board: 5x5, five kinds of pieces in hand (its first five table
+#: slots, so silver and gold sit in the knight and queen slots), promoted pieces by our letters.
+MINISHOGI_XBOARD = ["-boardWidth", "5", "-boardHeight", "5", "-holdingsSize", "5",
+                    "-pieceToCharTable", "PSBRG......TVHD..Kpsbrg......tvhd..k"]  # fmt: skip
+BOARD_COLOURS = [*SUPPRESS_TIP, "-useBoardTexture", "false", "-lightSquareColor", LIGHT, "-darkSquareColor", DARK,
+                 "-size", "49"]  # fmt: skip
 _XBOARD_MOVE = re.compile(r"^(?:[a-h][1-8][a-h][1-8](?:=[a-z])?|o-o(?:-o)?)$")
 
 
@@ -71,7 +83,9 @@ async def test_xboard_zippy_with_fairymax_plays_a_whole_spartan_game(
     start_app: StartApp, open_client: OpenClient, tmp_path: Path
 ) -> None:
     require_programs()
-    app = await start_app(ics=True)
+    # Each retried challenge costs XBoard two lines ("tell" and "decline"): lift the flood
+    # limit, which is not what this test is about.
+    app = await start_app(ics=True, rate_limit_per_s=1000.0, rate_limit_burst=1000)
     await app.accounts.register("zippy", "zippy-password")
     proxy = RecordingProxy(app.ics_port)
     await proxy.start()
@@ -103,6 +117,87 @@ async def test_xboard_zippy_with_fairymax_plays_a_whole_spartan_game(
     stored_moves = [move.uci for move in stored.moves]
     assert xboard_moves == stored_moves[1::2], xboard.log()
     assert len(stored_moves) >= 2
+
+
+async def observe_in_xboard(
+    app: Any, tmp_path: Path, display: str, watched: str, options: list[str]
+) -> tuple[XBoard, RecordingProxy]:
+    """XBoard logged in as a registered viewer, observing ``watched``'s game (flat square
+    colours, so that the screenshot can be measured)."""
+    await app.accounts.register("viewer", "viewer-password")
+    proxy = RecordingProxy(app.ics_port)
+    await proxy.start()
+    logon = ["viewer", "viewer-password", f"observe {watched}"]
+    xboard = XBoard(display, tmp_path, proxy.port, logon, [*BOARD_COLOURS, *options])
+    await xboard.start()
+    return xboard, proxy
+
+
+async def test_xboard_displays_a_wild_castle_game(
+    start_app: StartApp, open_client: OpenClient, tmp_path: Path
+) -> None:
+    require_programs()
+    app = await start_app(ics=True)
+    alice, bob = await open_client(app, "alice"), await open_client(app, "bob")
+    await alice.register("alice")
+    await bob.register("bobby")
+    game = await start_game(alice, bob, "wildcastle", colour="first")
+    for _ in range(4):  # the a-pawns and a rook: ranks 5 and 6 stay empty
+        await game.play(next(m for m in game.legal if m[0] == "a"))
+    async with xvfb() as display:
+        xboard, proxy = await observe_in_xboard(app, tmp_path, display, "alice", [])
+        try:
+            # Observing, XBoard asks for the move list; its header names the variant.
+            await proxy.wait_sent("moves")
+            await game.play(next(m for m in game.legal if m[0] == "b"))
+            # The next board's title says what XBoard made of it: Wild Castle (its variant 2).
+            title = await window_titled(display, r"alice.*bobby.*(w2|wildcastle)")
+            image = tmp_path / "xboard-wild1.png"
+            await screenshot(display, image)
+        finally:
+            await xboard.stop()
+            await proxy.close()
+    assert "{1 0" in title, title  # 1 minute, no increment
+    x, y, width, height = await board_box(image, DARK)
+    assert abs(width - height) <= 4 and width >= 8 * 20, (x, y, width, height)
+    assert await squares_across(image, LIGHT, DARK, 2.5 / 8) == 8  # rank 6: empty
+    assert "as variant wildcastle" in xboard.log(full=True)
+    _keep(image, "xboard-wild1.png")
+
+
+async def test_xboard_displays_a_minishogi_game_with_its_hands(
+    start_app: StartApp, open_client: OpenClient, tmp_path: Path
+) -> None:
+    require_programs()
+    app = await start_app(ics=True)
+    alice, bob = await open_client(app, "alice"), await open_client(app, "bob")
+    await alice.register("alice")
+    await bob.register("bobby")
+    game = await start_game(alice, bob, "minishogi", colour="first")
+    for move in ("a1b2", "a5a2", "b2a2"):  # the rook takes a pawn, the king takes the rook
+        await game.play(move)
+    async with xvfb() as display:
+        xboard, proxy = await observe_in_xboard(app, tmp_path, display, "alice", MINISHOGI_XBOARD)
+        try:
+            await proxy.wait_sent("moves")  # the move list's header says "minishogi"
+            await game.play("e5d4")
+            # XBoard titles a game with holdings by the players and their hands (<b1> lines):
+            # "[R-P] alice-bobby" in its small layout, "alice [R] vs. bobby [P]" otherwise.
+            title = await window_titled(
+                display, r"^(\[R-P\] alice-bobby|alice \[R\] vs\. bobby \[P\])$"
+            )
+            image = tmp_path / "xboard-minishogi.png"
+            await screenshot(display, image)
+        finally:
+            await xboard.stop()
+            await proxy.close()
+    assert title in ("[R-P] alice-bobby", "alice [R] vs. bobby [P]")
+    x, y, width, height = await board_box(image, DARK)
+    assert abs(width - height) <= 4 and width >= 5 * 20, (x, y, width, height)
+    assert await squares_across(image, LIGHT, DARK, 2.5 / 5) == 5  # rank 3: empty
+    log = xboard.log(full=True)
+    assert "as variant shogi" in log and "load 5x5 board" in log
+    _keep(image, "xboard-minishogi.png")
 
 
 def _keep(image: Path, name: str) -> None:

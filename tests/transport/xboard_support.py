@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import shutil
 import signal
 from collections.abc import AsyncIterator
@@ -173,11 +174,12 @@ class XBoard:
         if self.process is not None:
             await _stop(self.process, group=True)
 
-    def log(self) -> str:
-        """The end of XBoard's debug log (for assertion messages)."""
+    def log(self, full: bool = False) -> str:
+        """XBoard's debug log (by default its end, for assertion messages)."""
         if not self.debug_file.exists():
             return "(no debug log)"
-        return self.debug_file.read_text(errors="replace")[-3000:]
+        text = self.debug_file.read_text(errors="replace")
+        return text if full else text[-3000:]
 
 
 async def window_titled(display: str, pattern: str, timeout: float = TIMEOUT) -> str:
@@ -205,3 +207,49 @@ async def screenshot(display: str, path: Path) -> None:
     env = {**os.environ, "DISPLAY": display}
     process = await asyncio.create_subprocess_exec("import", "-window", "root", str(path), env=env)
     assert await asyncio.wait_for(process.wait(), TIMEOUT) == 0
+
+
+async def _convert(*args: str) -> str:
+    process = await asyncio.create_subprocess_exec(
+        "convert", *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL
+    )
+    out, _ = await asyncio.wait_for(process.communicate(), TIMEOUT)
+    return out.decode()
+
+
+async def colour_box(image: Path, colour: str) -> tuple[int, int, int, int] | None:
+    """The bounding box (x, y, width, height) of the pixels of exactly ``colour``."""
+    geometry = await _convert(
+        str(image), "-fill", "black", "+opaque", colour, "-fill", "white", "-opaque", colour,
+        "-format", "%@", "info:",
+    )  # fmt: skip
+    match = re.fullmatch(r"(\d+)x(\d+)\+(\d+)\+(\d+)", geometry.strip())
+    if match is None or match.group(1) == "0":
+        return None
+    width, height, x, y = (int(g) for g in match.groups())
+    return x, y, width, height
+
+
+async def board_box(image: Path, dark: str) -> tuple[int, int, int, int]:
+    """Where the board is: the bounding box of its dark squares (on the boards here a dark
+    square sits in two opposite corners; the holdings beside a shogi board are light)."""
+    box = await colour_box(image, dark)
+    assert box is not None, f"no dark squares ({dark}) in {image}"
+    return box
+
+
+async def squares_across(image: Path, light: str, dark: str, rank_from_top: float) -> int:
+    """How many squares a horizontal line through the board crosses, counted as runs of the
+    square colours (at ``rank_from_top`` board heights from the top, 0 to 1)."""
+    x, y, width, height = await board_box(image, dark)
+    row = y + int(height * rank_from_top)
+    text = await _convert(str(image), "-crop", f"{width}x1+{x}+{row}", "+repage", "txt:-")
+    colours = re.findall(r"#([0-9A-Fa-f]{6})", text)
+    runs = 0
+    previous = ""
+    for colour in colours:
+        value = "#" + colour.upper()
+        if value in (light.upper(), dark.upper()) and value != previous:
+            runs += 1
+        previous = value if value in (light.upper(), dark.upper()) else previous
+    return runs
