@@ -12,6 +12,8 @@ declare -A wanted=(
     [xboard]=/usr/games/xboard
     [xvfb]=/usr/bin/Xvfb
     [fairymax]=/usr/games/fairymax
+    [xdotool]=/usr/bin/xdotool
+    [imagemagick]=/usr/bin/convert
     [docker-compose]=/usr/bin/docker-compose
     [fonts-droid-fallback]=/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf
 )
