@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests drive as real programs, where they are missing:
 # haproxy (the balancer in front of several hubs), chromium (browser tests), xboard + xvfb +
-# fairymax (ICS client tests), docker-compose (checks docker-compose.yml), a CJK font (the web
+# fairymax + xdotool + imagemagick (ICS client tests: XBoard under Xvfb, window titles,
+# screenshots), docker-compose (checks docker-compose.yml), a CJK font (the web
 # client's kanji pieces in the browser tests' screenshots).
 # Needs root and apt-get; elsewhere it only reports what is missing.
 set -uo pipefail
