@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ics_support import IcsClient, OpenIcs
 from support import create_database, drop_database
 from ws_support import (
     Client,
@@ -63,6 +64,21 @@ async def open_client() -> AsyncIterator[OpenClient]:
 
     async def open_(app: App, name: str = "", **kwargs: Any) -> Client:
         client = await Client.open(app.url, name, **kwargs)
+        clients.append(client)
+        return client
+
+    yield open_
+    for client in clients:
+        await client.close()
+
+
+@pytest.fixture
+async def ics_guest() -> AsyncIterator[OpenIcs]:
+    """``ics_guest(app)``: a telnet guest logged in on the app's ICS port (closed afterwards)."""
+    clients: list[IcsClient] = []
+
+    async def open_(app: App) -> IcsClient:
+        client = await IcsClient.guest(app)
         clients.append(client)
         return client
 

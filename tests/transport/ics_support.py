@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+from collections.abc import Awaitable, Callable
 
 from server.app import App
 
 TIMEOUT = 10.0
+OpenIcs = Callable[[App], Awaitable["IcsClient"]]
 PROMPT = "fics% "
 
 
@@ -105,3 +107,20 @@ def board_fields(fields: list[str], ranks: int) -> dict[str, str]:
     values = dict(zip(names, rest, strict=False))
     values["board"] = " ".join(fields[1 : 1 + ranks])
     return values
+
+
+async def play_moves(white: IcsClient, black: IcsClient, moves: list[str]) -> list[list[str]]:
+    """White and black type ``moves`` in turn; returns the board each move produced, as the
+    players saw it (the same for both, but for the viewer's relation and flip)."""
+    boards = []
+    for ply, move in enumerate(moves):
+        await (white if ply % 2 == 0 else black).send(move)
+        seen = [await client.board() for client in (white, black)]
+        assert _without_viewer(seen[0]) == _without_viewer(seen[1]), seen
+        boards.append(seen[0])
+    return boards
+
+
+def _without_viewer(fields: list[str]) -> list[str]:
+    """A style-12 line without the viewer's relation (14th field from the end) and flip (3rd)."""
+    return fields[:-14] + fields[-13:-3] + fields[-2:]

@@ -2,29 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-
-import pytest
-from ics_support import IcsClient, board_fields
+from ics_support import IcsClient, OpenIcs, board_fields
 from ws_support import MINI_FISCHER, OpenClient, StartApp, start_game, wait_for
 
 from server.app import App
-
-OpenIcs = Callable[[App], Awaitable[IcsClient]]
-
-
-@pytest.fixture
-async def ics_guest() -> AsyncIterator[OpenIcs]:
-    clients: list[IcsClient] = []
-
-    async def open_(app: App) -> IcsClient:
-        client = await IcsClient.guest(app)
-        clients.append(client)
-        return client
-
-    yield open_
-    for client in clients:
-        await client.close()
 
 
 async def pair(app: App, open_ics: OpenIcs, seek: str) -> tuple[IcsClient, IcsClient, int]:

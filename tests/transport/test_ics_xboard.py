@@ -1,11 +1,12 @@
 """Debian's XBoard on the ICS port: a zippy computer player with Fairy-Max plays a whole Spartan
 game against a scripted player; XBoard displays a Wild Castle game and a Mini-Shogi game with
 its hands (checked on the window title, which XBoard builds from our lines, and on a
-screenshot, kept in ``docs/images/``)."""
+measured screenshot; ``ICS_SCREENSHOTS=docs/images`` keeps them for docs/ics.md)."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import re
 import shutil
@@ -25,7 +26,6 @@ from xboard_support import (
     xvfb,
 )
 
-IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 SPARTAN_BLITZ = {"kind": "fischer", "base_s": 60, "inc_s": 0}
 MAX_PLIES = 300
 LIGHT, DARK = "#E8C87A", "#3F7F5F"
@@ -201,5 +201,9 @@ async def test_xboard_displays_a_minishogi_game_with_its_hands(
 
 
 def _keep(image: Path, name: str) -> None:
-    IMAGES.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(image, IMAGES / name)
+    """Copy a screenshot to ``$ICS_SCREENSHOTS`` when set (``ICS_SCREENSHOTS=docs/images``
+    refreshes the pictures in docs/ics.md); a test run leaves the sources alone otherwise."""
+    target = os.environ.get("ICS_SCREENSHOTS")
+    if target:
+        Path(target).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(image, Path(target) / name)

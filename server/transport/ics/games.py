@@ -211,8 +211,18 @@ class GameView:
             flip=self.my_side == 1,
             ticking=clocks.get("running") is not None and not self.finished,
             ms=ms,
+            double_push=_double_push(self.verbose),
         )
         lines = [style12_line(position, self.ics, info)]
         if self.ics.variant.drops is not None:
             lines.append(holdings_line(position, self.ics, self.number))
         return lines
+
+
+def _double_push(verbose: str) -> int:
+    """The file of a pawn's two-square advance (``P/e2-e4``), else -1 (style 12's field)."""
+    if len(verbose) == 7 and verbose[0] == "P" and verbose[1] == "/" and verbose[4] == "-":
+        origin, target = verbose[2:4], verbose[5:7]
+        if origin[0] == target[0] and abs(int(origin[1]) - int(target[1])) == 2:
+            return "abcdefghijklmno".index(origin[0])
+    return -1

@@ -46,6 +46,9 @@ class Board12:
     flip: bool = False
     ticking: bool = False
     ms: bool = False
+    double_push: int | None = None
+    """File (0 = a) of a pawn's two-square advance just played; None: from the position's
+    en-passant square (which the engine sets only when a capture is possible)."""
 
 
 def elapsed_text(ms: int, with_ms: bool) -> str:
@@ -90,7 +93,9 @@ def board_words(position: Position, ics: IcsVariant) -> list[str]:
 def style12_line(position: Position, ics: IcsVariant, info: Board12) -> str:
     """One ``<12>`` line (without a line end)."""
     g = position.variant.geometry
-    double_push = g.file_of(position.ep) if position.ep >= 0 else -1
+    double_push = info.double_push
+    if double_push is None:
+        double_push = g.file_of(position.ep) if position.ep >= 0 else -1
     castling = " ".join(str(int(bool(position.castling & (1 << bit)))) for bit in (0, 1, 2, 3))
     scale = 1 if info.ms else 1000
     fields = [
