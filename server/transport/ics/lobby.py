@@ -1,0 +1,199 @@
+"""The lobby's ICS commands: seek, unseek, sought, play, match, accept, decline, withdraw, pending."""
+
+from __future__ import annotations
+
+from server.hub.commands import (
+    AcceptCommand,
+    DeclineCommand,
+    MatchCommand,
+    OfferCommand,
+    PlayCommand,
+    SeekCommand,
+    SoughtCommand,
+    UnseekCommand,
+    WithdrawCommand,
+)
+from server.transport.ics.lines import (
+    challenge_text,
+    sought_line,
+)
+from server.transport.ics.parse import (
+    CommandLine,
+    TermsError,
+    parse_terms,
+)
+from server.transport.ics.state import Json, SessionState, error_text, number
+
+
+class LobbyCommands(SessionState):
+    """The lobby's ICS commands: seek, unseek, sought, play, match, accept, decline, withdraw, pending."""
+
+    def _cmd_seek(self, cmd: CommandLine) -> None:
+        try:
+            terms = parse_terms(cmd.words)
+        except TermsError as error:
+            self._write([str(error)])
+            return
+
+        def answer(kind: str, data: Json) -> list[str]:
+            if kind == "error":
+                return [error_text(data.get("code", ""), data.get("message", ""))]
+            if "seek" in data:
+                return [f"Your seek has been posted with index {data['seek']}."]
+            return []
+
+        self._command(
+            lambda a: SeekCommand(
+                terms.ics.name,
+                terms.control,
+                terms.rated,
+                terms.colour,
+                terms.rating_range,
+                terms.manual,
+                ack=a,
+            ),
+            answer,
+        )
+
+    def _cmd_unseek(self, cmd: CommandLine) -> None:
+        seek_id = number(cmd.args)
+        if cmd.args and seek_id is None:
+            self._write(["Usage: unseek [index]"])
+            return
+
+        def answer(kind: str, data: Json) -> list[str]:
+            if kind == "error":
+                return [error_text(data.get("code", ""), data.get("message", ""))]
+            removed = data.get("removed", [])
+            if not removed:
+                return ["You have no active seeks."]
+            return [f"Your seek {n} has been removed." for n in removed]
+
+        self._command(lambda a: UnseekCommand(seek_id, ack=a), answer)
+
+    def _cmd_sought(self, cmd: CommandLine) -> None:
+        def answer(kind: str, data: Json) -> list[str]:
+            seeks = data.get("seeks", [])
+            lines = [sought_line(seek) for seek in seeks]
+            return [*lines, f"{len(seeks)} ad{'' if len(seeks) == 1 else 's'} displayed."]
+
+        self._command(lambda a: SoughtCommand(None, ack=a), answer)
+
+    def _cmd_play(self, cmd: CommandLine) -> None:
+        seek_id = number(cmd.args)
+        if seek_id is None:
+            self._write(['Usage: play <seek index> (see "sought").'])
+            return
+        self._command(lambda a: PlayCommand(seek_id, ack=a), self._plain())
+
+    def _cmd_match(self, cmd: CommandLine) -> None:
+        words = cmd.words
+        if not words:
+            self._write(["Usage: match <name> [time inc] [rated|unrated] [white|black] [variant]"])
+            return
+        try:
+            terms = parse_terms(words[1:])
+        except TermsError as error:
+            self._write([str(error)])
+            return
+
+        def answer(kind: str, data: Json) -> list[str]:
+            if kind != "error":
+                return []
+            code = data.get("code", "")
+            if code == "no_such_player":
+                return [f"{words[0]} is not logged in."]
+            if code == "player_busy":
+                return [f"{words[0]} is playing a game."]
+            return [error_text(code, data.get("message", ""))]
+
+        self._command(
+            lambda a: MatchCommand(
+                words[0], terms.ics.name, terms.control, terms.rated, terms.colour, ack=a
+            ),
+            answer,
+        )
+
+    def _find_challenge(self, arg: str, incoming: bool) -> int | str:
+        """The challenge an ``accept``/``decline``/``withdraw`` argument names, or an error."""
+        # Newest first: a player who challenges again after a decline means the new one.
+        mine = [
+            c
+            for c in reversed(self.challenges.values())
+            if (c["to"]["name"] == self.name) == incoming
+        ]
+        if arg:
+            challenge_id = number(arg)
+            for challenge in mine:
+                other = challenge["from"] if incoming else challenge["to"]
+                if challenge["id"] == challenge_id or other["name"].lower() == arg.lower():
+                    return int(challenge["id"])
+            return f"There is no offer {'from' if incoming else 'to'} {arg}."
+        if len(mine) == 1:
+            return int(mine[0]["id"])
+        if not mine:
+            return (
+                "You have no pending offers from other players."
+                if incoming
+                else ("You have no pending offers to other players.")
+            )
+        return 'You have more than one pending offer; use "pending" and give its number.'
+
+    def _cmd_accept(self, cmd: CommandLine) -> None:
+        game = self._current()
+        if not cmd.args and game is not None and game.game_id in self.offers:
+            kind = self.offers[game.game_id]
+            self._command(
+                lambda a: OfferCommand(game.game_id, kind, "accept", ack=a),  # type: ignore[arg-type]
+                self._plain(),
+            )
+            return
+        found = self._find_challenge(cmd.args, incoming=True)
+        if isinstance(found, str):
+            self._write([found])
+            return
+        self._command(lambda a: AcceptCommand(found, ack=a), self._answered(found))
+
+    def _cmd_decline(self, cmd: CommandLine) -> None:
+        game = self._current()
+        if not cmd.args and game is not None and game.game_id in self.offers:
+            kind = self.offers.pop(game.game_id)
+            self._command(
+                lambda a: OfferCommand(game.game_id, kind, "decline", ack=a),  # type: ignore[arg-type]
+                self._plain(f"You decline the {kind} offer."),
+            )
+            return
+        found = self._find_challenge(cmd.args, incoming=True)
+        if isinstance(found, str):
+            self._write([found])
+            return
+        self._command(lambda a: DeclineCommand(found, ack=a), self._answered(found, "declined"))
+
+    def _cmd_withdraw(self, cmd: CommandLine) -> None:
+        found = self._find_challenge(cmd.args, incoming=False)
+        if isinstance(found, str):
+            self._write([found])
+            return
+        self._command(lambda a: WithdrawCommand(found, ack=a), self._answered(found, "withdrawn"))
+
+    def _cmd_pending(self, cmd: CommandLine) -> None:
+        outgoing = [c for c in self.challenges.values() if c["from"]["name"] == self.name]
+        incoming = [c for c in self.challenges.values() if c["to"]["name"] == self.name]
+        lines = ["Offers TO other players:"]
+        lines += [
+            f" {c['id']}: You are offering {c['to']['name']} a challenge: {challenge_text(c)}"
+            for c in outgoing
+        ] or ["  (none)"]
+        lines += ["", "Offers FROM other players:"]
+        lines += [
+            f" {c['id']}: {c['from']['name']} is offering a challenge: {challenge_text(c)}"
+            for c in incoming
+        ] or ["  (none)"]
+        game = self._current()
+        if game is not None and game.game_id in self.offers:
+            lines.append(f"  Your opponent offers: {self.offers[game.game_id]}")
+        lines += [
+            'If you wish to accept any of these offers type "accept n"',
+            'or just "accept" if there is only one offer.',
+        ]
+        self._write(lines)

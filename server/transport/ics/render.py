@@ -1,0 +1,200 @@
+"""Hub messages (the JSON a websocket would carry) as FICS text for one ICS connection."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from server.hub.commands import (
+    JoinCommand,
+)
+from server.transport.ics.games import GameView, side_index
+from server.transport.ics.lines import (
+    challenge_text,
+    creating_lines,
+    end_line,
+    end_reason,
+    rating_text,
+    seek_announcement,
+    seek_line,
+)
+from server.transport.ics.state import Json, SessionState, error_text
+
+
+class MessageRenderer(SessionState):
+    """Hub messages (the JSON a websocket would carry) as FICS text for one ICS connection."""
+
+    def on_message(self, message: Json) -> None:
+        """One hub message for this connection."""
+        kind = message.get("t")
+        data = message.get("d") or {}
+        ack = message.get("a")
+        if isinstance(ack, int) and ack in self._pending:
+            self._write(self._pending.pop(ack)(str(kind), data))
+            return
+        handler = getattr(self, f"_on_{kind}", None)
+        if handler is not None:
+            handler(data)
+        elif kind == "error":
+            self._write([error_text(data.get("code", ""), data.get("message", ""))])
+
+    def _on_hello(self, data: Json) -> None:
+        for challenge in data.get("challenges", []):
+            self.challenges[challenge["id"]] = challenge
+        game_id = data.get("game")
+        if isinstance(game_id, str):
+            self._command(lambda a: JoinCommand(game_id, ack=a), lambda t, d: [])
+
+    def _on_seek_added(self, seek: Json) -> None:
+        if self.vars["seekinfo"]:
+            self._write([seek_line(seek)])
+        elif self.vars["seek"] and seek["player"]["name"] != self.name:
+            self._write([seek_announcement(seek)])
+
+    def _on_seek_removed(self, data: Json) -> None:
+        if self.vars["seekinfo"]:
+            self._write([f"<sr> {data['id']}"])
+
+    def _on_challenge(self, challenge: Json) -> None:
+        self.challenges[challenge["id"]] = challenge
+        if challenge["to"]["name"] == self.name:
+            self._write(
+                [
+                    f"Challenge: {challenge_text(challenge)}",
+                    'You can "accept" or "decline", or propose different parameters.',
+                ]
+            )
+        else:
+            self._write([f"Issuing: {challenge_text(challenge)}"])
+
+    def _challenge_over(self, data: Json, text: Callable[[Json], str]) -> None:
+        challenge = self.challenges.pop(data.get("id", -1), None)
+        if challenge is not None:
+            self._write([text(challenge)])
+
+    def _on_challenge_accepted(self, data: Json) -> None:
+        self._challenge_over(data, lambda c: f"{c['to']['name']} accepts the match offer.")
+
+    def _on_challenge_declined(self, data: Json) -> None:
+        self._challenge_over(data, lambda c: f"{c['to']['name']} declines the match offer.")
+
+    def _on_challenge_withdrawn(self, data: Json) -> None:
+        self._challenge_over(data, lambda c: f"{c['from']['name']} withdraws the match offer.")
+
+    def _on_challenge_cancelled(self, data: Json) -> None:
+        self._challenge_over(data, lambda c: f"Challenge {c['id']} removed.")
+
+    def _on_game_start(self, data: Json) -> None:
+        self._starting.add(data["game"])
+        self.playing = data["game"]
+        self.examination = None
+
+    def _on_game(self, snapshot: Json) -> None:
+        game_id = snapshot["game"]
+        number = self._host.numbers.number(game_id)
+        game = self.games.get(game_id)
+        if game is None:
+            game = self.games[game_id] = GameView.from_snapshot(snapshot, number)
+        else:
+            game.update_snapshot(snapshot)
+        lines: list[str] = []
+        if game_id in self._starting:
+            self._starting.discard(game_id)
+            lines += creating_lines(
+                number, game.players[0], game.players[1], snapshot["variant"], game.rated, game.tc
+            )
+        if side_index(game.role) is not None and not game.finished:
+            self.playing = game_id
+        if game_id in self._observing_asked:
+            self._observing_asked.discard(game_id)
+            lines.append(f"You are now observing game {number}.")
+            lines.append(
+                f"Game {number}: {game.white} ({rating_text(game.players[0])}) "
+                f"{game.black} ({rating_text(game.players[1])}) "
+                f"{'rated' if game.rated else 'unrated'} {game.ics.kind}"
+            )
+        self._write(lines + game.board_lines(bool(self.vars["ms"])))
+
+    def _on_move(self, event: Json) -> None:
+        game = self.games.get(event.get("game", ""))
+        if game is None:
+            return
+        if event.get("side") != game.role:
+            self.offers.pop(game.game_id, None)  # playing on declines an offer
+        game.apply_move(event)
+        self._write(game.board_lines(bool(self.vars["ms"])))
+
+    def _on_takeback(self, event: Json) -> None:
+        game = self.games.get(event.get("game", ""))
+        if game is None:
+            return
+        game.apply_takeback(event)
+        removed = event.get("removed", 1)
+        self._write(
+            [
+                f"Game {game.number}: {removed} half move(s) taken back.",
+                *game.board_lines(bool(self.vars["ms"])),
+            ]
+        )
+
+    def _on_end(self, event: Json) -> None:
+        game = self.games.get(event.get("game", ""))
+        if game is None:
+            return
+        game.finished = True
+        game.clocks = event.get("clocks", game.clocks)
+        reason = end_reason(
+            event.get("termination", ""), event.get("result"), game.white, game.black, game.ply
+        )
+        lines = [end_line(game.number, game.white, game.black, reason, event.get("result"))]
+        self.offers.pop(game.game_id, None)
+        if self.playing == game.game_id:
+            self.playing = None
+            self.last_game = game.game_id
+        else:
+            del self.games[game.game_id]
+            lines.append(f"Removing game {game.number} from observation list.")
+        self._write(lines)
+
+    def _on_offer(self, event: Json) -> None:
+        game = self.games.get(event.get("game", ""))
+        if game is None or game.my_side is None or event.get("side") == game.role:
+            return
+        opponent = game.players[1 - game.my_side]["name"]
+        kind, action = event.get("kind", ""), event.get("action", "")
+        if action == "offer":
+            self.offers[game.game_id] = kind
+            text = {
+                "draw": f"{opponent} offers you a draw.",
+                "takeback": f"{opponent} would like to take back a move.",
+                "rematch": f"{opponent} offers you a rematch.",
+            }.get(kind, f"{opponent} offers you a {kind}.")
+            self._write([text, 'You can "accept" or "decline" it.'])
+            return
+        self.offers.pop(game.game_id, None)
+        verb = {"accept": "accepts", "decline": "declines", "cancel": "withdraws"}.get(action)
+        self._write([f"{opponent} {verb or action} the {kind} offer."])
+
+    def _on_gone(self, event: Json) -> None:
+        game = self.games.get(event.get("game", ""))
+        if game is not None and game.my_side is not None and event.get("side") != game.role:
+            seconds = int(event.get("claim_in_ms", 0)) // 1000
+            self._write([f"Your opponent has lost contact or quit ({seconds} s to come back)."])
+
+    def _on_back(self, event: Json) -> None:
+        game = self.games.get(event.get("game", ""))
+        if game is not None and game.my_side is not None and event.get("side") != game.role:
+            self._write(["Your opponent has reconnected."])
+
+    def _on_chat(self, line: Json) -> None:
+        if line.get("user") == self.name:
+            return
+        game = self.games.get(line.get("game", ""))
+        number = game.number if game else "?"
+        if line.get("room") == "players":
+            self._write([f"{line.get('user')} says: {line.get('text')}"])
+        else:
+            self._write([f"{line.get('user')}[{number}] kibitzes: {line.get('text')}"])
+
+    def _on_degraded(self, data: Json) -> None:
+        if data.get("on"):
+            self._write(["The server is running with reduced service; games go on."])

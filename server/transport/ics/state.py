@@ -1,0 +1,169 @@
+"""The state an ICS session's parts share, and how they send hub commands."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from server.hub.commands import (
+    ChatCommand,
+    Command,
+    SoughtCommand,
+)
+from server.transport.ics.games import GameNumbers, GameView
+from server.transport.ics.review import Examination, ReviewStore, StoreViews
+
+Json = dict[str, Any]
+Handler = Callable[[str, Json], list[str]]
+"""Answers a command's reply: (message type ``ack``/``error``/…, payload) -> lines."""
+
+
+@dataclass(frozen=True)
+class OnlinePlayer:
+    name: str
+    guest: bool
+    playing: bool
+
+
+class IcsHost(Protocol):
+    """What an ICS session needs from its server process besides the hub."""
+
+    @property
+    def numbers(self) -> GameNumbers: ...
+
+    @property
+    def store(self) -> ReviewStore | None: ...
+
+    def online(self) -> list[OnlinePlayer]: ...
+
+    def tell(self, sender: str, name: str, text: str) -> bool:
+        """Deliver a private message to an ICS connection of ``name``; False if none."""
+        ...
+
+
+_ERRORS = {
+    "not_your_turn": "It is not your move.",
+    "stale_move": "It is not your move.",
+    "game_over": "The game is over.",
+    "busy": "Your previous action is being saved; try again in a moment.",
+    "no_such_seek": "That seek is not available.",
+    "own_seek": "You cannot respond to your own seek.",
+    "self_challenge": "You can't match yourself.",
+    "already_playing": "You are already playing a game.",
+    "seek_limit": "You can only have 3 active seeks.",
+    "no_such_challenge": "There is no such offer.",
+    "abort_too_late": 'It is too late to abort this game; use "resign".',
+    "draw_offers_unavailable": "Draw offers are not part of this variant.",
+    "not_a_player": "You are not playing a game.",
+    "no_move_to_take_back": "There are no moves in your game.",
+    "takeback_rated": "Takebacks are for unrated games only.",
+    "guests_casual_only": "Guests may only play unrated games.",
+}
+
+
+def error_text(code: str, message: str) -> str:
+    """A hub error in FICS words where FICS has them, else the hub's message."""
+    return _ERRORS.get(code, message)
+
+
+def number(text: str) -> int | None:
+    """The number a command argument starts with, if any."""
+    word = text.strip().split(" ")[0] if text.strip() else ""
+    return int(word) if word.isdigit() and len(word) <= 12 else None
+
+
+class SessionState:
+    """What every part of a session shares: who, the followed games, pending answers, the
+    variables; how a command is sent and its answer awaited."""
+
+    def __init__(
+        self,
+        player: Json,
+        send: Callable[[Command], None],
+        write: Callable[[list[str]], None],
+        host: IcsHost,
+    ) -> None:
+        self.player = player
+        self.name: str = player["name"]
+        self._send = send
+        self._write = write
+        self._host = host
+        self._acks = 0
+        self._pending: dict[int, Handler] = {}
+        self.games: dict[str, GameView] = {}
+        self.playing: str | None = None
+        self.last_game: str | None = None
+        self._starting: set[str] = set()
+        self._observing_asked: set[str] = set()
+        self.challenges: dict[int, Json] = {}
+        self.offers: dict[str, str] = {}  # game id -> kind offered to me
+        self.vars: dict[str, int] = {
+            "style": 12,
+            "seek": 1,
+            "seekinfo": 0,
+            "ms": 0,
+            "startpos": 0,
+            "nowrap": 0,
+            "lock": 0,
+        }
+        self.examination: Examination | None = None
+        self.views = StoreViews(host.store, host.numbers)
+        self.quit = False
+
+    # ================================================================ sending
+
+    def _command(self, make: Callable[[int], Command], handler: Handler | None = None) -> None:
+        self._acks += 1
+        ack = self._acks
+        if handler is not None:
+            self._pending[ack] = handler
+        self._send(make(ack))
+
+    def start(self) -> None:
+        """After login: follow the lobby (seek announcements) like a FICS ``seek 1`` default."""
+        self._command(lambda a: SoughtCommand(True, ack=a), lambda t, d: [])
+
+    def _plain(self, done: str = "") -> Handler:
+        """A handler printing ``done`` on success and the error otherwise."""
+
+        def answer(kind: str, data: Json) -> list[str]:
+            if kind == "error":
+                return [error_text(data.get("code", ""), data.get("message", ""))]
+            return [done] if done else []
+
+        return answer
+
+    def _current(self) -> GameView | None:
+        game = self.games.get(self.playing or "")
+        return game if game is not None and not game.finished else None
+
+    def _answered(self, challenge_id: int, done: str = "") -> Handler:
+        """The answer to accept/decline/withdraw: the challenge is over either way (an error
+        means it was gone already)."""
+
+        def answer(kind: str, data: Json) -> list[str]:
+            challenge = self.challenges.pop(challenge_id, None)
+            if kind == "error":
+                return [error_text(data.get("code", ""), data.get("message", ""))]
+            if done and challenge is not None:
+                return [f"Challenge {challenge_id} {done}."]
+            return []
+
+        return answer
+
+    def _in_game(self, act: Callable[[GameView], None]) -> None:
+        game = self._current()
+        if game is None:
+            self._write(["You are not playing a game."])
+            return
+        act(game)
+
+    def _chat(self, game: GameView | None, text: str, done: str) -> None:
+        if game is None:
+            self._write(["You are not playing or observing a game."])
+            return
+        if not text.strip():
+            self._write(["Say what?"])
+            return
+        self._command(lambda a: ChatCommand(game.game_id, text[:300], ack=a), self._plain(done))

@@ -1,0 +1,68 @@
+"""The ICS commands on stored games: history, smoves, examine and stepping through it."""
+
+from __future__ import annotations
+
+from server.transport.ics.parse import (
+    CommandLine,
+)
+from server.transport.ics.state import SessionState, number
+
+
+class StoredCommands(SessionState):
+    """The ICS commands on stored games: history, smoves, examine and stepping through it."""
+
+    async def _cmd_history(self, cmd: CommandLine) -> None:
+        self._write(await self.views.history(cmd.words[0] if cmd.args else self.name))
+
+    async def _cmd_smoves(self, cmd: CommandLine) -> None:
+        found, problem = await self.views.stored_game_id(cmd.words, "smoves")
+        if found is None:
+            self._write([problem])
+            return
+        self._write(
+            await self.views.move_list(found, bool(self.vars["startpos"]), bool(self.vars["ms"]))
+        )
+
+    async def _cmd_examine(self, cmd: CommandLine) -> None:
+        if self._current() is not None:
+            self._write(["You are playing a game."])
+            return
+        found, problem = await self.views.stored_game_id(cmd.words, "examine")
+        if found is None:
+            self._write([problem])
+            return
+        examination = await self.views.examine(found)
+        if isinstance(examination, str):
+            self._write([examination])
+            return
+        self.examination = examination
+        self._write(
+            [
+                f"Starting to examine game {examination.number}.",
+                *examination.board_lines(bool(self.vars["ms"])),
+            ]
+        )
+
+    def _step(self, cmd: CommandLine, direction: int) -> None:
+        if self.examination is None:
+            self._write(["You are not examining a game."])
+            return
+        count = number(cmd.args) or 1
+        self._write(self.examination.step(direction * count, bool(self.vars["ms"])))
+
+    def _cmd_forward(self, cmd: CommandLine) -> None:
+        self._step(cmd, 1)
+
+    def _cmd_backward(self, cmd: CommandLine) -> None:
+        self._step(cmd, -1)
+
+    def _cmd_revert(self, cmd: CommandLine) -> None:
+        self._step(CommandLine("backward", "100000"), -1)
+
+    def _cmd_unexamine(self, cmd: CommandLine) -> None:
+        if self.examination is None:
+            self._write(["You are not examining a game."])
+            return
+        number = self.examination.number
+        self.examination = None
+        self._write([f"You are no longer examining game {number}."])
