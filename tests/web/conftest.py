@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser, ConsoleMessage, Error, Page, async_playwright
+from playwright.async_api import Browser, ConsoleMessage, Error, Page, async_playwright, expect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "transport"))
 from ws_support import settings_for
@@ -36,6 +36,9 @@ ROOT = Path(__file__).resolve().parents[2]
 TEST_OUTPUT = ROOT / "test-output" / "web"
 DOC_SCREENSHOTS = ROOT / "docs" / "screenshots"
 OpenPage = Callable[..., Awaitable[Page]]
+
+# The machine running the suite may be busy: assertions on the page wait up to 30 s.
+expect.set_options(timeout=30_000)
 
 
 @pytest.fixture
