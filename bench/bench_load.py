@@ -9,19 +9,28 @@ Run by hand (never in CI)::
 
 What one run does, per backend:
 
-1. **Echo baseline.** A tiny websocket echo server (same websockets settings as the hub:
-   ``compression=None``, same ``max_size`` and keepalive) runs in its own process; the same
-   number of clients as the game run send small JSON frames with the same think time and time
-   each round trip. This is the floor the hub is compared with, measured on the same machine in
-   the same run.
-2. **Games.** The real server (``python -m server``) runs in its own process on a fresh database
+1. **Echo baselines.** A tiny websocket echo server (same websockets settings as the hub:
+   ``compression=None``, same ``max_size`` and keepalive) and the commit echo
+   (``commit_echo.py``: the echo plus the hub's own commit of a move row) run in their own
+   processes; N clients for N games — the hub's own concurrency, since the two players of a
+   game alternate and a game has one move in flight — send small JSON frames with the same
+   think time and time each round trip. These are the floors the hub is compared with,
+   measured on the same machine in the same run. (Until this version the echoes had 2N
+   clients: twice the hub's moves in flight, which inflated the commit echo's round trip about
+   1.7× at saturation and so flattered the hub's ratio.)
+2. **Games.** The real server (``bench/hub_probe.py``: ``python -m server`` plus a loop-lag
+   probe) runs in its own process on a fresh database
    (a temporary SQLite file, or a new PostgreSQL database that is dropped afterwards). For each N,
    2N guest clients seek the same Mini-Shogi game and are paired by the hub; each player, when it
    is its turn, waits ``--think-ms`` (uniformly random in [0, 2 × think]) and plays a random move
    from the ``legal`` list of the last event, and times **send → ack** (the ack comes after the
    move's commit). Games end on the board, or after ``--max-plies`` by resignation, and the two
    players seek again, until ``--seconds`` have passed. Reported: round trip p50/p99, committed
-   moves per second, and the server's RSS growth per connection (``/proc/<pid>/status``).
+   moves per second, the server's RSS growth per connection (``/proc/<pid>/status``), and the
+   hub's event-loop lag over the window (max, p99.9; with the longest garbage collection of
+   each generation): the longest stall any player could have felt, collections included.
+   ``--census`` then has the hub count the objects its collector tracks, by type, and time
+   one full collection.
 3. **Idle connections** (``--idle``). K clients connect and log in as guests, then sit idle; the
    server's RSS growth divided by K is the memory per idle connection. Both processes raise their
    open-file limit (``resource.setrlimit``) first.
@@ -126,6 +135,7 @@ async def echo_main(port: int) -> None:
 class Process:
     popen: subprocess.Popen[bytes]
     port: int
+    probe_file: Path | None = None
 
     def stop(self) -> None:
         self.popen.send_signal(signal.SIGTERM)
@@ -159,7 +169,9 @@ async def start_echo(commit_to: str | None = None) -> Process:
 
 async def start_hub(database_url: str, workdir: Path, profile: str | None = None) -> Process:
     port = free_port()
+    probe_file = workdir / "probe.jsonl"
     env = {
+        "BENCH_PROBE_FILE": str(probe_file),
         **os.environ,
         "PYTHONPATH": str(ROOT),
         "HUB_PORT": str(port),
@@ -172,9 +184,9 @@ async def start_hub(database_url: str, workdir: Path, profile: str | None = None
         "HUB_RATE_LIMIT_BURST": "1000",
         "HUB_SEND_QUEUE_LIMIT": "1024",
     }
-    command = [sys.executable, "-m", "server"]
+    command = [sys.executable, str(ROOT / "bench" / "hub_probe.py")]
     if profile:
-        command[1:1] = ["-m", "cProfile", "-o", profile]
+        env["BENCH_PROFILE"] = profile  # each measurement window, under cProfile
     popen = subprocess.Popen(command, cwd=workdir, env=env, preexec_fn=_raise_limit_in_child)
     deadline = time.monotonic() + 60
     while True:
@@ -185,7 +197,23 @@ async def start_hub(database_url: str, workdir: Path, profile: str | None = None
             if popen.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("the hub did not start") from None
             await asyncio.sleep(0.1)
-    return Process(popen, port)
+    return Process(popen, port, probe_file)
+
+
+async def probe_report(hub: Process, signum: int, kind: str) -> dict[str, Any]:
+    """Signal the hub's probe (``bench/hub_probe.py``) and read the report it writes."""
+    assert hub.probe_file is not None
+    seen = hub.probe_file.read_text().count("\n") if hub.probe_file.exists() else 0
+    hub.popen.send_signal(signum)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        lines = hub.probe_file.read_text().splitlines() if hub.probe_file.exists() else []
+        if len(lines) > seen:
+            report: dict[str, Any] = json.loads(lines[-1])
+            assert report["kind"] == kind, report
+            return report
+        await asyncio.sleep(0.01)
+    raise RuntimeError("the hub's probe did not answer")
 
 
 async def create_pg_database() -> str:
@@ -252,6 +280,8 @@ class Stats:
     """Share of one CPU the hub process used during the run."""
     client_cpu: float = 0.0
     """Share of one CPU this (client) process used during the run."""
+    lag: dict[str, Any] = field(default_factory=dict)
+    """The hub's loop-lag probe over the window (``hub_probe.Probe.dump_window``)."""
 
 
 class Player:
@@ -377,7 +407,13 @@ class GameRun:
 
 
 async def run_games(
-    hub: Process, games: int, seconds: float, think_ms: float, max_plies: int, ramp_s: float
+    hub: Process,
+    games: int,
+    seconds: float,
+    think_ms: float,
+    max_plies: int,
+    ramp_s: float,
+    census: bool = False,
 ) -> tuple[Stats, float]:
     """Players start seeking spread over ``ramp_s`` seconds; after a further warm-up of two
     seconds, round trips, moves and CPU are measured for ``seconds``."""
@@ -396,15 +432,26 @@ async def run_games(
         for i, p in enumerate(players)
     ]
     await asyncio.sleep(max(0.0, measure_from - time.monotonic()))
+    await probe_report(hub, signal.SIGUSR1, "window")  # the window starts now
     cpu_before = cpu_seconds(hub.popen.pid)
     client_before = cpu_seconds(os.getpid())
     start = time.perf_counter()
     await asyncio.sleep(max(0.0, until - time.monotonic()))
     elapsed = time.perf_counter() - start
+    stats.lag = await probe_report(hub, signal.SIGUSR1, "window")
     stats.hub_cpu = (cpu_seconds(hub.popen.pid) - cpu_before) / elapsed
     stats.client_cpu = (cpu_seconds(os.getpid()) - client_before) / elapsed
     stats.moves_per_s = stats.moves / elapsed
     during = rss_kib(hub.popen.pid)
+    if census:
+        report = await probe_report(hub, signal.SIGUSR2, "census")
+        print(
+            f"{'':10} census: {report['tracked']:,} tracked objects (per generation "
+            f"{report['per_generation']}, {report['frozen']:,} frozen); a full collection took "
+            f"{report['full_collection_ms']:.0f} ms; by type: "
+            + ", ".join(f"{name} {count:,}" for name, count in report["top_types"][:12]),
+            flush=True,
+        )
     done, pending = await asyncio.wait(tasks, timeout=30)
     for task in pending:
         task.cancel()
@@ -446,19 +493,20 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
         try:
             print(f"\n== {backend}: hub pid {hub.popen.pid}, echo pid {echo.popen.pid}")
             for games in args.games:
+                # N clients for N games: the hub's own concurrency (one move in flight per game).
                 echo_rtts = await echo_round_trips(
-                    f"ws://127.0.0.1:{echo.port}", 2 * games, min(args.seconds, 10), args.think_ms
+                    f"ws://127.0.0.1:{echo.port}", games, min(args.seconds, 10), args.think_ms
                 )
                 commit_rtts = await echo_round_trips(
                     f"ws://127.0.0.1:{commit_echo.port}",
-                    2 * games,
+                    games,
                     min(args.seconds, 10),
                     args.think_ms,
                 )
                 gc.collect()  # the clients' own full collection, outside any measurement
                 ramp_s = args.ramp_s if args.ramp_s is not None else max(1.0, games / 100)
                 stats, per_conn = await run_games(
-                    hub, games, args.seconds, args.think_ms, args.max_plies, ramp_s
+                    hub, games, args.seconds, args.think_ms, args.max_plies, ramp_s, args.census
                 )
                 print(
                     f"{backend:10} games={games:5} think={args.think_ms:g}ms "
@@ -472,6 +520,17 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
                     f"({1000 * stats.hub_cpu / max(stats.moves_per_s, 1e-9):.2f} ms/move) "
                     f"clients {100 * stats.client_cpu:.0f}% load {os.getloadavg()[0]:.1f} "
                     f"| rss/conn {per_conn:.1f} KiB | errors {stats.errors or 'none'}",
+                    flush=True,
+                )
+                lag = stats.lag
+                print(
+                    f"{'':10} hub loop lag: max {lag['lag_max_ms']:.1f} ms, p99.9 "
+                    f"{lag['lag_p999_ms']:.1f} ms, p99 {lag['lag_p99_ms']:.1f} ms, "
+                    f"{lag['lags_over_50ms']} wake-ups over 50 ms in {lag['seconds']:.0f} s; "
+                    "longest collection by generation: "
+                    + ", ".join(
+                        f"{g}: {v['max_ms']:.1f} ms ({v['count']}x)" for g, v in lag["gc"].items()
+                    ),
                     flush=True,
                 )
                 if stats.slow:
@@ -517,7 +576,15 @@ async def main() -> None:
         "--sqlite-dir",
         help="where the SQLite file goes (e.g. /dev/shm: no fsync cost, to isolate the disk)",
     )
-    parser.add_argument("--profile-hub", help="run the hub under cProfile, writing FILE.<backend>")
+    parser.add_argument(
+        "--profile-hub",
+        help="profile the hub (cProfile) during each measurement window, writing FILE.<backend>",
+    )
+    parser.add_argument(
+        "--census",
+        action="store_true",
+        help="after each run, count the hub's tracked objects by type and time a full collection",
+    )
     parser.add_argument("--echo-server", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--commit-echo-server", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()

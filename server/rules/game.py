@@ -11,7 +11,7 @@ from enum import IntEnum, StrEnum
 
 from .errors import IllegalMoveError
 from .notation import display_move
-from .position import Move, Position
+from .position import Move, Position, PositionSnapshot
 from .uci import sorted_uci
 from .variant import RoyalModel, Variant
 
@@ -80,12 +80,17 @@ class Game:
         self.start_fen = start_fen or variant.start_fen
         start = Position.from_fen(variant, self.start_fen)
         self.start_turn = start.turn
-        self._positions: list[Position] = [start]
+        # The last two positions as objects (the current one, and the one a pending move
+        # left); older ones as Position.snapshot() tuples, which the garbage collector stops
+        # tracking once it has seen them: a game holds no object per ply for it to scan.
+        self._positions: list[Position | PositionSnapshot] = [start]
         self._moves: list[Move] = []
         self.moves: list[str] = []
         self.displays: list[str] = []
         self._keys: list[int] = [start.key]
-        self._seen: dict[int, list[int]] = {start.key: [0]}
+        # Plies by position key; tuples, which the garbage collector stops tracking, where
+        # lists would be scanned by every full collection for as long as the game lasts.
+        self._seen: dict[int, tuple[int, ...]] = {start.key: (0,)}
         # _checks[side][p]: checking moves made by ``side`` in plies 1..p.
         self._checks: tuple[list[int], list[int]] = ([0], [0])
         self._outcome: list[Outcome | None] = [None]
@@ -95,7 +100,9 @@ class Game:
 
     @property
     def position(self) -> Position:
-        return self._positions[-1]
+        last = self._positions[-1]
+        assert isinstance(last, Position)
+        return last
 
     @property
     def ply(self) -> int:
@@ -110,7 +117,10 @@ class Game:
 
     def position_at(self, ply: int) -> Position:
         """The position after ``ply`` moves (0 = start)."""
-        return self._positions[ply]
+        kept = self._positions[ply]
+        if isinstance(kept, Position):
+            return kept
+        return Position.from_snapshot(self.variant, kept)
 
     def legal_moves(self) -> list[str]:
         """Sorted coordinate moves of the side to move; empty once the game is over."""
@@ -136,11 +146,16 @@ class Game:
     def push(self, move: Move) -> PlayedMove:
         """Play a move already known to be legal."""
         pos = self.position
+        move = self.variant.t.shared(move)  # the record keeps no Move of its own per ply
         display = display_move(pos, move)
         after = pos.play(move)
         mover = pos.turn
         check = after.is_check()
         self._positions.append(after)
+        if len(self._positions) > 2:
+            old = self._positions[-3]
+            if isinstance(old, Position):
+                self._positions[-3] = old.snapshot()
         self._moves.append(move)
         uci = pos.uci(move)
         self.moves.append(uci)
@@ -148,7 +163,7 @@ class Game:
         ply = len(self._moves)
         key = after.key
         self._keys.append(key)
-        self._seen.setdefault(key, []).append(ply)
+        self._seen[key] = (*self._seen.get(key, ()), ply)
         for side in (0, 1):
             self._checks[side].append(self._checks[side][-1] + (1 if side == mover and check else 0))
         self._outcome.append(None)
@@ -164,10 +179,15 @@ class Game:
         if not self._moves:
             raise IllegalMoveError("there is no move to take back")
         key = self._keys.pop()
-        self._seen[key].pop()
-        if not self._seen[key]:
+        plies = self._seen[key][:-1]
+        if plies:
+            self._seen[key] = plies
+        else:
             del self._seen[key]
         self._positions.pop()
+        for i in (-1, -2):
+            if len(self._positions) >= -i:
+                self._positions[i] = self.position_at(len(self._positions) + i)
         self._moves.pop()
         self.moves.pop()
         self.displays.pop()

@@ -27,7 +27,20 @@ from .move import NULL_SQUARE, Move
 from .uci import move_from_uci, move_uci, parse_uci
 from .variant import RoyalModel, Variant
 
-__all__ = ["NULL_SQUARE", "Move", "Position"]
+__all__ = ["NULL_SQUARE", "Move", "Position", "PositionSnapshot"]
+
+# Position.snapshot(): board, hands, turn, castling, ep, halfmove, fullmove, base key, royals.
+PositionSnapshot = tuple[
+    tuple[int, ...],
+    tuple[tuple[int, ...], tuple[int, ...]],
+    int,
+    int,
+    int,
+    int,
+    int,
+    int,
+    tuple[tuple[int, ...], tuple[int, ...]],
+]
 
 
 
@@ -117,6 +130,27 @@ class Position:
         self._pins = None
         self._present = None
         self._next = None
+
+    def snapshot(self) -> PositionSnapshot:
+        """The position as a plain tuple of ints and tuples (no caches): what a game keeps of
+        its older positions, since the garbage collector stops tracking such tuples."""
+        return (
+            self.board,
+            self.hands,
+            self.turn,
+            self.castling,
+            self.ep,
+            self.halfmove,
+            self.fullmove,
+            self._base_key,
+            self.royals,
+        )
+
+    @classmethod
+    def from_snapshot(cls, variant: Variant, snap: PositionSnapshot) -> Position:
+        """The position :meth:`snapshot` took (of a position of ``variant``)."""
+        board, hands, turn, castling, ep, halfmove, fullmove, base_key, royals = snap
+        return cls(variant, board, hands, turn, castling, ep, halfmove, fullmove, base_key, royals)
 
     # ------------------------------------------------------------------ keys
 

@@ -251,7 +251,8 @@ class Tables:
         # generator cannot use ready-made landings for them.
         self.limited = frozenset(c for c, cs in self.choices.items() if any(x in self.limits for x in cs))
         self.steps_by_code: list[list[list[Steps] | None]] = [[None] * (self.n + 1) for _ in (0, 1)]
-        self._made: dict[tuple[int, int, int], Move] = {}
+        self._shared: dict[Move, Move] = {}
+        self._landings: dict[Landing, Landing] = {}
 
     def steps(self, side: int, code: int) -> list[Steps]:
         """Per square, the rays of ``side``'s piece ``code`` as the generator walks them, each
@@ -283,27 +284,36 @@ class Tables:
 
     def _landing(self, side: int, code: int, fr: int, to: int) -> Landing:
         """The moves of piece ``code`` from ``fr`` to ``to``, promotion choices included, in
-        the order Position._add makes them (which it still does for ``limited`` codes)."""
+        the order Position._add makes them (which it still does for ``limited`` codes). Equal
+        landings are one shared tuple, as are equal moves (see :meth:`shared`)."""
         choices = self.choices.get(code)
         promo = self.promote[code]
         if choices is None and not promo:
-            return (self._move(fr, to, 0),)
-        if choices is not None and to in self.last_rank[side]:
-            return tuple(self._move(fr, to, c) for c in choices)
-        out = []
-        if promo and (fr in self.zone[side] or to in self.zone[side]):
-            out.append(self._move(fr, to, promo))
-        if to in self.mobile[side][code]:
-            out.append(self._move(fr, to, 0))
-        return tuple(out)
+            landing: Landing = (self.shared(Move(fr, to)),)
+        elif choices is not None and to in self.last_rank[side]:
+            landing = tuple(self.shared(Move(fr, to, c)) for c in choices)
+        else:
+            out = []
+            if promo and (fr in self.zone[side] or to in self.zone[side]):
+                out.append(self.shared(Move(fr, to, promo)))
+            if to in self.mobile[side][code]:
+                out.append(self.shared(Move(fr, to)))
+            landing = tuple(out)
+        return self._landings.setdefault(landing, landing)
 
-    def _move(self, fr: int, to: int, promotion: int) -> Move:
-        """One shared Move per (from, to, promotion): the tables hold each once."""
-        key = (fr, to, promotion)
-        move = self._made.get(key)
-        if move is None:
-            move = self._made[key] = Move(fr, to, promotion)
-        return move
+    def shared(self, move: Move) -> Move:
+        """The one instance of ``move`` the tables hold (``move`` itself the first time). A
+        game that keeps these instead of parsed copies adds no Move objects per ply for the
+        garbage collector to scan."""
+        return self._shared.setdefault(move, move)
+
+    def build_steps(self) -> None:
+        """Build every piece's step tables now (a server does this before freezing its
+        start-up heap out of the garbage collector: built later, on first use, they would be
+        scanned by every full collection; Dai Shogi's are several hundred thousand objects)."""
+        for side in (0, 1):
+            for code in range(1, self.n + 1):
+                self.steps(side, code)
 
     def capture_reach(self, side: int, code: int, square: int) -> frozenset[int]:
         """The squares ``side``'s piece ``code`` on ``square`` could capture on if nothing were
