@@ -7,7 +7,7 @@ import binascii
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Row, and_, or_, select
+from sqlalchemy import Row, and_, func, or_, select
 from sqlalchemy.sql.elements import ColumnElement
 
 from server.rules.record import (
@@ -126,8 +126,16 @@ class GameQueries(Transactions):
                     and_(games.c.created_at == after_created, games.c.id < after_id),
                 )
             )
+        # ``games.plies`` is written when a game ends; a running game counts its stored moves.
+        moves_so_far = (
+            select(func.count())
+            .select_from(game_moves)
+            .where(game_moves.c.game_id == games.c.id)
+            .scalar_subquery()
+        )
+        plies = func.coalesce(games.c.plies, moves_so_far).label("plies")
         statement = (
-            select(games)
+            select(*(c for c in games.c if c.name != "plies"), plies)
             .where(*conditions)
             .order_by(games.c.created_at.desc(), games.c.id.desc())
             .limit(limit + 1)
@@ -174,7 +182,7 @@ def _stored_move(row: Row[Any]) -> MoveRecord:
     )
 
 
-def _game_fields(row: Row[Any]) -> dict[str, Any]:
+def _game_fields(row: Row[*tuple[Any, ...]]) -> dict[str, Any]:
     return {
         "id": row.id,
         "variant": row.variant,

@@ -393,6 +393,14 @@ async def test_list_filters(store: Store, make_game: MakeGame, make_player: Make
     assert await ids(player_id=carol, variant="minishogi") == []
 
 
+async def test_list_counts_the_moves_of_running_games(store: Store, make_game: MakeGame) -> None:
+    running = await make_game()
+    await store.append_moves([move(running, 1), move(running, 2, "a2a3")])
+    fresh = await make_game()
+    page = await store.list_games()
+    assert {g.id: g.plies for g in page.games} == {running: 2, fresh: 0}
+
+
 async def test_list_time_window(store: Store, make_game: MakeGame) -> None:
     old, middle, new = [await make_game() for _ in range(3)]
     now = datetime.now(UTC)

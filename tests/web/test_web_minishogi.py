@@ -22,18 +22,26 @@ async def test_minishogi_from_the_lobby_to_the_review(hub: App, open_page, shots
     await expect(alice.page.locator(".clock.bottom .name")).to_contain_text("alice")
     await expect(bob.page.locator(".clock.bottom .name")).to_contain_text("bob")
 
-    carol = Seat(await open_page("carol", f"/game/{game_id}"), "carol")
+    carol = Seat(await open_page("carol"), "carol")
     await carol.page.click("#guest")
-    await carol.page.wait_for_selector(".board-wrap", timeout=WAIT_MS)
 
     await alice.drag_move("e1", "e4")           # Rx1b, by drag and drop
     await bob.click_move("d5", "e4")            # Gx1b
+    # Carol finds the game in the lobby's live list, with its move count, and watches it.
+    live = carol.page.locator(f'ul.live-games li[data-game="{game_id}"]')
+    await expect(live).to_contain_text("(2 plies)")
+    await live.locator("a").click()
+    await carol.page.wait_for_selector('.board-wrap[data-ply="2"]', timeout=WAIT_MS)
     await alice.drop("P", "d4")                 # a drop from the hand
     await bob.drop("R", "a3")
     await carol.wait_ply(4)
     await carol.page.reload()                   # the observer keeps the game on reload
     await carol.page.wait_for_selector('.board-wrap[data-ply="4"]', timeout=WAIT_MS)
     assert await carol.page.locator('button[data-action="resign"]').count() == 0
+    await carol.page.fill(".chat-form input", "nice drop")   # the spectators' chat
+    await carol.page.press(".chat-form input", "Enter")
+    await expect(carol.page.locator(".chat h3")).to_have_text("Spectators' chat")
+    await expect(carol.page.locator(".chat-lines")).to_contain_text(": nice drop")
     await alice.click_move("d1", "a4")
     await bob.click_move("a3", "b3")
     await alice.click_move("a4", "b5")
