@@ -98,6 +98,9 @@ async def test_wildcastle_castling_and_a_draw_by_agreement(hub: App, open_page, 
     await expect(bob.page.locator("ol.moves li").last).to_have_text(castled)
     await shots(alice.page, "wildcastle")
     await bob.action("draw_offer")
+    await alice.page.click('button[data-action="draw_decline"]', timeout=WAIT_MS)
+    await expect(bob.page.locator(".game .error")).to_contain_text("alice declines the draw")
+    await bob.action("draw_offer")
     await alice.page.click('button[data-action="draw_accept"]', timeout=WAIT_MS)
     for seat in (alice, bob):
         await seat.wait_end("Draw by agreement")

@@ -150,7 +150,7 @@ export class GameView {
       case "move": this.moved(d); break;
       case "takeback": this.takenBack(d); break;
       case "end": this.ended(d); break;
-      case "offer": if (this.live) this.live.offers[d.kind as keyof Live["offers"]] = d.action === "offer" ? d.side : null; if (d.action === "decline") this.note(`${this.nameOf(d.side === "first" ? "second" : "first")} declines the ${d.kind}.`); break;
+      case "offer": if (this.live) this.live.offers[d.kind as keyof Live["offers"]] = d.action === "offer" ? d.side : null; if (d.action === "decline") this.note(`${this.nameOf(d.side)} declines the ${d.kind}.`); break;
       case "gone": if (this.live) this.live.absent[d.side as Side] = { claimable: d.claimable, claim_in_ms: d.claim_in_ms, at: Date.now() }; break;
       case "back": if (this.live) this.live.absent[d.side as Side] = null; break;
       case "rematch": this.ctx.navigate(`/game/${d.new_game}`); return;
