@@ -26,7 +26,7 @@ import random
 import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, replace
 from functools import partial
 from pathlib import Path
@@ -155,6 +155,14 @@ class StoreRecorder:
 
     async def _append(self, record: MoveAppended) -> None:
         await self._writer.append(record.game_id, record.move)
+
+    async def keep_versions(self, versions: Mapping[str, int]) -> None:
+        try:
+            await self._store.save_room_versions(versions)
+        except StoreError as error:
+            logger.warning("room versions of %d games not kept: %s", len(versions), error)
+        else:
+            logger.info("kept the room versions of %d running games", len(versions))
 
     async def replay_journal(self) -> int:
         """Store the ends left in the journal by a process that died before the database had
@@ -454,11 +462,18 @@ class App:
 
     def _restore(self, game: Resumable, now_ms: int) -> list[Effect]:
         return self.hub.restore_game(
-            game.game_id, game.terms, game.players, game.start_fen, game.moves, now_ms
+            game.game_id,
+            game.terms,
+            game.players,
+            game.start_fen,
+            game.moves,
+            now_ms,
+            first_version=game.first_version,
         )
 
     async def stop(self) -> None:
         """Close connections, finish the writes in flight, release the database and bus."""
+        self.driver.detach()
         await self.server.close()
         if self.ics is not None:
             await self.ics.close()

@@ -253,19 +253,26 @@ class Forwarder(Part):
             peer = self._host.peer(conn_id)
             if local is None or peer is None:
                 continue
-            outboxes.append(peer.outbox)
             if isinstance(game_id, str):
                 follow = local.follows.get(game_id)
                 if follow is None or follow.node != node_id:
                     follow = local.follows[game_id] = Follow(node_id)
                     self._host.mark_presence()
                 if isinstance(version, int):
-                    follow.version = max(follow.version, version)
+                    if kind == "game":  # a snapshot: everything up to its version
+                        follow.version = version
+                    elif version <= follow.version:
+                        # Already delivered: a re-join's replay can overlap the live events
+                        # that reached this connection while it was asked for.
+                        continue
+                    else:
+                        follow.version = version
                 if kind == "end":
                     follow.finished = True
                     self._ended.saw_end(game_id)
                     self._host.mark_presence()
             if kind == "challenge" and isinstance(header.get("cid"), int):
                 local.challenges[header["cid"]] = node_id
+            outboxes.append(peer.outbox)
         if outboxes:
             fan_out(outboxes, body)

@@ -285,13 +285,11 @@ class ClusterDriver(HubDriver):
     def restore(self, game: Resumable) -> None:
         """Resume a stored game in this hub (takeover); its effects run at once.
 
-        The resumed room's event versions restart above every version the old owner can have
-        issued (the wall clock in ms): a client that reconnects with a version seen before the
-        takeover gets a snapshot, never a replay of unrelated events with the same numbers.
+        The resumed room's event versions go on from ``game.first_version`` (see
+        :func:`~server.cluster.restore.resumable_game`).
 
         :raises ValueError: the hub refuses it (see :meth:`Hub.restore_game`).
         """
-        first_version = int(time.time() * 1000) + 1
         self.call(
             lambda now: self.hub.restore_game(
                 game.game_id,
@@ -300,7 +298,7 @@ class ClusterDriver(HubDriver):
                 game.start_fen,
                 game.moves,
                 now,
-                first_version=first_version,
+                first_version=game.first_version,
             )
         )
 

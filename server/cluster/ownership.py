@@ -20,7 +20,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 from server.bus import BusError, GameLeases
@@ -121,6 +121,10 @@ class Ownership:
         """
         if self.runs(game_id):
             return self.node_id
+        if game_id in self._taking:
+            # This node holds the lease and is loading the game: until its room exists here,
+            # a command routed to it would find no game (no_such_game); retry shortly instead.
+            return ORPHANED
         cached = self._owners.get(game_id)
         if cached is not None and self._node.is_live(cached):
             return cached
@@ -353,3 +357,7 @@ class FencedRecorder:
                 return ()  # the new owner decides how the game ends
             raise PersistError("this game is now run by another server")
         return await self._inner.write(record)
+
+    async def keep_versions(self, versions: Mapping[str, int]) -> None:
+        lost = self._ownership.lost
+        await self._inner.keep_versions({g: v for g, v in versions.items() if g not in lost})

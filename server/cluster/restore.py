@@ -9,6 +9,7 @@ and the opponent may claim the game once the absence countdown runs out.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from server.hub.clock import control_of_record
@@ -18,7 +19,7 @@ from server.rules import MoveRecord
 from server.store import GameRecord, Store
 from server.transport.accounts import guest_player_id, registered_player_id
 
-__all__ = ["Resumable", "resumable_game"]
+__all__ = ["Resumable", "resumable_game", "version_above_all_issued"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class Resumable:
     players: tuple[PlayerInfo, PlayerInfo]
     start_fen: str
     moves: tuple[MoveRecord, ...]
+    first_version: int
+    """The version ``v`` of the resumed room's first event (see :func:`resumable_game`)."""
 
 
 async def _player(store: Store, store_id: int | None, name: str) -> PlayerInfo:
@@ -40,9 +43,26 @@ async def _player(store: Store, store_id: int | None, name: str) -> PlayerInfo:
     return PlayerInfo(registered_player_id(store_id), name, False, pools)
 
 
+def version_above_all_issued() -> int:
+    """A room version above every one a hub can have issued: the wall clock in ms (a room's
+    versions start at 1, or at such a number, and no room issues events faster than 1 per ms)."""
+    return int(time.time() * 1000) + 1
+
+
 async def resumable_game(store: Store, game: GameRecord) -> Resumable:
-    """The restore arguments of ``game`` (its moves as stored)."""
+    """The restore arguments of ``game`` (its moves as stored).
+
+    The room's versions continue the old room's sequence without a gap when the hub that ran
+    it stopped gracefully and kept its last version (``Store.take_room_version``, which clears
+    it); otherwise (a crash, a dead node) nobody knows the last version issued, so they jump
+    above any that can have been issued, and a client that joins with an older version gets a
+    snapshot — never a replay of other events under the same numbers.
+
+    :raises StoreUnavailableError: the database is unreachable.
+    """
     first = await _player(store, game.first_player_id, game.first_name)
     second = await _player(store, game.second_player_id, game.second_name)
     terms = GameTerms(game.variant, control_of_record(game.time_control), game.rated)
-    return Resumable(game.id, terms, (first, second), game.start_fen, game.moves)
+    kept = await store.take_room_version(game.id)
+    first_version = version_above_all_issued() if kept is None else kept + 1
+    return Resumable(game.id, terms, (first, second), game.start_fen, game.moves, first_version)

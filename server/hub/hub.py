@@ -369,6 +369,12 @@ class Hub:
 
     # --- read-only views for adapters and tests ---------------------------------------------
 
+    def running_versions(self) -> dict[GameId, int]:
+        """The version of the last event of every room whose game is running (a stopping hub
+        keeps them, so that the next one continues each room's versions; see
+        :meth:`restore_game`'s ``first_version``)."""
+        return {gid: room.log.version for gid, room in self._rooms.items() if room.started}
+
     def room(self, game_id: GameId) -> GameRoom | None:
         return self._rooms.get(game_id)
 
@@ -841,10 +847,12 @@ class Hub:
         out += room.on_time(now)
         self._after_room(room, now, out, start)
         conn.rooms.add(room.game_id)
+        replayed = cmd.since is not None and room.log.since(cmd.since) is not None
         out += room.join(conn.conn_id, room.side_of(conn.player_id), cmd.since, now)
-        out.append(
-            Send(conn.conn_id, ack_message(cmd.ack, {"game": room.game_id, "v": room.log.version}))
-        )
+        # ``snapshot``: the connection got the whole state (a ``game`` message) instead of the
+        # events after its version, and must replace what it knew.
+        data: JsonObject = {"game": room.game_id, "v": room.log.version, "snapshot": not replayed}
+        out.append(Send(conn.conn_id, ack_message(cmd.ack, data)))
 
     def _on_leave(
         self, conn: _Connection, cmd: LeaveCommand, now: int, lag: int, out: list[Effect]

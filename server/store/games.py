@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 import string
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn, cast
 
 from sqlalchemy import delete, insert, select, update
@@ -311,6 +311,37 @@ class GameStore(Transactions):
                 )
             )
         return cast(int, result.rowcount)
+
+    async def save_room_versions(self, versions: Mapping[str, int]) -> None:
+        """Keep the last room event version of running games (a hub stopping gracefully).
+
+        Finished or unknown games are skipped. One transaction.
+        """
+        if not versions:
+            return
+        async with self._transaction(write=True) as connection:
+            for game_id, version in versions.items():
+                await connection.execute(
+                    update(games)
+                    .where(games.c.id == game_id, games.c.status.in_(ACTIVE_STATUSES))
+                    .values(room_version=version)
+                )
+
+    async def take_room_version(self, game_id: str) -> int | None:
+        """The version :meth:`save_room_versions` kept for ``game_id``, cleared in the same
+        transaction (``None`` if there is none): it is valid for one resumption only, since the
+        resumed room issues new versions that a later crash would not record."""
+        async with self._transaction(write=True) as connection:
+            version = (
+                await connection.execute(
+                    select(games.c.room_version).where(games.c.id == game_id)
+                )
+            ).scalar_one_or_none()
+            if version is not None:
+                await connection.execute(
+                    update(games).where(games.c.id == game_id).values(room_version=None)
+                )
+        return None if version is None else int(version)
 
 
 async def _raise_not_changeable(connection: AsyncConnection, game_id: str, action: str) -> NoReturn:

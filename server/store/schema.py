@@ -217,6 +217,9 @@ class GameRow(Base):
     first_rating_after: Mapped[int | None] = mapped_column(Integer)
     second_rating_before: Mapped[int | None] = mapped_column(Integer)
     second_rating_after: Mapped[int | None] = mapped_column(Integer)
+    #: The version of the room's last event when a hub stopped running the game gracefully;
+    #: taken (and cleared) by the next hub that resumes it (see Store.take_room_version).
+    room_version: Mapped[int | None] = mapped_column(BigInteger)
 
 
 class GameMoveRow(Base):

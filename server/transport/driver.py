@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from server.hub.commands import Command
@@ -82,6 +82,11 @@ class Recorder(Protocol):
         """
         ...
 
+    async def keep_versions(self, versions: Mapping[str, int]) -> None:
+        """Keep the last room event version of the running games (at a graceful stop); a
+        failure is logged, never raised (the next process then makes the versions jump)."""
+        ...
+
 
 class Peer(Protocol):
     """What the driver needs of a connection."""
@@ -118,6 +123,7 @@ class HubDriver:
         self._chains: dict[str, asyncio.Task[None]] = {}
         self._writes: set[asyncio.Task[None]] = set()
         self._closing = False
+        self._detached = False
 
     # --- connections --------------------------------------------------------------------------
 
@@ -151,9 +157,19 @@ class HubDriver:
 
     def disconnect(self, conn_id: ConnId) -> None:
         """A connection closed (or was dropped); calling this twice does nothing."""
-        if self._peers.pop(conn_id, None) is None:
+        if self._peers.pop(conn_id, None) is None or self._detached:
             return
         self.call(lambda now: self.hub.disconnect(conn_id, now))
+
+    def detach(self) -> None:
+        """The process is stopping: the connections it closes are not reported to the hub.
+
+        Their absences would only add room events that nobody receives (the sockets are
+        closing) after the versions the clients saw; the next process starts the absences of
+        the players who do not come back, continuing each room's versions from the last one
+        its clients saw (see :meth:`close`).
+        """
+        self._detached = True
 
     def send(self, conn_id: ConnId, message: Message) -> None:
         """Send one message to one connection, outside any hub call."""
@@ -297,7 +313,8 @@ class HubDriver:
     # --- shutdown -----------------------------------------------------------------------------
 
     async def close(self, timeout: float = 10.0) -> None:
-        """Stop the timer and wait (up to ``timeout`` s) for the writes in flight."""
+        """Stop the timer, wait (up to ``timeout`` s) for the writes in flight, then keep the
+        running rooms' event versions (:meth:`Recorder.keep_versions`)."""
         self._closing = True
         if self._timer is not None:
             self._timer.cancel()
@@ -308,3 +325,8 @@ class HubDriver:
                 task.cancel()
             if pending:
                 logger.warning("%d writes did not finish before shutdown", len(pending))
+        # The last event version of each running room, so that the next process continues each
+        # room's versions without a gap (no hub call comes after this point).
+        versions = self.hub.running_versions()
+        if versions:
+            await self._recorder.keep_versions(versions)

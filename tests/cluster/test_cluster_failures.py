@@ -6,6 +6,7 @@ Leases and heartbeats last 3 s here (``HUB_ENV``), so a takeover happens within 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from cluster_support import (
@@ -19,6 +20,7 @@ from cluster_support import (
     scripted_game,
     stored_game,
 )
+from room_view import RoomView
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -166,4 +168,92 @@ async def test_redis_restarted_mid_game(cluster: LocalCluster) -> None:
     row, stored = await finished_game(cluster.database_url, game_id)
     assert stored == moves and row["status"] == "finished"
     for client in (first, second):
+        await client.close()
+
+
+async def test_every_follower_rebuilds_the_game_after_a_crash_and_a_graceful_takeover(
+    cluster: LocalCluster,
+) -> None:
+    """Players and observers on every node, some away while things happen: the owner is killed
+    (SIGKILL), later the new owner stops gracefully (SIGTERM); each takes the game to another
+    node. Every client comes back with the last version it saw and must end with the stored
+    moves, its versions gapless between snapshots."""
+    hub1, hub2, hub3 = cluster.hubs
+    first = await Client.register(hub1.url, "replay1")
+    second = await Client.register(hub2.url, "replay2")
+    game_id = await pair(first, second)  # hub1 owns the game
+    homes = {"w2": hub2, "w3": hub3, "w1": hub1}
+    watchers = {
+        name: await Client.register(hub.url, f"replay{name}") for name, hub in homes.items()
+    }
+    for watcher in watchers.values():
+        await watcher.ok("join", {"game": game_id})
+    clients = {"first": first, "second": second, **watchers}
+    moves = scripted_game(seed=1)
+    assert len(moves) > 12
+
+    async def caught_up(names: list[str], ply: int) -> None:
+        for name in names:
+            await clients[name].next(lambda m: m["t"] == "move" and m["d"]["ply"] == ply)
+
+    async def come_back(name: str) -> Msg:
+        client = clients[name]
+        await client.reconnect(cluster.url)
+        version = RoomView(game_id).apply_all(client.seen).version
+        answer = await client.retry("join", {"game": game_id, "v": version})
+        assert answer["t"] == "ack", answer
+        return answer["d"]
+
+    async def owner_of_game() -> Any:
+        for hub in cluster.hubs:
+            health = await hub.health() if hub.child.running else None
+            if health is not None and health["cluster"]["owned_games"] > 0:
+                return hub
+        return None
+
+    await play(game_id, moves, range(1, 3), first, second)
+    await caught_up(list(watchers), 2)
+    await watchers["w2"].close()  # away: misses what follows
+    await play(game_id, moves, range(3, 5), first, second)
+    await caught_up(["w1", "w3"], 4)
+    stopped = []
+    try:
+        await hub1.kill()  # a crash of the owner: first and w1 lose their node too
+        stopped.append(hub1)
+        for name in ("first", "w1"):
+            rejoined = await come_back(name)
+            assert rejoined["snapshot"] is True  # the versions jumped: a flagged snapshot
+        await play(game_id, moves, range(5, 7), first, second)
+        await caught_up(["w1", "w3"], 6)
+        await watchers["w3"].close()
+        await play(game_id, moves, range(7, 9), first, second)
+        await caught_up(["w1"], 8)
+
+        owner = await owner_of_game()
+        assert owner in (hub2, hub3)
+        survivor = hub3 if owner is hub2 else hub2
+        # Graceful: the stopping owner keeps the room's last version for the next owner, so
+        # the versions go on without a jump when it hands over in time (else they jump, as
+        # after a crash, and the clients get a snapshot: never a partial replay).
+        await owner.stop()
+        stopped.append(owner)
+        for name, client in clients.items():
+            if name in ("w2", "w3"):
+                continue
+            if await client.closed(timeout=0.5):  # its home node was the one stopped
+                await come_back(name)
+        await play(game_id, moves, range(9, 11), first, second)
+        await caught_up(["first", "second", "w1"], 10)
+        assert survivor.child.running
+    finally:
+        for hub in stopped:
+            await hub.start()  # back for the next test
+    for name in ("w2", "w3"):
+        await come_back(name)  # the ack follows the replay or the snapshot
+    _, stored = await stored_game(cluster.database_url, game_id)
+    assert stored == moves[:10]
+    for name, client in clients.items():
+        view = RoomView(game_id).apply_all(client.seen)
+        assert view.moves == stored, f"{name}: {view.moves}"
+        assert view.breaks == [], f"{name}: {view.breaks}"
         await client.close()

@@ -589,7 +589,7 @@ def test_observers_get_a_snapshot_and_the_same_stream() -> None:
     snapshot = one(messages, "game")
     assert snapshot.d["role"] == "spectator" and snapshot.d["moves"] == ["a1b2"]
     assert snapshot.d["displays"] == ["K-4d"] and snapshot.v == room_of(h, game_id).log.version
-    assert one(messages, "ack").d == {"game": game_id, "v": snapshot.v}
+    assert one(messages, "ack").d == {"game": game_id, "v": snapshot.v, "snapshot": True}
     h.clear()
     move(h, 2, game_id, 2, "a5a2")
     assert one(h.inbox(3), "move") is one(h.inbox(1), "move")

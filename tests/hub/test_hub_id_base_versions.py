@@ -127,9 +127,46 @@ def test_restored_room_starts_its_versions_at_first_version() -> None:
     h.connect(3, player("carol"))
     h.send(3, "join", game="r1", v=first)
     assert versions(h.inbox(3)) == [v for v in seen if v > first]
-    # ... and one with a version from before the takeover gets a snapshot.
+    # ... and one with a version from before the takeover gets a snapshot, flagged in the ack.
     h.send(3, "join", game="r1", v=5)
-    assert [m.t for m in h.inbox(3) if m.v is not None] == ["game"]
+    received = h.inbox(3)
+    assert [m.t for m in received if m.v is not None] == ["game"]
+    assert one(received, "ack").d["snapshot"] is True
+
+
+def test_versions_continue_without_a_gap_in_the_next_hub() -> None:
+    """A hub that stops keeps each running room's last version; the next one resumes there."""
+    moves = played_game(["a1b2", "a5a2"])
+    players = (player("alice"), player("bob"))
+    old = Harness()
+    old.connect(1, player("alice"))
+    old.connect(2, player("bob"))
+    old.run(old.hub.restore_game("r1", TERMS, players, START_FEN, moves, old.now))
+    old.send(1, "join", game="r1")
+    old.send(2, "join", game="r1")
+    old.send(1, "move", game="r1", ply=3, move="b2c3")
+    last_seen = versions(old.inbox(2))[-1]
+    kept = old.hub.running_versions()
+    assert kept == {"r1": last_seen}
+
+    new = Harness()
+    new.run(
+        new.hub.restore_game(
+            "r1",
+            TERMS,
+            players,
+            START_FEN,
+            [*moves, *played_game(["a1b2", "a5a2", "b2c3"])[2:]],
+            new.now,
+            first_version=kept["r1"] + 1,
+        )
+    )
+    new.connect(2, player("bob"))
+    new.send(2, "join", game="r1", v=last_seen, ack=1)
+    received = new.inbox(2)
+    assert one(received, "ack").d["snapshot"] is False
+    # gone (both absent at the restore), then back (bob connected): one gapless sequence
+    assert versions(received) == [last_seen + 1, last_seen + 2, last_seen + 3]
 
 
 def test_restore_defaults_to_version_one_and_refuses_below() -> None:

@@ -455,3 +455,16 @@ async def test_bad_cursor(store: Store, cursor: str) -> None:
 async def test_bad_limit(store: Store, limit: int) -> None:
     with pytest.raises(ValueError):
         await store.list_games(limit=limit)
+
+
+async def test_room_versions_are_kept_for_one_resumption(
+    store: Store, make_game: MakeGame
+) -> None:
+    running, finished = await make_game(), await make_game()
+    await store.finish_game(finished, "1-0", "resignation")
+    assert await store.take_room_version(running) is None  # nothing kept: a crash
+    await store.save_room_versions({running: 41, finished: 7, "unknown1": 3})
+    assert await store.take_room_version(finished) is None  # over: not kept
+    assert await store.take_room_version(running) == 41
+    assert await store.take_room_version(running) is None  # taken: valid once
+    await store.save_room_versions({})
