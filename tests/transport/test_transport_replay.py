@@ -25,15 +25,8 @@ from typing import Any
 
 import pytest
 from room_view import RoomView
-from ws_support import (
-    ROOT,
-    Client,
-    create_pg_database,
-    drop_pg_database,
-    kill_server,
-    start_server,
-    stop_server,
-)
+from support import create_database, drop_database
+from ws_support import ROOT, Client, kill_server, start_server, stop_server
 
 from server.rules import Game as RulesGame
 from server.rules import get_variant
@@ -152,12 +145,12 @@ def check_views(seats: dict[str, Seat], game_id: str, stored: list[str]) -> None
 
 @pytest.fixture
 async def database_url() -> AsyncIterator[str]:
-    url = await create_pg_database()
+    url = await create_database("transport_test")
     await upgrade_to_head(url)
     try:
         yield url
     finally:
-        await drop_pg_database(url)
+        await drop_database(url)
 
 
 @pytest.mark.parametrize("stop", ["sigterm", "sigkill"])
