@@ -145,6 +145,7 @@ async def run_one(topology: Topology, games: int, args: argparse.Namespace) -> R
         redis_url=None,
         env=env,
         hub_argv=args.hub_argv.split() if args.hub_argv else (sys.executable, "-m", "server"),
+        check_interval="2s",  # docker-compose's
     )
     try:
         await cluster.start()

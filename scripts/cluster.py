@@ -557,6 +557,7 @@ class LocalCluster:
     :param prefix: the ``HUB_BUS_PREFIX`` of every hub (isolates clusters sharing one Redis).
     :param env: extra ``HUB_*`` settings for every hub (e.g. short leases in tests).
     :param hub_argv: the command of a hub process (default ``python -m server``).
+    :param check_interval: HAProxy's health check interval (see :class:`HAProxy`).
     """
 
     def __init__(
@@ -569,6 +570,7 @@ class LocalCluster:
         env: Mapping[str, str] | None = None,
         port: int = 0,
         ics_port: int = 0,
+        check_interval: str = "250ms",
         log_dir: Path | None = None,
         hub_argv: Sequence[str] = (sys.executable, "-m", "server"),
     ) -> None:
@@ -590,7 +592,7 @@ class LocalCluster:
             **(env or {}),
         }
         self.hubs = [Hub(f"hub{i + 1}", hub_env, self.log_dir, hub_argv) for i in range(hubs)]
-        self.proxy = HAProxy(hub_servers(self.hubs), self.log_dir, port, ics_port)
+        self.proxy = HAProxy(hub_servers(self.hubs), self.log_dir, port, ics_port, check_interval)
 
     @property
     def url(self) -> str:
