@@ -31,10 +31,6 @@ __all__ = [
     "NodeNotLiveError",
     "Presence",
     "SeekRegistry",
-    "check_id",
-    "check_node",
-    "check_payload",
-    "check_ttl",
     "merge_roles",
 ]
 
@@ -56,27 +52,27 @@ class GameRole(StrEnum):
     WATCHING = "watching"
 
 
-def check_id(kind: str, value: str) -> None:
+def _check_id(kind: str, value: str) -> None:
     if not isinstance(value, str):
         raise TypeError(f"{kind} must be a str, not {type(value).__name__}")
     if not value or len(value) > _MAX_ID_LENGTH:
         raise ValueError(f"{kind} must be 1-{_MAX_ID_LENGTH} characters, got {value!r}")
 
 
-def check_node(node_id: str) -> None:
-    check_id("node_id", node_id)
+def _check_node(node_id: str) -> None:
+    _check_id("node_id", node_id)
     if len(node_id) > 64 or not set(node_id) <= _NODE_ID_CHARS:
         raise ValueError(f"node_id must be 1-64 characters from A-Z a-z 0-9 _ . -, got {node_id!r}")
 
 
-def check_ttl(ttl_ms: int) -> None:
+def _check_ttl(ttl_ms: int) -> None:
     if not isinstance(ttl_ms, int) or isinstance(ttl_ms, bool):
         raise TypeError(f"ttl_ms must be an int, not {type(ttl_ms).__name__}")
     if ttl_ms < 1:
         raise ValueError(f"ttl_ms must be at least 1, got {ttl_ms}")
 
 
-def check_payload(payload: str) -> None:
+def _check_payload(payload: str) -> None:
     if not isinstance(payload, str):
         raise TypeError(f"payload must be a JSON str, not {type(payload).__name__}")
     try:
@@ -88,24 +84,49 @@ def check_payload(payload: str) -> None:
 class GameLeases(ABC):
     """Which node runs a game: a lease per game, held by one node at a time."""
 
-    @abstractmethod
     async def acquire(self, game_id: str, node_id: str, ttl_ms: int) -> bool:
         """Take the lease of ``game_id`` for ``ttl_ms`` ms; True if ``node_id`` now holds it.
 
         Acquiring a lease the node already holds succeeds and extends it.
         """
+        _check_id("game_id", game_id)
+        _check_node(node_id)
+        _check_ttl(ttl_ms)
+        return await self._acquire(game_id, node_id, ttl_ms)
 
     @abstractmethod
+    async def _acquire(self, game_id: str, node_id: str, ttl_ms: int) -> bool:
+        """:meth:`acquire`, its arguments checked."""
+
     async def renew(self, game_id: str, node_id: str, ttl_ms: int) -> bool:
         """Extend the lease to ``ttl_ms`` ms from now, only if ``node_id`` still holds it."""
+        _check_id("game_id", game_id)
+        _check_node(node_id)
+        _check_ttl(ttl_ms)
+        return await self._renew(game_id, node_id, ttl_ms)
 
     @abstractmethod
+    async def _renew(self, game_id: str, node_id: str, ttl_ms: int) -> bool:
+        """:meth:`renew`, its arguments checked."""
+
     async def release(self, game_id: str, node_id: str) -> bool:
         """Give up the lease, only if ``node_id`` holds it; True if it did."""
+        _check_id("game_id", game_id)
+        _check_node(node_id)
+        return await self._release(game_id, node_id)
 
     @abstractmethod
+    async def _release(self, game_id: str, node_id: str) -> bool:
+        """:meth:`release`, its arguments checked."""
+
     async def owner(self, game_id: str) -> str | None:
         """The node holding the lease of ``game_id``, or None."""
+        _check_id("game_id", game_id)
+        return await self._owner(game_id)
+
+    @abstractmethod
+    async def _owner(self, game_id: str) -> str | None:
+        """:meth:`owner`, its arguments checked."""
 
 
 class SeekRegistry(ABC):
@@ -117,27 +138,43 @@ class SeekRegistry(ABC):
     of any number of concurrent calls wins.
     """
 
-    @abstractmethod
     async def add(self, seek_id: str, payload: str, node_id: str) -> bool:
         """List a seek; False if ``seek_id`` is already listed or was claimed.
 
         :raises NodeNotLiveError: if ``node_id`` has no live heartbeat.
         :raises ValueError: if ``payload`` is not JSON text.
         """
+        _check_id("seek_id", seek_id)
+        _check_payload(payload)
+        _check_node(node_id)
+        return await self._add(seek_id, payload, node_id)
 
     @abstractmethod
+    async def _add(self, seek_id: str, payload: str, node_id: str) -> bool:
+        """:meth:`add`, its arguments checked."""
+
     async def remove(self, seek_id: str) -> bool:
         """Withdraw a seek; True if it was listed (so no claim can take it any more)."""
+        _check_id("seek_id", seek_id)
+        return await self._remove(seek_id)
 
     @abstractmethod
+    async def _remove(self, seek_id: str) -> bool:
+        """:meth:`remove`, its arguments checked."""
+
     async def get(self, seek_id: str) -> str | None:
         """The payload of a listed seek, or None."""
+        _check_id("seek_id", seek_id)
+        return await self._get(seek_id)
+
+    @abstractmethod
+    async def _get(self, seek_id: str) -> str | None:
+        """:meth:`get`, its arguments checked."""
 
     @abstractmethod
     async def all(self) -> dict[str, str]:
         """Every listed seek of a live node: seek id -> payload."""
 
-    @abstractmethod
     async def claim(self, seek_id: str, claimer: str, ttl_ms: int = DEFAULT_CLAIM_TTL_MS) -> bool:
         """Atomically take a listed seek: unlist it and record ``claimer`` for ``ttl_ms`` ms.
 
@@ -145,64 +182,126 @@ class SeekRegistry(ABC):
         withdrawn, or its node lapsed). A claimed id cannot be listed again while the
         claim lasts.
         """
+        _check_id("seek_id", seek_id)
+        _check_id("claimer", claimer)
+        _check_ttl(ttl_ms)
+        return await self._claim(seek_id, claimer, ttl_ms)
 
     @abstractmethod
+    async def _claim(self, seek_id: str, claimer: str, ttl_ms: int = DEFAULT_CLAIM_TTL_MS) -> bool:
+        """:meth:`claim`, its arguments checked."""
+
     async def claimant(self, seek_id: str) -> str | None:
         """Who claimed ``seek_id`` (within the claim's ttl), or None."""
+        _check_id("seek_id", seek_id)
+        return await self._claimant(seek_id)
+
+    @abstractmethod
+    async def _claimant(self, seek_id: str) -> str | None:
+        """:meth:`claimant`, its arguments checked."""
 
 
 class Presence(ABC):
     """Which nodes are live, which players are online, which games they play or watch."""
 
-    @abstractmethod
     async def heartbeat(self, node_id: str, ttl_ms: int) -> bool:
         """Mark ``node_id`` live for ``ttl_ms`` ms; call it every ``ttl_ms / 3`` or so.
 
         Returns True if the node was live before. False means it was not (first heartbeat,
         or it lapsed): whatever it announced before is gone and must be announced again.
         """
+        _check_node(node_id)
+        _check_ttl(ttl_ms)
+        return await self._heartbeat(node_id, ttl_ms)
 
     @abstractmethod
+    async def _heartbeat(self, node_id: str, ttl_ms: int) -> bool:
+        """:meth:`heartbeat`, its arguments checked."""
+
     async def node_down(self, node_id: str) -> None:
         """Remove a node and all it announced at once (graceful shutdown)."""
+        _check_node(node_id)
+        return await self._node_down(node_id)
+
+    @abstractmethod
+    async def _node_down(self, node_id: str) -> None:
+        """:meth:`node_down`, its arguments checked."""
 
     @abstractmethod
     async def live_nodes(self) -> set[str]:
         """The nodes whose heartbeat has not lapsed."""
 
-    @abstractmethod
     async def set_online(self, player_id: str, node_id: str, ttl_ms: int) -> bool:
         """Mark ``player_id`` online through ``node_id``; also a heartbeat of the node.
 
         Returns what :meth:`heartbeat` returns.
         """
+        _check_id("player_id", player_id)
+        _check_node(node_id)
+        _check_ttl(ttl_ms)
+        return await self._set_online(player_id, node_id, ttl_ms)
 
     @abstractmethod
+    async def _set_online(self, player_id: str, node_id: str, ttl_ms: int) -> bool:
+        """:meth:`set_online`, its arguments checked."""
+
     async def set_offline(self, player_id: str, node_id: str) -> None:
         """The player left ``node_id``; its games announced through that node go too."""
+        _check_id("player_id", player_id)
+        _check_node(node_id)
+        return await self._set_offline(player_id, node_id)
+
+    @abstractmethod
+    async def _set_offline(self, player_id: str, node_id: str) -> None:
+        """:meth:`set_offline`, its arguments checked."""
 
     @abstractmethod
     async def online_players(self) -> set[str]:
         """Players online through at least one live node."""
 
-    @abstractmethod
     async def is_online(self, player_id: str) -> bool:
         """Whether ``player_id`` is online through at least one live node."""
+        _check_id("player_id", player_id)
+        return await self._is_online(player_id)
 
     @abstractmethod
+    async def _is_online(self, player_id: str) -> bool:
+        """:meth:`is_online`, its arguments checked."""
+
     async def add_game(self, player_id: str, node_id: str, game_id: str, role: GameRole) -> None:
         """Record that the player plays or watches ``game_id`` through ``node_id``.
 
         :raises NodeNotLiveError: if ``node_id`` has no live heartbeat.
         """
+        _check_id("player_id", player_id)
+        _check_node(node_id)
+        _check_id("game_id", game_id)
+        role = GameRole(role)
+        return await self._add_game(player_id, node_id, game_id, role)
 
     @abstractmethod
+    async def _add_game(self, player_id: str, node_id: str, game_id: str, role: GameRole) -> None:
+        """:meth:`add_game`, its arguments checked."""
+
     async def remove_game(self, player_id: str, node_id: str, game_id: str) -> None:
         """The player no longer plays or watches ``game_id`` through ``node_id``."""
+        _check_id("player_id", player_id)
+        _check_node(node_id)
+        _check_id("game_id", game_id)
+        return await self._remove_game(player_id, node_id, game_id)
 
     @abstractmethod
+    async def _remove_game(self, player_id: str, node_id: str, game_id: str) -> None:
+        """:meth:`remove_game`, its arguments checked."""
+
     async def games_of(self, player_id: str) -> dict[str, GameRole]:
         """Games the player plays or watches through live nodes; playing beats watching."""
+        _check_id("player_id", player_id)
+        return await self._games_of(player_id)
+
+    @abstractmethod
+    async def _games_of(self, player_id: str) -> dict[str, GameRole]:
+        """:meth:`games_of`, its arguments checked."""
 
 
 def merge_roles(pairs: Iterable[tuple[str, GameRole]]) -> dict[str, GameRole]:

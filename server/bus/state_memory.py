@@ -13,10 +13,6 @@ from server.bus.state import (
     NodeNotLiveError,
     Presence,
     SeekRegistry,
-    check_id,
-    check_node,
-    check_payload,
-    check_ttl,
     merge_roles,
 )
 
@@ -112,35 +108,26 @@ class _MemoryLeases(GameLeases):
             return None
         return lease[0]
 
-    async def acquire(self, game_id: str, node_id: str, ttl_ms: int) -> bool:
-        check_id("game_id", game_id)
-        check_node(node_id)
-        check_ttl(ttl_ms)
+    async def _acquire(self, game_id: str, node_id: str, ttl_ms: int) -> bool:
         holder = self._holder(game_id)
         if holder is not None and holder != node_id:
             return False
         self._state.leases[game_id] = (node_id, self._state.expiry(ttl_ms))
         return True
 
-    async def renew(self, game_id: str, node_id: str, ttl_ms: int) -> bool:
-        check_id("game_id", game_id)
-        check_node(node_id)
-        check_ttl(ttl_ms)
+    async def _renew(self, game_id: str, node_id: str, ttl_ms: int) -> bool:
         if self._holder(game_id) != node_id:
             return False
         self._state.leases[game_id] = (node_id, self._state.expiry(ttl_ms))
         return True
 
-    async def release(self, game_id: str, node_id: str) -> bool:
-        check_id("game_id", game_id)
-        check_node(node_id)
+    async def _release(self, game_id: str, node_id: str) -> bool:
         if self._holder(game_id) != node_id:
             return False
         del self._state.leases[game_id]
         return True
 
-    async def owner(self, game_id: str) -> str | None:
-        check_id("game_id", game_id)
+    async def _owner(self, game_id: str) -> str | None:
         return self._holder(game_id)
 
 
@@ -148,10 +135,7 @@ class _MemorySeeks(SeekRegistry):
     def __init__(self, state: InProcessClusterState) -> None:
         self._state = state
 
-    async def add(self, seek_id: str, payload: str, node_id: str) -> bool:
-        check_id("seek_id", seek_id)
-        check_payload(payload)
-        check_node(node_id)
+    async def _add(self, seek_id: str, payload: str, node_id: str) -> bool:
         state = self._state
         node = state.live_node(node_id)
         if node is None:
@@ -162,12 +146,10 @@ class _MemorySeeks(SeekRegistry):
         node.seeks.add(seek_id)
         return True
 
-    async def remove(self, seek_id: str) -> bool:
-        check_id("seek_id", seek_id)
+    async def _remove(self, seek_id: str) -> bool:
         return self._state.unlist_seek(seek_id)
 
-    async def get(self, seek_id: str) -> str | None:
-        check_id("seek_id", seek_id)
+    async def _get(self, seek_id: str) -> str | None:
         entry = self._state.seeks.get(seek_id)
         if entry is None or self._state.live_node(entry[1]) is None:
             return None
@@ -177,18 +159,14 @@ class _MemorySeeks(SeekRegistry):
         self._state.live_nodes()  # drops lapsed nodes and their seeks
         return {seek_id: payload for seek_id, (payload, _) in self._state.seeks.items()}
 
-    async def claim(self, seek_id: str, claimer: str, ttl_ms: int = DEFAULT_CLAIM_TTL_MS) -> bool:
-        check_id("seek_id", seek_id)
-        check_id("claimer", claimer)
-        check_ttl(ttl_ms)
+    async def _claim(self, seek_id: str, claimer: str, ttl_ms: int = DEFAULT_CLAIM_TTL_MS) -> bool:
         state = self._state
         if state.claim_holder(seek_id) is not None or not state.unlist_seek(seek_id):
             return False
         state.claims[seek_id] = (claimer, state.expiry(ttl_ms))
         return True
 
-    async def claimant(self, seek_id: str) -> str | None:
-        check_id("seek_id", seek_id)
+    async def _claimant(self, seek_id: str) -> str | None:
         return self._state.claim_holder(seek_id)
 
 
@@ -196,29 +174,21 @@ class _MemoryPresence(Presence):
     def __init__(self, state: InProcessClusterState) -> None:
         self._state = state
 
-    async def heartbeat(self, node_id: str, ttl_ms: int) -> bool:
-        check_node(node_id)
-        check_ttl(ttl_ms)
+    async def _heartbeat(self, node_id: str, ttl_ms: int) -> bool:
         return self._state.heartbeat(node_id, ttl_ms)
 
-    async def node_down(self, node_id: str) -> None:
-        check_node(node_id)
+    async def _node_down(self, node_id: str) -> None:
         self._state.drop_node(node_id)
 
     async def live_nodes(self) -> set[str]:
         return set(self._state.live_nodes())
 
-    async def set_online(self, player_id: str, node_id: str, ttl_ms: int) -> bool:
-        check_id("player_id", player_id)
-        check_node(node_id)
-        check_ttl(ttl_ms)
+    async def _set_online(self, player_id: str, node_id: str, ttl_ms: int) -> bool:
         was_live = self._state.heartbeat(node_id, ttl_ms)
         self._state.nodes[node_id].online.add(player_id)
         return was_live
 
-    async def set_offline(self, player_id: str, node_id: str) -> None:
-        check_id("player_id", player_id)
-        check_node(node_id)
+    async def _set_offline(self, player_id: str, node_id: str) -> None:
         node = self._state.live_node(node_id)
         if node is not None:
             node.online.discard(player_id)
@@ -230,24 +200,16 @@ class _MemoryPresence(Presence):
             players |= node.online
         return players
 
-    async def is_online(self, player_id: str) -> bool:
-        check_id("player_id", player_id)
+    async def _is_online(self, player_id: str) -> bool:
         return any(player_id in node.online for node in self._state.live_nodes().values())
 
-    async def add_game(self, player_id: str, node_id: str, game_id: str, role: GameRole) -> None:
-        check_id("player_id", player_id)
-        check_node(node_id)
-        check_id("game_id", game_id)
-        role = GameRole(role)
+    async def _add_game(self, player_id: str, node_id: str, game_id: str, role: GameRole) -> None:
         node = self._state.live_node(node_id)
         if node is None:
             raise NodeNotLiveError(f"node {node_id!r} has no live heartbeat: cannot add a game")
         node.games.setdefault(player_id, {})[game_id] = role
 
-    async def remove_game(self, player_id: str, node_id: str, game_id: str) -> None:
-        check_id("player_id", player_id)
-        check_node(node_id)
-        check_id("game_id", game_id)
+    async def _remove_game(self, player_id: str, node_id: str, game_id: str) -> None:
         node = self._state.live_node(node_id)
         if node is None:
             return
@@ -256,8 +218,7 @@ class _MemoryPresence(Presence):
         if not games:
             node.games.pop(player_id, None)
 
-    async def games_of(self, player_id: str) -> dict[str, GameRole]:
-        check_id("player_id", player_id)
+    async def _games_of(self, player_id: str) -> dict[str, GameRole]:
         nodes = self._state.live_nodes().values()
         return merge_roles(
             (game_id, role)

@@ -20,10 +20,6 @@ from server.bus.state import (
     NodeNotLiveError,
     Presence,
     SeekRegistry,
-    check_id,
-    check_node,
-    check_payload,
-    check_ttl,
     merge_roles,
 )
 
@@ -255,28 +251,19 @@ class _RedisLeases(GameLeases):
     def _key(self, game_id: str) -> str:
         return f"{self._scripts.prefix}lease:{game_id}"
 
-    async def acquire(self, game_id: str, node_id: str, ttl_ms: int) -> bool:
-        check_id("game_id", game_id)
-        check_node(node_id)
-        check_ttl(ttl_ms)
+    async def _acquire(self, game_id: str, node_id: str, ttl_ms: int) -> bool:
         keys = (self._key(game_id),)
         return bool(await self._scripts.run("lease_acquire", node_id, ttl_ms, keys=keys))
 
-    async def renew(self, game_id: str, node_id: str, ttl_ms: int) -> bool:
-        check_id("game_id", game_id)
-        check_node(node_id)
-        check_ttl(ttl_ms)
+    async def _renew(self, game_id: str, node_id: str, ttl_ms: int) -> bool:
         keys = (self._key(game_id),)
         return bool(await self._scripts.run("lease_renew", node_id, ttl_ms, keys=keys))
 
-    async def release(self, game_id: str, node_id: str) -> bool:
-        check_id("game_id", game_id)
-        check_node(node_id)
+    async def _release(self, game_id: str, node_id: str) -> bool:
         keys = (self._key(game_id),)
         return bool(await self._scripts.run("lease_release", node_id, keys=keys))
 
-    async def owner(self, game_id: str) -> str | None:
-        check_id("game_id", game_id)
+    async def _owner(self, game_id: str) -> str | None:
         return await self._scripts.get(self._key(game_id))
 
 
@@ -284,21 +271,16 @@ class _RedisSeeks(SeekRegistry):
     def __init__(self, scripts: _RedisScripts) -> None:
         self._scripts = scripts
 
-    async def add(self, seek_id: str, payload: str, node_id: str) -> bool:
-        check_id("seek_id", seek_id)
-        check_payload(payload)
-        check_node(node_id)
+    async def _add(self, seek_id: str, payload: str, node_id: str) -> bool:
         result = await self._scripts.run("seek_add", seek_id, payload, node_id)
         if result == -1:
             raise NodeNotLiveError(f"node {node_id!r} has no live heartbeat: cannot list a seek")
         return bool(result)
 
-    async def remove(self, seek_id: str) -> bool:
-        check_id("seek_id", seek_id)
+    async def _remove(self, seek_id: str) -> bool:
         return bool(await self._scripts.run("seek_remove", seek_id))
 
-    async def get(self, seek_id: str) -> str | None:
-        check_id("seek_id", seek_id)
+    async def _get(self, seek_id: str) -> str | None:
         payload = await self._scripts.run("seek_get", seek_id)
         return None if payload is None else str(payload)
 
@@ -306,14 +288,10 @@ class _RedisSeeks(SeekRegistry):
         flat = await self._scripts.run("seek_all")
         return dict(zip(flat[::2], flat[1::2]))
 
-    async def claim(self, seek_id: str, claimer: str, ttl_ms: int = DEFAULT_CLAIM_TTL_MS) -> bool:
-        check_id("seek_id", seek_id)
-        check_id("claimer", claimer)
-        check_ttl(ttl_ms)
+    async def _claim(self, seek_id: str, claimer: str, ttl_ms: int = DEFAULT_CLAIM_TTL_MS) -> bool:
         return bool(await self._scripts.run("seek_claim", seek_id, claimer, ttl_ms))
 
-    async def claimant(self, seek_id: str) -> str | None:
-        check_id("seek_id", seek_id)
+    async def _claimant(self, seek_id: str) -> str | None:
         return await self._scripts.get(f"{self._scripts.prefix}seek_claim:{seek_id}")
 
 
@@ -321,53 +299,36 @@ class _RedisPresence(Presence):
     def __init__(self, scripts: _RedisScripts) -> None:
         self._scripts = scripts
 
-    async def heartbeat(self, node_id: str, ttl_ms: int) -> bool:
-        check_node(node_id)
-        check_ttl(ttl_ms)
+    async def _heartbeat(self, node_id: str, ttl_ms: int) -> bool:
         return bool(await self._scripts.run("heartbeat", node_id, ttl_ms))
 
-    async def node_down(self, node_id: str) -> None:
-        check_node(node_id)
+    async def _node_down(self, node_id: str) -> None:
         await self._scripts.run("node_down", node_id)
 
     async def live_nodes(self) -> set[str]:
         return set(await self._scripts.run("live_nodes"))
 
-    async def set_online(self, player_id: str, node_id: str, ttl_ms: int) -> bool:
-        check_id("player_id", player_id)
-        check_node(node_id)
-        check_ttl(ttl_ms)
+    async def _set_online(self, player_id: str, node_id: str, ttl_ms: int) -> bool:
         return bool(await self._scripts.run("set_online", player_id, node_id, ttl_ms))
 
-    async def set_offline(self, player_id: str, node_id: str) -> None:
-        check_id("player_id", player_id)
-        check_node(node_id)
+    async def _set_offline(self, player_id: str, node_id: str) -> None:
         await self._scripts.run("set_offline", player_id, node_id)
 
     async def online_players(self) -> set[str]:
         return set(await self._scripts.run("online_players"))
 
-    async def is_online(self, player_id: str) -> bool:
-        check_id("player_id", player_id)
+    async def _is_online(self, player_id: str) -> bool:
         return bool(await self._scripts.run("is_online", player_id))
 
-    async def add_game(self, player_id: str, node_id: str, game_id: str, role: GameRole) -> None:
-        check_id("player_id", player_id)
-        check_node(node_id)
-        check_id("game_id", game_id)
-        role = GameRole(role)
+    async def _add_game(self, player_id: str, node_id: str, game_id: str, role: GameRole) -> None:
         result = await self._scripts.run("add_game", player_id, node_id, game_id, role.value)
         if result == -1:
             raise NodeNotLiveError(f"node {node_id!r} has no live heartbeat: cannot add a game")
 
-    async def remove_game(self, player_id: str, node_id: str, game_id: str) -> None:
-        check_id("player_id", player_id)
-        check_node(node_id)
-        check_id("game_id", game_id)
+    async def _remove_game(self, player_id: str, node_id: str, game_id: str) -> None:
         await self._scripts.run("remove_game", player_id, node_id, game_id)
 
-    async def games_of(self, player_id: str) -> dict[str, GameRole]:
-        check_id("player_id", player_id)
+    async def _games_of(self, player_id: str) -> dict[str, GameRole]:
         flat = await self._scripts.run("games_of", player_id)
         return merge_roles(zip(flat[::2], (GameRole(role) for role in flat[1::2])))
 
