@@ -26,13 +26,9 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT / "scripts") not in sys.path:
     sys.path.insert(0, str(ROOT / "scripts"))
 
-from cluster import (  # noqa: E402  (scripts/cluster.py)
-    HAProxy,
-    LocalCluster,
-    free_port,
-    haproxy_binary,
-    haproxy_config,
-)
+from cluster import LocalCluster  # noqa: E402  (scripts/cluster.py)
+from haproxy import HAProxy, haproxy_binary, haproxy_config  # noqa: E402
+from processes import free_port  # noqa: E402
 
 TIMEOUT = 15.0
 """Seconds a test waits for one expected message (machines running the suite may be loaded)."""
