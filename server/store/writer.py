@@ -21,7 +21,7 @@ from typing import Self
 
 from server.rules import MoveRecord
 from server.store.errors import StoreUnavailableError
-from server.store.records import GameMove, check_move
+from server.store.records import GameMove
 from server.store.repository import Store
 
 __all__ = ["MoveWriter", "WriterStats"]
@@ -86,8 +86,8 @@ class MoveWriter:
         """Persist *move* of game *game_id*; returns only after the transaction holding it has
         committed. A move without ``played_at`` is stored as played when its batch is written.
 
-        :raises ValueError: the move cannot be stored (see ``Store.append_move``); nothing is
-            queued.
+        :raises ValueError: the move cannot be stored (see ``Store.append_move``); only this
+            append fails (the store checks each move once, when its batch is written).
         :raises DuplicateMoveError: if the game already has a move at this ply
             (only this append fails; the rest of its batch is committed).
         :raises UnknownGameError: if the game does not exist.
@@ -95,7 +95,6 @@ class MoveWriter:
             move is not stored.
         :raises RuntimeError: if the writer is closed.
         """
-        check_move(game_id, move)
         if self._closing:
             raise RuntimeError("the MoveWriter is closed")
         self._start()

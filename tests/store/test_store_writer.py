@@ -110,6 +110,7 @@ async def test_only_the_offending_appends_fail(store: Store, make_game: MakeGame
             writer.append(*move(second, 1, "d1d2")),  # same ply in the same batch
             writer.append(*move("nosuchgm", 1)),  # unknown game
             writer.append(*move(second, 2, "e1e2")),
+            writer.append(first, MoveRecord(3, "f1f2", "F2", clock_ms=-1, spent_ms=0)),  # malformed
             return_exceptions=True,
         )
     assert [type(o).__name__ for o in outcomes] == [
@@ -119,6 +120,7 @@ async def test_only_the_offending_appends_fail(store: Store, make_game: MakeGame
         "DuplicateMoveError",
         "UnknownGameError",
         "NoneType",
+        "ValueError",
     ]
     assert isinstance(outcomes[0], DuplicateMoveError) and outcomes[0].ply == 1
     assert isinstance(outcomes[4], UnknownGameError)

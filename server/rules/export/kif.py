@@ -34,18 +34,10 @@ SHOGI_KANJI = {
     "Crown Prince": "太子",
 }
 
-#: One-character names for board diagrams (BOD) of boards up to 9×9.
+#: One-character names for board diagrams (BOD) of boards up to 9×9: the move-line names,
+#: with one character for the pieces whose move-line name has two.
 SHOGI_BOARD_KANJI = {
-    "King": "玉",
-    "Rook": "飛",
-    "Bishop": "角",
-    "Gold": "金",
-    "Silver": "銀",
-    "Knight": "桂",
-    "Lance": "香",
-    "Pawn": "歩",
-    "Dragon": "龍",
-    "Horse": "馬",
+    **SHOGI_KANJI,
     "Promoted silver": "全",
     "Promoted knight": "圭",
     "Promoted lance": "杏",
