@@ -11,21 +11,26 @@ from server.app import App
 from server.rules import Game, get_variant
 
 
-async def test_shoshogi_a_player_reloads_mid_game(hub: App, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+async def test_shoshogi_premove_and_a_player_reloads_mid_game(hub: App, open_page, shots) -> None:  # type: ignore[no-untyped-def]
     alice, bob = await two_players(open_page)
     game_id = await start_game(alice, bob, "shoshogi", kind="byoyomi", main_min=10, period=30, periods=2)
     await alice.click_move("c3", "c4")          # 7f
+    await bob.wait_ply(1)
+    # While bob thinks, alice premoves Bx2b: two clicks, kept until the move is legal.
+    await alice.square("b2").click()
+    await alice.square("h8").click()
+    await expect(alice.page.locator("svg.board rect.premove")).to_have_count(2)
     await bob.drag_move("g7", "g6")             # 3d (bob sees the board turned round)
-    await alice.wait_ply(2)
-    await alice.page.reload()                   # a player reloads: same game, same side, same clocks
-    await alice.page.wait_for_selector(f'section.game[data-game="{game_id}"] .board-wrap[data-ply="2"]', timeout=WAIT_MS)
-    await expect(alice.page.locator(".clock.bottom .name")).to_contain_text("alice")
-    await expect(alice.page.locator(".clock.bottom .time small")).to_contain_text("2×30s")
-    await alice.drag_move("b2", "h8")           # Bx2b
-    await expect(alice.page.locator(".promo-dialog")).to_be_visible()
+    await expect(alice.page.locator(".promo-dialog")).to_be_visible()   # the premove reaches the zone
     await alice.promote("=")                    # stay unpromoted
     await bob.wait_ply(3)
     await expect(bob.page.locator('svg.board g.pc[data-square="h8"]')).to_have_attribute("data-piece", "B")
+    await alice.page.reload()                   # a player reloads: same game, same side, same clocks
+    await alice.page.wait_for_selector(f'section.game[data-game="{game_id}"] .board-wrap[data-ply="3"]', timeout=WAIT_MS)
+    await expect(alice.page.locator(".clock.bottom .name")).to_contain_text("alice")
+    await expect(alice.page.locator(".clock.bottom .time small")).to_contain_text("2×30s")
+    await bob.click_move("a7", "a6")
+    await alice.wait_ply(4)
     await shots(bob.page, "shoshogi")
     await alice.action("resign")
     await bob.wait_end("bob wins by resignation")
@@ -34,7 +39,7 @@ async def test_shoshogi_a_player_reloads_mid_game(hub: App, open_page, shots) ->
     await bob.page.select_option("#set-labels", "western")
     await expect(bob.page.locator('svg.board g.pc[data-square="h8"] text')).to_have_text("B")
     await shots(bob.page, "shoshogi-western")
-    assert (await api_json(hub, f"/api/games/{game_id}"))["plies"] == 3
+    assert (await api_json(hub, f"/api/games/{game_id}"))["plies"] == 4
 
 
 def castling_plan(start_fen: str) -> list[str]:

@@ -17,6 +17,8 @@ export interface BoardState {
   check: boolean;
   /** The viewer may move now (a player whose turn it is, game running, at the live ply). */
   interactive: boolean;
+  /** The viewer's side while it waits for the opponent's move (a premove may be set), else null. */
+  premoveSide: 0 | 1 | null;
 }
 
 const SQ = 100;
@@ -34,6 +36,8 @@ export class Board {
   private clicked: string[] = [];
   private drag: { origin: Origin; x: number; y: number; ghost: SVGGElement | null; pointer: number } | null = null;
   private dialog: HTMLElement | null = null;
+  /** A premove: clicked while the opponent was to move, tried against the next legal list. */
+  private premove: { from: string; to: string | null } | null = null;
 
   constructor(
     private readonly variant: VariantInfo,
@@ -63,6 +67,30 @@ export class Board {
     this.pos = parseFen(state.fen, this.variant.files, this.variant.ranks);
     this.moves = state.interactive ? parseLegal(state.legal) : [];
     if (!sameSelection || !state.interactive) this.cancel();
+    const premove = this.premove;
+    if (state.interactive || state.premoveSide === null) this.premove = null;
+    if (state.interactive && premove?.to) this.playPremove(premove.from, premove.to);
+    this.render();
+  }
+
+  /** The premove if the server's list holds it (a Lion stops after its first square and a
+   * promotion opens the dialog, as when clicked); otherwise it is dropped. */
+  private playPremove(from: string, to: string): void {
+    const step = click(this.moves, from, [], to);
+    if (step.step.kind === "none") return;
+    this.origin = from;
+    this.clicked = step.clicked;
+    if (step.step.kind === "done") this.finish(step.step.moves);
+  }
+
+  /** A click while waiting: pick one of the viewer's pieces, then any square. */
+  private premoveClick(square: string, side: 0 | 1): void {
+    const [f, r] = squareXY(square);
+    const own = this.pos?.board[r][f]?.side === side;
+    const p = this.premove;
+    if (p && p.to === null && square !== p.from) this.premove = { from: p.from, to: square };
+    else if (own && p?.from !== square) this.premove = { from: square, to: null };
+    else this.premove = null;
     this.render();
   }
 
@@ -112,6 +140,7 @@ export class Board {
         if (lastSquares.includes(name)) cls.push("last");
         if (name === originSquare) cls.push("selected");
         if (this.clicked.includes(name)) cls.push("via");
+        if (this.premove && (this.premove.from === name || this.premove.to === name)) cls.push("premove");
         layer.append(svg("rect", { x: MARGIN + col * SQ, y: MARGIN + row * SQ, width: SQ, height: SQ, class: cls.join(" "), "data-square": name }));
       }
     }
@@ -212,6 +241,8 @@ export class Board {
     const square = this.squareAt(e.clientX, e.clientY);
     if (square === null) { this.cancel(); this.render(); return; }
     e.preventDefault();
+    const waiting = this.state && !this.state.interactive ? this.state.premoveSide : null;
+    if (waiting !== null && waiting !== undefined) { this.premoveClick(square, waiting); return; }
     if (this.origin !== null && this.tryClick(square)) return;
     if (movesFrom(this.moves, square).length > 0 && this.origin !== square) {
       this.select(square, e);

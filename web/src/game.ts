@@ -301,7 +301,9 @@ export class GameView {
     if (fen === null || ply !== this.shownPly) return;
     const atLive = ply === this.ply && this.status === "started" && this.live !== null;
     const myTurn = atLive && this.mySide !== null && fen.split(" ")[1] === (this.mySide === "first" ? "w" : "b");
-    this.board.set({ fen, legal: myTurn && !this.pending ? this.live!.legal : [], last: ply > 0 ? this.moves[ply - 1] : null, check: this.checks[ply] ?? false, interactive: myTurn && !this.pending });
+    const waiting = atLive && this.mySide !== null && !myTurn ? (this.mySide === "first" ? 0 : 1) : null;
+    this.board.set({ fen, legal: myTurn && !this.pending ? this.live!.legal : [], last: ply > 0 ? this.moves[ply - 1] : null,
+      check: this.checks[ply] ?? false, interactive: myTurn && !this.pending, premoveSide: waiting });
     this.board.el.dataset.ply = String(ply);
     this.board.el.dataset.turn = fen.split(" ")[1] === "b" ? "second" : "first";
     this.board.el.dataset.myTurn = String(myTurn);
