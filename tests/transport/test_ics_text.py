@@ -344,3 +344,18 @@ def test_a_double_push_is_reported_for_any_pawn_advance_of_two() -> None:
     fields = GameView.from_snapshot(snapshot, 2).board_lines(ms=True)[0].split()
     assert fields[9:15] == ["B", "4", "1", "1", "1", "1"]
     assert fields[-6:-3] == ["P/e2-e4", "(0:00.000)", "e4"]
+
+
+def test_boards_up_to_15_by_15_and_byoyomi_clocks_in_style12() -> None:
+    dai = ics_variant("daishogi")
+    line = style12_line(_position("daishogi"), dai, Board12(3, "a", "b", 0, 10, 0, 5, 5)).split()
+    board = line[1:16]
+    assert len(board) == 15 and all(len(rank) == 15 for rank in board)
+    assert line[16] == "W"
+    snapshot = {**SNAPSHOT, "tc": {"kind": "byoyomi", "main_s": 60, "period_s": 10, "periods": 3},
+                "clocks": {"first": {"ms": 0, "periods": 2, "period_ms": 7_500},
+                           "second": {"ms": 42_000, "periods": 3, "period_ms": 10_000},
+                           "running": "first"}}  # fmt: skip
+    fields = GameView.from_snapshot(snapshot, 1).board_lines(ms=True)[0].split()
+    # main time, then byoyomi: 1 minute shown with no increment; clocks until the flag falls
+    assert fields[17:19] == ["1", "0"] and fields[21:23] == ["17500", "72000"]

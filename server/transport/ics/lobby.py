@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from server.hub.commands import (
+    MAX_NAME_LENGTH,
     AcceptCommand,
     DeclineCommand,
     MatchCommand,
@@ -90,6 +91,9 @@ class LobbyCommands(SessionState):
         words = cmd.words
         if not words:
             self._write(["Usage: match <name> [time inc] [rated|unrated] [white|black] [variant]"])
+            return
+        if len(words[0]) > MAX_NAME_LENGTH:
+            self._write([f"{words[0][:MAX_NAME_LENGTH]}... is not logged in."])
             return
         try:
             terms = parse_terms(words[1:])
