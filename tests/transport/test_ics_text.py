@@ -359,3 +359,32 @@ def test_boards_up_to_15_by_15_and_byoyomi_clocks_in_style12() -> None:
     fields = GameView.from_snapshot(snapshot, 1).board_lines(ms=True)[0].split()
     # main time, then byoyomi: 1 minute shown with no increment; clocks until the flag falls
     assert fields[17:19] == ["1", "0"] and fields[21:23] == ["17500", "72000"]
+
+
+class BrokenStore:
+    """A store whose reads fail (the database is unreachable)."""
+
+    async def list_games(self, **filters: Any) -> Any:
+        raise ConnectionError("database unreachable")
+
+    async def get_game(self, game_id: str) -> Any:
+        raise ConnectionError("database unreachable")
+
+
+async def test_a_failing_store_is_reported_and_the_session_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    sent: list[Command] = []
+    written: list[str] = []
+    host = FakeHost()
+    host.store = BrokenStore()  # type: ignore[assignment]
+    session = IcsSession(ALICE, sent.append, written.extend, host)
+    await session.on_line("history")
+    await session.on_line("games")
+    assert written == [
+        "history: the server could not do that just now; try again.",
+        "games: the server could not do that just now; try again.",
+    ]
+    assert "ICS command 'history' failed" in caplog.text
+    await session.on_line("seek 5 0")
+    assert isinstance(sent[-1], SeekCommand)

@@ -18,9 +18,8 @@ from xboard_support import (
     FAIRYMAX,
     RecordingProxy,
     XBoard,
-    board_box,
     require_programs,
-    screenshot,
+    settled_board,
     squares_across,
     window_titled,
     xvfb,
@@ -34,7 +33,16 @@ SUPPRESS_TIP = ["-messageSuppress", "Right-clicking menu item or dialog text pop
 #: slots, so silver and gold sit in the knight and queen slots), promoted pieces by our letters.
 MINISHOGI_XBOARD = ["-boardWidth", "5", "-boardHeight", "5", "-holdingsSize", "5",
                     "-pieceToCharTable", "PSBRG......TVHD..Kpsbrg......tvhd..k"]  # fmt: skip
-BOARD_COLOURS = [*SUPPRESS_TIP, "-useBoardTexture", "false", "-lightSquareColor", LIGHT, "-darkSquareColor", DARK,
+#: Still boards for the screenshots: no move animation, no last-move frames or arrows.
+STILL = [
+    "-animateMoving",
+    "false",
+    "-highlightLastMove",
+    "false",
+    "-highlightMoveWithArrow",
+    "false",
+]
+BOARD_COLOURS = [*SUPPRESS_TIP, *STILL, "-useBoardTexture", "false", "-lightSquareColor", LIGHT, "-darkSquareColor", DARK,
                  "-size", "49"]  # fmt: skip
 _XBOARD_MOVE = re.compile(r"^(?:[a-h][1-8][a-h][1-8](?:=[a-z])?|o-o(?:-o)?)$")
 
@@ -153,13 +161,12 @@ async def test_xboard_displays_a_wild_castle_game(
             # The next board's title says what XBoard made of it: Wild Castle (its variant 2).
             title = await window_titled(display, r"alice.*bobby.*(w2|wildcastle)")
             image = tmp_path / "xboard-wild1.png"
-            await screenshot(display, image)
+            x, y, width, height = await settled_board(display, image, DARK)
         finally:
             await xboard.stop()
             await proxy.close()
     assert "{1 0" in title, title  # 1 minute, no increment
-    x, y, width, height = await board_box(image, DARK)
-    assert abs(width - height) <= 4 and width >= 8 * 20, (x, y, width, height)
+    assert abs(width - height) <= 4 and width >= 8 * 8, (x, y, width, height)
     assert await squares_across(image, LIGHT, DARK, 2.5 / 8) == 8  # rank 6: empty
     assert "as variant wildcastle" in xboard.log(full=True)
     _keep(image, "xboard-wild1.png")
@@ -187,13 +194,12 @@ async def test_xboard_displays_a_minishogi_game_with_its_hands(
                 display, r"^(\[R-P\] alice-bobby|alice \[R\] vs\. bobby \[P\])$"
             )
             image = tmp_path / "xboard-minishogi.png"
-            await screenshot(display, image)
+            x, y, width, height = await settled_board(display, image, DARK)
         finally:
             await xboard.stop()
             await proxy.close()
     assert title in ("[R-P] alice-bobby", "alice [R] vs. bobby [P]")
-    x, y, width, height = await board_box(image, DARK)
-    assert abs(width - height) <= 4 and width >= 5 * 20, (x, y, width, height)
+    assert abs(width - height) <= 4 and width >= 5 * 8, (x, y, width, height)
     assert await squares_across(image, LIGHT, DARK, 2.5 / 5) == 5  # rank 3: empty
     log = xboard.log(full=True)
     assert "as variant shogi" in log and "load 5x5 board" in log

@@ -253,3 +253,19 @@ async def squares_across(image: Path, light: str, dark: str, rank_from_top: floa
             runs += 1
         previous = value if value in (light.upper(), dark.upper()) else previous
     return runs
+
+
+async def settled_board(
+    display: str, image: Path, dark: str, attempts: int = 20
+) -> tuple[int, int, int, int]:
+    """Screenshots until the board (its dark squares) is where it was in the previous one:
+    XBoard may still be resizing or redrawing just after it took a new board. Returns the
+    board's box; ``image`` holds the last screenshot."""
+    previous = None
+    for _ in range(attempts):
+        await screenshot(display, image)
+        box = await colour_box(image, dark)
+        if box is not None and box == previous:
+            return box
+        previous = box
+    raise AssertionError(f"the board on {display} never settled (last box {previous})")

@@ -12,6 +12,8 @@ would carry) into FICS text. Text per command and message: docs/ics.md.
 
 from __future__ import annotations
 
+import logging
+
 from server.transport.ics.lobby import LobbyCommands
 from server.transport.ics.parse import (
     looks_like_move,
@@ -25,6 +27,8 @@ from server.transport.ics.state import IcsHost, OnlinePlayer
 from server.transport.ics.stored import StoredCommands
 
 __all__ = ["IcsHost", "IcsSession", "OnlinePlayer"]
+
+logger = logging.getLogger(__name__)
 
 
 class IcsSession(
@@ -52,6 +56,11 @@ class IcsSession(
             self._write([command])
             return
         handler = getattr(self, f"_cmd_{command.name}")
-        result = handler(command)
-        if hasattr(result, "__await__"):
-            await result
+        try:
+            result = handler(command)
+            if hasattr(result, "__await__"):
+                await result
+        except Exception:
+            # A store that cannot be read (history, games …) or a bug: say so, keep the line.
+            logger.exception("ICS command %r failed", command.name)
+            self._write([f"{command.name}: the server could not do that just now; try again."])
