@@ -214,7 +214,10 @@ async def fuzz_live_server(
                 tally.mutations[mutation] = tally.mutations.get(mutation, 0) + 1
         # The game goes on: one move, seen by both players; the end when it comes.
         move = rng.choice(game.legal)
-        event = await game.play(move)
+        try:
+            event = await game.play(move)
+        except TimeoutError:
+            raise AssertionError(f"{move} at ply {game.ply + 1} of {game.id}: no ack or event") from None
         played.append(move)
         tally.moves += 1
         if not event["d"]["legal"]:
@@ -318,10 +321,15 @@ async def test_well_formed_frames_never_fail_the_server(fuzz: Fuzz, backend: str
             ack += 1
             live = live_values(game, sender, observer, seek, rng)
             await sender.ws.send(render({**body, "a": ack}, live))
+            skipped: list[dict[str, Any]] = []
             while True:  # other messages (events, snapshots) may come first
-                answer = await sender.recv()
+                try:
+                    answer = await sender.recv()
+                except TimeoutError:
+                    raise AssertionError(f"no answer to {body} from {sender.name}: {skipped[-5:]}") from None
                 if answer.get("a") == ack:
                     break
+                skipped.append(answer)
             code = answer["d"].get("code", answer["t"]) if answer["t"] == "error" else answer["t"]
             codes[code] = codes.get(code, 0) + 1
             assert code != "internal_error", (body, answer)
