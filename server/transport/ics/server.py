@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from server.config import Settings
-from server.hub.commands import Command
+from server.hub.commands import Command, valid_text
 from server.hub.effects import ConnId
 from server.transport.accounts import Accounts, AuthError, Identity
 from server.transport.codec import DecodeError, decode
@@ -190,9 +190,9 @@ class IcsConnection:
                         ]
                     )
                     continue
-                if line is None:
+                if line is None or not valid_text(line):
                     self._answering = self.session is not None
-                    self.write([f"Line too long (more than {MAX_LINE} characters); ignored."])
+                    self.write([_refusal(line)])
                     if self.session is None:
                         self._send_raw("login: " if state == "login" else "")
                     continue
@@ -379,3 +379,14 @@ class IcsServer:
         if self._tasks:
             await asyncio.wait(set(self._tasks), timeout=2.0)
         self._server = None
+
+
+def _refusal(line: str | None) -> str:
+    """Why a typed line is refused before it reaches a session (``None``: it was too long).
+
+    Lines are decoded with replacement characters, so no lone surrogate gets this far; a NUL
+    byte does, and the store could not keep it (the same check as the JSON transport's).
+    """
+    if line is None:
+        return f"Line too long (more than {MAX_LINE} characters); ignored."
+    return "Your line holds a NUL character, which this server does not accept; ignored."
