@@ -154,11 +154,24 @@ def is_unavailable(error: BaseException) -> bool:
     """Whether *error* means the database is unreachable rather than that it refused a statement.
 
     DB-API ``OperationalError``/``InterfaceError`` (connection lost, server
-    shutting down, SQLite file locked or unopenable), invalidated connections,
+    shutting down, SQLite file locked or unopenable), PostgreSQL's "cannot connect
+    now" codes (the server shutting down or starting up), invalidated connections,
     pool timeouts, and socket errors raised by the driver while connecting.
     """
     if isinstance(error, sa_exc.DBAPIError):
-        return error.connection_invalidated or isinstance(
-            error, (sa_exc.OperationalError, sa_exc.InterfaceError)
+        return (
+            error.connection_invalidated
+            or isinstance(error, (sa_exc.OperationalError, sa_exc.InterfaceError))
+            or _unavailable_sqlstate(getattr(error.orig, "sqlstate", None))
         )
     return isinstance(error, (OSError, TimeoutError, sa_exc.TimeoutError))
+
+
+def _unavailable_sqlstate(sqlstate: object) -> bool:
+    """PostgreSQL's codes for a server that cannot serve now: connection exceptions (class 08)
+    and operator intervention — shutting down, starting up, crash recovery (57P01 … 57P03).
+    asyncpg raises them as plain errors (``CannotConnectNowError``, ``AdminShutdownError``), not
+    as the DB-API ``OperationalError`` the other drivers use."""
+    return isinstance(sqlstate, str) and (
+        sqlstate.startswith("08") or sqlstate in ("57P01", "57P02", "57P03")
+    )

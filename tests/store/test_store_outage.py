@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import signal
+import sys
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -23,6 +25,11 @@ from server.store import (
 from server.store.migrate import upgrade_to_head
 
 NOWHERE = "postgresql+asyncpg://postgres@127.0.0.1:1/test"  # nothing listens on port 1
+SCRIPTS = str(Path(__file__).resolve().parents[2] / "scripts")
+if SCRIPTS not in sys.path:
+    sys.path.insert(0, SCRIPTS)
+
+from cluster import PostgresServer  # noqa: E402  (scripts/cluster.py)
 
 
 @pytest.fixture
@@ -118,3 +125,31 @@ async def test_killed_connection_is_replaced(pg_url: str, pg_schema: str, pg_dsn
         await store.append_move(*move(game_id, 1))
         game = await store.get_game(game_id)
         assert game is not None and len(game.moves) == 1
+
+
+async def test_a_postgresql_shutting_down_is_unavailable_not_an_error(tmp_path: Path) -> None:
+    """While a private PostgreSQL waits to shut down (a smart shutdown waits for its last
+    client), new connections get "the database system is shutting down" (SQLSTATE 57P03):
+    an outage like any other, not an unexpected error (asyncpg does not raise it as a DB-API
+    OperationalError)."""
+    server = PostgresServer(tmp_path)
+    await server.start()
+    try:
+        url = await server.create_database("outage")
+        await upgrade_to_head(url)
+        holder = await asyncpg.connect(host="127.0.0.1", port=server.port, user="postgres")
+        assert server.child.process is not None
+        server.child.process.send_signal(signal.SIGTERM)  # smart: waits for the holder
+        async with Store.from_url(url, pool_size=1) as store:
+            for _ in range(200):  # until the server has taken the signal
+                try:
+                    await store.get_game("abcd1234")
+                except StoreUnavailableError as error:
+                    assert "shutting down" in str(error)
+                    break
+                await asyncio.sleep(0.02)
+            else:
+                raise AssertionError("the server never refused a connection")
+        await holder.close()
+    finally:
+        await server.remove()
