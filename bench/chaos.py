@@ -143,11 +143,15 @@ class Player:
             join: dict[str, Any] = {"game": game_id}
             if version is not None:
                 join["v"] = version
+            attempts = 0
             while True:
                 answer = await self.request("join", join)
                 if answer["t"] == "ack":
                     return
                 code = answer["d"]["code"]
+                attempts += 1
+                if code == "no_such_game" and attempts > 100:
+                    return  # never created (its row could not be written): nothing to follow
                 if code not in RETRY and code != "no_such_game":
                     raise RuntimeError(f"{self.name}: join refused: {answer}")
                 await asyncio.sleep(0.3)
@@ -238,9 +242,14 @@ class Table:
         for _ in range(100):
             answer = await second.request("play", {"id": seek_id})
             if answer["t"] == "ack":
-                self.game_id = answer["d"]["game"]
-                self.tally.games.add(self.game_id)
-                await first.next(lambda m: m["t"] == "game_start", 15)
+                started = await first.next(
+                    lambda m: m["t"] == "game_start"
+                    or (m["t"] == "error" and m["d"]["code"] == "game_not_created"),
+                    15,
+                )
+                if started["t"] == "game_start":  # stored: it exists for everyone
+                    self.game_id = answer["d"]["game"]
+                    self.tally.games.add(self.game_id)
                 return
             await asyncio.sleep(0.2)  # the registry is updated just after the seeker's ack
         await first.request("unseek", {})
@@ -340,10 +349,14 @@ async def inject_faults(
 async def check(cluster: LocalCluster, tables: list[Table], tally: Tally) -> Counter[str]:
     """Reconnect everyone, then compare what each client knows with the database."""
     violations: Counter[str] = Counter()
-    for table in tables:
-        if table.game_id is not None:
-            for player in table.players:
-                await player.connect(cluster.url, table.game_id)
+    await asyncio.gather(
+        *(
+            player.connect(cluster.url, table.game_id)
+            for table in tables
+            if table.game_id is not None
+            for player in table.players
+        )
+    )
     async with Store.from_url(cluster.database_url, pool_size=2) as store:
         stored = {game_id: await store.get_game(game_id) for game_id in tally.games}
     moves = {
@@ -366,9 +379,15 @@ async def check(cluster: LocalCluster, tables: list[Table], tally: Tally) -> Cou
                 violations["client view differs from the stored game"] += 1
             if view.breaks:
                 violations["version sequence broken"] += 1
-            snapshot = await player.request("join", {"game": game_id})
-            state = await player.next(lambda m: m["t"] == "game", 15) if snapshot else None
-            if state is not None and game.status == "started":
+                if violations["version sequence broken"] <= 5:
+                    print(f"{player.name} {game_id}: {view.breaks[:3]}", flush=True)
+            answer = await player.request("join", {"game": game_id})
+            if answer["t"] != "ack":
+                if game.status == "started":
+                    violations["running game cannot be joined"] += 1
+                continue
+            state = await player.next(lambda m: m["t"] == "game", 15)
+            if game.status == "started":
                 clocks = state["d"]["clocks"]
                 budget = (BASE_S + INC_S * len(moves[game_id])) * 1000
                 for side in ("first", "second"):
