@@ -14,9 +14,15 @@ inflated when other programs load the machine); the best of ``--rounds`` rounds 
   ``Position.play``. python-chess: ``Move.from_uci``, ``Board.is_legal``, ``Board.push``.
 * **full move**: ``Game.play`` (check, apply, SAN, check/mate, repetition, outcome) against
   python-chess ``Board.san`` + ``Board.push`` + ``Board.outcome``.
+* **hub move**: what the hub does per move: ``Game.play`` (check, apply, SAN, outcome, and
+  the next position's legal moves), ``Game.fen()`` and ``Game.legal_moves()`` (sorted
+  coordinate strings), against python-chess doing the same for the event — ``push``, ``fen()``
+  and the sorted ``uci()`` of ``legal_moves`` — with no validation, SAN or outcome on its side
+  (issue 14's comparison: the engine does more, in at least as little time).
 * **perft**: the number of legal move sequences of ``--depth`` plies, both counting the legal
-  moves at the last ply without playing them (python-chess: recursive ``push``/``pop``).
-  Target: the engine at least half as fast as python-chess in nodes/s.
+  moves at the last ply without playing them (python-chess: recursive ``push``/``pop``), on
+  the positions above and on the standard perft positions (start, Kiwipete, position 3), which
+  are Wild Castle positions with the king on e.
 
 Positions: four setups of the seed generator with the King on e, plus the positions reached
 after 20 and 40 plies of seeded random play from each of them (endings excluded).
@@ -168,6 +174,43 @@ def chess_full(sequences: list[tuple[str, list[str]]]) -> Callable[[], int]:
     return run
 
 
+def engine_hub(sequences: list[tuple[str, list[str]]]) -> Callable[[], int]:
+    def run() -> int:
+        n = 0
+        for fen, moves in sequences:
+            game = Game(WILD, fen)
+            for uci in moves:
+                game.play(uci)
+                game.fen()
+                game.legal_moves()
+                n += 1
+        return n
+
+    return run
+
+
+def chess_hub(sequences: list[tuple[str, list[str]]]) -> Callable[[], int]:
+    def run() -> int:
+        n = 0
+        for fen, moves in sequences:
+            board = chess.Board(fen)
+            for uci in moves:
+                board.push(chess.Move.from_uci(uci))
+                board.fen()
+                sorted(m.uci() for m in board.legal_moves)
+                n += 1
+        return n
+
+    return run
+
+
+STANDARD_PERFT = (
+    ("start", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 3),
+    ("Kiwipete", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 3),
+    ("position 3", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4),
+)
+
+
 def chess_perft(board: chess.Board, depth: int) -> int:
     if depth == 1:
         return board.legal_moves.count()
@@ -219,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     for label, ours, theirs in (
         ("move check, µs per move", engine_check(sequences), chess_check(sequences)),
         ("full move, µs per move", engine_full(sequences), chess_full(sequences)),
+        ("hub move, µs per move", engine_hub(sequences), chess_hub(sequences)),
     ):
         a = best_of(args.rounds, ours) / 1000
         b = best_of(args.rounds, theirs) / 1000
@@ -228,6 +272,12 @@ def main(argv: list[str] | None = None) -> int:
         f"| perft {args.depth}, nodes/s ({nodes:,} nodes) | {ours_rate:,.0f} | {theirs_rate:,.0f} |"
         f" {ours_rate / theirs_rate:.2f}× the speed |"
     )
+    for name, fen, depth in STANDARD_PERFT:
+        nodes, ours_rate, theirs_rate = perft_rates([fen], depth, args.rounds)
+        print(
+            f"| perft {depth} {name}, nodes/s ({nodes:,} nodes) | {ours_rate:,.0f} |"
+            f" {theirs_rate:,.0f} | {ours_rate / theirs_rate:.2f}× the speed |"
+        )
     per_position = []
     for fen in fens:
         pos = Position.from_fen(WILD, fen)

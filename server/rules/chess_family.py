@@ -148,9 +148,25 @@ def _colours(pos: Position, squares: Iterable[int]) -> set[bool]:
     return {_light(g.file_of(s), g.rank_of(s)) for s in squares}
 
 
+_NOT_MINOR: dict[str, frozenset[int]] = {}
+
+
+def _not_minor(pos: Position) -> frozenset[int]:
+    """Signed codes of the pieces that are neither royal nor a bishop or a knight."""
+    v = pos.variant
+    codes = _NOT_MINOR.get(v.name)
+    if codes is None:
+        t = v.t
+        plain = [c for c in range(1, t.n + 1) if not t.royal[c] and t.types[c].betza not in ("B", "N")]
+        codes = _NOT_MINOR[v.name] = frozenset(plain + [-c for c in plain])
+    return codes
+
+
 def wildcastle_dead_position(pos: Position) -> bool:
     """FIDE dead positions of spec §3.6.4: K v K; K+B v K; K+N v K; K+B(s) v K+B(s) with every
     bishop on the same square colour."""
+    if not _not_minor(pos).isdisjoint(pos.board):  # asked after every move: the usual answer
+        return False
     minors = _pieces(pos, 0) + _pieces(pos, 1)
     if any(betza not in ("B", "N") for betza, _ in minors):
         return False

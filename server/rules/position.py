@@ -414,14 +414,15 @@ class Position:
         return m in self._pseudo_moves_from(m.from_sq)
 
     def is_capture(self, m: Move) -> bool:
+        """Whether ``m`` takes a piece (on its destination, a multi-leg square, en passant)."""
         if m.from_sq == NULL_SQUARE:
             return False
         sign = 1 if self.turn == 0 else -1
-        return (
-            self.board[m.to_sq] * sign < 0
-            or any(self.board[s] * sign < 0 for s in m.via)
-            or is_ep(self, m)
-        )
+        if self.board[m.to_sq] * sign < 0:
+            return True
+        if m.via and any(self.board[s] * sign < 0 for s in m.via):
+            return True
+        return m.to_sq == self.ep and is_ep(self, m)
 
     # -------------------------------------------------------------------- play
 
