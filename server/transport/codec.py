@@ -5,8 +5,8 @@ it refuses, with a :class:`DecodeError` whose ``code`` the transport sends back,
 
 * text that is not JSON, or uses the non-standard ``NaN`` / ``Infinity`` (``bad_json``);
 * JSON nested deeper than :data:`MAX_DEPTH` levels (``bad_request``);
-* numbers written with more than :data:`MAX_NUMBER_LENGTH` characters, or too large for a
-  float (``bad_request``);
+* numbers written with more than :data:`MAX_NUMBER_LENGTH` characters, integers outside
+  the signed 64-bit range, or numbers too large for a float (``bad_request``);
 * strings (values or keys) that are not valid Unicode text — a lone UTF-16 surrogate written as
   ``\\ud800`` — or that hold NUL (``bad_request``, naming where): such text could not be
   encoded again, nor stored, so it never reaches the hub.
@@ -32,6 +32,8 @@ from server.hub.commands import valid_text
 from server.hub.messages import Message
 
 __all__ = [
+    "INT_MAX",
+    "INT_MIN",
     "JSON_LIBRARY",
     "MAX_DEPTH",
     "MAX_NUMBER_LENGTH",
@@ -45,6 +47,9 @@ MAX_DEPTH = 16
 """Deepest nesting of arrays and objects accepted (a valid frame needs 3)."""
 MAX_NUMBER_LENGTH = 32
 """Longest number accepted, in characters (a valid frame needs 16 digits at most)."""
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+"""Integers accepted: a signed 64-bit range, so that whatever is decoded can be encoded again
+(orjson refuses larger integers) and stored (PostgreSQL's ``bigint``)."""
 
 
 class DecodeError(ValueError):
@@ -63,7 +68,10 @@ class _Refused(Exception):
 def _parse_int(text: str) -> int:
     if len(text) > MAX_NUMBER_LENGTH:
         raise _Refused(f"a number has more than {MAX_NUMBER_LENGTH} characters")
-    return int(text)
+    value = int(text)
+    if not INT_MIN <= value <= INT_MAX:
+        raise _Refused(f"the integer {text} is out of range")
+    return value
 
 
 def _parse_float(text: str) -> float:

@@ -10,7 +10,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from server.hub.commands import valid_text
-from server.transport.codec import MAX_DEPTH, MAX_NUMBER_LENGTH, DecodeError, decode, encode
+from server.transport.codec import (
+    INT_MAX,
+    INT_MIN,
+    MAX_DEPTH,
+    MAX_NUMBER_LENGTH,
+    DecodeError,
+    decode,
+    encode,
+)
 
 PROPERTY = settings(
     max_examples=400, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
@@ -21,7 +29,7 @@ PROPERTY = settings(
 scalars = (
     st.none()
     | st.booleans()
-    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.integers(min_value=INT_MIN, max_value=INT_MAX)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text().filter(valid_text)
 )
@@ -89,7 +97,7 @@ tricky_text = st.text(alphabet='[]{}"\\/xé', max_size=6)
 def chain(depth: int) -> st.SearchStrategy[Any]:
     """Values nested exactly ``depth`` levels, with bracket-laden strings on the way."""
     if depth == 0:
-        return tricky_text | st.integers()
+        return tricky_text | st.integers(min_value=INT_MIN, max_value=INT_MAX)
     inner = chain(depth - 1)
     return st.builds(lambda t, v: [t, v], tricky_text, inner) | st.builds(
         lambda k, v: {k: v}, tricky_text, inner
@@ -119,7 +127,12 @@ def test_depth_is_measured_exactly_whatever_the_strings_hold(value: Any) -> None
         ("[" * 100_000, "bad_request", "deeper than"),
         ('["' + "[" * 1000 + '"]', None, None),  # brackets in strings do not nest
         ('["\\"' + "[" * 1000 + '"]', None, None),
-        ("9" * MAX_NUMBER_LENGTH, None, None),
+        ("0." + "9" * (MAX_NUMBER_LENGTH - 2), None, None),
+        ("9223372036854775807", None, None),  # the largest signed 64-bit integer
+        ("-9223372036854775808", None, None),
+        ("9223372036854775808", "bad_request", "out of range"),  # orjson could not encode it
+        ("-9223372036854775809", "bad_request", "out of range"),
+        ("9" * MAX_NUMBER_LENGTH, "bad_request", "out of range"),
         ("9" * (MAX_NUMBER_LENGTH + 1), "bad_request", "more than"),
         ("-" + "9" * 5000, "bad_request", "more than"),
         ("0." + "1" * 5000, "bad_request", "more than"),
