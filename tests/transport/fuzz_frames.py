@@ -21,6 +21,8 @@ from urllib.parse import quote
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from server.transport.codec import INT_MAX, INT_MIN, MAX_NUMBER_LENGTH
+
 MAX_ID = 2**53
 
 
@@ -386,7 +388,7 @@ def refused_before_parsing(value: Any) -> bool:
     if isinstance(value, bool) or value is None or isinstance(value, Live):
         return False
     if isinstance(value, int):
-        return len(str(value)) > 32
+        return len(str(value)) > MAX_NUMBER_LENGTH or not INT_MIN <= value <= INT_MAX
     if isinstance(value, float):
         return len(json.dumps(value)) > 32
     if isinstance(value, dict):
