@@ -69,7 +69,7 @@ from sqlalchemy.engine import make_url  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.asyncio.server import ServerConnection  # noqa: E402
 
-from server.app import TIMED_GC_THRESHOLDS  # noqa: E402
+from server.app.collector import TIMED_GC_THRESHOLDS  # noqa: E402
 from server.transport.codec import JSON_LIBRARY, decode  # noqa: E402
 
 PG_URL = os.environ.get(

@@ -1,6 +1,6 @@
 """Game state is freed by reference counting: the server's garbage-collector policy (full
-collections only on a timer, see server.app.tune_garbage_collector) relies on a finished and
-evicted game leaving no reference cycles behind."""
+collections only on a timer, see server.app.collector.tune_garbage_collector) relies on a
+finished and evicted game leaving no reference cycles behind."""
 
 from __future__ import annotations
 

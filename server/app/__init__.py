@@ -1,0 +1,311 @@
+"""The composition root: reads the settings, builds the store, bus, hub and transport, runs them.
+
+``python -m server`` (or ``scripts/serve.sh``) calls :func:`main`. With no configuration the
+server uses the embedded SQLite database ``data/hub.sqlite3`` (migrated at start) and the
+in-process bus, and listens on ``127.0.0.1:8080``. Tests build an :class:`App` directly::
+
+    async with App(Settings(port=0, database_url=url)) as app:
+        ... connect to f"ws://127.0.0.1:{app.port}/ws" ...
+
+The adapters it wires between the hub, the store and the bus live in
+:mod:`server.app.adapters`; the garbage collector's policy for a long-running server in
+:mod:`server.app.collector`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import random
+import signal
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from argon2 import PasswordHasher
+
+from server.app.adapters import BusPublisher, StoreAccounts, StoreRecorder
+from server.app.collector import collect_fully_forever, tune_garbage_collector
+from server.bus import create_bus, create_cluster
+from server.cluster import ClusterDriver
+from server.cluster.restore import Resumable, resumable_game
+from server.config import ConfigError, Settings, load_settings
+from server.hub.effects import Effect
+from server.hub.hub import Hub, HubConfig
+from server.hub.room import RoomSettings
+from server.store import EndJournal, MoveWriter, Store, StoreUnavailableError
+from server.store.migrate import upgrade_to_head
+from server.transport.accounts import Accounts
+from server.transport.driver import HubDriver
+from server.transport.ics.server import IcsServer
+from server.transport.server import TransportServer
+
+__all__ = ["App", "hub_config", "main"]
+
+logger = logging.getLogger("server")
+
+HEALTH_DB_TIMEOUT_S = 2.0
+
+
+def hub_config(settings: Settings) -> HubConfig:
+    """The hub's limits from the settings: a player who dropped has at least
+    ``reconnect_grace_s`` to come back before the opponent may claim the game."""
+    room = RoomSettings()
+    grace_ms = int(settings.reconnect_grace_s * 1000)
+    room = replace(room, abandon_min_ms=grace_ms, abandon_max_ms=max(grace_ms, room.abandon_max_ms))
+    return HubConfig(room=room)
+
+
+class App:
+    """Everything one hub process runs (see the module docstring)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        config: HubConfig | None = None,
+        rng: random.Random | None = None,
+        migrate: bool = True,
+        ics_listen: int | None = None,
+    ) -> None:
+        """``ics_listen`` overrides ``settings.ics_port`` (where 0 means "off"): the ICS
+        listener is started on that port, 0 being any free port (tests)."""
+        self.settings = settings
+        self._config = config or hub_config(settings)
+        self._rng = rng or random.Random()
+        self._migrate = migrate
+        sqlite = settings.database_url.startswith("sqlite")
+        # SQLite has one writer at a time, and writers that find the lock taken sleep in its
+        # busy handler (up to 100 ms a try): with one pooled connection they queue in the
+        # pool instead and the lock is never contended.
+        self.store = Store.from_url(
+            settings.database_url,
+            pool_size=1 if sqlite else 10,
+            sqlite_busy_timeout=settings.sqlite_busy_timeout_s,
+        )
+        # PostgreSQL: moves get connections of their own, so that a burst of game creations
+        # or endings never makes them queue for the pool.
+        self._move_store = (
+            self.store if sqlite else Store.from_url(settings.database_url, pool_size=2)
+        )
+        self.writer = MoveWriter(self._move_store, flushers=1 if sqlite else 2)
+        self.bus = create_bus(settings)
+        self.publisher = BusPublisher(self.bus)
+        self.hub = Hub(self._config, self._rng)
+        self.journal = EndJournal(Path(settings.journal_dir))
+        self._recorder = StoreRecorder(self.store, self.writer, self.journal)
+        # Several hub processes (a Redis URL is set): the cluster driver routes commands to the
+        # node holding what they act on, owns games by lease and takes over orphaned ones.
+        self.cluster = create_cluster(settings) if settings.uses_redis else None
+        self.driver: HubDriver
+        if self.cluster is not None:
+            self.driver = ClusterDriver(
+                self.hub,
+                self._recorder,
+                settings=settings,
+                bus=self.bus,
+                cluster=self.cluster,
+                store=self.store,
+                rng=self._rng,
+                remember=self._recorder.remember,
+            )
+        else:
+            self.driver = HubDriver(self.hub, self._recorder, self.publisher)
+        hasher = PasswordHasher(
+            time_cost=settings.argon2_time_cost,
+            memory_cost=settings.argon2_memory_kib,
+            parallelism=settings.argon2_parallelism,
+        )
+        self.accounts = Accounts(
+            StoreAccounts(self.store), hasher, hash_concurrency=os.cpu_count() or 2
+        )
+        presence = self.driver.presence_report if isinstance(self.driver, ClusterDriver) else None
+        self.server = TransportServer(
+            settings,
+            self.driver,
+            self.accounts,
+            self.health,
+            review_store=self.store,
+            presence=presence,
+        )
+        # The ICS text interface: a second transport over the same hub (docs/ics.md).
+        ics_port = settings.ics_port if ics_listen is None else ics_listen
+        self.ics = (
+            IcsServer(settings, self.driver, self.accounts, self.store, port=ics_port)
+            if settings.ics_port or ics_listen is not None
+            else None
+        )
+        self._started = False
+
+    @property
+    def port(self) -> int:
+        return self.server.port
+
+    @property
+    def ics_port(self) -> int:
+        """The port of the ICS listener (``ics_port`` in the settings)."""
+        if self.ics is None:
+            raise RuntimeError("the ICS interface is off (ics_port = 0)")
+        return self.ics.port
+
+    @property
+    def url(self) -> str:
+        """The websocket URL clients connect to."""
+        return f"ws://{self.settings.host}:{self.port}{self.settings.ws_path}"
+
+    async def start(self) -> None:
+        """Migrate the database, start the bus and listen."""
+        if self._migrate:
+            await upgrade_to_head(self.settings.database_url)
+        await self.bus.start()
+        replayed = await self._recorder.replay_journal()
+        if replayed:
+            logger.info("stored %d game end(s) kept in the journal", replayed)
+        if isinstance(self.driver, ClusterDriver):
+            # Takes over the unfinished games no live node owns (restart recovery included).
+            await self.driver.start()
+        else:
+            await self._recover()
+        await self.server.start()
+        if self.ics is not None:
+            await self.ics.start()
+        self._started = True
+        logger.info(
+            "hub %s listening on %s (database %s, bus %s)",
+            self.settings.node_id,
+            self.url,
+            self.store.engine.dialect.name,
+            type(self.bus).__name__,
+        )
+
+    async def _recover(self) -> None:
+        """Restart recovery: every unfinished stored game gets its room back.
+
+        Clocks resume from the stored moves; the side to move starts thinking now (the time no
+        server ran the game is not charged). Nobody is connected yet, so both players' absence
+        countdowns start; registered players come back with their session tokens. Guests'
+        sessions lived in the old process, so a guest cannot return and the opponent may claim
+        the game when the countdown ends. A game whose record does not replay is left alone.
+        """
+        unfinished = await self.store.load_unfinished_games()
+        for stored in unfinished:
+            try:
+                resumable = await resumable_game(self.store, stored)
+                self._recorder.remember(stored)
+                self.driver.call(partial(self._restore, resumable))
+            except ValueError as error:
+                logger.error("game %s cannot be restored: %s", stored.id, error)
+        if unfinished:
+            logger.info("restored %d unfinished game(s)", len(unfinished))
+
+    def _restore(self, game: Resumable, now_ms: int) -> list[Effect]:
+        return self.hub.restore_game(
+            game.game_id,
+            game.terms,
+            game.players,
+            game.start_fen,
+            game.moves,
+            now_ms,
+            first_version=game.first_version,
+        )
+
+    async def stop(self) -> None:
+        """Close connections, finish the writes in flight, release the database and bus."""
+        self.driver.detach()
+        await self.server.close()
+        if self.ics is not None:
+            await self.ics.close()
+        await self.driver.close()
+        await self.writer.close()
+        await self.publisher.close()
+        await self.bus.close()
+        if self.cluster is not None:
+            await self.cluster.close()
+        await self.store.close()
+        if self._move_store is not self.store:
+            await self._move_store.close()
+        self._started = False
+
+    async def health(self) -> tuple[bool, dict[str, Any]]:
+        """(healthy, report) for ``GET /healthz``: healthy while the database answers."""
+        try:
+            await asyncio.wait_for(self.store.ping(), HEALTH_DB_TIMEOUT_S)
+            db_ok = True
+        except (StoreUnavailableError, TimeoutError):
+            db_ok = False
+        report: dict[str, Any] = {
+            "status": "ok" if db_ok else "unavailable",
+            "node": self.settings.node_id,
+            "db": db_ok,
+            "bus": not self.bus.degraded,
+            "connections": self.driver.connections,
+            "sockets": self.server.open_sockets,
+        }
+        if isinstance(self.driver, ClusterDriver):
+            report["cluster"] = self.driver.report()
+        return db_ok, report
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+
+async def serve(settings: Settings) -> None:
+    """Run until SIGINT or SIGTERM, then shut down gracefully."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(signum, stop.set)
+    app = App(settings)
+    await app.start()
+    tune_garbage_collector(settings.full_gc_interval_s)
+    collector = None
+    if settings.full_gc_interval_s > 0:
+        collector = asyncio.create_task(
+            collect_fully_forever(settings.full_gc_interval_s), name="full-gc"
+        )
+    try:
+        await stop.wait()
+        logger.info("shutting down")
+    finally:
+        if collector is not None:
+            collector.cancel()
+        await app.stop()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m server [--config FILE]``: load the settings and serve."""
+    parser = argparse.ArgumentParser(prog="python -m server", description="Run the game hub.")
+    parser.add_argument("--config", help="TOML settings file (default: config/default.toml)")
+    args = parser.parse_args(argv)
+    try:
+        settings = load_settings(args.config)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(serve(settings))
+    else:  # pragma: no cover - optional speed-up
+        uvloop.run(serve(settings))
+    return 0

@@ -1,0 +1,268 @@
+"""The adapters the composition root wires between the hub, the store and the bus.
+
+:class:`StoreRecorder` writes the hub's persistence records through the store,
+:class:`StoreAccounts` gives the transport's accounts their database, :class:`BusPublisher`
+forwards the hub's ``Publish`` effects to the bus (room events on ``game:<id>``, lobby changes on
+``lobby``, game starts and ends on ``games``), so a later multi-node setup only has to subscribe
+to them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from typing import Any
+
+from server.bus import Bus, BusError
+from server.hub.effects import (
+    GameCreated,
+    GameFinished,
+    MoveAppended,
+    MovesRetracted,
+    PersistRecord,
+)
+from server.store import (
+    DuplicateMoveError,
+    EndJournal,
+    GameRecord,
+    GameStateError,
+    MoveWriter,
+    NameTakenError,
+    Player,
+    PlayerRating,
+    Store,
+    StoreError,
+    StoreUnavailableError,
+    UnknownGameError,
+)
+from server.transport.accounts import AccountsUnavailable, NameTaken, store_player_id
+from server.transport.driver import PersistError, RatingChange
+
+logger = logging.getLogger("server")
+PUBLISH_QUEUE_LIMIT = 10_000
+
+
+# --- adapters between the hub's records and the store ----------------------------------------
+
+
+class StoreRecorder:
+    """Writes the hub's :data:`~server.hub.effects.PersistRecord` s through the store.
+
+    Moves go through the :class:`MoveWriter` (group commit). A new game is created and marked
+    started in the store. A finished game is stored with its result (rated games also update both
+    ratings in the same transaction) or as aborted; storing it twice is harmless. An end the
+    server decided (a flag fall …) is first kept in the :class:`EndJournal`, so that it survives
+    a crash while the database is unreachable; :meth:`replay_journal` stores what is left there.
+    """
+
+    def __init__(self, store: Store, writer: MoveWriter, journal: EndJournal) -> None:
+        self._store = store
+        self._writer = writer
+        self._journal = journal
+        # game id -> speed (rating pool) of the running games this process knows
+        self._speeds: dict[str, str] = {}
+
+    async def write(self, record: PersistRecord) -> Sequence[RatingChange]:
+        try:
+            if isinstance(record, GameCreated):
+                await self._create(record)
+            elif isinstance(record, MoveAppended):
+                await self._append(record)
+            elif isinstance(record, MovesRetracted):
+                await self._store.retract_moves(record.game_id, record.from_ply)
+            elif isinstance(record, GameFinished):
+                if not record.server_decided:
+                    return await self._finish(record)
+                await asyncio.to_thread(self._journal.keep, record.game_id, asdict(record))
+                changes = await self._finish(record)
+                await asyncio.to_thread(self._journal.forget, record.game_id)
+                return changes
+        except StoreUnavailableError:
+            raise PersistError("the database is unavailable") from None
+        except DuplicateMoveError:
+            raise PersistError("another move was already stored for this turn") from None
+        except UnknownGameError:
+            raise PersistError("the game is not in the database") from None
+        except (StoreError, ValueError) as error:
+            logger.warning("store refused %s: %s", type(record).__name__, error)
+            raise PersistError("the database refused it") from None
+        except RuntimeError as error:  # the move writer is closed: shutting down
+            raise PersistError(f"the server is shutting down ({error})") from None
+        return ()
+
+    async def _create(self, record: GameCreated) -> None:
+        control = record.control.to_record()
+        await self._store.create_game(
+            game_id=record.game_id,
+            variant=record.variant,
+            start_fen=record.start_fen,
+            time_control=control,
+            first_name=record.first.name,
+            second_name=record.second.name,
+            first_player_id=None if record.first.guest else store_player_id(record.first.player_id),
+            second_player_id=(
+                None if record.second.guest else store_player_id(record.second.player_id)
+            ),
+            rated=record.rated,
+            started=True,  # the hub creates a game when it starts: one commit
+        )
+        self._speeds[record.game_id] = record.control.speed()
+
+    def remember(self, game: GameRecord) -> None:
+        """Know a game this process did not create (restored after a restart)."""
+        self._speeds[game.id] = game.speed
+
+    async def _append(self, record: MoveAppended) -> None:
+        await self._writer.append(record.game_id, record.move)
+
+    async def keep_versions(self, versions: Mapping[str, int]) -> None:
+        try:
+            await self._store.save_room_versions(versions)
+        except StoreError as error:
+            logger.warning("room versions of %d games not kept: %s", len(versions), error)
+        else:
+            logger.info("kept the room versions of %d running games", len(versions))
+
+    async def replay_journal(self) -> int:
+        """Store the ends left in the journal by a process that died before the database had
+        them (at start, before unfinished games are resumed); return how many were stored.
+
+        An entry is dropped without effect when its game is already over, unknown, or has more
+        moves than when the end was decided (another server ran it on meanwhile).
+
+        :raises StoreUnavailableError: the database is unreachable.
+        """
+        stored = 0
+        for game_id, entry in (await asyncio.to_thread(self._journal.entries)).items():
+            try:
+                record = GameFinished(**entry)
+            except TypeError:
+                logger.error("journal entry of game %s is not readable: %r", game_id, entry)
+                continue
+            game = await self._store.get_game(game_id)
+            if game is not None and game.status in ("created", "started"):
+                if len(game.moves) == record.plies:
+                    await self._finish(record)
+                    stored += 1
+                else:
+                    logger.warning("journal end of game %s is stale; dropped", game_id)
+            await asyncio.to_thread(self._journal.forget, game_id)
+        return stored
+
+    async def _finish(self, record: GameFinished) -> list[RatingChange]:
+        speed = self._speeds.get(record.game_id)
+        try:
+            if record.result is None:
+                await self._store.abort_game(
+                    record.game_id,
+                    record.termination,
+                    plies=record.plies,
+                    final_fen=record.final_fen,
+                )
+                return []
+            update = await self._store.finish_game(
+                record.game_id,
+                record.result,  # type: ignore[arg-type]  # checked by the store
+                record.termination,
+                plies=record.plies,
+                final_fen=record.final_fen,
+            )
+        except GameStateError:
+            return []  # already stored (a retry after a lost answer)
+        finally:
+            self._speeds.pop(record.game_id, None)
+        if update is None:
+            return []
+        if speed is None:
+            stored = await self._store.get_game(record.game_id)
+            if stored is None:
+                return []
+            speed = stored.speed
+        pool = (record.variant, speed)
+        return [
+            (record.first_id, pool, update.first_after),
+            (record.second_id, pool, update.second_after),
+        ]
+
+
+class StoreAccounts:
+    """The store as the transport's :class:`~server.transport.accounts.AccountStore`."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    async def create_player(self, name: str, password_hash: str) -> Player:
+        try:
+            return await self._store.create_player(name, password_hash)
+        except NameTakenError:
+            raise NameTaken(name) from None
+        except StoreUnavailableError as error:
+            raise AccountsUnavailable(str(error)) from None
+
+    async def player_by_name(self, name: str) -> Player | None:
+        return await self._guard(self._store.player_by_name(name))
+
+    async def create_session(self, player_id: int) -> str:
+        token: str = await self._guard(self._store.create_session(player_id))
+        return token
+
+    async def session_player(self, token: str) -> Player | None:
+        return await self._guard(self._store.session_player(token))
+
+    async def delete_session(self, token: str) -> bool:
+        deleted: bool = await self._guard(self._store.delete_session(token))
+        return deleted
+
+    async def player_ratings(self, player_id: int) -> list[PlayerRating]:
+        return await self._guard(self._store.player_ratings(player_id))
+
+    @staticmethod
+    async def _guard(call: Any) -> Any:
+        try:
+            return await call
+        except StoreUnavailableError as error:
+            raise AccountsUnavailable(str(error)) from None
+
+
+class BusPublisher:
+    """Forwards ``Publish`` effects to the bus in order, without ever blocking the hub.
+
+    Messages queue (up to ``limit``) for one task that publishes them; while the bus is degraded
+    or the queue is full they are dropped and counted (the bus is at-most-once anyway).
+    """
+
+    def __init__(self, bus: Bus, limit: int = PUBLISH_QUEUE_LIMIT) -> None:
+        self._bus = bus
+        self._queue: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(limit)
+        self._task: asyncio.Task[None] | None = None
+        self.dropped = 0
+
+    def __call__(self, channel: str, frame: bytes) -> None:
+        if self._bus.degraded:
+            self.dropped += 1
+            return
+        try:
+            self._queue.put_nowait((channel, frame))
+        except asyncio.QueueFull:
+            self.dropped += 1
+            return
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="bus-publisher")
+
+    async def _run(self) -> None:
+        while True:
+            channel, frame = await self._queue.get()
+            try:
+                await self._bus.publish(channel, frame)
+            except BusError:
+                self.dropped += 1
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None

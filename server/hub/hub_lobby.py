@@ -1,0 +1,230 @@
+"""The hub's lobby commands: seeks (``seek``, ``unseek``, ``sought``, ``play``) and challenges
+(``match``, ``accept``, ``decline``, ``withdraw``); a match found starts a game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.hub.clock import Byoyomi, TimeControl
+from server.hub.commands import (
+    AcceptCommand,
+    DeclineCommand,
+    MatchCommand,
+    PlayCommand,
+    SeekCommand,
+    SoughtCommand,
+    UnseekCommand,
+    WithdrawCommand,
+)
+from server.hub.effects import Effect, Send
+from server.hub.errors import CommandError
+from server.hub.hub_games import HubGames
+from server.hub.hub_state import Connection
+from server.hub.identity import PlayerId, PlayerInfo
+from server.hub.lobby import Challenge, GameTerms, Seek, first_mover, opposite
+from server.hub.messages import Message, ack_message
+from server.rules import VARIANT_NAMES, Variant, get_variant
+
+
+class HubLobby(HubGames):
+    """Seek and challenge commands (see the module docstring)."""
+
+    # ================================================================= seeks
+
+    @staticmethod
+    def _variant(name: str) -> Variant:
+        try:
+            return get_variant(name)
+        except KeyError:
+            raise CommandError(
+                "unknown_variant",
+                f"Unknown variant {name!r}; known: {', '.join(VARIANT_NAMES)}.",
+            ) from None
+
+    @staticmethod
+    def _check_terms(
+        player: PlayerInfo, variant: Variant, control: TimeControl, rated: bool
+    ) -> None:
+        if rated and player.guest:
+            raise CommandError(
+                "guests_casual_only",
+                f"{player.name} is a guest; guests play casual games only.",
+            )
+        if isinstance(control, Byoyomi) and variant.family != "shogi":
+            raise CommandError(
+                "byoyomi_unavailable",
+                f"Byoyomi is for shogi variants; {variant.title} uses Fischer time.",
+            )
+
+    def _on_seek(
+        self, conn: Connection, cmd: SeekCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        info = self._info(conn)
+        variant = self._variant(cmd.variant)
+        self._check_terms(info, variant, cmd.control, cmd.rated)
+        self._check_free(info)
+        self._seeks.check_room(info.id)
+        terms = GameTerms(variant.name, cmd.control, cmd.rated)
+        seek = Seek(
+            self._seeks.new_id(), info, terms, cmd.colour, cmd.rating_range, cmd.manual, now
+        )
+        partner = self._seeks.find_partner(seek)
+        if partner is None:
+            self._seeks.add(seek)
+            out += self._lobby("seek_added", seek.view())
+            out.append(Send(conn.conn_id, ack_message(cmd.ack, {"seek": seek.id})))
+            return
+        waiting = self._players[partner.player.id].info
+        pair = (waiting, info)
+        first = first_mover(partner.colour, seek.colour, self._rng)
+        game_id = self._create_game(pair[first], pair[1 - first], terms, now, out)
+        out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": game_id})))
+
+    def _on_unseek(
+        self, conn: Connection, cmd: UnseekCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        if cmd.seek_id is None:
+            removed = self._remove_seeks(conn.player_id, out)
+        else:
+            seek = self._seeks.get(cmd.seek_id)
+            if seek is None or seek.player.id != conn.player_id:
+                raise CommandError("no_such_seek", f"You have no open seek {cmd.seek_id}.")
+            self._seeks.remove(seek.id)
+            out += self._lobby("seek_removed", {"id": seek.id})
+            removed = [seek.id]
+        out.append(Send(conn.conn_id, ack_message(cmd.ack, {"removed": removed})))
+
+    def _on_sought(
+        self, conn: Connection, cmd: SoughtCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        if cmd.watch is True:
+            self._seek_watchers.add(conn.conn_id)
+        elif cmd.watch is False:
+            self._seek_watchers.discard(conn.conn_id)
+        data = {
+            "seeks": [s.view() for s in self._seeks.all()],
+            "watching": conn.conn_id in self._seek_watchers,
+        }
+        out.append(Send(conn.conn_id, Message("sought", data, a=cmd.ack)))
+
+    def _on_play(
+        self, conn: Connection, cmd: PlayCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        seek = self._seeks.get(cmd.seek_id)
+        if seek is None:
+            raise CommandError("no_such_seek", f"Seek {cmd.seek_id} is no longer open.")
+        info = self._info(conn)
+        if seek.player.id == info.id:
+            raise CommandError("own_seek", "That is your own seek.")
+        self._check_terms(
+            info, self._variant(seek.terms.variant), seek.terms.control, seek.terms.rated
+        )
+        self._check_free(info)
+        if not seek.accepts(info):
+            low, high = seek.rating_range or (0, 0)
+            raise CommandError(
+                "rating_out_of_range",
+                f"Your rating is outside the seek's range {low}-{high}.",
+            )
+        owner = self._players[seek.player.id].info
+        if seek.manual:
+            challenge = self._new_challenge(
+                info, owner, seek.terms, opposite(seek.colour), now, seek.id
+            )
+            out += self._announce_challenge(challenge)
+            out.append(Send(conn.conn_id, ack_message(cmd.ack, {"challenge": challenge.id})))
+            return
+        pair = (owner, info)
+        first = first_mover(seek.colour, "random", self._rng)
+        game_id = self._create_game(pair[first], pair[1 - first], seek.terms, now, out)
+        out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": game_id})))
+
+    # ============================================================ challenges
+
+    def _new_challenge(
+        self,
+        sender: PlayerInfo,
+        target: PlayerInfo,
+        terms: GameTerms,
+        colour: Any,
+        now: int,
+        seek_id: int | None = None,
+    ) -> Challenge:
+        self._challenges.check_room(sender.id, target.id)
+        challenge = Challenge(
+            self._challenges.new_id(), sender, target, terms, colour, now, seek_id
+        )
+        self._challenges.add(challenge)
+        return challenge
+
+    def _announce_challenge(self, challenge: Challenge) -> list[Effect]:
+        message = Message("challenge", challenge.view())
+        return self._send_player(challenge.target.id, message) + self._send_player(
+            challenge.sender.id, message
+        )
+
+    def _on_match(
+        self, conn: Connection, cmd: MatchCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        info = self._info(conn)
+        target_id = self._names.get(cmd.to.lower())
+        if target_id is None:
+            raise CommandError("no_such_player", f"No player named {cmd.to!r} is online.")
+        if target_id == info.id:
+            raise CommandError("self_challenge", "You cannot challenge yourself.")
+        target = self._players[target_id].info
+        variant = self._variant(cmd.variant)
+        self._check_terms(info, variant, cmd.control, cmd.rated)
+        self._check_terms(target, variant, cmd.control, cmd.rated)
+        self._check_free(info)
+        self._check_free(target, yourself=False)
+        terms = GameTerms(variant.name, cmd.control, cmd.rated)
+        challenge = self._new_challenge(info, target, terms, cmd.colour, now)
+        out += self._announce_challenge(challenge)
+        out.append(Send(conn.conn_id, ack_message(cmd.ack, {"challenge": challenge.id})))
+
+    def _own_challenge(self, challenge_id: int, player_id: PlayerId, as_target: bool) -> Challenge:
+        challenge = self._challenges.get(challenge_id)
+        party = None if challenge is None else (challenge.target if as_target else challenge.sender)
+        if challenge is None or party is None or party.id != player_id:
+            raise CommandError(
+                "no_such_challenge",
+                f"There is no open challenge {challenge_id} {'to' if as_target else 'from'} you.",
+            )
+        return challenge
+
+    def _on_accept(
+        self, conn: Connection, cmd: AcceptCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        challenge = self._own_challenge(cmd.challenge_id, conn.player_id, as_target=True)
+        target = self._info(conn)
+        sender = self._players[challenge.sender.id].info
+        self._check_free(target)
+        self._check_free(sender, yourself=False)
+        self._challenges.remove(challenge.id)
+        pair = (sender, target)
+        first = first_mover(challenge.colour, "random", self._rng)
+        game_id = self._create_game(pair[first], pair[1 - first], challenge.terms, now, out)
+        out += self._send_player(
+            sender.id, Message("challenge_accepted", {"id": challenge.id, "game": game_id})
+        )
+        out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": game_id})))
+
+    def _on_decline(
+        self, conn: Connection, cmd: DeclineCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        challenge = self._own_challenge(cmd.challenge_id, conn.player_id, as_target=True)
+        self._challenges.remove(challenge.id)
+        message = Message("challenge_declined", {"id": challenge.id, "reason": cmd.reason})
+        out += self._send_player(challenge.sender.id, message)
+        out.append(Send(conn.conn_id, ack_message(cmd.ack, {"id": challenge.id})))
+
+    def _on_withdraw(
+        self, conn: Connection, cmd: WithdrawCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        challenge = self._own_challenge(cmd.challenge_id, conn.player_id, as_target=False)
+        self._challenges.remove(challenge.id)
+        message = Message("challenge_withdrawn", {"id": challenge.id})
+        out += self._send_player(challenge.target.id, message)
+        out.append(Send(conn.conn_id, ack_message(cmd.ack, {"id": challenge.id})))

@@ -1,0 +1,197 @@
+"""The hub's game-room commands: ``join``, ``leave``, ``move``, ``resign``, ``abort``, draw
+claims, abandonment claims, offers (draw, takeback, rematch) and chat, each routed to its
+:class:`~server.hub.room.GameRoom`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from server.hub.commands import (
+    AbandonClaimCommand,
+    AbortCommand,
+    ChatCommand,
+    ClaimDrawCommand,
+    JoinCommand,
+    LeaveCommand,
+    MoveCommand,
+    OfferCommand,
+    ResignCommand,
+)
+from server.hub.effects import Effect, GameId, Send
+from server.hub.errors import CommandError
+from server.hub.hub_lobby import HubLobby
+from server.hub.hub_state import Connection
+from server.hub.identity import PlayerId
+from server.hub.messages import AckId, JsonObject, ack_message
+from server.hub.room import GameRoom
+
+
+class HubRooms(HubLobby):
+    """Commands that act on a game room (see the module docstring)."""
+
+    def _find_room(self, game_id: GameId, player_id: PlayerId) -> GameRoom:
+        room = self._rooms.get(game_id)
+        if room is None or (room.status == "created" and room.side_of(player_id) is None):
+            raise CommandError("no_such_game", f"There is no game {game_id!r} here.")
+        return room
+
+    def _player_side(self, room: GameRoom, player_id: PlayerId) -> int:
+        side = room.side_of(player_id)
+        if side is None:
+            raise CommandError("not_a_player", "Only the game's players can do that.")
+        return side
+
+    def _in_room(
+        self,
+        conn: Connection,
+        game_id: GameId,
+        now: int,
+        out: list[Effect],
+        action: Callable[[GameRoom, int], list[Effect]],
+        ack: AckId | None = None,
+        ack_now: bool = True,
+    ) -> None:
+        """Run a player's action on a room: fire what is due first, then the action, then the
+        bookkeeping (also when the action is refused)."""
+        room = self._find_room(game_id, conn.player_id)
+        side = self._player_side(room, conn.player_id)
+        start = len(out)
+        try:
+            out += room.on_time(now)
+            effects = action(room, side)
+            out += effects
+            # A takeback being written is acknowledged by the room once stored.
+            if ack_now and not room.busy:
+                out.append(Send(conn.conn_id, ack_message(ack, {"game": game_id})))
+        finally:
+            self._after_room(room, now, out, start)
+
+    def _on_join(
+        self, conn: Connection, cmd: JoinCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        room = self._find_room(cmd.game_id, conn.player_id)
+        start = len(out)
+        out += room.on_time(now)
+        self._after_room(room, now, out, start)
+        conn.rooms.add(room.game_id)
+        replayed = cmd.since is not None and room.log.since(cmd.since) is not None
+        out += room.join(conn.conn_id, room.side_of(conn.player_id), cmd.since, now)
+        # ``snapshot``: the connection got the whole state (a ``game`` message) instead of the
+        # events after its version, and must replace what it knew.
+        data: JsonObject = {"game": room.game_id, "v": room.log.version, "snapshot": not replayed}
+        out.append(Send(conn.conn_id, ack_message(cmd.ack, data)))
+
+    def _on_leave(
+        self, conn: Connection, cmd: LeaveCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        room = self._rooms.get(cmd.game_id)
+        if room is not None:
+            room.leave(conn.conn_id)
+        conn.rooms.discard(cmd.game_id)
+        out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": cmd.game_id})))
+
+    def _on_move(
+        self, conn: Connection, cmd: MoveCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        self._in_room(
+            conn,
+            cmd.game_id,
+            now,
+            out,
+            lambda room, side: room.move(conn.conn_id, side, cmd.ply, cmd.move, now, lag, cmd.ack),
+            ack_now=False,
+        )
+
+    def _on_resign(
+        self, conn: Connection, cmd: ResignCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        asker = (conn.conn_id, cmd.ack)
+        self._in_room(conn, cmd.game_id, now, out, lambda r, s: r.resign(s, now, asker), cmd.ack)
+
+    def _on_abort(
+        self, conn: Connection, cmd: AbortCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        asker = (conn.conn_id, cmd.ack)
+        self._in_room(conn, cmd.game_id, now, out, lambda r, s: r.abort(s, now, asker), cmd.ack)
+
+    def _on_claim_draw(
+        self, conn: Connection, cmd: ClaimDrawCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        asker = (conn.conn_id, cmd.ack)
+        self._in_room(
+            conn, cmd.game_id, now, out, lambda r, s: r.claim_draw(s, now, asker), cmd.ack
+        )
+
+    def _on_abandon_claim(
+        self, conn: Connection, cmd: AbandonClaimCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        self._in_room(
+            conn,
+            cmd.game_id,
+            now,
+            out,
+            lambda r, s: r.abandon_claim(s, cmd.outcome, now, (conn.conn_id, cmd.ack)),
+            cmd.ack,
+        )
+
+    def _on_offer(
+        self, conn: Connection, cmd: OfferCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        if cmd.kind == "draw":
+            asker = (conn.conn_id, cmd.ack)
+            self._in_room(
+                conn,
+                cmd.game_id,
+                now,
+                out,
+                lambda r, s: r.draw_offer(s, cmd.action, now, asker),
+                cmd.ack,
+            )
+        elif cmd.kind == "takeback":
+            self._in_room(
+                conn,
+                cmd.game_id,
+                now,
+                out,
+                lambda r, s: r.takeback_offer(conn.conn_id, s, cmd.action, now, cmd.ack),
+                cmd.ack,
+            )
+        else:
+            self._on_rematch(conn, cmd, now, out)
+
+    def _on_rematch(self, conn: Connection, cmd: OfferCommand, now: int, out: list[Effect]) -> None:
+        room = self._find_room(cmd.game_id, conn.player_id)
+        side = self._player_side(room, conn.player_id)
+        room.check_rematch(side, cmd.action, now)
+        if cmd.action != "decline":
+            me = self._info(conn)
+            opponent_id = room.players[1 - side].id
+            opponent = self._players.get(opponent_id)
+            if opponent is None:
+                raise CommandError("opponent_offline", "Your opponent is not online.")
+            self._check_free(me)
+            self._check_free(opponent.info, yourself=False)
+        agreed, effects = room.rematch_offer(side, cmd.action, now)
+        out += effects
+        data: JsonObject = {"game": room.game_id}
+        if agreed:
+            # Colours swap: the old second player moves first.
+            first = self._players[room.players[1].id].info
+            second = self._players[room.players[0].id].info
+            new_game = self._create_game(first, second, room.terms, now, out)
+            out += room.rematch_started(new_game)
+            data["new_game"] = new_game
+        out.append(Send(conn.conn_id, ack_message(cmd.ack, data)))
+
+    def _on_chat(
+        self, conn: Connection, cmd: ChatCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        text = cmd.text.strip()
+        if not text:
+            raise CommandError("empty_message", "A chat line needs some text.")
+        room = self._find_room(cmd.game_id, conn.player_id)
+        if conn.conn_id not in room.members:
+            raise CommandError("not_joined", "Join the game before chatting in it.")
+        out += room.chat_line(room.side_of(conn.player_id), self._info(conn), text)
+        out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": room.game_id})))

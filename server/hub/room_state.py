@@ -1,0 +1,338 @@
+"""The game room's state: its settings, the writes it waits for, its views and event stream.
+
+:class:`RoomState` holds what a room is made of (game, clock, event log, members, offers,
+absences, chat), the views sent to clients (``state``, ``snapshot``) and the emitting of
+versioned events. :class:`~server.hub.room_lifecycle.RoomLifecycle` and
+:class:`~server.hub.room.GameRoom` add what changes it; see :mod:`server.hub.room`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from server.hub.clock import Byoyomi, ClockState, GameClock
+from server.hub.effects import Broadcast, ConnId, Effect, GameId, Publish, Send
+from server.hub.errors import CommandError
+from server.hub.eventlog import Audience, EventLog
+from server.hub.identity import PlayerInfo
+from server.hub.lobby import GameTerms
+from server.hub.messages import AckId, JsonObject, Message
+from server.hub.offers import OfferBox
+from server.rules import Game, MoveRecord, Variant
+
+SIDE_NAMES = ("first", "second")
+RESULTS = ("1-0", "0-1")
+DRAW = "1/2-1/2"
+
+
+@dataclass(frozen=True)
+class RoomSettings:
+    """Tunables of every room (the hub's :class:`~server.hub.hub.HubConfig` fills them)."""
+
+    first_move_window_ms: int = 30_000
+    event_log_capacity: int = 200
+    chat_history: int = 50
+    abandon_min_ms: int = 30_000
+    abandon_max_ms: int = 180_000
+    abandon_fraction: float = 0.1
+    """Abandonment countdown = this fraction of the estimated game length, clamped to min/max."""
+
+
+@dataclass
+class PendingMove:
+    """A move played on the engine and the clock, waiting for its record to be stored."""
+
+    token: int
+    record: MoveRecord
+    side: int
+    gives_check: bool
+    played_ms: int
+    acks: list[tuple[ConnId, AckId | None]]
+    clock_before: ClockState
+    abort_before: int | None
+
+
+@dataclass
+class PendingTakeback:
+    token: int
+    proposer: int
+    plies: int
+    ack: tuple[ConnId, AckId | None]
+
+
+Asker = tuple[ConnId, AckId | None]
+"""The connection whose command is being answered, and the command's ack id."""
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a game ends, decided at ``at_ms`` but applied only once it is stored."""
+
+    result: str | None
+    winner: int | None
+    termination: str
+    at_ms: int
+    detail: str | None = None
+    flagged: bool = False
+    """The side to move lost on time: its clock goes to zero."""
+    agreed_by: int | None = None
+    """The side whose acceptance made a draw agreement (its ``offer`` event goes first)."""
+
+
+@dataclass
+class PendingEnd:
+    """A game end waiting for its write.
+
+    ``asker`` is the player whose command ends the game (resignation, agreement, claim, abort):
+    a failed write is reported to it with ``refusal`` and the game goes on. Without an asker the
+    server decided (time, first-move timeout, an engine outcome): that cannot be taken back, so
+    the adapter writes it until stored and the room refuses everything with ``game_over``.
+    """
+
+    token: int
+    ending: Ending
+    asker: Asker | None
+    refusal: str
+
+
+@dataclass
+class Absence:
+    since_ms: int
+    claimable: bool = False
+
+
+@dataclass
+class RoomState:
+    """The fields, views and events of a :class:`~server.hub.room.GameRoom` (``players[0]``
+    moves first)."""
+
+    game_id: GameId
+    variant: Variant
+    terms: GameTerms
+    players: tuple[PlayerInfo, PlayerInfo]
+    start_fen: str
+    new_token: Callable[[], int]
+    settings: RoomSettings = field(default_factory=RoomSettings)
+    first_version: int = 1
+    """The version of the room's first event (see :meth:`~server.hub.hub.Hub.restore_game`)."""
+
+    def __post_init__(self) -> None:
+        self.game = Game(self.variant, self.start_fen)
+        self.clock = GameClock(self.terms.control)
+        self.log = EventLog(self.settings.event_log_capacity, self.first_version)
+        self.status = "created"
+        self.records: list[MoveRecord] = []
+        """The committed (stored) moves, ply 1 first."""
+        self._byoyomi = isinstance(self.terms.control, Byoyomi)
+        self.members: dict[ConnId, int | None] = {}
+        self.offers = {kind: OfferBox(kind) for kind in ("draw", "takeback", "rematch")}
+        self.result: str | None = None
+        self.termination: str | None = None
+        self.winner: int | None = None
+        self.finished_ms: int | None = None
+        self.abort_at: int | None = None
+        self.absent: list[Absence | None] = [None, None]
+        self.chat: dict[Audience, deque[JsonObject]] = {
+            Audience.PLAYERS: deque(maxlen=self.settings.chat_history),
+            Audience.SPECTATORS: deque(maxlen=self.settings.chat_history),
+        }
+        self._pending: PendingMove | PendingTakeback | PendingEnd | None = None
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def started(self) -> bool:
+        return self.status == "started"
+
+    @property
+    def finished(self) -> bool:
+        return self.status == "finished"
+
+    @property
+    def busy(self) -> bool:
+        """Whether a write is awaited (state changes are refused meanwhile)."""
+        return self._pending is not None
+
+    @property
+    def ending(self) -> bool:
+        """Whether the game's end is decided and being written (not yet announced)."""
+        return isinstance(self._pending, PendingEnd)
+
+    @property
+    def topic(self) -> str:
+        return f"game:{self.game_id}"
+
+    def side_of(self, player_id: str) -> int | None:
+        for side, player in enumerate(self.players):
+            if player.id == player_id:
+                return side
+        return None
+
+    def abandon_countdown_ms(self) -> int:
+        """How long a player must be gone before the opponent may claim (scaled to the clock)."""
+        scaled = int(self.terms.control.estimated_total_ms() * self.settings.abandon_fraction)
+        return max(self.settings.abandon_min_ms, min(self.settings.abandon_max_ms, scaled))
+
+    def next_deadline(self) -> int | None:
+        """The next instant :meth:`on_time` has something to do, or ``None``."""
+        if self.status != "started" or self._pending is not None:
+            return None
+        candidates = [self.clock.deadline(), self.abort_at]
+        countdown = self.abandon_countdown_ms()
+        candidates += [a.since_ms + countdown for a in self.absent if a and not a.claimable]
+        due = [c for c in candidates if c is not None]
+        return min(due) if due else None
+
+    # --------------------------------------------------------------- views
+
+    def _winner_name(self) -> str | None:
+        return None if self.winner is None else SIDE_NAMES[self.winner]
+
+    def state(self, now: int) -> JsonObject:
+        """The compact state sent with refusals (stale/illegal move, game over …)."""
+        return {
+            "game": self.game_id,
+            "v": self.log.version,
+            "status": self.status,
+            "ply": len(self.records),
+            "fen": self._committed_fen(),
+            "turn": SIDE_NAMES[self._committed_turn()],
+            "clocks": self._clock_view(now),
+            "legal": self._committed_legal(),
+        }
+
+    def _committed_fen(self) -> str:
+        return self.game.position_at(len(self.records)).fen()
+
+    def _committed_turn(self) -> int:
+        return int(self.game.position_at(len(self.records)).turn)
+
+    def _committed_legal(self) -> list[str]:
+        if self.finished:
+            return []
+        if not isinstance(self._pending, PendingMove):
+            return self.game.legal_moves()
+        # A move is pending and not visible yet: report what is legal before it.
+        position = self.game.position_at(len(self.records))
+        return sorted(position.uci(m) for m in position.legal_moves())
+
+    def _clock_view(self, now: int) -> JsonObject:
+        """Both clocks at ``now`` as everyone sees them (ignoring a move not yet stored)."""
+        if not isinstance(self._pending, PendingMove):
+            return self.clock.view(now)
+        before = GameClock(self.clock.control, self.clock.lag)
+        before.restore(self._pending.clock_before)
+        return before.view(now)
+
+    def snapshot(self, now: int, side: int | None) -> Message:
+        """The full state for one viewer (``side`` ``None`` = spectator), stamped with ``v``."""
+        ply = len(self.records)
+        audience = Audience.SPECTATORS if side is None else Audience.PLAYERS
+        data: JsonObject = {
+            "game": self.game_id,
+            **self.terms.view(),
+            "status": self.status,
+            "role": "spectator" if side is None else SIDE_NAMES[side],
+            "players": {
+                name: self.terms.player_view(self.players[i]) for i, name in enumerate(SIDE_NAMES)
+            },
+            "start_fen": self.start_fen,
+            "moves": [r.uci for r in self.records],
+            "displays": [r.display for r in self.records],
+            "ply": ply,
+            "fen": self._committed_fen(),
+            "turn": SIDE_NAMES[self._committed_turn()],
+            "legal": self._committed_legal(),
+            "clocks": self._clock_view(now),
+            "result": self.result,
+            "termination": self.termination,
+            "winner": self._winner_name(),
+            "offers": {
+                kind: None if box.pending_from is None else SIDE_NAMES[box.pending_from]
+                for kind, box in self.offers.items()
+            },
+            "absent": {
+                SIDE_NAMES[i]: None
+                if a is None
+                else {"claimable": a.claimable, "claim_in_ms": max(0, self._claim_at(a) - now)}
+                for i, a in enumerate(self.absent)
+            },
+            "chat": list(self.chat[audience]),
+        }
+        return Message("game", data, v=self.log.version)
+
+    def _claim_at(self, absence: Absence) -> int:
+        return absence.since_ms + self.abandon_countdown_ms()
+
+    # ------------------------------------------------------------- emitting
+
+    def _emit(
+        self, t: str, data: JsonObject, audience: Audience = Audience.EVERYONE
+    ) -> list[Effect]:
+        event = self.log.append(t, {"game": self.game_id, **data}, audience)
+        conns = tuple(
+            conn for conn, side in self.members.items() if audience.includes(side is not None)
+        )
+        effects: list[Effect] = []
+        if conns:
+            topic = (
+                self.topic if audience is Audience.EVERYONE else f"{self.topic}:{audience.value}"
+            )
+            effects.append(Broadcast(topic, event.message, conns))
+        if audience is Audience.EVERYONE:
+            effects.append(Publish(self.topic, event.message))
+        return effects
+
+    def _refuse(self, code: str, text: str, now: int) -> CommandError:
+        return CommandError(code, text, {"state": self.state(now)})
+
+    # --------------------------------------------------------------- offers
+
+    def _cancel_offer(self, kind: str) -> list[Effect]:
+        offered = self.offers[kind].cancel()
+        if offered is None:
+            return []
+        return self._emit("offer", {"kind": kind, "action": "cancel", "side": SIDE_NAMES[offered]})
+
+    def _offer_event(self, kind: str, action: str, side: int) -> list[Effect]:
+        return self._emit("offer", {"kind": kind, "action": action, "side": SIDE_NAMES[side]})
+
+    # ------------------------------------------------------------- members
+
+    def join(self, conn: ConnId, side: int | None, since: int | None, now: int) -> list[Effect]:
+        """Add a member; send the events after ``since`` it may see, or else one snapshot."""
+        self.members[conn] = side
+        replay = None if since is None else self.log.since(since)
+        if replay is None:
+            return [Send(conn, self.snapshot(now, side))]
+        return [Send(conn, e.message) for e in replay if e.audience.includes(side is not None)]
+
+    def leave(self, conn: ConnId) -> None:
+        self.members.pop(conn, None)
+
+    # --------------------------------------------------------------- checks
+
+    def _side_of(self, ply: int) -> int:
+        """The side that played move ``ply`` (the start position may give the move to either)."""
+        return int(self.game.position_at(ply - 1).turn)
+
+    def pending_token(self) -> int | None:
+        return None if self._pending is None else self._pending.token
+
+    def _require_started(self, now: int) -> None:
+        if self.status == "finished":
+            raise self._refuse("game_over", "The game is over.", now)
+        if self.status != "started":
+            raise CommandError("busy", "The game is being set up; try again in a moment.")
+
+    def _require_idle(self, now: int) -> None:
+        self._require_started(now)
+        pending = self._pending
+        if isinstance(pending, PendingEnd):
+            if pending.asker is None:  # decided and final: only its announcement waits
+                raise self._refuse("game_over", "The game is over.", now)
+            raise CommandError("busy", "The end of the game is being saved; try again.")
+        if pending is not None:
+            raise CommandError("busy", "The previous move is being saved; try again.")
