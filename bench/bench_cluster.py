@@ -36,20 +36,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "scripts")]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "scripts"), str(ROOT / "tests")]
 
 from bench_load import (  # noqa: E402
     Player,
     Stats,
     cpu_seconds,
-    create_pg_database,
-    drop_pg_database,
     login_guest,
     open_many,
     percentile,
     raise_fd_limit,
 )
 from cluster import LocalCluster  # noqa: E402
+from support import create_database, drop_database  # noqa: E402
 
 HUB_ENV = {
     "HUB_LOG_LEVEL": "WARNING",
@@ -135,7 +134,7 @@ async def measure(
 
 
 async def run_one(topology: Topology, games: int, args: argparse.Namespace) -> Result:
-    database = await create_pg_database()
+    database = await create_database("bench_cluster")
     env = dict(HUB_ENV)
     if not topology.redis:
         env["HUB_REDIS_URL"] = ""
@@ -154,7 +153,7 @@ async def run_one(topology: Topology, games: int, args: argparse.Namespace) -> R
         )
     finally:
         await cluster.stop()
-        await drop_pg_database(database)
+        await drop_database(database)
     return Result(topology, games, stats, hub_cpu, haproxy_cpu)
 
 

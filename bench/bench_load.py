@@ -55,26 +55,22 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# tests/support.py holds the test PostgreSQL's URL and the fresh-database helpers.
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-import asyncpg  # noqa: E402
 from commit_echo import commit_echo_main, serve_until_sigterm  # noqa: E402
-from sqlalchemy.engine import make_url  # noqa: E402
+from support import create_database, drop_database  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.asyncio.server import ServerConnection  # noqa: E402
 
 from server.app.collector import TIMED_GC_THRESHOLDS  # noqa: E402
 from server.transport.codec import JSON_LIBRARY, decode  # noqa: E402
 
-PG_URL = os.environ.get(
-    "VARIANT_HUB_TEST_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
-)
 TC = {"kind": "fischer", "base_s": 3600, "inc_s": 0}
 
 
@@ -214,26 +210,6 @@ async def probe_report(hub: Process, signum: int, kind: str) -> dict[str, Any]:
             return report
         await asyncio.sleep(0.01)
     raise RuntimeError("the hub's probe did not answer")
-
-
-async def create_pg_database() -> str:
-    name = f"bench_load_{uuid.uuid4().hex[:12]}"
-    dsn = make_url(PG_URL).set(drivername="postgresql").render_as_string(hide_password=False)
-    connection = await asyncpg.connect(dsn)
-    try:
-        await connection.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await connection.close()
-    return make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
-
-
-async def drop_pg_database(url: str) -> None:
-    dsn = make_url(PG_URL).set(drivername="postgresql").render_as_string(hide_password=False)
-    connection = await asyncpg.connect(dsn)
-    try:
-        await connection.execute(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)')
-    finally:
-        await connection.close()
 
 
 # ------------------------------------------------------------------ clients
@@ -478,7 +454,7 @@ async def run_idle(hub: Process, count: int) -> float:
 async def bench_backend(backend: str, args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(dir=args.sqlite_dir) as workdir:
         if backend == "postgresql":
-            database_url = await create_pg_database()
+            database_url = await create_database("bench_load")
         else:
             database_url = f"sqlite+aiosqlite:///{Path(workdir) / 'bench.sqlite3'}"
         profile = f"{args.profile_hub}.{backend}" if args.profile_hub else None
@@ -556,7 +532,7 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
             echo.stop()
             commit_echo.stop()
             if backend == "postgresql":
-                await drop_pg_database(database_url)
+                await drop_database(database_url)
 
 
 async def main() -> None:
