@@ -1,7 +1,8 @@
 """The deployment files: docker-compose.yml (checked by ``docker-compose config``, which
 scripts/system-deps.sh installs and whose absence fails the test, and structurally with PyYAML),
-the HAProxy configuration, the Dockerfile and config/cluster.toml; and HAProxy started from config/haproxy.cfg the way
-scripts/cluster.py starts it for tests and benchmarks, in front of real websocket servers."""
+the HAProxy configuration, the Dockerfile and config/cluster.toml; and HAProxy started from
+config/haproxy.cfg the way scripts/cluster.py starts it for tests and benchmarks, in front of real
+websocket servers."""
 
 from __future__ import annotations
 
