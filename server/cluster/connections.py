@@ -24,11 +24,16 @@ ENDED_MEMORY_S = 600.0
 
 @dataclass
 class Follow:
-    """A remote game a local connection receives events of."""
+    """A remote game a local connection receives events of.
+
+    ``version`` is the last room event passed on, with every earlier one sent to the connection
+    passed on too; ``resyncing`` is set while the events after it are asked for again.
+    """
 
     node: str
     version: int = 0
     finished: bool = False
+    resyncing: bool = False
 
 
 @dataclass

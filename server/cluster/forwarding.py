@@ -6,6 +6,11 @@ Each forwarded command is a *call* with its own id: the remote hub runs it with 
 own ack. A call without an answer within ``call_timeout_s`` (its node died or stalled) is
 answered ``node_unavailable``. A reply ``moved`` means the node no longer runs the command's
 game: the owner is looked up again, once.
+
+Room events from a remote hub arrive on the at-most-once bus: one that carries a previous
+version (``pv``) other than the last one passed on to the connection shows that an event went
+missing. It is held back (dropped, with those after it), and the connection joins again from
+its last version: the owner replays what is missing, in order.
 """
 
 from __future__ import annotations
@@ -17,11 +22,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from server.cluster.connections import Follow, LocalConnection
-from server.cluster.host import cluster_unavailable, node_unavailable
+from server.cluster.host import INTERNAL_ACK, cluster_unavailable, node_unavailable
 from server.cluster.remote import CALL_ACK_PREFIX
 from server.cluster.shared import Part, Shared
 from server.cluster.wire import command_game, command_to_frame, player_to_json
-from server.hub.commands import Command
+from server.hub.commands import Command, JoinCommand
 from server.hub.effects import ConnId, GameId
 from server.hub.messages import AckId, Message
 from server.transport.outbox import fan_out
@@ -247,14 +252,18 @@ class Forwarder(Part):
         game_id = header.get("g")
         version = header.get("v")
         kind = header.get("t")
+        previous = header.get("pv")
+        if not isinstance(previous, list) or len(previous) != len(conns):
+            previous = [None] * len(conns)
         outboxes = []
-        for conn_id in conns:
+        for conn_id, pv in zip(conns, previous, strict=True):
             local = self._locals.get(conn_id)
             peer = self._host.peer(conn_id)
             if local is None or peer is None:
                 continue
             if isinstance(game_id, str):
                 follow = local.follows.get(game_id)
+                known = follow is not None and follow.node == node_id
                 if follow is None or follow.node != node_id:
                     follow = local.follows[game_id] = Follow(node_id)
                     self._host.mark_presence()
@@ -264,6 +273,9 @@ class Forwarder(Part):
                     elif version <= follow.version:
                         # Already delivered: a re-join's replay can overlap the live events
                         # that reached this connection while it was asked for.
+                        continue
+                    elif known and isinstance(pv, int) and pv != follow.version:
+                        self._resync(conn_id, local, node_id, game_id, follow)
                         continue
                     else:
                         follow.version = version
@@ -276,3 +288,24 @@ class Forwarder(Part):
             outboxes.append(peer.outbox)
         if outboxes:
             fan_out(outboxes, body)
+
+    def _resync(
+        self, conn_id: ConnId, local: LocalConnection, node_id: str, game_id: GameId, follow: Follow
+    ) -> None:
+        """An event of ``game_id`` sent to the connection was lost: join again from the last
+        version passed on (once at a time; a later gap asks again)."""
+        if follow.resyncing:
+            return
+        follow.resyncing = True
+        logger.info(
+            "room event lost for %s in %s after v=%d: resync", conn_id, game_id, follow.version
+        )
+        command = JoinCommand(game_id, follow.version, ack=INTERNAL_ACK)
+
+        async def resync() -> None:
+            try:
+                await self.call_internal(conn_id, local, node_id, command)
+            finally:
+                follow.resyncing = False
+
+        self._host.spawn(resync(), "resync")

@@ -3,6 +3,12 @@
 A connection's home node forwards its commands here (``cmd`` envelopes on this node's channel);
 the hub's effects for it go back to the home node, one bus message per node per broadcast, in
 hub order. A command's answer goes back as a ``reply`` to the forwarded call.
+
+The bus delivers at most once, so each room event sent to a remote connection carries (``pv``,
+one per connection) the version of the previous room event of that game sent to that
+connection: its home node sees from it that one went missing (see
+:meth:`~server.cluster.forwarding.Forwarder.on_out`). A ``join`` with ``since`` restarts the
+count there, since the hub replays the events after it.
 """
 
 from __future__ import annotations
@@ -13,8 +19,8 @@ from typing import Any
 
 from server.cluster.shared import Part, Shared
 from server.cluster.wire import command_game, player_from_json
-from server.hub.commands import parse_command
-from server.hub.effects import Broadcast, ConnId
+from server.hub.commands import JoinCommand, parse_command
+from server.hub.effects import Broadcast, ConnId, GameId
 from server.hub.errors import ProtocolError
 from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.messages import Message, error_message
@@ -44,6 +50,8 @@ class RemoteConnections(Part):
         super().__init__(shared)
         self._hub_conns: dict[tuple[str, ConnId], ConnId] = {}
         self._remote_of: dict[ConnId, Remote] = {}
+        self._last_sent: dict[ConnId, dict[GameId, int]] = {}
+        """The version of the last room event of each game sent to each remote connection."""
 
     def __len__(self) -> int:
         return len(self._remote_of)
@@ -80,6 +88,7 @@ class RemoteConnections(Part):
         if hub_conn is None:
             return
         self._remote_of.pop(hub_conn, None)
+        self._last_sent.pop(hub_conn, None)
         hub = self._host.hub
         self._host.call(lambda now: hub.disconnect(hub_conn, now))
 
@@ -91,6 +100,7 @@ class RemoteConnections(Part):
     def closed(self, hub_conn: ConnId, reason: str) -> None:
         """The hub closed a remote connection: tell its home node."""
         remote = self._remote_of.pop(hub_conn)
+        self._last_sent.pop(hub_conn, None)
         self._hub_conns.pop((remote.node, remote.conn), None)
         self._sender.envelope(remote.node, {"k": "close", "c": remote.conn, "r": reason})
 
@@ -124,6 +134,12 @@ class RemoteConnections(Part):
                 self._sender.envelope(node_id, reply)
                 return
             hub_conn = self.attach(node_id, conn_id, player)
+        if isinstance(command, JoinCommand):
+            sent = self._last_sent.setdefault(hub_conn, {})
+            if command.since is None:
+                sent.pop(command.game_id, None)
+            else:
+                sent[command.game_id] = command.since
         lag = header.get("lag")
         lag_ms = lag if isinstance(lag, int) and lag >= 0 else 0
         hub = self._host.hub
@@ -152,28 +168,47 @@ class RemoteConnections(Part):
                 header = {"k": "reply", "c": remote.conn, "call": int(call_id), "m": obj}
                 self._sender.envelope(remote.node, header)
                 return
-        header = _meta(message)
-        header["c"] = [remote.conn]
-        self._sender.envelope(remote.node, header, encode_message(message))
+        out = _meta(message)
+        out["c"] = [remote.conn]
+        if "v" in out:
+            out["pv"] = [self._previous(hub_conn, out["g"], out["v"], out["t"])]
+        self._sender.envelope(remote.node, out, encode_message(message))
 
     def broadcast(self, effect: Broadcast) -> list[ConnId]:
         """Send the remote part of a broadcast (one message per node); return the local
         connections it goes to."""
         local: list[ConnId] = []
         by_node: dict[str, list[ConnId]] = {}
+        previous: dict[str, list[int | None]] = {}
+        meta: dict[str, Any] = _meta(effect.message)
         for conn_id in effect.conn_ids:
             remote = self._remote_of.get(conn_id)
             if remote is None:
                 local.append(conn_id)
-            else:
-                by_node.setdefault(remote.node, []).append(remote.conn)
+                continue
+            by_node.setdefault(remote.node, []).append(remote.conn)
+            if "v" in meta:
+                pv = self._previous(conn_id, meta["g"], meta["v"], meta["t"])
+                previous.setdefault(remote.node, []).append(pv)
         if by_node:
             frame = encode_message(effect.message)
             for node_id, conns in by_node.items():
-                header = _meta(effect.message)
-                header["c"] = conns
+                header = {**meta, "c": conns}
+                if node_id in previous:
+                    header["pv"] = previous[node_id]
                 self._sender.envelope(node_id, header, frame)
         return local
+
+    def _previous(self, hub_conn: ConnId, game_id: GameId, version: int, kind: str) -> int | None:
+        """The version of the room event of ``game_id`` last sent to ``hub_conn`` (None: not
+        known), and remember ``version`` as the last; forget the game at its end."""
+        sent = self._last_sent.setdefault(hub_conn, {})
+        previous = sent.get(game_id)
+        if kind == "end":
+            sent.pop(game_id, None)
+        else:
+            sent[game_id] = version
+        return previous
 
 
 def _meta(message: Message) -> dict[str, Any]:
