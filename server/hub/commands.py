@@ -80,6 +80,11 @@ class SoughtCommand(Command):
 
 
 @dataclass(frozen=True)
+class WhoCommand(Command):
+    """``who``: list the players online on this server."""
+
+
+@dataclass(frozen=True)
 class PlayCommand(Command):
     """``play``: accept an open seek."""
 
@@ -384,6 +389,7 @@ _PARSERS: dict[str, Callable[[FieldReader, AckId | None], Command]] = {
     "seek": _seek,
     "unseek": lambda f, a: UnseekCommand(f.integer("id", 1, MAX_ID, required=False), ack=a),
     "sought": lambda f, a: SoughtCommand(f.boolean("watch", required=False), ack=a),
+    "who": lambda f, a: WhoCommand(ack=a),
     "play": lambda f, a: PlayCommand(f.integer("id", 1, MAX_ID), ack=a),
     "match": _match,
     "accept": lambda f, a: AcceptCommand(f.integer("id", 1, MAX_ID), ack=a),

@@ -37,6 +37,7 @@ from server.hub.commands import (
     SeekCommand,
     SoughtCommand,
     UnseekCommand,
+    WhoCommand,
     WithdrawCommand,
 )
 from server.hub.effects import Close, ConnId, Effect, GameId, Send
@@ -61,6 +62,7 @@ class Hub(HubRooms):
             SeekCommand: self._on_seek,
             UnseekCommand: self._on_unseek,
             SoughtCommand: self._on_sought,
+            WhoCommand: self._on_who,
             PlayCommand: self._on_play,
             MatchCommand: self._on_match,
             AcceptCommand: self._on_accept,

@@ -1,5 +1,6 @@
-"""The hub's lobby commands: seeks (``seek``, ``unseek``, ``sought``, ``play``) and challenges
-(``match``, ``accept``, ``decline``, ``withdraw``); a match found starts a game.
+"""The hub's lobby commands: seeks (``seek``, ``unseek``, ``sought``, ``play``), challenges
+(``match``, ``accept``, ``decline``, ``withdraw``) and the ``who`` listing; a match found starts
+a game.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from server.hub.commands import (
     SeekCommand,
     SoughtCommand,
     UnseekCommand,
+    WhoCommand,
     WithdrawCommand,
 )
 from server.hub.effects import Effect, Send
@@ -24,6 +26,7 @@ from server.hub.hub_state import Connection
 from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.lobby import Challenge, GameTerms, Seek, first_mover, opposite
 from server.hub.messages import Message, ack_message
+from server.hub.who import who_view
 from server.rules import VARIANT_NAMES, Variant, get_variant
 
 
@@ -107,6 +110,12 @@ class HubLobby(HubGames):
             "watching": conn.conn_id in self._seek_watchers,
         }
         out.append(Send(conn.conn_id, Message("sought", data, a=cmd.ack)))
+
+    def _on_who(
+        self, conn: Connection, cmd: WhoCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        players = [online.info for online in self._players.values()]
+        out.append(Send(conn.conn_id, Message("who", who_view(players, self._playing), a=cmd.ack)))
 
     def _on_play(
         self, conn: Connection, cmd: PlayCommand, now: int, lag: int, out: list[Effect]

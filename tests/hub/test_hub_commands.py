@@ -91,8 +91,8 @@ def test_offer_commands(kind: str, action: str) -> None:
 
 
 def test_every_type_is_listed() -> None:
-    assert "move" in COMMAND_TYPES and "rematch_decline" in COMMAND_TYPES
-    assert len(COMMAND_TYPES) == 25
+    assert "move" in COMMAND_TYPES and "rematch_decline" in COMMAND_TYPES and "who" in COMMAND_TYPES
+    assert len(COMMAND_TYPES) == 26
 
 
 @pytest.mark.parametrize(

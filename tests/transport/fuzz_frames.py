@@ -66,6 +66,7 @@ SCHEMA: dict[str, dict[str, Field]] = {
     },
     "unseek": {"id": Field("int", False, Live("seek"), 1, MAX_ID)},
     "sought": {"watch": Field("bool", False, True)},
+    "who": {},
     "play": {"id": Field("int", True, Live("seek"), 1, MAX_ID)},
     "match": {
         "to": Field("string", valid=Live("observer")),
