@@ -39,6 +39,7 @@ from server.hub.commands import (
     SeekCommand,
     SoughtCommand,
     UnseekCommand,
+    WhoCommand,
     WithdrawCommand,
 )
 from server.hub.identity import PlayerInfo, Rating, RatingKey
@@ -148,6 +149,8 @@ def _payload(command: Command) -> tuple[str, dict[str, Any]]:
             return "unseek", {"id": command.seek_id}
         case SoughtCommand():
             return "sought", {"watch": command.watch}
+        case WhoCommand():
+            return "who", {}
         case PlayCommand():
             return "play", {"id": command.seek_id}
         case MatchCommand():

@@ -42,6 +42,7 @@ FRAMES = [
     {"t": "unseek", "d": {"id": 2**40 + 7}},
     {"t": "sought"},
     {"t": "sought", "d": {"watch": False}},
+    {"t": "who"},
     {"t": "play", "d": {"id": 3}},
     {"t": "match", "d": {"to": "Bob", "variant": "wildcastle", "tc": FISCHER, "colour": "first"}},
     {"t": "accept", "d": {"id": 4}},
