@@ -35,7 +35,11 @@ async def test_challenge_decline_accept_and_abandonment_claim(hub: App, open_pag
     await expect(alice.page.locator(".lobby .error", has_text="declined")).to_contain_text("alice → bob declined: after lunch")
     await expect(bob.page.locator(".challenge")).to_have_count(0)
 
-    await alice.page.click(f"{form} button[name=challenge]")
+    # The second challenge from the "Online now" panel (the server's `who` list): bob is there
+    # though he neither seeks nor plays; the form's terms go with it.
+    online = alice.page.locator('ul.players li[data-player="bob"]')
+    await expect(online).to_contain_text("online", timeout=WAIT_MS)
+    await online.locator("button.challenge-player").click(timeout=WAIT_MS)
     await bob.page.locator(".challenge button.accept").click(timeout=WAIT_MS)
     for seat in (alice, bob):
         await seat.page.wait_for_selector("section.game .board-wrap", timeout=WAIT_MS)

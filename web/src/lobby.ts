@@ -1,12 +1,12 @@
 // The lobby: the seek form (every option of the protocol), the live seek list, challenges,
-// players around, and the live games list (refreshed while the lobby is open).
+// the players online and the live games list (both refreshed while the lobby is open).
 
 import { tcText } from "./clock";
 import { errorText, type Ctx } from "./ctx";
 import type { Challenge } from "./types";
 import type { Message } from "./net";
 import { h } from "./svg";
-import type { Seek, StoredGame, TimeControl } from "./types";
+import type { OnlinePlayer, Seek, StoredGame, TimeControl } from "./types";
 
 /** The colour a seek asks for, in the words of its family. */
 function colourText(family: string | undefined, colour: string): string {
@@ -19,6 +19,7 @@ export class Lobby {
   readonly el: HTMLElement;
   private seeks = new Map<number, Seek>();
   private live: StoredGame[] = [];
+  private online: OnlinePlayer[] = [];
   private timer = 0;
   private readonly seekList = h("tbody");
   private readonly challengeBox = h("div", { class: "challenges" });
@@ -37,11 +38,11 @@ export class Lobby {
         this.listError,
         h("h2", { text: "Challenges" }), this.challengeBox,
       ]),
-      h("div", { class: "panel" }, [h("h2", { text: "Players around" }), this.playersBox, h("h2", { text: "Games being played" }), this.liveBox]),
+      h("div", { class: "panel" }, [h("h2", { text: "Online now" }), this.playersBox, h("h2", { text: "Games being played" }), this.liveBox]),
     ]);
   }
 
-  /** The lobby is on screen: subscribe to seeks and refresh the live games. */
+  /** The lobby is on screen: subscribe to seeks and refresh the live games and who is online. */
   async enter(): Promise<void> {
     try {
       const answer = await this.ctx.conn.request("sought", { watch: true });
@@ -50,7 +51,7 @@ export class Lobby {
     this.draw();
     await this.refreshLive();
     window.clearInterval(this.timer);
-    this.timer = window.setInterval(() => void this.refreshLive(), 5000);
+    this.timer = window.setInterval(() => void this.refreshLive(), 5000);  // `who` has no subscription
   }
 
   leave(): void {
@@ -78,8 +79,12 @@ export class Lobby {
   private async refreshLive(): Promise<void> {
     if (!this.ctx.conn.open) return;
     try {
-      const answer = await this.ctx.conn.request("games", { status: "started", limit: 20 });
-      this.live = answer.d.games as StoredGame[];
+      const [games, who] = await Promise.all([
+        this.ctx.conn.request("games", { status: "started", limit: 20 }),
+        this.ctx.conn.request("who"),
+      ]);
+      this.live = games.d.games as StoredGame[];
+      this.online = who.d.players as OnlinePlayer[];
       this.drawLive();
     } catch { /* the next refresh retries */ }
   }
@@ -211,19 +216,18 @@ export class Lobby {
     this.drawPlayers();
   }
 
-  /** The protocol has no list of who is online; these are the players seen seeking or playing. */
+  /** The players online (the server's `who` list), each with what they do and a Challenge button. */
   private drawPlayers(): void {
-    const names = new Map<string, string>();
-    for (const s of this.seeks.values()) names.set(s.player.name, "seeking");
-    for (const g of this.live) { names.set(g.first.name, "playing"); names.set(g.second.name, "playing"); }
-    if (this.ctx.me) names.delete(this.ctx.me.name);
-    const items = [...names].map(([name, what]) => {
-      const link = h("a", { href: `/player/${encodeURIComponent(name)}`, text: name });
-      link.addEventListener("click", (e) => { e.preventDefault(); this.ctx.navigate(`/player/${encodeURIComponent(name)}`); });
-      const b = h("button", { type: "button", text: "Challenge", disabled: what === "playing" });
-      b.addEventListener("click", () => void this.challenge(name));
-      return h("li", {}, [link, h("span", { class: "muted", text: ` ${what} ` }), b]);
+    const seeking = new Set([...this.seeks.values()].map((s) => s.player.name));
+    const others = this.online.filter((p) => p.name !== this.ctx.me?.name);
+    const items = others.map((p) => {
+      const what = p.game ? "playing" : seeking.has(p.name) ? "seeking" : p.guest ? "guest" : "online";
+      const link = h("a", { href: `/player/${encodeURIComponent(p.name)}`, text: p.name });
+      link.addEventListener("click", (e) => { e.preventDefault(); this.ctx.navigate(`/player/${encodeURIComponent(p.name)}`); });
+      const b = h("button", { type: "button", class: "challenge-player", text: "Challenge", disabled: p.game !== null });
+      b.addEventListener("click", () => void this.challenge(p.name));
+      return h("li", { "data-player": p.name }, [link, h("span", { class: "muted", text: ` ${what} ` }), b]);
     });
-    this.playersBox.replaceChildren(...(items.length ? items : [h("li", { class: "empty", text: "Nobody else seeks or plays right now." })]));
+    this.playersBox.replaceChildren(...(items.length ? items : [h("li", { class: "empty", text: "Nobody else is online right now." })]));
   }
 }

@@ -77,3 +77,12 @@ export interface StoredGame {
   formats?: string[]; moves?: StoredMove[];
   position?: { ply: number; fen: string; turn: Side; move: string | null; check: boolean; sfen?: string };
 }
+
+/** One player of the `who` listing (docs/protocol.md, "who"). */
+export interface OnlinePlayer {
+  id: string;
+  name: string;
+  guest: boolean;
+  ratings: Record<string, { rating: number; provisional: boolean }>;
+  game: string | null;
+}
