@@ -39,7 +39,38 @@ __all__ = [
 ]
 
 # Position._guard values: how much royal-safety testing moves need (see guard_mode).
-GUARD_UNKNOWN, GUARD_NONE, GUARD_ALL, GUARD_SOLE = -1, 0, 1, 2
+GUARD_UNKNOWN, GUARD_NONE, GUARD_ALL, GUARD_SOLE, GUARD_MULTI = -1, 0, 1, 2, 3
+
+# _legal_one maps the enemy's attacks once (attack_set) instead of one reverse look-up per
+# royal step (and one for the check test) when the enemy has at most this many pieces per
+# square the royal could step to.
+MAP_PIECES_PER_STEP = 2
+
+
+def attack_set(pos: Position, by: int, board: list[int] | tuple[int, ...]) -> set[int]:
+    """The squares ``by``'s pieces on ``board`` attack: those where
+    ``pos.attacked(square, by, board)`` is true, found by walking forward from each piece
+    (``Tables.attacks_from``) instead of backward from each square."""
+    t = pos.variant.t
+    built = t.reach_by_piece
+    covered: set[int] = set()
+    pieces = enumerate(board)
+    for sq, p in (((s, p) for s, p in pieces if p > 0) if by == 0 else ((s, p) for s, p in pieces if p < 0)):
+        near, rays = (built.get(p) or t.attacks_from(p))[sq]
+        covered.update(near)
+        for squares, flags in rays:
+            if flags is None:
+                for s in squares:
+                    covered.add(s)
+                    if board[s]:
+                        break
+            else:
+                for s, hit in zip(squares, flags):
+                    if hit:
+                        covered.add(s)
+                    if board[s]:
+                        break
+    return covered
 
 
 def legal_after(pos: Position, m: Move, scratch: list[int]) -> bool:
@@ -86,10 +117,13 @@ def guard_mode(pos: Position) -> int:
     """How the side to move's moves must be tested for royal safety (cached).
 
     ``GUARD_NONE``: never (no royal to protect, royal capture, or two pseudo-royals);
-    ``GUARD_ALL``: every move (in check, or several royals to watch);
+    ``GUARD_ALL``: every move (in check);
     ``GUARD_SOLE``: a sole royal that is not in check. A move of another piece can then
     expose it only by leaving a line from it, so only the royal's own moves, moves of
-    pieces pinned to it, and en-passant and multi-leg moves are tested.
+    pieces pinned to it (``pos._pins``: pinned square -> the squares it may go to), and
+    en-passant and multi-leg moves are tested;
+    ``GUARD_MULTI``: several royals, not in check: as ``GUARD_SOLE`` but with the pieces
+    that could expose the royals that matter (``pos._pins``, see :func:`multi_risky`).
     """
     if pos._guard == GUARD_UNKNOWN:
         side = pos.turn
@@ -98,28 +132,26 @@ def guard_mode(pos: Position) -> int:
         if model is RoyalModel.ROYAL_CAPTURE or not royals:
             pos._guard = GUARD_NONE
         elif len(royals) > 1:
-            pos._guard = GUARD_NONE if model is RoyalModel.PSEUDO_ROYAL else GUARD_ALL
+            if model is RoyalModel.PSEUDO_ROYAL:
+                pos._guard = GUARD_NONE
+            else:
+                risky = multi_risky(pos)
+                pos._guard = GUARD_ALL if risky is None else GUARD_MULTI
+                pos._pins = risky
         else:
             pos._guard = GUARD_ALL if pos.is_check() else GUARD_SOLE
     return pos._guard
 
 
-def pinned(pos: Position, fr: int) -> bool:
-    """Whether the mover's piece on ``fr`` is pinned to its sole royal (see pin_set)."""
-    pins = pos._pins
-    if pins is None:
-        pins = pos._pins = pin_set(pos)
-    return fr in pins
-
-
-def pin_set(pos: Position) -> frozenset[int]:
-    """The mover's pieces that are the first piece on a line from its sole royal with an
-    enemy behind them that attacks along that line from there: one walk per line."""
+def pin_lines(pos: Position, king: int) -> dict[int, frozenset[int]]:
+    """The mover's pieces pinned to its royal on ``king``: each first piece on a line from
+    the royal with an enemy behind it that attacks along that line from there, mapped to the
+    squares of that line it may move to and still shield the royal (up to the attacker,
+    taking it included). One walk per line."""
     side = pos.turn
-    king = pos.royals[side][0]
     board = pos.board
     sign = 1 if side == 0 else -1
-    found = []
+    found: dict[int, frozenset[int]] = {}
     for squares, sets in pos.variant.t.attack_rays[1 - side][king]:
         first = -1
         for s, codes in zip(squares, sets):
@@ -127,12 +159,49 @@ def pin_set(pos: Position) -> frozenset[int]:
             if q:
                 if first >= 0:
                     if q in codes:  # codes hold enemy pieces only
-                        found.append(first)
+                        line = frozenset(squares[: squares.index(s) + 1])
+                        found[first] = found[first] & line if first in found else line
                     break
                 if q * sign < 0:
                     break
                 first = s
-    return frozenset(found)
+    return found
+
+
+def multi_risky(pos: Position) -> dict[int, frozenset[int]] | None:
+    """For several royals (models M1 and M3): the squares whose pieces' moves need the full
+    safety test, or None when the side is in check (every move is then tested).
+
+    A move of a piece that is neither a royal nor pinned to one leaves every royal as
+    attacked as it was (it can only block lines). Under M3 (not all royals may be left
+    attacked) a move is therefore safe when some royal that is not attacked now is neither
+    the moving piece nor pinned by it; under M1 (none may be attacked) when no royal is
+    attacked and the piece is none of them nor pinned to any. Values are unused (empty).
+    """
+    side = pos.turn
+    royals = pos.royals[side]
+    enemy = 1 - side
+    free = [r for r in royals if not pos.attacked(r, enemy)]
+    duple = pos.variant.royalty[side] is RoyalModel.DUPLE_CHECK
+    if not free if duple else len(free) < len(royals):
+        pos._check = True
+        return None
+    pos._check = False
+    sets = [{r, *pin_lines(pos, r)} for r in free]
+    risky = set.intersection(*sets) if duple else set.union(*sets)
+    return dict.fromkeys(risky, frozenset())
+
+
+def guarded(pos: Position) -> dict[int, frozenset[int]]:
+    """``pos._pins`` (see guard_mode), computed when missing; GUARD_SOLE or GUARD_MULTI only."""
+    pins = pos._pins
+    if pins is None:
+        if pos._guard == GUARD_SOLE:
+            pins = pin_lines(pos, pos.royals[pos.turn][0])
+        else:
+            pins = multi_risky(pos) or {}
+        pos._pins = pins
+    return pins
 
 
 def needs_test(pos: Position, m: Move) -> bool:
@@ -141,7 +210,19 @@ def needs_test(pos: Position, m: Move) -> bool:
     if mode == GUARD_SOLE:
         fr = m.from_sq
         return fr != NULL_SQUARE and (
-            fr == pos.royals[pos.turn][0] or bool(m.via) or m.to_sq == pos.ep or pinned(pos, fr)
+            fr == pos.royals[pos.turn][0] or bool(m.via) or m.to_sq == pos.ep or fr in guarded(pos)
+        )
+    if mode == GUARD_MULTI:
+        fr = m.from_sq
+        if fr == NULL_SQUARE:
+            return False
+        t = pos.variant.t
+        return (
+            fr in guarded(pos)
+            or bool(m.via)
+            or m.to_sq == pos.ep
+            or t.royal[m.promotion]
+            or (t.castle_king != 0 and abs(pos.board[fr]) == t.castle_king)
         )
     return mode == GUARD_ALL
 
@@ -156,11 +237,13 @@ def passes_safety(pos: Position, m: Move, scratch: list[int] | None = None) -> b
 def legal_moves(pos: Position) -> list[Move]:
     """All legal moves of the side to move (cached)."""
     if pos._legal is None:
+        side = pos.turn
+        if len(pos.royals[side]) == 1 and pos.variant.royalty[side] is not RoyalModel.ROYAL_CAPTURE:
+            pos._legal = _legal_one(pos)
+            return pos._legal
         mode = guard_mode(pos)
-        if mode == GUARD_SOLE:
-            pos._legal = _legal_sole(pos)
-        elif mode == GUARD_ALL and len(pos.royals[pos.turn]) == 1:
-            pos._legal = _legal_evasions(pos)
+        if mode == GUARD_MULTI:
+            pos._legal = _legal_quiet(pos, _own(pos), None)
         elif mode == GUARD_NONE and not pos.variant.t.no_drop_mate:
             pos._legal = pos.pseudo_legal_moves()
         else:
@@ -169,56 +252,130 @@ def legal_moves(pos: Position) -> list[Move]:
     return pos._legal
 
 
-def _legal_sole(pos: Position) -> list[Move]:
-    """:func:`legal_moves` when the mover has a sole royal, not in check (GUARD_SOLE).
+def _own(pos: Position) -> list[int]:
+    """The squares of the side to move's pieces."""
+    if pos.turn == 0:
+        return [s for s, p in enumerate(pos.board) if p > 0]
+    return [s for s, p in enumerate(pos.board) if p < 0]
 
-    Only the royal's moves, the moves of pinned pieces, en-passant and multi-leg moves
-    need the safety test, so the other pieces' moves go straight into the list. The
-    royal's plain steps are tested with one attack look-up on the board without it.
+
+def _legal_one(pos: Position) -> list[Move]:
+    """:func:`legal_moves` for a sole royal (models M1 and M3).
+
+    When the enemy has few pieces for the squares the royal could step to, what they attack
+    is mapped once (:func:`attack_set`, on the board without the royal): that answers the
+    check test and every plain royal step.
     """
     board = pos.board
     side = pos.turn
     sign = 1 if side == 0 else -1
     king = pos.royals[side][0]
+    own = [s for s, p in enumerate(board) if p > 0] if side == 0 else [s for s, p in enumerate(board) if p < 0]
+    covered = None
+    enemies = len(board) - board.count(0) - len(own)
+    if enemies <= 4 * MAP_PIECES_PER_STEP and (pos._guard == GUARD_UNKNOWN or pos._guard == GUARD_SOLE):
+        t = pos.variant.t
+        near = (t.reach_by_piece.get(board[king]) or t.attacks_from(board[king]))[king][0]
+        steps = len([s for s in near if board[s] * sign <= 0])
+        if steps >= 2 and enemies <= MAP_PIECES_PER_STEP * steps:
+            without_king = list(board)
+            without_king[king] = 0
+            covered = attack_set(pos, 1 - side, without_king)
+            if pos._check is None:
+                pos._check = king in covered
+    if (pos._guard if pos._guard != GUARD_UNKNOWN else guard_mode(pos)) == GUARD_ALL:
+        return _legal_evasions(pos)
+    return _legal_quiet(pos, own, covered)
+
+
+def _legal_quiet(pos: Position, own: list[int], covered: set[int] | None) -> list[Move]:
+    """:func:`legal_moves` when not in check, with a sole royal (GUARD_SOLE) or several
+    (GUARD_MULTI); ``own``: the mover's squares; ``covered``: the enemy's attack map on
+    the board without the sole royal, or None.
+
+    Only the moves of the pieces in ``pos._pins`` (and a sole royal's), en-passant and
+    multi-leg moves (and under GUARD_MULTI, promotions to a royal and the castling king's
+    moves) need the safety test, so the other pieces' moves go straight into the list. A
+    sole royal's plain steps are tested with one attack look-up on the board without it
+    (or in ``covered``), and a pinned piece's moves by whether they stay on its line.
+    """
+    board = pos.board
+    side = pos.turn
+    sign = 1 if side == 0 else -1
+    sole = pos._guard == GUARD_SOLE
     pins = pos._pins
     if pins is None:
-        pins = pos._pins = pin_set(pos)
+        pins = guarded(pos)
     ep = pos.ep
     v = pos.variant
-    special = v.special_moves is not None
+    t = v.t
     legal: list[Move] = []
     tested: list[Move] = []
-    own = [fr for fr in range(len(board)) if board[fr] * sign > 0]
-    if pins:
-        pos._generate([fr for fr in own if fr != king and fr not in pins], legal)
-        pos._generate([king, *pins], tested)
-    else:
+    if sole:
+        king = pos.royals[side][0]
         own.remove(king)
+        steps = _royal_steps(pos, king)
+        if steps is None:
+            pos._generate((king,), tested)
+    else:
+        king = NULL_SQUARE
+    if pins:
+        pos._generate([fr for fr in own if fr not in pins], legal)
+        pos._generate(list(pins), tested)
+    else:
         pos._generate(own, legal)
-        pos._generate((king,), tested)
-    if special or ep != NULL_SQUARE:
+    if v.special_moves is not None or ep != NULL_SQUARE or not sole:
         plain = []
+        royal = t.royal
+        castler = t.castle_king if not sole else 0
         for m in legal:
-            if m.via or m.to_sq == ep:
+            if m.via or m.to_sq == ep or (not sole and (royal[m.promotion] or abs(board[m.from_sq]) == castler)):
                 tested.append(m)
             else:
                 plain.append(m)
         legal = plain
-    if pos.castling and v.t.castle_king:
+    if pos.castling and t.castle_king:
         add_castlings(pos, tested)
+    enemy = 1 - side
+    without_king: tuple[int, ...] | list[int] = board
+    if sole:
+        if steps is not None:
+            if covered is not None:
+                for to, landing in steps:
+                    if board[to] * sign <= 0 and to not in covered:
+                        legal += landing
+            else:
+                free = [(to, landing) for to, landing in steps if board[to] * sign <= 0]
+                if free:
+                    attacked = pos.attacked
+                    without_king = _without(board, king)
+                    for to, landing in free:
+                        if not attacked(to, enemy, without_king):
+                            legal += landing
+        else:
+            without_king = _without(board, king)
     if tested:
         scratch = list(board)
-        without_king = list(board)
-        without_king[king] = 0
-        attacked = pos.attacked
-        enemy = 1 - side
-        for m in tested:
-            fr = m.from_sq
-            if fr == king and not (m.via or m.promotion or m.to_sq == ep or abs(m.to_sq - fr) == 2):
-                if not attacked(m.to_sq, enemy, without_king):
+        if sole:
+            attacked = pos.attacked
+            royal = t.royal
+            for m in tested:
+                fr = m.from_sq
+                if fr == king:
+                    if m.via or m.promotion or m.to_sq == ep or abs(m.to_sq - fr) == 2:
+                        ok = legal_after(pos, m, scratch)
+                    elif covered is not None:
+                        ok = m.to_sq not in covered
+                    else:
+                        ok = not attacked(m.to_sq, enemy, without_king)
+                elif fr in pins and not (m.via or m.to_sq == ep or royal[m.promotion]):
+                    ok = m.to_sq in pins[fr]
+                else:
+                    ok = legal_after(pos, m, scratch)
+                if ok:
                     legal.append(m)
-            elif legal_after(pos, m, scratch):
-                legal.append(m)
+        else:
+            legal += [m for m in tested if legal_after(pos, m, scratch)]
     if v.drops is not None:
         drops: list[Move] = []
         add_drops(pos, drops)
@@ -228,6 +385,38 @@ def _legal_sole(pos: Position) -> list[Move]:
         else:
             legal += drops
     return legal
+
+
+def _without(board: tuple[int, ...], square: int) -> list[int]:
+    """A copy of ``board`` with ``square`` emptied."""
+    out = list(board)
+    out[square] = 0
+    return out
+
+
+def _royal_steps(pos: Position, king: int) -> tuple[tuple[int, tuple[Move, ...]], ...] | None:
+    """The sole royal's moves from ``king`` as (square, moves) pairs when they are all plain
+    single steps (no ride, promotion, castling-like or en-passant move, special move): each
+    is then legal exactly when its square is not attacked on the board without the royal.
+    None otherwise (the royal's moves then get the general treatment)."""
+    t = pos.variant.t
+    side = pos.turn
+    code = pos.board[king] * (1 if side == 0 else -1)
+    key = (side, code, king)
+    steps = t.royal_steps.get(key, False)
+    if steps is False:
+        leaps, slides, hits, others = (t.steps_by_code[side][code] or t.steps(side, code))[king]
+        plain = (
+            not (slides or hits or others)
+            and pos.variant.special_moves is None
+            and code not in t.limited
+            and code not in t.ep_codes
+            and all(len(landing) == 1 and not landing[0].promotion for _, landing in leaps)
+            and not (code == t.castle_king and any(abs(to - king) == 2 for to, _ in leaps))
+        )
+        steps = leaps if plain else None
+        t.royal_steps[key] = steps
+    return steps
 
 
 def _check_lines(pos: Position) -> tuple[set[int], set[int]] | None:
@@ -278,7 +467,7 @@ def _legal_evasions(pos: Position) -> list[Move]:
     ep = pos.ep
     pins = pos._pins
     if pins is None:
-        pins = pos._pins = pin_set(pos)
+        pins = pos._pins = pin_lines(pos, king)
     scratch = list(pos.board)
     legal = []
     for m in pos.pseudo_legal_moves():

@@ -110,7 +110,7 @@ class Position:
         self._legal: list[Move] | None = None
         self._check: bool | None = None
         self._guard = GUARD_UNKNOWN
-        self._pins: frozenset[int] | None = None
+        self._pins: dict[int, frozenset[int]] | None = None  # see legality.guard_mode
         self._present: frozenset[int] | None = None  # the signed codes on the board
         self._from: dict[int, list[Move]] | None = None
         # The last move played from here and its result: a move's notation, its check and

@@ -129,6 +129,10 @@ Ray = tuple[tuple[int, ...], int, bool, bool]  # squares, min range, can move, c
 # rays (min range, move-only) with their flags. "Moves landing there" are made once,
 # promotion choices included.
 Landing = tuple[Move, ...]
+# Tables.attacks_from: squares a piece attacks whatever stands between (leaps and one-step
+# rays), and its longer rays as (squares, per square whether it attacks there, or None for
+# every square).
+Reach = tuple[tuple[int, ...], tuple[tuple[tuple[int, ...], tuple[bool, ...] | None], ...]]
 Steps = tuple[
     tuple[tuple[int, Landing], ...],
     tuple[tuple[tuple[int, ...], tuple[Landing, ...]], ...],
@@ -200,7 +204,13 @@ class Tables:
         self.last_rank = [frozenset(s for s in range(g.size) if g.relative_rank(s, side) == g.ranks - 1) for side in (0, 1)]
         self.moves = [[self._move_rays(g, atoms, side) for atoms in self.atoms] for side in (0, 1)]
         self.mobile = [[frozenset(s for s in range(g.size) if rays and rays[s]) for rays in self.moves[side]] for side in (0, 1)]
+        self._geometry = g
+        self._leap_dirs: list[dict[tuple[int, int], set[int]]] = []
+        self._ray_dirs: list[dict[tuple[int, int], dict[int, set[int]]]] = []
         self.attack_leaps, self.attack_rays = self._attack_tables(g)
+        self.reach_by_piece: dict[int, list[Reach]] = {}
+        # legality._royal_steps: (side, code, square) -> a royal's plain steps, or None.
+        self.royal_steps: dict[tuple[int, int, int], tuple[tuple[int, Landing], ...] | None] = {}
         # Per ray of attack_rays, the codes that attack along it from beyond the first square:
         # a ray none of whose riders is on the board needs only its first square looked at.
         self.attack_far = [
@@ -327,6 +337,42 @@ class Tables:
             self._reach[key] = reach
         return reach
 
+    def attacks_from(self, piece: int) -> list[Reach]:
+        """Per square, what the signed ``piece`` standing there attacks: the forward form of
+        ``attack_leaps``/``attack_rays`` (built from the same directions, so a square is in a
+        piece's reach exactly when the reverse walk from that square finds the piece; built
+        on first use per piece)."""
+        per_square = self.reach_by_piece.get(piece)
+        if per_square is None:
+            by = 0 if piece > 0 else 1
+            g = self._geometry
+            leap_dirs = [d for d, codes in self._leap_dirs[by].items() if piece in codes]
+            ray_dirs = []
+            for d, per in self._ray_dirs[by].items():
+                at = [k for k, codes in per.items() if piece in codes]
+                if at:
+                    ray_dirs.append((d, max(at), frozenset(at)))
+            per_square = []
+            for sq in range(g.size):
+                f, r = g.file_of(sq), g.rank_of(sq)
+                near = {g.square(f + dx, r + dy) for dx, dy in leap_dirs if g.on_board(f + dx, r + dy)}
+                rays = []
+                for (dx, dy), top, hits in ray_dirs:
+                    squares = []
+                    k = 1
+                    while k <= top and g.on_board(f + k * dx, r + k * dy):
+                        squares.append(g.square(f + k * dx, r + k * dy))
+                        k += 1
+                    if len(squares) == 1:
+                        if 1 in hits:  # a single step is never blocked
+                            near.add(squares[0])
+                    elif squares:
+                        flags = tuple(k in hits for k in range(1, len(squares) + 1))
+                        rays.append((tuple(squares), None if all(flags) else flags))
+                per_square.append((tuple(sorted(near)), tuple(rays)))
+            self.reach_by_piece[piece] = per_square
+        return per_square
+
     def rays_through(self, by: int, square: int, through: int) -> tuple[int, ...]:
         """Indexes of the rays of ``attack_rays[by][square]`` that pass over ``through``
         (built on first use per square: only pin tests need them)."""
@@ -385,6 +431,8 @@ class Tables:
             sign = 1 if by == 0 else -1
             leap_dirs: dict[tuple[int, int], set[int]] = {}
             ray_dirs: dict[tuple[int, int], dict[int, set[int]]] = {}
+            self._leap_dirs.append(leap_dirs)
+            self._ray_dirs.append(ray_dirs)
             for code in range(1, self.n + 1):
                 for a in self.atoms[code]:
                     if not a.can_capture or a.initial:
