@@ -48,6 +48,21 @@ PUBLISH_QUEUE_LIMIT = 10_000
 # --- adapters between the hub's records and the store ----------------------------------------
 
 
+def _persist_error(record: PersistRecord, error: Exception) -> PersistError:
+    """What the players are told when the store did not take ``record``."""
+    if isinstance(error, StoreUnavailableError):
+        return PersistError("the database is unavailable")
+    if isinstance(error, DuplicateMoveError):
+        return PersistError("another move was already stored for this turn")
+    if isinstance(error, UnknownGameError):
+        return PersistError("the game is not in the database")
+    if isinstance(error, (StoreError, ValueError)):
+        logger.warning("store refused %s: %s", type(record).__name__, error)
+        return PersistError("the database refused it")
+    # RuntimeError: the move writer is closed, the server is shutting down
+    return PersistError(f"the server is shutting down ({error})")
+
+
 class StoreRecorder:
     """Writes the hub's :data:`~server.hub.effects.PersistRecord` s through the store.
 
@@ -70,7 +85,7 @@ class StoreRecorder:
             if isinstance(record, GameCreated):
                 await self._create(record)
             elif isinstance(record, MoveAppended):
-                await self._append(record)
+                await self._writer.append(record.game_id, record.move)
             elif isinstance(record, MovesRetracted):
                 await self._store.retract_moves(record.game_id, record.from_ply)
             elif isinstance(record, GameFinished):
@@ -80,18 +95,36 @@ class StoreRecorder:
                 changes = await self._finish(record)
                 await asyncio.to_thread(self._journal.forget, record.game_id)
                 return changes
-        except StoreUnavailableError:
-            raise PersistError("the database is unavailable") from None
-        except DuplicateMoveError:
-            raise PersistError("another move was already stored for this turn") from None
-        except UnknownGameError:
-            raise PersistError("the game is not in the database") from None
-        except (StoreError, ValueError) as error:
-            logger.warning("store refused %s: %s", type(record).__name__, error)
-            raise PersistError("the database refused it") from None
-        except RuntimeError as error:  # the move writer is closed: shutting down
-            raise PersistError(f"the server is shutting down ({error})") from None
+        except (StoreError, ValueError, RuntimeError) as error:
+            raise _persist_error(record, error) from None
         return ()
+
+    def submit_move(self, record: MoveAppended) -> asyncio.Future[None]:
+        """Queue the move for the :class:`MoveWriter`'s next group commit, without a task."""
+        loop = asyncio.get_running_loop()
+        result: asyncio.Future[None] = loop.create_future()
+        try:
+            written = self._writer.submit(record.game_id, record.move)
+        except RuntimeError as error:
+            result.set_exception(_persist_error(record, error))
+            return result
+
+        def done(written: asyncio.Future[None]) -> None:
+            if result.done():
+                return
+            if written.cancelled():
+                result.set_exception(PersistError("the server is shutting down"))
+                return
+            error = written.exception()
+            if error is None:
+                result.set_result(None)
+            elif isinstance(error, (StoreError, ValueError, RuntimeError)):
+                result.set_exception(_persist_error(record, error))
+            else:
+                result.set_exception(error)
+
+        written.add_done_callback(done)
+        return result
 
     async def _create(self, record: GameCreated) -> None:
         control = record.control.to_record()
@@ -114,9 +147,6 @@ class StoreRecorder:
     def remember(self, game: GameRecord) -> None:
         """Know a game this process did not create (restored after a restart)."""
         self._speeds[game.id] = game.speed
-
-    async def _append(self, record: MoveAppended) -> None:
-        await self._writer.append(record.game_id, record.move)
 
     async def keep_versions(self, versions: Mapping[str, int]) -> None:
         try:

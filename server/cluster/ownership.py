@@ -27,7 +27,7 @@ from server.bus import BusError, GameLeases
 from server.cluster.host import NODES_CHANNEL
 from server.cluster.restore import Resumable, resumable_game
 from server.cluster.wire import pack
-from server.hub.effects import GameCreated, GameFinished, GameId, PersistRecord
+from server.hub.effects import GameCreated, GameFinished, GameId, MoveAppended, PersistRecord
 from server.hub.hub import Hub
 from server.store import GameRecord, Store, StoreError
 from server.transport.driver import PersistError, RatingChange, Recorder
@@ -357,6 +357,13 @@ class FencedRecorder:
                 return ()  # the new owner decides how the game ends
             raise PersistError("this game is now run by another server")
         return await self._inner.write(record)
+
+    def submit_move(self, record: MoveAppended) -> asyncio.Future[None]:
+        if record.game_id in self._ownership.lost:
+            refused: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            refused.set_exception(PersistError("this game is now run by another server"))
+            return refused
+        return self._inner.submit_move(record)
 
     async def keep_versions(self, versions: Mapping[str, int]) -> None:
         lost = self._ownership.lost

@@ -177,6 +177,18 @@ class Hub(HubRooms):
         """When :meth:`tick` next has work, or ``None``."""
         return self._timers.next_deadline()
 
+    def prepare(self, token: int) -> None:
+        """``Persist(token, ...)`` is on its way to the store: do now what its commit will need
+        (a move's next legal moves, outcome and event), so that :meth:`persisted` answers
+        sooner. Optional, and invisible: no effects, and :meth:`persisted` does whatever was not
+        prepared. Unknown or already reported tokens are ignored."""
+        entry = self._tokens.get(token)
+        if entry is None or entry[1] != "move":
+            return
+        room = self._rooms.get(entry[0])
+        if room is not None and room.pending_token() == token:
+            room.prepare_move()
+
     def persisted(self, token: int, now_ms: int) -> list[Effect]:
         """The store committed ``Persist(token, ...)``: release what waited for it."""
         game_id, kind = self._take_token(token)

@@ -127,21 +127,7 @@ class GameRoom(RoomLifecycle):
             Send(conn, ack_message(ack, {"game": self.game_id, "ply": record.ply}))
             for conn, ack in pending.acks
         ]
-        effects += self._emit(
-            "move",
-            {
-                "ply": record.ply,
-                "uci": record.uci,
-                "display": record.display,
-                "side": SIDE_NAMES[pending.side],
-                "check": pending.gives_check,
-                "fen": self.game.fen(),
-                "turn": SIDE_NAMES[int(self.game.side_to_move)],
-                "clocks": self.clock.view(pending.played_ms),
-                "spent_ms": record.spent_ms,
-                "legal": self.game.legal_moves(),
-            },
-        )
+        effects += self._emit("move", pending.event or self._move_event(pending))
         outcome = self.game.outcome()
         if outcome is not None:
             winner = None if outcome.winner is None else int(outcome.winner)
@@ -150,6 +136,29 @@ class GameRoom(RoomLifecycle):
         else:
             effects += self.on_time(now)
         return effects
+
+    def prepare_move(self) -> None:
+        """While the pending move is being stored, build what its commit will show: the next
+        position's legal moves, the outcome, the move event (optional: :meth:`move_persisted`
+        builds whatever was not prepared; nothing visible changes either way)."""
+        pending = self._pending
+        if isinstance(pending, PendingMove) and pending.event is None:
+            pending.event = self._move_event(pending)
+
+    def _move_event(self, pending: PendingMove) -> JsonObject:
+        record = pending.record
+        return {
+            "ply": record.ply,
+            "uci": record.uci,
+            "display": record.display,
+            "side": SIDE_NAMES[pending.side],
+            "check": pending.gives_check,
+            "fen": self.game.fen(),
+            "turn": SIDE_NAMES[int(self.game.side_to_move)],
+            "clocks": self.clock.view(pending.played_ms),
+            "spent_ms": record.spent_ms,
+            "legal": self.game.legal_moves(),
+        }
 
     def move_failed(self, reason: str, now: int) -> list[Effect]:
         """Phase two, failure: undo the move exactly and tell the mover (nobody else saw it)."""

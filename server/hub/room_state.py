@@ -52,6 +52,8 @@ class PendingMove:
     acks: list[tuple[ConnId, AckId | None]]
     clock_before: ClockState
     abort_before: int | None
+    event: JsonObject | None = None
+    """The move event's data, once built (:meth:`GameRoom.prepare_move`)."""
 
 
 @dataclass

@@ -7,7 +7,7 @@ moves, so repetition and perpetual check cost O(1) per move: no replay.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import IntEnum, StrEnum
+from enum import Enum, IntEnum, StrEnum
 
 from .errors import IllegalMoveError
 from .notation import display_move
@@ -66,6 +66,15 @@ class PlayedMove:
     ply: int
 
 
+class _Undecided(Enum):
+    """The outcome after a ply that nobody asked for yet."""
+
+    UNDECIDED = 0
+
+
+_UNDECIDED = _Undecided.UNDECIDED
+
+
 class Game:
     """A game of ``variant`` from ``start_fen`` (the variant's standard start by default).
 
@@ -93,8 +102,8 @@ class Game:
         self._seen: dict[int, tuple[int, ...]] = {start.key: (0,)}
         # _checks[side][p]: checking moves made by ``side`` in plies 1..p.
         self._checks: tuple[list[int], list[int]] = ([0], [0])
-        self._outcome: list[Outcome | None] = [None]
-        self._outcome[0] = decide_outcome(self)
+        # The outcome after each ply, decided when first asked (see :meth:`outcome`).
+        self._outcome: list[Outcome | _Undecided | None] = [_UNDECIDED]
 
     # ------------------------------------------------------------------ state
 
@@ -130,8 +139,18 @@ class Game:
         return sorted_uci(pos, pos.legal_moves())
 
     def outcome(self) -> Outcome | None:
-        """The automatic ending reached, if any."""
-        return self._outcome[-1]
+        """The automatic ending reached, if any.
+
+        Decided when first asked after a move, not by :meth:`play`: a server that must store a
+        move before it shows it can thus generate the next legal moves while the write is on
+        its way (the outcome's "has a legal move" comes from generating them whole, since the
+        hub sends the whole list with every move anyway).
+        """
+        last = self._outcome[-1]
+        if last is _UNDECIDED:
+            self.position.legal_moves()
+            last = self._outcome[-1] = decide_outcome(self)
+        return last
 
     # ------------------------------------------------------------------ moves
 
@@ -166,11 +185,7 @@ class Game:
         self._seen[key] = (*self._seen.get(key, ()), ply)
         for side in (0, 1):
             self._checks[side].append(self._checks[side][-1] + (1 if side == mover and check else 0))
-        self._outcome.append(None)
-        # The hub sends the legal list with every move: generating it whole now also answers
-        # the outcome's "has a legal move", instead of a partial generation then a full one.
-        after.legal_moves()
-        self._outcome[-1] = decide_outcome(self)
+        self._outcome.append(_UNDECIDED)
         pos.forget_move_lists()  # history needs no move lists (see Position.forget_move_lists)
         return PlayedMove(uci, display, check, ply)
 

@@ -95,6 +95,16 @@ class MoveWriter:
             move is not stored.
         :raises RuntimeError: if the writer is closed.
         """
+        await self.submit(game_id, move)
+
+    def submit(self, game_id: str, move: MoveRecord) -> asyncio.Future[None]:
+        """Queue *move* for the next batch and return at once: the future completes when the
+        transaction holding it has committed, or with the exception :meth:`append` would
+        raise. For callers that wait without a task of their own (a done callback); the move
+        goes out with the next batch a flusher sends.
+
+        :raises RuntimeError: if the writer is closed (nothing is queued).
+        """
         if self._closing:
             raise RuntimeError("the MoveWriter is closed")
         self._start()
@@ -102,7 +112,7 @@ class MoveWriter:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._pending.append(((game_id, move), future))
         self._wakeup.set()
-        await future
+        return future
 
     async def close(self) -> None:
         """Write everything already queued, then stop. Further appends raise."""

@@ -10,7 +10,11 @@ run in order:
   commit in the order the hub asked for them; then ``hub.persisted`` (or ``hub.persist_failed``)
   releases what waited for the write — a move, takeback or a player's ending is acknowledged
   and shown only after its commit. An end the server decided (``GameFinished.server_decided``:
-  a flag fall …) is retried until it is stored (the hub expects that).
+  a flag fall …) is retried until it is stored (the hub expects that). A move with no earlier
+  write of its game in flight (the usual case) needs no task: it is queued straight for the
+  next group commit (:meth:`Recorder.submit_move`) and, once that batch is on its way to the
+  database, ``hub.prepare`` builds what the commit will show (the next legal moves, the move
+  event) while the database works — off the move's round trip.
 * ``Publish`` — the encoded message handed to the publisher (the bus), which must not block.
 * ``Close`` — the connection is closed.
 
@@ -35,6 +39,7 @@ from server.hub.effects import (
     ConnId,
     Effect,
     GameFinished,
+    MoveAppended,
     Persist,
     PersistRecord,
     Publish,
@@ -82,6 +87,12 @@ class Recorder(Protocol):
         """
         ...
 
+    def submit_move(self, record: MoveAppended) -> asyncio.Future[None]:
+        """Start writing a move without a task: queue it for the next group commit and return
+        a future that completes after its commit, or fails with :class:`PersistError` (the
+        same contract as :meth:`write`)."""
+        ...
+
     async def keep_versions(self, versions: Mapping[str, int]) -> None:
         """Keep the last room event version of the running games (at a graceful stop); a
         failure is logged, never raised (the next process then makes the versions jump)."""
@@ -120,8 +131,8 @@ class HubDriver:
         self._last_conn_id = 0
         self._timer: asyncio.TimerHandle | None = None
         self._armed_for: int | None = None
-        self._chains: dict[str, asyncio.Task[None]] = {}
-        self._writes: set[asyncio.Task[None]] = set()
+        self._chains: dict[str, asyncio.Future[None]] = {}
+        self._writes: set[asyncio.Future[None]] = set()
         self._closing = False
         self._detached = False
 
@@ -203,6 +214,7 @@ class HubDriver:
                 frame = encoded[key] = encode_message(message)
             return frame
 
+        prepared: list[int] = []
         for effect in effects:
             if isinstance(effect, Send):
                 peer = self._peers.get(effect.conn_id)
@@ -217,7 +229,8 @@ class HubDriver:
                 ]
                 fan_out(outboxes, frame)
             elif isinstance(effect, Persist):
-                self._persist(effect)
+                if self._persist(effect):
+                    prepared.append(effect.token)
             elif isinstance(effect, Publish):
                 if self._publish is not None:
                     self._publish(effect.channel, frame_of(effect.message))
@@ -226,6 +239,10 @@ class HubDriver:
                 if peer is not None:
                     peer.outbox.close()
                     peer.close_soon(1008, effect.reason)
+        if prepared:
+            # Runs after the move writer's flusher has sent the batch (woken by the submit,
+            # it is ahead in the loop's queue): the preparation overlaps the database's work.
+            asyncio.get_running_loop().call_soon(self._prepare, prepared)
 
     # --- persistence --------------------------------------------------------------------------
 
@@ -233,23 +250,53 @@ class HubDriver:
     def pending_writes(self) -> int:
         return len(self._writes)
 
-    def _persist(self, effect: Persist) -> None:
-        game_id = effect.record.game_id
+    def _persist(self, effect: Persist) -> bool:
+        """Start writing ``effect``; True if it is a move queued without a task (to prepare)."""
+        record = effect.record
+        game_id = record.game_id
         previous = self._chains.get(game_id)
-        task = asyncio.get_running_loop().create_task(
-            self._write(effect, previous), name=f"persist:{game_id}:{effect.token}"
-        )
-        self._chains[game_id] = task
-        self._writes.add(task)
+        write: asyncio.Future[None]
+        quick = previous is None and isinstance(record, MoveAppended)
+        if quick:
+            assert isinstance(record, MoveAppended)
+            write = self._recorder.submit_move(record)
+            write.add_done_callback(lambda written: self._move_written(effect, written))
+        else:
+            write = asyncio.get_running_loop().create_task(
+                self._write(effect, previous), name=f"persist:{game_id}:{effect.token}"
+            )
+        self._chains[game_id] = write
+        self._writes.add(write)
 
-        def done(finished: asyncio.Task[None]) -> None:
+        def done(finished: asyncio.Future[None]) -> None:
             self._writes.discard(finished)
             if self._chains.get(game_id) is finished:
                 del self._chains[game_id]
 
-        task.add_done_callback(done)
+        write.add_done_callback(done)
+        return quick
 
-    async def _write(self, effect: Persist, previous: asyncio.Task[None] | None) -> None:
+    def _prepare(self, tokens: list[int]) -> None:
+        for token in tokens:
+            try:
+                self.hub.prepare(token)
+            except Exception:  # only an optimisation: persisted() does the work if needed
+                logger.exception("hub failed to prepare write %d", token)
+
+    def _move_written(self, effect: Persist, written: asyncio.Future[None]) -> None:
+        if written.cancelled():
+            return  # the driver is closing
+        error = written.exception()
+        if error is None:
+            self.call(lambda now: self.hub.persisted(effect.token, now))
+            return
+        if not isinstance(error, PersistError):
+            logger.error("writing %s failed", type(effect.record).__name__, exc_info=error)
+        self._report_failure(
+            effect, error.reason if isinstance(error, PersistError) else "server error"
+        )
+
+    async def _write(self, effect: Persist, previous: asyncio.Future[None] | None) -> None:
         if previous is not None:
             await asyncio.wait([previous])
         record = effect.record

@@ -11,6 +11,7 @@ from server.hub.effects import Broadcast, Close, Effect, Persist, Publish, Send
 from server.hub.hub import Hub, HubConfig
 from server.hub.identity import PlayerInfo, Rating, RatingKey
 from server.hub.messages import Message
+from server.hub.room import GameRoom
 from server.rules import Game
 
 START = 1_000_000
@@ -25,11 +26,18 @@ def player(
 
 class Harness:
     def __init__(
-        self, config: HubConfig | None = None, seed: int = 7, auto_commit: bool = True
+        self,
+        config: HubConfig | None = None,
+        seed: int = 7,
+        auto_commit: bool = True,
+        prepare: bool = False,
     ) -> None:
+        """:param prepare: call ``hub.prepare`` for each Persist as the driver does for a move
+        queued for its commit (it must change nothing visible)."""
         self.hub = Hub(config, random.Random(seed))
         self.now = START
         self.auto_commit = auto_commit
+        self.prepare = prepare
         self.inboxes: dict[int, list[Message]] = {}
         self.pending: list[Persist] = []
         self.committed: list[Persist] = []
@@ -48,6 +56,8 @@ class Harness:
                     self.inboxes.setdefault(conn, []).append(effect.message)
             elif isinstance(effect, Persist):
                 self.pending.append(effect)
+                if self.prepare:
+                    self.hub.prepare(effect.token)
             elif isinstance(effect, Publish):
                 self.published.append(effect)
             elif isinstance(effect, Close):
@@ -104,6 +114,12 @@ class Harness:
 
     def clear(self) -> None:
         self.inboxes.clear()
+
+
+def room_of(h: Harness, game_id: str) -> GameRoom:
+    room = h.hub.room(game_id)
+    assert room is not None
+    return room
 
 
 def only(messages: list[Message], t: str) -> list[Message]:

@@ -8,22 +8,16 @@ Manual clock, no event loop. Mini-Shogi lines used below:
 from typing import Any
 
 import pytest
-from hub_harness import FISCHER_TC, START, Harness, one, only, player, start_game
+from hub_harness import FISCHER_TC, START, Harness, one, only, player, room_of, start_game
 
 from server.hub.effects import GameFinished, MoveAppended, MovesRetracted, Persist
 from server.hub.hub import HubConfig
 from server.hub.messages import Message
-from server.hub.room import GameRoom, RoomSettings
+from server.hub.room import RoomSettings
 from server.rules import MoveRecord
 
 MATE_LINE = ["a1b2", "a5a2", "b2c3", "d5c4"]
 REPETITION_LINE = ["b1b2", "d5d4", "b2b1", "d4d5"] * 3
-
-
-def room_of(h: Harness, game_id: str) -> GameRoom:
-    room = h.hub.room(game_id)
-    assert room is not None
-    return room
 
 
 def move(h: Harness, conn: int, game_id: str, ply: int, uci: str, **kw: Any) -> None:

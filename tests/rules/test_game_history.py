@@ -10,7 +10,9 @@ from __future__ import annotations
 import gc
 import random
 
-from server.rules import Game, Position, get_variant
+import pytest
+
+from server.rules import Game, IllegalMoveError, Position, get_variant
 
 
 def random_game(name: str, plies: int, seed: int) -> tuple[Game, list[str], list[list[str]]]:
@@ -57,3 +59,38 @@ def test_every_ply_is_still_answered_after_snapshots_and_undo() -> None:
             assert game.fen() == fens[game.ply]
             assert game.legal_moves() == legal[game.ply]
         assert game.position_at(game.ply - 1).fen() == fens[game.ply - 1]
+
+
+def test_outcome_decided_when_asked_matches_one_decided_after_every_move() -> None:
+    """Game.play leaves the outcome undecided (a server asks for it while the move is being
+    stored); asked late, after undoing, or never asked at all, it is the same ending a game
+    asked after every move reaches, for every variant."""
+    for name in ("minishogi", "shoshogi", "wildcastle", "spartan", "daishogi"):
+        for seed in range(6):
+            eager, _, _ = random_game(name, 400 if name != "daishogi" else 60, seed)
+            lazy = Game(get_variant(name))
+            for uci in eager.moves:
+                lazy.play(uci)  # never asks for the outcome between moves
+            assert lazy.outcome() == eager.outcome(), (name, seed)
+            plies = len(eager.moves)
+            if plies >= 2:
+                lazy.undo()  # the outcome of the ply before, never asked for
+                replay = Game(get_variant(name))
+                for uci in eager.moves[:-1]:
+                    replay.play(uci)
+                    replay.outcome()
+                assert lazy.outcome() == replay.outcome() is None, (name, seed)
+                assert lazy.legal_moves() == replay.legal_moves()
+
+
+def test_a_finished_game_refuses_moves_even_if_nobody_asked_for_its_outcome() -> None:
+    ended = next(
+        game
+        for game in (random_game("minishogi", 300, seed)[0] for seed in range(200))
+        if game.outcome() is not None
+    )
+    replay = Game(get_variant("minishogi"))
+    for uci in ended.moves:
+        replay.play(uci)  # never asks for the outcome
+    with pytest.raises(IllegalMoveError, match="over"):
+        replay.play(ended.moves[-1])

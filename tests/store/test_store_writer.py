@@ -186,3 +186,30 @@ async def test_empty_batch_is_a_no_op(store: Store) -> None:
     async with store.engine.connect() as connection:
         count = (await connection.execute(select(func.count()).select_from(game_moves))).scalar()
     assert count == 0
+
+
+async def test_submit_queues_at_once_and_completes_after_the_commit(
+    store: Store, make_game: MakeGame, open_store: Callable[[], Store]
+) -> None:
+    """``submit`` needs no task: the move is queued before it returns, and its future ends
+    only when another connection can read the move."""
+    game_ids = [await make_game() for _ in range(4)]
+    observer = open_store()
+    async with MoveWriter(store) as writer:
+        futures = [writer.submit(*move(game_id, 1)) for game_id in game_ids]
+        assert not any(f.done() for f in futures)  # nothing committed without the loop
+        done = asyncio.Event()
+        committed: list[str] = []
+        for game_id, future in zip(game_ids, futures, strict=True):
+            future.add_done_callback(lambda f, g=game_id: committed.append(g))
+        futures[-1].add_done_callback(lambda _: done.set())
+        await done.wait()
+        assert all(f.done() and f.exception() is None for f in futures)
+        for game_id in committed:
+            game = await observer.get_game(game_id)
+            assert game is not None and [m.ply for m in game.moves] == [1]
+        duplicate = writer.submit(*move(game_ids[0], 1))
+        with pytest.raises(DuplicateMoveError):
+            await duplicate
+    with pytest.raises(RuntimeError, match="closed"):
+        writer.submit(*move(game_ids[0], 2))
