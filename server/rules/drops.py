@@ -16,22 +16,38 @@ __all__ = ["add_drops", "drop_mates", "is_pseudo_legal_drop"]
 def add_drops(pos: Position, out: list[Move]) -> None:
     """Append every drop the side to move may make, ignoring royal safety and uchifuzume."""
     t = pos.variant.t
-    g = pos.variant.geometry
     side = pos.turn
-    sign = 1 if side == 0 else -1
     board = pos.board
-    empty = [s for s, p in enumerate(board) if p == 0]
+    built = t.drop_moves
     for code, count in enumerate(pos.hands[side]):
         if not count:
             continue
-        mobile = t.mobile[side][code]
-        blocked_files: set[int] = set()
+        targets = built.get((side, code)) or drop_targets(pos, code)
         if code in t.one_per_file:
-            own = code * sign
-            blocked_files = {g.file_of(s) for s, p in enumerate(board) if p == own}
-        for s in empty:
-            if s in mobile and g.file_of(s) not in blocked_files:
-                out.append(Move(NULL_SQUARE, s, 0, code))
+            own = code if side == 0 else -code
+            files = pos.variant.geometry.files
+            blocked = set()
+            s = -1
+            for _ in range(board.count(own)):
+                s = board.index(own, s + 1)
+                blocked.add(s % files)
+            out += [m for s, f, m in targets if not board[s] and f not in blocked]
+        else:
+            out += [m for s, _, m in targets if not board[s]]
+
+
+def drop_targets(pos: Position, code: int) -> tuple[tuple[int, int, Move], ...]:
+    """The squares the side to move may drop piece ``code`` on if empty, as (square, file,
+    the drop) with the tables' shared moves (``Tables.drop_moves``, built on first use)."""
+    t = pos.variant.t
+    g = pos.variant.geometry
+    side = pos.turn
+    mobile = t.mobile[side][code]
+    targets = tuple(
+        (s, g.file_of(s), t.shared(Move(NULL_SQUARE, s, 0, code))) for s in range(g.size) if s in mobile
+    )
+    t.drop_moves[(side, code)] = targets
+    return targets
 
 
 def is_pseudo_legal_drop(pos: Position, m: Move) -> bool:

@@ -273,7 +273,7 @@ def _legal_one(pos: Position) -> list[Move]:
     own = [s for s, p in enumerate(board) if p > 0] if side == 0 else [s for s, p in enumerate(board) if p < 0]
     covered = None
     enemies = len(board) - board.count(0) - len(own)
-    if enemies <= 4 * MAP_PIECES_PER_STEP and (pos._guard == GUARD_UNKNOWN or pos._guard == GUARD_SOLE):
+    if enemies <= 4 * MAP_PIECES_PER_STEP:
         t = pos.variant.t
         near = (t.reach_by_piece.get(board[king]) or t.attacks_from(board[king]))[king][0]
         steps = len([s for s in near if board[s] * sign <= 0])
@@ -284,7 +284,7 @@ def _legal_one(pos: Position) -> list[Move]:
             if pos._check is None:
                 pos._check = king in covered
     if (pos._guard if pos._guard != GUARD_UNKNOWN else guard_mode(pos)) == GUARD_ALL:
-        return _legal_evasions(pos)
+        return _legal_evasions(pos, covered)
     return _legal_quiet(pos, own, covered)
 
 
@@ -446,17 +446,19 @@ def _check_lines(pos: Position) -> tuple[set[int], set[int]] | None:
     return checkers, between
 
 
-def _legal_evasions(pos: Position) -> list[Move]:
+def _legal_evasions(pos: Position, covered: set[int] | None = None) -> list[Move]:
     """:func:`legal_moves` when the mover's sole royal is in check (GUARD_ALL, one royal).
 
     A move of another piece can only be legal if it captures the single checker or
-    lands between a checking rider and the royal, so the safety test runs only on those
-    (and on royal moves, promotions to a royal piece, en-passant and multi-leg moves).
+    lands between a checking rider and the royal, so only those are looked at: a pinned
+    piece's by whether it stays on its pin line, the others are legal. The royal's plain
+    steps are tested on the board without it (in ``covered``, the enemy's attack map on
+    that board, when given); promotions to a royal piece, en-passant and multi-leg moves
+    get the full test.
     """
     lines = _check_lines(pos)
     if lines is None:
-        scratch = list(pos.board)
-        return [m for m in pos.pseudo_legal_moves() if legal_after(pos, m, scratch)]
+        return [m for m in pos.pseudo_legal_moves() if passes_safety(pos, m)]
     checkers, between = lines
     single = len(checkers) == 1
     targets = checkers | between if single else set()
@@ -470,15 +472,30 @@ def _legal_evasions(pos: Position) -> list[Move]:
         pins = pos._pins = pin_lines(pos, king)
     scratch = list(pos.board)
     legal = []
+    without_king: list[int] | None = None
+    attacked = pos.attacked
+    enemy = 1 - pos.turn
     for m in pos.pseudo_legal_moves():
         fr = m.from_sq
         if fr == NULL_SQUARE:  # a drop can only block
             if single and m.to_sq in between and not (m.drop in no_mate and drop_mates(pos, m)):
                 legal.append(m)
-        elif fr == king or m.via or m.to_sq == ep or royal[m.promotion]:
+        elif m.via or m.to_sq == ep or royal[m.promotion]:
             if legal_after(pos, m, scratch):
                 legal.append(m)
-        elif m.to_sq in targets and (fr not in pins or legal_after(pos, m, scratch)):
+        elif fr == king:
+            to = m.to_sq
+            if m.promotion or abs(to - fr) == 2:
+                ok = legal_after(pos, m, scratch)
+            elif covered is not None:
+                ok = to not in covered
+            else:
+                if without_king is None:
+                    without_king = _without(pos.board, king)
+                ok = not attacked(to, enemy, without_king)
+            if ok:
+                legal.append(m)
+        elif m.to_sq in targets and (fr not in pins or m.to_sq in pins[fr]):
             legal.append(m)
     return legal
 

@@ -50,13 +50,31 @@ def move_uci(pos: Position, m: Move) -> str:
 def sorted_uci(pos: Position, moves: list[Move]) -> list[str]:
     """``moves`` (from ``pos``) in coordinate form, sorted: the ``legal`` list sent with each
     move, so plain moves (most of them) are written inline."""
-    names = pos.variant.t.names
+    t = pos.variant.t
+    names = t.names
+    if not t.uci_by_move:
+        return sorted(
+            [
+                move_uci(pos, m) if m.promotion or m.drop or m.via else names[m.from_sq] + names[m.to_sq]
+                for m in moves
+            ]
+        )
+    texts = t.uci_texts  # drops and promotions
     return sorted(
         [
-            move_uci(pos, m) if m.promotion or m.drop or m.via else names[m.from_sq] + names[m.to_sq]
+            (texts.get(m) or _remember(pos, m)) if m.promotion or m.drop else
+            move_uci(pos, m) if m.via else names[m.from_sq] + names[m.to_sq]
             for m in moves
         ]
     )
+
+
+def _remember(pos: Position, m: Move) -> str:
+    """``move_uci`` of a drop or a promotion without legs, kept in ``Tables.uci_texts``."""
+    text = move_uci(pos, m)
+    if not m.via:
+        pos.variant.t.uci_texts[m] = text
+    return text
 
 
 def parse_uci(pos: Position, text: str) -> Move:

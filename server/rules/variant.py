@@ -209,6 +209,13 @@ class Tables:
         self._ray_dirs: list[dict[tuple[int, int], dict[int, set[int]]]] = []
         self.attack_leaps, self.attack_rays = self._attack_tables(g)
         self.reach_by_piece: dict[int, list[Reach]] = {}
+        # drops.drop_targets: (side, code) -> (square, file, drop move) for every square
+        # the piece may be dropped on.
+        self.drop_moves: dict[tuple[int, int], tuple[tuple[int, int, Move], ...]] = {}
+        # uci.sorted_uci: the coordinate text of drops and promotions, by move (a promotion's
+        # text depends on the moving piece only when the variant has both promotion styles).
+        self.uci_texts: dict[Move, str] = {}
+        self.uci_by_move = not (any(self.promote) and v.promotion is not None and v.promotion.choices)
         # legality._royal_steps: (side, code, square) -> a royal's plain steps, or None.
         self.royal_steps: dict[tuple[int, int, int], tuple[tuple[int, Landing], ...] | None] = {}
         # Per ray of attack_rays, the codes that attack along it from beyond the first square:
