@@ -252,6 +252,8 @@ class Stats:
     games: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     moves_per_s: float = 0.0
+    observed: int = 0
+    """Move events the observers received in the window."""
     hub_cpu: float = 0.0
     """Share of one CPU the hub process used during the run."""
     client_cpu: float = 0.0
@@ -270,8 +272,10 @@ class Player:
         think_ms: float,
         max_plies: int,
         stats: Stats,
+        watch: asyncio.Queue[str] | None = None,
     ) -> None:
         self.ws = ws
+        self.watch = watch
         self.rng = rng
         self.think_ms = think_ms
         self.max_plies = max_plies
@@ -304,6 +308,8 @@ class Player:
             t, d = message["t"], message["d"]
             if t == "game_start":
                 game, side = d["game"], d["side"]
+                if side == "first" and self.watch is not None:
+                    self.watch.put_nowait(game)  # an observer joins the game
                 continue
             if t == "error":
                 self.stats.errors[d["code"]] = self.stats.errors.get(d["code"], 0) + 1
@@ -343,6 +349,30 @@ class Player:
             await self.send(
                 "move", {"game": game, "ply": my_move_ply, "move": self.rng.choice(legal)}
             )
+
+
+class Observer:
+    """One spectator: joins the next game a first player announces, follows it to its end,
+    leaves, and joins the next one."""
+
+    def __init__(self, ws: ClientConnection, watch: asyncio.Queue[str], stats: Stats) -> None:
+        self.ws = ws
+        self.watch = watch
+        self.stats = stats
+
+    async def run(self, measure_from: float, until: float) -> None:
+        while time.monotonic() < until:
+            game = await self.watch.get()
+            await self.ws.send(json.dumps({"t": "join", "d": {"game": game}}))
+            while True:
+                message = decode(await self.ws.recv())
+                d = message["d"]
+                if message["t"] == "move" and d.get("game") == game:
+                    if measure_from <= time.monotonic() < until:
+                        self.stats.observed += 1
+                elif message["t"] in ("end", "error") and d.get("game", game) == game:
+                    break
+            await self.ws.send(json.dumps({"t": "leave", "d": {"game": game}}))
 
 
 async def echo_round_trips(url: str, clients: int, seconds: float, think_ms: float) -> list[float]:
@@ -390,23 +420,34 @@ async def run_games(
     max_plies: int,
     ramp_s: float,
     census: bool = False,
+    observers: bool = False,
 ) -> tuple[Stats, float]:
     """Players start seeking spread over ``ramp_s`` seconds; after a further warm-up of two
-    seconds, round trips, moves and CPU are measured for ``seconds``."""
+    seconds, round trips, moves and CPU are measured for ``seconds``. With ``observers``, one
+    spectator per game follows each game (so every move goes to both players and an
+    observer)."""
     url = f"ws://127.0.0.1:{hub.port}/ws"
     before = rss_kib(hub.popen.pid)
-    sockets = await open_many(url, 2 * games, login=True)
+    sockets = await open_many(url, (3 if observers else 2) * games, login=True)
     stats = Stats()
     now = time.monotonic()
     measure_from = now + ramp_s + 2.0
     until = measure_from + seconds
+    watch: asyncio.Queue[str] | None = asyncio.Queue() if observers else None
+    player_sockets = sockets[: 2 * games]
     players = [
-        Player(ws, random.Random(i), think_ms, max_plies, stats) for i, ws in enumerate(sockets)
+        Player(ws, random.Random(i), think_ms, max_plies, stats, watch)
+        for i, ws in enumerate(player_sockets)
     ]
     tasks = [
         asyncio.create_task(p.run(now + ramp_s * i / len(players), measure_from, until))
         for i, p in enumerate(players)
     ]
+    if watch is not None:
+        tasks += [
+            asyncio.create_task(Observer(ws, watch, stats).run(measure_from, until))
+            for ws in sockets[2 * games :]
+        ]
     await asyncio.sleep(max(0.0, measure_from - time.monotonic()))
     await probe_report(hub, signal.SIGUSR1, "window")  # the window starts now
     cpu_before = cpu_seconds(hub.popen.pid)
@@ -482,7 +523,19 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
                 gc.collect()  # the clients' own full collection, outside any measurement
                 ramp_s = args.ramp_s if args.ramp_s is not None else max(1.0, games / 100)
                 stats, per_conn = await run_games(
-                    hub, games, args.seconds, args.think_ms, args.max_plies, ramp_s, args.census
+                    hub,
+                    games,
+                    args.seconds,
+                    args.think_ms,
+                    args.max_plies,
+                    ramp_s,
+                    args.census,
+                    args.observers,
+                )
+                observed = (
+                    f"observers got {stats.observed / max(stats.moves, 1):.2f} events per move, "
+                    if args.observers
+                    else ""
                 )
                 print(
                     f"{backend:10} games={games:5} think={args.think_ms:g}ms "
@@ -490,8 +543,9 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
                     f"| echo p50={percentile(echo_rtts, 0.5):.2f}ms p99={percentile(echo_rtts, 0.99):.2f}ms "
                     f"| commit echo p50={percentile(commit_rtts, 0.5):.2f}ms "
                     f"p99={percentile(commit_rtts, 0.99):.2f}ms "
-                    f"(move p50 = {percentile(stats.rtts_ms, 0.5) / percentile(commit_rtts, 0.5):.1f}x) "
+                    f"(move p50 = {percentile(stats.rtts_ms, 0.5) / percentile(commit_rtts, 0.5):.2f}x) "
                     f"| {stats.moves_per_s:.0f} moves/s, {stats.moves} moves, {stats.games} games, "
+                    f"{observed}"
                     f"cpu hub {100 * stats.hub_cpu:.0f}% "
                     f"({1000 * stats.hub_cpu / max(stats.moves_per_s, 1e-9):.2f} ms/move) "
                     f"clients {100 * stats.client_cpu:.0f}% load {os.getloadavg()[0]:.1f} "
@@ -548,6 +602,11 @@ async def main() -> None:
         "--ramp-s", type=float, help="spread the first seeks over this long (default: games/100)"
     )
     parser.add_argument("--idle", type=int, default=0, help="idle connections to open (0: skip)")
+    parser.add_argument(
+        "--observers",
+        action="store_true",
+        help="one spectator per game: every move goes to both players and an observer",
+    )
     parser.add_argument(
         "--sqlite-dir",
         help="where the SQLite file goes (e.g. /dev/shm: no fsync cost, to isolate the disk)",
