@@ -5,6 +5,7 @@ Run by hand (never in CI)::
     .venv/bin/python bench/bench_store.py                       # both backends, default sizes
     .venv/bin/python bench/bench_store.py --backend postgresql --games 10 100 1000
     .venv/bin/python bench/bench_store.py --direct              # also without group commit
+    .venv/bin/python bench/bench_store.py --insert-paths        # asyncpg insert paths alone
 
 Each run simulates N games playing at once. Every game appends its moves one
 after the other and awaits each acknowledgement before sending the next move,
@@ -16,6 +17,12 @@ transaction committed. Moves go through :class:`MoveWriter` (group commit);
 PostgreSQL runs in a throw-away schema of the ``test`` database, SQLite in a
 temporary file (WAL, synchronous=FULL: see server/store/engine.py). At the
 end the bench counts the stored rows: every acknowledged move must be there.
+
+``--insert-paths`` times the ways asyncpg can send one batch of moves to PostgreSQL (the hot
+write path of ``server/store/pg_moves.py``), one batch after the other on one connection:
+``executemany`` and a plain ``execute`` of the same ``INSERT`` for one row, ``executemany`` for
+5 and 20 rows, and an ``INSERT … SELECT * FROM unnest(…)`` of one array per column; wall time
+and this process's CPU per batch.
 """
 
 from __future__ import annotations
@@ -140,6 +147,76 @@ async def with_pg_schema(pg_url: str, body: Callable[[str], Awaitable[None]]) ->
             await connection.close()
 
 
+async def insert_paths(pg_url: str, batches: int = 3000) -> None:
+    """See the module docstring (``--insert-paths``)."""
+    from server.store.pg_moves import INSERT_MOVES
+    from server.store.records import MOVE_COLUMNS, move_row
+
+    # The same insert with one array per column: one statement however many rows.
+    insert_unnest = (
+        f"INSERT INTO game_moves ({', '.join(MOVE_COLUMNS)}) SELECT * FROM unnest("
+        "$1::varchar[], $2::int[], $3::varchar[], $4::varchar[], $5::bigint[], $6::int[],"
+        " $7::bigint[], $8::timestamptz[])"
+    )
+
+    async def body(schema: str) -> None:
+        await upgrade_to_head(pg_url, schema=schema)
+        async with Store.from_url(pg_url, schema=schema) as store:
+            game_ids = [
+                await store.create_game(
+                    variant="minishogi",
+                    start_fen="rbsgk/4p/5/P4/KGSBR[-] w 0 1",
+                    time_control=TimeControl("fischer", 180_000, 2_000),
+                    first_name="first",
+                    second_name="second",
+                )
+                for _ in range(20)
+            ]
+        dsn = make_url(pg_url).set(drivername="postgresql").render_as_string(hide_password=False)
+        connection = await asyncpg.connect(dsn, server_settings={"search_path": schema})
+        plies = dict.fromkeys(game_ids, 0)
+
+        def batch(size: int) -> list[tuple[object, ...]]:
+            rows = []
+            for game_id in game_ids[:size]:
+                plies[game_id] += 1
+                rows.append(move_row(game_id, MoveRecord(plies[game_id], "a1a2", "P-2a", 1, 1)))
+            return rows
+
+        async def one_execute(rows: list[tuple[object, ...]]) -> None:
+            await connection.execute(INSERT_MOVES, *rows[0])
+
+        async def many(rows: list[tuple[object, ...]]) -> None:
+            await connection.executemany(INSERT_MOVES, rows)
+
+        async def unnest(rows: list[tuple[object, ...]]) -> None:
+            await connection.execute(insert_unnest, *map(list, zip(*rows, strict=True)))
+
+        try:
+            for name, size, send in (
+                ("executemany", 1, many),
+                ("execute", 1, one_execute),
+                ("executemany", 5, many),
+                ("executemany", 20, many),
+                ("unnest", 1, unnest),
+                ("unnest", 5, unnest),
+                ("unnest", 20, unnest),
+            ):
+                cpu, wall = time.process_time(), time.perf_counter()
+                for _ in range(batches):
+                    await send(batch(size))
+                cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+                print(
+                    f"{name:<12} {size:>3} rows: {1e6 * wall / batches:7.0f} µs wall, "
+                    f"{1e6 * cpu / batches:6.1f} µs CPU per batch",
+                    flush=True,
+                )
+        finally:
+            await connection.close()
+
+    await with_pg_schema(pg_url, body)
+
+
 async def main_async(args: argparse.Namespace) -> list[Result]:
     results: list[Result] = []
     backends = ["postgresql", "sqlite"] if args.backend == "both" else [args.backend]
@@ -199,7 +276,13 @@ def main() -> None:
     parser.add_argument("--flushers", type=int, default=1, help="MoveWriter batches in flight")
     parser.add_argument("--direct", action="store_true", help="also one transaction per move")
     parser.add_argument("--pg-url", default=PG_URL)
+    parser.add_argument(
+        "--insert-paths", action="store_true", help="time asyncpg's ways to insert a batch"
+    )
     args = parser.parse_args()
+    if args.insert_paths:
+        asyncio.run(insert_paths(args.pg_url))
+        return
     print(HEADER, flush=True)
     asyncio.run(main_async(args))
 

@@ -5,7 +5,8 @@ round trip. Through SQLAlchemy's async engine one batch costs a pool checkout (w
 pre-ping), ``BEGIN``, the ``INSERT``, ``COMMIT`` and a reset on return: about 1.2 ms and
 0.7 ms of CPU for a one-move batch here. asyncpg's ``executemany`` runs the same insert, all
 rows or none, in one implicit transaction: about 0.4 ms and 0.15 ms of CPU (measured with
-``bench/bench_store.py``-style loops on this machine; see docs/benchmarks.md).
+``bench/bench_store.py``-style loops on this machine; see docs/benchmarks.md); a batch of one
+move goes as a plain ``execute`` of the same statement, cheaper still.
 
 :class:`PgMoveAppender` keeps a few connections of its own (no pool: asyncpg's pool resets a
 connection on every release, one more round trip). Errors keep the store's contract: a refused
@@ -74,7 +75,13 @@ class PgMoveAppender:
         rows = [move_row(game_id, move) for game_id, move in moves]
         connection = await self._acquire()
         try:
-            await connection.executemany(INSERT_MOVES, rows)
+            if len(rows) == 1:
+                # The usual batch when the server is not busy: a plain execute is one Bind and
+                # Execute, and costs the database about 80 µs less than executemany's pipeline
+                # (bench/bench_store.py, docs/benchmarks.md "Storage").
+                await connection.execute(INSERT_MOVES, *rows[0])
+            else:
+                await connection.executemany(INSERT_MOVES, rows)
         except asyncpg.IntegrityConstraintViolationError as error:
             self._release(connection)
             raise IntegrityError(INSERT_MOVES, None, error) from error

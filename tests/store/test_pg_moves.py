@@ -67,6 +67,11 @@ async def test_a_refused_row_refuses_the_whole_batch(store: Store, make_game: Ma
         await store.append_moves([move(game_id, 2), move(game_id, 1)])
     with pytest.raises(IntegrityError):  # no such game
         await store.append_moves([move(game_id, 2), move("nosuchgm", 1)])
+    # A batch of one row goes as a plain execute: refused the same way.
+    with pytest.raises(IntegrityError):
+        await store.append_moves([move(game_id, 1)])
+    with pytest.raises(IntegrityError):
+        await store.append_moves([move("nosuchgm", 1)])
     assert await stored_plies(store, game_id) == [1]
     await store.append_moves([move(game_id, 2)])  # the connection is still good
     assert await stored_plies(store, game_id) == [1, 2]
