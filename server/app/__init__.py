@@ -31,7 +31,7 @@ from typing import Any, Self
 
 from argon2 import PasswordHasher
 
-from server.app.adapters import BusPublisher, StoreAccounts, StoreRecorder
+from server.app.adapters import StoreAccounts, StoreRecorder
 from server.app.collector import collect_fully_forever, tune_garbage_collector
 from server.bus import create_bus, create_cluster
 from server.cluster import ClusterDriver
@@ -97,7 +97,6 @@ class App:
         )
         self.writer = MoveWriter(self._move_store, flushers=1 if sqlite else 2)
         self.bus = create_bus(settings)
-        self.publisher = BusPublisher(self.bus)
         self.hub = Hub(self._config, self._rng)
         self.journal = EndJournal(Path(settings.journal_dir))
         self._recorder = StoreRecorder(self.store, self.writer, self.journal)
@@ -117,7 +116,9 @@ class App:
                 remember=self._recorder.remember,
             )
         else:
-            self.driver = HubDriver(self.hub, self._recorder, self.publisher)
+            # One process: its room events have no other hub to reach, so they are not
+            # published at all (the cluster driver delivers them between nodes itself).
+            self.driver = HubDriver(self.hub, self._recorder)
         hasher = PasswordHasher(
             time_cost=settings.argon2_time_cost,
             memory_cost=settings.argon2_memory_kib,
@@ -224,7 +225,6 @@ class App:
             await self.ics.close()
         await self.driver.close()
         await self.writer.close()
-        await self.publisher.close()
         await self.bus.close()
         if self.cluster is not None:
             await self.cluster.close()

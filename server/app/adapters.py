@@ -1,22 +1,17 @@
-"""The adapters the composition root wires between the hub, the store and the bus.
+"""The adapters the composition root wires between the hub and the store.
 
 :class:`StoreRecorder` writes the hub's persistence records through the store,
-:class:`StoreAccounts` gives the transport's accounts their database, :class:`BusPublisher`
-forwards the hub's ``Publish`` effects to the bus (room events on ``game:<id>``, lobby changes on
-``lobby``, game starts and ends on ``games``), so a later multi-node setup only has to subscribe
-to them.
+:class:`StoreAccounts` gives the transport's accounts their database.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from server.bus import Bus, BusError
 from server.hub.effects import (
     GameCreated,
     GameFinished,
@@ -42,7 +37,6 @@ from server.transport.accounts import AccountsUnavailable, NameTaken, store_play
 from server.transport.driver import PersistError, RatingChange
 
 logger = logging.getLogger("server")
-PUBLISH_QUEUE_LIMIT = 10_000
 
 
 # --- adapters between the hub's records and the store ----------------------------------------
@@ -255,44 +249,3 @@ class StoreAccounts:
             return await call
         except StoreUnavailableError as error:
             raise AccountsUnavailable(str(error)) from None
-
-
-class BusPublisher:
-    """Forwards ``Publish`` effects to the bus in order, without ever blocking the hub.
-
-    Messages queue (up to ``limit``) for one task that publishes them; while the bus is degraded
-    or the queue is full they are dropped and counted (the bus is at-most-once anyway).
-    """
-
-    def __init__(self, bus: Bus, limit: int = PUBLISH_QUEUE_LIMIT) -> None:
-        self._bus = bus
-        self._queue: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(limit)
-        self._task: asyncio.Task[None] | None = None
-        self.dropped = 0
-
-    def __call__(self, channel: str, frame: bytes) -> None:
-        if self._bus.degraded:
-            self.dropped += 1
-            return
-        try:
-            self._queue.put_nowait((channel, frame))
-        except asyncio.QueueFull:
-            self.dropped += 1
-            return
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="bus-publisher")
-
-    async def _run(self) -> None:
-        while True:
-            channel, frame = await self._queue.get()
-            try:
-                await self._bus.publish(channel, frame)
-            except BusError:
-                self.dropped += 1
-
-    async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
