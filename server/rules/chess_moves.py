@@ -32,37 +32,57 @@ def add_castlings(pos: Position, out: list[Move]) -> None:
     if not rights or v.castling is None or side not in v.castling.sides:
         return
     t = v.t
-    g = v.geometry
     board = pos.board
     sign = 1 if side == 0 else -1
-    back = 0 if side == 0 else g.ranks - 1
     king = -1
     for s in pos.royals[side]:
         if board[s] == sign * t.castle_king:
             king = s
             break
-    if king < 0 or g.rank_of(king) != back:
+    if king < 0:
         return
-    kf = g.file_of(king)
+    rook = sign * t.castle_rook
     ready = []
-    for bit, rook_file in ((1, g.files - 1), (2, 0)):
-        if not rights & bit or abs(rook_file - kf) < 2:
+    for bit in (1, 2):
+        if not rights & bit:
             continue
-        if board[g.square(rook_file, back)] != sign * t.castle_rook:
+        path = t.castle_paths.get((side, king, bit), False)
+        if path is False:
+            path = _castle_path(pos, king, bit)
+        if path is None or board[path[0]] != rook or any(board[s] for s in path[1]):
             continue
-        if any(board[g.square(f, back)] for f in range(min(kf, rook_file) + 1, max(kf, rook_file))):
-            continue
-        ready.append(1 if rook_file > kf else -1)
+        ready.append(path)
     if not ready or pos.is_check():
         return
     enemy = 1 - side
     without_king = list(board)
     without_king[king] = 0
-    for step in ready:
-        crossed, dest = g.square(kf + step, back), g.square(kf + 2 * step, back)
+    for _, _, crossed, dest, move in ready:
         if pos.attacked(crossed, enemy, without_king) or pos.attacked(dest, enemy, without_king):
             continue
-        out.append(Move(king, dest))
+        out.append(move)
+
+
+def _castle_path(pos: Position, king: int, bit: int) -> tuple[int, tuple[int, ...], int, int, Move] | None:
+    """For the side to move's castling king on ``king`` and the castling right ``bit`` (1
+    towards the last file, 2 towards the first): the rook's corner, the squares between that
+    must be empty, the square the king crosses, its destination and the castling move; None
+    when the king is off its back rank or too near the corner (kept in
+    ``Tables.castle_paths``)."""
+    g = pos.variant.geometry
+    t = pos.variant.t
+    side = pos.turn
+    back = 0 if side == 0 else g.ranks - 1
+    kf = g.file_of(king)
+    rook_file = g.files - 1 if bit == 1 else 0
+    path = None
+    if g.rank_of(king) == back and abs(rook_file - kf) >= 2:
+        step = 1 if rook_file > kf else -1
+        between = tuple(g.square(f, back) for f in range(min(kf, rook_file) + 1, max(kf, rook_file)))
+        dest = g.square(kf + 2 * step, back)
+        path = (g.square(rook_file, back), between, g.square(kf + step, back), dest, t.shared(Move(king, dest)))
+    t.castle_paths[(side, king, bit)] = path
+    return path
 
 
 def is_castling(pos: Position, m: Move) -> bool:

@@ -216,6 +216,8 @@ class Tables:
         # text depends on the moving piece only when the variant has both promotion styles).
         self.uci_texts: dict[Move, str] = {}
         self.uci_by_move = not (any(self.promote) and v.promotion is not None and v.promotion.choices)
+        # chess_moves._castle_path: (side, king square, right) -> castling path or None.
+        self.castle_paths: dict[tuple[int, int, int], tuple[int, tuple[int, ...], int, int, Move] | None] = {}
         # legality._royal_steps: (side, code, square) -> a royal's plain steps, or None.
         self.royal_steps: dict[tuple[int, int, int], tuple[tuple[int, Landing], ...] | None] = {}
         # Per ray of attack_rays, the codes that attack along it from beyond the first square:
