@@ -6,6 +6,11 @@ one audience only (players' chat for the players, spectators' chat for the other
 see gaps in ``v``; gaps never mean loss. The log keeps the last ``capacity`` events so that a client
 that reconnects with the last version it saw can be sent what it missed; when the log no longer
 reaches back that far, the client gets one full snapshot instead.
+
+The log lives as long as its game, so it keeps each event in a form the cyclic garbage collector
+does not track: one flat tuple of atoms (version, audience, type, and the payload flattened, see
+:func:`freeze`), which CPython stops tracking at the first collection that sees it. A :class:`RoomEvent` is built again when an event is replayed (docs/benchmarks.md, "Garbage
+collection (issue 14)").
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 from server.hub.messages import JsonObject, Message
 
@@ -39,6 +45,80 @@ class RoomEvent:
         return self.message.v
 
 
+_DICT = object()
+_LIST = object()
+_END = object()
+"""Markers of the flat form (see :func:`freeze`); a bare ``object()`` is not a container, so
+tuples holding one can still be untracked."""
+
+_Stored = tuple[Any, ...]
+"""An event as the log keeps it: (version, audience value, type, *frozen payload)."""
+
+
+def freeze(value: Any, prefix: tuple[Any, ...] = ()) -> tuple[Any, ...]:
+    """``prefix`` followed by a JSON-ready ``value`` as one flat tuple of atoms: a dict is
+    ``_DICT, key, value, ..., _END``, a list (or tuple) ``_LIST, item, ..., _END``, and
+    strings, numbers, booleans and None stand for themselves.
+
+    One flat tuple, because CPython untracks a tuple only once none of its items is tracked:
+    nested tuples would lose one level per collection that sees them, and in the old
+    generation that means per full collection."""
+    flat = list(prefix)
+    _flatten(value, flat)
+    return tuple(flat)
+
+
+_ATOMS = frozenset({str, int, bool, float, type(None)})
+
+
+def _flatten(value: Any, flat: list[Any]) -> None:
+    kind = type(value)
+    if kind is dict:
+        flat.append(_DICT)
+        for key, item in value.items():
+            flat.append(key)
+            if type(item) in _ATOMS:
+                flat.append(item)
+            else:
+                _flatten(item, flat)
+        flat.append(_END)
+    elif kind is list or kind is tuple:
+        flat.append(_LIST)
+        if all(type(item) is str for item in value):  # a move list
+            flat += value
+        else:
+            for item in value:
+                _flatten(item, flat)
+        flat.append(_END)
+    else:
+        flat.append(value)
+
+
+def thaw(frozen: tuple[Any, ...], start: int = 0) -> Any:
+    """The value :func:`freeze` flattened from ``frozen[start]`` on (tuples come back as
+    lists)."""
+    value, _ = _unflatten(frozen, start)
+    return value
+
+
+def _unflatten(flat: tuple[Any, ...], i: int) -> tuple[Any, int]:
+    token = flat[i]
+    if token is _DICT:
+        obj: dict[Any, Any] = {}
+        i += 1
+        while flat[i] is not _END:
+            obj[flat[i]], i = _unflatten(flat, i + 1)
+        return obj, i + 1
+    if token is _LIST:
+        items: list[Any] = []
+        i += 1
+        while flat[i] is not _END:
+            item, i = _unflatten(flat, i)
+            items.append(item)
+        return items, i + 1
+    return token, i + 1
+
+
 class EventLog:
     """Bounded log of room events with versions."""
 
@@ -51,7 +131,7 @@ class EventLog:
             raise ValueError("capacity must be positive")
         if first_version < 1:
             raise ValueError("first_version must be positive")
-        self._events: deque[RoomEvent] = deque(maxlen=capacity)
+        self._events: deque[_Stored] = deque(maxlen=capacity)
         self._version = first_version - 1
 
     @property
@@ -61,9 +141,8 @@ class EventLog:
 
     def append(self, t: str, d: JsonObject, audience: Audience = Audience.EVERYONE) -> RoomEvent:
         self._version += 1
-        event = RoomEvent(Message(t, d, v=self._version), audience)
-        self._events.append(event)
-        return event
+        self._events.append(freeze(d, (self._version, audience.value, t)))
+        return RoomEvent(Message(t, d, v=self._version), audience)
 
     def since(self, version: int) -> list[RoomEvent] | None:
         """Events after ``version``, or ``None`` if the log cannot supply all of them (too old, or
@@ -72,7 +151,11 @@ class EventLog:
             return None
         if version == self._version:
             return []
-        oldest = self._events[0].version if self._events else self._version + 1
+        oldest = self._events[0][0] if self._events else self._version + 1
         if version + 1 < oldest:
             return None
-        return [e for e in self._events if e.version > version]
+        return [
+            RoomEvent(Message(e[2], thaw(e, 3), v=e[0]), Audience(e[1]))
+            for e in self._events
+            if e[0] > version
+        ]

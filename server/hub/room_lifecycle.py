@@ -46,7 +46,7 @@ class RoomLifecycle(RoomState):
                 self.records.append(stored)
         except (InvalidMoveError, IllegalMoveError) as exc:
             self.game = Game(self.variant, self.start_fen)
-            self.records = []
+            self.records.clear()
             raise ValueError(f"game {self.game_id}: stored move {stored.uci!r}: {exc}") from exc
         for record in self.records[-2:]:
             time = SideTime(record.clock_ms, record.periods_left or 0)

@@ -20,7 +20,7 @@ from server.hub.identity import PlayerInfo
 from server.hub.lobby import GameTerms
 from server.hub.messages import AckId, JsonObject, Message
 from server.hub.offers import OfferBox
-from server.rules import Game, MoveRecord, Variant
+from server.rules import Game, MoveList, MoveRecord, Variant
 
 SIDE_NAMES = ("first", "second")
 RESULTS = ("1-0", "0-1")
@@ -125,7 +125,7 @@ class RoomState:
         self.clock = GameClock(self.terms.control)
         self.log = EventLog(self.settings.event_log_capacity, self.first_version)
         self.status = "created"
-        self.records: list[MoveRecord] = []
+        self.records = MoveList()
         """The committed (stored) moves, ply 1 first."""
         self._byoyomi = isinstance(self.terms.control, Byoyomi)
         self.members: dict[ConnId, int | None] = {}

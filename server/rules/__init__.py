@@ -13,7 +13,7 @@ from .errors import IllegalMoveError, InvalidFenError, InvalidMoveError, RulesEr
 from .game import Game, Outcome, PlayedMove, Side, Termination, decide_outcome
 from .geometry import Geometry
 from .position import Move, Position
-from .record import MoveRecord
+from .record import MoveList, MoveRecord
 from .variant import (
     Castling,
     Drops,
@@ -37,6 +37,7 @@ __all__ = [
     "InvalidFenError",
     "InvalidMoveError",
     "Move",
+    "MoveList",
     "MoveRecord",
     "MoveRule",
     "Outcome",

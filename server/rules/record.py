@@ -11,9 +11,10 @@ construction, so the hub's move path pays nothing for it (the store checks what 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, get_args
+from typing import Literal, get_args, overload
 
 from .game import Side
 
@@ -26,6 +27,7 @@ __all__ = [
     "GamePage",
     "GameRecord",
     "GameStatus",
+    "MoveList",
     "MoveRecord",
     "ResultCode",
     "TimeControl",
@@ -96,6 +98,72 @@ class MoveRecord:
     spent_ms: int
     periods_left: int | None = None
     played_at: datetime | None = None
+
+
+_Row = tuple[int, str, str, int, int, int | None, datetime | None]
+
+
+class MoveList(Sequence[MoveRecord]):
+    """A game's moves, kept for as long as the game lives in a form the garbage collector
+    does not track: one plain tuple of atoms per move (a :class:`MoveRecord`, like any
+    dataclass instance, is tracked for life, and a full collection scans every tracked
+    object: docs/benchmarks.md, "Garbage collection (issue 14)"). Reading gives
+    :class:`MoveRecord` s, built again on each read.
+
+    >>> moves = MoveList([MoveRecord(1, "e2e4", "e4", 60_000, 0)])
+    >>> moves.append(MoveRecord(2, "e7e5", "e5", 60_000, 0))
+    >>> [m.uci for m in moves], moves[-1].ply, len(moves[:1])
+    (['e2e4', 'e7e5'], 2, 1)
+    """
+
+    __slots__ = ("_rows",)
+
+    def __init__(self, records: Iterable[MoveRecord] = ()) -> None:
+        self._rows: list[_Row] = [_row(r) for r in records]
+
+    def append(self, record: MoveRecord) -> None:
+        self._rows.append(_row(record))
+
+    def pop(self) -> MoveRecord:
+        return MoveRecord(*self._rows.pop())
+
+    def clear(self) -> None:
+        self._rows.clear()
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> MoveRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[MoveRecord]: ...
+
+    def __getitem__(self, index: int | slice) -> MoveRecord | list[MoveRecord]:
+        if isinstance(index, slice):
+            return [MoveRecord(*row) for row in self._rows[index]]
+        return MoveRecord(*self._rows[index])
+
+    def __iter__(self) -> Iterator[MoveRecord]:
+        for row in self._rows:
+            yield MoveRecord(*row)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to a MoveList, list or tuple of the same records."""
+        if isinstance(other, MoveList):
+            return self._rows == other._rows
+        if isinstance(other, list | tuple):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"MoveList({list(self)!r})"
+
+
+def _row(r: MoveRecord) -> _Row:
+    return (r.ply, r.uci, r.display, r.clock_ms, r.spent_ms, r.periods_left, r.played_at)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
