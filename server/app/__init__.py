@@ -32,7 +32,7 @@ from typing import Any, Self
 from argon2 import PasswordHasher
 
 from server.app.adapters import StoreAccounts, StoreRecorder
-from server.app.collector import collect_fully_forever, tune_garbage_collector
+from server.app.collector import collect_and_freeze_forever, tune_garbage_collector
 from server.bus import create_bus, create_cluster
 from server.cluster import ClusterDriver
 from server.cluster.restore import Resumable, resumable_game
@@ -278,7 +278,10 @@ async def serve(settings: Settings) -> None:
     collector = None
     if settings.full_gc_interval_s > 0:
         collector = asyncio.create_task(
-            collect_fully_forever(settings.full_gc_interval_s), name="full-gc"
+            collect_and_freeze_forever(
+                settings.full_gc_interval_s, settings.gc_unfreeze_interval_s
+            ),
+            name="full-gc",
         )
     try:
         await stop.wait()

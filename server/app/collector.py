@@ -49,27 +49,23 @@ TIMED_GC_THRESHOLDS = (1_000, 1, 2**31 - 1)
 
 
 def tune_garbage_collector(full_interval_s: float = 0.0) -> None:
-    """Keep the cyclic garbage collector's pauses short and rare in a long-running server.
+    """Keep the cyclic garbage collector's pauses short in a long-running server.
 
     Everything built at start (variant tables, modules, the store's metadata) lives as long as
-    the process, so it is frozen out of the collector's scans (a full collection of it alone
-    took about 200 ms). The thresholds are raised so that the short-lived objects of each move
-    die before the collector ever promotes them: with the defaults, 1,000 games paused the
-    server for 100–450 ms in full collections every few seconds (docs/benchmarks.md, "Load").
+    the process, so it is frozen out of the collector's scans (``gc.freeze()``; a full
+    collection of it alone took about 200 ms). The rules engine's step tables are built first,
+    for every variant, so that they are frozen with the rest (Dai Shogi's alone are over
+    300,000 objects; building all of them takes about a second).
 
-    A full collection scans every live object: with 1,000 games in play that is a pause of a
-    few hundred milliseconds, and left to itself the collector runs one whenever the old
-    generation has grown by a quarter, every 20–60 s at a few hundred moves per second. With
-    ``full_interval_s`` > 0 it never starts one by itself; :func:`collect_fully_forever` runs
-    one every ``full_interval_s`` seconds instead. Game state is freed by reference counting
-    when a game ends (it holds no reference cycles), so what waits for the timer is only the
-    cyclic garbage of closed connections and finished tasks.
+    With ``full_interval_s`` > 0 the collector never starts a full collection by itself (the
+    old generation's threshold is one no count reaches, the young ones are small: no automatic
+    collection scans more than a few thousand objects); :func:`collect_and_freeze_forever`
+    runs one every ``full_interval_s`` seconds and then freezes what survived it, so each
+    timed collection scans only what arrived since the previous one (docs/benchmarks.md,
+    "Garbage collection (issue 14)"). Otherwise Python's own schedule runs, with thresholds
+    raised so that a move's short-lived objects die before they are promoted.
 
     Collections that pause for 100 ms or more are logged.
-
-    The rules engine's step tables are built first, for every variant, so that they are frozen
-    with the rest: built on first use they would be scanned by every full collection (Dai
-    Shogi's alone are over 300,000 objects; building all of them takes about a second).
     """
     for variant in VARIANTS.values():
         variant.t.build_steps()
@@ -82,8 +78,31 @@ def tune_garbage_collector(full_interval_s: float = 0.0) -> None:
     gc.callbacks.append(_report_slow_collections())
 
 
-async def collect_fully_forever(interval_s: float) -> None:
-    """Run a full garbage collection every ``interval_s`` seconds (see tune_garbage_collector)."""
+def collect_and_freeze() -> int:
+    """One timed collection: a full collection of the objects not frozen yet, then freeze the
+    survivors; returns the number of unreachable objects found.
+
+    Freezing is safe for what outlives it as long as it dies by reference counting, which is
+    how the server's long-lived state dies: game state holds no reference cycles
+    (tests/hub/test_hub_memory.py), a closed connection lets go of the cycles it made
+    (tests/transport/test_transport_memory.py). A cycle whose objects were frozen alive is
+    never collected unless :func:`gc.unfreeze` runs first (``unfreeze_interval_s`` of
+    :func:`collect_and_freeze_forever`); ``bench/hub_probe.py``'s census measures that leak.
+    """
+    found = gc.collect()
+    gc.freeze()
+    return found
+
+
+async def collect_and_freeze_forever(interval_s: float, unfreeze_interval_s: float = 0.0) -> None:
+    """Run :func:`collect_and_freeze` every ``interval_s`` seconds. With
+    ``unfreeze_interval_s`` > 0, at most that often the whole heap is unfrozen first, so
+    that the collection scans all of it (a pause of hundreds of milliseconds with thousands
+    of games and connections, but no cyclic garbage outlives it)."""
+    unfrozen_at = time.monotonic()
     while True:
         await asyncio.sleep(interval_s)
-        gc.collect()
+        if unfreeze_interval_s > 0 and time.monotonic() - unfrozen_at >= unfreeze_interval_s:
+            unfrozen_at = time.monotonic()
+            gc.unfreeze()
+        collect_and_freeze()

@@ -139,16 +139,22 @@ class Outbox:
 
     def _enqueue(self, frame: bytes) -> None:
         if len(self._queue) >= self._limit:
+            on_overflow = self._on_overflow
             self.close()
-            self._on_overflow(self)
+            on_overflow(self)
             return
         self._queue.append(frame)
         if self._writer is None:
             self._writer = asyncio.get_running_loop().create_task(self._drain())
 
     def close(self) -> None:
-        """Send nothing more; drop what is waiting."""
+        """Send nothing more; drop what is waiting.
+
+        Also lets go of the owner's overflow callback: the owner holds its outbox, so the
+        callback (a bound method of the owner) is a reference cycle, which would leave a closed
+        connection to be freed by a full garbage collection instead of by reference counting."""
         self.closed = True
+        self._on_overflow = _ignore_overflow
         self._batch.clear()
         self._queue.clear()
         writer, self._writer = self._writer, None
@@ -170,6 +176,10 @@ class Outbox:
         finally:
             if self._writer is asyncio.current_task():
                 self._writer = None
+
+
+def _ignore_overflow(outbox: Outbox) -> None:
+    """The overflow callback of a closed outbox."""
 
 
 def fan_out(outboxes: Iterable[FrameSink], frame: bytes) -> None:

@@ -218,6 +218,9 @@ class IcsConnection:
             if self.conn_id is not None:
                 self._server.driver.disconnect(self.conn_id)
             self._writer.close()
+            # The session holds this connection's bound methods (a reference cycle): let go of
+            # it, so that the closed connection is freed by reference counting.
+            self.session = None
 
     def _auth_timeout(self) -> None:
         if self.identity is None:
