@@ -3,6 +3,9 @@ and the bad-input fuzz runs (minutes to hours)."""
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+
 import pytest
 
 
@@ -15,3 +18,16 @@ def long_sweep(request: pytest.FixtureRequest) -> bool:
     """True when the suite runs with ``--long``: differential tests use many more games, fuzz
     tests many more frames."""
     return bool(request.config.getoption("--long"))
+
+
+@pytest.fixture
+def no_automatic_collection() -> Iterator[None]:
+    """The collector runs only when the test asks (memory tests inspect what it finds)."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()

@@ -6,26 +6,12 @@ from __future__ import annotations
 
 import gc
 import random
-from collections.abc import Iterator
 
-import pytest
 from hub_harness import Harness, player
 
 from server.rules import Game, get_variant
 
 TC = {"kind": "fischer", "base_s": 600, "inc_s": 0}
-
-
-@pytest.fixture
-def no_automatic_collection() -> Iterator[None]:
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        gc.enable()
 
 
 def cyclic_garbage() -> list[object]:

@@ -9,27 +9,13 @@ from __future__ import annotations
 import gc
 import random
 from collections import Counter
-from collections.abc import Iterator
 
-import pytest
 from ics_support import IcsClient
 from ws_support import Client, OpenClient, StartApp, play_random, start_game, wait_for
 
 from server.app import App
 
 OURS = ("server.", "websockets.")
-
-
-@pytest.fixture
-def no_automatic_collection() -> Iterator[None]:
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        gc.enable()
 
 
 def our_cyclic_garbage() -> Counter[str]:
