@@ -6,6 +6,9 @@ Run by hand (never in CI)::
     .venv/bin/python bench/bench_load.py --backend sqlite postgresql --games 100 1000
     .venv/bin/python bench/bench_load.py --games 1000 --think-ms 500 --seconds 30
     .venv/bin/python bench/bench_load.py --idle 10000 --games               # idle connections only
+    # issue 14's stall target (the full run: --seconds 900):
+    .venv/bin/python bench/bench_load.py --backend postgresql --games 1000 --think-ms 3000 \
+        --seconds 120 --idle-during 10000 --full-gc-every 30 --census
 
 What one run does, per backend:
 
@@ -29,8 +32,13 @@ What one run does, per backend:
    moves per second, the server's RSS growth per connection (``/proc/<pid>/status``), and the
    hub's event-loop lag over the window (max, p99.9; with the longest garbage collection of
    each generation): the longest stall any player could have felt, collections included.
-   ``--census`` then has the hub count the objects its collector tracks, by type, and time
-   one full collection.
+   ``--census`` then has the hub count the objects its collector tracks, by type, time its
+   timed collection (``full_gc_interval_s``: a full collection of what is not frozen, then
+   ``gc.freeze()``) and a whole-heap one, and count the cyclic garbage freezing kept (the
+   leak), once with the games loaded and once after every client has closed.
+   ``--idle-during K`` has K guests connect, log in and stay idle for the whole game run (the
+   players connect after them); ``--full-gc-every S`` sets the hub's timed collection
+   interval, so that a short window still contains the collections a long run meets.
 3. **Idle connections** (``--idle``). K clients connect and log in as guests, then sit idle; the
    server's RSS growth divided by K is the memory per idle connection. Both processes raise their
    open-file limit (``resource.setrlimit``) first.
@@ -163,7 +171,9 @@ async def start_echo(commit_to: str | None = None) -> Process:
     return Process(popen, port)
 
 
-async def start_hub(database_url: str, workdir: Path, profile: str | None = None) -> Process:
+async def start_hub(
+    database_url: str, workdir: Path, profile: str | None = None, full_gc_every: float | None = None
+) -> Process:
     port = free_port()
     probe_file = workdir / "probe.jsonl"
     env = {
@@ -180,6 +190,8 @@ async def start_hub(database_url: str, workdir: Path, profile: str | None = None
         "HUB_RATE_LIMIT_BURST": "1000",
         "HUB_SEND_QUEUE_LIMIT": "1024",
     }
+    if full_gc_every is not None:
+        env["HUB_FULL_GC_INTERVAL_S"] = str(full_gc_every)  # the server's timed collections
     command = [sys.executable, str(ROOT / "bench" / "hub_probe.py")]
     if profile:
         env["BENCH_PROFILE"] = profile  # each measurement window, under cProfile
@@ -210,6 +222,31 @@ async def probe_report(hub: Process, signum: int, kind: str) -> dict[str, Any]:
             return report
         await asyncio.sleep(0.01)
     raise RuntimeError("the hub's probe did not answer")
+
+
+async def census(hub: Process, label: str, moves: int, closed: int) -> None:
+    """Print the hub's census (``hub_probe.Probe.dump_census``): tracked objects, the timed
+    collection's pause, and the cyclic garbage that freezing kept (per move played and per
+    connection closed so far)."""
+    report = await probe_report(hub, signal.SIGUSR2, "census")
+    leaked = report["frozen_garbage"]
+    print(
+        f"{'':10} census {label}: {report['tracked']:,} tracked objects not frozen (per "
+        f"generation {report['per_generation']}, {report['frozen']:,} frozen); the timed "
+        f"collection (collect + freeze) took {report['timed_collection_ms']:.0f} ms; "
+        f"a whole-heap collection ({report['whole_heap_objects']:,} objects, unfrozen) "
+        f"{report['whole_heap_collection_ms']:.0f} ms; by type: "
+        + ", ".join(f"{name} {count:,}" for name, count in report["top_types"][:12]),
+        flush=True,
+    )
+    print(
+        f"{'':10} frozen cyclic garbage (the leak of freezing): {leaked:,} objects "
+        f"({leaked / max(moves, 1):.3f} per move over {moves:,} moves"
+        + (f", {leaked / closed:.2f} per closed connection over {closed:,}" if closed else "")
+        + "); "
+        + ", ".join(f"{name} {count:,}" for name, count in report["frozen_garbage_types"]),
+        flush=True,
+    )
 
 
 # ------------------------------------------------------------------ clients
@@ -249,6 +286,8 @@ class Stats:
     slow: list[tuple[float, float]] = field(default_factory=list)
     """(seconds into the measurement, round trip ms) of the round trips over 20 ms."""
     moves: int = 0
+    all_moves: int = 0
+    """Every acknowledged move, the ramp-up and the end of the run included."""
     games: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     moves_per_s: float = 0.0
@@ -319,6 +358,7 @@ class Player:
                 else:
                     continue
             elif t == "ack" and sent_at is not None and d.get("ply") == my_move_ply:
+                self.stats.all_moves += 1
                 # After the ramp-up and warm-up, and before every player resigns at once (the
                 # end of the run: a burst of 1,000 game endings that no real server sees).
                 if self.measure_from <= time.monotonic() < self.until:
@@ -419,14 +459,17 @@ async def run_games(
     think_ms: float,
     max_plies: int,
     ramp_s: float,
-    census: bool = False,
+    census_after: bool = False,
     observers: bool = False,
+    idle_during: int = 0,
 ) -> tuple[Stats, float]:
     """Players start seeking spread over ``ramp_s`` seconds; after a further warm-up of two
     seconds, round trips, moves and CPU are measured for ``seconds``. With ``observers``, one
     spectator per game follows each game (so every move goes to both players and an
-    observer)."""
+    observer). With ``idle_during``, that many guests connect, log in and sit idle before the
+    players connect, and stay for the whole run."""
     url = f"ws://127.0.0.1:{hub.port}/ws"
+    idle = await open_many(url, idle_during, batch=500, login=True) if idle_during else []
     before = rss_kib(hub.popen.pid)
     sockets = await open_many(url, (3 if observers else 2) * games, login=True)
     stats = Stats()
@@ -460,15 +503,8 @@ async def run_games(
     stats.client_cpu = (cpu_seconds(os.getpid()) - client_before) / elapsed
     stats.moves_per_s = stats.moves / elapsed
     during = rss_kib(hub.popen.pid)
-    if census:
-        report = await probe_report(hub, signal.SIGUSR2, "census")
-        print(
-            f"{'':10} census: {report['tracked']:,} tracked objects (per generation "
-            f"{report['per_generation']}, {report['frozen']:,} frozen); a full collection took "
-            f"{report['full_collection_ms']:.0f} ms; by type: "
-            + ", ".join(f"{name} {count:,}" for name, count in report["top_types"][:12]),
-            flush=True,
-        )
+    if census_after:
+        await census(hub, "loaded", stats.all_moves, 0)
     done, pending = await asyncio.wait(tasks, timeout=30)
     for task in pending:
         task.cancel()
@@ -477,7 +513,10 @@ async def run_games(
         if error is not None:
             key = repr(error)[:60]
             stats.errors[key] = stats.errors.get(key, 0) + 1
-    await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
+    await asyncio.gather(*(ws.close() for ws in sockets + idle), return_exceptions=True)
+    if census_after:
+        await asyncio.sleep(3)  # the server sees every close
+        await census(hub, "after every client closed", stats.all_moves, len(sockets) + len(idle))
     return stats, (during - before) / len(sockets)
 
 
@@ -499,7 +538,7 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
         else:
             database_url = f"sqlite+aiosqlite:///{Path(workdir) / 'bench.sqlite3'}"
         profile = f"{args.profile_hub}.{backend}" if args.profile_hub else None
-        hub = await start_hub(database_url, Path(workdir), profile)
+        hub = await start_hub(database_url, Path(workdir), profile, args.full_gc_every)
         echo = await start_echo()
         # The commit echo writes to the hub's PostgreSQL database, or to a SQLite file of its
         # own next to the hub's (SQLite has one writer per file).
@@ -531,6 +570,7 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
                     ramp_s,
                     args.census,
                     args.observers,
+                    args.idle_during,
                 )
                 observed = (
                     f"observers got {stats.observed / max(stats.moves, 1):.2f} events per move, "
@@ -601,7 +641,21 @@ async def main() -> None:
     parser.add_argument(
         "--ramp-s", type=float, help="spread the first seeks over this long (default: games/100)"
     )
-    parser.add_argument("--idle", type=int, default=0, help="idle connections to open (0: skip)")
+    parser.add_argument(
+        "--idle", type=int, default=0, help="idle connections to open after the games (0: skip)"
+    )
+    parser.add_argument(
+        "--idle-during",
+        type=int,
+        default=0,
+        help="idle guests connected and logged in before the players, open during the games",
+    )
+    parser.add_argument(
+        "--full-gc-every",
+        type=float,
+        help="the hub's timed collection interval in seconds (full_gc_interval_s; default: the "
+        "server's), so that a short run meets as many as a long one would",
+    )
     parser.add_argument(
         "--observers",
         action="store_true",
@@ -618,7 +672,9 @@ async def main() -> None:
     parser.add_argument(
         "--census",
         action="store_true",
-        help="after each run, count the hub's tracked objects by type and time a full collection",
+        help="after each run (and again once every client has closed), count the hub's tracked "
+        "objects by type, time its timed collection and a whole-heap one, and count the "
+        "cyclic garbage that freezing kept",
     )
     parser.add_argument("--echo-server", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--commit-echo-server", nargs=2, help=argparse.SUPPRESS)

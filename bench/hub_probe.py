@@ -13,8 +13,10 @@ Run by hand or by ``bench_load.py`` (never in CI)::
   ``BENCH_PROBE_FILE`` (JSON) and starts a new window (with ``BENCH_PROFILE=FILE``, each
   window also runs under cProfile and its statistics go to ``FILE``: start-up and shutdown
   stay out of the profile); ``SIGUSR2`` writes a census of the
-  objects the collector tracks (by type, and per generation) and then times one full
-  collection, as the 10-minute timer would run it.
+  objects the collector tracks (by type, and per generation), times one timed collection as
+  the server's timer runs it (a full collection of what is not frozen, then ``gc.freeze()``),
+  and measures what freezing leaks: it unfreezes the heap and counts the cyclic garbage a
+  whole-heap collection finds (see ``Probe.dump_census``).
 
 The probe costs a wake-up every 5 ms (well under 1 % of a core).
 """
@@ -37,6 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from server.app import serve
+from server.app.collector import collect_and_freeze
 from server.config import load_settings
 
 PROBE_INTERVAL_S = 0.005
@@ -94,14 +97,29 @@ class Probe:
         self.window_start = time.monotonic()
 
     def dump_census(self) -> None:
+        """Count the tracked objects (not frozen) by type; time one timed collection as the
+        server's timer runs it (``collect_and_freeze``); then measure the leak that freezing
+        costs: unfreeze everything and count the cyclic garbage a full collection of the whole
+        heap finds (objects that died in reference cycles after being frozen alive), and time
+        that whole-heap collection too (what a full collection cost before freezing)."""
         objects = gc.get_objects()
         by_type = collections.Counter(type(o).__qualname__ for o in objects)
         per_generation = [len(gc.get_objects(g)) for g in range(3)]
         frozen = gc.get_freeze_count()
         del objects
         started = time.perf_counter()
+        collect_and_freeze()
+        timed_ms = 1000 * (time.perf_counter() - started)
+        gc.unfreeze()
+        # What the whole-heap collection frees, by type (a count of gc.garbage under
+        # DEBUG_SAVEALL would miss the cycles that a generator's finalizer breaks).
+        before = _types(gc.get_objects())
+        started = time.perf_counter()
         gc.collect()
-        full_ms = 1000 * (time.perf_counter() - started)
+        whole_ms = 1000 * (time.perf_counter() - started)
+        leaked = before - _types(gc.get_objects())
+        whole_heap = sum(before.values())
+        gc.freeze()
         self._write(
             "census",
             {
@@ -109,13 +127,21 @@ class Probe:
                 "per_generation": per_generation,
                 "frozen": frozen,
                 "top_types": by_type.most_common(25),
-                "full_collection_ms": full_ms,
+                "timed_collection_ms": timed_ms,
+                "whole_heap_objects": whole_heap,
+                "whole_heap_collection_ms": whole_ms,
+                "frozen_garbage": sum(leaked.values()),
+                "frozen_garbage_types": leaked.most_common(12),
             },
         )
 
     def _write(self, kind: str, report: Mapping[str, object]) -> None:
         with self.path.open("a") as out:
             out.write(json.dumps({"kind": kind, **report}) + "\n")
+
+
+def _types(objects: list[object]) -> collections.Counter[str]:
+    return collections.Counter(f"{type(o).__module__}.{type(o).__qualname__}" for o in objects)
 
 
 async def main() -> None:

@@ -91,7 +91,8 @@ class TransportLimits:
 
 
 class JitteredConnection(ServerConnection):
-    """A server connection whose keepalive pings start after a random fraction of the interval.
+    """A server connection whose keepalive pings start after a random fraction of the interval,
+    and that lets its protocol be freed by reference counting once closed.
 
     websockets pings every ``ping_interval`` seconds from the moment a connection opens, so
     connections that open together — every client reconnecting after a restart, a deploy or a
@@ -105,6 +106,16 @@ class JitteredConnection(ServerConnection):
         assert self.ping_interval is not None
         await asyncio.sleep(random.uniform(0, self.ping_interval))
         await super().keepalive()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Also end websockets' parser: the protocol keeps its parser generator (suspended for
+        good once the connection is closed), whose frame refers back to the protocol, a
+        reference cycle that only a full garbage collection would free, and never one that
+        the server has frozen (``server.app.collector``). Once the connection is lost the
+        protocol never runs its parser again (``receive_eof`` is idempotent, ``receive_data``
+        refuses data after EOF)."""
+        super().connection_lost(exc)
+        self.protocol.parser.close()
 
 
 class ClientConnection:
