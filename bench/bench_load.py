@@ -244,7 +244,12 @@ async def census(hub: Process, label: str, moves: int, closed: int) -> None:
         f"({leaked / max(moves, 1):.3f} per move over {moves:,} moves"
         + (f", {leaked / closed:.2f} per closed connection over {closed:,}" if closed else "")
         + "); "
-        + ", ".join(f"{name} {count:,}" for name, count in report["frozen_garbage_types"]),
+        + ", ".join(f"{name} {count:,}" for name, count in report["frozen_garbage_types"])
+        + " (tuples and dicts untracked or freed: "
+        + ", ".join(
+            f"{name} {count:,}" for name, count in report["tuples_dicts_untracked_or_freed"].items()
+        )
+        + ")",
         flush=True,
     )
 
@@ -597,9 +602,10 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
                     f"{'':10} hub loop lag: max {lag['lag_max_ms']:.1f} ms, p99.9 "
                     f"{lag['lag_p999_ms']:.1f} ms, p99 {lag['lag_p99_ms']:.1f} ms, "
                     f"{lag['lags_over_50ms']} wake-ups over 50 ms in {lag['seconds']:.0f} s; "
-                    "longest collection by generation: "
+                    "longest collection by generation (wall; the collector's own CPU): "
                     + ", ".join(
-                        f"{g}: {v['max_ms']:.1f} ms ({v['count']}x)" for g, v in lag["gc"].items()
+                        f"{g}: {v['max_ms']:.1f} ms; {v['max_cpu_ms']:.1f} ms ({v['count']}x)"
+                        for g, v in lag["gc"].items()
                     ),
                     flush=True,
                 )

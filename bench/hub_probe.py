@@ -51,15 +51,21 @@ class Probe:
         self.profile_path = profile_path
         self.profiler: cProfile.Profile | None = None
         self.lags: list[float] = []
-        self.collections: list[tuple[int, float]] = []  # (generation, pause s)
+        self.collections: list[tuple[int, float, float]] = []  # (generation, pause s, CPU s)
         self.window_start = time.monotonic()
-        self._gc_started = 0.0
+        self._gc_started = (0.0, 0.0)
 
     def on_gc(self, phase: str, info: dict[str, int]) -> None:
+        # Wall time is the pause players feel; the thread's CPU time is the collector's own
+        # work (on a shared machine the wall time also counts the time the process waited for
+        # a core).
         if phase == "start":
-            self._gc_started = time.perf_counter()
+            self._gc_started = (time.perf_counter(), time.thread_time())
         else:
-            self.collections.append((info["generation"], time.perf_counter() - self._gc_started))
+            wall, cpu = self._gc_started
+            self.collections.append(
+                (info["generation"], time.perf_counter() - wall, time.thread_time() - cpu)
+            )
 
     async def run(self) -> None:
         while True:
@@ -71,8 +77,10 @@ class Probe:
         lags = sorted(self.lags)
         n = len(lags)
         pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
-        for generation, pause in self.collections:
+        cpu: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        for generation, pause, work in self.collections:
             pauses[generation].append(pause)
+            cpu[generation].append(work)
         report = {
             "seconds": time.monotonic() - self.window_start,
             "samples": n,
@@ -81,7 +89,11 @@ class Probe:
             "lag_p99_ms": 1000 * lags[min(n - 1, int(0.99 * n))] if n else None,
             "lags_over_50ms": sum(1 for lag in lags if lag > 0.05),
             "gc": {
-                str(g): {"count": len(p), "max_ms": 1000 * max(p, default=0.0)}
+                str(g): {
+                    "count": len(p),
+                    "max_ms": 1000 * max(p, default=0.0),
+                    "max_cpu_ms": 1000 * max(cpu[g], default=0.0),
+                }
                 for g, p in pauses.items()
             },
         }
@@ -99,9 +111,10 @@ class Probe:
     def dump_census(self) -> None:
         """Count the tracked objects (not frozen) by type; time one timed collection as the
         server's timer runs it (``collect_and_freeze``); then measure the leak that freezing
-        costs: unfreeze everything and count the cyclic garbage a full collection of the whole
-        heap finds (objects that died in reference cycles after being frozen alive), and time
-        that whole-heap collection too (what a full collection cost before freezing)."""
+        costs: unfreeze everything and count the tracked objects a full collection of the whole
+        heap frees (objects that died in reference cycles after being frozen alive; tuples and
+        dicts apart, which it may only stop tracking), and time that whole-heap collection
+        too (what a full collection cost before freezing)."""
         objects = gc.get_objects()
         by_type = collections.Counter(type(o).__qualname__ for o in objects)
         per_generation = [len(gc.get_objects(g)) for g in range(3)]
@@ -117,7 +130,11 @@ class Probe:
         started = time.perf_counter()
         gc.collect()
         whole_ms = 1000 * (time.perf_counter() - started)
-        leaked = before - _types(gc.get_objects())
+        gone = before - _types(gc.get_objects())
+        # A whole-heap collection also stops tracking the tuples and dicts it finds holding
+        # only atoms: those leave the count without being freed, so they are set apart.
+        untracked = {name: gone.pop(name, 0) for name in ("builtins.tuple", "builtins.dict")}
+        leaked = gone
         whole_heap = sum(before.values())
         gc.freeze()
         self._write(
@@ -132,6 +149,7 @@ class Probe:
                 "whole_heap_collection_ms": whole_ms,
                 "frozen_garbage": sum(leaked.values()),
                 "frozen_garbage_types": leaked.most_common(12),
+                "tuples_dicts_untracked_or_freed": untracked,
             },
         )
 

@@ -141,7 +141,7 @@ class Settings:
     ws_path: str = _setting("server", "/ws", _ws_path)
     node_id: str = _setting("server", new_node_id, _node_id)  # default: random
     log_level: str = _setting("server", "INFO", _log_level)
-    full_gc_interval_s: float = _setting("server", 60.0, _at_least(0))
+    full_gc_interval_s: float = _setting("server", 1.0, _at_least(0))
     gc_unfreeze_interval_s: float = _setting("server", 0.0, _at_least(0))
     # [websocket]
     max_frame_bytes: int = _setting("websocket", 65536, _at_least(256))

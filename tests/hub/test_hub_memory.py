@@ -1,6 +1,7 @@
 """Game state is freed by reference counting: the server's garbage-collector policy (full
-collections only on a timer, see server.app.collector.tune_garbage_collector) relies on a
-finished and evicted game leaving no reference cycles behind."""
+collections only on a timer, each freezing what survives it, see server.app.collector) relies
+on a finished and evicted game leaving no reference cycles behind: a cycle frozen alive would
+never be collected."""
 
 from __future__ import annotations
 
