@@ -609,6 +609,12 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
                     ),
                     flush=True,
                 )
+                if lag.get("phases_us"):
+                    print(
+                        f"{'':10} inside the hub, median µs from a move frame to: "
+                        + ", ".join(f"{p} {us:.0f}" for p, us in lag["phases_us"].items()),
+                        flush=True,
+                    )
                 if stats.slow:
                     # When the slow round trips happened: one stall, or spread over the run?
                     by_second: dict[int, int] = {}
@@ -663,6 +669,11 @@ async def main() -> None:
         "server's), so that a short run meets as many as a long one would",
     )
     parser.add_argument(
+        "--phases",
+        action="store_true",
+        help="with one game: where a move's round trip goes inside the hub (move_phases.py)",
+    )
+    parser.add_argument(
         "--observers",
         action="store_true",
         help="one spectator per game: every move goes to both players and an observer",
@@ -685,6 +696,8 @@ async def main() -> None:
     parser.add_argument("--echo-server", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--commit-echo-server", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.phases:
+        os.environ["BENCH_PHASES"] = "1"  # the hub's probe (move_phases.py), inherited
     if args.echo_server:
         await echo_main(args.echo_server)
         return

@@ -17,6 +17,8 @@ Run by hand or by ``bench_load.py`` (never in CI)::
   the server's timer runs it (a full collection of what is not frozen, then ``gc.freeze()``),
   and measures what freezing leaks: it unfreezes the heap and counts the cyclic garbage a
   whole-heap collection finds (see ``Probe.dump_census``).
+* ``BENCH_PHASES`` set: each window's report also holds the median time from a move frame to
+  each phase of its round trip inside the hub (``move_phases.py``; one game only).
 
 The probe costs a wake-up every 5 ms (well under 1 % of a core).
 """
@@ -38,6 +40,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from move_phases import MovePhases  # patches the server only if installed (BENCH_PHASES)
+
 from server.app import serve
 from server.app.collector import collect_and_freeze
 from server.config import load_settings
@@ -54,6 +58,7 @@ class Probe:
         self.collections: list[tuple[int, float, float]] = []  # (generation, pause s, CPU s)
         self.window_start = time.monotonic()
         self._gc_started = (0.0, 0.0)
+        self.phases: MovePhases | None = None  # BENCH_PHASES: where one game's moves go
 
     def on_gc(self, phase: str, info: dict[str, int]) -> None:
         # Wall time is the pause players feel; the thread's CPU time is the collector's own
@@ -81,7 +86,7 @@ class Probe:
         for generation, pause, work in self.collections:
             pauses[generation].append(pause)
             cpu[generation].append(work)
-        report = {
+        report: dict[str, object] = {
             "seconds": time.monotonic() - self.window_start,
             "samples": n,
             "lag_max_ms": 1000 * lags[-1] if n else None,
@@ -103,6 +108,8 @@ class Probe:
         if self.profile_path:
             self.profiler = cProfile.Profile()
             self.profiler.enable()
+        if self.phases is not None:
+            report["phases_us"] = self.phases.report()
         self._write("window", report)
         self.lags.clear()
         self.collections.clear()
@@ -168,6 +175,9 @@ async def main() -> None:
         Path(os.environ.get("BENCH_PROBE_FILE", "probe.jsonl")), os.environ.get("BENCH_PROFILE")
     )
     gc.callbacks.append(probe.on_gc)
+    if os.environ.get("BENCH_PHASES"):
+        probe.phases = MovePhases()
+        probe.phases.install()
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGUSR1, probe.dump_window)
     loop.add_signal_handler(signal.SIGUSR2, probe.dump_census)
@@ -179,7 +189,9 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     try:
         import uvloop
     except ImportError:
