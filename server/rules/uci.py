@@ -49,28 +49,27 @@ def move_uci(pos: Position, m: Move) -> str:
 
 def sorted_uci(pos: Position, moves: list[Move]) -> list[str]:
     """``moves`` (from ``pos``) in coordinate form, sorted: the ``legal`` list sent with each
-    move, so plain moves (most of them) are written inline."""
-    t = pos.variant.t
-    names = t.names
-    if not t.uci_by_move:
+    move.
+
+    The text of a move without legs is kept in ``Tables.uci_texts`` and shared: a room keeps
+    the legal list of each of its events for the game's life, and fresh strings there cost
+    about 2 KB per move event (docs/benchmarks.md, "Garbage collection (issue 14)")."""
+    texts = pos.variant.t.uci_texts
+    if pos.variant.t.uci_by_move:
         return sorted(
-            [
-                move_uci(pos, m) if m.promotion or m.drop or m.via else names[m.from_sq] + names[m.to_sq]
-                for m in moves
-            ]
+            [move_uci(pos, m) if m.via else (texts.get(m) or _remember(pos, m)) for m in moves]
         )
-    texts = t.uci_texts  # drops and promotions
+    # A promotion's text depends on the moving piece here: only plain moves are shared.
     return sorted(
         [
-            (texts.get(m) or _remember(pos, m)) if m.promotion or m.drop else
-            move_uci(pos, m) if m.via else names[m.from_sq] + names[m.to_sq]
+            move_uci(pos, m) if m.promotion or m.drop or m.via else (texts.get(m) or _remember(pos, m))
             for m in moves
         ]
     )
 
 
 def _remember(pos: Position, m: Move) -> str:
-    """``move_uci`` of a drop or a promotion without legs, kept in ``Tables.uci_texts``."""
+    """``move_uci`` of a move without legs, kept in ``Tables.uci_texts``."""
     text = move_uci(pos, m)
     if not m.via:
         pos.variant.t.uci_texts[m] = text

@@ -94,3 +94,21 @@ def test_a_finished_game_refuses_moves_even_if_nobody_asked_for_its_outcome() ->
         replay.play(uci)  # never asks for the outcome
     with pytest.raises(IllegalMoveError, match="over"):
         replay.play(ended.moves[-1])
+
+
+def test_legal_lists_share_their_move_texts() -> None:
+    """A room keeps every move event's legal list for the game's life: the same move's text is
+    one shared string, not a fresh one per list (about 2 KB per event otherwise)."""
+    for name in ("minishogi", "shoshogi", "wildcastle", "spartan", "daishogi"):
+        first, second = Game(get_variant(name)), Game(get_variant(name))
+        a, b = first.legal_moves(), second.legal_moves()
+        assert a == b and all(x is y for x, y in zip(a, b, strict=True)), name
+        game, _, legal = random_game(name, 30, seed=5)
+        again = Game(get_variant(name))
+        for uci, before in zip(game.moves, legal, strict=False):
+            now = again.legal_moves()
+            assert now == before
+            fresh = [x for x, y in zip(now, before, strict=True) if x is not y]
+            # Only multi-leg moves, and chess promotions (their text depends on the piece).
+            assert all("," in x or x[-1].isalpha() for x in fresh), (name, fresh)
+            again.play(uci)
