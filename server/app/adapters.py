@@ -34,7 +34,7 @@ from server.store import (
     UnknownGameError,
 )
 from server.transport.accounts import AccountsUnavailable, NameTaken, store_player_id
-from server.transport.driver import PersistError, RatingChange
+from server.transport.driver import MoveStored, PersistError, RatingChange
 
 logger = logging.getLogger("server")
 
@@ -93,32 +93,23 @@ class StoreRecorder:
             raise _persist_error(record, error) from None
         return ()
 
-    def submit_move(self, record: MoveAppended) -> asyncio.Future[None]:
-        """Queue the move for the :class:`MoveWriter`'s next group commit, without a task."""
-        loop = asyncio.get_running_loop()
-        result: asyncio.Future[None] = loop.create_future()
-        try:
-            written = self._writer.submit(record.game_id, record.move)
-        except RuntimeError as error:
-            result.set_exception(_persist_error(record, error))
-            return result
+    def submit_move(self, record: MoveAppended, written: MoveStored) -> None:
+        """Queue the move for the :class:`MoveWriter`'s next group commit, without a task;
+        ``written`` is told from the writer's flusher, right after the commit."""
 
-        def done(written: asyncio.Future[None]) -> None:
-            if result.done():
-                return
-            if written.cancelled():
-                result.set_exception(PersistError("the server is shutting down"))
-                return
-            error = written.exception()
+        def done(error: BaseException | None) -> None:
             if error is None:
-                result.set_result(None)
+                written(None)
             elif isinstance(error, (StoreError, ValueError, RuntimeError)):
-                result.set_exception(_persist_error(record, error))
+                written(_persist_error(record, error))
             else:
-                result.set_exception(error)
+                written(PersistError("server error"))
+                logger.error("writing a move failed", exc_info=error)
 
-        written.add_done_callback(done)
-        return result
+        try:
+            self._writer.submit(record.game_id, record.move, done)
+        except RuntimeError as error:  # the writer is closed: tell it on the next loop turn
+            asyncio.get_running_loop().call_soon(written, _persist_error(record, error))
 
     async def _create(self, record: GameCreated) -> None:
         control = record.control.to_record()

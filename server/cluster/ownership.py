@@ -30,7 +30,7 @@ from server.cluster.wire import pack
 from server.hub.effects import GameCreated, GameFinished, GameId, MoveAppended, PersistRecord
 from server.hub.hub import Hub
 from server.store import GameRecord, Store, StoreError
-from server.transport.driver import PersistError, RatingChange, Recorder
+from server.transport.driver import MoveStored, PersistError, RatingChange, Recorder
 
 __all__ = ["ORPHANED", "FencedRecorder", "Owner", "Ownership", "Takeover"]
 
@@ -358,12 +358,12 @@ class FencedRecorder:
             raise PersistError("this game is now run by another server")
         return await self._inner.write(record)
 
-    def submit_move(self, record: MoveAppended) -> asyncio.Future[None]:
+    def submit_move(self, record: MoveAppended, written: MoveStored) -> None:
         if record.game_id in self._ownership.lost:
-            refused: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            refused.set_exception(PersistError("this game is now run by another server"))
-            return refused
-        return self._inner.submit_move(record)
+            refused = PersistError("this game is now run by another server")
+            asyncio.get_running_loop().call_soon(written, refused)
+            return
+        self._inner.submit_move(record, written)
 
     async def keep_versions(self, versions: Mapping[str, int]) -> None:
         lost = self._ownership.lost

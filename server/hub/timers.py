@@ -1,9 +1,19 @@
-"""Deadlines keyed by name, soonest first (a heap with lazy deletion)."""
+"""Deadlines keyed by name, soonest first (a heap with lazy deletion).
+
+A game's deadline moves with every move (its clock's flag time), and a replaced entry stays in
+the heap until it reaches the top — with hour-long clocks, an hour later. So the heap is
+rebuilt from the live deadlines whenever stale entries outnumber them: memory stays
+proportional to the rooms, at an amortised O(1) per :meth:`Timers.set`.
+"""
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Hashable
+
+
+_SLACK = 64
+"""Stale entries always tolerated (no rebuild for a handful of timers)."""
 
 
 class Timers:
@@ -24,6 +34,14 @@ class Timers:
         self._at[key] = at
         self._seq += 1
         heapq.heappush(self._heap, (at, self._seq, key))
+        if len(self._heap) > 2 * len(self._at) + _SLACK:
+            self._compact()
+
+    def _compact(self) -> None:
+        """Drop every stale entry (see the module docstring)."""
+        live = self._at
+        self._heap = [entry for entry in self._heap if live.get(entry[2]) == entry[0]]
+        heapq.heapify(self._heap)
 
     def clear(self, key: Hashable) -> None:
         self._at.pop(key, None)

@@ -15,6 +15,8 @@ written at once, and batches grow by themselves with load.
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Self
@@ -24,9 +26,14 @@ from server.store.errors import StoreUnavailableError
 from server.store.records import GameMove
 from server.store.repository import Store
 
-__all__ = ["MoveWriter", "WriterStats"]
+__all__ = ["MoveWriter", "MoveWritten", "WriterStats"]
 
-_Pending = tuple[GameMove, "asyncio.Future[None]"]
+logger = logging.getLogger(__name__)
+
+MoveWritten = Callable[[BaseException | None], None]
+"""Told, by :meth:`MoveWriter.submit`, that a move was committed (``None``) or why it was not."""
+
+_Pending = tuple[GameMove, "asyncio.Future[None] | MoveWritten"]
 
 
 @dataclass(slots=True)
@@ -95,24 +102,28 @@ class MoveWriter:
             move is not stored.
         :raises RuntimeError: if the writer is closed.
         """
-        await self.submit(game_id, move)
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue((game_id, move), future)
+        await future
 
-    def submit(self, game_id: str, move: MoveRecord) -> asyncio.Future[None]:
-        """Queue *move* for the next batch and return at once: the future completes when the
-        transaction holding it has committed, or with the exception :meth:`append` would
-        raise. For callers that wait without a task of their own (a done callback); the move
-        goes out with the next batch a flusher sends.
+    def submit(self, game_id: str, move: MoveRecord, written: MoveWritten) -> None:
+        """Queue *move* for the next batch and return at once; ``written`` is called by the
+        flusher as soon as the transaction holding it has committed (with ``None``), or with
+        the exception :meth:`append` would raise — synchronously, so a caller that waits this
+        way needs no task and pays no extra turn of the event loop. ``written`` must not raise
+        (what it raises is logged).
 
         :raises RuntimeError: if the writer is closed (nothing is queued).
         """
+        self._queue((game_id, move), written)
+
+    def _queue(self, move: GameMove, waiter: asyncio.Future[None] | MoveWritten) -> None:
         if self._closing:
             raise RuntimeError("the MoveWriter is closed")
         self._start()
         assert self._wakeup is not None
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._pending.append(((game_id, move), future))
+        self._pending.append((move, waiter))
         self._wakeup.set()
-        return future
 
     async def close(self) -> None:
         """Write everything already queued, then stop. Further appends raise."""
@@ -193,11 +204,24 @@ def _cancelled() -> StoreUnavailableError:
     return StoreUnavailableError("the move writer stopped before this move was written")
 
 
-def _succeed(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
+def _succeed(waiter: asyncio.Future[None] | MoveWritten) -> None:
+    if isinstance(waiter, asyncio.Future):
+        if not waiter.done():
+            waiter.set_result(None)
+    else:
+        _tell(waiter, None)
 
 
-def _fail(future: asyncio.Future[None], error: BaseException) -> None:
-    if not future.done():
-        future.set_exception(error)
+def _fail(waiter: asyncio.Future[None] | MoveWritten, error: BaseException) -> None:
+    if isinstance(waiter, asyncio.Future):
+        if not waiter.done():
+            waiter.set_exception(error)
+    else:
+        _tell(waiter, error)
+
+
+def _tell(written: MoveWritten, error: BaseException | None) -> None:
+    try:
+        written(error)
+    except Exception:  # a bug of the caller: never let it stop the rest of the batch
+        logger.exception("a move writer callback failed")

@@ -87,10 +87,10 @@ class Recorder(Protocol):
         """
         ...
 
-    def submit_move(self, record: MoveAppended) -> asyncio.Future[None]:
-        """Start writing a move without a task: queue it for the next group commit and return
-        a future that completes after its commit, or fails with :class:`PersistError` (the
-        same contract as :meth:`write`)."""
+    def submit_move(self, record: MoveAppended, written: MoveStored) -> None:
+        """Start writing a move without a task: queue it for the next group commit. Then
+        ``written(None)`` is called once it has committed, or ``written(PersistError)`` if it
+        was not stored (the same contract as :meth:`write`) — never from within this call."""
         ...
 
     async def keep_versions(self, versions: Mapping[str, int]) -> None:
@@ -111,6 +111,9 @@ class Peer(Protocol):
 
 
 Publisher = Callable[[str, bytes], None]
+
+MoveStored = Callable[["PersistError | None"], None]
+"""Told by :meth:`Recorder.submit_move` whether a move was stored."""
 
 
 class HubDriver:
@@ -259,8 +262,17 @@ class HubDriver:
         quick = previous is None and isinstance(record, MoveAppended)
         if quick:
             assert isinstance(record, MoveAppended)
-            write = self._recorder.submit_move(record)
-            write.add_done_callback(lambda written: self._move_written(effect, written))
+            write = asyncio.get_running_loop().create_future()
+
+            def written(error: PersistError | None) -> None:
+                # Called by the move writer's flusher right after the commit: the hub hears of
+                # it in the same turn of the event loop (the future is only bookkeeping).
+                if write.done():
+                    return  # cancelled: the driver closed without waiting for it
+                write.set_result(None)
+                self._move_written(effect, error)
+
+            self._recorder.submit_move(record, written)
         else:
             write = asyncio.get_running_loop().create_task(
                 self._write(effect, previous), name=f"persist:{game_id}:{effect.token}"
@@ -283,18 +295,11 @@ class HubDriver:
             except Exception:  # only an optimisation: persisted() does the work if needed
                 logger.exception("hub failed to prepare write %d", token)
 
-    def _move_written(self, effect: Persist, written: asyncio.Future[None]) -> None:
-        if written.cancelled():
-            return  # the driver is closing
-        error = written.exception()
+    def _move_written(self, effect: Persist, error: PersistError | None) -> None:
         if error is None:
             self.call(lambda now: self.hub.persisted(effect.token, now))
-            return
-        if not isinstance(error, PersistError):
-            logger.error("writing %s failed", type(effect.record).__name__, exc_info=error)
-        self._report_failure(
-            effect, error.reason if isinstance(error, PersistError) else "server error"
-        )
+        else:
+            self._report_failure(effect, error.reason)
 
     async def _write(self, effect: Persist, previous: asyncio.Future[None] | None) -> None:
         if previous is not None:

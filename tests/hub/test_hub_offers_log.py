@@ -1,5 +1,7 @@
 """Offer state machine, versioned event log with replay, deadline timers."""
 
+import random
+
 import pytest
 
 from server.hub.errors import CommandError
@@ -109,6 +111,27 @@ def test_timers_fire_in_order_and_replace() -> None:
     assert timers.pop_due(24) == []
     assert timers.pop_due(30) == ["b", "a"]
     assert timers.next_deadline() is None and len(timers) == 0
+
+
+def test_timers_keep_memory_proportional_to_the_live_deadlines() -> None:
+    """Deadlines that move with every move (a running clock) leave stale heap entries; the
+    heap is rebuilt before they outnumber the live ones, and still fires in order."""
+    rng = random.Random(4)
+    timers = Timers()
+    expected: dict[str, int] = {}
+    for step in range(20_000):
+        key = f"room{rng.randrange(100)}"
+        at = 1_000_000 + rng.randrange(10_000_000)
+        if step % 97 == 0:
+            timers.clear(key)
+            expected.pop(key, None)
+        else:
+            timers.set(key, at)
+            expected[key] = at
+            assert len(timers._heap) <= 2 * len(expected) + 64
+    assert len(timers) == len(expected)
+    fired = timers.pop_due(10**9)
+    assert fired == sorted(expected, key=lambda k: expected[k])
 
 
 def test_timers_set_none_clears() -> None:

@@ -188,28 +188,38 @@ async def test_empty_batch_is_a_no_op(store: Store) -> None:
     assert count == 0
 
 
-async def test_submit_queues_at_once_and_completes_after_the_commit(
+async def test_submit_tells_the_caller_right_after_the_commit(
     store: Store, make_game: MakeGame, open_store: Callable[[], Store]
 ) -> None:
-    """``submit`` needs no task: the move is queued before it returns, and its future ends
-    only when another connection can read the move."""
+    """``submit`` needs no task: the move is queued before it returns, and the callback is told
+    (by the flusher, in the turn the commit completes) only when another connection can read
+    the move; a refused row is told its error, and a raising callback harms nobody else."""
     game_ids = [await make_game() for _ in range(4)]
     observer = open_store()
+    told: list[tuple[str, BaseException | None]] = []
+    all_told = asyncio.Event()
+
+    def written(game_id: str) -> Callable[[BaseException | None], None]:
+        def tell(error: BaseException | None) -> None:
+            told.append((game_id, error))
+            if len(told) == len(game_ids):
+                all_told.set()
+            if game_id == game_ids[0]:
+                raise RuntimeError("a buggy caller")
+
+        return tell
+
     async with MoveWriter(store) as writer:
-        futures = [writer.submit(*move(game_id, 1)) for game_id in game_ids]
-        assert not any(f.done() for f in futures)  # nothing committed without the loop
-        done = asyncio.Event()
-        committed: list[str] = []
-        for game_id, future in zip(game_ids, futures, strict=True):
-            future.add_done_callback(lambda f, g=game_id: committed.append(g))
-        futures[-1].add_done_callback(lambda _: done.set())
-        await done.wait()
-        assert all(f.done() and f.exception() is None for f in futures)
-        for game_id in committed:
+        for game_id in game_ids:
+            writer.submit(*move(game_id, 1), written(game_id))
+        assert told == []  # nothing is committed without the loop
+        await all_told.wait()
+        assert sorted(told, key=lambda t: t[0]) == sorted((g, None) for g in game_ids)
+        for game_id in game_ids:
             game = await observer.get_game(game_id)
             assert game is not None and [m.ply for m in game.moves] == [1]
-        duplicate = writer.submit(*move(game_ids[0], 1))
-        with pytest.raises(DuplicateMoveError):
-            await duplicate
+        refused = asyncio.get_running_loop().create_future()
+        writer.submit(*move(game_ids[1], 1), refused.set_result)
+        assert isinstance(await refused, DuplicateMoveError)
     with pytest.raises(RuntimeError, match="closed"):
-        writer.submit(*move(game_ids[0], 2))
+        writer.submit(*move(game_ids[0], 2), written(game_ids[0]))
