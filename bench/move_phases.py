@@ -48,9 +48,9 @@ class MovePhases:
 
         submit = writer.MoveWriter.submit
 
-        def timed_submit(self: Any, game_id: str, move: Any) -> Any:
+        def timed_submit(self: Any, game_id: str, move: Any, written: Any) -> None:
             marks["queued"] = time.perf_counter()
-            return submit(self, game_id, move)
+            submit(self, game_id, move, written)
 
         append = pg_moves.PgMoveAppender.append_moves
 
