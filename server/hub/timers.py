@@ -11,7 +11,6 @@ from __future__ import annotations
 import heapq
 from collections.abc import Hashable
 
-
 _SLACK = 64
 """Stale entries always tolerated (no rebuild for a handful of timers)."""
 
