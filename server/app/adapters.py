@@ -19,6 +19,7 @@ from server.hub.effects import (
     MovesRetracted,
     PersistRecord,
 )
+from server.rules import Termination
 from server.store import (
     DuplicateMoveError,
     EndJournal,
@@ -42,6 +43,14 @@ logger = logging.getLogger("server")
 # --- adapters between the hub's records and the store ----------------------------------------
 
 
+DECIDED_AGAIN_AT_RESTORE = frozenset(t.value for t in Termination)
+"""Ends the rules engine decides from the stored moves alone (checkmate, repetition …): the
+move that made one is stored before the end is written, and a game resumed after a crash is
+decided again from its moves (``RoomLifecycle.restore``), so such an end needs no journal
+entry. Time, first-move aborts and abandonment depend on when the server decided them: those
+are kept in the :class:`EndJournal` until stored."""
+
+
 def _persist_error(record: PersistRecord, error: Exception) -> PersistError:
     """What the players are told when the store did not take ``record``."""
     if isinstance(error, StoreUnavailableError):
@@ -63,8 +72,10 @@ class StoreRecorder:
     Moves go through the :class:`MoveWriter` (group commit). A new game is created and marked
     started in the store. A finished game is stored with its result (rated games also update both
     ratings in the same transaction) or as aborted; storing it twice is harmless. An end the
-    server decided (a flag fall …) is first kept in the :class:`EndJournal`, so that it survives
-    a crash while the database is unreachable; :meth:`replay_journal` stores what is left there.
+    server decided at a moment of its own (a flag fall …; not an engine outcome, see
+    :data:`DECIDED_AGAIN_AT_RESTORE`) is first kept in the :class:`EndJournal`, so that it
+    survives a crash while the database is unreachable; :meth:`replay_journal` stores what is
+    left there.
     """
 
     def __init__(self, store: Store, writer: MoveWriter, journal: EndJournal) -> None:
@@ -83,7 +94,7 @@ class StoreRecorder:
             elif isinstance(record, MovesRetracted):
                 await self._store.retract_moves(record.game_id, record.from_ply)
             elif isinstance(record, GameFinished):
-                if not record.server_decided:
+                if not record.server_decided or record.termination in DECIDED_AGAIN_AT_RESTORE:
                     return await self._finish(record)
                 await asyncio.to_thread(self._journal.keep, record.game_id, asdict(record))
                 changes = await self._finish(record)

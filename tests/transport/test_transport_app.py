@@ -12,6 +12,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import pytest
 from ws_support import (
     Client,
     OpenClient,
@@ -22,6 +23,11 @@ from ws_support import (
 )
 
 from server.app import App
+from server.app.adapters import StoreRecorder
+from server.hub.effects import GameFinished
+from server.store import EndJournal, MoveWriter, Store, TimeControl
+from server.store.migrate import upgrade_to_head
+from server.transport.driver import PersistError
 
 MATE_IN_4 = ["a1b2", "a5a2", "b2c3", "d5c4"]
 ROOT = Path(__file__).resolve().parents[2]
@@ -227,3 +233,61 @@ async def test_settings_reach_the_websocket_server(
     client = await open_client(app)
     assert (await client.guest())["t"] == "welcome"
     await wait_for(lambda: app.driver.connections == 1)
+
+
+async def test_only_ends_that_cannot_be_decided_again_are_kept_in_the_journal(
+    tmp_path: Path,
+) -> None:
+    """An end the rules engine decides from the stored moves (checkmate, repetition …) is
+    decided again when a crashed server resumes the game (tests/hub/test_hub_restore.py), so
+    it is written without a journal entry; an end that depends on when the server decided it
+    (time, abandonment, a first-move abort) stays in the journal until it is stored."""
+    start = "rbsgk/4p/5/P4/KGSBR[-] w 0 1"
+    async with pg_behind_proxy() as (via_proxy, direct, proxy):
+        await upgrade_to_head(direct)
+        async with Store.from_url(via_proxy, pool_size=1) as store:
+            game_id = await store.create_game(
+                variant="minishogi",
+                start_fen=start,
+                time_control=TimeControl("fischer", 60_000),
+                first_name="a",
+                second_name="b",
+                started=True,
+            )
+            journal = EndJournal(tmp_path / "journal")
+
+            def end(termination: str, result: str | None = "0-1") -> GameFinished:
+                return GameFinished(
+                    game_id=game_id,
+                    variant="minishogi",
+                    rated=False,
+                    first_id="a",
+                    second_id="b",
+                    result=result,
+                    termination=termination,
+                    plies=0,
+                    final_fen=start,
+                    ended_ms=0,
+                    server_decided=True,
+                )
+
+            async with MoveWriter(store) as writer:
+                recorder = StoreRecorder(store, writer, journal)
+                await proxy.cut()
+                for record, kept in (
+                    (end("checkmate"), False),
+                    (end("repetition", "1/2-1/2"), False),
+                    (end("time"), True),
+                    (end("abandonment"), True),
+                    (end("abort", None), True),
+                ):
+                    with pytest.raises(PersistError, match="unavailable"):
+                        await recorder.write(record)
+                    assert (game_id in journal.entries()) is kept, record.termination
+                    journal.forget(game_id)
+                await proxy.restore()
+                assert await recorder.write(end("checkmate")) == []
+                assert journal.entries() == {}
+            stored = await store.get_game(game_id)
+            assert stored is not None
+            assert (stored.status, stored.termination) == ("finished", "checkmate")
