@@ -12,11 +12,11 @@ inflated when other programs load the machine); the best of ``--rounds`` rounds 
 * **move check**: one move checked and applied on a fresh position, as the hub does for an
   incoming move. Engine: ``Position.move_from_uci`` (generates the legal moves) then
   ``Position.play``. python-chess: ``Move.from_uci``, ``Board.is_legal``, ``Board.push``.
-* **full move**: ``Game.play`` (check, apply, SAN, check/mate, repetition, outcome) against
-  python-chess ``Board.san`` + ``Board.push`` + ``Board.outcome``.
-* **hub move**: what the hub does per move: ``Game.play`` (check, apply, SAN, outcome, and
-  the next position's legal moves), ``Game.fen()`` and ``Game.legal_moves()`` (sorted
-  coordinate strings), against python-chess doing the same for the event — ``push``, ``fen()``
+* **full move**: ``Game.play`` (check, apply, SAN, check mark, repetition) then
+  ``Game.outcome()`` against python-chess ``Board.san`` + ``Board.push`` + ``Board.outcome``.
+* **hub move**: what the hub does per move: ``Game.play`` (check, apply, SAN), ``Game.fen()``
+  and ``Game.legal_moves()`` (the next position's legal moves as sorted coordinate strings,
+  with the outcome they decide), against python-chess doing the same for the event — ``push``, ``fen()``
   and the sorted ``uci()`` of ``legal_moves`` — with no validation, SAN or outcome on its side
   (issue 14's comparison: the engine does more, in at least as little time).
 * **perft**: the number of legal move sequences of ``--depth`` plies, both counting the legal
@@ -150,6 +150,7 @@ def engine_full(sequences: list[tuple[str, list[str]]]) -> Callable[[], int]:
             game = Game(WILD, fen)
             for uci in moves:
                 game.play(uci)
+                game.outcome()  # decided when asked since Game.play leaves it (issue 14)
                 n += 1
         return n
 

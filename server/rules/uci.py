@@ -71,8 +71,7 @@ def sorted_uci(pos: Position, moves: list[Move]) -> list[str]:
 def _remember(pos: Position, m: Move) -> str:
     """``move_uci`` of a move without legs, kept in ``Tables.uci_texts``."""
     text = move_uci(pos, m)
-    if not m.via:
-        pos.variant.t.uci_texts[m] = text
+    pos.variant.t.uci_texts[m] = text
     return text
 
 

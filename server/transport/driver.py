@@ -259,9 +259,9 @@ class HubDriver:
         game_id = record.game_id
         previous = self._chains.get(game_id)
         write: asyncio.Future[None]
-        quick = previous is None and isinstance(record, MoveAppended)
-        if quick:
-            assert isinstance(record, MoveAppended)
+        quick = False
+        if previous is None and isinstance(record, MoveAppended):
+            quick = True
             write = asyncio.get_running_loop().create_future()
 
             def written(error: PersistError | None) -> None:
