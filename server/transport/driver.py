@@ -138,6 +138,16 @@ class HubDriver:
         self._writes: set[asyncio.Future[None]] = set()
         self._closing = False
         self._detached = False
+        self._running_loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        # Looked up once: on Python 3.11 every asyncio.get_running_loop() is a getpid() system
+        # call, and the driver schedules something several times per move.
+        loop = self._running_loop
+        if loop is None or loop.is_closed():
+            loop = self._running_loop = asyncio.get_running_loop()
+        return loop
 
     # --- connections --------------------------------------------------------------------------
 
@@ -245,7 +255,7 @@ class HubDriver:
         if prepared:
             # Runs after the move writer's flusher has sent the batch (woken by the submit,
             # it is ahead in the loop's queue): the preparation overlaps the database's work.
-            asyncio.get_running_loop().call_soon(self._prepare, prepared)
+            self._loop.call_soon(self._prepare, prepared)
 
     # --- persistence --------------------------------------------------------------------------
 
@@ -262,7 +272,7 @@ class HubDriver:
         quick = False
         if previous is None and isinstance(record, MoveAppended):
             quick = True
-            write = asyncio.get_running_loop().create_future()
+            write = self._loop.create_future()
 
             def written(error: PersistError | None) -> None:
                 # Called by the move writer's flusher right after the commit: the hub hears of
@@ -274,7 +284,7 @@ class HubDriver:
 
             self._recorder.submit_move(record, written)
         else:
-            write = asyncio.get_running_loop().create_task(
+            write = self._loop.create_task(
                 self._write(effect, previous), name=f"persist:{game_id}:{effect.token}"
             )
         self._chains[game_id] = write
@@ -347,7 +357,7 @@ class HubDriver:
         self._armed_for = deadline
         if deadline is not None:
             delay = max(0.0, (deadline - self._clock()) / 1000)
-            self._timer = asyncio.get_running_loop().call_later(delay, self._on_deadline)
+            self._timer = self._loop.call_later(delay, self._on_deadline)
 
     def _on_deadline(self) -> None:
         self._timer = None
@@ -358,7 +368,7 @@ class HubDriver:
             # Do not spin on a deadline the hub keeps failing on: try again in a second.
             logger.exception("hub tick failed")
             self._armed_for = -1
-            self._timer = asyncio.get_running_loop().call_later(1.0, self._on_deadline)
+            self._timer = self._loop.call_later(1.0, self._on_deadline)
             return
         self._rearm()
 
