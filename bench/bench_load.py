@@ -59,6 +59,7 @@ import random
 import resource
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -530,6 +531,52 @@ async def run_games(
     return stats, (during - before) / len(sockets)
 
 
+async def summarise_repeats(
+    runs: list[tuple[int, float, float]], commit_echo_port: int, args: argparse.Namespace
+) -> None:
+    """``--repeat``: each hub run is compared with the mean of the commit echoes measured just
+    before and just after it (one more echo closes the sequence), so that a drift of the
+    machine during the sequence weighs on both sides of each ratio alike."""
+    for games in args.games:
+        hub_p50s = [hub for n, hub, _ in runs if n == games]
+        echoes = [echo for n, _, echo in runs if n == games]
+        after = await echo_round_trips(
+            f"ws://127.0.0.1:{commit_echo_port}", games, min(args.seconds, 10), args.think_ms
+        )
+        echoes.append(percentile(after, 0.5))
+        ratios = [
+            hub / ((before + later) / 2) for hub, before, later in zip(hub_p50s, echoes, echoes[1:])
+        ]
+        print(
+            f"{'':10} games={games}: {len(ratios)} runs, move p50 ÷ mean of the commit echoes "
+            f"around it: {', '.join(f'{r:.2f}' for r in ratios)} (median "
+            f"{statistics.median(ratios):.2f}x); move p50 {statistics.median(hub_p50s):.2f} ms, "
+            f"commit echo p50 {statistics.median(echoes):.2f} ms (medians; echoes "
+            f"{', '.join(f'{e:.2f}' for e in echoes)})",
+            flush=True,
+        )
+
+
+async def busy_echo_calibration(
+    port: int, games: int, args: argparse.Namespace, plain: list[float]
+) -> None:
+    """``--echo-busy-us``: how much of a server's CPU while its commit is in flight shows in
+    the round trip on this machine. The commit echo burns that much CPU right after handing
+    each commit to the database; on a machine whose idle cores wake slowly the database
+    backend is then often scheduled on the busy core, and the work adds to the commit instead
+    of overlapping it (docs/benchmarks.md, "Honest baselines")."""
+    for busy_us in args.echo_busy_us:
+        rtts = await echo_round_trips(
+            f"ws://127.0.0.1:{port}/busy/{busy_us}", games, min(args.seconds, 10), args.think_ms
+        )
+        added = 1000 * (percentile(rtts, 0.5) - percentile(plain, 0.5))
+        print(
+            f"{'':10} commit echo with {busy_us} µs of CPU while each commit is in flight: "
+            f"p50 {percentile(rtts, 0.5):.2f} ms ({added:+.0f} µs over the plain commit echo)",
+            flush=True,
+        )
+
+
 async def run_idle(hub: Process, count: int) -> float:
     url = f"ws://127.0.0.1:{hub.port}/ws"
     await asyncio.sleep(1)
@@ -558,7 +605,9 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
         commit_echo = await start_echo(commit_url)
         try:
             print(f"\n== {backend}: hub pid {hub.popen.pid}, echo pid {echo.popen.pid}")
-            for games in args.games:
+            # (games, hub p50, commit echo p50 before it) per run; --repeat alternates them.
+            runs: list[tuple[int, float, float]] = []
+            for games, _ in [(g, r) for g in args.games for r in range(args.repeat)]:
                 # N clients for N games: the hub's own concurrency (one move in flight per game).
                 echo_rtts = await echo_round_trips(
                     f"ws://127.0.0.1:{echo.port}", games, min(args.seconds, 10), args.think_ms
@@ -569,6 +618,8 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
                     min(args.seconds, 10),
                     args.think_ms,
                 )
+                if args.echo_busy_us and not any(run[0] == games for run in runs):
+                    await busy_echo_calibration(commit_echo.port, games, args, commit_rtts)
                 gc.collect()  # the clients' own full collection, outside any measurement
                 ramp_s = args.ramp_s if args.ramp_s is not None else max(1.0, games / 100)
                 stats, per_conn = await run_games(
@@ -602,6 +653,7 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
                     f"| rss/conn {per_conn:.1f} KiB | errors {stats.errors or 'none'}",
                     flush=True,
                 )
+                runs.append((games, percentile(stats.rtts_ms, 0.5), percentile(commit_rtts, 0.5)))
                 lag = stats.lag
                 print(
                     f"{'':10} hub loop lag: max {lag['lag_max_ms']:.1f} ms, p99.9 "
@@ -632,6 +684,8 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
                         + ", ".join(f"{sec}: {count}" for sec, count in sorted(busiest)),
                         flush=True,
                     )
+            if args.repeat > 1:
+                await summarise_repeats(runs, commit_echo.port, args)
             if args.idle:
                 per_idle = await run_idle(hub, args.idle)
                 print(
@@ -697,6 +751,21 @@ async def main() -> None:
         help="after each run (and again once every client has closed), count the hub's tracked "
         "objects by type, time its timed collection and a whole-heap one, and count the "
         "cyclic garbage that freezing kept",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="measure echoes and hub this many times in turn (and the commit echo once more at "
+        "the end); each hub run is compared with the commit echoes just before and after it",
+    )
+    parser.add_argument(
+        "--echo-busy-us",
+        nargs="*",
+        type=int,
+        default=[],
+        help="also time the commit echo burning this many µs of CPU while each commit is in "
+        "flight: how much of a server's work during its commit the round trip shows",
     )
     parser.add_argument("--echo-server", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--commit-echo-server", nargs=2, help=argparse.SUPPRESS)

@@ -7,7 +7,8 @@ row through the server's own write path — :class:`~server.store.Store` and
 (PostgreSQL: asyncpg straight, two flushers; SQLite: one connection, one flusher) — and waits
 for its commit. Each connection gets a game row of its own when it opens; frame *n* becomes ply
 *n*. What it leaves out is exactly the hub: parsing the command, the rules engine, clocks, the
-room, building and encoding the events.
+room, building and encoding the events. A connection to ``/busy/N`` also burns N µs of CPU right
+after each commit is handed to the database (``bench_load.py --echo-busy-us``).
 
 Run by ``bench_load.py`` as ``--commit-echo-server PORT DATABASE_URL``.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import time
 from collections.abc import Awaitable, Callable
 
 from sqlalchemy.engine import make_url
@@ -39,6 +41,11 @@ async def commit_echo_main(port: int, database_url: str) -> None:
     ):
 
         async def echo(ws: ServerConnection) -> None:
+            # /busy/N: burn N µs of CPU right after handing each commit to the database
+            # (bench_load.py --echo-busy-us).
+            path = ws.request.path if ws.request is not None else "/"
+            busy_s = int(path.rsplit("/", 1)[1]) / 1e6 if path.startswith("/busy/") else 0.0
+            loop = asyncio.get_running_loop()
             game_id = await store.create_game(
                 variant="minishogi",
                 start_fen="rbsgk/4p/5/P4/KGSBR[-] w 0 1",
@@ -49,10 +56,19 @@ async def commit_echo_main(port: int, database_url: str) -> None:
             ply = 0
             async for message in ws:
                 ply += 1
+                if busy_s:
+                    loop.call_soon(_burn, busy_s)  # runs once the batch is on its way
                 await writer.append(game_id, MoveRecord(ply, "a1a2", "K-4d", 3_600_000, 0))
                 await ws.send(message)
 
         await serve_until_sigterm(echo, port)
+
+
+def _burn(seconds: float) -> None:
+    """Hold the CPU for ``seconds``, as a server's own work would."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
 
 
 async def serve_until_sigterm(
