@@ -41,10 +41,10 @@ class MovePhases:
         marks = self._marks
         on_frame = server.ClientConnection._on_frame
 
-        async def timed_on_frame(conn: Any, data: str | bytes) -> None:
+        def timed_on_frame(conn: Any, data: str | bytes) -> Any:
             marks.clear()
             marks["frame"] = time.perf_counter()
-            await on_frame(conn, data)
+            return on_frame(conn, data)
 
         submit = writer.MoveWriter.submit
 

@@ -11,6 +11,8 @@ hub command, except the review commands (``games``, ``review``, ``export``; see
 :mod:`server.transport.review`), which read the store and need no login. Each incoming frame first passes the connection's token bucket: over the limit it is
 answered with ``rate_limited`` and dropped; a sustained flood closes the connection with 1008.
 Frames that are binary, not JSON, or not a valid command get an ``error`` and change nothing.
+A text frame with nothing before it is handled straight from the socket's data callback, without
+waiting for the reading task's next turn (:meth:`JitteredConnection.process_event`).
 """
 
 from __future__ import annotations
@@ -19,15 +21,17 @@ import asyncio
 import logging
 import random
 import socket
+from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
-from websockets.frames import CloseCode
+from websockets.frames import CloseCode, Frame, Opcode
+from websockets.protocol import Event
 
 from server.config import Settings
-from server.hub.commands import ack_of, command_of, parse_envelope
+from server.hub.commands import Envelope, ack_of, command_of, parse_envelope
 from server.hub.effects import ConnId
 from server.hub.errors import ProtocolError
 from server.hub.messages import AckId, Message, error_message
@@ -90,6 +94,23 @@ class TransportLimits:
         )
 
 
+FrameRest = Coroutine[Any, Any, None]
+"""What is left to do of a frame once it waits for something (a login, a review query)."""
+
+
+class FrameSink(Protocol):
+    """Who takes a connection's text frames straight from ``data_received``
+    (:meth:`JitteredConnection.process_event`)."""
+
+    def accepts_frame(self) -> bool:
+        """Whether a frame arriving now may be handled at once (nothing earlier is pending)."""
+        ...
+
+    def on_text_frame(self, text: str) -> None:
+        """Handle one text frame now; whatever must wait runs on, and holds later frames back."""
+        ...
+
+
 class JitteredConnection(ServerConnection):
     """A server connection whose keepalive pings start after a random fraction of the interval,
     and that lets its protocol be freed by reference counting once closed.
@@ -100,7 +121,13 @@ class JitteredConnection(ServerConnection):
     every 20 s stalled the event loop for tens of milliseconds (docs/benchmarks.md, "Load").
     Waiting a random part of one interval first spreads them out; a dead peer is still noticed,
     within two intervals plus the ping timeout instead of one.
+
+    It also hands whole text frames to :attr:`frame_sink` without a task hop when that keeps
+    their order (:meth:`process_event`).
     """
+
+    frame_sink: FrameSink | None = None
+    """The :class:`ClientConnection` reading this connection, while it reads."""
 
     async def keepalive(self) -> None:
         assert self.ping_interval is not None
@@ -116,6 +143,49 @@ class JitteredConnection(ServerConnection):
         refuses data after EOF)."""
         super().connection_lost(exc)
         self.protocol.parser.close()
+
+    def process_event(self, event: Event) -> None:
+        """Hand a whole text frame to :attr:`frame_sink` right away when nothing is before it.
+
+        Normally websockets queues each data frame in its ``Assembler`` (``recv_messages``) and
+        wakes the reading task, which takes it on the next turn of the event loop: a task hop
+        per frame on the path of every move. Most frames need no waiting at all, so a frame is
+        handled here, inside ``data_received``, when that cannot change anything observable:
+
+        * it is one whole (``fin``) text frame: fragments and binary frames keep the queue (a
+          text frame never arrives in the middle of a fragmented message: the protocol fails
+          the connection instead of emitting it);
+        * the assembler's queue is empty: no earlier frame is waiting to be read;
+        * the sink accepts it (``ClientConnection.accepts_frame``): its task is not in the
+          middle of a frame (an awaited login, a review query), an earlier frame handled here
+          left no remainder in flight, and the connection is not closing;
+        * its payload is valid UTF-8; otherwise the queue takes it and ``recv`` fails the
+          connection (1007) as before.
+
+        Skipping the queue is safe for websockets: its queue only ever holds data frames for
+        ``recv`` (nothing else reads it), so a frame that never enters it leaves no trace —
+        flow control (``max_queue``) counts queued frames only, and an idle reader simply
+        stays waiting in ``recv``, which still ends with the connection (close frames, pings
+        and pongs always go to websockets). Checked against websockets 17
+        (``asyncio/connection.py``, ``asyncio/messages.py``); the queue's ``frames`` is private.
+        """
+        sink = self.frame_sink
+        if (
+            sink is not None
+            and isinstance(event, Frame)
+            and event.opcode is Opcode.TEXT
+            and event.fin
+            and not self.recv_messages.frames
+            and sink.accepts_frame()
+        ):
+            try:
+                text = str(event.data, "utf-8")
+            except UnicodeDecodeError:
+                pass
+            else:
+                sink.on_text_frame(text)
+                return
+        super().process_event(event)
 
 
 class ClientConnection:
@@ -134,6 +204,10 @@ class ClientConnection:
         self.conn_id: ConnId | None = None
         self._auth_failures = 0
         self._closing = False
+        self._reading = False
+        """run() is handling a frame (it may be awaiting a login or a review query)."""
+        self._rest: asyncio.Task[None] | None = None
+        """The rest of a frame handled at once, if it had to wait (a login, a review query)."""
 
     # --- Peer ---------------------------------------------------------------------------------
 
@@ -169,16 +243,31 @@ class ClientConnection:
 
     async def run(self) -> None:
         auth_timer = self._loop.call_later(AUTH_TIMEOUT_S, self._auth_timeout)
+        ws = self.ws
+        if isinstance(ws, JitteredConnection):
+            ws.frame_sink = self
         try:
-            async for data in self.ws:
+            async for data in ws:
+                # The frames read here are those not handed over at once (see accepts_frame):
+                # they wait for a frame before them still in progress, and later ones queue.
+                self._reading = True
+                await self._wait_for_rest()
                 # Once closing, read on (and ignore) until the close handshake ends, so that
                 # our close code, not the handler's return, is what the client sees.
                 if not self._closing:
-                    await self._on_frame(data)
+                    rest = self._on_frame(data)
+                    if rest is not None:
+                        await rest
+                self._reading = False
         except ConnectionClosed:
             pass
         finally:
+            if isinstance(ws, JitteredConnection):
+                ws.frame_sink = None  # no reference cycle left between the two
             auth_timer.cancel()
+            # A login handed over at once may still be running: it connects to the hub
+            # before the connection leaves it.
+            await self._wait_for_rest()
             self.outbox.close()
             if self.conn_id is not None:
                 self._server.driver.disconnect(self.conn_id)
@@ -187,62 +276,117 @@ class ClientConnection:
         if self.identity is None:
             self.close_soon(CloseCode.POLICY_VIOLATION, "authentication timeout")
 
-    async def _on_frame(self, data: str | bytes) -> None:
+    # --- frames handed over at once (JitteredConnection.process_event) -------------------------
+
+    def accepts_frame(self) -> bool:
+        """Whether a frame arriving now may be handled at once, from ``data_received``: not
+        while :meth:`run` is in the middle of a frame, nor while the rest of a frame handled at
+        once is running (a login, a review query), nor once closing (then :meth:`run` reads and
+        ignores). Frames refused here queue for :meth:`run`, in order, behind that one."""
+        rest = self._rest
+        return not (self._reading or self._closing or (rest is not None and not rest.done()))
+
+    def on_text_frame(self, text: str) -> None:
+        """Handle a text frame at once; what must wait becomes a task that later frames (read
+        by :meth:`run`) wait for."""
+        try:
+            rest = self._on_frame(text)
+        except Exception:
+            # What would have ended run() — a bug outside the per-frame guard — ends the
+            # connection as websockets would then: logged, closed with 1011.
+            logger.exception("connection %s failed", self.conn_id)
+            self.close_soon(CloseCode.INTERNAL_ERROR, "")
+            return
+        if rest is not None:
+            self._rest = self._loop.create_task(rest)
+
+    async def _wait_for_rest(self) -> None:
+        """Wait until the rest of a frame handled at once, if any, has run."""
+        rest = self._rest
+        if rest is None:
+            return
+        if not rest.done():
+            try:
+                await asyncio.wait((rest,))
+            except asyncio.CancelledError:
+                rest.cancel()  # as if run() itself had been awaiting it
+                raise
+        self._rest = None
+
+    # --- frames -------------------------------------------------------------------------------
+
+    def _on_frame(self, data: str | bytes) -> FrameRest | None:
+        """Handle one frame as far as it goes without waiting; return the rest (a login, a
+        review query), which must run before the next frame, or ``None`` when done."""
         verdict = self._bucket.take(self._loop.time())
         if verdict is not Verdict.ACCEPT:
             if verdict is Verdict.CLOSE:
                 self.close_soon(CloseCode.POLICY_VIOLATION, "rate limit exceeded")
-                return
+                return None
             self.error(
                 "rate_limited",
                 f"Too many messages: at most {self._server.limits.rate_per_s:g} per second; "
                 "this one was ignored.",
                 _ack_of_text(data),
             )
-            return
+            return None
         if not isinstance(data, str):
             self.error("bad_frame", "Binary frames are not supported; send JSON text frames.")
-            return
+            return None
         try:
             obj = decode(data)
         except DecodeError as exc:
             self.error(exc.code, exc.message)
-            return
+            return None
         try:
-            await self._on_object(obj)
+            rest = self._on_object(obj)
         except Exception:
-            # A bug, not the client's fault: answer it and keep the connection (never a 1011).
-            logger.exception("connection %s failed on a frame", self.conn_id)
-            self.error("internal_error", "The server failed on this frame.", ack_of(obj))
+            self._failed_on(obj)
+            return None
+        return None if rest is None else self._guarded(rest, obj)
 
-    async def _on_object(self, obj: object) -> None:
+    async def _guarded(self, rest: FrameRest, obj: object) -> None:
+        try:
+            await rest
+        except Exception:
+            self._failed_on(obj)
+
+    def _failed_on(self, obj: object) -> None:
+        """Called while handling an exception raised by the handling of ``obj``."""
+        # A bug, not the client's fault: answer it and keep the connection (never a 1011).
+        logger.exception("connection %s failed on a frame", self.conn_id)
+        self.error("internal_error", "The server failed on this frame.", ack_of(obj))
+
+    def _on_object(self, obj: object) -> FrameRest | None:
         """One decoded frame: its envelope is checked before anything reads its type."""
         try:
             envelope = parse_envelope(obj)
         except ProtocolError as exc:
             self.error(exc.code, str(exc), ack_of(obj))
-            return
+            return None
         review_store = self._server.review_store
         if review_store is not None and envelope.kind in REVIEW_COMMAND_TYPES:
-            # Stored games are public (as over HTTP): no login needed.
-            self.outbox.put(encode(await review_ws(review_store, envelope)))
-            return
+            return self._on_review(review_store, envelope)
         try:
             auth = parse_transport_frame(envelope)
             if auth is not None:
-                await self._on_auth(auth)
-                return
+                return self._on_auth(auth)
             command = command_of(envelope)
         except ProtocolError as exc:
             self.error(exc.code, str(exc), envelope.ack)
-            return
+            return None
         if self.conn_id is None:
             self.error(
                 "not_authenticated", "Log in first: register, login, guest or resume.", envelope.ack
             )
-            return
+            return None
         lag_ms = min(MAX_LAG_MS, int(self.ws.latency * 500))
         self._server.driver.handle(self.conn_id, command, lag_ms)
+        return None
+
+    async def _on_review(self, store: ReviewStore, envelope: Envelope) -> None:
+        # Stored games are public (as over HTTP): no login needed.
+        self.outbox.put(encode(await review_ws(store, envelope)))
 
     # --- authentication -----------------------------------------------------------------------
 
