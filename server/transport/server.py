@@ -98,7 +98,7 @@ FrameRest = Coroutine[Any, Any, None]
 """What is left to do of a frame once it waits for something (a login, a review query)."""
 
 
-class FrameSink(Protocol):
+class TextFrameHandler(Protocol):
     """Who takes a connection's text frames straight from ``data_received``
     (:meth:`JitteredConnection.process_event`)."""
 
@@ -122,11 +122,11 @@ class JitteredConnection(ServerConnection):
     Waiting a random part of one interval first spreads them out; a dead peer is still noticed,
     within two intervals plus the ping timeout instead of one.
 
-    It also hands whole text frames to :attr:`frame_sink` without a task hop when that keeps
+    It also hands whole text frames to :attr:`frame_handler` without a task hop when that keeps
     their order (:meth:`process_event`).
     """
 
-    frame_sink: FrameSink | None = None
+    frame_handler: TextFrameHandler | None = None
     """The :class:`ClientConnection` reading this connection, while it reads."""
 
     async def keepalive(self) -> None:
@@ -145,7 +145,7 @@ class JitteredConnection(ServerConnection):
         self.protocol.parser.close()
 
     def process_event(self, event: Event) -> None:
-        """Hand a whole text frame to :attr:`frame_sink` right away when nothing is before it.
+        """Hand a whole text frame to :attr:`frame_handler` right away when nothing is before it.
 
         Normally websockets queues each data frame in its ``Assembler`` (``recv_messages``) and
         wakes the reading task, which takes it on the next turn of the event loop: a task hop
@@ -156,7 +156,7 @@ class JitteredConnection(ServerConnection):
           text frame never arrives in the middle of a fragmented message: the protocol fails
           the connection instead of emitting it);
         * the assembler's queue is empty: no earlier frame is waiting to be read;
-        * the sink accepts it (``ClientConnection.accepts_frame``): its task is not in the
+        * the handler accepts it (``ClientConnection.accepts_frame``): its task is not in the
           middle of a frame (an awaited login, a review query), an earlier frame handled here
           left no remainder in flight, and the connection is not closing;
         * its payload is valid UTF-8; otherwise the queue takes it and ``recv`` fails the
@@ -169,21 +169,21 @@ class JitteredConnection(ServerConnection):
         and pongs always go to websockets). Checked against websockets 17
         (``asyncio/connection.py``, ``asyncio/messages.py``); the queue's ``frames`` is private.
         """
-        sink = self.frame_sink
+        handler = self.frame_handler
         if (
-            sink is not None
+            handler is not None
             and isinstance(event, Frame)
             and event.opcode is Opcode.TEXT
             and event.fin
             and not self.recv_messages.frames
-            and sink.accepts_frame()
+            and handler.accepts_frame()
         ):
             try:
                 text = str(event.data, "utf-8")
             except UnicodeDecodeError:
                 pass
             else:
-                sink.on_text_frame(text)
+                handler.on_text_frame(text)
                 return
         super().process_event(event)
 
@@ -245,7 +245,7 @@ class ClientConnection:
         auth_timer = self._loop.call_later(AUTH_TIMEOUT_S, self._auth_timeout)
         ws = self.ws
         if isinstance(ws, JitteredConnection):
-            ws.frame_sink = self
+            ws.frame_handler = self
         try:
             async for data in ws:
                 # The frames read here are those not handed over at once (see accepts_frame):
@@ -263,7 +263,7 @@ class ClientConnection:
             pass
         finally:
             if isinstance(ws, JitteredConnection):
-                ws.frame_sink = None  # no reference cycle left between the two
+                ws.frame_handler = None  # no reference cycle left between the two
             auth_timer.cancel()
             # A login handed over at once may still be running: it connects to the hub
             # before the connection leaves it.
