@@ -6,6 +6,9 @@ Run by hand (never in CI)::
     .venv/bin/python bench/bench_load.py --backend sqlite postgresql --games 100 1000
     .venv/bin/python bench/bench_load.py --games 1000 --think-ms 500 --seconds 30
     .venv/bin/python bench/bench_load.py --idle 10000 --games               # idle connections only
+    # issue 14's ratio target, each hub run against the commit echoes just before and after it:
+    .venv/bin/python bench/bench_load.py --backend postgresql --games 1 --seconds 12 --repeat 3
+    .venv/bin/python bench/bench_load.py --backend postgresql --games 1 --echo-busy-us 20 40 80
     # issue 14's stall target (the full run: --seconds 900):
     .venv/bin/python bench/bench_load.py --backend postgresql --games 1000 --think-ms 3000 \
         --seconds 120 --idle-during 10000 --full-gc-every 30 --census
