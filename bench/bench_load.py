@@ -9,6 +9,7 @@ Run by hand (never in CI)::
     # issue 14's ratio target, each hub run against the commit echoes just before and after it:
     .venv/bin/python bench/bench_load.py --backend postgresql --games 1 --seconds 12 --repeat 3
     .venv/bin/python bench/bench_load.py --backend postgresql --games 1 --echo-busy-us 20 40 80
+    .venv/bin/python bench/bench_load.py --backend postgresql --games 1 1000 --seconds 60 --interleave 2
     # issue 14's stall target (the full run: --seconds 900):
     .venv/bin/python bench/bench_load.py --backend postgresql --games 1000 --think-ms 3000 \
         --seconds 120 --idle-during 10000 --full-gc-every 30 --census
@@ -326,9 +327,12 @@ class Player:
         max_plies: int,
         stats: Stats,
         watch: asyncio.Queue[str] | None = None,
+        gate: asyncio.Event | None = None,
     ) -> None:
         self.ws = ws
         self.watch = watch
+        self.gate = gate
+        """``--interleave``: moves are played only while it is set."""
         self.rng = rng
         self.think_ms = think_ms
         self.max_plies = max_plies
@@ -375,7 +379,8 @@ class Player:
                 self.stats.all_moves += 1
                 # After the ramp-up and warm-up, and before every player resigns at once (the
                 # end of the run: a burst of 1,000 game endings that no real server sees).
-                if self.measure_from <= time.monotonic() < self.until:
+                gate_open = self.gate is None or self.gate.is_set()
+                if self.measure_from <= time.monotonic() < self.until and gate_open:
                     rtt = (time.perf_counter() - sent_at) * 1000
                     self.stats.rtts_ms.append(rtt)
                     self.stats.moves += 1
@@ -398,6 +403,10 @@ class Player:
                 continue
             if self.think_ms:
                 await asyncio.sleep(self.rng.uniform(0, 2 * self.think_ms) / 1000)
+            while self.gate is not None and not self.gate.is_set():
+                await self.gate.wait()
+                if self.think_ms:  # think again: no burst of moves when the gate opens
+                    await asyncio.sleep(self.rng.uniform(0, 2 * self.think_ms) / 1000)
             my_move_ply = ply + 1
             sent_at = time.perf_counter()
             await self.send(
@@ -534,6 +543,106 @@ async def run_games(
     return stats, (during - before) / len(sockets)
 
 
+class EchoClients:
+    """``games`` open connections to an echo, timed in slices (``--interleave``)."""
+
+    def __init__(self, sockets: list[ClientConnection]) -> None:
+        self.sockets = sockets
+        self.frame = json.dumps(
+            {"t": "move", "d": {"game": "abcdefgh", "ply": 12, "move": "b2c3"}, "a": 1}
+        )
+
+    @classmethod
+    async def open(cls, url: str, games: int) -> EchoClients:
+        clients = cls(await open_many(url, games))
+        await clients.slice(0.2)  # the commit echo writes each connection's game row first
+        return clients
+
+    async def slice(self, seconds: float, think_ms: float = 0.0) -> list[float]:
+        until = time.monotonic() + seconds
+        rtts: list[float] = []
+
+        async def loop(ws: ClientConnection) -> None:
+            while time.monotonic() < until:
+                if think_ms:
+                    await asyncio.sleep(random.uniform(0, 2 * think_ms) / 1000)
+                    if time.monotonic() >= until:
+                        break
+                start = time.perf_counter()
+                await ws.send(self.frame)
+                await ws.recv()
+                rtts.append((time.perf_counter() - start) * 1000)
+
+        await asyncio.gather(*(loop(ws) for ws in self.sockets))
+        return rtts
+
+    async def close(self) -> None:
+        await asyncio.gather(*(ws.close() for ws in self.sockets), return_exceptions=True)
+
+
+async def interleaved_ratio(
+    hub: Process, commit_echo_port: int, games: int, args: argparse.Namespace
+) -> None:
+    """``--interleave S``: the hub's games and the commit echo take turns in slices of ``S``
+    seconds for ``--seconds`` of each, with ``--think-ms``: the players move only while their
+    gate is open (a player that waited for it thinks again first, so that the moves do not come
+    in a burst), the echo's clients only while it is shut. A drift of the machine over
+    the run then weighs on both alike, slice by slice (separate runs ten seconds apart drifted
+    by ±10 % here). Reported: both p50s over all their slices and their ratio, and the median
+    of the ratios of consecutive slice pairs."""
+    url = f"ws://127.0.0.1:{hub.port}/ws"
+    sockets = await open_many(url, 2 * games, login=True)
+    echo = await EchoClients.open(f"ws://127.0.0.1:{commit_echo_port}", games)
+    stats = Stats()
+    gate = asyncio.Event()
+    gate.set()
+    start = time.monotonic()
+    players = [
+        Player(ws, random.Random(i), args.think_ms, args.max_plies, stats, gate=gate)
+        for i, ws in enumerate(sockets)
+    ]
+    slices = max(1, round(args.seconds / args.interleave))
+    horizon = start + 3.0 + 2.5 * slices * args.interleave + games + 60
+    ramp_s = args.ramp_s if args.ramp_s is not None else max(1.0, games / 100)
+    tasks = [
+        asyncio.create_task(p.run(start + ramp_s * i / len(players), start, horizon))
+        for i, p in enumerate(players)
+    ]
+    await asyncio.sleep(ramp_s + 3.0)  # games under way, caches warm
+    hub_slices: list[list[float]] = []
+    echo_slices: list[list[float]] = []
+    for _ in range(slices):
+        taken = len(stats.rtts_ms)
+        gate.set()
+        await asyncio.sleep(args.interleave)
+        gate.clear()
+        await asyncio.sleep(0.05)  # the moves in flight land (not counted: the gate is shut)
+        hub_slices.append(stats.rtts_ms[taken:])
+        echo_slices.append(await echo.slice(args.interleave, args.think_ms))
+    for player in players:
+        player.until = time.monotonic()  # the players resign their games and stop
+    gate.set()
+    await asyncio.wait(tasks, timeout=30)
+    for task in tasks:
+        task.cancel()
+    await echo.close()
+    await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
+    hub_all = [rtt for part in hub_slices for rtt in part]
+    echo_all = [rtt for part in echo_slices for rtt in part]
+    pairs = [
+        percentile(h, 0.5) / percentile(e, 0.5) for h, e in zip(hub_slices, echo_slices) if h and e
+    ]
+    print(
+        f"{'':10} games={games}: interleaved {slices} × {args.interleave:g} s each: move p50 "
+        f"{percentile(hub_all, 0.5):.3f} ms ({len(hub_all)} moves), commit echo p50 "
+        f"{percentile(echo_all, 0.5):.3f} ms ({len(echo_all)} round trips) → "
+        f"{percentile(hub_all, 0.5) / percentile(echo_all, 0.5):.2f}x; slice pairs: median "
+        f"{statistics.median(pairs):.2f}x, range {min(pairs):.2f}–{max(pairs):.2f}x; "
+        f"errors {stats.errors or 'none'}",
+        flush=True,
+    )
+
+
 async def summarise_repeats(
     runs: list[tuple[int, float, float]], commit_echo_port: int, args: argparse.Namespace
 ) -> None:
@@ -608,6 +717,10 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
         commit_echo = await start_echo(commit_url)
         try:
             print(f"\n== {backend}: hub pid {hub.popen.pid}, echo pid {echo.popen.pid}")
+            if args.interleave:
+                for games in args.games:
+                    await interleaved_ratio(hub, commit_echo.port, games, args)
+                return
             # (games, hub p50, commit echo p50 before it) per run; --repeat alternates them.
             runs: list[tuple[int, float, float]] = []
             for games, _ in [(g, r) for g in args.games for r in range(args.repeat)]:
@@ -761,6 +874,13 @@ async def main() -> None:
         default=1,
         help="measure echoes and hub this many times in turn (and the commit echo once more at "
         "the end); each hub run is compared with the commit echoes just before and after it",
+    )
+    parser.add_argument(
+        "--interleave",
+        type=float,
+        metavar="S",
+        help="only the ratio of the hub's move p50 to the commit echo's, measured in turns of "
+        "S seconds each for --seconds of each (closed loop; see interleaved_ratio)",
     )
     parser.add_argument(
         "--echo-busy-us",

@@ -140,9 +140,31 @@ class EventLog:
         return self._version
 
     def append(self, t: str, d: JsonObject, audience: Audience = Audience.EVERYONE) -> RoomEvent:
+        event, stored = self.prepare(t, d, audience)
+        self.append_prepared(stored)
+        return event
+
+    def prepare(
+        self, t: str, d: JsonObject, audience: Audience = Audience.EVERYONE
+    ) -> tuple[RoomEvent, _Stored]:
+        """The event :meth:`append` would add now, and its stored form, without adding it: a
+        room builds the event of a move while the move is being written, and appends it with
+        :meth:`append_prepared` once stored (if no other event came first)."""
+        version = self._version + 1
+        return RoomEvent(Message(t, d, v=version), audience), freeze(
+            d, (version, audience.value, t)
+        )
+
+    def append_prepared(self, stored: _Stored) -> None:
+        """Add an event built by :meth:`prepare`.
+
+        :raises ValueError: another event was added since it was prepared (its version is
+            taken).
+        """
+        if stored[0] != self._version + 1:
+            raise ValueError(f"event version {stored[0]} follows {self._version}")
         self._version += 1
-        self._events.append(freeze(d, (self._version, audience.value, t)))
-        return RoomEvent(Message(t, d, v=self._version), audience)
+        self._events.append(stored)
 
     def since(self, version: int) -> list[RoomEvent] | None:
         """Events after ``version``, or ``None`` if the log cannot supply all of them (too old, or

@@ -177,17 +177,23 @@ class Hub(HubRooms):
         """When :meth:`tick` next has work, or ``None``."""
         return self._timers.next_deadline()
 
-    def prepare(self, token: int) -> None:
+    def prepare(self, token: int) -> tuple[Effect, ...]:
         """``Persist(token, ...)`` is on its way to the store: do now what its commit will need
-        (a move's next legal moves, outcome and event), so that :meth:`persisted` answers
-        sooner. Optional, and invisible: no effects, and :meth:`persisted` does whatever was not
-        prepared. Unknown or already reported tokens are ignored."""
+        (a move's next legal moves, outcome and event, and the effects it releases first), so
+        that :meth:`persisted` answers sooner.
+
+        Optional, and invisible: nothing happens until :meth:`persisted`, which builds whatever
+        was not prepared or is no longer valid. Returns the effects :meth:`persisted` is then
+        expected to begin with (the same objects), so that an adapter may encode their
+        messages ahead; they are not to be run now. Unknown or already reported tokens, and
+        writes other than moves, return ``()``."""
         entry = self._tokens.get(token)
         if entry is None or entry[1] != "move":
-            return
+            return ()
         room = self._rooms.get(entry[0])
         if room is not None and room.pending_token() == token:
-            room.prepare_move()
+            return room.prepare_move()
+        return ()
 
     def persisted(self, token: int, now_ms: int) -> list[Effect]:
         """The store committed ``Persist(token, ...)``: release what waited for it."""

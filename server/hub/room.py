@@ -33,6 +33,7 @@ from server.hub.room_state import (
     Ending,
     PendingMove,
     PendingTakeback,
+    PreparedRelease,
     RoomSettings,
 )
 from server.rules import IllegalMoveError, InvalidMoveError, MoveRecord
@@ -118,16 +119,19 @@ class GameRoom(RoomLifecycle):
         self._pending = None
         record = pending.record
         self.records.append(record)
-        effects: list[Effect] = []
-        effects += self._cancel_offer("takeback")
-        if self.offers["draw"].pending_from == 1 - pending.side:
-            # Playing on declines the opponent's draw offer.
-            effects += self._cancel_offer("draw")
-        effects += [
-            Send(conn, ack_message(ack, {"game": self.game_id, "ply": record.ply}))
-            for conn, ack in pending.acks
-        ]
-        effects += self._emit("move", pending.event or self._move_event(pending))
+        effects: list[Effect]
+        release = pending.release
+        if release is not None and release.basis == self.release_basis(pending):
+            self.log.append_prepared(release.stored)
+            effects = list(release.effects)
+        else:
+            effects = []
+            effects += self._cancel_offer("takeback")
+            if self.offers["draw"].pending_from == 1 - pending.side:
+                # Playing on declines the opponent's draw offer.
+                effects += self._cancel_offer("draw")
+            effects += self._move_acks(pending)
+            effects += self._emit("move", pending.event or self._move_event(pending))
         outcome = self.game.outcome()
         if outcome is not None:
             winner = None if outcome.winner is None else int(outcome.winner)
@@ -137,13 +141,42 @@ class GameRoom(RoomLifecycle):
             effects += self.on_time(now)
         return effects
 
-    def prepare_move(self) -> None:
+    def prepare_move(self) -> tuple[Effect, ...]:
         """While the pending move is being stored, build what its commit will show: the next
-        position's legal moves, the outcome, the move event (optional: :meth:`move_persisted`
-        builds whatever was not prepared; nothing visible changes either way)."""
+        position's legal moves, the outcome, the move event, and the effects the commit will
+        begin with (a :class:`~server.hub.room_state.PreparedRelease`: the acks, then the
+        event to the room), which are returned so that the adapter may encode their messages
+        ahead too.
+
+        Optional: :meth:`move_persisted` builds whatever was not prepared, or is no longer
+        valid; nothing visible changes either way. Returns ``()`` when nothing is to release
+        ahead (no move pending, already prepared, or the commit will first cancel an offer)."""
         pending = self._pending
-        if isinstance(pending, PendingMove) and pending.event is None:
+        if not isinstance(pending, PendingMove) or pending.release is not None:
+            return ()
+        if pending.event is None:
             pending.event = self._move_event(pending)
+        if self._cancels_offer(pending):
+            return ()
+        event, stored = self.log.prepare("move", {"game": self.game_id, **pending.event})
+        effects = (*self._move_acks(pending), *self._deliver(event))
+        pending.release = PreparedRelease(self.release_basis(pending), effects, stored)
+        return effects
+
+    def _cancels_offer(self, pending: PendingMove) -> bool:
+        """Whether storing ``pending`` cancels an offer first (a takeback offer; the
+        opponent's draw offer, which playing on declines)."""
+        return (
+            self.offers["takeback"].pending_from is not None
+            or self.offers["draw"].pending_from == 1 - pending.side
+        )
+
+    def _move_acks(self, pending: PendingMove) -> list[Effect]:
+        ply = pending.record.ply
+        return [
+            Send(conn, ack_message(ack, {"game": self.game_id, "ply": ply}))
+            for conn, ack in pending.acks
+        ]
 
     def _move_event(self, pending: PendingMove) -> JsonObject:
         record = pending.record

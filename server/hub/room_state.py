@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from server.hub.clock import Byoyomi, ClockState, GameClock
 from server.hub.effects import Broadcast, ConnId, Effect, GameId, Publish, Send
 from server.hub.errors import CommandError
-from server.hub.eventlog import Audience, EventLog
+from server.hub.eventlog import Audience, EventLog, RoomEvent
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import GameTerms
 from server.hub.messages import AckId, JsonObject, Message
@@ -54,6 +54,22 @@ class PendingMove:
     abort_before: int | None
     event: JsonObject | None = None
     """The move event's data, once built (:meth:`GameRoom.prepare_move`)."""
+    release: PreparedRelease | None = None
+    """What the commit will send first, once built (:meth:`GameRoom.prepare_move`)."""
+
+
+@dataclass(frozen=True)
+class PreparedRelease:
+    """The effects a stored move releases first — its acks, then its room event — built while
+    the move is being written, and the event as the log will keep it.
+
+    Valid only while ``basis`` (:meth:`RoomState.release_basis`) is unchanged: an event, a
+    member joining or leaving, another ack or an offer in the meantime makes the commit build
+    them again."""
+
+    basis: tuple[int, int, int]
+    effects: tuple[Effect, ...]
+    stored: tuple[object, ...]
 
 
 @dataclass
@@ -141,6 +157,8 @@ class RoomState:
             Audience.SPECTATORS: deque(maxlen=self.settings.chat_history),
         }
         self._pending: PendingMove | PendingTakeback | PendingEnd | None = None
+        self._member_changes = 0
+        """Counts joins and leaves (see :meth:`release_basis`)."""
 
     # ------------------------------------------------------------------ state
 
@@ -273,7 +291,12 @@ class RoomState:
     def _emit(
         self, t: str, data: JsonObject, audience: Audience = Audience.EVERYONE
     ) -> list[Effect]:
-        event = self.log.append(t, {"game": self.game_id, **data}, audience)
+        return self._deliver(self.log.append(t, {"game": self.game_id, **data}, audience))
+
+    def _deliver(self, event: RoomEvent) -> list[Effect]:
+        """The effects that send ``event`` to the members of its audience (and, for everyone's
+        events, to the other hubs)."""
+        audience = event.audience
         conns = tuple(
             conn for conn, side in self.members.items() if audience.includes(side is not None)
         )
@@ -303,9 +326,16 @@ class RoomState:
 
     # ------------------------------------------------------------- members
 
+    def release_basis(self, pending: PendingMove) -> tuple[int, int, int]:
+        """What a :class:`PreparedRelease` depends on besides the move itself: the event
+        versions (every change of an offer is an event too), the members, the acks the move
+        waits to send."""
+        return (self.log.version, self._member_changes, len(pending.acks))
+
     def join(self, conn: ConnId, side: int | None, since: int | None, now: int) -> list[Effect]:
         """Add a member; send the events after ``since`` it may see, or else one snapshot."""
         self.members[conn] = side
+        self._member_changes += 1
         replay = None if since is None else self.log.since(since)
         if replay is None:
             return [Send(conn, self.snapshot(now, side))]
@@ -313,6 +343,7 @@ class RoomState:
 
     def leave(self, conn: ConnId) -> None:
         self.members.pop(conn, None)
+        self._member_changes += 1
 
     # --------------------------------------------------------------- checks
 

@@ -14,7 +14,11 @@ run in order:
   write of its game in flight (the usual case) needs no task: it is queued straight for the
   next group commit (:meth:`Recorder.submit_move`) and, once that batch is on its way to the
   database, ``hub.prepare`` builds what the commit will show (the next legal moves, the move
-  event) while the database works — off the move's round trip.
+  event, the acks) while the database works, and the driver encodes those messages then too.
+  At the commit the hub releases them (the same objects), their frames go into the outboxes
+  and the outboxes are flushed at once: between the database's answer and the first byte to
+  the players there is only the hub's bookkeeping, no encoding and no further turn of the
+  event loop.
 * ``Publish`` — the encoded message handed to the publisher (the bus), which must not block.
 * ``Close`` — the connection is closed.
 
@@ -49,7 +53,7 @@ from server.hub.hub import Hub
 from server.hub.identity import PlayerId, PlayerInfo, Rating, RatingKey
 from server.hub.messages import Message, error_message
 from server.transport.codec import encode_message
-from server.transport.outbox import FrameSink, fan_out
+from server.transport.outbox import Flusher, FrameSink, fan_out
 
 __all__ = ["HubDriver", "Peer", "PersistError", "RatingChange", "Recorder", "monotonic_ms"]
 
@@ -139,6 +143,15 @@ class HubDriver:
         self._closing = False
         self._detached = False
         self._running_loop: asyncio.AbstractEventLoop | None = None
+        self.flusher = Flusher()
+        """Writes the outboxes that got messages, once per turn of the loop (the transport's
+        outboxes use it), or at once after a move's commit."""
+        self._ahead: dict[int, dict[int, tuple[Message, bytes]]] = {}
+        """By persist token: the frames of the messages its commit will release, encoded while
+        the database worked (keyed by ``id(message)``; the message is kept with its frame, so
+        that its id stays its own)."""
+        self._encoded_ahead: dict[int, tuple[Message, bytes]] | None = None
+        """The frames encoded ahead for the hub call being run (see :meth:`run`)."""
 
     @property
     def _loop(self) -> asyncio.AbstractEventLoop:
@@ -218,13 +231,18 @@ class HubDriver:
     def run(self, effects: list[Effect]) -> None:
         """Run effects in order (see the module docstring)."""
         encoded: dict[int, bytes] = {}
+        ahead = self._encoded_ahead
 
         def frame_of(message: Message) -> bytes:
             # A room event is often both broadcast and published: encode it once.
             key = id(message)
             frame = encoded.get(key)
             if frame is None:
-                frame = encoded[key] = encode_message(message)
+                early = None if ahead is None else ahead.get(key)
+                if early is not None and early[0] is message:
+                    frame = encoded[key] = early[1]
+                else:
+                    frame = encoded[key] = encode_message(message)
             return frame
 
         prepared: list[int] = []
@@ -301,13 +319,29 @@ class HubDriver:
     def _prepare(self, tokens: list[int]) -> None:
         for token in tokens:
             try:
-                self.hub.prepare(token)
+                released = self.hub.prepare(token)
+                if released:
+                    frames: dict[int, tuple[Message, bytes]] = {}
+                    for effect in released:
+                        if isinstance(effect, Send | Broadcast | Publish):
+                            message = effect.message
+                            if id(message) not in frames:
+                                frames[id(message)] = (message, encode_message(message))
+                    self._ahead[token] = frames
             except Exception:  # only an optimisation: persisted() does the work if needed
                 logger.exception("hub failed to prepare write %d", token)
 
     def _move_written(self, effect: Persist, error: PersistError | None) -> None:
+        ahead = self._ahead.pop(effect.token, None)
         if error is None:
-            self.call(lambda now: self.hub.persisted(effect.token, now))
+            self._encoded_ahead = ahead
+            try:
+                self.call(lambda now: self.hub.persisted(effect.token, now))
+            finally:
+                self._encoded_ahead = None
+            # The ack and the move event go out now rather than at the end of this turn (the
+            # writer's flusher may have more commits to report in it).
+            self.flusher.flush()
         else:
             self._report_failure(effect, error.reason)
 

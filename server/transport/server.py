@@ -49,7 +49,7 @@ from server.transport.frames import (
     parse_transport_frame,
 )
 from server.transport.http import HealthCheck, HttpRoutes, PresenceReport
-from server.transport.outbox import Flusher, Outbox
+from server.transport.outbox import Outbox
 from server.transport.ratelimit import TokenBucket, Verdict
 from server.transport.review import REVIEW_COMMAND_TYPES, ReviewStore, review_ws
 
@@ -465,7 +465,7 @@ class TransportServer:
         self._routes = HttpRoutes(settings.ws_path, health, static, review_store, presence)
         self._server: Server | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.flusher = Flusher()
+        self.flusher = driver.flusher
         self.open_sockets = 0
 
     async def start(self) -> None:
