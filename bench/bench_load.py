@@ -43,7 +43,11 @@ What one run does, per backend:
    ``--idle-during K`` has K guests connect, log in and stay idle for the whole game run (the
    players connect after them); ``--full-gc-every S`` sets the hub's timed collection
    interval, so that a short window still contains the collections a long run meets.
-3. **Idle connections** (``--idle``). K clients connect and log in as guests, then sit idle; the
+3. **Interleaved ratio** (``--interleave S``, instead of 1 and 2): the hub's games and the
+   commit echo take turns in slices of S seconds, so that a drift of the machine weighs on
+   both alike (:func:`interleaved_ratio`); the commit echo's connections write their game rows
+   before the first slice. Issue 14's ratio target is measured this way.
+4. **Idle connections** (``--idle``). K clients connect and log in as guests, then sit idle; the
    server's RSS growth divided by K is the memory per idle connection. Both processes raise their
    open-file limit (``resource.setrlimit``) first.
 
