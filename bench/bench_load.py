@@ -850,7 +850,7 @@ async def main() -> None:
     parser.add_argument(
         "--phases",
         action="store_true",
-        help="with one game: where a move's round trip goes inside the hub (move_phases.py)",
+        help="where a move's round trip goes inside the hub (move_phases.py: medians by phase)",
     )
     parser.add_argument(
         "--observers",

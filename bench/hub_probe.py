@@ -18,7 +18,7 @@ Run by hand or by ``bench_load.py`` (never in CI)::
   and measures what freezing leaks: it unfreezes the heap and counts the cyclic garbage a
   whole-heap collection finds (see ``Probe.dump_census``).
 * ``BENCH_PHASES`` set: each window's report also holds the median time from a move frame to
-  each phase of its round trip inside the hub (``move_phases.py``; one game only).
+  each phase of its round trip inside the hub (``move_phases.py``).
 
 The probe costs a wake-up every 5 ms (well under 1 % of a core).
 """
@@ -58,7 +58,7 @@ class Probe:
         self.collections: list[tuple[int, float, float]] = []  # (generation, pause s, CPU s)
         self.window_start = time.monotonic()
         self._gc_started = (0.0, 0.0)
-        self.phases: MovePhases | None = None  # BENCH_PHASES: where one game's moves go
+        self.phases: MovePhases | None = None  # BENCH_PHASES: where the moves' time goes
 
     def on_gc(self, phase: str, info: dict[str, int]) -> None:
         # Wall time is the pause players feel; the thread's CPU time is the collector's own
