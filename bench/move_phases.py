@@ -23,7 +23,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from orjson import loads
+try:  # the speed extra; hub_probe.py imports this module whether or not it is installed
+    from orjson import loads
+except ImportError:  # pragma: no cover
+    from json import loads
 
 from server.store import pg_moves, writer
 from server.transport import driver, server

@@ -238,11 +238,9 @@ class HubDriver:
             key = id(message)
             frame = encoded.get(key)
             if frame is None:
+                # ``ahead`` holds its messages, so an id found there is this message's.
                 early = None if ahead is None else ahead.get(key)
-                if early is not None and early[0] is message:
-                    frame = encoded[key] = early[1]
-                else:
-                    frame = encoded[key] = encode_message(message)
+                frame = encoded[key] = encode_message(message) if early is None else early[1]
             return frame
 
         prepared: list[int] = []
