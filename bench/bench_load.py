@@ -51,6 +51,13 @@ What one run does, per backend:
    server's RSS growth divided by K is the memory per idle connection. Both processes raise their
    open-file limit (``resource.setrlimit``) first.
 
+``--phases`` also splits each round trip outside the hub: the clients' send and ack times are
+joined with the hub's marks of the same moves (both ``time.perf_counter()``, the system-wide
+monotonic clock), and the commit echo answers with its own marks (``/timed``), so both report
+the way in, their own part and the way out (:func:`way_in_and_out`). ``BENCH_HUB_SCRIPT=FILE``
+runs FILE in place of ``hub_probe.py`` (an experiment: a script that patches the server, then
+runs the probe).
+
 The client side runs in one process with one event loop: on a small machine it competes with the
 server for CPU, so the numbers are a lower bound on what the server alone can do.
 """
@@ -206,7 +213,7 @@ async def start_hub(
     }
     if full_gc_every is not None:
         env["HUB_FULL_GC_INTERVAL_S"] = str(full_gc_every)  # the server's timed collections
-    command = [sys.executable, str(ROOT / "bench" / "hub_probe.py")]
+    command = [sys.executable, os.environ.get("BENCH_HUB_SCRIPT", str(ROOT / "bench" / "hub_probe.py"))]
     if profile:
         env["BENCH_PROFILE"] = profile  # each measurement window, under cProfile
     popen = subprocess.Popen(command, cwd=workdir, env=env, preexec_fn=_raise_limit_in_child)
@@ -318,6 +325,9 @@ class Stats:
     """Share of one CPU this (client) process used during the run."""
     lag: dict[str, Any] = field(default_factory=dict)
     """The hub's loop-lag probe over the window (``hub_probe.Probe.dump_window``)."""
+    trips: list[tuple[str, int, float, float]] = field(default_factory=list)
+    """The measured moves: (game, ply, sent, acknowledged), ``time.perf_counter()`` readings
+    (joined with the hub's own marks by ``--phases``: :func:`way_in_and_out`)."""
 
 
 class Player:
@@ -385,8 +395,10 @@ class Player:
                 # end of the run: a burst of 1,000 game endings that no real server sees).
                 gate_open = self.gate is None or self.gate.is_set()
                 if self.measure_from <= time.monotonic() < self.until and gate_open:
-                    rtt = (time.perf_counter() - sent_at) * 1000
+                    acked_at = time.perf_counter()
+                    rtt = (acked_at - sent_at) * 1000
                     self.stats.rtts_ms.append(rtt)
+                    self.stats.trips.append((str(game), my_move_ply, sent_at, acked_at))
                     self.stats.moves += 1
                     if rtt > 20:
                         self.stats.slow.append((time.monotonic() - self.measure_from, rtt))
@@ -547,19 +559,66 @@ async def run_games(
     return stats, (during - before) / len(sockets)
 
 
-class EchoClients:
-    """``games`` open connections to an echo, timed in slices (``--interleave``)."""
+def print_phases(phases: dict[str, Any], trips: list[tuple[str, int, float, float]]) -> None:
+    """``--phases``: the medians inside the hub, then the way in and out (:func:`way_in_and_out`)."""
+    print(
+        f"{'':10} inside the hub, median µs from a move frame to: "
+        + ", ".join(f"{p} {us:.0f}" for p, us in phases.items() if p != "raw"),
+        flush=True,
+    )
+    parts = way_in_and_out(trips, phases.get("raw", []))
+    if parts:
+        print(f"{'':10} the whole round trip, median µs: " + describe(parts), flush=True)
 
-    def __init__(self, sockets: list[ClientConnection]) -> None:
+
+def way_in_and_out(
+    trips: list[tuple[str, int, float, float]], raw: list[list[Any]]
+) -> dict[str, float]:
+    """Join the clients' send and ack times with the hub's marks of the same moves (``raw`` of
+    ``move_phases.py``; both are ``time.perf_counter()``, the system-wide monotonic clock):
+    median µs of ``in`` (the client's send to the hub's ``data_received``: the kernel, and the
+    hub's loop busy with other work), ``parse`` (to the frame's handler), ``hub`` (to every
+    frame written), ``out`` (to the client's reading of the ack: the kernel, and the clients'
+    loop) and ``rtt``, with ``moves``, how many were joined."""
+    marks = {(game, ply): rest for game, ply, *rest in raw}
+    # RAW order: received, frame, queued, sent, committed, released, written.
+    rows = [
+        (m[0] - sent, m[1] - m[0], m[6] - m[1], acked - m[6], acked - sent)
+        for game, ply, sent, acked in trips
+        if (m := marks.get((game, ply))) is not None
+    ]
+    if not rows:
+        return {}
+    names = ("in", "parse", "hub", "out", "rtt")
+    parts = {n: 1e6 * statistics.median(r[i] for r in rows) for i, n in enumerate(names)}
+    return {**parts, "moves": float(len(rows))}
+
+
+def describe(parts: dict[str, float]) -> str:
+    return ", ".join(
+        f"{name} {value:.0f}" for name, value in parts.items() if name != "moves"
+    ) + f" ({parts['moves']:.0f} moves)"
+
+
+class EchoClients:
+    """``games`` open connections to an echo, timed in slices (``--interleave``). With
+    ``timed`` (``--phases``), the commit echo answers with its own marks (``/timed``), kept in
+    :attr:`marks`."""
+
+    def __init__(self, sockets: list[ClientConnection], timed: bool = False) -> None:
         self.sockets = sockets
+        self.timed = timed
         self.frame = json.dumps(
             {"t": "move", "d": {"game": "abcdefgh", "ply": 12, "move": "b2c3"}, "a": 1}
         )
+        self.marks: list[tuple[float, float, float, float]] = []
+        """(sent, the echo's handler got it, the echo sends the answer, answer read)."""
 
     @classmethod
-    async def open(cls, url: str, games: int) -> EchoClients:
-        clients = cls(await open_many(url, games))
+    async def open(cls, url: str, games: int, timed: bool = False) -> EchoClients:
+        clients = cls(await open_many(url + ("/timed" if timed else ""), games), timed)
         await clients.slice(0.2)  # the commit echo writes each connection's game row first
+        clients.marks.clear()
         return clients
 
     async def slice(self, seconds: float, think_ms: float = 0.0) -> list[float]:
@@ -574,11 +633,25 @@ class EchoClients:
                         break
                 start = time.perf_counter()
                 await ws.send(self.frame)
-                await ws.recv()
-                rtts.append((time.perf_counter() - start) * 1000)
+                answer = await ws.recv()
+                end = time.perf_counter()
+                rtts.append((end - start) * 1000)
+                if self.timed:
+                    echo = decode(answer)
+                    self.marks.append((start, echo["rx"], echo["tx"], end))
 
         await asyncio.gather(*(loop(ws) for ws in self.sockets))
         return rtts
+
+    def way_in_and_out(self) -> dict[str, float]:
+        """Median µs: ``in`` (to the echo's handler), ``echo`` (its commit), ``out`` and
+        ``rtt``, as :func:`way_in_and_out` for the hub."""
+        if not self.marks:
+            return {}
+        rows = [(rx - sent, tx - rx, end - tx, end - sent) for sent, rx, tx, end in self.marks]
+        names = ("in", "echo", "out", "rtt")
+        parts = {n: 1e6 * statistics.median(r[i] for r in rows) for i, n in enumerate(names)}
+        return {**parts, "moves": float(len(rows))}
 
     async def close(self) -> None:
         await asyncio.gather(*(ws.close() for ws in self.sockets), return_exceptions=True)
@@ -596,7 +669,7 @@ async def interleaved_ratio(
     of the ratios of consecutive slice pairs."""
     url = f"ws://127.0.0.1:{hub.port}/ws"
     sockets = await open_many(url, 2 * games, login=True)
-    echo = await EchoClients.open(f"ws://127.0.0.1:{commit_echo_port}", games)
+    echo = await EchoClients.open(f"ws://127.0.0.1:{commit_echo_port}", games, args.phases)
     stats = Stats()
     gate = asyncio.Event()
     gate.set()
@@ -613,6 +686,8 @@ async def interleaved_ratio(
         for i, p in enumerate(players)
     ]
     await asyncio.sleep(ramp_s + 3.0)  # games under way, caches warm
+    if args.phases:
+        await probe_report(hub, signal.SIGUSR1, "window")  # the hub's marks start now
     hub_slices: list[list[float]] = []
     echo_slices: list[list[float]] = []
     for _ in range(slices):
@@ -623,6 +698,11 @@ async def interleaved_ratio(
         await asyncio.sleep(0.05)  # the moves in flight land (not counted: the gate is shut)
         hub_slices.append(stats.rtts_ms[taken:])
         echo_slices.append(await echo.slice(args.interleave, args.think_ms))
+    if args.phases:
+        window = await probe_report(hub, signal.SIGUSR1, "window")
+        if window.get("phases_us"):
+            print_phases(window["phases_us"], stats.trips)
+        print(f"{'':10} the commit echo, median µs: " + describe(echo.way_in_and_out()))
     for player in players:
         player.until = time.monotonic()  # the players resign their games and stop
     gate.set()
@@ -787,11 +867,7 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
                     flush=True,
                 )
                 if lag.get("phases_us"):
-                    print(
-                        f"{'':10} inside the hub, median µs from a move frame to: "
-                        + ", ".join(f"{p} {us:.0f}" for p, us in lag["phases_us"].items()),
-                        flush=True,
-                    )
+                    print_phases(lag["phases_us"], stats.trips)
                 if stats.slow:
                     # When the slow round trips happened: one stall, or spread over the run?
                     by_second: dict[int, int] = {}

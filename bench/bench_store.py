@@ -19,7 +19,7 @@ temporary file (WAL, synchronous=FULL: see server/store/engine.py). At the
 end the bench counts the stored rows: every acknowledged move must be there.
 
 ``--insert-paths`` times the ways asyncpg can send one batch of moves to PostgreSQL (the hot
-write path of ``server/store/pg_moves.py``), one batch after the other on one connection:
+write path of ``server/store/pg_direct.py``), one batch after the other on one connection:
 ``executemany`` and a plain ``execute`` of the same ``INSERT`` for one row, ``executemany`` for
 5 and 20 rows, and an ``INSERT … SELECT * FROM unnest(…)`` of one array per column; wall time
 and this process's CPU per batch.
@@ -149,7 +149,7 @@ async def with_pg_schema(pg_url: str, body: Callable[[str], Awaitable[None]]) ->
 
 async def insert_paths(pg_url: str, batches: int = 3000) -> None:
     """See the module docstring (``--insert-paths``)."""
-    from server.store.pg_moves import INSERT_MOVES
+    from server.store.pg_direct import INSERT_MOVES
     from server.store.records import MOVE_COLUMNS, move_row
 
     # The same insert with one array per column: one statement however many rows.

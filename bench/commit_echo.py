@@ -8,7 +8,9 @@ row through the server's own write path — :class:`~server.store.Store` and
 for its commit. Each connection gets a game row of its own when it opens; frame *n* becomes ply
 *n*. What it leaves out is exactly the hub: parsing the command, the rules engine, clocks, the
 room, building and encoding the events. A connection to ``/busy/N`` also burns N µs of CPU right
-after each commit is handed to the database (``bench_load.py --echo-busy-us``).
+after each commit is handed to the database (``bench_load.py --echo-busy-us``); one to
+``/timed`` answers, instead of the frame, with the ``time.perf_counter()`` readings of the
+frame reaching the handler (``rx``) and of the answer leaving (``tx``) (``--phases``).
 
 Run by ``bench_load.py`` as ``--commit-echo-server PORT DATABASE_URL``.
 """
@@ -45,6 +47,7 @@ async def commit_echo_main(port: int, database_url: str) -> None:
             # (bench_load.py --echo-busy-us).
             path = ws.request.path if ws.request is not None else "/"
             busy_s = int(path.rsplit("/", 1)[1]) / 1e6 if path.startswith("/busy/") else 0.0
+            timed = path == "/timed"
             loop = asyncio.get_running_loop()
             game_id = await store.create_game(
                 variant="minishogi",
@@ -55,10 +58,13 @@ async def commit_echo_main(port: int, database_url: str) -> None:
             )
             ply = 0
             async for message in ws:
+                received = time.perf_counter()
                 ply += 1
                 if busy_s:
                     loop.call_soon(_burn, busy_s)  # runs once the batch is on its way
                 await writer.append(game_id, MoveRecord(ply, "a1a2", "K-4d", 3_600_000, 0))
+                if timed:
+                    message = f'{{"rx":{received},"tx":{time.perf_counter()}}}'
                 await ws.send(message)
 
         await serve_until_sigterm(echo, port)

@@ -124,8 +124,11 @@ class GameStore(Transactions):
         for _ in range(_ID_ATTEMPTS):
             values["id"] = game_id or new_game_id()
             try:
-                async with self._transaction(write=True) as connection:
-                    await connection.execute(insert(games).values(values))
+                if self._direct is not None:
+                    await self._direct.insert_game(values)
+                else:
+                    async with self._transaction(write=True) as connection:
+                        await connection.execute(insert(games).values(values))
                 return cast(str, values["id"])
             except IntegrityError as error:
                 kind = integrity_kind(error)
@@ -170,6 +173,11 @@ class GameStore(Transactions):
         check_game_id(game_id)
         check_text("termination", termination, TERMINATION_LENGTH)
         _check_final(plies, final_fen)
+        if self._direct is not None and await self._direct.abort(
+            game_id, termination, utc_now(), plies, final_fen
+        ):
+            return
+        # SQLite, or nothing changed: find out why (raises) in a transaction.
         async with self._transaction(write=True) as connection:
             result = await connection.execute(
                 update(games)
@@ -212,6 +220,12 @@ class GameStore(Transactions):
         code = check_result(result)
         check_text("termination", termination, TERMINATION_LENGTH)
         _check_final(plies, final_fen)
+        if self._direct is not None and await self._direct.finish_unrated(
+            game_id, code, termination, utc_now(), plies, final_fen
+        ):
+            return None
+        # SQLite, a rated game (its ratings change in the same transaction), or nothing
+        # changed (an unknown game, one already over: raises).
         async with self._transaction(write=True) as connection:
             row = (
                 await connection.execute(
@@ -293,8 +307,8 @@ class GameStore(Transactions):
             check_move(game_id, move)
         if not moves:
             return
-        if self._moves is not None:
-            await self._moves.append_moves(moves)
+        if self._direct is not None:
+            await self._direct.append_moves(moves)
             return
         async with self._transaction(write=True) as connection:
             await connection.execute(insert(game_moves), [_move_values(*m) for m in moves])

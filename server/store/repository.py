@@ -20,7 +20,7 @@ from sqlalchemy import select
 
 from server.store.engine import DEFAULT_URL, create_engine
 from server.store.games import GameStore, new_game_id
-from server.store.pg_moves import PgMoveAppender
+from server.store.pg_direct import PgDirect
 from server.store.players import PlayerStore
 from server.store.queries import GameQueries
 from server.store.ratings import RatingStore
@@ -58,15 +58,15 @@ class Store(PlayerStore, RatingStore, GameStore, GameQueries):
             connect_timeout=connect_timeout,
             sqlite_busy_timeout=sqlite_busy_timeout,
         )
-        moves = None
+        direct = None
         if engine.dialect.name == "postgresql":
-            moves = PgMoveAppender(url, schema=schema, connect_timeout=connect_timeout)
-        return cls(engine, moves=moves)
+            direct = PgDirect(url, schema=schema, connect_timeout=connect_timeout)
+        return cls(engine, direct=direct)
 
     async def close(self) -> None:
         """Close all pooled connections."""
-        if self._moves is not None:
-            await self._moves.close()
+        if self._direct is not None:
+            await self._direct.close()
         await self._engine.dispose()
 
     async def __aenter__(self) -> Self:

@@ -17,7 +17,7 @@ from sqlalchemy.sql import Executable
 
 from server.store.engine import is_unavailable, writing
 from server.store.errors import StoreError, StoreUnavailableError, UnknownPlayerError
-from server.store.pg_moves import PgMoveAppender
+from server.store.pg_direct import PgDirect
 
 __all__ = ["Transactions", "dialect_insert", "integrity_kind"]
 
@@ -46,11 +46,12 @@ def dialect_insert(dialect: str) -> Callable[..., Any]:
 class Transactions:
     """The engine of one database and its transactions (see the module docstring)."""
 
-    def __init__(self, engine: AsyncEngine, *, moves: PgMoveAppender | None = None) -> None:
+    def __init__(self, engine: AsyncEngine, *, direct: PgDirect | None = None) -> None:
         self._engine = engine
         self._dialect = engine.dialect.name
-        # PostgreSQL: batches of moves skip SQLAlchemy (see server.store.pg_moves).
-        self._moves = moves
+        # PostgreSQL: moves, and games' creations and plain ends, skip SQLAlchemy (see
+        # server.store.pg_direct).
+        self._direct = direct
 
     @property
     def engine(self) -> AsyncEngine:

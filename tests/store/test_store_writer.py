@@ -68,7 +68,7 @@ async def test_concurrent_games_share_commits(
         async with MoveWriter(store, flushers=flushers) as writer:
             await asyncio.gather(*(play(writer, game_id) for game_id in game_ids))
     if backend == "postgresql":
-        # Moves skip SQLAlchemy there (server.store.pg_moves): count the transactions that
+        # Moves skip SQLAlchemy there (server.store.pg_direct): count the transactions that
         # wrote them, one transaction id (xmin) per commit.
         commits = [1] * await writing_transactions(store)
     total = len(game_ids) * plies

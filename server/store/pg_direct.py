@@ -1,0 +1,216 @@
+"""The store's hot writes on PostgreSQL straight through asyncpg: moves, and a game's creation
+and end.
+
+A move is acknowledged only after its commit, so the commit path is the floor of every move's
+round trip. Through SQLAlchemy's async engine one batch costs a pool checkout (with its
+pre-ping), ``BEGIN``, the ``INSERT``, ``COMMIT`` and a reset on return: about 1.2 ms and
+0.7 ms of CPU for a one-move batch here. asyncpg's ``executemany`` runs the same insert, all
+rows or none, in one implicit transaction: about 0.4 ms and 0.15 ms of CPU (measured with
+``bench/bench_store.py``-style loops on this machine; see docs/benchmarks.md); a batch of one
+move goes as a plain ``execute`` of the same statement, cheaper still.
+
+A game's creation and its end are one statement each as well, and the hub writes two for every
+game (at 1,000 games of 15 moves that was a sixth of its CPU, docs/benchmarks.md "Session 7"):
+through SQLAlchemy each cost about 0.9 ms of CPU and 1.4 ms; here one ``INSERT`` or ``UPDATE``
+in an implicit transaction. Only the plain cases take this path: the end of an unrated game
+(a rated one updates both ratings in the same transaction, which stays with SQLAlchemy), and an
+end that changes no row (a rated game, an unknown or already finished one) is left for the
+caller's full path to tell apart.
+
+:class:`PgDirect` keeps a few connections of its own (no pool: asyncpg's pool resets a
+connection on every release, one more round trip): as many as the move writer has flushers,
+plus at most ``game_connections`` for games' rows, whose writes queue for one (a thousand
+players paired at once must not open a thousand connections, nor hold up the moves). Errors keep the store's contract: a refused
+row raises SQLAlchemy's :class:`~sqlalchemy.exc.IntegrityError` (so
+:class:`~server.store.writer.MoveWriter` retries the batch row by row and names the bad row,
+and the store maps the constraint to its own errors), and a lost or unreachable server raises
+:class:`StoreUnavailableError` after dropping the connection, so the next call connects afresh.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import datetime
+from typing import TypeVar
+
+import asyncpg
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import IntegrityError
+
+from server.store.errors import StoreUnavailableError
+from server.store.records import MOVE_COLUMNS, GameMove, move_row
+
+__all__ = ["PgDirect"]
+
+_T = TypeVar("_T")
+
+INSERT_MOVES = (
+    f"INSERT INTO game_moves ({', '.join(MOVE_COLUMNS)})"
+    f" VALUES ({', '.join(f'${n}' for n in range(1, len(MOVE_COLUMNS) + 1))})"
+)
+
+#: What a connection that failed under us raises (asyncpg's own, and socket-level errors).
+_CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
+    OSError,
+    TimeoutError,
+    asyncpg.InterfaceError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,  # shutdown, crash, "cannot connect now"
+)
+
+
+#: A game's end: the row must still be running and unrated (``$1`` is its id).
+_END_OF_UNRATED = " WHERE id = $1 AND status IN ('created', 'started') AND NOT rated"
+FINISH_UNRATED = (
+    "UPDATE games SET status = 'finished', result = $2, termination = $3, finished_at = $4,"
+    " plies = $5, final_fen = $6" + _END_OF_UNRATED
+)
+ABORT = (
+    "UPDATE games SET status = 'aborted', termination = $2, finished_at = $3, plies = $4,"
+    " final_fen = $5 WHERE id = $1 AND status IN ('created', 'started')"
+)
+
+
+class PgDirect:
+    """Writes moves and games' creations and ends over connections of its own.
+
+    :param url: the store's ``postgresql+asyncpg://`` URL.
+    :param schema: the schema the store works in (``search_path``), if any.
+    :param connect_timeout: seconds before connecting gives up.
+    :param game_connections: most games' writes in flight at once (the rest wait their turn).
+    """
+
+    def __init__(
+        self,
+        url: str | URL,
+        *,
+        schema: str | None = None,
+        connect_timeout: float = 5.0,
+        game_connections: int = 4,
+    ) -> None:
+        parsed = make_url(url)
+        self._dsn = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
+        self._settings = {"search_path": schema} if schema is not None else {}
+        self._timeout = connect_timeout
+        self._idle: list[asyncpg.Connection] = []
+        self._inserts: dict[tuple[str, ...], str] = {}
+        """``INSERT INTO games`` by its columns."""
+        self._game_slots = asyncio.Semaphore(game_connections)
+
+    async def append_moves(self, moves: Sequence[GameMove]) -> None:
+        """Insert ``moves`` (already checked by the store) in one transaction: all or none.
+
+        :raises sqlalchemy.exc.IntegrityError: a row was refused (duplicate ply, unknown game).
+        :raises StoreUnavailableError: the database is unreachable or the connection broke;
+            nothing of the batch is stored (a lost ``COMMIT`` reply is the one ambiguity, as on
+            any connection: a retry then meets the stored rows as duplicates).
+        """
+        if not moves:
+            return
+        rows = [move_row(game_id, move) for game_id, move in moves]
+        if len(rows) == 1:
+            # The usual batch when the server is not busy: a plain execute is one Bind and
+            # Execute, and costs the database about 80 µs less than executemany's pipeline
+            # (bench/bench_store.py, docs/benchmarks.md "Storage").
+            await self._run(INSERT_MOVES, lambda c: c.execute(INSERT_MOVES, *rows[0]))
+        else:
+            await self._run(INSERT_MOVES, lambda c: c.executemany(INSERT_MOVES, rows))
+
+    async def insert_game(self, values: Mapping[str, object]) -> None:
+        """Insert one ``games`` row of already checked ``values`` (column name → value).
+
+        :raises sqlalchemy.exc.IntegrityError: refused (a used id, an unknown player).
+        :raises StoreUnavailableError: as :meth:`append_moves`.
+        """
+        columns = tuple(values)
+        statement = self._inserts.get(columns)
+        if statement is None:
+            places = ", ".join(f"${n}" for n in range(1, len(columns) + 1))
+            statement = f"INSERT INTO games ({', '.join(columns)}) VALUES ({places})"
+            self._inserts[columns] = statement
+        arguments = tuple(values.values())
+        async with self._game_slots:
+            await self._run(statement, lambda c: c.execute(statement, *arguments))
+
+    async def finish_unrated(
+        self,
+        game_id: str,
+        result: str,
+        termination: str,
+        finished_at: datetime,
+        plies: int | None,
+        final_fen: str | None,
+    ) -> bool:
+        """Store the result of a running unrated game; False (nothing written) for any other
+        game: a rated one, an unknown one, one already over."""
+        arguments = (game_id, result, termination, finished_at, plies, final_fen)
+        async with self._game_slots:
+            status = await self._run(
+                FINISH_UNRATED, lambda c: c.execute(FINISH_UNRATED, *arguments)
+            )
+        return status == "UPDATE 1"
+
+    async def abort(
+        self,
+        game_id: str,
+        termination: str,
+        finished_at: datetime,
+        plies: int | None,
+        final_fen: str | None,
+    ) -> bool:
+        """End a running game without result; False (nothing written) for an unknown game or
+        one already over."""
+        arguments = (game_id, termination, finished_at, plies, final_fen)
+        async with self._game_slots:
+            status = await self._run(ABORT, lambda c: c.execute(ABORT, *arguments))
+        return status == "UPDATE 1"
+
+    async def _run(
+        self, statement: str, call: Callable[[asyncpg.Connection], Awaitable[_T]]
+    ) -> _T:
+        """``call`` on a connection of our own, with the store's errors (module docstring)."""
+        connection = await self._acquire()
+        try:
+            outcome = await call(connection)
+        except asyncpg.IntegrityConstraintViolationError as error:
+            self._release(connection)
+            raise IntegrityError(statement, None, error) from error
+        except _CONNECTION_ERRORS as error:
+            await _discard(connection)
+            raise StoreUnavailableError(f"database unavailable: {error}") from error
+        except BaseException:
+            connection.terminate()  # cancelled mid-statement: its state is unknown
+            raise
+        self._release(connection)
+        return outcome
+
+    async def close(self) -> None:
+        """Close the idle connections; later calls reconnect."""
+        idle, self._idle = self._idle, []
+        for connection in idle:
+            await _discard(connection)
+
+    async def _acquire(self) -> asyncpg.Connection:
+        while self._idle:
+            connection = self._idle.pop()
+            if not connection.is_closed():  # the server may have ended it while it sat idle
+                return connection
+        try:
+            return await asyncpg.connect(
+                self._dsn, timeout=self._timeout, server_settings=self._settings
+            )
+        except (*_CONNECTION_ERRORS, asyncpg.PostgresError) as error:
+            raise StoreUnavailableError(f"database unavailable: {error}") from error
+
+    def _release(self, connection: asyncpg.Connection) -> None:
+        if connection.is_closed():
+            return
+        self._idle.append(connection)
+
+
+async def _discard(connection: asyncpg.Connection) -> None:
+    try:
+        await asyncio.wait_for(connection.close(), timeout=1.0)
+    except Exception:  # a broken connection may fail to close politely
+        connection.terminate()
