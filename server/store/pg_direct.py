@@ -9,22 +9,25 @@ rows or none, in one implicit transaction: about 0.4 ms and 0.15 ms of CPU (meas
 ``bench/bench_store.py``-style loops on this machine; see docs/benchmarks.md); a batch of one
 move goes as a plain ``execute`` of the same statement, cheaper still.
 
-A game's creation and its end are one statement each as well, and the hub writes two for every
-game (at 1,000 games of 15 moves that was a sixth of its CPU, docs/benchmarks.md "Session 7"):
-through SQLAlchemy each cost about 0.9 ms of CPU and 1.4 ms; here one ``INSERT`` or ``UPDATE``
-in an implicit transaction. Only the plain cases take this path: the end of an unrated game
-(a rated one updates both ratings in the same transaction, which stays with SQLAlchemy), and an
-end that changes no row (a rated game, an unknown or already finished one) is left for the
-caller's full path to tell apart.
+A game's creation and its end are one statement each as well, and the hub writes both for every
+game: through SQLAlchemy each cost about 0.9–1.1 ms of CPU and 1.6 ms, and the creations alone
+were about a tenth of the hub's CPU at 1,000 games of some 15 plies (docs/benchmarks.md,
+"Session 7"); here each is one ``INSERT`` or ``UPDATE`` in an implicit transaction, about
+70 µs of CPU and 0.36 ms (``bench/bench_game_rows.py``). Only the plain cases take this path:
+the end of an unrated game, and any abort. An end that changes no row — a rated game (its
+ratings change in the same transaction, which stays with SQLAlchemy), an unknown game, one
+already over — is left to the caller's full path, which rates it or tells why it failed.
 
 :class:`PgDirect` keeps a few connections of its own (no pool: asyncpg's pool resets a
 connection on every release, one more round trip): as many as the move writer has flushers,
 plus at most ``game_connections`` for games' rows, whose writes queue for one (a thousand
-players paired at once must not open a thousand connections, nor hold up the moves). Errors keep the store's contract: a refused
-row raises SQLAlchemy's :class:`~sqlalchemy.exc.IntegrityError` (so
-:class:`~server.store.writer.MoveWriter` retries the batch row by row and names the bad row,
-and the store maps the constraint to its own errors), and a lost or unreachable server raises
-:class:`StoreUnavailableError` after dropping the connection, so the next call connects afresh.
+players paired at once must neither open a thousand connections nor hold up the moves).
+
+Errors keep the store's contract: a refused row raises SQLAlchemy's
+:class:`~sqlalchemy.exc.IntegrityError` (so :class:`~server.store.writer.MoveWriter` retries
+the batch row by row and names the bad row, and the store maps the constraint to its own
+errors), and a lost or unreachable server raises :class:`StoreUnavailableError` after dropping
+the connection, so the next call connects afresh.
 """
 
 from __future__ import annotations
