@@ -54,11 +54,12 @@ What one run does, per backend:
 ``--phases`` also splits each round trip outside the hub: the clients' send and ack times are
 joined with the hub's marks of the same moves (both ``time.perf_counter()``, the system-wide
 monotonic clock), and the commit echo answers with its own marks (``/timed``), so both report
-the way in, their own part and the way out (:func:`way_in_and_out`). ``BENCH_HUB_SCRIPT=FILE``
+the way in, their own part and the way out (``load_clients.way_in_and_out``). ``BENCH_HUB_SCRIPT=FILE``
 runs FILE in place of ``hub_probe.py`` (an experiment: a script that patches the server, then
 runs the probe).
 
-The client side runs in one process with one event loop: on a small machine it competes with the
+The clients (players, observers, echo clients: ``load_clients.py``) run in one process with
+one event loop: on a small machine it competes with the
 server for CPU, so the numbers are a lower bound on what the server alone can do.
 """
 
@@ -79,7 +80,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -88,19 +89,22 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from commit_echo import commit_echo_main, serve_until_sigterm  # noqa: E402
+from load_clients import (  # noqa: E402
+    EchoClients,
+    Observer,
+    Player,
+    Stats,
+    describe,
+    echo_round_trips,
+    open_many,
+    percentile,
+    print_phases,
+)
 from support import create_database, drop_database  # noqa: E402
-from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.asyncio.server import ServerConnection  # noqa: E402
 
 from server.app.collector import TIMED_GC_THRESHOLDS  # noqa: E402
 from server.transport.codec import JSON_LIBRARY  # noqa: E402
-
-try:  # the clients are the instrument: parse the hub's frames with the fastest decoder there is
-    from orjson import loads as decode
-except ImportError:  # pragma: no cover
-    from json import loads as decode  # type: ignore[assignment]
-
-TC = {"kind": "fischer", "base_s": 3600, "inc_s": 0}
 
 
 def raise_fd_limit() -> int:
@@ -130,16 +134,6 @@ def cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-# ------------------------------------------------------------------ the echo server
 
 
 async def echo_main(port: int) -> None:
@@ -213,7 +207,10 @@ async def start_hub(
     }
     if full_gc_every is not None:
         env["HUB_FULL_GC_INTERVAL_S"] = str(full_gc_every)  # the server's timed collections
-    command = [sys.executable, os.environ.get("BENCH_HUB_SCRIPT", str(ROOT / "bench" / "hub_probe.py"))]
+    command = [
+        sys.executable,
+        os.environ.get("BENCH_HUB_SCRIPT", str(ROOT / "bench" / "hub_probe.py")),
+    ]
     if profile:
         env["BENCH_PROFILE"] = profile  # each measurement window, under cProfile
     popen = subprocess.Popen(command, cwd=workdir, env=env, preexec_fn=_raise_limit_in_child)
@@ -275,220 +272,7 @@ async def census(hub: Process, label: str, moves: int, closed: int) -> None:
     )
 
 
-# ------------------------------------------------------------------ clients
-
-
-async def open_many(
-    url: str, count: int, batch: int = 200, login: bool = False
-) -> list[ClientConnection]:
-    """Open ``count`` websockets, ``batch`` at a time; with ``login``, each batch logs in as
-    guests before the next opens (the hub closes connections that stay anonymous for 30 s)."""
-    sockets: list[ClientConnection] = []
-    for start in range(0, count, batch):
-        opened = await asyncio.gather(
-            *(
-                # No client pings, like browsers: the server's keepalive is what is measured.
-                connect(url, compression=None, max_size=None, open_timeout=60, ping_interval=None)
-                for _ in range(min(batch, count - start))
-            )
-        )
-        if login:
-            await asyncio.gather(*(login_guest(ws) for ws in opened))
-        sockets += opened
-    return sockets
-
-
-async def login_guest(ws: ClientConnection) -> None:
-    await ws.send('{"t":"guest"}')
-    welcome = decode(await ws.recv())
-    assert welcome["t"] == "welcome", welcome
-    hello = decode(await ws.recv())
-    assert hello["t"] == "hello", hello
-
-
-@dataclass
-class Stats:
-    rtts_ms: list[float] = field(default_factory=list)
-    slow: list[tuple[float, float]] = field(default_factory=list)
-    """(seconds into the measurement, round trip ms) of the round trips over 20 ms."""
-    moves: int = 0
-    all_moves: int = 0
-    """Every acknowledged move, the ramp-up and the end of the run included."""
-    games: int = 0
-    errors: dict[str, int] = field(default_factory=dict)
-    moves_per_s: float = 0.0
-    observed: int = 0
-    """Move events the observers received in the window."""
-    hub_cpu: float = 0.0
-    """Share of one CPU the hub process used during the run."""
-    client_cpu: float = 0.0
-    """Share of one CPU this (client) process used during the run."""
-    lag: dict[str, Any] = field(default_factory=dict)
-    """The hub's loop-lag probe over the window (``hub_probe.Probe.dump_window``)."""
-    trips: list[tuple[str, int, float, float]] = field(default_factory=list)
-    """The measured moves: (game, ply, sent, acknowledged), ``time.perf_counter()`` readings
-    (joined with the hub's own marks by ``--phases``: :func:`way_in_and_out`)."""
-
-
-class Player:
-    """One bench client: seeks, plays random legal moves with a think time, seeks again."""
-
-    def __init__(
-        self,
-        ws: ClientConnection,
-        rng: random.Random,
-        think_ms: float,
-        max_plies: int,
-        stats: Stats,
-        watch: asyncio.Queue[str] | None = None,
-        gate: asyncio.Event | None = None,
-    ) -> None:
-        self.ws = ws
-        self.watch = watch
-        self.gate = gate
-        """``--interleave``: moves are played only while it is set."""
-        self.rng = rng
-        self.think_ms = think_ms
-        self.max_plies = max_plies
-        self.stats = stats
-        self.ack = 0
-        self.measure_from = 0.0
-        self.until = 0.0
-
-    async def send(self, t: str, d: dict[str, Any]) -> int:
-        self.ack += 1
-        await self.ws.send(json.dumps({"t": t, "d": d, "a": self.ack}))
-        return self.ack
-
-    async def run(self, start_at: float, measure_from: float, until: float) -> None:
-        self.measure_from, self.until = measure_from, until
-        await asyncio.sleep(max(0.0, start_at - time.monotonic()))
-        while time.monotonic() < until:
-            await self.send("seek", {"variant": "minishogi", "tc": TC})
-            await self.play_one(until)
-
-    async def play_one(self, until: float) -> None:
-        game = side = None
-        legal: list[str] = []
-        turn = "first"
-        ply = 0
-        sent_at: float | None = None
-        my_move_ply = 0
-        while True:
-            message = decode(await self.ws.recv())
-            t, d = message["t"], message["d"]
-            if t == "game_start":
-                game, side = d["game"], d["side"]
-                if side == "first" and self.watch is not None:
-                    self.watch.put_nowait(game)  # an observer joins the game
-                continue
-            if t == "error":
-                self.stats.errors[d["code"]] = self.stats.errors.get(d["code"], 0) + 1
-                if "state" in d and game is not None:  # resynchronise and try again
-                    legal, turn, ply = d["state"]["legal"], d["state"]["turn"], d["state"]["ply"]
-                    sent_at = None
-                else:
-                    continue
-            elif t == "ack" and sent_at is not None and d.get("ply") == my_move_ply:
-                self.stats.all_moves += 1
-                # After the ramp-up and warm-up, and before every player resigns at once (the
-                # end of the run: a burst of 1,000 game endings that no real server sees).
-                gate_open = self.gate is None or self.gate.is_set()
-                if self.measure_from <= time.monotonic() < self.until and gate_open:
-                    acked_at = time.perf_counter()
-                    rtt = (acked_at - sent_at) * 1000
-                    self.stats.rtts_ms.append(rtt)
-                    self.stats.trips.append((str(game), my_move_ply, sent_at, acked_at))
-                    self.stats.moves += 1
-                    if rtt > 20:
-                        self.stats.slow.append((time.monotonic() - self.measure_from, rtt))
-                sent_at = None
-                continue
-            elif t in ("game", "move") and d.get("game") == game:
-                legal, turn, ply = d["legal"], d["turn"], d["ply"]
-            elif t == "end" and d.get("game") == game:
-                if side == "first":
-                    self.stats.games += 1
-                return
-            else:
-                continue
-            if game is None or turn != side or sent_at is not None or not legal:
-                continue
-            if ply >= self.max_plies or time.monotonic() >= until:
-                await self.send("resign", {"game": game})
-                continue
-            if self.think_ms:
-                await asyncio.sleep(self.rng.uniform(0, 2 * self.think_ms) / 1000)
-            while self.gate is not None and not self.gate.is_set():
-                await self.gate.wait()
-                if self.think_ms:  # think again: no burst of moves when the gate opens
-                    await asyncio.sleep(self.rng.uniform(0, 2 * self.think_ms) / 1000)
-            my_move_ply = ply + 1
-            sent_at = time.perf_counter()
-            await self.send(
-                "move", {"game": game, "ply": my_move_ply, "move": self.rng.choice(legal)}
-            )
-
-
-class Observer:
-    """One spectator: joins the next game a first player announces, follows it to its end,
-    leaves, and joins the next one."""
-
-    def __init__(self, ws: ClientConnection, watch: asyncio.Queue[str], stats: Stats) -> None:
-        self.ws = ws
-        self.watch = watch
-        self.stats = stats
-
-    async def run(self, measure_from: float, until: float) -> None:
-        while time.monotonic() < until:
-            game = await self.watch.get()
-            await self.ws.send(json.dumps({"t": "join", "d": {"game": game}}))
-            while True:
-                message = decode(await self.ws.recv())
-                d = message["d"]
-                if message["t"] == "move" and d.get("game") == game:
-                    if measure_from <= time.monotonic() < until:
-                        self.stats.observed += 1
-                elif message["t"] in ("end", "error") and d.get("game", game) == game:
-                    break
-            await self.ws.send(json.dumps({"t": "leave", "d": {"game": game}}))
-
-
-async def echo_round_trips(url: str, clients: int, seconds: float, think_ms: float) -> list[float]:
-    sockets = await open_many(url, clients)
-    rtts: list[float] = []
-    until = time.monotonic() + seconds
-    frame = json.dumps({"t": "move", "d": {"game": "abcdefgh", "ply": 12, "move": "b2c3"}, "a": 1})
-
-    async def loop(ws: ClientConnection, rng: random.Random) -> None:
-        first = True
-        while time.monotonic() < until:
-            if think_ms:
-                await asyncio.sleep(rng.uniform(0, 2 * think_ms) / 1000)
-            start = time.perf_counter()
-            await ws.send(frame)
-            await ws.recv()
-            if not first:  # the first one includes the commit echo's game row: a setup cost
-                rtts.append((time.perf_counter() - start) * 1000)
-            first = False
-
-    await asyncio.gather(*(loop(ws, random.Random(i)) for i, ws in enumerate(sockets)))
-    await asyncio.gather(*(ws.close() for ws in sockets))
-    return rtts
-
-
 # ------------------------------------------------------------------ runs
-
-
-@dataclass
-class GameRun:
-    backend: str
-    games: int
-    think_ms: float
-    seconds: float
-    stats: Stats
-    echo_rtts: list[float]
-    rss_per_conn_kib: float
 
 
 async def run_games(
@@ -557,104 +341,6 @@ async def run_games(
         await asyncio.sleep(3)  # the server sees every close
         await census(hub, "after every client closed", stats.all_moves, len(sockets) + len(idle))
     return stats, (during - before) / len(sockets)
-
-
-def print_phases(phases: dict[str, Any], trips: list[tuple[str, int, float, float]]) -> None:
-    """``--phases``: the medians inside the hub, then the way in and out (:func:`way_in_and_out`)."""
-    print(
-        f"{'':10} inside the hub, median µs from a move frame to: "
-        + ", ".join(f"{p} {us:.0f}" for p, us in phases.items() if p != "raw"),
-        flush=True,
-    )
-    parts = way_in_and_out(trips, phases.get("raw", []))
-    if parts:
-        print(f"{'':10} the whole round trip, median µs: " + describe(parts), flush=True)
-
-
-def way_in_and_out(
-    trips: list[tuple[str, int, float, float]], raw: list[list[Any]]
-) -> dict[str, float]:
-    """Join the clients' send and ack times with the hub's marks of the same moves (``raw`` of
-    ``move_phases.py``; both are ``time.perf_counter()``, the system-wide monotonic clock):
-    median µs of ``in`` (the client's send to the hub's ``data_received``: the kernel, and the
-    hub's loop busy with other work), ``parse`` (to the frame's handler), ``hub`` (to every
-    frame written), ``out`` (to the client's reading of the ack: the kernel, and the clients'
-    loop) and ``rtt``, with ``moves``, how many were joined."""
-    marks = {(game, ply): rest for game, ply, *rest in raw}
-    # RAW order: received, frame, queued, sent, committed, released, written.
-    rows = [
-        (m[0] - sent, m[1] - m[0], m[6] - m[1], acked - m[6], acked - sent)
-        for game, ply, sent, acked in trips
-        if (m := marks.get((game, ply))) is not None
-    ]
-    if not rows:
-        return {}
-    names = ("in", "parse", "hub", "out", "rtt")
-    parts = {n: 1e6 * statistics.median(r[i] for r in rows) for i, n in enumerate(names)}
-    return {**parts, "moves": float(len(rows))}
-
-
-def describe(parts: dict[str, float]) -> str:
-    return ", ".join(
-        f"{name} {value:.0f}" for name, value in parts.items() if name != "moves"
-    ) + f" ({parts['moves']:.0f} moves)"
-
-
-class EchoClients:
-    """``games`` open connections to an echo, timed in slices (``--interleave``). With
-    ``timed`` (``--phases``), the commit echo answers with its own marks (``/timed``), kept in
-    :attr:`marks`."""
-
-    def __init__(self, sockets: list[ClientConnection], timed: bool = False) -> None:
-        self.sockets = sockets
-        self.timed = timed
-        self.frame = json.dumps(
-            {"t": "move", "d": {"game": "abcdefgh", "ply": 12, "move": "b2c3"}, "a": 1}
-        )
-        self.marks: list[tuple[float, float, float, float]] = []
-        """(sent, the echo's handler got it, the echo sends the answer, answer read)."""
-
-    @classmethod
-    async def open(cls, url: str, games: int, timed: bool = False) -> EchoClients:
-        clients = cls(await open_many(url + ("/timed" if timed else ""), games), timed)
-        await clients.slice(0.2)  # the commit echo writes each connection's game row first
-        clients.marks.clear()
-        return clients
-
-    async def slice(self, seconds: float, think_ms: float = 0.0) -> list[float]:
-        until = time.monotonic() + seconds
-        rtts: list[float] = []
-
-        async def loop(ws: ClientConnection) -> None:
-            while time.monotonic() < until:
-                if think_ms:
-                    await asyncio.sleep(random.uniform(0, 2 * think_ms) / 1000)
-                    if time.monotonic() >= until:
-                        break
-                start = time.perf_counter()
-                await ws.send(self.frame)
-                answer = await ws.recv()
-                end = time.perf_counter()
-                rtts.append((end - start) * 1000)
-                if self.timed:
-                    echo = decode(answer)
-                    self.marks.append((start, echo["rx"], echo["tx"], end))
-
-        await asyncio.gather(*(loop(ws) for ws in self.sockets))
-        return rtts
-
-    def way_in_and_out(self) -> dict[str, float]:
-        """Median µs: ``in`` (to the echo's handler), ``echo`` (its commit), ``out`` and
-        ``rtt``, as :func:`way_in_and_out` for the hub."""
-        if not self.marks:
-            return {}
-        rows = [(rx - sent, tx - rx, end - tx, end - sent) for sent, rx, tx, end in self.marks]
-        names = ("in", "echo", "out", "rtt")
-        parts = {n: 1e6 * statistics.median(r[i] for r in rows) for i, n in enumerate(names)}
-        return {**parts, "moves": float(len(rows))}
-
-    async def close(self) -> None:
-        await asyncio.gather(*(ws.close() for ws in self.sockets), return_exceptions=True)
 
 
 async def interleaved_ratio(
