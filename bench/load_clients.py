@@ -113,9 +113,13 @@ class Player:
         self.until = 0.0
 
     async def send(self, t: str, d: dict[str, Any]) -> int:
-        self.ack += 1
-        await self.ws.send(json.dumps({"t": t, "d": d, "a": self.ack}))
+        await self.ws.send(self.frame(t, d))
         return self.ack
+
+    def frame(self, t: str, d: dict[str, Any]) -> str:
+        """The next frame's text (its ack id is the next one)."""
+        self.ack += 1
+        return json.dumps({"t": t, "d": d, "a": self.ack})
 
     async def run(self, start_at: float, measure_from: float, until: float) -> None:
         self.measure_from, self.until = measure_from, until
@@ -132,7 +136,9 @@ class Player:
         sent_at: float | None = None
         my_move_ply = 0
         while True:
-            message = decode(await self.ws.recv())
+            text = await self.ws.recv()
+            received_at = time.perf_counter()  # before decoding, as the echo's clients time it
+            message = decode(text)
             t, d = message["t"], message["d"]
             if t == "game_start":
                 game, side = d["game"], d["side"]
@@ -152,10 +158,9 @@ class Player:
                 # end of the run: a burst of 1,000 game endings that no real server sees).
                 gate_open = self.gate is None or self.gate.is_set()
                 if self.measure_from <= time.monotonic() < self.until and gate_open:
-                    acked_at = time.perf_counter()
-                    rtt = (acked_at - sent_at) * 1000
+                    rtt = (received_at - sent_at) * 1000
                     self.stats.rtts_ms.append(rtt)
-                    self.stats.trips.append((str(game), my_move_ply, sent_at, acked_at))
+                    self.stats.trips.append((str(game), my_move_ply, sent_at, received_at))
                     self.stats.moves += 1
                     if rtt > 20:
                         self.stats.slow.append((time.monotonic() - self.measure_from, rtt))
@@ -181,10 +186,12 @@ class Player:
                 if self.think_ms:  # think again: no burst of moves when the gate opens
                     await asyncio.sleep(self.rng.uniform(0, 2 * self.think_ms) / 1000)
             my_move_ply = ply + 1
-            sent_at = time.perf_counter()
-            await self.send(
+            # Built before the clock starts, as the echo's clients send a frame built once.
+            move = self.frame(
                 "move", {"game": game, "ply": my_move_ply, "move": self.rng.choice(legal)}
             )
+            sent_at = time.perf_counter()
+            await self.ws.send(move)
 
 
 class Observer:
