@@ -11,9 +11,14 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import asyncpg
+from sqlalchemy import event
 from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 __all__ = ["PG_URL", "TcpForwarder", "create_database", "drop_database", "pg_dsn"]
 
@@ -46,6 +51,21 @@ async def drop_database(url: str) -> None:
         await connection.execute(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)')
     finally:
         await connection.close()
+
+
+@contextmanager
+def counting_commits(engine: AsyncEngine) -> Iterator[list[int]]:
+    """Counts the COMMITs ``engine`` really issues while the block runs (one item each)."""
+    commits: list[int] = []
+
+    def on_commit(_connection: Any) -> None:
+        commits.append(1)
+
+    event.listen(engine.sync_engine, "commit", on_commit)
+    try:
+        yield commits
+    finally:
+        event.remove(engine.sync_engine, "commit", on_commit)
 
 
 class TcpForwarder:

@@ -7,16 +7,14 @@ SQLAlchemy path, which still tells an unknown game from a finished one and rates
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import asyncpg
 import pytest
-from sqlalchemy import event
 from sqlalchemy.exc import IntegrityError
-from support import pg_dsn
+from support import counting_commits, pg_dsn
 
 from server.rules import MoveRecord
 from server.store import (
@@ -134,21 +132,6 @@ async def test_the_writer_shares_commits_over_the_direct_path(
         assert await stored_plies(store, game_id) == [1, 2, 3]
 
 
-@contextmanager
-def sqlalchemy_transactions(store: Store) -> Iterator[list[int]]:
-    """Counts the transactions the store opens through SQLAlchemy while the block runs."""
-    begun: list[int] = []
-
-    def on_begin(_connection: Any) -> None:
-        begun.append(1)
-
-    event.listen(store.engine.sync_engine, "begin", on_begin)
-    try:
-        yield begun
-    finally:
-        event.remove(store.engine.sync_engine, "begin", on_begin)
-
-
 async def create(store: Store, **fields: Any) -> str:
     return await store.create_game(
         variant="minishogi",
@@ -162,12 +145,12 @@ async def create(store: Store, **fields: Any) -> str:
 
 @ON_POSTGRESQL
 async def test_a_game_is_created_and_ended_without_sqlalchemy(store: Store) -> None:
-    with sqlalchemy_transactions(store) as begun:
+    with counting_commits(store.engine) as commits:
         finished = await create(store, started=True)
         aborted = await create(store, game_id="abortme1")
         await store.finish_game(finished, "0-1", "checkmate", plies=17, final_fen="9/9 b 0 9")
         await store.abort_game(aborted, "abort", plies=0, final_fen="rbsgk")
-    assert begun == []
+    assert commits == []
     game = await store.get_game(finished)
     assert game is not None
     assert (game.status, game.result, game.termination, game.plies, game.final_fen) == (
@@ -222,15 +205,13 @@ async def test_a_rated_end_takes_the_rating_transaction(
     game_id = await create(
         store, first_player_id=first, second_player_id=second, rated=True, started=True
     )
-    with sqlalchemy_transactions(store) as begun:
+    with counting_commits(store.engine) as commits:
         change = await store.finish_game(game_id, "1-0", "checkmate")
-    assert change is not None and len(begun) == 1
+    assert change is not None and len(commits) == 1
     assert change.first_after.rating > change.first_before.rating
     game = await store.get_game(game_id)
     assert game is not None
-    assert game.status == "finished" and game.first_rating_after == round(
-        change.first_after.rating
-    )
+    assert game.status == "finished" and game.first_rating_after == round(change.first_after.rating)
 
 
 async def test_an_unreachable_server_fails_a_games_writes_cleanly() -> None:

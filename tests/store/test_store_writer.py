@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Awaitable, Callable
 
 import pytest
-from sqlalchemy import event, func, select, text
+from sqlalchemy import func, select, text
+from support import counting_commits
 
 from server.rules import MoveRecord
 from server.store import DuplicateMoveError, GameMove, MoveWriter, Store, UnknownGameError
@@ -19,21 +18,6 @@ MakeGame = Callable[..., Awaitable[str]]
 
 def move(game_id: str, ply: int, uci: str = "a1a2") -> GameMove:
     return game_id, MoveRecord(ply, uci, uci.upper(), 60_000 - ply, spent_ms=ply)
-
-
-@contextmanager
-def counting_commits(store: Store) -> Iterator[list[int]]:
-    """Counts the COMMITs the store's engine really issues."""
-    commits: list[int] = []
-
-    def on_commit(_connection: Any) -> None:
-        commits.append(1)
-
-    event.listen(store.engine.sync_engine, "commit", on_commit)
-    try:
-        yield commits
-    finally:
-        event.remove(store.engine.sync_engine, "commit", on_commit)
 
 
 async def stored_moves(store: Store) -> list[tuple[str, int, str]]:
@@ -64,7 +48,7 @@ async def test_concurrent_games_share_commits(
         for ply in range(1, plies + 1):
             await writer.append(*move(game_id, ply))
 
-    with counting_commits(store) as commits:
+    with counting_commits(store.engine) as commits:
         async with MoveWriter(store, flushers=flushers) as writer:
             await asyncio.gather(*(play(writer, game_id) for game_id in game_ids))
     if backend == "postgresql":
