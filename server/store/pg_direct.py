@@ -11,7 +11,7 @@ move goes as a plain ``execute`` of the same statement, cheaper still.
 
 A game's creation and its end are one statement each as well, and the hub writes both for every
 game: through SQLAlchemy each cost about 0.9–1.1 ms of CPU and 1.6 ms, and the creations alone
-were about a tenth of the hub's CPU at 1,000 games of some 15 plies (docs/benchmarks.md,
+were 5–10 % of the hub's CPU at 1,000 games of some 15 plies (docs/benchmarks.md,
 "Session 7"); here each is one ``INSERT`` or ``UPDATE`` in an implicit transaction, about
 70 µs of CPU and 0.36 ms (``bench/bench_game_rows.py``). Only the plain cases take this path:
 the end of an unrated game, and any abort. An end that changes no row — a rated game (its
