@@ -29,7 +29,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from support import create_database, drop_database  # noqa: E402
 
-from server.store import Store, TimeControl  # noqa: E402
+from server.store import Store, TimeControl, create_engine  # noqa: E402
 from server.store.migrate import upgrade_to_head  # noqa: E402
 from server.store.repository import new_game_id  # noqa: E402
 
@@ -79,11 +79,9 @@ async def main() -> None:
     url = await create_database("bench_game_rows")
     try:
         await upgrade_to_head(url)
-        async with Store.from_url(url) as direct, Store.from_url(url) as plain:
+        # The second store is the first without its direct path: every write through SQLAlchemy.
+        async with Store.from_url(url) as direct, Store(create_engine(url)) as plain:
             assert direct._direct is not None
-            if plain._direct is not None:
-                await plain._direct.close()
-            plain._direct = None  # the same store, every write through SQLAlchemy
             best: dict[str, dict[str, tuple[float, float]]] = {"direct": {}, "sqlalchemy": {}}
             for _ in range(args.rounds):
                 for name, store in (("direct", direct), ("sqlalchemy", plain)):

@@ -63,15 +63,15 @@ _CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
-#: A game's end: the row must still be running and unrated (``$1`` is its id).
-_END_OF_UNRATED = " WHERE id = $1 AND status IN ('created', 'started') AND NOT rated"
+#: A game's end changes its row only while the game runs (``$1`` is its id).
+_RUNNING = " WHERE id = $1 AND status IN ('created', 'started')"
 FINISH_UNRATED = (
     "UPDATE games SET status = 'finished', result = $2, termination = $3, finished_at = $4,"
-    " plies = $5, final_fen = $6" + _END_OF_UNRATED
+    " plies = $5, final_fen = $6" + _RUNNING + " AND NOT rated"
 )
 ABORT = (
     "UPDATE games SET status = 'aborted', termination = $2, finished_at = $3, plies = $4,"
-    " final_fen = $5 WHERE id = $1 AND status IN ('created', 'started')"
+    " final_fen = $5" + _RUNNING
 )
 
 
@@ -132,9 +132,7 @@ class PgDirect:
             places = ", ".join(f"${n}" for n in range(1, len(columns) + 1))
             statement = f"INSERT INTO games ({', '.join(columns)}) VALUES ({places})"
             self._inserts[columns] = statement
-        arguments = tuple(values.values())
-        async with self._game_slots:
-            await self._run(statement, lambda c: c.execute(statement, *arguments))
+        await self._game_write(statement, tuple(values.values()))
 
     async def finish_unrated(
         self,
@@ -148,11 +146,7 @@ class PgDirect:
         """Store the result of a running unrated game; False (nothing written) for any other
         game: a rated one, an unknown one, one already over."""
         arguments = (game_id, result, termination, finished_at, plies, final_fen)
-        async with self._game_slots:
-            status = await self._run(
-                FINISH_UNRATED, lambda c: c.execute(FINISH_UNRATED, *arguments)
-            )
-        return status == "UPDATE 1"
+        return await self._game_write(FINISH_UNRATED, arguments) == "UPDATE 1"
 
     async def abort(
         self,
@@ -165,13 +159,15 @@ class PgDirect:
         """End a running game without result; False (nothing written) for an unknown game or
         one already over."""
         arguments = (game_id, termination, finished_at, plies, final_fen)
-        async with self._game_slots:
-            status = await self._run(ABORT, lambda c: c.execute(ABORT, *arguments))
-        return status == "UPDATE 1"
+        return await self._game_write(ABORT, arguments) == "UPDATE 1"
 
-    async def _run(
-        self, statement: str, call: Callable[[asyncpg.Connection], Awaitable[_T]]
-    ) -> _T:
+    async def _game_write(self, statement: str, arguments: tuple[object, ...]) -> str:
+        """Run a game row's statement once one of the ``game_connections`` is free; returns
+        its status (``"UPDATE 1"`` …)."""
+        async with self._game_slots:
+            return await self._run(statement, lambda c: c.execute(statement, *arguments))
+
+    async def _run(self, statement: str, call: Callable[[asyncpg.Connection], Awaitable[_T]]) -> _T:
         """``call`` on a connection of our own, with the store's errors (module docstring)."""
         connection = await self._acquire()
         try:
