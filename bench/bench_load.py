@@ -45,8 +45,10 @@ What one run does, per backend:
    interval, so that a short window still contains the collections a long run meets.
 3. **Interleaved ratio** (``--interleave S``, instead of 1 and 2): the hub's games and the
    commit echo take turns in slices of S seconds, so that a drift of the machine weighs on
-   both alike (:func:`interleaved_ratio`); the commit echo's connections write their game rows
-   before the first slice. Issue 14's ratio target is measured this way.
+   both alike (``interleave.py``); the commit echo's connections write their game rows
+   before the first slice. Issue 14's ratio target is measured this way. ``--against TREE``
+   adds a hub from another checkout, in turn with this tree's: a small change is compared
+   within one run.
 4. **Idle connections** (``--idle``). K clients connect and log in as guests, then sit idle; the
    server's RSS growth divided by K is the memory per idle connection. Both processes raise their
    open-file limit (``resource.setrlimit``) first.
@@ -69,71 +71,44 @@ import argparse
 import asyncio
 import contextlib
 import gc
-import json
 import os
 import random
-import resource
 import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 # tests/support.py holds the test PostgreSQL's URL and the fresh-database helpers.
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from commit_echo import commit_echo_main, serve_until_sigterm  # noqa: E402
+from interleave import interleaved_ratio  # noqa: E402
 from load_clients import (  # noqa: E402
-    EchoClients,
     Observer,
     Player,
     Stats,
-    describe,
     echo_round_trips,
     open_many,
     percentile,
     print_phases,
+)
+from processes import (  # noqa: E402
+    Process,
+    cpu_seconds,
+    probe_report,
+    raise_fd_limit,
+    rss_kib,
+    start_echo,
+    start_hub,
 )
 from support import create_database, drop_database  # noqa: E402
 from websockets.asyncio.server import ServerConnection  # noqa: E402
 
 from server.app.collector import TIMED_GC_THRESHOLDS  # noqa: E402
 from server.transport.codec import JSON_LIBRARY  # noqa: E402
-
-
-def raise_fd_limit() -> int:
-    """Raise the soft open-file limit to the hard limit; return it."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < hard:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def rss_kib(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far."""
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def echo_main(port: int) -> None:
@@ -145,101 +120,6 @@ async def echo_main(port: int) -> None:
             await ws.send(message)
 
     await serve_until_sigterm(echo, port)
-
-
-# ------------------------------------------------------------------ processes
-
-
-@dataclass
-class Process:
-    popen: subprocess.Popen[bytes]
-    port: int
-    probe_file: Path | None = None
-
-    def stop(self) -> None:
-        self.popen.send_signal(signal.SIGTERM)
-        try:
-            self.popen.wait(30)
-        except subprocess.TimeoutExpired:
-            self.popen.kill()
-            self.popen.wait()
-
-
-def _raise_limit_in_child() -> None:
-    raise_fd_limit()
-
-
-async def start_echo(commit_to: str | None = None) -> Process:
-    """The bare echo, or with ``commit_to`` (a database URL) the commit echo."""
-    port = free_port()
-    command = [sys.executable, __file__, "--echo-server", str(port)]
-    if commit_to is not None:
-        command = [sys.executable, __file__, "--commit-echo-server", str(port), commit_to]
-    popen = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        preexec_fn=_raise_limit_in_child,
-    )
-    assert popen.stdout is not None
-    line = await asyncio.to_thread(popen.stdout.readline)
-    assert line.strip() == b"ready", line
-    return Process(popen, port)
-
-
-async def start_hub(
-    database_url: str, workdir: Path, profile: str | None = None, full_gc_every: float | None = None
-) -> Process:
-    port = free_port()
-    probe_file = workdir / "probe.jsonl"
-    env = {
-        "BENCH_PROBE_FILE": str(probe_file),
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "HUB_PORT": str(port),
-        "HUB_ICS_PORT": "0",
-        "HUB_DATABASE_URL": database_url,
-        "HUB_LOG_LEVEL": "WARNING",
-        "HUB_NODE_ID": "bench",
-        # Bench clients play as fast as the think time allows and open many sockets at once.
-        "HUB_RATE_LIMIT_PER_S": "1000",
-        "HUB_RATE_LIMIT_BURST": "1000",
-        "HUB_SEND_QUEUE_LIMIT": "1024",
-    }
-    if full_gc_every is not None:
-        env["HUB_FULL_GC_INTERVAL_S"] = str(full_gc_every)  # the server's timed collections
-    command = [
-        sys.executable,
-        os.environ.get("BENCH_HUB_SCRIPT", str(ROOT / "bench" / "hub_probe.py")),
-    ]
-    if profile:
-        env["BENCH_PROFILE"] = profile  # each measurement window, under cProfile
-    popen = subprocess.Popen(command, cwd=workdir, env=env, preexec_fn=_raise_limit_in_child)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-        except OSError:
-            if popen.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the hub did not start") from None
-            await asyncio.sleep(0.1)
-    return Process(popen, port, probe_file)
-
-
-async def probe_report(hub: Process, signum: int, kind: str) -> dict[str, Any]:
-    """Signal the hub's probe (``bench/hub_probe.py``) and read the report it writes."""
-    assert hub.probe_file is not None
-    seen = hub.probe_file.read_text().count("\n") if hub.probe_file.exists() else 0
-    hub.popen.send_signal(signum)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        lines = hub.probe_file.read_text().splitlines() if hub.probe_file.exists() else []
-        if len(lines) > seen:
-            report: dict[str, Any] = json.loads(lines[-1])
-            assert report["kind"] == kind, report
-            return report
-        await asyncio.sleep(0.01)
-    raise RuntimeError("the hub's probe did not answer")
 
 
 async def census(hub: Process, label: str, moves: int, closed: int) -> None:
@@ -343,76 +223,6 @@ async def run_games(
     return stats, (during - before) / len(sockets)
 
 
-async def interleaved_ratio(
-    hub: Process, commit_echo_port: int, games: int, args: argparse.Namespace
-) -> None:
-    """``--interleave S``: the hub's games and the commit echo take turns in slices of ``S``
-    seconds for ``--seconds`` of each, with ``--think-ms``: the players move only while their
-    gate is open (a player that waited for it thinks again first, so that the moves do not come
-    in a burst), the echo's clients only while it is shut. A drift of the machine over
-    the run then weighs on both alike, slice by slice (separate runs ten seconds apart drifted
-    by ±10 % here). Reported: both p50s over all their slices and their ratio, and the median
-    of the ratios of consecutive slice pairs."""
-    url = f"ws://127.0.0.1:{hub.port}/ws"
-    sockets = await open_many(url, 2 * games, login=True)
-    echo = await EchoClients.open(f"ws://127.0.0.1:{commit_echo_port}", games, args.phases)
-    stats = Stats()
-    gate = asyncio.Event()
-    gate.set()
-    start = time.monotonic()
-    players = [
-        Player(ws, random.Random(i), args.think_ms, args.max_plies, stats, gate=gate)
-        for i, ws in enumerate(sockets)
-    ]
-    slices = max(1, round(args.seconds / args.interleave))
-    horizon = start + 3.0 + 2.5 * slices * args.interleave + games + 60
-    ramp_s = args.ramp_s if args.ramp_s is not None else max(1.0, games / 100)
-    tasks = [
-        asyncio.create_task(p.run(start + ramp_s * i / len(players), start, horizon))
-        for i, p in enumerate(players)
-    ]
-    await asyncio.sleep(ramp_s + 3.0)  # games under way, caches warm
-    if args.phases:
-        await probe_report(hub, signal.SIGUSR1, "window")  # the hub's marks start now
-    hub_slices: list[list[float]] = []
-    echo_slices: list[list[float]] = []
-    for _ in range(slices):
-        taken = len(stats.rtts_ms)
-        gate.set()
-        await asyncio.sleep(args.interleave)
-        gate.clear()
-        await asyncio.sleep(0.05)  # the moves in flight land (not counted: the gate is shut)
-        hub_slices.append(stats.rtts_ms[taken:])
-        echo_slices.append(await echo.slice(args.interleave, args.think_ms))
-    if args.phases:
-        window = await probe_report(hub, signal.SIGUSR1, "window")
-        if window.get("phases_us"):
-            print_phases(window["phases_us"], stats.trips)
-        print(f"{'':10} the commit echo, median µs: " + describe(echo.way_in_and_out()))
-    for player in players:
-        player.until = time.monotonic()  # the players resign their games and stop
-    gate.set()
-    await asyncio.wait(tasks, timeout=30)
-    for task in tasks:
-        task.cancel()
-    await echo.close()
-    await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
-    hub_all = [rtt for part in hub_slices for rtt in part]
-    echo_all = [rtt for part in echo_slices for rtt in part]
-    pairs = [
-        percentile(h, 0.5) / percentile(e, 0.5) for h, e in zip(hub_slices, echo_slices) if h and e
-    ]
-    print(
-        f"{'':10} games={games}: interleaved {slices} × {args.interleave:g} s each: move p50 "
-        f"{percentile(hub_all, 0.5):.3f} ms ({len(hub_all)} moves), commit echo p50 "
-        f"{percentile(echo_all, 0.5):.3f} ms ({len(echo_all)} round trips) → "
-        f"{percentile(hub_all, 0.5) / percentile(echo_all, 0.5):.2f}x; slice pairs: median "
-        f"{statistics.median(pairs):.2f}x, range {min(pairs):.2f}–{max(pairs):.2f}x; "
-        f"errors {stats.errors or 'none'}",
-        flush=True,
-    )
-
-
 async def summarise_repeats(
     runs: list[tuple[int, float, float]], commit_echo_port: int, args: argparse.Namespace
 ) -> None:
@@ -485,11 +295,23 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
         if backend == "sqlite":
             commit_url = f"sqlite+aiosqlite:///{Path(workdir) / 'echo.sqlite3'}"
         commit_echo = await start_echo(commit_url)
+        against: Process | None = None
+        against_url = None
         try:
             print(f"\n== {backend}: hub pid {hub.popen.pid}, echo pid {echo.popen.pid}")
             if args.interleave:
+                hubs = [("this tree", hub)]
+                if args.against:
+                    # Its own database: a hub takes over the running games of its node.
+                    against_url = await create_database("bench_load")
+                    against_dir = Path(workdir) / "against"
+                    against_dir.mkdir()
+                    against = await start_hub(
+                        against_url, against_dir, None, args.full_gc_every, Path(args.against)
+                    )
+                    hubs.append((args.against, against))
                 for games in args.games:
-                    await interleaved_ratio(hub, commit_echo.port, games, args)
+                    await interleaved_ratio(hubs, commit_echo.port, games, args)
                 return
             # (games, hub p50, commit echo p50 before it) per run; --repeat alternates them.
             runs: list[tuple[int, float, float]] = []
@@ -578,8 +400,12 @@ async def bench_backend(backend: str, args: argparse.Namespace) -> None:
             hub.stop()
             echo.stop()
             commit_echo.stop()
+            if against is not None:
+                against.stop()
             if backend == "postgresql":
                 await drop_database(database_url)
+            if against_url is not None:
+                await drop_database(against_url)
 
 
 async def main() -> None:
@@ -647,6 +473,12 @@ async def main() -> None:
         metavar="S",
         help="only the ratio of the hub's move p50 to the commit echo's, measured in turns of "
         "S seconds each for --seconds of each (closed loop; see interleaved_ratio)",
+    )
+    parser.add_argument(
+        "--against",
+        metavar="TREE",
+        help="with --interleave: a second hub, from another checkout of the project, takes "
+        "its turn after this tree's in every round (interleave.py)",
     )
     parser.add_argument(
         "--echo-busy-us",

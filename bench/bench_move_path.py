@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import json
 import random
 import sys
@@ -187,9 +186,17 @@ def last_game(frames: list[bytes]) -> tuple[str, str, list[str]]:
 
 async def main() -> None:
     print(f"root {ARGS.root}; {driver_module.__file__}")
+    # The server's collector policy (server.app.collector): the start-up heap frozen, small
+    # young collections, a timed full collection every second (when the tree has it).
+    try:
+        from server.app.collector import collect_and_freeze_forever, tune_garbage_collector
+    except ImportError:
+        print("(this tree has no server.app.collector: Python's default collector)")
+    else:
+        tune_garbage_collector(1.0)
+        asyncio.get_running_loop().create_task(collect_and_freeze_forever(1.0))
     best: dict[str, int] | None = None
     for round_ in range(ARGS.rounds):
-        gc.collect()
         spent = await play(ARGS.moves, seed=round_)
         total = sum(spent.values())
         if best is None or total < sum(best.values()):

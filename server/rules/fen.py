@@ -183,17 +183,39 @@ def _validate(pos: Position) -> int:
 
 def board_fen(pos: Position) -> str:
     """The board field of a FEN (the same in an SFEN)."""
+    t = pos.variant.t
     files = pos.variant.geometry.files
-    cells = list(map(pos.variant.t.fen_letters.__getitem__, pos.board))
-    top = len(cells) - files
-    text = "/".join(["".join(cells[i : i + files]) for i in range(top, -1, -files)])
-    for run in range(files, 0, -1):  # longest first: each run of blanks is replaced whole
-        text = text.replace(_BLANKS[run], _DIGITS[run])
-    return text
+    board = pos.board
+    ranks = t.fen_ranks
+    texts = []
+    for start in range(len(board) - files, -1, -files):
+        rank = board[start : start + files]
+        text = ranks.get(rank)
+        if text is None:
+            if len(ranks) >= FEN_RANKS_KEPT:
+                ranks.clear()
+            text = ranks[rank] = _rank_text(rank, t.fen_letters)
+        texts.append(text)
+    return "/".join(texts)
 
 
-_BLANKS = [" " * n for n in range(16)]
-_DIGITS = [str(n) for n in range(16)]
+FEN_RANKS_KEPT = 20_000
+"""Rank texts kept per variant (``Tables.fen_ranks``): a few MB at most."""
+
+
+def _rank_text(rank: tuple[int, ...], letters: list[str]) -> str:
+    """One rank of a FEN board: letters, and digits for runs of empty squares."""
+    text = ""
+    empty = 0
+    for piece in rank:
+        if piece:
+            if empty:
+                text += str(empty)
+                empty = 0
+            text += letters[piece]
+        else:
+            empty += 1
+    return text + str(empty) if empty else text
 
 
 def hand_text(pos: Position, counts: bool = False) -> str:

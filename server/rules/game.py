@@ -159,11 +159,13 @@ class Game:
         if self.outcome() is not None:
             raise IllegalMoveError("the game is over")
         pos = self.position
-        move = pos.move_from_uci(text)
-        return self.push(move)
+        move = pos.legal_by_text().get(text)
+        if move is None:
+            return self.push(pos.move_from_uci(text))
+        return self.push(move, text)
 
-    def push(self, move: Move) -> PlayedMove:
-        """Play a move already known to be legal."""
+    def push(self, move: Move, uci: str | None = None) -> PlayedMove:
+        """Play a move already known to be legal (``uci``: its coordinate text, if known)."""
         pos = self.position
         move = self.variant.t.shared(move)  # the record keeps no Move of its own per ply
         display = display_move(pos, move)
@@ -176,7 +178,8 @@ class Game:
             if isinstance(old, Position):
                 self._positions[-3] = old.snapshot()
         self._moves.append(move)
-        uci = pos.uci(move)
+        if uci is None:
+            uci = pos.uci(move)
         self.moves.append(uci)
         self.displays.append(display)
         ply = len(self._moves)

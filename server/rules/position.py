@@ -24,7 +24,7 @@ from .drops import add_drops, is_pseudo_legal_drop
 from .fen import board_fen, read_fen, read_sfen, write_fen, write_sfen
 from .legality import GUARD_UNKNOWN, has_legal_move, is_legal, legal_moves, legal_moves_from
 from .move import NULL_SQUARE, Move
-from .uci import move_from_uci, move_uci, parse_uci
+from .uci import legal_by_text, move_from_uci, move_uci, parse_uci
 from .variant import RoyalModel, Variant
 
 __all__ = ["NULL_SQUARE", "Move", "Position", "PositionSnapshot"]
@@ -49,6 +49,7 @@ class Position:
 
     __slots__ = (
         "_base_key",
+        "_by_text",
         "_check",
         "_from",
         "_guard",
@@ -108,6 +109,7 @@ class Position:
         self._base_key = self._compute_key() if base_key is None else base_key
         self._key: int | None = None
         self._legal: list[Move] | None = None
+        self._by_text: dict[str, Move] | None = None  # see uci.legal_by_text
         self._check: bool | None = None
         self._guard = GUARD_UNKNOWN
         self._pins: dict[int, frozenset[int]] | None = None  # see legality.guard_mode
@@ -126,6 +128,7 @@ class Position:
         server holding thousands of games short.
         """
         self._legal = None
+        self._by_text = None
         self._from = None
         self._pins = None
         self._present = None
@@ -543,6 +546,7 @@ class Position:
     uci = move_uci
     parse_uci = parse_uci
     move_from_uci = move_from_uci
+    legal_by_text = legal_by_text
 
     def __repr__(self) -> str:
         return f"<Position {self.variant.name} {self.fen()!r}>"

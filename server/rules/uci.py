@@ -19,7 +19,7 @@ from .move import NULL_SQUARE, Move
 if TYPE_CHECKING:
     from .position import Position
 
-__all__ = ["explain_illegal", "move_from_uci", "move_uci", "parse_uci", "sorted_uci"]
+__all__ = ["explain_illegal", "legal_by_text", "move_from_uci", "move_uci", "parse_uci", "sorted_uci"]
 
 _UCI = re.compile(r"^([a-o])(\d{1,2})([a-o])(\d{1,2})(\+|[a-z][!']?)?$")
 _DROP = re.compile(r"^(\+?[A-Z][!']?)@([a-o])(\d{1,2})$")
@@ -66,6 +66,23 @@ def sorted_uci(pos: Position, moves: list[Move]) -> list[str]:
             for m in moves
         ]
     )
+
+
+def legal_by_text(pos: Position) -> dict[str, Move]:
+    """The legal moves without legs whose text ``Tables.uci_texts`` shares, by that text
+    (cached): a move played as text is found here, with its legality, in one look-up. A move
+    that is not here (multi-leg, not legal, not canonical text) goes through
+    :func:`move_from_uci`, which says why it is refused."""
+    found = pos._by_text
+    if found is None:
+        texts = pos.variant.t.uci_texts
+        shared_only = not pos.variant.t.uci_by_move
+        found = pos._by_text = {}
+        for m in pos.legal_moves():
+            if m.via or (shared_only and (m.promotion or m.drop)):
+                continue
+            found[texts.get(m) or _remember(pos, m)] = m
+    return found
 
 
 def _remember(pos: Position, m: Move) -> str:

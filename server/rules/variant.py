@@ -217,6 +217,9 @@ class Tables:
         # promotion styles: then only plain moves are kept).
         self.uci_texts: dict[Move, str] = {}
         self.uci_by_move = not (any(self.promote) and v.promotion is not None and v.promotion.choices)
+        # fen.board_fen: the FEN text of one rank, by its squares' contents (most ranks are
+        # unchanged from one position to the next). Emptied when it reaches FEN_RANKS_KEPT.
+        self.fen_ranks: dict[tuple[int, ...], str] = {}
         # chess_moves._castle_path: (side, king square, right) -> castling path or None.
         self.castle_paths: dict[tuple[int, int, int], tuple[int, tuple[int, ...], int, int, Move] | None] = {}
         # legality._royal_steps: (side, code, square) -> a royal's plain steps, or None.
