@@ -153,8 +153,9 @@ async def play(moves: int, seed: int) -> dict[str, int]:
             for _ in range(3):
                 await asyncio.sleep(0)
             spent["loop"] += clock() - loop_start
-            event = json.loads(peers[mover].outbox.frames[-1])
-            assert event["t"] == "move", event
+            # The move event, maybe followed by the game's end (written by then).
+            events = [json.loads(raw) for raw in peers[mover].outbox.frames]
+            event = next(e for e in reversed(events) if e["t"] == "move")
             legal, ply = event["d"]["legal"], event["d"]["ply"]
             mover = conns[1] if mover == conns[0] else conns[0]
             played += 1

@@ -158,7 +158,7 @@ class GameRoom(RoomLifecycle):
             pending.event = self._move_event(pending)
         if self._cancels_offer(pending):
             return ()
-        event, stored = self.log.prepare("move", {"game": self.game_id, **pending.event})
+        event, stored = self.log.prepare("move", pending.event)
         effects = (*self._move_acks(pending), *self._deliver(event))
         pending.release = PreparedRelease(self.release_basis(pending), effects, stored)
         return effects
@@ -179,8 +179,10 @@ class GameRoom(RoomLifecycle):
         ]
 
     def _move_event(self, pending: PendingMove) -> JsonObject:
+        """The move event's data (with the game's id, as every room event has it)."""
         record = pending.record
         return {
+            "game": self.game_id,
             "ply": record.ply,
             "uci": record.uci,
             "display": record.display,

@@ -159,6 +159,8 @@ class RoomState:
         self._pending: PendingMove | PendingTakeback | PendingEnd | None = None
         self._member_changes = 0
         """Counts joins and leaves (see :meth:`release_basis`)."""
+        self._abandon_countdown_ms: int | None = None
+        self._topic = f"game:{self.game_id}"
 
     # ------------------------------------------------------------------ state
 
@@ -182,7 +184,7 @@ class RoomState:
 
     @property
     def topic(self) -> str:
-        return f"game:{self.game_id}"
+        return self._topic
 
     def side_of(self, player_id: str) -> int | None:
         for side, player in enumerate(self.players):
@@ -192,18 +194,28 @@ class RoomState:
 
     def abandon_countdown_ms(self) -> int:
         """How long a player must be gone before the opponent may claim (scaled to the clock)."""
-        scaled = int(self.terms.control.estimated_total_ms() * self.settings.abandon_fraction)
-        return max(self.settings.abandon_min_ms, min(self.settings.abandon_max_ms, scaled))
+        countdown = self._abandon_countdown_ms
+        if countdown is None:  # the terms never change: computed once
+            settings = self.settings
+            scaled = int(self.terms.control.estimated_total_ms() * settings.abandon_fraction)
+            countdown = max(settings.abandon_min_ms, min(settings.abandon_max_ms, scaled))
+            self._abandon_countdown_ms = countdown
+        return countdown
 
     def next_deadline(self) -> int | None:
         """The next instant :meth:`on_time` has something to do, or ``None``."""
         if self.status != "started" or self._pending is not None:
             return None
-        candidates = [self.clock.deadline(), self.abort_at]
-        countdown = self.abandon_countdown_ms()
-        candidates += [a.since_ms + countdown for a in self.absent if a and not a.claimable]
-        due = [c for c in candidates if c is not None]
-        return min(due) if due else None
+        due = self.clock.deadline()
+        abort_at = self.abort_at
+        if abort_at is not None and (due is None or abort_at < due):
+            due = abort_at
+        for absence in self.absent:
+            if absence is not None and not absence.claimable:
+                claim_at = absence.since_ms + self.abandon_countdown_ms()
+                if due is None or claim_at < due:
+                    due = claim_at
+        return due
 
     # --------------------------------------------------------------- views
 
@@ -297,17 +309,17 @@ class RoomState:
         """The effects that send ``event`` to the members of its audience (and, for everyone's
         events, to the other hubs)."""
         audience = event.audience
+        effects: list[Effect] = []
+        if audience is Audience.EVERYONE:
+            if self.members:
+                effects.append(Broadcast(self._topic, event.message, tuple(self.members)))
+            effects.append(Publish(self._topic, event.message))
+            return effects
         conns = tuple(
             conn for conn, side in self.members.items() if audience.includes(side is not None)
         )
-        effects: list[Effect] = []
         if conns:
-            topic = (
-                self.topic if audience is Audience.EVERYONE else f"{self.topic}:{audience.value}"
-            )
-            effects.append(Broadcast(topic, event.message, conns))
-        if audience is Audience.EVERYONE:
-            effects.append(Publish(self.topic, event.message))
+            effects.append(Broadcast(f"{self._topic}:{audience.value}", event.message, conns))
         return effects
 
     def _refuse(self, code: str, text: str, now: int) -> CommandError:

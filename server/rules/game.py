@@ -12,7 +12,7 @@ from enum import Enum, IntEnum, StrEnum
 from .errors import IllegalMoveError
 from .notation import display_move
 from .position import Move, Position, PositionSnapshot
-from .uci import sorted_uci
+from .uci import legal_uci
 from .variant import RoyalModel, Variant
 
 __all__ = ["Game", "Outcome", "PlayedMove", "Side", "Termination", "decide_outcome"]
@@ -26,7 +26,11 @@ class Side(IntEnum):
 
     @property
     def other(self) -> Side:
-        return Side(1 - self)
+        return _SIDES[1 - self]
+
+
+_SIDES = (Side.FIRST, Side.SECOND)
+"""By turn (0 or 1): looked up, where ``Side(turn)`` is an enum call of about a microsecond."""
 
 
 class Termination(StrEnum):
@@ -119,7 +123,7 @@ class Game:
 
     @property
     def side_to_move(self) -> Side:
-        return Side(self.position.turn)
+        return _SIDES[self.position.turn]
 
     def fen(self) -> str:
         return self.position.fen()
@@ -135,8 +139,7 @@ class Game:
         """Sorted coordinate moves of the side to move; empty once the game is over."""
         if self.outcome() is not None:
             return []
-        pos = self.position
-        return sorted_uci(pos, pos.legal_moves())
+        return legal_uci(self.position)
 
     def outcome(self) -> Outcome | None:
         """The automatic ending reached, if any.
@@ -186,8 +189,9 @@ class Game:
         key = after.key
         self._keys.append(key)
         self._seen[key] = (*self._seen.get(key, ()), ply)
-        for side in (0, 1):
-            self._checks[side].append(self._checks[side][-1] + (1 if side == mover and check else 0))
+        checker, other = self._checks if mover == 0 else self._checks[::-1]
+        checker.append(checker[-1] + 1 if check else checker[-1])
+        other.append(other[-1])
         self._outcome.append(_UNDECIDED)
         pos.forget_move_lists()  # history needs no move lists (see Position.forget_move_lists)
         return PlayedMove(uci, display, check, ply)
@@ -256,7 +260,7 @@ def decide_outcome(game: Game) -> Outcome | None:
     """
     pos = game.position
     v = game.variant
-    mover = Side(pos.turn)
+    mover = _SIDES[pos.turn]
     if not pos.royals[mover] and v.royalty[mover] is not RoyalModel.CHECKMATE:
         return Outcome(Termination.ROYAL_CAPTURE, mover.other)
     if not pos.has_legal_move():

@@ -19,7 +19,7 @@ from .move import NULL_SQUARE, Move
 if TYPE_CHECKING:
     from .position import Position
 
-__all__ = ["explain_illegal", "legal_by_text", "move_from_uci", "move_uci", "parse_uci", "sorted_uci"]
+__all__ = ["explain_illegal", "legal_by_text", "legal_uci", "move_from_uci", "move_uci", "parse_uci"]
 
 _UCI = re.compile(r"^([a-o])(\d{1,2})([a-o])(\d{1,2})(\+|[a-z][!']?)?$")
 _DROP = re.compile(r"^(\+?[A-Z][!']?)@([a-o])(\d{1,2})$")
@@ -47,42 +47,41 @@ def move_uci(pos: Position, m: Move) -> str:
     return text
 
 
-def sorted_uci(pos: Position, moves: list[Move]) -> list[str]:
-    """``moves`` (from ``pos``) in coordinate form, sorted: the ``legal`` list sent with each
-    move.
+def legal_uci(pos: Position) -> list[str]:
+    """The legal moves in coordinate form, sorted: the ``legal`` list sent with each move (it
+    also fills :func:`legal_by_text` from the same texts).
 
     The text of a move without legs is kept in ``Tables.uci_texts`` and shared: a room keeps
     the legal list of each of its events for the game's life, and fresh strings there cost
     about 2 KB per move event (docs/benchmarks.md, "Garbage collection (issue 14)")."""
+    moves = pos.legal_moves()
+    texts = _texts(pos, moves)
+    by_text = dict(zip(texts, moves, strict=True))
+    by_text.pop(PASS, None)  # several passes may share it: move_from_uci picks one
+    pos._by_text = by_text
+    return sorted(texts)
+
+
+def _texts(pos: Position, moves: list[Move]) -> list[str]:
     texts = pos.variant.t.uci_texts
     if pos.variant.t.uci_by_move:
-        return sorted(
-            [move_uci(pos, m) if m.via else (texts.get(m) or _remember(pos, m)) for m in moves]
-        )
+        return [move_uci(pos, m) if m.via else (texts.get(m) or _remember(pos, m)) for m in moves]
     # A promotion's text depends on the moving piece here: only plain moves are shared.
-    return sorted(
-        [
-            move_uci(pos, m) if m.promotion or m.drop or m.via else (texts.get(m) or _remember(pos, m))
-            for m in moves
-        ]
-    )
+    return [
+        move_uci(pos, m) if m.promotion or m.drop or m.via else (texts.get(m) or _remember(pos, m))
+        for m in moves
+    ]
 
 
 def legal_by_text(pos: Position) -> dict[str, Move]:
-    """The legal moves without legs whose text ``Tables.uci_texts`` shares, by that text
-    (cached): a move played as text is found here, with its legality, in one look-up. A move
-    that is not here (multi-leg, not legal, not canonical text) goes through
-    :func:`move_from_uci`, which says why it is refused."""
-    found = pos._by_text
-    if found is None:
-        texts = pos.variant.t.uci_texts
-        shared_only = not pos.variant.t.uci_by_move
-        found = pos._by_text = {}
-        for m in pos.legal_moves():
-            if m.via or (shared_only and (m.promotion or m.drop)):
-                continue
-            found[texts.get(m) or _remember(pos, m)] = m
-    return found
+    """The legal moves by their coordinate text, a pass (``@@@@``) excepted (cached): a move
+    played as text is found here, with its legality, in one look-up (the ``legal`` list was
+    generated anyway). A text that is not here (not legal, not canonical, a pass) goes
+    through :func:`move_from_uci`, which says why it is refused."""
+    if pos._by_text is None:
+        legal_uci(pos)
+    assert pos._by_text is not None
+    return pos._by_text
 
 
 def _remember(pos: Position, m: Move) -> str:

@@ -212,7 +212,7 @@ class Tables:
         # drops.drop_targets: (side, code) -> (square, file, drop move) for every square
         # the piece may be dropped on.
         self.drop_moves: dict[tuple[int, int], tuple[tuple[int, int, Move], ...]] = {}
-        # uci.sorted_uci: the coordinate text of moves without legs, by move, shared by every
+        # uci.legal_uci: the coordinate text of moves without legs, by move, shared by every
         # legal list (a promotion's text depends on the moving piece when the variant has both
         # promotion styles: then only plain moves are kept).
         self.uci_texts: dict[Move, str] = {}

@@ -285,34 +285,36 @@ class HubDriver:
         game_id = record.game_id
         previous = self._chains.get(game_id)
         write: asyncio.Future[None]
-        quick = False
         if previous is None and isinstance(record, MoveAppended):
-            quick = True
             write = self._loop.create_future()
 
             def written(error: PersistError | None) -> None:
                 # Called by the move writer's flusher right after the commit: the hub hears of
-                # it in the same turn of the event loop (the future is only bookkeeping).
+                # it in the same turn of the event loop. The future is only bookkeeping (what
+                # a later write of the game and close() wait for); it has no callbacks, so
+                # resolving it schedules nothing.
                 if write.done():
                     return  # cancelled: the driver closed without waiting for it
                 write.set_result(None)
+                self._forget_write(game_id, write)
                 self._move_written(effect, error)
 
             self._recorder.submit_move(record, written)
-        else:
-            write = self._loop.create_task(
-                self._write(effect, previous), name=f"persist:{game_id}:{effect.token}"
-            )
+            self._chains[game_id] = write
+            self._writes.add(write)
+            return True
+        write = self._loop.create_task(
+            self._write(effect, previous), name=f"persist:{game_id}:{effect.token}"
+        )
         self._chains[game_id] = write
         self._writes.add(write)
+        write.add_done_callback(lambda finished: self._forget_write(game_id, finished))
+        return False
 
-        def done(finished: asyncio.Future[None]) -> None:
-            self._writes.discard(finished)
-            if self._chains.get(game_id) is finished:
-                del self._chains[game_id]
-
-        write.add_done_callback(done)
-        return quick
+    def _forget_write(self, game_id: str, write: asyncio.Future[None]) -> None:
+        self._writes.discard(write)
+        if self._chains.get(game_id) is write:
+            del self._chains[game_id]
 
     def _prepare(self, tokens: list[int]) -> None:
         for token in tokens:
