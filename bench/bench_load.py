@@ -10,6 +10,9 @@ Run by hand (never in CI)::
     .venv/bin/python bench/bench_load.py --backend postgresql --games 1 --seconds 12 --repeat 3
     .venv/bin/python bench/bench_load.py --backend postgresql --games 1 --echo-busy-us 20 40 80
     .venv/bin/python bench/bench_load.py --backend postgresql --games 1 1000 --seconds 60 --interleave 2
+    # a change against the checkout before it, within one interleaved run:
+    .venv/bin/python bench/bench_load.py --backend postgresql --games 1 --seconds 40 \
+        --interleave 1.5 --against /tmp/before   # git worktree add /tmp/before <commit>
     # issue 14's stall target (the full run: --seconds 900):
     .venv/bin/python bench/bench_load.py --backend postgresql --games 1000 --think-ms 3000 \
         --seconds 120 --idle-during 10000 --full-gc-every 30 --census

@@ -141,3 +141,33 @@ async def test_frames_encoded_ahead_are_dropped_when_the_write_fails_or_the_room
     chats = [decode(f) for f in peers[2].outbox.written[:before]]
     assert events[0]["v"] == max(c["v"] for c in chats if c["t"] == "chat") + 1
     assert driver._ahead == {}
+
+
+async def test_a_move_in_flight_is_waited_for_and_forgotten_at_its_commit() -> None:
+    driver, recorder, peers, game_id = await started_game()
+    move(driver, 1, game_id, 1, "a1b2")
+    assert driver.pending_writes == 1
+    closing = asyncio.create_task(driver.close(timeout=30))
+    await turns()
+    assert not closing.done()  # close() waits for the move's commit
+    recorder.report()
+    # Forgotten within the commit's own callback: nothing is left for a later turn.
+    assert driver.pending_writes == 0
+    assert driver._chains == {}
+    await asyncio.wait_for(closing, 5)
+    assert [decode(f)["t"] for f in peers[1].outbox.written[-2:]] == ["ack", "move"]
+
+
+async def test_the_end_a_move_brings_is_written_after_the_move() -> None:
+    driver, recorder, peers, game_id = await started_game()
+    move(driver, 1, game_id, 1, "a1b2")
+    await turns()
+    resign = {"t": "resign", "d": {"game": game_id}, "a": 99}
+    driver.handle(2, parse_command(resign))  # refused while the move is being written
+    assert decode(peers[2].outbox.batch[-1])["d"]["code"] == "busy"
+    recorder.report()
+    driver.handle(2, parse_command(resign))  # now a write of its own, not chained to the move
+    await turns(20)
+    ends = [decode(f) for f in peers[1].outbox.written if decode(f)["t"] == "end"]
+    assert [e["d"]["termination"] for e in ends] == ["resignation"]
+    assert driver.pending_writes == 0
