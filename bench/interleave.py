@@ -31,12 +31,14 @@ from processes import Process, probe_report
 class HubTurns:
     """One hub's players, gated; the round trips of each of its slices."""
 
-    def __init__(self, label: str, hub: Process, players: list[Player], stats: Stats) -> None:
+    def __init__(
+        self, label: str, hub: Process, players: list[Player], stats: Stats, gate: asyncio.Event
+    ) -> None:
         self.label = label
         self.hub = hub
         self.players = players
         self.stats = stats
-        self.gate = players[0].gate if players else asyncio.Event()
+        self.gate = gate
         self.slices: list[list[float]] = []
         self.tasks: list[asyncio.Task[None]] = []
 
@@ -49,7 +51,7 @@ class HubTurns:
             Player(ws, random.Random(i), args.think_ms, args.max_plies, stats, gate=gate)
             for i, ws in enumerate(sockets)
         ]
-        return cls(label, hub, players, stats)
+        return cls(label, hub, players, stats, gate)
 
     def start(self, start: float, ramp_s: float, horizon: float) -> None:
         self.gate.set()
