@@ -76,7 +76,7 @@ class CecpEngine:
                 self.features.update(_features(line[len("feature ") :]))
                 if self.features.get("done") == "1":
                     break
-        self.process.send("memory %d" % self.memory_mb, "easy", "post")
+        self.process.send(f"memory {self.memory_mb}", "easy", "post")
         await self._sync(time.monotonic() + HANDSHAKE_S)
 
     async def close(self) -> None:
@@ -87,11 +87,11 @@ class CecpEngine:
         if self.features.get("ping") != "1":
             return []
         self._ping += 1
-        self.process.send("ping %d" % self._ping)
-        seen = []
+        self.process.send(f"ping {self._ping}")
+        seen: list[str] = []
         while True:
             line = await self.process.readline(deadline)
-            if line == "pong %d" % self._ping:
+            if line == f"pong {self._ping}":
                 return seen
             seen.append(line)
 

@@ -222,7 +222,7 @@ def _loose(pos: Position, text: str, by_text: dict[str, Move]) -> str | None:
                 continue
             if not piece and not (file and rank) and not shogi and symbol not in _PAWN_LIKE:
                 continue
-            if file and origin[0] != file or rank and origin[1:] != rank:
+            if (file and origin[0] != file) or (rank and origin[1:] != rank):
                 continue
         if shogi and bool(move.promotion) != promote:
             continue

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import signal
 import time
 from collections.abc import Sequence
 
@@ -108,9 +109,10 @@ class EngineProcess:
         proc, self._proc = self._proc, None
         if proc is None:
             return
-        if proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)  # its own session: a wrapper's children too
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
         await proc.wait()
 
     async def close(self, command: str | None, grace: float = 1.0) -> None:
@@ -121,8 +123,6 @@ class EngineProcess:
         if command and proc.returncode is None:
             with contextlib.suppress(EngineError):
                 self.send(command)
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(proc.wait(), grace)
-        except TimeoutError:
-            pass
         await self.kill()
