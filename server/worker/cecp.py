@@ -25,7 +25,7 @@ from .search import EnginePosition, Score, SearchLimits, SearchResult
 __all__ = ["CecpEngine", "parse_thinking"]
 
 HANDSHAKE_S = 5.0
-GRACE_S = 1.5  # after "?" (move now), before the engine is given up
+GRACE_S = 1.0  # after "?" (move now), before the engine is given up
 _THINKING = re.compile(r"^\s*(\d+)\s+(-?\d+)\s+(\d+)\s+(\d+)\s*(.*)$")
 _MOVE_NUMBER = re.compile(r"^(\d+\.+|\.+)$")
 _RESULT = re.compile(r"^(1-0|0-1|1/2-1/2)\b")

@@ -18,7 +18,7 @@ from .search import EnginePosition, Score, SearchLimits, SearchResult
 __all__ = ["UciEngine", "parse_info"]
 
 HANDSHAKE_S = 5.0
-GRACE_S = 1.5
+GRACE_S = 1.0
 
 
 def parse_info(line: str) -> tuple[int | None, Score | None, int | None, list[str]] | None:
