@@ -117,7 +117,7 @@ class CecpEngine:
             own = clock.own_ms + (clock.byoyomi_ms if clock.increment_ms == 0 else 0)
             lines += [f"level 0 {max(1, own // 60000)} {increment:g}", f"time {own // 10}", f"otim {clock.other_ms // 10}"]
         elif limits.movetime_ms is not None:
-            centis = max(1, limits.movetime_ms // 10)
+            centis = max(1, 2 * limits.movetime_ms // 10)
             lines += ["level 1 1 0", f"time {centis}", f"otim {centis}"]
         if limits.depth is not None:
             lines.append(f"sd {limits.depth}")
@@ -137,17 +137,28 @@ class CecpEngine:
             if line.startswith(("Illegal move", "Error")) or "tellusererror" in line:
                 raise EngineError(f"{self.name} refused the position: {line}")
         self.process.send(*self._time_control(limits), "go")
+        # A fixed move time is given to the engine doubled, and "?" (move now) is sent when it
+        # is up: CECP engines spend about half of what they are given, so this is what makes
+        # a level's or an analysis's time per move the time actually searched.
+        stop_at = None
+        if limits.movetime_ms is not None and limits.clock is None:
+            stop_at = min(deadline, started + limits.movetime_ms / 1000)
         result = SearchResult(None)
         moved_now = False
         while True:
             try:
-                line = await self.process.readline(deadline)
+                line = await self.process.readline(stop_at if stop_at is not None else deadline)
             except EngineHung:
+                if stop_at is not None and time.monotonic() < deadline:
+                    stop_at = None
+                    self.process.send("?")
+                    continue
                 if moved_now:
                     raise
                 moved_now = True
-                self.process.send("?")  # move now
+                self.process.send("?")
                 deadline = time.monotonic() + GRACE_S
+                stop_at = None
                 continue
             if line.startswith("move "):
                 result.bestmove = line.split()[1]
@@ -161,6 +172,7 @@ class CecpEngine:
                     on_info(result)
         result.time_ms = int((time.monotonic() - started) * 1000)
         self.process.send("force")
+        await self._sync(time.monotonic() + GRACE_S)  # whatever it still says belongs to this search
         return result
 
 

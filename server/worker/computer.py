@@ -165,7 +165,7 @@ class Computer:
             limits,
             clock=None,
             movetime_ms=min(limits.movetime_ms or RETRY_MS, RETRY_MS),
-            deadline_ms=RETRY_MS + 1000,
+            deadline_ms=RETRY_MS + 500,
         )
         try:
             driver = await self.driver(dialect)

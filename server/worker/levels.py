@@ -106,4 +106,4 @@ def think_limits(engine: str, level: int, clock: EngineClock | None) -> SearchLi
         hard = min(MAX_THINK_MS, max(budget * 3, MIN_THINK_MS), max(MIN_THINK_MS, clock.own_ms + clock.byoyomi_ms - OVERHEAD_MS))
         return SearchLimits(clock=clock, depth=spec.depth, options=options, deadline_ms=hard)
     movetime = min(spec.movetime_ms, budget)
-    return SearchLimits(movetime_ms=movetime, depth=spec.depth, options=options, deadline_ms=movetime + 1000)
+    return SearchLimits(movetime_ms=movetime, depth=spec.depth, options=options, deadline_ms=movetime + 500)

@@ -67,8 +67,8 @@ async def stop_process(proc: asyncio.subprocess.Process) -> None:
     await proc.wait()
 
 
-CLOCK = {"kind": "fischer", "first_ms": 60_000, "second_ms": 60_000, "increment_ms": 1000, "byoyomi_ms": 0, "periods": 0}
-BYOYOMI = {"kind": "byoyomi", "first_ms": 0, "second_ms": 0, "increment_ms": 0, "byoyomi_ms": 2000, "periods": 1}
+CLOCK = {"kind": "fischer", "first_ms": 6_000, "second_ms": 6_000, "increment_ms": 100, "byoyomi_ms": 0, "periods": 0}
+BYOYOMI = {"kind": "byoyomi", "first_ms": 0, "second_ms": 0, "increment_ms": 0, "byoyomi_ms": 500, "periods": 1}
 
 
 async def test_move_jobs_in_every_variant_get_legal_moves(fishnet: FakeFishnet) -> None:
