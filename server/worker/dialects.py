@@ -10,7 +10,8 @@ One table (:data:`DIALECTS`, our variant → :class:`Dialect`) and the translati
 * moves from the engine: a coordinate text is checked against our legal moves; Sjaak II's
   principal variations are in its SAN-like form (``1. Pc4 Pg6 2. Bxh8+``, ``Ee6-d7+``), which
   :func:`resolve_token` reads against our legal moves. An engine text that names no legal
-  move of ours translates to None: our adjudicator, not the engine, decides.
+  move of ours translates to None: our adjudicator, not the engine, decides. HaChu writes a
+  Lion-power piece's plain step with a trailing comma (``i9j9,``): read as ``i9j9``.
 
 Wild Castle is played by Fairy-Stockfish: ``chess`` when the side to move's king is on e (or
 cannot castle), else ``wildcastled`` (``castlingKingFile = d``, loaded from the
@@ -179,6 +180,8 @@ def resolve_token(pos: Position, text: str) -> str | None:
     """Our legal move text for an engine's move ``text`` (coordinates, a Lion's legs, a pass,
     or a SAN-like token) in ``pos``; None when it names no legal move or is ambiguous."""
     text = text.strip()
+    if text.endswith(",") and "@" not in text:
+        text = text[:-1]  # HaChu: "i9j9," a Lion-power piece's single step (no second leg)
     by_text = pos.legal_by_text()
     if text in by_text:
         return text

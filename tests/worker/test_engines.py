@@ -139,6 +139,12 @@ async def test_hachu_accepts_our_dai_shogi_moves_and_we_accept_its() -> None:
         await engine.close()
 
 
+def test_hachu_trailing_comma_step_is_read_as_the_plain_step() -> None:
+    start = Game(get_variant("daishogi")).position
+    assert resolve_token(start, "g5g6,") == "g5g6"
+    assert resolve_token(start, "g5g7,") is None
+
+
 def test_thinking_and_info_lines_are_parsed() -> None:
     depth, score, ms, nodes, pv = parse_thinking("  5   -25     10      8116  1. Pc4 Pg6 2. Bxh8+ Sxh8 3. Kf2") or (0,) * 5
     assert (depth, score.cp, ms, nodes, pv) == (5, -25, 100, 8116, ["Pc4", "Pg6", "Bxh8+", "Sxh8", "Kf2"])
