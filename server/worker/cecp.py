@@ -19,13 +19,15 @@ import shlex
 import time
 from collections.abc import Callable, Sequence
 
-from .process import EngineError, EngineHung, EngineProcess
+from .process import EngineHung, EngineProcess, EngineRefused
 from .search import EnginePosition, Score, SearchLimits, SearchResult
 
 __all__ = ["CecpEngine", "parse_thinking"]
 
 HANDSHAKE_S = 5.0
 GRACE_S = 1.0  # after "?" (move now), before the engine is given up
+SETUP_S = 2.0
+SETUP_S_PER_LINE = 0.03
 _THINKING = re.compile(r"^\s*(\d+)\s+(-?\d+)\s+(\d+)\s+(\d+)\s*(.*)$")
 _MOVE_NUMBER = re.compile(r"^(\d+\.+|\.+)$")
 _RESULT = re.compile(r"^(1-0|0-1|1/2-1/2)\b")
@@ -127,12 +129,12 @@ class CecpEngine:
         lines.extend(prefix + m for m in position.moves)
         return lines
 
-    def _time_control(self, limits: SearchLimits) -> list[str]:
+    def _time_control(self, limits: SearchLimits, spent_ms: int) -> list[str]:
         lines = []
         clock = limits.clock
         if clock is not None:
             increment = (clock.increment_ms + clock.byoyomi_ms) / 1000
-            own = clock.own_ms + (clock.byoyomi_ms if clock.increment_ms == 0 else 0)
+            own = max(0, clock.own_ms - spent_ms) + (clock.byoyomi_ms if clock.increment_ms == 0 else 0)
             lines += [f"level 0 {max(1, own // 60000)} {increment:g}", f"time {own // 10}", f"otim {clock.other_ms // 10}"]
         elif limits.movetime_ms is not None:
             centis = max(1, 2 * limits.movetime_ms // 10)
@@ -149,13 +151,18 @@ class CecpEngine:
         on_info: Callable[[SearchResult], None] | None = None,
     ) -> SearchResult:
         """Search ``position`` within ``limits``; raise EngineError if the engine failed."""
+        begun = time.monotonic()
+        setup = self._setup(position, limits)
+        # Setting the game up is not thinking: it has its own deadline (HaChu takes ~10 ms a
+        # move replayed in Dai Shogi); on a clock, the time it took is taken off the engine's.
+        self.process.send(*setup)
+        for line in await self._sync(begun + SETUP_S + SETUP_S_PER_LINE * len(setup)):
+            if line.startswith(("Illegal move", "Error")) or "tellusererror" in line:
+                self._board = None
+                raise EngineRefused(f"{self.name} refused the position: {line}")
         started = time.monotonic()
         deadline = started + limits.deadline_ms / 1000
-        self.process.send(*self._setup(position, limits))
-        for line in await self._sync(deadline):
-            if line.startswith(("Illegal move", "Error")) or "tellusererror" in line:
-                raise EngineError(f"{self.name} refused the position: {line}")
-        self.process.send(*self._time_control(limits), "go")
+        self.process.send(*self._time_control(limits, int((started - begun) * 1000)), "go")
         # A fixed move time is given to the engine doubled, and "?" (move now) is sent when it
         # is up: CECP engines spend about half of what they are given, so this is what makes
         # a level's or an analysis's time per move the time actually searched.
@@ -181,7 +188,6 @@ class CecpEngine:
                 continue
             if line.startswith("move "):
                 result.bestmove = line.split()[1]
-                self._board = (position.variant, position.fen, (*position.moves, result.bestmove))
                 break
             if _RESULT.match(line) or line.startswith("resign") or line.startswith("Illegal move"):
                 break  # the engine thinks the game is over, or refused: no move
@@ -191,8 +197,11 @@ class CecpEngine:
                 if on_info is not None:
                     on_info(result)
         result.time_ms = int((time.monotonic() - started) * 1000)
-        self.process.send("force")
+        # Take the engine's own move back: its board is then the position searched, and the
+        # next search of this game (the reply, or the next ply analysed) only adds moves.
+        self.process.send("force", *(["undo"] if result.bestmove is not None else []))
         await self._sync(time.monotonic() + GRACE_S)  # whatever it still says belongs to this search
+        self._board = (position.variant, position.fen, position.moves)
         return result
 
 

@@ -22,7 +22,7 @@ from server.rules import Game, Position, get_variant
 from .cecp import CecpEngine
 from .dialects import Dialect, EngineProgram, dialect_for, translate_line, variants_ini
 from .levels import think_limits
-from .process import EngineError
+from .process import EngineError, EngineRefused
 from .search import EngineClock, EnginePosition, SearchLimits, SearchResult
 from .uci import UciEngine
 
@@ -157,6 +157,8 @@ class Computer:
         try:
             driver = await self.driver(dialect)
             return await driver.search(position, limits, on_info)
+        except EngineRefused:
+            raise  # the engine's rules differ here: asking again would not help
         except EngineError as exc:
             log.warning("%s failed (%s): restarting it", dialect.engine, exc)
             self.restarts[dialect.engine] += 1
@@ -198,8 +200,9 @@ class Computer:
         try:
             result = await self._search(dialect, position, limits)
         except EngineError as exc:
-            self._count(variant, "engine_failed", str(exc))
-            return MoveAnswer(fallback_move(game.position, legal), None, "engine_failed")
+            reason = "engine_refused" if isinstance(exc, EngineRefused) else "engine_failed"
+            self._count(variant, reason, str(exc))
+            return MoveAnswer(fallback_move(game.position, legal), None, reason)
         ours = dialect.from_engine(game.position, result.bestmove)
         if ours is not None:
             return MoveAnswer(ours, result.bestmove, None, result)

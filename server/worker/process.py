@@ -15,7 +15,7 @@ import signal
 import time
 from collections.abc import Sequence
 
-__all__ = ["MAX_LINE", "EngineCrashed", "EngineError", "EngineHung", "EngineProcess"]
+__all__ = ["MAX_LINE", "EngineCrashed", "EngineError", "EngineHung", "EngineProcess", "EngineRefused"]
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +29,11 @@ class EngineError(Exception):
 
 class EngineCrashed(EngineError):
     """The engine process ended (or closed its output)."""
+
+
+class EngineRefused(EngineError):
+    """The engine refused the position or a move of it (its rules differ from ours): a
+    restart would not help."""
 
 
 class EngineHung(EngineError):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from .process import EngineError, EngineHung, EngineProcess
+from .process import EngineHung, EngineProcess, EngineRefused
 from .search import EnginePosition, Score, SearchLimits, SearchResult
 
 __all__ = ["UciEngine", "parse_info"]
@@ -166,6 +166,6 @@ class UciEngine:
                 if on_info is not None:
                     on_info(result)
             elif line.startswith("info string") and "invalid" in line.lower():
-                raise EngineError(f"{self.name} refused the position: {line}")
+                raise EngineRefused(f"{self.name} refused the position: {line}")
         result.time_ms = int((time.monotonic() - started) * 1000)
         return result
