@@ -3,6 +3,7 @@
     python bench/bench_engines.py levels VARIANT N [--games G] [--max-plies P]
     python bench/bench_engines.py match VARIANT ENGINE_A ENGINE_B [--level L] [--games G]
     python bench/bench_engines.py analysis VARIANT [--plies P] [--movetime MS] [--depth D]
+    python bench/bench_engines.py movetime VARIANT [--levels 1,8] [--moves N] [--clock-ms C] [--increment-ms I]
 
 Every move goes through :meth:`Computer.best_move`, so an engine move our rules refuse is
 counted (``fallbacks``) and never played. Colours alternate; a game still going after
@@ -129,6 +130,39 @@ async def analysis(variant: str, plies: int, movetime: int | None, depth: int | 
         await computer.close()
 
 
+async def movetimes(variant: str, levels: list[int], moves: int, clock_ms: int, increment_ms: int) -> dict[str, Any]:
+    """Time per move at each level on a Fischer clock (``clock_ms`` + ``increment_ms``), in
+    the positions of one level-1 self-play game."""
+    from server.worker.search import EngineClock
+
+    computer = Computer()
+    try:
+        game = Game(get_variant(variant))
+        positions = []
+        while len(positions) < moves and game.legal_moves():
+            positions.append(list(game.moves))
+            answer = await computer.best_move(game, 1)
+            assert answer.move is not None
+            game.play(answer.move)
+        out: dict[str, Any] = {"variant": variant, "engine": computer.dialect(variant).engine, "clock_ms": clock_ms, "increment_ms": increment_ms}
+        for level in levels:
+            times = []
+            for moves_so_far in positions:
+                g = Game(get_variant(variant))
+                for m in moves_so_far:
+                    g.play(m)
+                clock = EngineClock(clock_ms, clock_ms, increment_ms, 0, g.position.turn == 0)
+                t = time.perf_counter()
+                answer = await computer.best_move(g, level, clock)
+                times.append(time.perf_counter() - t)
+                assert answer.move in g.legal_moves()
+            out[f"level{level}_ms"] = {"p50": round(pct(times, 0.5) * 1000), "p95": round(pct(times, 0.95) * 1000), "n": len(times)}
+        out["fallbacks"] = {f"{k[0]}/{k[1]}": n for k, n in computer.fallbacks.items()}
+        return out
+    finally:
+        await computer.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -148,6 +182,12 @@ def main() -> None:
     an.add_argument("--plies", type=int, default=20)
     an.add_argument("--movetime", type=int, default=None)
     an.add_argument("--depth", type=int, default=None)
+    mv = sub.add_parser("movetime")
+    mv.add_argument("variant")
+    mv.add_argument("--levels", default="1,8")
+    mv.add_argument("--moves", type=int, default=10)
+    mv.add_argument("--clock-ms", type=int, default=60_000)
+    mv.add_argument("--increment-ms", type=int, default=1000)
     args = parser.parse_args()
     if args.cmd == "levels":
         out = asyncio.run(match(args.variant, {"level": args.level + 1}, {"level": args.level}, args.games, args.max_plies))
@@ -155,6 +195,9 @@ def main() -> None:
         a = {"engine": args.engine_a, "level": args.level}
         b = {"engine": args.engine_b, "level": args.level}
         out = asyncio.run(match(args.variant, a, b, args.games, args.max_plies))
+    elif args.cmd == "movetime":
+        levels = [int(x) for x in args.levels.split(",")]
+        out = asyncio.run(movetimes(args.variant, levels, args.moves, args.clock_ms, args.increment_ms))
     else:
         out = asyncio.run(analysis(args.variant, args.plies, args.movetime, args.depth))
     print(json.dumps(out), flush=True)

@@ -70,6 +70,7 @@ async def fsf_legal(engine: UciEngine, variant: str, fen: str) -> list[str]:
 def wrapper(tmp: Path, name: str, engine: str, mode: str) -> Path:
     """A script that runs the real ``engine`` and misbehaves: ``hang`` stops answering once
     asked to search, ``illegal`` turns every move it sends into one no rules allow,
+    ``longline`` answers a search with a 200 kB line,
     ``hang-once`` hangs the first time only (a marker file remembers)."""
     path = tmp / name
     marker = tmp / (name + ".hung")
@@ -84,6 +85,8 @@ def pump():
     for line in engine.stdout:
         if hung.is_set():
             continue
+        if mode == "longline" and line.startswith(("move ", "bestmove ", "info")):
+            line = "info string " + "x" * 200_000 + "\n"
         if mode == "illegal" and line.startswith(("move ", "bestmove ")):
             word = line.split()[0]
             line = word + " a1a1\\n"
