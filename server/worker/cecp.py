@@ -34,8 +34,11 @@ _RESULT = re.compile(r"^(1-0|0-1|1/2-1/2)\b")
 MATE_BASE = 100_000  # the XBoard convention: mate in n moves scores 100000 + n
 
 
-def parse_thinking(line: str) -> tuple[int, Score, int, int, list[str]] | None:
-    """``ply score time nodes pv`` → (depth, score, time in ms, nodes, pv tokens)."""
+def parse_thinking(line: str, mate_score: int | None = None) -> tuple[int, Score, int, int, list[str]] | None:
+    """``ply score time nodes pv`` → (depth, score, time in ms, nodes, pv tokens).
+
+    Mate: the XBoard convention (100000 + n moves), or an engine's own ``mate_score`` minus
+    the plies to mate (Sjaak II: 16000 − plies)."""
     m = _THINKING.match(line)
     if not m:
         return None
@@ -43,6 +46,9 @@ def parse_thinking(line: str) -> tuple[int, Score, int, int, list[str]] | None:
     pv = [t for t in m.group(5).split() if not _MOVE_NUMBER.match(t) and not t.startswith(("{", "("))]
     if abs(score) >= MATE_BASE:
         moves = abs(score) - MATE_BASE
+        value = Score(mate=moves if score > 0 else -moves)
+    elif mate_score is not None and mate_score - 1000 < abs(score) <= mate_score:
+        moves = (mate_score - abs(score) + 1) // 2
         value = Score(mate=moves if score > 0 else -moves)
     else:
         value = Score(cp=score)
@@ -54,8 +60,16 @@ class CecpEngine:
 
     protocol = "cecp"
 
-    def __init__(self, argv: Sequence[str], memory_mb: int = 64, nice: int = 0, name: str | None = None) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        memory_mb: int = 64,
+        nice: int = 0,
+        name: str | None = None,
+        mate_score: int | None = None,
+    ) -> None:
         self.process = EngineProcess(argv, nice=nice, name=name)
+        self.mate_score = mate_score
         self.memory_mb = memory_mb
         self.features: dict[str, str] = {}
         self._ping = 0
@@ -191,7 +205,7 @@ class CecpEngine:
                 break
             if _RESULT.match(line) or line.startswith("resign") or line.startswith("Illegal move"):
                 break  # the engine thinks the game is over, or refused: no move
-            info = parse_thinking(line)
+            info = parse_thinking(line, self.mate_score)
             if info is not None:
                 result.depth, result.score, result.time_ms, result.nodes, result.pv = info
                 if on_info is not None:

@@ -125,7 +125,7 @@ class Computer:
         if driver is not None:
             await driver.process.kill()
         driver = (
-            CecpEngine([program.path], nice=self.nice, name=program.key)
+            CecpEngine([program.path], nice=self.nice, name=program.key, mate_score=program.mate_score)
             if program.protocol == "cecp"
             else UciEngine([program.path], nice=self.nice, name=program.key)
         )

@@ -58,10 +58,11 @@ class EngineProgram:
     key: str
     path: str
     protocol: str
+    mate_score: int | None = None  # CECP: the engine's score for "mate now", if not XBoard's
 
 
 PROGRAMS: dict[str, EngineProgram] = {
-    "sjaakii": EngineProgram("sjaakii", "/usr/games/sjaakii", "cecp"),
+    "sjaakii": EngineProgram("sjaakii", "/usr/games/sjaakii", "cecp", mate_score=16000),
     "hachu": EngineProgram("hachu", "/usr/games/hachu", "cecp"),
     "fairy-stockfish": EngineProgram("fairy-stockfish", "/usr/games/fairy-stockfish", "uci"),
     "fairymax": EngineProgram("fairymax", "/usr/games/fairymax", "cecp"),

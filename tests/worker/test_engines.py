@@ -150,6 +150,8 @@ def test_thinking_and_info_lines_are_parsed() -> None:
     assert (depth, score.cp, ms, nodes, pv) == (5, -25, 100, 8116, ["Pc4", "Pg6", "Bxh8+", "Sxh8", "Kf2"])
     assert parse_thinking("  7 100003 5 99 ... e2e4")[1].mate == 3  # type: ignore[index]
     assert parse_thinking("# not thinking") is None
+    assert parse_thinking("  2  15999      0       122  1. G@a4", mate_score=16000)[1].mate == 1  # type: ignore[index]
+    assert parse_thinking("  4 -15996 0 9 a1a2", mate_score=16000)[1].mate == -2  # type: ignore[index]
     info = parse_info("info depth 9 seldepth 12 multipv 1 score mate -2 nodes 1234 nps 1 pv e2e4 e7e5")
     assert info is not None and info[0] == 9 and info[1] is not None and info[1].mate == -2 and info[3] == ["e2e4", "e7e5"]
     assert parse_info("info depth x score cp") is None
@@ -233,6 +235,21 @@ async def test_a_mating_pawn_drop_the_engine_proposes_is_never_the_answer(engine
             assert computer.fallbacks["minishogi", "illegal_move"] == 1
     finally:
         await computer.close()
+
+
+async def test_mate_scores_are_mates_from_the_first_players_view() -> None:
+    for engine in ("sjaakii", "fairy-stockfish"):
+        computer = Computer(engines={"minishogi": engine})
+        try:
+            sente_mates = game_of("minishogi", "kr3/1p3/G4/5/4K[G] w - - 0 1", "")
+            entry = await computer.analyse(sente_mates, 0, 150, None)
+            assert entry is not None and entry.score == {"mate": 1} and entry.best == "G@a4", (engine, entry)
+            # the same, gote to move and about to be mated: still from sente's view
+            gote_to_move = game_of("minishogi", "kr3/1p3/G4/5/4K[G] w - - 0 1", "e1d1")
+            entry = await computer.analyse(gote_to_move, 1, 150, None)
+            assert entry is not None and (entry.score.get("mate", 0) > 0 or entry.score.get("cp", 0) > 500), (engine, entry)
+        finally:
+            await computer.close()
 
 
 async def test_a_finished_game_gets_no_move() -> None:
