@@ -7,7 +7,8 @@
 
 Every move goes through :meth:`Computer.best_move`, so an engine move our rules refuse is
 counted (``fallbacks``) and never played. Colours alternate; a game still going after
-``--max-plies`` counts as a draw ("unfinished"). Prints one JSON line per run.
+``--max-plies`` is adjudicated by a 1 s search of its final position (a win at ±300 cp or a
+mate, "1-0 adj"), else counts as a draw ("unfinished"). Prints one JSON line per run.
 """
 
 from __future__ import annotations
@@ -42,7 +43,18 @@ async def play(white: Computer, black: Computer, levels: tuple[int, int], varian
         assert answer.move is not None
         game.play(answer.move)
     outcome = game.outcome()
-    return (outcome.result() if outcome else "unfinished"), times[0], times[1], game.ply
+    if outcome is not None:
+        return outcome.result(), times[0], times[1], game.ply
+    # unfinished at the ply cap: adjudicated by a 1 s search of the final position (>= 3 pawns)
+    entry = await white.analyse(game, game.ply, 1000, None)
+    score = entry.score if entry is not None else {"cp": 0}
+    if score.get("mate") or abs(score.get("cp", 0)) >= ADJUDICATE_CP:
+        first_wins = score.get("mate", score.get("cp", 0)) > 0
+        return ("1-0 adj" if first_wins else "0-1 adj"), times[0], times[1], game.ply
+    return "unfinished", times[0], times[1], game.ply
+
+
+ADJUDICATE_CP = 300
 
 
 def pct(values: list[float], q: float) -> float:
@@ -71,8 +83,8 @@ async def match(variant: str, a: dict[str, Any], b: dict[str, Any], games: int, 
             (tb, ta)[0 if a_first else 1].extend(t2)
             plies.append(n)
             results.append(result)
-            if result in ("1-0", "0-1"):
-                winner_first = result == "1-0"
+            if result.split()[0] in ("1-0", "0-1"):
+                winner_first = result.startswith("1-0")
                 score["a" if winner_first == a_first else "b"] += 1
             else:
                 score["a"] += 0.5
