@@ -29,6 +29,8 @@ from .uci import UciEngine
 __all__ = ["AnalysisEntry", "Computer", "MoveAnswer", "clock_for", "fallback_move", "game_of"]
 
 log = logging.getLogger(__name__)
+DEPTH_ONLY_MS = 40_000
+"""A ply analysed to a depth alone is cut here (the analysis lease is 60 s)."""
 RETRY_MS = 200
 """The move time of the second try, after an engine failed."""
 
@@ -232,7 +234,7 @@ class Computer:
         dialect = self.dialect(game.variant.name)
         if movetime_ms is None and depth is None:
             movetime_ms = 1000
-        budget = movetime_ms if movetime_ms is not None else 60_000
+        budget = movetime_ms if movetime_ms is not None else DEPTH_ONLY_MS
         limits = SearchLimits(movetime_ms=movetime_ms, depth=depth, deadline_ms=budget + 2000)
         started = time.monotonic()
         result = await self._search(dialect, dialect.position(game, ply), limits, on_info)

@@ -117,7 +117,8 @@ class Worker:
             await self._handle(computer, job)
 
     async def _handle(self, computer: Computer, job: dict[str, Any]) -> None:
-        job_id = str(job.get("work", {}).get("id", ""))
+        work = job.get("work")
+        job_id = str(work.get("id", "")) if isinstance(work, dict) else ""
         acquired = time.monotonic()
         try:
             kind = job["work"]["type"]
@@ -132,13 +133,30 @@ class Worker:
             await asyncio.shield(self._abort(job_id))
             raise
         except (RulesError, KeyError, ValueError, TypeError, UnsupportedPosition) as exc:
-            log.warning("job %s cannot be done here (%s): giving it back", job_id, exc)
-            await self._abort(job_id)
+            # A job no worker can do (bad position, a start the engine cannot take): answered
+            # empty, so that the server ends it (its fallback move) instead of handing it out
+            # again and again.
+            log.warning("job %s cannot be done (%s): answering it empty", job_id, exc)
+            await self._answer_empty(job, job_id)
         except (aiohttp.ClientError, TimeoutError) as exc:
             log.warning("job %s: the server could not be reached (%s)", job_id, exc)
         except Exception:
             log.exception("job %s failed: giving it back", job_id)
             await self._abort(job_id)
+
+    async def _answer_empty(self, job: dict[str, Any], job_id: str) -> None:
+        if not job_id:
+            return
+        kind = job.get("work", {}).get("type") if isinstance(job.get("work"), dict) else None
+        try:
+            if kind == "move":
+                await self._post(f"/fishnet/move/{job_id}", {"move": {"bestmove": None}})
+            elif kind == "analysis":
+                await self._post(f"/fishnet/analysis/{job_id}", {"analysis": [], "done": True})
+            else:
+                await self._abort(job_id)
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.warning("answer to %s failed: %s", job_id, exc)
 
     async def _abort(self, job_id: str) -> None:
         if not job_id:

@@ -86,7 +86,7 @@ def pump():
         if hung.is_set():
             continue
         if mode == "longline" and line.startswith(("move ", "bestmove ", "info")):
-            line = "info string " + "x" * 200_000 + "\n"
+            line = "info string " + "x" * 200_000 + "\\n"
         if mode == "illegal" and line.startswith(("move ", "bestmove ")):
             word = line.split()[0]
             line = word + " a1a1\\n"

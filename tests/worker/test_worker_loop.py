@@ -110,6 +110,22 @@ async def test_analysis_scores_are_from_the_first_players_view(fishnet: FakeFish
     assert entries[0]["best"] in game.legal_moves()
 
 
+async def test_jobs_no_worker_can_do_are_answered_empty_not_handed_round(fishnet: FakeFishnet) -> None:
+    bad_move = fishnet.add({"type": "move", "variant": "minishogi", "position": "5/5", "moves": "", "level": 1, "clock": None})
+    bad_analysis = fishnet.add({"type": "analysis", "variant": "nosuch", "position": "", "moves": "", "limits": {}})
+    custom_dai = fishnet.add({"type": "move", "variant": "daishogi", "position": "4k10/15/15/15/15/15/15/15/15/15/15/15/15/15/4K10 w - - 0 1",
+                              "moves": "", "level": 1, "clock": None})
+    sentinel = fishnet.add({"type": "move", "variant": "minishogi", "position": get_variant("minishogi").start_fen, "moves": "", "level": 1, "clock": None})
+    async with running_worker(fishnet.url):
+        for job in (bad_move, bad_analysis, custom_dai, sentinel):
+            await asyncio.wait_for(job.done.wait(), 30)
+    assert bad_move.result is None and custom_dai.result is None
+    assert bad_analysis.result == []
+    assert sentinel.result in Game(get_variant("minishogi")).legal_moves()
+    # each handed out once, move jobs first
+    assert [j.holder for j in (bad_move, custom_dai, sentinel, bad_analysis)] == [1, 2, 3, 4]
+
+
 async def test_sigterm_gives_the_job_back(fishnet: FakeFishnet) -> None:
     job = fishnet.add({"type": "analysis", "variant": "minishogi", "position": get_variant("minishogi").start_fen,
                        "moves": " ".join(MINI_GAME), "limits": {"movetime_ms": 300, "depth": None}})
