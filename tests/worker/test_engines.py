@@ -252,6 +252,27 @@ async def test_mate_scores_are_mates_from_the_first_players_view() -> None:
             await computer.close()
 
 
+@pytest.mark.parametrize("variant", ["minishogi", "shoshogi", "wildcastle", "spartan", "daishogi"])
+async def test_analysis_of_each_variant_gives_legal_best_moves_and_lines(variant: str) -> None:
+    computer = Computer()
+    try:
+        game = Game(get_variant(variant))
+        for _ in range(3):
+            answer = await computer.best_move(game, 1)
+            assert answer.move is not None
+            game.play(answer.move)
+        for ply in range(game.ply + 1):
+            entry = await computer.analyse(game, ply, 60, None)
+            assert entry is not None and entry.ply == ply and entry.depth > 0
+            assert set(entry.score) in ({"cp"}, {"mate"})
+            line = Game(game.variant, game.position_at(ply).fen())
+            assert entry.pv and entry.pv[0] == entry.best
+            for move in entry.pv:  # the whole line is legal by our rules
+                line.play(move)
+    finally:
+        await computer.close()
+
+
 async def test_a_finished_game_gets_no_move() -> None:
     computer = Computer()
     try:
