@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import logging
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -21,7 +22,7 @@ from server.rules import Game, Position, get_variant
 
 from .cecp import CecpEngine
 from .dialects import Dialect, EngineProgram, dialect_for, translate_line, variants_ini
-from .levels import think_limits
+from .levels import level_blunder, think_limits
 from .process import EngineError, EngineRefused
 from .search import EngineClock, EnginePosition, SearchLimits, SearchResult
 from .uci import UciEngine
@@ -111,6 +112,7 @@ class Computer:
     programs: dict[str, EngineProgram] = field(default_factory=dict)  # engine key -> program override
     fallbacks: collections.Counter[tuple[str, str]] = field(default_factory=collections.Counter)
     restarts: collections.Counter[str] = field(default_factory=collections.Counter)
+    rng: random.Random = field(default_factory=random.Random)
     _drivers: dict[str, Driver] = field(default_factory=dict)
 
     def dialect(self, variant: str) -> Dialect:
@@ -207,13 +209,23 @@ class Computer:
             return MoveAnswer(fallback_move(game.position, legal), None, reason)
         ours = dialect.from_engine(game.position, result.bestmove)
         if ours is not None:
+            blunder = level_blunder(dialect.engine, level)
+            if blunder and self.rng.random() < blunder:  # a low level's deliberate slip
+                return MoveAnswer(self.rng.choice(legal), result.bestmove, None, result)
             return MoveAnswer(ours, result.bestmove, None, result)
         reason = "no_move" if result.bestmove is None else "illegal_move"
         self._count(variant, reason, f"engine said {result.bestmove!r}")
-        for token in result.pv[1:2]:  # the engine's line may still name a legal reply (rare)
-            alternative = dialect.from_engine(game.position, token)
+        if dialect.program.protocol == "uci" and result.bestmove is not None:
+            # Ask again, the search restricted to our legal moves (UCI "searchmoves"): the
+            # engine's best move among those the spec allows.
+            retry = replace(limits, clock=None, movetime_ms=RETRY_MS, deadline_ms=RETRY_MS + 500, searchmoves=tuple(legal))
+            try:
+                again = await self._search(dialect, position, retry)
+            except EngineError:
+                again = None
+            alternative = dialect.from_engine(game.position, again.bestmove) if again is not None else None
             if alternative is not None:
-                return MoveAnswer(alternative, result.bestmove, reason, result)
+                return MoveAnswer(alternative, result.bestmove, reason, again)
         return MoveAnswer(fallback_move(game.position, legal), result.bestmove, reason, result)
 
     async def analyse(

@@ -3,7 +3,8 @@
 As on lichess (fishnet's Stockfish levels) and pychess-variants: each level caps the search
 depth and the time per move, and for Fairy-Stockfish sets its ``Skill Level``; Sjaak II has no
 skill option over CECP, so its low levels add evaluation noise (``Random amplitude``) to a
-shallow search. HaChu has neither: its levels are depth and time. Level 8 is the engine's
+shallow search. HaChu has neither: its levels are depth and time, and at levels 1–3 the worker
+plays a random legal move instead of HaChu's now and then (``blunder``). Level 8 is the engine's
 best at the game's clock: no depth cap, the clock handed to the engine.
 
 Whatever the level, a move job never thinks longer than its clock allows
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 from .search import EngineClock, SearchLimits
 
-__all__ = ["LEVELS", "Level", "think_limits"]
+__all__ = ["LEVELS", "Level", "level_blunder", "level_options", "think_limits"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,7 @@ class Level:
     movetime_ms: int | None  # None: the clock decides (level 8)
     skill: int | None = None  # Fairy-Stockfish "Skill Level" (-20..20)
     noise: int | None = None  # Sjaak II "Random amplitude (0 to disable)" (0..100)
+    blunder: float = 0.0  # the chance of playing a random legal move instead (HaChu: no skill option)
 
 
 FSF_LEVELS = {
@@ -49,9 +51,9 @@ SJAAK_LEVELS = {
     8: Level(None, None, noise=0),
 }
 HACHU_LEVELS = {
-    1: Level(1, 100),
-    2: Level(2, 200),
-    3: Level(3, 300),
+    1: Level(1, 100, blunder=0.3),
+    2: Level(2, 200, blunder=0.15),
+    3: Level(3, 300, blunder=0.05),
     4: Level(4, 400),
     5: Level(5, 600),
     6: Level(6, 800),
@@ -71,6 +73,10 @@ OVERHEAD_MS = 150
 MIN_THINK_MS = 20
 MAX_THINK_MS = 15_000
 """A move job's lease is 20 s: no search may come near it."""
+
+
+def level_blunder(engine: str, level: int) -> float:
+    return LEVELS[engine][max(1, min(8, level))].blunder
 
 
 def level_options(engine: str, level: int) -> tuple[tuple[tuple[str, str], ...], Level]:

@@ -42,6 +42,7 @@ class SearchLimits:
     deadline_ms: int = 10_000
     options: tuple[tuple[str, str], ...] = ()
     commands: tuple[str, ...] = ()  # extra engine commands before the search (CECP)
+    searchmoves: tuple[str, ...] = ()  # UCI: only these moves (engine texts) at the root
 
 
 @dataclass(frozen=True, slots=True)

@@ -118,6 +118,8 @@ class UciEngine:
             words += ["movetime", str(max(1, limits.movetime_ms))]
         if limits.depth is not None:
             words += ["depth", str(limits.depth)]
+        if limits.searchmoves:
+            words += ["searchmoves", *limits.searchmoves]
         return " ".join(words)
 
     async def search(

@@ -70,7 +70,8 @@ async def fsf_legal(engine: UciEngine, variant: str, fen: str) -> list[str]:
 def wrapper(tmp: Path, name: str, engine: str, mode: str) -> Path:
     """A script that runs the real ``engine`` and misbehaves: ``hang`` stops answering once
     asked to search, ``illegal`` turns every move it sends into one no rules allow,
-    ``longline`` answers a search with a 200 kB line,
+    ``longline`` answers a search with a 200 kB line, ``illegal-once`` turns only the first
+    move into an illegal one,
     ``hang-once`` hangs the first time only (a marker file remembers)."""
     path = tmp / name
     marker = tmp / (name + ".hung")
@@ -87,6 +88,9 @@ def pump():
             continue
         if mode == "longline" and line.startswith(("move ", "bestmove ", "info")):
             line = "info string " + "x" * 200_000 + "\\n"
+        if mode == "illegal-once" and line.startswith(("move ", "bestmove ")) and not os.path.exists(marker):
+            open(marker, "w").close()
+            line = line.split()[0] + " a1a1\\n"
         if mode == "illegal" and line.startswith(("move ", "bestmove ")):
             word = line.split()[0]
             line = word + " a1a1\\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import signal
 from pathlib import Path
 
@@ -269,6 +270,37 @@ async def test_analysis_of_each_variant_gives_legal_best_moves_and_lines(variant
             assert entry.pv and entry.pv[0] == entry.best
             for move in entry.pv:  # the whole line is legal by our rules
                 line.play(move)
+    finally:
+        await computer.close()
+
+
+async def test_after_an_illegal_move_the_uci_engine_is_asked_again_among_legal_moves(tmp_path: Path) -> None:
+    script = wrapper(tmp_path, "fsf-illegal-once", "fairy-stockfish", "illegal-once")
+    computer = Computer(programs={"fairy-stockfish": EngineProgram("fairy-stockfish", str(script), "uci")})
+    try:
+        game = game_of("minishogi", None, "e1e4")
+        answer = await computer.best_move(game, 8)
+        assert answer.engine_move == "a1a1" and answer.fallback == "illegal_move"
+        assert answer.result is not None and answer.move == answer.result.bestmove  # the engine's choice
+        assert answer.move in game.legal_moves()
+        assert computer.fallbacks["minishogi", "illegal_move"] == 1
+    finally:
+        await computer.close()
+
+
+class AlwaysSlip(random.Random):
+    def random(self) -> float:
+        return 0.0
+
+
+async def test_hachu_low_levels_slip_and_level_8_does_not() -> None:
+    computer = Computer(rng=AlwaysSlip(4))
+    try:
+        game = game_of("daishogi", None, "")
+        low = await computer.best_move(game, 1)
+        assert low.move in game.legal_moves() and low.fallback is None
+        high = await computer.best_move(game, 8)
+        assert high.move == high.engine_move and high.fallback is None
     finally:
         await computer.close()
 
