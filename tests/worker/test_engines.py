@@ -7,6 +7,7 @@ import asyncio
 import os
 import random
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from server.rules import Game, get_variant
 from server.worker.cecp import CecpEngine, parse_thinking
 from server.worker.computer import Computer, game_of
 from server.worker.dialects import DIALECTS, PROGRAMS, EngineProgram, dialect_for, resolve_token
+from server.worker.search import SearchLimits
 from server.worker.uci import UciEngine, parse_info
 
 from .engines_helpers import fsf_legal, random_positions, sjaak_legal, wrapper
@@ -115,8 +117,6 @@ async def test_hachu_accepts_our_dai_shogi_moves_and_we_accept_its() -> None:
     try:
         game = Game(get_variant("daishogi"))
         dialect = dialect_for("daishogi")
-        import random
-
         rng = random.Random(3)
         for ply in range(16):
             if ply % 2:
@@ -124,20 +124,74 @@ async def test_hachu_accepts_our_dai_shogi_moves_and_we_accept_its() -> None:
                 lion = [m for m in legal if "," in m]
                 game.play(rng.choice(lion) if lion else rng.choice(legal))
                 continue
-            from server.worker.search import SearchLimits
-
             result = await engine.search(dialect.position(game), SearchLimits(movetime_ms=60, depth=2, deadline_ms=5000))
             ours = dialect.from_engine(game.position, result.bestmove)
             assert ours is not None, result.bestmove
             game.play(ours)
         # the whole game, read by HaChu: a ping answers only after every move was taken
         engine.process.send("new", "variant dai", "force", *[f"usermove {m}" for m in game.moves])
-        import time
-
         seen = await engine._sync(time.monotonic() + 5)
         assert not [line for line in seen if line.startswith(("Illegal", "Error"))], seen
     finally:
         await engine.close()
+
+
+def refusals(lines: list[str]) -> list[str]:
+    return [line for line in lines if line.startswith(("Illegal", "Error")) or "tellusererror" in line]
+
+
+def lion_positions(count: int, seed: int) -> list[list[str]]:
+    """Move lists of seeded random Dai Shogi games that reach a position with multi-leg
+    (Lion) moves among the legal ones, captures preferred so that pieces meet."""
+    rng = random.Random(seed)
+    found: list[list[str]] = []
+    while len(found) < count:
+        game = Game(get_variant("daishogi"))
+        for _ in range(120):
+            legal = game.legal_moves()
+            if not legal:
+                break
+            if any("," in m for m in legal):
+                found.append(list(game.moves))
+                break
+            captures = [m for m in legal if game.position.is_capture(game.position.legal_by_text()[m])] if "@@@@" not in legal else []
+            game.play(rng.choice(captures) if captures and rng.random() < 0.7 else rng.choice(legal))
+    return found
+
+
+@pytest.mark.parametrize(("engine", "variant"), [("sjaakii", "minishogi"), ("sjaakii", "shoshogi"), ("sjaakii", "spartan"), ("hachu", "daishogi")])
+async def test_the_engine_accepts_every_legal_move_of_ours(engine: str, variant: str) -> None:
+    """Our move texts (Lion double moves, igui and the pass included in Dai Shogi) go to the
+    engine unchanged, and it takes each one: ``usermove``/move, ``ping``, ``undo``."""
+    driver = CecpEngine([PROGRAMS[engine].path], name=engine)
+    await driver.start()
+    dialect = dialect_for(variant, engine)
+    try:
+        v = get_variant(variant)
+        if variant == "daishogi":
+            games = [game_of(variant, None, moves) for moves in lion_positions(1, seed=9)]
+        else:
+            games = [Game(v, fen) for fen in [v.start_fen, *random_positions(variant, 4, 40, seed=3), *CORNERS[variant]]]
+        prefix = "usermove " if driver.features.get("usermove") == "1" else ""
+        multi_leg = 0
+        for game in games:
+            position = dialect.position(game)
+            setup = ["new", f"variant {position.variant}", "force"]
+            setup += [f"setboard {position.fen}"] if position.fen else []
+            driver.process.send(*setup, *[prefix + m for m in position.moves])
+            assert not refusals(await driver._sync(time.monotonic() + 10))
+            legal = game.legal_moves()
+            if variant == "daishogi":  # every Lion move and the pass, every 4th other (HaChu takes ~10 ms a move)
+                legal = [m for i, m in enumerate(legal) if "," in m or "@" in m or i % 4 == 0]
+            for move in legal:
+                multi_leg += "," in move
+                driver.process.send(prefix + move)
+                said = refusals(await driver._sync(time.monotonic() + 5))
+                assert not said, (game.fen(), move, said)
+                driver.process.send("undo")
+        assert variant != "daishogi" or multi_leg > 0
+    finally:
+        await driver.close()
 
 
 def test_hachu_trailing_comma_step_is_read_as_the_plain_step() -> None:
