@@ -147,6 +147,7 @@ DIALECTS: dict[tuple[str, str], Dialect] = {
         ),
         Dialect("wildcastle", "sjaakii", "wildcastle"),
         Dialect("spartan", "sjaakii", "spartan"),
+        Dialect("spartan", "fairymax", "spartan", send="moves"),
         Dialect("daishogi", "hachu", "dai", send="moves"),
     )
 }
