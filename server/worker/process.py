@@ -64,15 +64,18 @@ class EngineProcess:
             if nice:
                 os.nice(nice)
 
-        self._proc = await asyncio.create_subprocess_exec(
-            *self.argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-            limit=MAX_LINE,
-            preexec_fn=lower_priority if nice else None,
-            start_new_session=True,  # a Ctrl-C to the worker is the worker's to handle
-        )
+        try:
+            self._proc = await asyncio.create_subprocess_exec(
+                *self.argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.DEVNULL,
+                limit=MAX_LINE,
+                preexec_fn=lower_priority if nice else None,
+                start_new_session=True,  # a Ctrl-C to the worker is the worker's to handle
+            )
+        except OSError as exc:  # not installed (scripts/system-deps.sh), not executable
+            raise EngineCrashed(f"cannot start {self.argv[0]}: {exc}") from None
         log.debug("%s started, pid %s", self.name, self._proc.pid)
 
     def send(self, *lines: str) -> None:

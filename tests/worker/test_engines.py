@@ -24,6 +24,21 @@ from .engines_helpers import fsf_legal, random_positions, sjaak_legal, wrapper
 pytestmark = pytest.mark.timeout(60)
 
 
+def test_the_engines_are_installed() -> None:
+    missing = [p.path for p in PROGRAMS.values() if not os.access(p.path, os.X_OK)]
+    assert not missing, f"missing engines (run scripts/system-deps.sh): {missing}"
+
+
+async def test_a_missing_engine_binary_is_an_engine_failure_and_the_move_still_comes() -> None:
+    computer = Computer(programs={"sjaakii": EngineProgram("sjaakii", "/nonexistent/sjaakii", "cecp")})
+    try:
+        game = game_of("shoshogi", None, "")
+        answer = await computer.best_move(game, 1)
+        assert answer.fallback == "engine_failed" and answer.move in game.legal_moves()
+    finally:
+        await computer.close()
+
+
 @pytest.mark.parametrize(("variant", "engine"), sorted(DIALECTS))
 async def test_each_engine_plays_legal_moves_in_each_variant_it_serves(variant: str, engine: str) -> None:
     computer = Computer(engines={variant: engine})
