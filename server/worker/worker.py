@@ -27,6 +27,8 @@ __all__ = ["VERSION", "Worker", "WorkerConfig"]
 log = logging.getLogger(__name__)
 VERSION = "1"
 BACKOFF_S = (0.5, 1, 2, 5, 10)
+EMPTY_POLL_S = 1.0
+"""After a 204 that came at once, the next acquire waits this long (no busy polling)."""
 PARTIAL_EVERY_S = 1.0
 """Partial analyses go at most this often (each also renews the lease)."""
 
@@ -98,6 +100,7 @@ class Worker:
     async def _slot(self, computer: Computer) -> None:
         failures = 0
         while not self._stop.is_set():
+            asked = time.monotonic()
             try:
                 status, job = await self._post("/fishnet/acquire", self._acquire_body(computer))
             except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
@@ -107,9 +110,12 @@ class Worker:
                 continue
             if status == 204:
                 failures = 0
+                if time.monotonic() - asked < EMPTY_POLL_S:  # a server that does not hold the poll
+                    await self._wait_or_stop(EMPTY_POLL_S)
                 continue
             if status != 202 or not isinstance(job, dict):
-                log.warning("acquire answered %s", status)
+                hint = ": check the worker key" if status in (401, 403) else ""
+                log.warning("acquire answered %s%s", status, hint)
                 await self._wait_or_stop(BACKOFF_S[min(failures, len(BACKOFF_S) - 1)])
                 failures += 1
                 continue
