@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
@@ -54,9 +56,9 @@ async def running_worker(url: str) -> AsyncIterator[Worker]:
         await task
 
 
-async def worker_process(url: str) -> asyncio.subprocess.Process:
+async def worker_process(url: str, nice: int = 0) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server.worker", "--url", url, "--key", KEY, "--slots", "1", "--nice", "0",
+        sys.executable, "-m", "server.worker", "--url", url, "--key", KEY, "--slots", "1", "--nice", str(nice),
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
     )
 
@@ -126,12 +128,20 @@ async def test_jobs_no_worker_can_do_are_answered_empty_not_handed_round(fishnet
     assert [j.holder for j in (bad_move, custom_dai, sentinel, bad_analysis)] == [1, 2, 3, 4]
 
 
-async def test_sigterm_gives_the_job_back(fishnet: FakeFishnet) -> None:
+def children(pid: int) -> list[int]:
+    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+async def test_sigterm_gives_the_job_back_and_the_worker_runs_below_the_hub(fishnet: FakeFishnet) -> None:
     job = fishnet.add({"type": "analysis", "variant": "minishogi", "position": get_variant("minishogi").start_fen,
                        "moves": " ".join(MINI_GAME), "limits": {"movetime_ms": 300, "depth": None}})
-    proc = await worker_process(fishnet.url)
+    proc = await worker_process(fishnet.url, nice=7)
     try:
         await asyncio.wait_for(job.progressed.wait(), 30)
+        base = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, proc.pid) == min(19, base + 7)
+        engines = children(proc.pid)
+        assert engines and all(os.getpriority(os.PRIO_PROCESS, p) == min(19, base + 7) for p in engines)
         proc.send_signal(signal.SIGTERM)
         await asyncio.wait_for(job.aborted.wait(), 10)
         assert await asyncio.wait_for(proc.wait(), 10) == 0
