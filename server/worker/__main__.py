@@ -24,7 +24,7 @@ def parse_args(argv: list[str] | None = None) -> WorkerConfig:
     parser.add_argument("--key", default=env.get("HUB_WORKER_KEY"))
     parser.add_argument("--key-file", default=env.get("HUB_WORKER_KEY_FILE", "data/worker.key"))
     parser.add_argument("--slots", type=int, default=int(env.get("HUB_WORKER_SLOTS", "0")) or None,
-                        help="searches at once (default: one per core, at most 2)")
+                        help="searches at once (default: one per core)")
     parser.add_argument("--nice", type=int, default=int(env.get("HUB_WORKER_NICE", "10")),
                         help="scheduling niceness added to the worker and its engines")
     parser.add_argument("--name", default=None)

@@ -37,7 +37,7 @@ PARTIAL_EVERY_S = 1.0
 class WorkerConfig:
     url: str
     key: str
-    slots: int = max(1, min(os.cpu_count() or 1, 2))
+    slots: int = max(1, os.cpu_count() or 1)  # one search per core at most
     nice: int = 10
     name: str = field(default_factory=lambda: f"worker-{os.getpid()}")
     variants: tuple[str, ...] = tuple(CHOSEN)
