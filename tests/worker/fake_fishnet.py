@@ -23,6 +23,8 @@ class Job:
     holder: int = 0  # which acquire got it (1, 2, ...)
     result: Any = None
     partials: list[list[dict[str, Any]]] = field(default_factory=list)
+    partial_holders: list[int] = field(default_factory=list)  # who sent each partial
+    done_by: int = 0
     done: asyncio.Event = field(default_factory=asyncio.Event)
     progressed: asyncio.Event = field(default_factory=asyncio.Event)
     aborted: asyncio.Event = field(default_factory=asyncio.Event)
@@ -118,9 +120,11 @@ class FakeFishnet:
         job.leased_until = time.monotonic() + self.lease_s
         if body["done"]:
             job.result = body["analysis"]
+            job.done_by = job.holder
             job.done.set()
         else:
             job.partials.append(body["analysis"])
+            job.partial_holders.append(job.holder)
             job.progressed.set()
         return web.Response(status=204)
 

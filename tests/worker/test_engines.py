@@ -21,7 +21,7 @@ from server.worker.uci import UciEngine, parse_info
 
 from .engines_helpers import fsf_legal, random_positions, sjaak_legal, wrapper
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(180)  # bounds on events, generous for a loaded machine
 
 
 def test_the_engines_are_installed() -> None:

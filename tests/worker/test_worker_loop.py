@@ -18,7 +18,7 @@ from server.worker.worker import Worker, WorkerConfig
 
 from .fake_fishnet import KEY, FakeFishnet
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(200)  # generous bounds on events: a loaded machine is slow, never flaky
 
 
 
@@ -86,7 +86,7 @@ async def test_move_jobs_in_every_variant_get_legal_moves(fishnet: FakeFishnet) 
         jobs[variant] = (fishnet.add({"type": "move", "variant": variant, "position": start, "moves": moves, "level": level, "clock": clock}), moves)
     async with running_worker(fishnet.url):
         for variant, (job, moves) in jobs.items():
-            await asyncio.wait_for(job.done.wait(), 30)
+            await asyncio.wait_for(job.done.wait(), 90)
             game = Game(get_variant(variant))
             for m in moves.split():
                 game.play(m)
@@ -101,7 +101,7 @@ async def test_analysis_scores_are_from_the_first_players_view(fishnet: FakeFish
     job = fishnet.add({"type": "analysis", "variant": "minishogi", "position": fen, "moves": "e1d2 e5d5",
                        "limits": {"movetime_ms": 80, "depth": None}, "skip_plies": []})
     async with running_worker(fishnet.url):
-        await asyncio.wait_for(job.done.wait(), 30)
+        await asyncio.wait_for(job.done.wait(), 90)
     entries = job.result
     assert [e["ply"] for e in entries] == [0, 1, 2]
     for e in entries:
@@ -120,7 +120,7 @@ async def test_jobs_no_worker_can_do_are_answered_empty_not_handed_round(fishnet
     sentinel = fishnet.add({"type": "move", "variant": "minishogi", "position": get_variant("minishogi").start_fen, "moves": "", "level": 1, "clock": None})
     async with running_worker(fishnet.url):
         for job in (bad_move, bad_analysis, custom_dai, sentinel):
-            await asyncio.wait_for(job.done.wait(), 30)
+            await asyncio.wait_for(job.done.wait(), 90)
     assert bad_move.result is None and custom_dai.result is None
     assert bad_analysis.result == []
     assert sentinel.result in Game(get_variant("minishogi")).legal_moves()
@@ -135,35 +135,36 @@ def children(pid: int) -> list[int]:
 async def test_sigterm_gives_the_job_back_and_the_worker_runs_below_the_hub(fishnet: FakeFishnet) -> None:
     job = fishnet.add({"type": "analysis", "variant": "minishogi", "position": get_variant("minishogi").start_fen,
                        "moves": " ".join(MINI_GAME), "limits": {"movetime_ms": 300, "depth": None}})
-    proc = await worker_process(fishnet.url, nice=7)
+    proc = await worker_process(fishnet.url, nice=2)
     try:
-        await asyncio.wait_for(job.progressed.wait(), 30)
+        await asyncio.wait_for(job.progressed.wait(), 90)
         base = os.getpriority(os.PRIO_PROCESS, 0)
-        assert os.getpriority(os.PRIO_PROCESS, proc.pid) == min(19, base + 7)
+        assert os.getpriority(os.PRIO_PROCESS, proc.pid) == min(19, base + 2)
         engines = children(proc.pid)
-        assert engines and all(os.getpriority(os.PRIO_PROCESS, p) == min(19, base + 7) for p in engines)
+        assert engines and all(os.getpriority(os.PRIO_PROCESS, p) == min(19, base + 2) for p in engines)
         proc.send_signal(signal.SIGTERM)
-        await asyncio.wait_for(job.aborted.wait(), 10)
-        assert await asyncio.wait_for(proc.wait(), 10) == 0
+        await asyncio.wait_for(job.aborted.wait(), 90)
+        assert await asyncio.wait_for(proc.wait(), 90) == 0
         assert not job.done.is_set()
     finally:
         await stop_process(proc)
 
 
 async def test_a_worker_killed_mid_analysis_loses_nothing(fishnet: FakeFishnet) -> None:
-    fishnet.lease_s = 1.5
+    fishnet.lease_s = 3.0  # each partial analysis (every second) renews it
     job = fishnet.add({"type": "analysis", "variant": "minishogi", "position": get_variant("minishogi").start_fen,
                        "moves": " ".join(MINI_GAME), "limits": {"movetime_ms": 100, "depth": None}})
     first = await worker_process(fishnet.url)
     second = None
     try:
-        await asyncio.wait_for(job.progressed.wait(), 30)
-        assert job.holder == 1
+        await asyncio.wait_for(job.progressed.wait(), 90)
+        killed_holder = job.partial_holders[0]
         first.send_signal(signal.SIGKILL)
         await first.wait()
         second = await worker_process(fishnet.url)
-        await asyncio.wait_for(job.done.wait(), 40)
-        assert job.holder == 2  # the lease ran out and the second worker took the job
+        await asyncio.wait_for(job.done.wait(), 90)
+        # the lease ran out and the second worker took the job over and finished it
+        assert job.done_by > killed_holder
         game = Game(get_variant("minishogi"))
         for m in MINI_GAME:
             game.play(m)
