@@ -51,13 +51,15 @@ SJAAK_LEVELS = {
     8: Level(None, None, noise=0),
 }
 HACHU_LEVELS = {
+    # HaChu reaches depth 2-3 in 200 ms and ~4 in 1 s in Dai Shogi: the time steps matter more
+    # than the depth caps, so they grow faster than the other engines'.
     1: Level(1, 100, blunder=0.3),
     2: Level(2, 200, blunder=0.15),
     3: Level(3, 300, blunder=0.05),
-    4: Level(4, 400),
-    5: Level(5, 600),
-    6: Level(6, 800),
-    7: Level(8, 1000),
+    4: Level(4, 500),
+    5: Level(5, 1000),
+    6: Level(6, 1500),
+    7: Level(8, 2500),
     8: Level(None, None),
 }
 LEVELS: dict[str, dict[int, Level]] = {
