@@ -2,9 +2,10 @@
 
 As on lichess (fishnet's Stockfish levels) and pychess-variants: each level caps the search
 depth and the time per move, and for Fairy-Stockfish sets its ``Skill Level``; Sjaak II has no
-skill option over CECP, so its low levels add evaluation noise (``Random amplitude``) to a
-shallow search. HaChu has neither: its levels are depth and time, and at levels 1–3 the worker
-plays a random legal move instead of HaChu's now and then (``blunder``). Level 8 is the engine's
+skill option over CECP, so its low levels add evaluation noise (``Random amplitude`` with
+``random on``) to a shallow search. HaChu has neither: its levels are depth and time. For both,
+at levels 1–3 the worker plays a random legal move instead of the engine's now and then
+(``blunder``). Level 8 is the engine's
 best at the game's clock: no depth cap, the clock handed to the engine.
 
 Whatever the level, a move job never thinks longer than its clock allows
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 
 from .search import EngineClock, SearchLimits
 
-__all__ = ["LEVELS", "Level", "level_blunder", "level_options", "think_limits"]
+__all__ = ["LEVELS", "Level", "level_blunder", "level_commands", "level_options", "think_limits"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +42,9 @@ FSF_LEVELS = {
     8: Level(None, None, skill=20),
 }
 SJAAK_LEVELS = {
-    1: Level(1, 50, noise=100),
-    2: Level(2, 100, noise=70),
-    3: Level(3, 150, noise=50),
+    1: Level(1, 50, noise=100, blunder=0.25),
+    2: Level(2, 100, noise=70, blunder=0.1),
+    3: Level(3, 150, noise=50, blunder=0.05),
     4: Level(4, 200, noise=35),
     5: Level(5, 300, noise=20),
     6: Level(7, 400, noise=10),
@@ -92,6 +93,14 @@ def level_options(engine: str, level: int) -> tuple[tuple[tuple[str, str], ...],
     return options, spec
 
 
+def level_commands(engine: str, level: int) -> tuple[str, ...]:
+    """CECP commands a level sends: Sjaak II applies its evaluation noise only with ``random on``
+    (measured: without it, the amplitude changes nothing)."""
+    if engine != "sjaakii":
+        return ()
+    return ("random on",) if LEVELS[engine][max(1, min(8, level))].noise else ("random off",)
+
+
 def budget_ms(clock: EngineClock, expected_moves: int = 30) -> int:
     """What one move may take on this clock: a share of the main time plus most of the
     increment / byoyomi (never more than the time left)."""
@@ -106,12 +115,13 @@ def budget_ms(clock: EngineClock, expected_moves: int = 30) -> int:
 def think_limits(engine: str, level: int, clock: EngineClock | None) -> SearchLimits:
     """The search limits of a move job at ``level`` on ``clock`` (None: no clock)."""
     options, spec = level_options(engine, level)
+    commands = level_commands(engine, level)
     if clock is None:
         movetime = spec.movetime_ms or NO_CLOCK_MS
-        return SearchLimits(movetime_ms=movetime, depth=spec.depth, options=options, deadline_ms=movetime + 2000)
+        return SearchLimits(movetime_ms=movetime, depth=spec.depth, options=options, commands=commands, deadline_ms=movetime + 2000)
     budget = min(budget_ms(clock), MAX_THINK_MS)
     if spec.movetime_ms is None:  # level 8: the engine manages its clock, within the budget's bound
         hard = min(MAX_THINK_MS, max(budget * 3, MIN_THINK_MS), max(MIN_THINK_MS, clock.own_ms + clock.byoyomi_ms - OVERHEAD_MS))
-        return SearchLimits(clock=clock, depth=spec.depth, options=options, deadline_ms=hard)
+        return SearchLimits(clock=clock, depth=spec.depth, options=options, commands=commands, deadline_ms=hard)
     movetime = min(spec.movetime_ms, budget)
-    return SearchLimits(movetime_ms=movetime, depth=spec.depth, options=options, deadline_ms=movetime + 500)
+    return SearchLimits(movetime_ms=movetime, depth=spec.depth, options=options, commands=commands, deadline_ms=movetime + 500)

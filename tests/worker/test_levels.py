@@ -53,3 +53,12 @@ def test_the_job_clock_is_read_from_the_engine_side_less_the_time_spent() -> Non
     fischer = {**job, "kind": "fischer", "byoyomi_ms": 0, "increment_ms": 2000}
     assert clock_for(fischer, True, 20_000) == EngineClock(0, 7000, 2000, 0, True)
     assert clock_for(None, True) is None
+
+
+def test_sjaak_noise_is_switched_on_below_level_8_only() -> None:
+    from server.worker.levels import level_blunder, level_commands
+
+    assert think_limits("sjaakii", 1, None).commands == ("random on",)
+    assert think_limits("sjaakii", 8, None).commands == ("random off",)
+    assert level_commands("fairy-stockfish", 1) == () and level_commands("hachu", 1) == ()
+    assert [level_blunder("sjaakii", n) for n in (1, 2, 3, 4, 8)] == [0.25, 0.1, 0.05, 0.0, 0.0]
