@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
-from server.rules import Game, Move, Position, RulesError, get_variant
+from server.rules import Game, Move, Position, RulesError
 from server.rules.geometry import FILE_LETTERS
 from server.rules.move import NULL_SQUARE
 from server.rules.san import parse_san
@@ -43,6 +43,7 @@ __all__ = [
     "UnsupportedPosition",
     "dialect_for",
     "resolve_token",
+    "translate_line",
     "variants_ini",
 ]
 
@@ -254,11 +255,3 @@ def translate_line(game: Game, ply: int, dialect: Dialect, tokens: list[str]) ->
         if line.outcome() is not None:
             break
     return out
-
-
-def known_variant(name: str) -> bool:
-    try:
-        get_variant(name)
-    except KeyError:
-        return False
-    return name in CHOSEN
