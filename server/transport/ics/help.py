@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["help_text"]
+from server.transport.ics.args import bad_arg
+
+__all__ = ["help_text", "usage"]
 
 SUMMARY = {
     "seek": "seek [time inc] [rated|unrated] [white|black] [variant] [byoyomi[/N]] [min-max] [manual]",
@@ -70,8 +72,13 @@ def help_text(topic: str) -> list[str]:
     if word in SUMMARY:
         return [SUMMARY[word]]
     if word:
-        return [f'No help on "{topic.strip()}". Type "help" for the commands.']
+        return [f'No help on {bad_arg(topic.strip())}. Type "help" for the commands.']
     return [
         "Commands (type help <command> for its syntax; help variants; help moves):",
         *(f"  {line}" for line in SUMMARY.values()),
     ]
+
+
+def usage(command: str) -> str:
+    """A command's syntax, without its description (``resign``, ``forward [n]``)."""
+    return SUMMARY.get(command, command).split("  --")[0]

@@ -184,7 +184,7 @@ def parse_terms(words: list[str], default_variant: str = DEFAULT_VARIANT) -> Ter
         index += 1
         byoyomi = _BYOYOMI.match(word)
         found = variant_by_word(word)
-        if word.isdigit() and len(word) <= 6:
+        if word.isascii() and word.isdigit() and len(word) <= 6:
             numbers.append(int(word))
         elif word in ("r", "rated"):
             rated = True

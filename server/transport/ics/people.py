@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from server.transport.ics.args import bad_handle, handle_arg
 from server.transport.ics.games import GameView
 from server.transport.ics.parse import (
     CommandLine,
@@ -19,7 +20,10 @@ class PeopleCommands(SessionState):
         self._write(lines)
 
     async def _cmd_finger(self, cmd: CommandLine) -> None:
-        name = cmd.words[0] if cmd.args else self.name
+        name = handle_arg(cmd.args) if cmd.args else self.name
+        if name is None:
+            self._write([bad_handle(cmd.args)])
+            return
         online = {p.name.lower(): p for p in self._host.online()}
         self._write(await self.views.finger(name, online.get(name.lower())))
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from server.rules import Position, RulesError
 from server.rules.record import GameRecord, TimeControl
+from server.transport.ics.args import NO_SUCH_GAME, bad_handle, game_id_arg, handle_arg, number
 from server.transport.ics.lines import end_reason
 from server.transport.ics.style12 import Board12, holdings_line, style12_line, verbose_move
 from server.transport.ics.variants import IcsVariant, ics_variant
@@ -197,30 +198,40 @@ class StoreViews:
         return lines
 
     async def stored_game_id(self, words: list[str], command: str) -> tuple[str | None, str]:
-        """The stored game ``<name> <index>`` (a history index) or ``<game id>`` names."""
+        """The stored game ``<name> <index>`` (a history index) or ``<game id>`` names; a
+        malformed argument is answered here and never reaches the store."""
         usage = f"Usage: {command} <name> <history index> | {command} <game id>"
         if self._store is None:
             return None, "Stored games are not available."
         if len(words) == 1:
-            return words[0].lstrip("#"), ""
-        if len(words) != 2 or not words[1].isdigit():
+            found = game_id_arg(words[0])
+            return (found, "") if found is not None else (None, NO_SUCH_GAME)
+        if len(words) != 2:
             return None, usage
-        page = await self._store.list_games(player_name=words[0], limit=HISTORY_LENGTH)
+        name, index = handle_arg(words[0]), number(words[1])
+        if name is None:
+            return None, bad_handle(words[0])
+        if index is None:
+            return None, usage
+        page = await self._store.list_games(player_name=name, limit=HISTORY_LENGTH)
         games = list(reversed(page.games))
-        index = int(words[1])
         if index >= len(games):
-            return None, f"{words[0]} has no history game {index}."
+            return None, f"{name} has no history game {index}."
         return games[index].id, ""
 
     async def _load(self, game_id: str) -> GameRecord | None:
-        if self._store is None or len(game_id) > 32:
+        if self._store is None:
             return None
-        return await self._store.get_game(game_id)
+        try:
+            return await self._store.get_game(game_id)
+        except ValueError:
+            # The store's own check (its ids may be shorter than the hub's): no such game.
+            return None
 
     async def examine(self, game_id: str) -> Examination | str:
         stored = await self._load(game_id)
         if stored is None:
-            return "There is no such game."
+            return NO_SUCH_GAME
         ics = ics_variant(stored.variant)
         moves = [m.uci for m in stored.moves]
         try:
@@ -243,7 +254,7 @@ class StoreViews:
         """FICS ``moves``: the header XBoard recognises, the moves, the result."""
         stored = await self._load(game_id)
         if stored is None:
-            return ["There is no such game."]
+            return [NO_SUCH_GAME]
         number = self._numbers.number(stored.id)
         ics = ics_variant(stored.variant)
         tc = tc_json(stored.time_control)

@@ -11,8 +11,11 @@ from server.hub.commands import (
     Command,
     SoughtCommand,
 )
+from server.transport.ics.args import number
 from server.transport.ics.games import GameNumbers, GameView
 from server.transport.ics.review import Examination, ReviewStore, StoreViews
+
+__all__ = ["Handler", "IcsHost", "Json", "OnlinePlayer", "SessionState", "error_text", "number"]
 
 Json = dict[str, Any]
 Handler = Callable[[str, Json], list[str]]
@@ -65,12 +68,6 @@ _ERRORS = {
 def error_text(code: str, message: str) -> str:
     """A hub error in FICS words where FICS has them, else the hub's message."""
     return _ERRORS.get(code, message)
-
-
-def number(text: str) -> int | None:
-    """The number a command argument starts with, if any."""
-    word = text.strip().split(" ")[0] if text.strip() else ""
-    return int(word) if word.isdigit() and len(word) <= 12 else None
 
 
 class SessionState:

@@ -1,0 +1,98 @@
+"""Every ICS argument is checked at the edge (issue 26, item 16): a malformed game id, name,
+number or a word after a command that takes none is answered in FICS's words and reaches
+neither the store nor the hub; nothing is logged as an error."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from ics_support import IcsClient, OpenIcs, board_fields, play_moves
+from ws_support import StartApp
+
+from server.app import App
+
+
+def assert_no_errors_logged(caplog: pytest.LogCaptureFixture) -> None:
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not errors, caplog.text[-3000:]
+
+
+async def start_spartan(alice: IcsClient, bob: IcsClient) -> int:
+    await alice.send(f"match {bob.name} 5 0 spartan white")
+    await bob.expect(r"^Challenge: ")
+    await bob.send("accept")
+    number = 0
+    for client in (alice, bob):
+        number = int((await client.expect(r"^\{Game (\d+) \(")).group(1))
+        await client.board()
+    return number
+
+
+def game_of(app: App, name: str) -> str:
+    """The id of the game ``name`` plays."""
+    info = next(i for i in app.hub.online_players() if i.name == name)
+    game_id = app.hub.active_game(info.id)
+    assert game_id is not None
+    return game_id
+
+
+def game_state(app: App, game_id: str) -> tuple[object, ...]:
+    room = app.hub.room(game_id)
+    assert room is not None
+    return (room.game.ply, room.game.fen(), room.status, room.result,
+            tuple(box.pending_from for box in room.offers.values()))  # fmt: skip
+
+
+async def test_bad_arguments_are_answered_in_fics_words(
+    start_app: StartApp, ics_guest: OpenIcs, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = await start_app(ics=True, rate_limit_per_s=1000.0, rate_limit_burst=1000)
+    alice, bob, carol = await ics_guest(app), await ics_guest(app), await ics_guest(app)
+    number = await start_spartan(alice, bob)
+    await play_moves(alice, bob, ["e4", "h7g6"])
+    game_id = game_of(app, alice.name)
+    before = game_state(app, game_id)
+    answers = {
+        "smoves %s%s%n": r"^There is no such game\.$",
+        "examine ../../etc/passwd": r"^There is no such game\.$",
+        "smoves "
+        + "a" * 20: r"^There is no such game\.$",  # a hub-sized id longer than stored ones
+        "examine #" + "Z" * 33: r"^There is no such game\.$",
+        "smoves alice ²": r"^Usage: smoves <name> <history index> \| smoves <game id>$",
+        "smoves bad/name 0": r"^'bad/name' is not a valid handle\.$",
+        "history %n%n": r"^'%n%n' is not a valid handle\.$",
+        "finger " + "x" * 300: r"^'x{40}\.\.\.' is not a valid handle\.$",
+        "observe ../1": r"^There is no such game\.$",
+        "observe ¹": r"^There is no such game\.$",
+        "moves %s": r"^There is no such game\.$",
+        "unobserve junk!": r"^There is no such game\.$",
+        "seek ² 0": r'^Unknown seek/match term "²"',
+        "forward ½": r"^You are not examining a game\.$",
+        "help " + "q" * 100: r'^No help on "q{40}\.\.\."\. Type "help" for the commands\.$',
+    }
+    for line, answer in answers.items():
+        await carol.send(line)
+        await carol.expect(answer)
+    # Words after a command that takes none are not consent: nothing is resigned, offered,
+    # aborted or quit.
+    refused = {
+        "resign now please": r'^You are not playing "now please"\.$',
+        "draw junk": r"^Usage: draw$",
+        "abort x": r"^Usage: abort$",
+        "takeback 99": r"^Usage: takeback$",
+        "quit now": r"^Usage: quit$",
+        "flag ²": r"^Usage: flag$",
+    }
+    for line, answer in refused.items():
+        await alice.send(line)
+        await alice.expect(answer)
+    await alice.send("date")  # the sentinel: every line before it was answered
+    await alice.expect(r"^Server time - ")
+    assert game_state(app, game_id) == before
+    (board,) = await play_moves(alice, bob, ["d4"])  # the game goes on
+    assert board_fields(board, 8)["pretty"] == "d4"
+    await bob.send(f"resign {alice.name}")  # FICS's "resign <opponent>" still resigns
+    for client in (alice, bob):
+        await client.expect(rf"^\{{Game {number} \(.*\) {bob.name} resigns\}} 1-0$")
+    assert_no_errors_logged(caplog)
