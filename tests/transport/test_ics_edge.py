@@ -96,3 +96,17 @@ async def test_bad_arguments_are_answered_in_fics_words(
     for client in (alice, bob):
         await client.expect(rf"^\{{Game {number} \(.*\) {bob.name} resigns\}} 1-0$")
     assert_no_errors_logged(caplog)
+
+
+async def test_gameend_is_taken_quietly(start_app: StartApp, ics_guest: OpenIcs) -> None:
+    """XBoard's zippy sends ``gameend`` after each game; FICS answers nothing but the prompt
+    (issue 26, item 15). ``ga`` still means ``games``: the word is matched whole."""
+    app = await start_app(ics=True)
+    client = await ics_guest(app)
+    for line in ("gameend", "$gameend", "gameend 1-0"):
+        await client.send(line)
+    await client.send("ga")
+    await client.expect(r"^  0 games displayed\.$")
+    seen = client.seen[: client.pos]
+    start = seen.index("Style 12 set.") + 1
+    assert [line for line in seen[start:] if line.strip()] == ["  0 games displayed."], seen

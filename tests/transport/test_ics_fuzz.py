@@ -27,7 +27,7 @@ from ics_support import IcsClient, board_fields
 from ws_support import StartApp, wait_for
 
 from server.app import App
-from server.transport.ics.parse import ALIASES, COMMANDS
+from server.transport.ics.parse import ALIASES, COMMANDS, QUIET
 
 CI_LINES = {"sqlite": 1500, "postgresql": 1000}
 LONG_LINES = 60_000
@@ -42,7 +42,7 @@ pytestmark = [
 
 # ------------------------------------------------------------------------------ the lines
 
-WORDS = sorted({*COMMANDS, *ALIASES, "gameend", *(c[:3] for c in COMMANDS), "$resign", "@draw"})
+WORDS = sorted({*COMMANDS, *ALIASES, *QUIET, *(c[:3] for c in COMMANDS), "$resign", "@draw"})
 TOKENS = [
     "%s%s%n", "%n%n%n%n", "../../etc/passwd", "#" + "Z" * 40, "a" * 20, "a" * 17, "#", "-1",
     "99999999999999", "²", "½", "١٢", "１２", "0x10", "1e9", "NaN", "'", '"', "\\", "`id`",

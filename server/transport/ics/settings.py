@@ -64,6 +64,9 @@ class SettingsCommands(SessionState):
 
         self._write([f"Server time - {datetime.now(UTC):%a %b %d, %H:%M:%S UTC %Y}"])
 
+    def _cmd_gameend(self, cmd: CommandLine) -> None:
+        """Taken quietly, as FICS does: the game ended already (the ``{Game N …}`` line)."""
+
     def _cmd_quit(self, cmd: CommandLine) -> None:
         self._write(["Logging you out.", "Thank you for using this server."])
         self.quit = True
