@@ -110,3 +110,64 @@ async def test_gameend_is_taken_quietly(start_app: StartApp, ics_guest: OpenIcs)
     seen = client.seen[: client.pos]
     start = seen.index("Style 12 set.") + 1
     assert [line for line in seen[start:] if line.strip()] == ["  0 games displayed."], seen
+
+
+# XBoard 4.9's patterns (backend.c, read_from_ics) for its seek graph, which it keeps with
+# "$iset seekremove 1" and "$set seek 1": a new ad is
+#   "* (*) seeking * * * * *\"play *\" to respond)\n"  (handle, rating, base, inc, rated, type)
+# a withdrawn one "\nAds removed: *\n" (numbers separated by spaces), a "sought" line
+#   "%d %s %s %d %d unrated %s" (number, rating, handle, base, inc, type), the list's end
+#   "* ads displayed".
+XBOARD_AD = (
+    r'^(\S+) \((\S+)\) seeking (\d+) (\d+) (rated|unrated) (\S+) .*"play (\d+)" to respond\)$'
+)
+XBOARD_REMOVED = r"^Ads removed: (\d+(?: \d+)*)$"
+XBOARD_SOUGHT = r"^\s*(\d+) (\S+) (\S+)\s+(\d+)\s+(\d+) (rated|unrated) (\S+)"
+
+
+async def test_seekremove_and_seekinfo_say_what_fics_says(
+    start_app: StartApp, ics_guest: OpenIcs
+) -> None:
+    """Issue 26, item 12: with ``iset seekremove 1`` a withdrawn or taken seek is announced as
+    ``Ads removed: N`` (XBoard drops the dot from its seek graph), with ``iset seekinfo 1`` as
+    ``<sr> N``; new seeks come as XBoard's parser reads them."""
+    app = await start_app(ics=True)
+    viewer, info, bob, carol = [await ics_guest(app) for _ in range(4)]
+    for line in ("iset seekremove 1", "set seek 1"):  # what XBoard sends on logging in
+        await viewer.send(line)
+    await viewer.expect(r"^seek set\.$")
+    await info.send("iset seekinfo 1")
+    await info.expect(r"^<sc>$")
+    await bob.send("seek 5 0 spartan")
+    seek = (await bob.expect(r"^Your seek has been posted with index (\d+)\.$")).group(1)
+    ad = await viewer.expect(XBOARD_AD)
+    assert ad.groups() == (bob.name, "++++", "5", "0", "unrated", "spartan", seek)
+    await info.expect(rf"^<s> {seek} w={bob.name} ")
+    await viewer.send("sought")
+    listed = await viewer.expect(XBOARD_SOUGHT)
+    assert listed.groups() == (seek, "++++", bob.name, "5", "0", "unrated", "spartan")
+    await bob.send("unseek")
+    assert (await viewer.expect(XBOARD_REMOVED)).group(1) == seek
+    await info.expect(rf"^<sr> {seek}$")
+    # A seek taken by another player goes the same way.
+    await bob.send("seek 3 0 minishogi")
+    taken = (await bob.expect(r"^Your seek has been posted with index (\d+)\.$")).group(1)
+    assert (await viewer.expect(XBOARD_AD)).group(7) == taken
+    await carol.send(f"play {taken}")
+    assert (await viewer.expect(XBOARD_REMOVED)).group(1) == taken
+    await info.expect(rf"^<sr> {taken}$")
+    await viewer.send(f"play {taken}")
+    await viewer.expect(r"^That seek is not available\.$")
+    # With seekremove off (the default), no removal lines: the sentinel comes first.
+    await viewer.send("iset seekremove 0")
+    await bob.board()
+    await bob.send("resign")
+    await bob.expect(r"^\{Game \d+ .* resigns\} ")
+    await bob.send("seek 7 0 spartan")
+    gone = (await bob.expect(r"^Your seek has been posted with index (\d+)\.$")).group(1)
+    await viewer.expect(rf'"play {gone}" to respond\)$')
+    await bob.send("unseek")
+    await info.expect(rf"^<sr> {gone}$")
+    await viewer.send("help sentinel")
+    await viewer.expect(r'^No help on "sentinel"')
+    assert not [line for line in viewer.seen if line.startswith(f"Ads removed: {gone}")]

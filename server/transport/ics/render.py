@@ -51,8 +51,12 @@ class MessageRenderer(SessionState):
             self._write([seek_announcement(seek)])
 
     def _on_seek_removed(self, data: Json) -> None:
+        # FICS: "<sr> N" with seekinfo; "Ads removed: N" with seekremove for those who see
+        # the announcements (XBoard's seek graph drops the dot on either line).
         if self.vars["seekinfo"]:
             self._write([f"<sr> {data['id']}"])
+        elif self.vars["seekremove"] and self.vars["seek"]:
+            self._write([f"Ads removed: {data['id']}"])
 
     def _on_challenge(self, challenge: Json) -> None:
         self.challenges[challenge["id"]] = challenge

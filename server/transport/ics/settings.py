@@ -31,7 +31,7 @@ class SettingsCommands(SessionState):
                 return
             self._write(["Style 12 set."])
             return
-        if name in ("seek", "seekinfo", "ms", "startpos", "nowrap", "lock"):
+        if name in self.vars:
             on = value.lower() in ("1", "on", "true", "yes", "") if value else True
             self.vars[name] = int(on)
             if name == "seekinfo" and on:

@@ -99,6 +99,7 @@ class SessionState:
             "style": 12,
             "seek": 1,
             "seekinfo": 0,
+            "seekremove": 0,
             "ms": 0,
             "startpos": 0,
             "nowrap": 0,
