@@ -171,3 +171,51 @@ async def test_seekremove_and_seekinfo_say_what_fics_says(
     await viewer.send("help sentinel")
     await viewer.expect(r'^No help on "sentinel"')
     assert not [line for line in viewer.seen if line.startswith(f"Ads removed: {gone}")]
+
+
+async def test_dai_shogi_boards_are_diagrams_unless_style_12_is_asked_for(
+    start_app: StartApp, ics_guest: OpenIcs
+) -> None:
+    """Issue 26, item 14: XBoard 4.9.1 reads at most 199 characters of a style-12 line and a
+    15×15 board is 239, so Dai Shogi boards come as a text diagram (seen from the viewer's
+    side, pieces by their abbreviations); ``iset wide12 1`` asks for style 12 anyway."""
+    app = await start_app(ics=True)
+    alice, bob, carol = [await ics_guest(app) for _ in range(3)]
+    await alice.send("seek 10 0 daishogi white")
+    seek = (await alice.expect(r"^Your seek has been posted with index (\d+)\.$")).group(1)
+    await bob.send(f"play {seek}")
+    creating = r"^\{Game (\d+) \(.* Creating unrated daishogi match\.\}$"
+    number = (await alice.expect(creating)).group(1)
+    players = rf"Game {number} \({alice.name} vs\. {bob.name}\) daishogi"
+    for client in (alice, bob):
+        await client.expect(rf"^{players}, move 1: sente \({alice.name}\) to move; last move none$")
+    sente_files = "    " + "".join(f"{chr(ord('a') + f):>4}" for f in range(15))
+    back_rank = "   L   N  SG   I   C   S   G   K   G   S   C   I  SG   N   L"
+    await alice.expect(rf"^{sente_files}$")
+    await alice.expect(rf"^ 15 {back_rank.lower()}  15$")
+    await alice.expect(r"^  5 " + "   P" * 15 + "  5$")
+    await alice.expect(rf"^  1 {back_rank}  1$")
+    await alice.expect(
+        rf"^sente {alice.name} \(upper case\) 10:00, gote {bob.name} \(lower case\) 10:00$"
+    )
+    # Bob (gote) sees the board from his side: rank 1 on top, file o on the left.
+    await bob.expect(r"^    " + "".join(f"{chr(ord('o') - f):>4}" for f in range(15)) + "$")
+    await bob.expect(rf"^  1 {back_rank}  1$")
+    await alice.send("h5h6")
+    await alice.expect(r"^Game \d+ .* move 1: gote .* to move; last move h5h6$")
+    await alice.expect(
+        r"^  6    \.   \.   \.   \.  GB   \.   \.   P   \.   \.  GB   \.   \.   \.   \.  6$"
+    )
+    await carol.send(f"observe {number}")
+    await carol.expect(rf"^You are now observing game {number}\.$")
+    await carol.expect(r"^Game \d+ .* gote .* to move; last move h5h6$")
+    await carol.send("iset wide12 1")
+    await carol.expect(r"^wide12 set\.$")
+    await carol.send("refresh")
+    fields = (await carol.expect(r"^<12> ")).string.split()
+    assert all(len(rank) == 15 for rank in fields[1:16]) and fields[16] == "B", fields
+    # No style-12 line reached the players: the sentinel comes first.
+    for client in (alice, bob):
+        await client.send("help sentinel")
+        await client.expect(r'^No help on "sentinel"')
+        assert not [line for line in client.seen if line.startswith("<12>")], client.seen

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ws_support import Client, OpenClient, StartApp, wait_for
+from ws_support import Client, OpenClient, StartApp, start_game, wait_for
 from xboard_support import (
     RecordingProxy,
     XBoard,
@@ -176,3 +176,37 @@ async def test_xboard_plays_sho_shogi_and_shows_every_piece(
     # Every piece is drawn (without the docs' piece table XBoard leaves E and promoted pieces
     # out); an empty square stays empty.
     assert seen[4] == {"e2": True, "e8": True, "b2": True, "e5": False}, seen
+
+
+async def test_xboard_follows_a_dai_shogi_game_as_text(
+    start_app: StartApp, open_client: OpenClient, tmp_path: Path
+) -> None:
+    """Issue 26, item 14: XBoard 4.9.1 cannot read a 15×15 style-12 line (its reader stops at
+    199 characters), so it gets Dai Shogi boards as a text diagram in its console: no board
+    reaches its board parser, none fails."""
+    require_programs()
+    app = await start_app(ics=True)
+    alice, bob = await open_client(app, "alice"), await open_client(app, "bob")
+    await alice.register("alice")
+    await bob.register("bobby")
+    game = await start_game(alice, bob, "daishogi", colour="first")
+    await app.accounts.register("viewer", "viewer-password")
+    proxy = RecordingProxy(app.ics_port)
+    await proxy.start()
+    async with xvfb() as display:
+        logon = ["viewer", "viewer-password", "observe alice"]
+        xboard = XBoard(display, tmp_path, proxy.port, logon, FLAT)
+        await xboard.start()
+        try:
+            await proxy.wait_sent("observe alice")
+            await game.play("h5h6")
+            await wait_for(lambda: "last move h5h6" in xboard.log(full=True), timeout=30)
+            await game.play("h11h10")
+            await wait_for(lambda: "last move h11h10" in xboard.log(full=True), timeout=30)
+        finally:
+            await xboard.stop()
+            await proxy.close()
+    log = xboard.log(full=True)
+    assert boards_parsed(xboard) == 0, log[-3000:]
+    problems = [line for line in log.splitlines() if PARSE_ERRORS.search(line)]
+    assert not problems, problems

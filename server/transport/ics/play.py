@@ -143,13 +143,13 @@ class PlayCommands(SessionState):
 
     def _cmd_refresh(self, cmd: CommandLine) -> None:
         if self.examination is not None:
-            self._write(self.examination.board_lines(bool(self.vars["ms"])))
+            self._write(self.examination.board_lines(self._ms, self._wide))
             return
         game = self._current() or next(iter(self.games.values()), None)
         if game is None:
             self._write(["You are neither playing, observing nor examining a game."])
             return
-        self._write(game.board_lines(bool(self.vars["ms"])))
+        self._write(game.board_lines(self._ms, wide=self._wide))
 
     async def _cmd_games(self, cmd: CommandLine) -> None:
         self._write(await self.views.games())
@@ -166,5 +166,5 @@ class PlayCommands(SessionState):
             self._write(["You are not playing or observing a game."])
             return
         self._write(
-            await self.views.move_list(game_id, bool(self.vars["startpos"]), bool(self.vars["ms"]))
+            await self.views.move_list(game_id, bool(self.vars["startpos"]), self._ms, self._wide)
         )

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 from server.rules import Position, RulesError
 from server.rules.record import GameRecord, TimeControl
 from server.transport.ics.args import NO_SUCH_GAME, bad_handle, game_id_arg, handle_arg, number
+from server.transport.ics.boards import MAX_STYLE12_FILES, board_lines
 from server.transport.ics.lines import end_reason
-from server.transport.ics.style12 import Board12, holdings_line, style12_line, verbose_move
+from server.transport.ics.style12 import Board12, style12_line, verbose_move
 from server.transport.ics.variants import IcsVariant, ics_variant
 from server.transport.review import ReviewStore
 
@@ -91,7 +92,7 @@ class Examination:
     positions: list[Position]
     ply: int = 0
 
-    def board_lines(self, ms: bool) -> list[str]:
+    def board_lines(self, ms: bool, wide: bool = False) -> list[str]:
         position = self.positions[self.ply]
         verbose = pretty = "none"
         if self.ply:
@@ -119,12 +120,9 @@ class Examination:
             pretty,
             ms=ms,
         )
-        lines = [style12_line(position, self.ics, info)]
-        if self.ics.variant.drops is not None:
-            lines.append(holdings_line(position, self.ics, self.number))
-        return lines
+        return board_lines(position, self.ics, info, wide)
 
-    def step(self, plies: int, ms: bool) -> list[str]:
+    def step(self, plies: int, ms: bool, wide: bool = False) -> list[str]:
         target = max(0, min(len(self.moves), self.ply + plies))
         if target == self.ply:
             return [
@@ -135,7 +133,7 @@ class Examination:
         self.ply = target
         return [
             f"Game {self.number}: now at move {self.ply} of {len(self.moves)}.",
-            *self.board_lines(ms),
+            *self.board_lines(ms, wide),
         ]
 
 
@@ -250,7 +248,9 @@ class StoreViews:
             positions=positions,
         )
 
-    async def move_list(self, game_id: str, startpos: bool, ms: bool) -> list[str]:
+    async def move_list(
+        self, game_id: str, startpos: bool, ms: bool, wide: bool = False
+    ) -> list[str]:
         """FICS ``moves``: the header XBoard recognises, the moves, the result."""
         stored = await self._load(game_id)
         if stored is None:
@@ -269,7 +269,8 @@ class StoreViews:
             f"{minutes} minutes, increment: {increment} seconds.",
             "",
         ]
-        if startpos:
+        # The start position as style 12 (iset startpos): not for a board too wide for it.
+        if startpos and (wide or ics.variant.geometry.files <= MAX_STYLE12_FILES):
             start = Position.from_fen(ics.variant, stored.start_fen)
             info = Board12(
                 number,

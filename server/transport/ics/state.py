@@ -104,10 +104,21 @@ class SessionState:
             "startpos": 0,
             "nowrap": 0,
             "lock": 0,
+            "wide12": 0,
         }
         self.examination: Examination | None = None
         self.views = StoreViews(host.store, host.numbers)
         self.quit = False
+
+    @property
+    def _ms(self) -> bool:
+        """Clocks in milliseconds (``iset ms 1``)."""
+        return bool(self.vars["ms"])
+
+    @property
+    def _wide(self) -> bool:
+        """Style 12 even for boards too wide for XBoard (``iset wide12 1``)."""
+        return bool(self.vars["wide12"])
 
     # ================================================================ sending
 

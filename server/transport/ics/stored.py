@@ -26,7 +26,7 @@ class StoredCommands(SessionState):
             self._write([problem])
             return
         self._write(
-            await self.views.move_list(found, bool(self.vars["startpos"]), bool(self.vars["ms"]))
+            await self.views.move_list(found, bool(self.vars["startpos"]), self._ms, self._wide)
         )
 
     async def _cmd_examine(self, cmd: CommandLine) -> None:
@@ -45,7 +45,7 @@ class StoredCommands(SessionState):
         self._write(
             [
                 f"Starting to examine game {examination.number}.",
-                *examination.board_lines(bool(self.vars["ms"])),
+                *examination.board_lines(self._ms, self._wide),
             ]
         )
 
@@ -57,7 +57,7 @@ class StoredCommands(SessionState):
         if count is None or " " in cmd.args:
             self._write([f"Usage: {usage(cmd.name)}"])
             return
-        self._write(self.examination.step(direction * count, bool(self.vars["ms"])))
+        self._write(self.examination.step(direction * count, self._ms, self._wide))
 
     def _cmd_forward(self, cmd: CommandLine) -> None:
         self._step(cmd, 1)
