@@ -1,21 +1,26 @@
-"""XBoard 4.9 plays Mini-Shogi and Sho Shogi on the ICS port with the command lines of
+"""XBoard 4.9 on the ICS port: it plays Mini-Shogi and Sho Shogi with the command lines of
 docs/ics.md (issue 26, item 13): a registered player in XBoard accepts a challenge from a web
 player, makes its moves by clicking on XBoard's board (XBoard writes them to the ICS), the web
-player answers; every move is stored, and XBoard's debug log holds no parse error."""
+player answers; every move is stored, and XBoard's debug log holds no parse error. It follows a
+Dai Shogi game as text (item 14), and its seek graph drops a withdrawn seek (item 12)."""
 
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import re
 from pathlib import Path
 from typing import Any
 
+from ics_support import OpenIcs
 from ws_support import Client, OpenClient, StartApp, start_game, wait_for
 from xboard_support import (
     RecordingProxy,
     XBoard,
+    colour_box,
     require_programs,
+    screenshot,
     settled_board,
     xboard_options,
     xvfb,
@@ -210,3 +215,81 @@ async def test_xboard_follows_a_dai_shogi_game_as_text(
     assert boards_parsed(xboard) == 0, log[-3000:]
     problems = [line for line in log.splitlines() if PARSE_ERRORS.search(line)]
     assert not problems, problems
+
+
+def seek_dot(box: tuple[int, int, int, int], minutes: int) -> tuple[int, int]:
+    """Where XBoard 4.9 plots an unrated-player's unrated, non-chess seek of ``minutes`` + 0
+    on its seek graph (backend.c, PlotSeekAd: a logarithmic time axis over the board's
+    width, the unrated row just above the bottom margin, wild variants 6 pixels right)."""
+    x, y, width, height = box
+    square = 49
+    left, top = x - 1, y - 1  # the board's outer line gap
+    w, h = width + 2, height + 2
+    h_margin, v_margin = 10, 20
+    dot_x = int((w - h_margin - square / 8 - 7) * math.log(minutes) / math.log(95.0)) + h_margin
+    dot_y = h - 1 - (v_margin + square // 4)
+    return left + dot_x + 6, top + dot_y
+
+
+async def click_at(display: str, point: tuple[int, int]) -> None:
+    env = {**os.environ, "DISPLAY": display}
+    process = await asyncio.create_subprocess_exec(
+        "xdotool", "mousemove", str(point[0]), str(point[1]), "click", "1", env=env
+    )
+    assert await asyncio.wait_for(process.wait(), 30) == 0
+
+
+async def graph_up(display: str, image: Path) -> None:
+    """Wait until the seek graph covers the board (no dark square left on the screen)."""
+    for _ in range(50):
+        await screenshot(display, image)
+        if await colour_box(image, DARK) is None:
+            return
+    raise AssertionError("XBoard never showed its seek graph")
+
+
+async def test_xboard_seek_graph_drops_a_withdrawn_seek(
+    start_app: StartApp, ics_guest: OpenIcs, tmp_path: Path
+) -> None:
+    """Issue 26, item 12, in XBoard: its seek graph (``-seekGraph true -autoRefresh true``
+    makes it send ``iset seekremove 1``) shows two seeks; one is withdrawn, and a click where
+    its dot was plays nothing; a click on the other dot plays that seek."""
+    require_programs()
+    app = await start_app(ics=True)
+    await app.accounts.register("viewer", "viewer-password")
+    bob, carol = await ics_guest(app), await ics_guest(app)
+    proxy = RecordingProxy(app.ics_port)
+    await proxy.start()
+    options = [*FLAT, "-seekGraph", "true", "-autoRefresh", "true"]
+    async with xvfb() as display:
+        xboard = XBoard(display, tmp_path, proxy.port, ["viewer", "viewer-password"], options)
+        await xboard.start()
+        try:
+            await proxy.wait_sent("seekremove")
+            await proxy.wait_sent("style 12")
+            seeks = {}
+            for client, minutes in ((bob, 5), (carol, 60)):
+                await client.send(f"seek {minutes} 0 spartan")
+                posted = await client.expect(r"^Your seek has been posted with index (\d+)\.$")
+                seeks[minutes] = posted.group(1)
+            image = tmp_path / "graph.png"
+            box = await settled_board(display, image, DARK)
+            await click_at(display, (box[0] + box[2] // 2, box[1] + box[3] // 2))
+            await proxy.wait_sent("sought")
+            await graph_up(display, image)
+            await bob.send("unseek")
+            await bob.expect(r"^Your seek \d+ has been removed\.$")
+            await wait_for(lambda: f"Ads removed: {seeks[5]}" in xboard.log(full=True), timeout=30)
+            mark = len(proxy.sent)
+            await click_at(display, seek_dot(box, 5))  # where bob's dot was: the graph closes
+            await settled_board(display, image, DARK)
+            await click_at(display, (box[0] + box[2] // 2, box[1] + box[3] // 2))
+            await sent_after(proxy, mark, r"sought")
+            await graph_up(display, image)
+            await click_at(display, seek_dot(box, 60))
+            _, played = await sent_after(proxy, mark, r"play \d+")
+        finally:
+            await xboard.stop()
+            await proxy.close()
+    assert played.lstrip("$") == f"play {seeks[60]}", proxy.sent[mark:]
+    assert f"play {seeks[5]}" not in [line.lstrip("$") for line in proxy.sent], proxy.sent
