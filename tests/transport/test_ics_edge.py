@@ -7,41 +7,13 @@ from __future__ import annotations
 import logging
 
 import pytest
-from ics_support import IcsClient, OpenIcs, board_fields, play_moves
+from ics_support import OpenIcs, board_fields, game_of, game_state, play_moves, start_spartan
 from ws_support import StartApp
-
-from server.app import App
 
 
 def assert_no_errors_logged(caplog: pytest.LogCaptureFixture) -> None:
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert not errors, caplog.text[-3000:]
-
-
-async def start_spartan(alice: IcsClient, bob: IcsClient) -> int:
-    await alice.send(f"match {bob.name} 5 0 spartan white")
-    await bob.expect(r"^Challenge: ")
-    await bob.send("accept")
-    number = 0
-    for client in (alice, bob):
-        number = int((await client.expect(r"^\{Game (\d+) \(")).group(1))
-        await client.board()
-    return number
-
-
-def game_of(app: App, name: str) -> str:
-    """The id of the game ``name`` plays."""
-    info = next(i for i in app.hub.online_players() if i.name == name)
-    game_id = app.hub.active_game(info.id)
-    assert game_id is not None
-    return game_id
-
-
-def game_state(app: App, game_id: str) -> tuple[object, ...]:
-    room = app.hub.room(game_id)
-    assert room is not None
-    return (room.game.ply, room.game.fen(), room.status, room.result,
-            tuple(box.pending_from for box in room.offers.values()))  # fmt: skip
 
 
 async def test_bad_arguments_are_answered_in_fics_words(

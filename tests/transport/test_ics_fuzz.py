@@ -23,7 +23,7 @@ import random
 import pytest
 from fuzz_frames import draw_examples
 from hypothesis import strategies as st
-from ics_support import IcsClient, board_fields
+from ics_support import IcsClient, board_fields, game_of, game_state, start_spartan
 from ws_support import StartApp, wait_for
 
 from server.app import App
@@ -88,28 +88,8 @@ lines = st.one_of(st.binary(max_size=300), telnet, nuls, long_lines, command_lin
 # ------------------------------------------------------------------------------ the world
 
 
-def game_of(app: App, name: str) -> str:
-    info = next(i for i in app.hub.online_players() if i.name == name)
-    game_id = app.hub.active_game(info.id)
-    assert game_id is not None, name
-    return game_id
-
-
-def game_state(app: App, game_id: str) -> tuple[object, ...]:
-    """What no malformed line may change."""
-    room = app.hub.room(game_id)
-    assert room is not None
-    return (room.game.ply, room.game.fen(), room.status, room.result,
-            tuple(box.pending_from for box in room.offers.values()))  # fmt: skip
-
-
 async def new_game(app: App, white: IcsClient, black: IcsClient, observer: IcsClient) -> str:
-    await white.send(f"match {black.name} 60 0 spartan white")
-    await black.expect(r"^Challenge: ")
-    await black.send(f"accept {white.name}")
-    for client in (white, black):
-        await client.expect(r"^\{Game \d+ \(")
-        await client.board()
+    await start_spartan(white, black, minutes=60)
     await observer.send(f"observe {white.name}")
     await observer.expect(r"^You are now observing game \d+\.$")
     return game_of(app, white.name)

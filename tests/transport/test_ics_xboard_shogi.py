@@ -148,36 +148,41 @@ async def check_stored(app: Any, game_id: str, plies: list[str], xboard: XBoard)
     assert not problems, problems
 
 
-async def test_xboard_plays_minishogi(
-    start_app: StartApp, open_client: OpenClient, tmp_path: Path
-) -> None:
+async def xboard_plays(
+    start_app: StartApp, open_client: OpenClient, tmp_path: Path, variant: str,
+    plies: list[str], size: int, look: dict[int, list[str]] | None = None,
+) -> tuple[XBoard, dict[int, dict[str, bool]]]:  # fmt: skip
+    """XBoard and a web player play ``plies`` of ``variant``; every move is stored and
+    XBoard's log holds no parse error. Returns XBoard (stopped) and what was seen."""
     require_programs()
     app = await start_app(ics=True)
     bob = await open_client(app, "bob")
     await bob.register("bobby")
+    game_id, xboard, _, seen = await play_in_xboard(
+        app, bob, tmp_path, variant, plies, size, size, look
+    )
+    await check_stored(app, game_id, plies, xboard)
+    return xboard, seen
+
+
+async def test_xboard_plays_minishogi(
+    start_app: StartApp, open_client: OpenClient, tmp_path: Path
+) -> None:
     # Silver and gold step forward (XBoard moves them as its shogi silver and gold), the rook
     # takes a pawn into the hand (the <b1> line), the king steps.
     plies = ["c1c2", "e4e3", "b1b2", "e3e2", "e1e2", "e5d4", "a1b1"]
-    game_id, xboard, _, _ = await play_in_xboard(app, bob, tmp_path, "minishogi", plies, 5, 5)
-    await check_stored(app, game_id, plies, xboard)
+    xboard, _ = await xboard_plays(start_app, open_client, tmp_path, "minishogi", plies, 5)
     assert "load 5x5 board" in xboard.log(full=True)
 
 
 async def test_xboard_plays_sho_shogi_and_shows_every_piece(
     start_app: StartApp, open_client: OpenClient, tmp_path: Path
 ) -> None:
-    require_programs()
-    app = await start_app(ics=True)
-    bob = await open_client(app, "bob")
-    await bob.register("bobby")
     # The bishops open their diagonals; bob's bishop takes alice's and promotes (a horse, our
     # letter H); alice's silver takes it back; the Drunk Elephants (E) stand on e2 and e8.
     plies = ["c3c4", "g7g6", "i3i4", "h8b2+", "c1b2", "a7a6", "e2d2"]
     look = {4: ["e2", "e8", "b2", "e5"]}
-    game_id, xboard, _, seen = await play_in_xboard(
-        app, bob, tmp_path, "shoshogi", plies, 9, 9, look
-    )
-    await check_stored(app, game_id, plies, xboard)
+    _, seen = await xboard_plays(start_app, open_client, tmp_path, "shoshogi", plies, 9, look)
     # Every piece is drawn (without the docs' piece table XBoard leaves E and promoted pieces
     # out); an empty square stays empty.
     assert seen[4] == {"e2": True, "e8": True, "b2": True, "e5": False}, seen

@@ -16,7 +16,7 @@ SUMMARY = {
     "decline": "decline [n|name]  -- decline a challenge or an offer",
     "withdraw": "withdraw [n|name]  -- withdraw your challenge",
     "pending": "pending  -- challenges and offers to and from you",
-    "resign": "resign  -- resign your game",
+    "resign": "resign [opponent]  -- resign your game",
     "draw": "draw  -- offer (or accept) a draw",
     "abort": "abort  -- abort the game before both players have moved",
     "takeback": "takeback  -- ask to take back your last move (unrated games)",
@@ -41,7 +41,7 @@ SUMMARY = {
     "unexamine": "unexamine  -- stop examining",
     "smoves": "smoves <name> <index> | smoves <game id>  -- a stored game's moves",
     "set": "set <variable> <value>  -- style 12, seek 0|1, ...",
-    "iset": "iset <variable> 0|1  -- seekinfo, ms, startpos, nowrap, lock",
+    "iset": "iset <variable> 0|1  -- seekinfo, seekremove, ms, startpos, wide12, nowrap, lock",
     "style": "style 12  -- the only board style here",
     "quit": "quit  -- log out",
 }
