@@ -16,6 +16,7 @@ __all__ = [
     "TAKES_NO_ARGUMENT",
     "bad_arg",
     "bad_handle",
+    "cut",
     "game_id_arg",
     "handle_arg",
     "number",
@@ -77,10 +78,14 @@ def handle_arg(word: str) -> str | None:
 
 def bad_handle(word: str) -> str:
     """FICS's answer to a name no player can have."""
-    shown = word if len(word) <= SHOWN else word[:SHOWN] + "..."
-    return f"'{shown}' is not a valid handle."
+    return f"'{cut(word)}' is not a valid handle."
+
+
+def cut(text: str) -> str:
+    """An argument as an answer repeats it: at most :data:`SHOWN` characters."""
+    return text if len(text) <= SHOWN else f"{text[:SHOWN]}..."
 
 
 def bad_arg(text: str) -> str:
     """A refused argument quoted in an answer (cut to :data:`SHOWN` characters)."""
-    return f'"{text}"' if len(text) <= SHOWN else f'"{text[:SHOWN]}..."'
+    return f'"{cut(text)}"'

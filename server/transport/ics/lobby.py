@@ -14,6 +14,7 @@ from server.hub.commands import (
     UnseekCommand,
     WithdrawCommand,
 )
+from server.transport.ics.args import cut
 from server.transport.ics.lines import (
     challenge_text,
     sought_line,
@@ -132,7 +133,7 @@ class LobbyCommands(SessionState):
                 other = challenge["from"] if incoming else challenge["to"]
                 if challenge["id"] == challenge_id or other["name"].lower() == arg.lower():
                     return int(challenge["id"])
-            return f"There is no offer {'from' if incoming else 'to'} {arg}."
+            return f"There is no offer {'from' if incoming else 'to'} {cut(arg)}."
         if len(mine) == 1:
             return int(mine[0]["id"])
         if not mine:

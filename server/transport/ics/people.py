@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from server.transport.ics.args import bad_handle, handle_arg
+from server.transport.ics.args import bad_handle, cut, handle_arg
 from server.transport.ics.games import GameView
 from server.transport.ics.parse import (
     CommandLine,
@@ -44,7 +44,9 @@ class PeopleCommands(SessionState):
         if self._host.tell(self.name, name, text.strip()):
             self._write([f"(told {name})"])
         else:
-            self._write([f"{name} is not logged in (tells reach ICS users and your opponent)."])
+            self._write(
+                [f"{cut(name)} is not logged in (tells reach ICS users and your opponent)."]
+            )
 
     def _watched(self) -> GameView | None:
         return self._current() or next(
