@@ -191,3 +191,20 @@ async def test_dai_shogi_boards_are_diagrams_unless_style_12_is_asked_for(
         await client.send("help sentinel")
         await client.expect(r'^No help on "sentinel"')
         assert not [line for line in client.seen if line.startswith("<12>")], client.seen
+
+
+async def test_sought_all_and_refresh_of_a_game_as_on_fics(
+    start_app: StartApp, ics_guest: OpenIcs
+) -> None:
+    app = await start_app(ics=True)
+    alice, bob = await ics_guest(app), await ics_guest(app)
+    number = await start_spartan(alice, bob)
+    await alice.send("sought all")
+    await alice.expect(r"^0 ads displayed\.$")
+    await alice.send("sought everything")
+    await alice.expect(r"^Usage: sought \[all\]$")
+    await alice.send(f"refresh {number}")
+    assert board_fields(await alice.board(), 8)["game"] == str(number)
+    for line in (f"refresh {number + 1}", "refresh x", f"refresh {number} x"):
+        await alice.send(line)
+        await alice.expect(r"^There is no such game\.$")

@@ -39,10 +39,8 @@ TAKES_NO_ARGUMENT = frozenset(
         "flag",
         "pending",
         "quit",
-        "refresh",
         "rematch",
         "revert",
-        "sought",
         "takeback",
         "unexamine",
     }

@@ -9,7 +9,7 @@ __all__ = ["help_text", "usage"]
 SUMMARY = {
     "seek": "seek [time inc] [rated|unrated] [white|black] [variant] [byoyomi[/N]] [min-max] [manual]",
     "unseek": "unseek [index]  -- withdraw one or all of your seeks",
-    "sought": "sought  -- list the open seeks",
+    "sought": "sought [all]  -- list the open seeks",
     "play": "play <index>  -- accept a seek",
     "match": "match <name> [time inc] [rated|unrated] [white|black] [variant]",
     "accept": "accept [n|name]  -- accept a challenge, or the draw/takeback your opponent offers",
@@ -26,7 +26,7 @@ SUMMARY = {
     "unobserve": "unobserve [game number]",
     "games": "games  -- running games",
     "moves": "moves [game number|name]  -- the move list",
-    "refresh": "refresh  -- show the board again",
+    "refresh": "refresh [game number]  -- show the board again",
     "who": "who  -- players online",
     "finger": "finger [name]",
     "say": "say <text>  -- to your opponent",

@@ -74,6 +74,10 @@ class LobbyCommands(SessionState):
         self._command(lambda a: UnseekCommand(seek_id, ack=a), answer)
 
     def _cmd_sought(self, cmd: CommandLine) -> None:
+        if cmd.args and cmd.args.lower() != "all":  # FICS's "sought all": the same list here
+            self._write(["Usage: sought [all]"])
+            return
+
         def answer(kind: str, data: Json) -> list[str]:
             seeks = data.get("seeks", [])
             lines = [sought_line(seek) for seek in seeks]

@@ -146,6 +146,12 @@ class PlayCommands(SessionState):
             self._write(self.examination.board_lines(self._ms, self._wide))
             return
         game = self._current() or next(iter(self.games.values()), None)
+        if cmd.args:  # FICS's "refresh <game>": one of the games followed here
+            wanted = number(cmd.args)
+            game = next((g for g in self.games.values() if g.number == wanted), None)
+            if game is None or " " in cmd.args:
+                self._write([NO_SUCH_GAME])
+                return
         if game is None:
             self._write(["You are neither playing, observing nor examining a game."])
             return
