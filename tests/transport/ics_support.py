@@ -124,3 +124,31 @@ async def play_moves(white: IcsClient, black: IcsClient, moves: list[str]) -> li
 def _without_viewer(fields: list[str]) -> list[str]:
     """A style-12 line without the viewer's relation (14th field from the end) and flip (3rd)."""
     return fields[:-14] + fields[-13:-3] + fields[-2:]
+
+
+async def start_spartan(alice: IcsClient, bob: IcsClient, minutes: int = 5) -> int:
+    """``alice`` (white) and ``bob`` start an unrated Spartan game; returns its number."""
+    await alice.send(f"match {bob.name} {minutes} 0 spartan white")
+    await bob.expect(r"^Challenge: ")
+    await bob.send(f"accept {alice.name}")
+    number = 0
+    for client in (alice, bob):
+        number = int((await client.expect(r"^\{Game (\d+) \(")).group(1))
+        await client.board()
+    return number
+
+
+def game_of(app: App, name: str) -> str:
+    """The id of the game player ``name`` plays."""
+    info = next(i for i in app.hub.online_players() if i.name == name)
+    game_id = app.hub.active_game(info.id)
+    assert game_id is not None, name
+    return game_id
+
+
+def game_state(app: App, game_id: str) -> tuple[object, ...]:
+    """What no malformed line may change in a game: ply, position, status, result, offers."""
+    room = app.hub.room(game_id)
+    assert room is not None
+    return (room.game.ply, room.game.fen(), room.status, room.result,
+            tuple(box.pending_from for box in room.offers.values()))  # fmt: skip

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from ics_support import IcsClient, OpenIcs, board_fields, play_moves
+from ics_support import IcsClient, OpenIcs, board_fields, play_moves, start_spartan
 from ws_support import StartApp, wait_for
 
 
@@ -86,19 +86,6 @@ async def test_challenges_are_issued_declined_withdrawn_and_accepted(
         )
         fields = board_fields(await client.board(), 8)
         assert (fields["white"], fields["initial"], fields["increment"]) == (alice.name, "3", "0")
-
-
-async def start_spartan(alice: IcsClient, bob: IcsClient) -> int:
-    """``alice`` (white) and ``bob`` start an unrated Spartan game; returns its number."""
-    await alice.send(f"match {bob.name} 5 0 spartan white")
-    await bob.expect(r"^Challenge: ")
-    await bob.send("accept")
-    number = 0
-    for client in (alice, bob):
-        match = await client.expect(r"^\{Game (\d+) \(")
-        number = int(match.group(1))
-        await client.board()
-    return number
 
 
 async def test_abort_takeback_draw_resign_and_chat(start_app: StartApp, ics_guest: OpenIcs) -> None:

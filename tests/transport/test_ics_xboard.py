@@ -22,6 +22,7 @@ from xboard_support import (
     settled_board,
     squares_across,
     window_titled,
+    xboard_options,
     xvfb,
 )
 
@@ -29,10 +30,8 @@ SPARTAN_BLITZ = {"kind": "fischer", "base_s": 60, "inc_s": 0}
 MAX_PLIES = 300
 LIGHT, DARK = "#E8C87A", "#3F7F5F"
 SUPPRESS_TIP = ["-messageSuppress", "Right-clicking menu item or dialog text pops up help on it"]
-#: Mini-Shogi on XBoard's shogi board: 5x5, five kinds of pieces in hand (its first five table
-#: slots, so silver and gold sit in the knight and queen slots), promoted pieces by our letters.
-MINISHOGI_XBOARD = ["-boardWidth", "5", "-boardHeight", "5", "-holdingsSize", "5",
-                    "-pieceToCharTable", "PSBRG......TVHD..Kpsbrg......tvhd..k"]  # fmt: skip
+#: Mini-Shogi on XBoard's shogi board: the options docs/ics.md gives.
+MINISHOGI_XBOARD = xboard_options("minishogi")
 #: Still boards for the screenshots: no move animation, no last-move frames or arrows.
 STILL = [
     "-animateMoving",

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import os
 import re
+import shlex
 import shutil
 import signal
 from collections.abc import AsyncIterator
@@ -269,3 +270,22 @@ async def settled_board(
             return box
         previous = box
     raise AssertionError(f"the board on {display} never settled (last box {previous})")
+
+
+def xboard_options(variant: str) -> list[str]:
+    """The XBoard options docs/ics.md gives for ``variant`` (its ``xboard …`` line)."""
+    text = (Path(__file__).parents[2] / "docs" / "ics.md").read_text()
+    match = re.search(rf"<!-- xboard {variant} -->\n```\n(xboard .*?)\n```", text, re.DOTALL)
+    assert match, f"docs/ics.md has no XBoard command line for {variant}"
+    words = shlex.split(match.group(1).replace("\\\n", " "))
+    options: list[str] = []
+    skip = {"-ics": 0, "-icshost": 1, "-icsport": 1, "-icslogon": 1}
+    index = 1
+    while index < len(words):
+        word = words[index]
+        if word in skip:
+            index += 1 + skip[word]
+            continue
+        options.append(word.strip('"'))
+        index += 1
+    return options

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from server.rules import Position, RulesError
+from server.transport.ics.boards import board_lines
 from server.transport.ics.lines import clock_words
-from server.transport.ics.style12 import Board12, holdings_line, style12_line, verbose_move
+from server.transport.ics.style12 import Board12, verbose_move
 from server.transport.ics.variants import IcsVariant, ics_variant
 
 __all__ = ["GameNumbers", "GameView", "clock_ms", "side_index"]
@@ -191,8 +192,9 @@ class GameView:
         turn = Position.from_fen(self.ics.variant, self.fen).turn
         return 1 if turn == side else -1
 
-    def board_lines(self, ms: bool, relation: int | None = None) -> list[str]:
-        """The style-12 line and, for variants with hands, the ``<b1>`` line."""
+    def board_lines(self, ms: bool, relation: int | None = None, wide: bool = False) -> list[str]:
+        """The style-12 line and, for variants with hands, the ``<b1>`` line (a diagram for a
+        board too wide for style-12 readers unless ``wide``: :mod:`.boards`)."""
         position = self.position()
         clocks = self.clocks or {}
         minutes, seconds = clock_words(self.tc)
@@ -213,10 +215,7 @@ class GameView:
             ms=ms,
             double_push=_double_push(self.verbose),
         )
-        lines = [style12_line(position, self.ics, info)]
-        if self.ics.variant.drops is not None:
-            lines.append(holdings_line(position, self.ics, self.number))
-        return lines
+        return board_lines(position, self.ics, info, wide)
 
 
 def _double_push(verbose: str) -> int:

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-__all__ = ["help_text"]
+from server.transport.ics.args import bad_arg
+
+__all__ = ["help_text", "usage"]
 
 SUMMARY = {
     "seek": "seek [time inc] [rated|unrated] [white|black] [variant] [byoyomi[/N]] [min-max] [manual]",
     "unseek": "unseek [index]  -- withdraw one or all of your seeks",
-    "sought": "sought  -- list the open seeks",
+    "sought": "sought [all]  -- list the open seeks",
     "play": "play <index>  -- accept a seek",
     "match": "match <name> [time inc] [rated|unrated] [white|black] [variant]",
     "accept": "accept [n|name]  -- accept a challenge, or the draw/takeback your opponent offers",
     "decline": "decline [n|name]  -- decline a challenge or an offer",
     "withdraw": "withdraw [n|name]  -- withdraw your challenge",
     "pending": "pending  -- challenges and offers to and from you",
-    "resign": "resign  -- resign your game",
+    "resign": "resign [opponent]  -- resign your game",
     "draw": "draw  -- offer (or accept) a draw",
     "abort": "abort  -- abort the game before both players have moved",
     "takeback": "takeback  -- ask to take back your last move (unrated games)",
@@ -24,7 +26,7 @@ SUMMARY = {
     "unobserve": "unobserve [game number]",
     "games": "games  -- running games",
     "moves": "moves [game number|name]  -- the move list",
-    "refresh": "refresh  -- show the board again",
+    "refresh": "refresh [game number]  -- show the board again",
     "who": "who  -- players online",
     "finger": "finger [name]",
     "say": "say <text>  -- to your opponent",
@@ -39,7 +41,7 @@ SUMMARY = {
     "unexamine": "unexamine  -- stop examining",
     "smoves": "smoves <name> <index> | smoves <game id>  -- a stored game's moves",
     "set": "set <variable> <value>  -- style 12, seek 0|1, ...",
-    "iset": "iset <variable> 0|1  -- seekinfo, ms, startpos, nowrap, lock",
+    "iset": "iset <variable> 0|1  -- seekinfo, seekremove, ms, startpos, wide12, nowrap, lock",
     "style": "style 12  -- the only board style here",
     "quit": "quit  -- log out",
 }
@@ -70,8 +72,13 @@ def help_text(topic: str) -> list[str]:
     if word in SUMMARY:
         return [SUMMARY[word]]
     if word:
-        return [f'No help on "{topic.strip()}". Type "help" for the commands.']
+        return [f'No help on {bad_arg(topic.strip())}. Type "help" for the commands.']
     return [
         "Commands (type help <command> for its syntax; help variants; help moves):",
         *(f"  {line}" for line in SUMMARY.values()),
     ]
+
+
+def usage(command: str) -> str:
+    """A command's syntax, without its description (``resign``, ``forward [n]``)."""
+    return SUMMARY.get(command, command).split("  --")[0]

@@ -14,6 +14,7 @@ from server.hub.commands import (
     UnseekCommand,
     WithdrawCommand,
 )
+from server.transport.ics.args import cut
 from server.transport.ics.lines import (
     challenge_text,
     sought_line,
@@ -73,6 +74,10 @@ class LobbyCommands(SessionState):
         self._command(lambda a: UnseekCommand(seek_id, ack=a), answer)
 
     def _cmd_sought(self, cmd: CommandLine) -> None:
+        if cmd.args and cmd.args.lower() != "all":  # FICS's "sought all": the same list here
+            self._write(["Usage: sought [all]"])
+            return
+
         def answer(kind: str, data: Json) -> list[str]:
             seeks = data.get("seeks", [])
             lines = [sought_line(seek) for seek in seeks]
@@ -132,7 +137,7 @@ class LobbyCommands(SessionState):
                 other = challenge["from"] if incoming else challenge["to"]
                 if challenge["id"] == challenge_id or other["name"].lower() == arg.lower():
                     return int(challenge["id"])
-            return f"There is no offer {'from' if incoming else 'to'} {arg}."
+            return f"There is no offer {'from' if incoming else 'to'} {cut(arg)}."
         if len(mine) == 1:
             return int(mine[0]["id"])
         if not mine:

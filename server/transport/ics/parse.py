@@ -98,6 +98,11 @@ ALIASES = {
 }
 
 
+QUIET = ("gameend",)
+"""Words XBoard sends that FICS takes without an answer (XBoard's zippy player sends
+``gameend`` after each game); matched whole only, so they make no prefix ambiguous."""
+
+
 @dataclass(frozen=True)
 class CommandLine:
     """A resolved command: its name and the rest of the line (``args``, stripped)."""
@@ -124,6 +129,8 @@ def split_command(line: str) -> CommandLine | str:
         return CommandLine(lower, rest.strip())
     if lower in ALIASES:
         return CommandLine(ALIASES[lower], rest.strip())
+    if lower in QUIET:
+        return CommandLine(lower, rest.strip())
     matches = [name for name in COMMANDS if name.startswith(lower)] if lower else []
     if len(matches) == 1:
         return CommandLine(matches[0], rest.strip())
@@ -184,7 +191,7 @@ def parse_terms(words: list[str], default_variant: str = DEFAULT_VARIANT) -> Ter
         index += 1
         byoyomi = _BYOYOMI.match(word)
         found = variant_by_word(word)
-        if word.isdigit() and len(word) <= 6:
+        if word.isascii() and word.isdigit() and len(word) <= 6:
             numbers.append(int(word))
         elif word in ("r", "rated"):
             rated = True

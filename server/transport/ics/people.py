@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from server.transport.ics.args import bad_handle, cut, handle_arg
 from server.transport.ics.games import GameView
 from server.transport.ics.parse import (
     CommandLine,
@@ -19,7 +20,10 @@ class PeopleCommands(SessionState):
         self._write(lines)
 
     async def _cmd_finger(self, cmd: CommandLine) -> None:
-        name = cmd.words[0] if cmd.args else self.name
+        name = handle_arg(cmd.args) if cmd.args else self.name
+        if name is None:
+            self._write([bad_handle(cmd.args)])
+            return
         online = {p.name.lower(): p for p in self._host.online()}
         self._write(await self.views.finger(name, online.get(name.lower())))
 
@@ -40,7 +44,9 @@ class PeopleCommands(SessionState):
         if self._host.tell(self.name, name, text.strip()):
             self._write([f"(told {name})"])
         else:
-            self._write([f"{name} is not logged in (tells reach ICS users and your opponent)."])
+            self._write(
+                [f"{cut(name)} is not logged in (tells reach ICS users and your opponent)."]
+            )
 
     def _watched(self) -> GameView | None:
         return self._current() or next(

@@ -11,6 +11,7 @@ from server.hub.commands import (
     ResignCommand,
 )
 from server.rules import RulesError
+from server.transport.ics.args import NO_SUCH_GAME, bad_arg, handle_arg
 from server.transport.ics.games import GameView
 from server.transport.ics.parse import (
     CommandLine,
@@ -40,9 +41,18 @@ class PlayCommands(SessionState):
         self._command(lambda a: MoveCommand(game.game_id, ply, uci, ack=a), answer)
 
     def _cmd_resign(self, cmd: CommandLine) -> None:
-        self._in_game(
-            lambda g: self._command(lambda a: ResignCommand(g.game_id, ack=a), self._plain())
-        )
+        def act(game: GameView) -> None:
+            # FICS's "resign <opponent>": any other word is not taken as a resignation.
+            if cmd.args and cmd.args.lower() not in (
+                game.white.lower(),
+                game.black.lower(),
+                str(game.number),
+            ):
+                self._write([f"You are not playing {bad_arg(cmd.args)}."])
+                return
+            self._command(lambda a: ResignCommand(game.game_id, ack=a), self._plain())
+
+        self._in_game(act)
 
     def _cmd_abort(self, cmd: CommandLine) -> None:
         self._in_game(
@@ -82,18 +92,20 @@ class PlayCommands(SessionState):
     # --- observing ------------------------------------------------------------------------------
 
     async def _game_of(self, arg: str) -> str | None:
+        """The game a number or a player's name names (None: no such game, or no such name)."""
         game_number = number(arg)
         if game_number is not None:
             return self._host.numbers.game_id(game_number)
-        return await self.views.running_game_of(arg)
+        name = handle_arg(arg)
+        return None if name is None else await self.views.running_game_of(name)
 
     async def _cmd_observe(self, cmd: CommandLine) -> None:
         if not cmd.args:
             self._write(["Usage: observe <game number or player name>"])
             return
-        game_id = await self._game_of(cmd.words[0])
+        game_id = await self._game_of(cmd.args)
         if game_id is None:
-            self._write(["There is no such game."])
+            self._write([NO_SUCH_GAME])
             return
         if game_id in self.games:
             self._write([f"You are already observing game {self._host.numbers.number(game_id)}."])
@@ -103,16 +115,24 @@ class PlayCommands(SessionState):
         def answer(kind: str, data: Json) -> list[str]:
             if kind == "error":
                 self._observing_asked.discard(game_id)
-                return ["There is no such game."]
+                return [NO_SUCH_GAME]
             return []
 
         self._command(lambda a: JoinCommand(game_id, ack=a), answer)
 
     def _cmd_unobserve(self, cmd: CommandLine) -> None:
         watched = [g for g in self.games.values() if g.role == "spectator"]
-        game_number = number(cmd.args)
-        if game_number is not None:
-            watched = [g for g in watched if g.number == game_number]
+        if cmd.args:
+            game_number = number(cmd.args)
+            if game_number is None and handle_arg(cmd.args) is None:
+                self._write([NO_SUCH_GAME])
+                return
+            named = cmd.args.lower()
+            watched = [
+                g
+                for g in watched
+                if g.number == game_number or named in (g.white.lower(), g.black.lower())
+            ]
         if not watched:
             self._write(["You are not observing any games."])
             return
@@ -123,24 +143,34 @@ class PlayCommands(SessionState):
 
     def _cmd_refresh(self, cmd: CommandLine) -> None:
         if self.examination is not None:
-            self._write(self.examination.board_lines(bool(self.vars["ms"])))
+            self._write(self.examination.board_lines(self._ms, self._wide))
             return
         game = self._current() or next(iter(self.games.values()), None)
+        if cmd.args:  # FICS's "refresh <game>": one of the games followed here
+            wanted = number(cmd.args)
+            game = next((g for g in self.games.values() if g.number == wanted), None)
+            if game is None or " " in cmd.args:
+                self._write([NO_SUCH_GAME])
+                return
         if game is None:
             self._write(["You are neither playing, observing nor examining a game."])
             return
-        self._write(game.board_lines(bool(self.vars["ms"])))
+        self._write(game.board_lines(self._ms, wide=self._wide))
 
     async def _cmd_games(self, cmd: CommandLine) -> None:
         self._write(await self.views.games())
 
     async def _cmd_moves(self, cmd: CommandLine) -> None:
-        game_id = await self._game_of(cmd.words[0]) if cmd.args else self.playing
-        if game_id is None:
-            game_id = next(iter(self.games), None)
+        if cmd.args:
+            game_id = await self._game_of(cmd.args)
+            if game_id is None:
+                self._write([NO_SUCH_GAME])
+                return
+        else:
+            game_id = self.playing or next(iter(self.games), None)
         if game_id is None:
             self._write(["You are not playing or observing a game."])
             return
         self._write(
-            await self.views.move_list(game_id, bool(self.vars["startpos"]), bool(self.vars["ms"]))
+            await self.views.move_list(game_id, bool(self.vars["startpos"]), self._ms, self._wide)
         )

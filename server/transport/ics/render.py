@@ -51,8 +51,12 @@ class MessageRenderer(SessionState):
             self._write([seek_announcement(seek)])
 
     def _on_seek_removed(self, data: Json) -> None:
+        # FICS: "<sr> N" with seekinfo; "Ads removed: N" with seekremove for those who see
+        # the announcements (XBoard's seek graph drops the dot on either line).
         if self.vars["seekinfo"]:
             self._write([f"<sr> {data['id']}"])
+        elif self.vars["seekremove"] and self.vars["seek"]:
+            self._write([f"Ads removed: {data['id']}"])
 
     def _on_challenge(self, challenge: Json) -> None:
         self.challenges[challenge["id"]] = challenge
@@ -112,7 +116,7 @@ class MessageRenderer(SessionState):
                 f"{game.black} ({rating_text(game.players[1])}) "
                 f"{'rated' if game.rated else 'unrated'} {game.ics.kind}"
             )
-        self._write(lines + game.board_lines(bool(self.vars["ms"])))
+        self._write(lines + game.board_lines(self._ms, wide=self._wide))
 
     def _on_move(self, event: Json) -> None:
         game = self.games.get(event.get("game", ""))
@@ -121,7 +125,7 @@ class MessageRenderer(SessionState):
         if event.get("side") != game.role:
             self.offers.pop(game.game_id, None)  # playing on declines an offer
         game.apply_move(event)
-        self._write(game.board_lines(bool(self.vars["ms"])))
+        self._write(game.board_lines(self._ms, wide=self._wide))
 
     def _on_takeback(self, event: Json) -> None:
         game = self.games.get(event.get("game", ""))
@@ -132,7 +136,7 @@ class MessageRenderer(SessionState):
         self._write(
             [
                 f"Game {game.number}: {removed} half move(s) taken back.",
-                *game.board_lines(bool(self.vars["ms"])),
+                *game.board_lines(self._ms, wide=self._wide),
             ]
         )
 

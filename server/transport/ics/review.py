@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from server.rules import Position, RulesError
 from server.rules.record import GameRecord, TimeControl
+from server.transport.ics.args import NO_SUCH_GAME, bad_handle, game_id_arg, handle_arg, number
+from server.transport.ics.boards import MAX_STYLE12_FILES, board_lines
 from server.transport.ics.lines import end_reason
-from server.transport.ics.style12 import Board12, holdings_line, style12_line, verbose_move
+from server.transport.ics.style12 import Board12, style12_line, verbose_move
 from server.transport.ics.variants import IcsVariant, ics_variant
 from server.transport.review import ReviewStore
 
@@ -90,7 +92,7 @@ class Examination:
     positions: list[Position]
     ply: int = 0
 
-    def board_lines(self, ms: bool) -> list[str]:
+    def board_lines(self, ms: bool, wide: bool = False) -> list[str]:
         position = self.positions[self.ply]
         verbose = pretty = "none"
         if self.ply:
@@ -118,12 +120,9 @@ class Examination:
             pretty,
             ms=ms,
         )
-        lines = [style12_line(position, self.ics, info)]
-        if self.ics.variant.drops is not None:
-            lines.append(holdings_line(position, self.ics, self.number))
-        return lines
+        return board_lines(position, self.ics, info, wide)
 
-    def step(self, plies: int, ms: bool) -> list[str]:
+    def step(self, plies: int, ms: bool, wide: bool = False) -> list[str]:
         target = max(0, min(len(self.moves), self.ply + plies))
         if target == self.ply:
             return [
@@ -134,7 +133,7 @@ class Examination:
         self.ply = target
         return [
             f"Game {self.number}: now at move {self.ply} of {len(self.moves)}.",
-            *self.board_lines(ms),
+            *self.board_lines(ms, wide),
         ]
 
 
@@ -197,30 +196,40 @@ class StoreViews:
         return lines
 
     async def stored_game_id(self, words: list[str], command: str) -> tuple[str | None, str]:
-        """The stored game ``<name> <index>`` (a history index) or ``<game id>`` names."""
+        """The stored game ``<name> <index>`` (a history index) or ``<game id>`` names; a
+        malformed argument is answered here and never reaches the store."""
         usage = f"Usage: {command} <name> <history index> | {command} <game id>"
         if self._store is None:
             return None, "Stored games are not available."
         if len(words) == 1:
-            return words[0].lstrip("#"), ""
-        if len(words) != 2 or not words[1].isdigit():
+            found = game_id_arg(words[0])
+            return (found, "") if found is not None else (None, NO_SUCH_GAME)
+        if len(words) != 2:
             return None, usage
-        page = await self._store.list_games(player_name=words[0], limit=HISTORY_LENGTH)
+        name, index = handle_arg(words[0]), number(words[1])
+        if name is None:
+            return None, bad_handle(words[0])
+        if index is None:
+            return None, usage
+        page = await self._store.list_games(player_name=name, limit=HISTORY_LENGTH)
         games = list(reversed(page.games))
-        index = int(words[1])
         if index >= len(games):
-            return None, f"{words[0]} has no history game {index}."
+            return None, f"{name} has no history game {index}."
         return games[index].id, ""
 
     async def _load(self, game_id: str) -> GameRecord | None:
-        if self._store is None or len(game_id) > 32:
+        if self._store is None:
             return None
-        return await self._store.get_game(game_id)
+        try:
+            return await self._store.get_game(game_id)
+        except ValueError:
+            # The store's own check (its ids may be shorter than the hub's): no such game.
+            return None
 
     async def examine(self, game_id: str) -> Examination | str:
         stored = await self._load(game_id)
         if stored is None:
-            return "There is no such game."
+            return NO_SUCH_GAME
         ics = ics_variant(stored.variant)
         moves = [m.uci for m in stored.moves]
         try:
@@ -239,11 +248,13 @@ class StoreViews:
             positions=positions,
         )
 
-    async def move_list(self, game_id: str, startpos: bool, ms: bool) -> list[str]:
+    async def move_list(
+        self, game_id: str, startpos: bool, ms: bool, wide: bool = False
+    ) -> list[str]:
         """FICS ``moves``: the header XBoard recognises, the moves, the result."""
         stored = await self._load(game_id)
         if stored is None:
-            return ["There is no such game."]
+            return [NO_SUCH_GAME]
         number = self._numbers.number(stored.id)
         ics = ics_variant(stored.variant)
         tc = tc_json(stored.time_control)
@@ -258,7 +269,8 @@ class StoreViews:
             f"{minutes} minutes, increment: {increment} seconds.",
             "",
         ]
-        if startpos:
+        # The start position as style 12 (iset startpos): not for a board too wide for it.
+        if startpos and (wide or ics.variant.geometry.files <= MAX_STYLE12_FILES):
             start = Position.from_fen(ics.variant, stored.start_fen)
             info = Board12(
                 number,

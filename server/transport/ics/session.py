@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import logging
 
+from server.transport.ics.args import TAKES_NO_ARGUMENT
+from server.transport.ics.help import usage
 from server.transport.ics.lobby import LobbyCommands
 from server.transport.ics.parse import (
     looks_like_move,
@@ -54,6 +56,9 @@ class IcsSession(
             if looks_like_move(word):
                 command = "You are not playing a game."
             self._write([command])
+            return
+        if command.name in TAKES_NO_ARGUMENT and command.args:
+            self._write([f"Usage: {usage(command.name)}"])
             return
         handler = getattr(self, f"_cmd_{command.name}")
         try:

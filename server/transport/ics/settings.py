@@ -31,7 +31,7 @@ class SettingsCommands(SessionState):
                 return
             self._write(["Style 12 set."])
             return
-        if name in ("seek", "seekinfo", "ms", "startpos", "nowrap", "lock"):
+        if name in self.vars:
             on = value.lower() in ("1", "on", "true", "yes", "") if value else True
             self.vars[name] = int(on)
             if name == "seekinfo" and on:
@@ -63,6 +63,9 @@ class SettingsCommands(SessionState):
         from datetime import UTC, datetime
 
         self._write([f"Server time - {datetime.now(UTC):%a %b %d, %H:%M:%S UTC %Y}"])
+
+    def _cmd_gameend(self, cmd: CommandLine) -> None:
+        """Taken quietly, as FICS does: the game ended already (the ``{Game N …}`` line)."""
 
     def _cmd_quit(self, cmd: CommandLine) -> None:
         self._write(["Logging you out.", "Thank you for using this server."])

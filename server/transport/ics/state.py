@@ -11,8 +11,11 @@ from server.hub.commands import (
     Command,
     SoughtCommand,
 )
+from server.transport.ics.args import number
 from server.transport.ics.games import GameNumbers, GameView
 from server.transport.ics.review import Examination, ReviewStore, StoreViews
+
+__all__ = ["Handler", "IcsHost", "Json", "OnlinePlayer", "SessionState", "error_text", "number"]
 
 Json = dict[str, Any]
 Handler = Callable[[str, Json], list[str]]
@@ -67,12 +70,6 @@ def error_text(code: str, message: str) -> str:
     return _ERRORS.get(code, message)
 
 
-def number(text: str) -> int | None:
-    """The number a command argument starts with, if any."""
-    word = text.strip().split(" ")[0] if text.strip() else ""
-    return int(word) if word.isdigit() and len(word) <= 12 else None
-
-
 class SessionState:
     """What every part of a session shares: who, the followed games, pending answers, the
     variables; how a command is sent and its answer awaited."""
@@ -102,14 +99,26 @@ class SessionState:
             "style": 12,
             "seek": 1,
             "seekinfo": 0,
+            "seekremove": 0,
             "ms": 0,
             "startpos": 0,
             "nowrap": 0,
             "lock": 0,
+            "wide12": 0,
         }
         self.examination: Examination | None = None
         self.views = StoreViews(host.store, host.numbers)
         self.quit = False
+
+    @property
+    def _ms(self) -> bool:
+        """Clocks in milliseconds (``iset ms 1``)."""
+        return bool(self.vars["ms"])
+
+    @property
+    def _wide(self) -> bool:
+        """Style 12 even for boards too wide for XBoard (``iset wide12 1``)."""
+        return bool(self.vars["wide12"])
 
     # ================================================================ sending
 

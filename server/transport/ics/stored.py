@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from server.transport.ics.args import bad_handle, handle_arg
+from server.transport.ics.help import usage
 from server.transport.ics.parse import (
     CommandLine,
 )
@@ -12,7 +14,11 @@ class StoredCommands(SessionState):
     """The ICS commands on stored games: history, smoves, examine and stepping through it."""
 
     async def _cmd_history(self, cmd: CommandLine) -> None:
-        self._write(await self.views.history(cmd.words[0] if cmd.args else self.name))
+        name = handle_arg(cmd.args) if cmd.args else self.name
+        if name is None:
+            self._write([bad_handle(cmd.args)])
+            return
+        self._write(await self.views.history(name))
 
     async def _cmd_smoves(self, cmd: CommandLine) -> None:
         found, problem = await self.views.stored_game_id(cmd.words, "smoves")
@@ -20,7 +26,7 @@ class StoredCommands(SessionState):
             self._write([problem])
             return
         self._write(
-            await self.views.move_list(found, bool(self.vars["startpos"]), bool(self.vars["ms"]))
+            await self.views.move_list(found, bool(self.vars["startpos"]), self._ms, self._wide)
         )
 
     async def _cmd_examine(self, cmd: CommandLine) -> None:
@@ -39,7 +45,7 @@ class StoredCommands(SessionState):
         self._write(
             [
                 f"Starting to examine game {examination.number}.",
-                *examination.board_lines(bool(self.vars["ms"])),
+                *examination.board_lines(self._ms, self._wide),
             ]
         )
 
@@ -47,8 +53,11 @@ class StoredCommands(SessionState):
         if self.examination is None:
             self._write(["You are not examining a game."])
             return
-        count = number(cmd.args) or 1
-        self._write(self.examination.step(direction * count, bool(self.vars["ms"])))
+        count = number(cmd.args) if cmd.args else 1
+        if count is None or " " in cmd.args:
+            self._write([f"Usage: {usage(cmd.name)}"])
+            return
+        self._write(self.examination.step(direction * count, self._ms, self._wide))
 
     def _cmd_forward(self, cmd: CommandLine) -> None:
         self._step(cmd, 1)

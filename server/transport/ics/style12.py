@@ -13,7 +13,8 @@ position); initial time in minutes and increment in seconds; material; both cloc
 or milliseconds after ``iset ms 1``); the number of the move about to be made; the last move
 verbose (``P/e2-e4``, ``o-o``, ``P/@@-c3``, ``none``), its time, the last move in the variant's
 notation; the flip flag; whether the clock is ticking; lag (always 0). Boards of any size up
-to 15×15 use the same form: one word per rank.
+to 15×15 use the same form, one word per rank, but boards wider than 12 files are sent as text
+diagrams unless asked for (:mod:`server.transport.ics.boards`).
 """
 
 from __future__ import annotations
