@@ -160,6 +160,9 @@ class GamePlayer:
         if game is not None and game == self.game:
             self.stats.rejoined += 1
             await self.send("join", {"game": game, "v": self.v})
+        elif game is not None:  # paired while away: the snapshot says which side
+            self.game, self.v = game, 0
+            await self.send("join", {"game": game})
         else:  # the game ended while away
             self.game = None
             await self.send("seek", {"variant": "minishogi", "tc": TC})
@@ -197,6 +200,8 @@ class GamePlayer:
             return
         elif t in ("game", "move") and d.get("game") == self.game:
             self.legal, self.turn, self.ply = d["legal"], d["turn"], d["ply"]
+            if t == "game" and d.get("role") in ("first", "second"):
+                self.side = d["role"]
         elif t == "end" and d.get("game") == self.game:
             self.game = None
             await self.send("seek", {"variant": "minishogi", "tc": TC})
@@ -256,11 +261,15 @@ async def run_storm(hub: Process, database_url: str, args: Any) -> dict[str, Any
         GamePlayer(url, token, random.Random(i), args.think_ms)
         for i, token in enumerate(tokens[:in_games])
     ]
-    warm_s = max(5.0, in_games / 200) + 3 * args.think_ms / 1000
-    storm_at = time.monotonic() + warm_s
-    until = storm_at + within + 30.0 + args.seconds
+    until = time.monotonic() + 3600.0
     tasks = [asyncio.create_task(p.run(until, stats)) for p in gamers]
-    await asyncio.sleep(max(0.0, storm_at - time.monotonic()))
+    # Every game paired, then a few moves each before the storm.
+    deadline = time.monotonic() + 120.0
+    while sum(1 for p in gamers if p.game is not None) < in_games - 1:
+        if time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.2)
+    await asyncio.sleep(max(5.0, 3 * args.think_ms / 1000))
     paired = sum(1 for p in gamers if p.game is not None)
     before = len(stats.moves)
     await probe_report(hub, signal.SIGUSR1, "window")  # the storm window starts now
