@@ -1,5 +1,5 @@
-"""The store's hot writes on PostgreSQL straight through asyncpg: moves, and a game's creation
-and end.
+"""The store's hot writes on PostgreSQL straight through asyncpg: moves, a game's creation
+and end, and a session's resumption (a login: thousands at once when players reconnect).
 
 A move is acknowledged only after its commit, so the commit path is the floor of every move's
 round trip. Through SQLAlchemy's async engine one batch costs a pool checkout (with its
@@ -73,6 +73,18 @@ ABORT = (
     "UPDATE games SET status = 'aborted', termination = $2, finished_at = $3, plies = $4,"
     " final_fen = $5" + _RUNNING
 )
+#: A session's resumption in one statement: its last use refreshed, and its player with every
+#: rating (``$1`` the token's hash, ``$2`` now); no row, no such session. Through SQLAlchemy
+#: it took two transactions (the session and player, then the ratings) and about 4 ms of the
+#: hub's CPU: a reconnect storm's logins queued behind them (docs/benchmarks.md, "Reconnect
+#: storm").
+RESUME_SESSION = (
+    "WITH s AS (UPDATE sessions SET last_seen = $2 WHERE token_hash = $1 RETURNING player_id)"
+    " SELECT p.id, p.name, p.password_hash, p.created_at,"
+    " r.variant, r.speed, r.rating, r.deviation, r.volatility, r.games"
+    " FROM s JOIN players p ON p.id = s.player_id"
+    " LEFT JOIN ratings r ON r.player_id = p.id ORDER BY r.variant, r.speed"
+)
 
 
 class PgDirect:
@@ -82,6 +94,7 @@ class PgDirect:
     :param schema: the schema the store works in (``search_path``), if any.
     :param connect_timeout: seconds before connecting gives up.
     :param game_connections: most games' writes in flight at once (the rest wait their turn).
+    :param login_connections: most sessions' resumptions in flight at once (likewise).
     """
 
     def __init__(
@@ -91,6 +104,7 @@ class PgDirect:
         schema: str | None = None,
         connect_timeout: float = 5.0,
         game_connections: int = 4,
+        login_connections: int = 4,
     ) -> None:
         parsed = make_url(url)
         self._dsn = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
@@ -100,6 +114,7 @@ class PgDirect:
         self._inserts: dict[tuple[str, ...], str] = {}
         """``INSERT INTO games`` by its columns."""
         self._game_slots = asyncio.Semaphore(game_connections)
+        self._login_slots = asyncio.Semaphore(login_connections)
 
     async def append_moves(self, moves: Sequence[GameMove]) -> None:
         """Insert ``moves`` (already checked by the store) in one transaction: all or none.
@@ -160,6 +175,18 @@ class PgDirect:
         one already over."""
         arguments = (game_id, termination, finished_at, plies, final_fen)
         return await self._game_write(ABORT, arguments) == "UPDATE 1"
+
+    async def resume_session(self, token_hash: str, now: datetime) -> list[asyncpg.Record]:
+        """:data:`RESUME_SESSION`'s rows: one per rating of the session's player (one with
+        null rating columns if they have none); none for an unknown token.
+
+        :raises StoreUnavailableError: as :meth:`append_moves`.
+        """
+        async with self._login_slots:
+            rows: list[asyncpg.Record] = await self._run(
+                RESUME_SESSION, lambda c: c.fetch(RESUME_SESSION, token_hash, now)
+            )
+            return rows
 
     async def _game_write(self, statement: str, arguments: tuple[object, ...]) -> str:
         """Run a game row's statement once one of the ``game_connections`` is free; returns
