@@ -111,6 +111,11 @@ class PgDirect:
         self._settings = {"search_path": schema} if schema is not None else {}
         self._timeout = connect_timeout
         self._idle: list[asyncpg.Connection] = []
+        self._login_idle: list[asyncpg.Connection] = []
+        """Connections for sessions' resumptions only: their commits do not wait for the
+        write-ahead log's flush (``synchronous_commit`` off). All such a commit holds is a
+        session's ``last_seen``, which a database crash may set back by a fraction of a
+        second; waiting for the flush made every login queue behind the disk."""
         self._inserts: dict[tuple[str, ...], str] = {}
         """``INSERT INTO games`` by its columns."""
         self._game_slots = asyncio.Semaphore(game_connections)
@@ -184,7 +189,9 @@ class PgDirect:
         """
         async with self._login_slots:
             rows: list[asyncpg.Record] = await self._run(
-                RESUME_SESSION, lambda c: c.fetch(RESUME_SESSION, token_hash, now)
+                RESUME_SESSION,
+                lambda c: c.fetch(RESUME_SESSION, token_hash, now),
+                self._login_idle,
             )
             return rows
 
@@ -194,13 +201,21 @@ class PgDirect:
         async with self._game_slots:
             return await self._run(statement, lambda c: c.execute(statement, *arguments))
 
-    async def _run(self, statement: str, call: Callable[[asyncpg.Connection], Awaitable[_T]]) -> _T:
-        """``call`` on a connection of our own, with the store's errors (module docstring)."""
-        connection = await self._acquire()
+    async def _run(
+        self,
+        statement: str,
+        call: Callable[[asyncpg.Connection], Awaitable[_T]],
+        idle: list[asyncpg.Connection] | None = None,
+    ) -> _T:
+        """``call`` on a connection of our own (from ``idle``, the login connections, or the
+        others), with the store's errors (module docstring)."""
+        if idle is None:
+            idle = self._idle
+        connection = await self._acquire(idle)
         try:
             outcome = await call(connection)
         except asyncpg.IntegrityConstraintViolationError as error:
-            self._release(connection)
+            self._release(connection, idle)
             raise IntegrityError(statement, None, error) from error
         except _CONNECTION_ERRORS as error:
             await _discard(connection)
@@ -208,31 +223,34 @@ class PgDirect:
         except BaseException:
             connection.terminate()  # cancelled mid-statement: its state is unknown
             raise
-        self._release(connection)
+        self._release(connection, idle)
         return outcome
 
     async def close(self) -> None:
         """Close the idle connections; later calls reconnect."""
         idle, self._idle = self._idle, []
+        idle += self._login_idle
+        self._login_idle = []
         for connection in idle:
             await _discard(connection)
 
-    async def _acquire(self) -> asyncpg.Connection:
-        while self._idle:
-            connection = self._idle.pop()
+    async def _acquire(self, idle: list[asyncpg.Connection]) -> asyncpg.Connection:
+        while idle:
+            connection = idle.pop()
             if not connection.is_closed():  # the server may have ended it while it sat idle
                 return connection
+        settings = self._settings
+        if idle is self._login_idle:
+            settings = {**settings, "synchronous_commit": "off"}
         try:
-            return await asyncpg.connect(
-                self._dsn, timeout=self._timeout, server_settings=self._settings
-            )
+            return await asyncpg.connect(self._dsn, timeout=self._timeout, server_settings=settings)
         except (*_CONNECTION_ERRORS, asyncpg.PostgresError) as error:
             raise StoreUnavailableError(f"database unavailable: {error}") from error
 
-    def _release(self, connection: asyncpg.Connection) -> None:
+    def _release(self, connection: asyncpg.Connection, idle: list[asyncpg.Connection]) -> None:
         if connection.is_closed():
             return
-        self._idle.append(connection)
+        idle.append(connection)
 
 
 async def _discard(connection: asyncpg.Connection) -> None:
