@@ -329,7 +329,9 @@ async def run_storm(hub: Process, database_url: str, args: Any) -> dict[str, Any
         f"{'':10} hub loop lag over the storm, connect phase included ({lag['seconds']:.1f} s "
         f"from the first connection to {SETTLE_S:g} s after the last login): max "
         f"{lag['lag_max_ms']:.1f} ms, p99.9 {lag['lag_p999_ms']:.1f} ms, p99 "
-        f"{lag['lag_p99_ms']:.1f} ms, {lag['lags_over_50ms']} wake-ups over 50 ms; longest "
+        f"{lag['lag_p99_ms']:.1f} ms, {lag['lags_over_50ms']} wake-ups over 50 ms (the hub's "
+        f"own CPU between two wake-ups: max {lag['busy_max_ms']:.1f} ms, "
+        f"{lag['busy_over_50ms']} over 50 ms); longest "
         "collection by generation (wall; the collector's own CPU): "
         + ", ".join(
             f"{g}: {v['max_ms']:.1f} ms; {v['max_cpu_ms']:.1f} ms ({v['count']}x)"
