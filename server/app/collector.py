@@ -117,13 +117,17 @@ class YoungCollections:
             self.count += 1
 
 
-async def collect_and_freeze_forever(interval_s: float, unfreeze_interval_s: float = 0.0) -> None:
+async def collect_and_freeze_forever(
+    interval_s: float,
+    unfreeze_interval_s: float = 0.0,
+    on_collected: Callable[[], None] | None = None,
+) -> None:
     """Run :func:`collect_and_freeze` every ``interval_s`` seconds, and sooner when
     :data:`BURST_YOUNG_COLLECTIONS` young collections have happened since the previous one (a
     burst of new long-lived objects: a reconnect storm). With ``unfreeze_interval_s`` > 0, at
     most that often the whole heap is unfrozen first, so that the collection scans all of it
     (a pause of hundreds of milliseconds with thousands of games and connections, but no
-    cyclic garbage outlives it)."""
+    cyclic garbage outlives it). ``on_collected`` is called after each timed collection."""
     young = YoungCollections()
     gc.callbacks.append(young)
     try:
@@ -139,5 +143,7 @@ async def collect_and_freeze_forever(interval_s: float, unfreeze_interval_s: flo
             collect_and_freeze()
             young.count = 0
             collected_at = time.monotonic()
+            if on_collected is not None:
+                on_collected()
     finally:
         gc.callbacks.remove(young)
