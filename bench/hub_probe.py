@@ -8,7 +8,8 @@ Run by hand or by ``bench_load.py`` (never in CI)::
   late it woke. Whatever holds the event loop — a garbage collection, a slow callback, a burst
   of messages — shows as lag, so the largest lag is the longest stall any player could have
   felt. Each collection's pause is recorded too (``gc.callbacks``), to tell collections from
-  other stalls.
+  other stalls, and the hub's own CPU time between two wake-ups (``time.thread_time``), to
+  tell its own work from waiting for a core on a shared machine.
 * **Signals**: ``SIGUSR1`` writes the samples gathered since the previous ``SIGUSR1`` to
   ``BENCH_PROBE_FILE`` (JSON) and starts a new window (with ``BENCH_PROFILE=FILE``, each
   window also runs under cProfile and its statistics go to ``FILE``: start-up and shutdown
@@ -55,6 +56,9 @@ class Probe:
         self.profile_path = profile_path
         self.profiler: cProfile.Profile | None = None
         self.lags: list[float] = []
+        self.busy: list[float] = []
+        """The hub's own CPU time between two wake-ups: on a shared machine a wake-up is
+        also late when the process waited for a core, which this tells apart."""
         self.collections: list[tuple[int, float, float]] = []  # (generation, pause s, CPU s)
         self.window_start = time.monotonic()
         self._gc_started = (0.0, 0.0)
@@ -74,9 +78,10 @@ class Probe:
 
     async def run(self) -> None:
         while True:
-            before = time.perf_counter()
+            before, cpu_before = time.perf_counter(), time.thread_time()
             await asyncio.sleep(PROBE_INTERVAL_S)
             self.lags.append(time.perf_counter() - before - PROBE_INTERVAL_S)
+            self.busy.append(time.thread_time() - cpu_before)
 
     def dump_window(self) -> None:
         lags = sorted(self.lags)
@@ -93,6 +98,9 @@ class Probe:
             "lag_p999_ms": 1000 * lags[min(n - 1, int(0.999 * n))] if n else None,
             "lag_p99_ms": 1000 * lags[min(n - 1, int(0.99 * n))] if n else None,
             "lags_over_50ms": sum(1 for lag in lags if lag > 0.05),
+            # The longest the hub's own work held the loop (its CPU between two wake-ups).
+            "busy_max_ms": 1000 * max(self.busy, default=0.0),
+            "busy_over_50ms": sum(1 for busy in self.busy if busy > 0.05),
             "gc": {
                 str(g): {
                     "count": len(p),
@@ -112,6 +120,7 @@ class Probe:
             report["phases_us"] = self.phases.report()
         self._write("window", report)
         self.lags.clear()
+        self.busy.clear()
         self.collections.clear()
         self.window_start = time.monotonic()
 

@@ -82,6 +82,8 @@ class Stats:
     """Share of one CPU this (client) process used during the run."""
     lag: dict[str, Any] = field(default_factory=dict)
     """The hub's loop-lag probe over the window (``hub_probe.Probe.dump_window``)."""
+    connect_lag: dict[str, Any] = field(default_factory=dict)
+    """The same over the connect phase and ramp-up, before the window."""
     trips: list[tuple[str, int, float, float]] = field(default_factory=list)
     """The measured moves: (game, ply, sent, acknowledged), ``time.perf_counter()`` readings
     (joined with the hub's own marks by ``--phases``: :func:`way_in_and_out`)."""

@@ -4,13 +4,20 @@ only what arrived since."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import weakref
 from collections.abc import Iterator
 
 import pytest
 
-from server.app.collector import collect_and_freeze
+from server.app.collector import (
+    BURST_YOUNG_COLLECTIONS,
+    TIMED_GC_THRESHOLDS,
+    YoungCollections,
+    collect_and_freeze,
+    collect_and_freeze_forever,
+)
 
 
 class Node:
@@ -62,3 +69,52 @@ def test_a_cycle_frozen_alive_is_freed_only_after_unfreezing(restore_freezing: N
     gc.unfreeze()
     gc.collect()
     assert ref() is None
+
+
+@pytest.fixture
+def timed_thresholds() -> Iterator[None]:
+    """The server's thresholds with timed collections (each young collection after 1,000
+    more tracked objects made than freed)."""
+    before = gc.get_threshold()
+    gc.set_threshold(*TIMED_GC_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+def test_young_collections_are_counted(timed_thresholds: None) -> None:
+    young = YoungCollections()
+    gc.callbacks.append(young)
+    try:
+        gc.collect(0)
+        gc.collect(1)
+        assert young.count == 2
+        gc.collect()  # a full collection is not a young one
+        assert young.count == 2
+        kept = [Node() for _ in range(5_000)]  # over 1,000 new tracked objects, five times
+        assert young.count >= 2 + 4
+    finally:
+        gc.callbacks.remove(young)
+    assert len(kept) == 5_000
+
+
+async def test_a_burst_of_new_objects_brings_the_timed_collection_forward(
+    restore_freezing: None, timed_thresholds: None
+) -> None:
+    """A reconnect storm's burst of long-lived objects: the timed collection comes after
+    BURST_YOUNG_COLLECTIONS young collections, long before its interval (an hour here), so
+    that it never scans much more than that many thousand objects."""
+    collected = asyncio.Event()
+    task = asyncio.create_task(collect_and_freeze_forever(3600.0, on_collected=collected.set))
+    try:
+        await asyncio.sleep(0)  # the task's first step: it starts counting young collections
+        frozen = gc.get_freeze_count()
+        # Three tracked objects per cycle (two nodes, one dict): over 1,000 new tracked
+        # objects BURST_YOUNG_COLLECTIONS times, at the least.
+        kept = [cycle() for _ in range(1_000 * BURST_YOUNG_COLLECTIONS)]
+        await collected.wait()
+        assert gc.get_freeze_count() > frozen
+        assert not any(o is kept[-1] for o in gc.get_objects())  # frozen
+    finally:
+        task.cancel()

@@ -94,15 +94,56 @@ def collect_and_freeze() -> int:
     return found
 
 
-async def collect_and_freeze_forever(interval_s: float, unfreeze_interval_s: float = 0.0) -> None:
-    """Run :func:`collect_and_freeze` every ``interval_s`` seconds. With
-    ``unfreeze_interval_s`` > 0, at most that often the whole heap is unfrozen first, so
-    that the collection scans all of it (a pause of hundreds of milliseconds with thousands
-    of games and connections, but no cyclic garbage outlives it)."""
-    unfrozen_at = time.monotonic()
-    while True:
-        await asyncio.sleep(interval_s)
-        if unfreeze_interval_s > 0 and time.monotonic() - unfrozen_at >= unfreeze_interval_s:
-            unfrozen_at = time.monotonic()
-            gc.unfreeze()
-        collect_and_freeze()
+#: A timed collection also runs as soon as this many young collections have happened since
+#: the previous one. Each young collection comes after 1,000 more tracked objects were made
+#: than freed (``TIMED_GC_THRESHOLDS``), so this bounds what a timed collection scans to
+#: about this many thousand objects, however fast objects arrive: in a reconnect storm, a
+#: thousand logins a second each leaving fifty-odd tracked objects made the once-a-second
+#: collection scan over 100,000 objects and pause the server 100–400 ms (issue 25).
+BURST_YOUNG_COLLECTIONS = 12
+
+#: How often the timer checks for a burst (a wake-up costs a few microseconds).
+BURST_POLL_S = 0.02
+
+
+class YoungCollections:
+    """A ``gc.callbacks`` hook counting the young (generation 0 and 1) collections."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "stop" and info["generation"] < 2:
+            self.count += 1
+
+
+async def collect_and_freeze_forever(
+    interval_s: float,
+    unfreeze_interval_s: float = 0.0,
+    on_collected: Callable[[], None] | None = None,
+) -> None:
+    """Run :func:`collect_and_freeze` every ``interval_s`` seconds, and sooner when
+    :data:`BURST_YOUNG_COLLECTIONS` young collections have happened since the previous one (a
+    burst of new long-lived objects: a reconnect storm). With ``unfreeze_interval_s`` > 0, at
+    most that often the whole heap is unfrozen first, so that the collection scans all of it
+    (a pause of hundreds of milliseconds with thousands of games and connections, but no
+    cyclic garbage outlives it). ``on_collected`` is called after each timed collection."""
+    young = YoungCollections()
+    gc.callbacks.append(young)
+    try:
+        unfrozen_at = collected_at = time.monotonic()
+        while True:
+            await asyncio.sleep(min(interval_s, BURST_POLL_S))
+            now = time.monotonic()
+            if now - collected_at < interval_s and young.count < BURST_YOUNG_COLLECTIONS:
+                continue
+            if unfreeze_interval_s > 0 and now - unfrozen_at >= unfreeze_interval_s:
+                unfrozen_at = now
+                gc.unfreeze()
+            collect_and_freeze()
+            young.count = 0
+            collected_at = time.monotonic()
+            if on_collected is not None:
+                on_collected()
+    finally:
+        gc.callbacks.remove(young)

@@ -1,5 +1,5 @@
-"""The store's hot writes on PostgreSQL straight through asyncpg: moves, and a game's creation
-and end.
+"""The store's hot writes on PostgreSQL straight through asyncpg: moves, a game's creation
+and end, and a session's resumption (a login: thousands at once when players reconnect).
 
 A move is acknowledged only after its commit, so the commit path is the floor of every move's
 round trip. Through SQLAlchemy's async engine one batch costs a pool checkout (with its
@@ -73,6 +73,18 @@ ABORT = (
     "UPDATE games SET status = 'aborted', termination = $2, finished_at = $3, plies = $4,"
     " final_fen = $5" + _RUNNING
 )
+#: A session's resumption in one statement: its last use refreshed, and its player with every
+#: rating (``$1`` the token's hash, ``$2`` now); no row, no such session. Through SQLAlchemy
+#: it took two transactions (the session and player, then the ratings) and about 4 ms of the
+#: hub's CPU: a reconnect storm's logins queued behind them (docs/benchmarks.md, "Reconnect
+#: storm").
+RESUME_SESSION = (
+    "WITH s AS (UPDATE sessions SET last_seen = $2 WHERE token_hash = $1 RETURNING player_id)"
+    " SELECT p.id, p.name, p.password_hash, p.created_at,"
+    " r.variant, r.speed, r.rating, r.deviation, r.volatility, r.games"
+    " FROM s JOIN players p ON p.id = s.player_id"
+    " LEFT JOIN ratings r ON r.player_id = p.id ORDER BY r.variant, r.speed"
+)
 
 
 class PgDirect:
@@ -82,6 +94,7 @@ class PgDirect:
     :param schema: the schema the store works in (``search_path``), if any.
     :param connect_timeout: seconds before connecting gives up.
     :param game_connections: most games' writes in flight at once (the rest wait their turn).
+    :param login_connections: most sessions' resumptions in flight at once (likewise).
     """
 
     def __init__(
@@ -91,15 +104,22 @@ class PgDirect:
         schema: str | None = None,
         connect_timeout: float = 5.0,
         game_connections: int = 4,
+        login_connections: int = 4,
     ) -> None:
         parsed = make_url(url)
         self._dsn = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
         self._settings = {"search_path": schema} if schema is not None else {}
         self._timeout = connect_timeout
         self._idle: list[asyncpg.Connection] = []
+        self._login_idle: list[asyncpg.Connection] = []
+        """Connections for sessions' resumptions only: their commits do not wait for the
+        write-ahead log's flush (``synchronous_commit`` off). All such a commit holds is a
+        session's ``last_seen``, which a database crash may set back by a fraction of a
+        second; waiting for the flush made every login queue behind the disk."""
         self._inserts: dict[tuple[str, ...], str] = {}
         """``INSERT INTO games`` by its columns."""
         self._game_slots = asyncio.Semaphore(game_connections)
+        self._login_slots = asyncio.Semaphore(login_connections)
 
     async def append_moves(self, moves: Sequence[GameMove]) -> None:
         """Insert ``moves`` (already checked by the store) in one transaction: all or none.
@@ -161,19 +181,41 @@ class PgDirect:
         arguments = (game_id, termination, finished_at, plies, final_fen)
         return await self._game_write(ABORT, arguments) == "UPDATE 1"
 
+    async def resume_session(self, token_hash: str, now: datetime) -> list[asyncpg.Record]:
+        """:data:`RESUME_SESSION`'s rows: one per rating of the session's player (one with
+        null rating columns if they have none); none for an unknown token.
+
+        :raises StoreUnavailableError: as :meth:`append_moves`.
+        """
+        async with self._login_slots:
+            rows: list[asyncpg.Record] = await self._run(
+                RESUME_SESSION,
+                lambda c: c.fetch(RESUME_SESSION, token_hash, now),
+                self._login_idle,
+            )
+            return rows
+
     async def _game_write(self, statement: str, arguments: tuple[object, ...]) -> str:
         """Run a game row's statement once one of the ``game_connections`` is free; returns
         its status (``"UPDATE 1"`` …)."""
         async with self._game_slots:
             return await self._run(statement, lambda c: c.execute(statement, *arguments))
 
-    async def _run(self, statement: str, call: Callable[[asyncpg.Connection], Awaitable[_T]]) -> _T:
-        """``call`` on a connection of our own, with the store's errors (module docstring)."""
-        connection = await self._acquire()
+    async def _run(
+        self,
+        statement: str,
+        call: Callable[[asyncpg.Connection], Awaitable[_T]],
+        idle: list[asyncpg.Connection] | None = None,
+    ) -> _T:
+        """``call`` on a connection of our own (from ``idle``, the login connections, or the
+        others), with the store's errors (module docstring)."""
+        if idle is None:
+            idle = self._idle
+        connection = await self._acquire(idle)
         try:
             outcome = await call(connection)
         except asyncpg.IntegrityConstraintViolationError as error:
-            self._release(connection)
+            self._release(connection, idle)
             raise IntegrityError(statement, None, error) from error
         except _CONNECTION_ERRORS as error:
             await _discard(connection)
@@ -181,31 +223,34 @@ class PgDirect:
         except BaseException:
             connection.terminate()  # cancelled mid-statement: its state is unknown
             raise
-        self._release(connection)
+        self._release(connection, idle)
         return outcome
 
     async def close(self) -> None:
         """Close the idle connections; later calls reconnect."""
         idle, self._idle = self._idle, []
+        idle += self._login_idle
+        self._login_idle = []
         for connection in idle:
             await _discard(connection)
 
-    async def _acquire(self) -> asyncpg.Connection:
-        while self._idle:
-            connection = self._idle.pop()
+    async def _acquire(self, idle: list[asyncpg.Connection]) -> asyncpg.Connection:
+        while idle:
+            connection = idle.pop()
             if not connection.is_closed():  # the server may have ended it while it sat idle
                 return connection
+        settings = self._settings
+        if idle is self._login_idle:
+            settings = {**settings, "synchronous_commit": "off"}
         try:
-            return await asyncpg.connect(
-                self._dsn, timeout=self._timeout, server_settings=self._settings
-            )
+            return await asyncpg.connect(self._dsn, timeout=self._timeout, server_settings=settings)
         except (*_CONNECTION_ERRORS, asyncpg.PostgresError) as error:
             raise StoreUnavailableError(f"database unavailable: {error}") from error
 
-    def _release(self, connection: asyncpg.Connection) -> None:
+    def _release(self, connection: asyncpg.Connection, idle: list[asyncpg.Connection]) -> None:
         if connection.is_closed():
             return
-        self._idle.append(connection)
+        idle.append(connection)
 
 
 async def _discard(connection: asyncpg.Connection) -> None:

@@ -69,7 +69,7 @@ class PlayerStore(Transactions):
         token = secrets.token_urlsafe(32)
         now = utc_now()
         statement = insert(sessions).values(
-            token_hash=_token_hash(token), player_id=player_id, created_at=now, last_seen=now
+            token_hash=token_hash(token), player_id=player_id, created_at=now, last_seen=now
         )
         await self._write_for_player(statement, player_id)
         return token
@@ -81,7 +81,7 @@ class PlayerStore(Transactions):
 
         With *max_idle*, a session unused for longer is deleted and None returned.
         """
-        key = _token_hash(token)
+        key = token_hash(token)
         now = utc_now()
         async with self._transaction(write=True) as connection:
             if max_idle is not None:
@@ -107,7 +107,7 @@ class PlayerStore(Transactions):
         """Log a token out. Returns whether it existed."""
         async with self._transaction(write=True) as connection:
             result = await connection.execute(
-                delete(sessions).where(sessions.c.token_hash == _token_hash(token))
+                delete(sessions).where(sessions.c.token_hash == token_hash(token))
             )
         return cast(int, result.rowcount) > 0
 
@@ -120,7 +120,8 @@ class PlayerStore(Transactions):
         return cast(int, result.rowcount)
 
 
-def _token_hash(token: str) -> str:
+def token_hash(token: str) -> str:
+    """What the store keeps of a session token: its SHA-256, in hex."""
     return hashlib.sha256(token.encode()).hexdigest()
 
 

@@ -18,12 +18,14 @@ from typing import Self
 
 from sqlalchemy import select
 
+from server.hub.glicko2 import Rating
 from server.store.engine import DEFAULT_URL, create_engine
 from server.store.games import GameStore, new_game_id
 from server.store.pg_direct import PgDirect
-from server.store.players import PlayerStore
+from server.store.players import PlayerStore, token_hash
 from server.store.queries import GameQueries
 from server.store.ratings import RatingStore
+from server.store.records import Player, PlayerRating, utc_now
 
 __all__ = ["Store", "new_game_id"]
 
@@ -62,6 +64,39 @@ class Store(PlayerStore, RatingStore, GameStore, GameQueries):
         if engine.dialect.name == "postgresql":
             direct = PgDirect(url, schema=schema, connect_timeout=connect_timeout)
         return cls(engine, direct=direct)
+
+    async def resume_session(self, token: str) -> tuple[Player, list[PlayerRating]] | None:
+        """The player a token logs in, with all their ratings (by variant then speed), or
+        None; refreshes the session's ``last_seen``. What a reconnecting client needs: on
+        PostgreSQL one statement (:data:`server.store.pg_direct.RESUME_SESSION`), elsewhere
+        :meth:`session_player` then :meth:`player_ratings`."""
+        if self._direct is None:
+            player = await self.session_player(token)
+            if player is None:
+                return None
+            return player, await self.player_ratings(player.id)
+        rows = await self._direct.resume_session(token_hash(token), utc_now())
+        if not rows:
+            return None
+        first = rows[0]
+        player = Player(
+            id=first["id"],
+            name=first["name"],
+            password_hash=first["password_hash"],
+            created_at=first["created_at"],
+        )
+        ratings = [
+            PlayerRating(
+                player_id=player.id,
+                variant=row["variant"],
+                speed=row["speed"],
+                rating=Rating(row["rating"], row["deviation"], row["volatility"]),
+                games=row["games"],
+            )
+            for row in rows
+            if row["variant"] is not None
+        ]
+        return player, ratings
 
     async def close(self) -> None:
         """Close all pooled connections."""

@@ -88,7 +88,9 @@ class AccountStore(Protocol):
 
     async def create_session(self, player_id: int) -> str: ...
 
-    async def session_player(self, token: str) -> StoredPlayer | None: ...
+    async def resume_session(
+        self, token: str
+    ) -> tuple[StoredPlayer, Sequence[StoredRating]] | None: ...
 
     async def delete_session(self, token: str) -> bool: ...
 
@@ -201,7 +203,7 @@ class Accounts:
             raise AuthError("name_taken", f"The name {name!r} is taken.") from None
         except AccountsUnavailable:
             raise _unavailable() from None
-        return await self._session_for(player, new=True)
+        return await self._session_for(player)
 
     async def login(self, name: str, password: str) -> Identity:
         """Check a name and password; on success start a session.
@@ -218,7 +220,7 @@ class Accounts:
         stored_hash = player.password_hash if player is not None else await self._dummy()
         if not await self._verify(stored_hash, password) or player is None:
             raise AuthError("bad_credentials", "Wrong name or password.")
-        return await self._session_for(player, new=True)
+        return await self._session_for(player)
 
     async def resume(self, token: str) -> Identity:
         """The identity a session token stands for (registered player or guest).
@@ -229,13 +231,13 @@ class Accounts:
         if guest is not None:
             return Identity(guest, token)
         try:
-            player = await self._store.session_player(token) if len(token) <= 256 else None
+            found = await self._store.resume_session(token) if len(token) <= 256 else None
         except AccountsUnavailable:
             raise _unavailable() from None
-        if player is None:
+        if found is None:
             raise AuthError("bad_session", "This session has ended; please log in again.")
-        identity = await self._session_for(player, new=False)
-        return Identity(identity.info, token)
+        player, ratings = found
+        return Identity(_player_info(player, ratings), token)
 
     async def logout(self, token: str) -> None:
         """End a session (a guest's token is forgotten)."""
@@ -246,15 +248,13 @@ class Accounts:
         except AccountsUnavailable:
             raise _unavailable() from None
 
-    async def _session_for(self, player: StoredPlayer, *, new: bool) -> Identity:
+    async def _session_for(self, player: StoredPlayer) -> Identity:
         try:
             ratings = await self._store.player_ratings(player.id)
-            token = await self._store.create_session(player.id) if new else ""
+            token = await self._store.create_session(player.id)
         except AccountsUnavailable:
             raise _unavailable() from None
-        pools: dict[RatingKey, Rating] = {(r.variant, r.speed): r.rating for r in ratings}
-        info = PlayerInfo(registered_player_id(player.id), player.name, False, pools)
-        return Identity(info, token)
+        return Identity(_player_info(player, ratings), token)
 
     # --- guests -----------------------------------------------------------------------------
 
@@ -301,6 +301,11 @@ class Accounts:
         if self._dummy_hash is None:
             self._dummy_hash = await self._hash(secrets.token_hex(16))
         return self._dummy_hash
+
+
+def _player_info(player: StoredPlayer, ratings: Sequence[StoredRating]) -> PlayerInfo:
+    pools: dict[RatingKey, Rating] = {(r.variant, r.speed): r.rating for r in ratings}
+    return PlayerInfo(registered_player_id(player.id), player.name, False, pools)
 
 
 def _unavailable() -> AuthError:

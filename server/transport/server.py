@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from websockets.asyncio.server import Server, ServerConnection, serve
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, ConnectionClosedOK
 from websockets.frames import CloseCode, Frame, Opcode
 from websockets.protocol import Event
 
@@ -67,6 +67,11 @@ CLOSE_GRACE_S = 2.0
 """How long a closing handshake may take before the TCP connection is cut."""
 WRITE_LIMIT = 32 * 1024
 """High-water mark of a connection's socket write buffer before messages queue in the outbox."""
+LISTEN_BACKLOG = 4096
+"""Connections the kernel queues before the hub accepts them (capped by ``net.core.somaxconn``).
+With asyncio's default of 100, a reconnect storm overflowed the queue: the dropped SYNs are
+retried by the client's kernel after 1, 3, 7 s, which made logins take seconds while the hub
+sat mostly idle (docs/benchmarks.md, "Reconnect storm")."""
 
 VARIANTS = [
     {"name": name, "title": get_variant(name).title, "family": get_variant(name).family}
@@ -207,7 +212,10 @@ class ClientConnection:
         self._reading = False
         """run() is handling a frame (it may be awaiting a login or a review query)."""
         self._rest: asyncio.Task[None] | None = None
-        """The rest of a frame handled at once, if it had to wait (a login, a review query)."""
+        """The rest of a frame handled at once, if it had to wait (a login, a review query),
+        until it is done."""
+        self._auth_timer: asyncio.TimerHandle | None = None
+        """Closes the connection if it is still anonymous after :data:`AUTH_TIMEOUT_S`."""
 
     # --- Peer ---------------------------------------------------------------------------------
 
@@ -242,12 +250,27 @@ class ClientConnection:
         self.send(error_message(code, text, ack))
 
     async def run(self) -> None:
-        auth_timer = self._loop.call_later(AUTH_TIMEOUT_S, self._auth_timeout)
+        self._auth_timer = self._loop.call_later(AUTH_TIMEOUT_S, self._auth_timeout)
         ws = self.ws
+        # The opening handshake's request and response are not read after the handshake:
+        # their headers are about twenty objects the collector tracks, per connection, for
+        # the connection's life. The request stays (websockets tells the handshake's
+        # request from later events by ``request is None``; its parser also keeps it as a
+        # local of its suspended generator) but its headers are emptied (docs/benchmarks.md,
+        # "Reconnect storm").
+        if ws.request is not None:
+            ws.request.headers.clear()
+        ws.response = None
         if isinstance(ws, JitteredConnection):
             ws.frame_handler = self
         try:
-            async for data in ws:
+            # recv() in a loop rather than ``async for``: no async generator (two more
+            # tracked objects) per connection.
+            while True:
+                try:
+                    data = await ws.recv()
+                except ConnectionClosedOK:
+                    break
                 # The frames read here are those not handed over at once (see accepts_frame):
                 # they wait for a frame before them still in progress, and later ones queue.
                 self._reading = True
@@ -264,7 +287,7 @@ class ClientConnection:
         finally:
             if isinstance(ws, JitteredConnection):
                 ws.frame_handler = None  # no reference cycle left between the two
-            auth_timer.cancel()
+            self._stop_auth_timer()
             # A login handed over at once may still be running: it connects to the hub
             # before the connection leaves it.
             await self._wait_for_rest()
@@ -273,8 +296,15 @@ class ClientConnection:
                 self._server.driver.disconnect(self.conn_id)
 
     def _auth_timeout(self) -> None:
+        self._auth_timer = None
         if self.identity is None:
             self.close_soon(CloseCode.POLICY_VIOLATION, "authentication timeout")
+
+    def _stop_auth_timer(self) -> None:
+        timer = self._auth_timer
+        if timer is not None:
+            self._auth_timer = None
+            timer.cancel()
 
     # --- frames handed over at once (JitteredConnection.process_event) -------------------------
 
@@ -298,7 +328,14 @@ class ClientConnection:
             self.close_soon(CloseCode.INTERNAL_ERROR, "")
             return
         if rest is not None:
-            self._rest = self._loop.create_task(rest)
+            self._rest = task = self._loop.create_task(rest)
+            task.add_done_callback(self._rest_done)
+
+    def _rest_done(self, task: asyncio.Task[None]) -> None:
+        """Let go of a finished task at once (a login's task would otherwise stay, with its
+        coroutine and context, for as long as the connection stays idle)."""
+        if self._rest is task:
+            self._rest = None
 
     async def _wait_for_rest(self) -> None:
         """Wait until the rest of a frame handled at once, if any, has run."""
@@ -427,6 +464,7 @@ class ClientConnection:
         if self._closing or self.identity is not None:
             return  # closed, or another login won while this one was hashing
         self.identity = identity
+        self._stop_auth_timer()
         welcome = {"player": identity.info.view(), "token": identity.token, "variants": VARIANTS}
         self.send(Message("welcome", welcome, a=frame.ack))
         driver = self._server.driver
@@ -483,6 +521,7 @@ class TransportServer:
             create_connection=JitteredConnection,
             close_timeout=CLOSE_GRACE_S,
             write_limit=WRITE_LIMIT,
+            backlog=LISTEN_BACKLOG,
         )
 
     @property

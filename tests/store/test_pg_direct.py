@@ -240,3 +240,26 @@ async def test_a_burst_of_games_waits_for_a_few_connections(store: Store) -> Non
     for game_id in games[:: len(games) // 10]:
         game = await store.get_game(game_id)
         assert game is not None and game.status == "finished"
+
+
+@ON_POSTGRESQL
+async def test_a_burst_of_resumptions_uses_a_few_connections_of_its_own(store: Store) -> None:
+    """A reconnect storm's logins: at most four connections, apart from the moves' and games'
+    (whose commits wait for the write-ahead log), and theirs do not wait for it."""
+    direct = store._direct
+    assert direct is not None
+    player = await store.create_player("Magnus", "h")
+    tokens = [await store.create_session(player.id) for _ in range(50)]
+    found = await asyncio.gather(*(store.resume_session(t) for t in tokens))
+    assert found == [(player, [])] * len(tokens)
+    assert 1 <= len(direct._login_idle) <= 4
+    for connection in direct._login_idle:
+        assert await connection.fetchval("SHOW synchronous_commit") == "off"
+    game_id = await create(store, started=True)
+    await store.append_moves([move(game_id, 1)])
+    assert direct._idle
+    for connection in direct._idle:
+        assert await connection.fetchval("SHOW synchronous_commit") == "on"
+    assert {c.get_server_pid() for c in direct._idle}.isdisjoint(
+        c.get_server_pid() for c in direct._login_idle
+    )

@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select, update
 
-from server.store import NameTakenError, Store, UnknownPlayerError
+from server.hub.glicko2 import Rating
+from server.store import NameTakenError, PlayerRating, Store, UnknownPlayerError
 from server.store.schema import players, sessions
 
 
@@ -60,6 +61,39 @@ async def test_session_round_trip(store: Store) -> None:
     assert await store.delete_session(token) is False
     assert await store.session_player(other) == player
     assert await store.session_player("not-a-token") is None
+
+
+async def test_resuming_a_session_reads_the_player_and_every_rating(store: Store) -> None:
+    magnus = await store.create_player("Magnus", "h")
+    hikaru = await store.create_player("Hikaru", "h")
+    token, other = await store.create_session(magnus.id), await store.create_session(hikaru.id)
+    assert await store.resume_session(token) == (magnus, [])  # no rating yet
+    ratings = [
+        PlayerRating(magnus.id, "minishogi", "rapid", Rating(1612.5, 80.25, 0.059), 7),
+        PlayerRating(magnus.id, "minishogi", "blitz", Rating(1490.0, 120.0, 0.06), 3),
+        PlayerRating(magnus.id, "chess", "blitz", Rating(1700.0, 60.0, 0.058), 12),
+        PlayerRating(hikaru.id, "chess", "blitz", Rating(2000.0, 50.0, 0.06), 40),
+    ]
+    for rating in ratings:
+        await store.set_rating(rating)
+    # Each rating once, by variant then speed, as player_ratings reads them.
+    assert await store.resume_session(token) == (magnus, await store.player_ratings(magnus.id))
+    assert await store.resume_session(token) == (magnus, [ratings[2], ratings[1], ratings[0]])
+    assert await store.resume_session(other) == (hikaru, [ratings[3]])
+    assert await store.resume_session("not-a-token") is None
+    # It refreshes the session's last use, and an ended session resumes nothing.
+    long_ago = datetime.now(UTC) - timedelta(days=40)
+    async with store.engine.begin() as connection:
+        await connection.execute(update(sessions).values(last_seen=long_ago))
+    assert await store.resume_session(token) is not None
+    async with store.engine.connect() as connection:
+        seen = dict(
+            (await connection.execute(select(sessions.c.player_id, sessions.c.last_seen))).all()
+        )
+    assert seen[magnus.id] > datetime.now(UTC) - timedelta(minutes=1)
+    assert seen[hikaru.id] == long_ago
+    assert await store.delete_session(token) is True
+    assert await store.resume_session(token) is None
 
 
 async def test_tokens_are_stored_hashed(store: Store) -> None:

@@ -1,0 +1,352 @@
+"""``bench_load.py --storm N``: a reconnect storm against a hub that is already serving games.
+
+N registered players with session tokens (written straight into the hub's database: no
+password hashing) log in with ``resume`` within ``--storm-within T`` seconds, each at a moment
+drawn uniformly from [0, T]: what a hub sees after a restart, a takeover, a network blip or
+the start of a tournament. A fifth of them (at most 2 × ``--games``) are the players of the
+hub's running games, which have been playing at a move per ``--think-ms`` since before the
+storm: each drops its connection at its moment, reconnects, resumes, and re-joins its game
+with the last version it saw (``join`` with ``v``), then plays on. The others connect, log
+in, and stay idle.
+
+Reported: the hub's loop-lag probe over the whole storm (from just before the first
+connection to two seconds after the last login: the connect phase itself), the login round
+trip (``resume`` sent → ``hello`` received, and TCP connect → ``hello``), and the running
+games' move round trips before and during the storm.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import random
+import secrets
+import signal
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from load_clients import TC, decode, percentile
+from processes import Process, cpu_seconds, probe_report
+from sqlalchemy import insert, select
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from server.store import create_engine
+from server.store.schema import players, sessions
+
+SETTLE_S = 2.0
+"""The storm's window ends this long after the last login."""
+
+
+async def seed_players(database_url: str, count: int) -> list[str]:
+    """``count`` registered players, each with one session; their tokens. Written in bulk (the
+    password hash is a placeholder nobody logs in with: the storm resumes sessions)."""
+    engine = create_engine(database_url)
+    tokens = [secrets.token_urlsafe(32) for _ in range(count)]
+    try:
+        async with engine.begin() as connection:
+            names = [f"storm{i:06d}" for i in range(count)]
+            await connection.execute(
+                insert(players),
+                [{"name": n, "name_key": n, "password_hash": "x" * 20} for n in names],
+            )
+            rows = await connection.execute(
+                select(players.c.id, players.c.name_key).where(players.c.name_key.in_(names))
+            )
+            ids = {name: player_id for player_id, name in rows}
+            await connection.execute(
+                insert(sessions),
+                [
+                    {
+                        "token_hash": hashlib.sha256(token.encode()).hexdigest(),
+                        "player_id": ids[name],
+                    }
+                    for name, token in zip(names, tokens, strict=True)
+                ],
+            )
+    finally:
+        await engine.dispose()
+    return tokens
+
+
+@dataclass
+class StormStats:
+    logins_ms: list[float] = field(default_factory=list)
+    """``resume`` sent → ``hello`` received, per storm login."""
+    connects_ms: list[float] = field(default_factory=list)
+    """TCP connect started → ``hello`` received, per storm login."""
+    moves: list[tuple[float, float]] = field(default_factory=list)
+    """(acknowledged at, monotonic; round trip ms) of every move of the running games."""
+    rejoined: int = 0
+    snapshots: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    last_login: float = 0.0
+
+    def error(self, key: str) -> None:
+        self.errors[key] = self.errors.get(key, 0) + 1
+
+
+async def resume(url: str, token: str, stats: StormStats | None) -> tuple[ClientConnection, Any]:
+    """Connect and log in with a session token; the connection and the ``hello`` payload."""
+    started = time.perf_counter()
+    ws = await connect(url, compression=None, max_size=None, open_timeout=120, ping_interval=None)
+    sent = time.perf_counter()
+    await ws.send(json.dumps({"t": "resume", "d": {"token": token}, "a": 1}))
+    welcome = decode(await ws.recv())
+    if welcome["t"] != "welcome":
+        raise RuntimeError(f"resume refused: {welcome}")
+    hello = decode(await ws.recv())
+    assert hello["t"] == "hello", hello
+    done = time.perf_counter()
+    if stats is not None:
+        stats.logins_ms.append(1000 * (done - sent))
+        stats.connects_ms.append(1000 * (done - started))
+        stats.last_login = time.monotonic()
+    return ws, hello["d"]
+
+
+class GamePlayer:
+    """A registered player in a running game: plays random legal moves with a think time; at
+    :attr:`drop_at` it drops its connection, resumes its session on a new one and re-joins
+    its game with the last version it saw."""
+
+    def __init__(self, url: str, token: str, rng: random.Random, think_ms: float) -> None:
+        self.url, self.token, self.rng, self.think_ms = url, token, rng, think_ms
+        self.ws: ClientConnection | None = None
+        self.stats = StormStats()
+        self.drop_at: float | None = None
+        self.game: str | None = None
+        self.side = ""
+        self.v = 0
+        self.legal: list[str] = []
+        self.turn = ""
+        self.ply = 0
+        self.sent_at: float | None = None
+        self.my_ply = 0
+        self.ack = 1
+
+    async def send(self, t: str, d: dict[str, Any]) -> None:
+        assert self.ws is not None
+        self.ack += 1
+        await self.ws.send(json.dumps({"t": t, "d": d, "a": self.ack}))
+
+    async def run(self, until: float, stats: StormStats) -> None:
+        self.stats = stats
+        self.ws, _ = await resume(self.url, self.token, None)
+        await self.send("seek", {"variant": "minishogi", "tc": TC})
+        while time.monotonic() < until:
+            timeout = None if self.drop_at is None else max(0.0, self.drop_at - time.monotonic())
+            try:
+                text = await asyncio.wait_for(self.ws.recv(), timeout)
+            except TimeoutError:
+                await self.reconnect()
+                continue
+            except ConnectionClosed:
+                stats.error("connection closed by the hub")
+                return
+            await self.on_message(text, until)
+        await self.ws.close()
+
+    async def reconnect(self) -> None:
+        assert self.ws is not None
+        await self.ws.close()
+        self.ws, hello = await resume(self.url, self.token, self.stats)
+        self.drop_at = None
+        self.sent_at = None  # a move in flight is settled by the replay
+        game = hello.get("game")
+        if game is not None and game == self.game:
+            self.stats.rejoined += 1
+            await self.send("join", {"game": game, "v": self.v})
+        elif game is not None:  # paired while away: the snapshot says which side
+            self.game, self.v = game, 0
+            await self.send("join", {"game": game})
+        else:  # the game ended while away
+            self.game = None
+            await self.send("seek", {"variant": "minishogi", "tc": TC})
+
+    async def on_message(self, text: str | bytes, until: float) -> None:
+        received_at = time.perf_counter()
+        message = decode(text)
+        t, d = message["t"], message["d"]
+        v = message.get("v")
+        if v is not None:
+            if v <= self.v and t != "game":
+                return  # a replayed event already applied
+            self.v = v
+        if t == "game_start":
+            self.game, self.side, self.v = d["game"], d["side"], 0
+            return
+        if t == "error":
+            self.stats.error(d["code"])
+            if "state" in d and self.game is not None:
+                self.legal, self.turn, self.ply = (
+                    d["state"]["legal"],
+                    d["state"]["turn"],
+                    d["state"]["ply"],
+                )
+                self.sent_at = None
+            else:
+                return
+        elif t == "ack":
+            if d.get("snapshot"):
+                self.stats.snapshots += 1
+            if self.sent_at is not None and d.get("ply") == self.my_ply:
+                rtt = 1000 * (received_at - self.sent_at)
+                self.stats.moves.append((time.monotonic(), rtt))
+                self.sent_at = None
+            return
+        elif t in ("game", "move") and d.get("game") == self.game:
+            self.legal, self.turn, self.ply = d["legal"], d["turn"], d["ply"]
+            if t == "game" and d.get("role") in ("first", "second"):
+                self.side = d["role"]
+        elif t == "end" and d.get("game") == self.game:
+            self.game = None
+            await self.send("seek", {"variant": "minishogi", "tc": TC})
+            return
+        else:
+            return
+        if self.game is None or self.turn != self.side or self.sent_at is not None:
+            return
+        if not self.legal or time.monotonic() >= until:
+            return
+        if self.ply >= 300:
+            await self.send("resign", {"game": self.game})
+            return
+        await self.think()
+        if self.drop_at is not None and time.monotonic() >= self.drop_at:
+            return  # drop first; the move is played after the re-join
+        self.my_ply = self.ply + 1
+        move = {"game": self.game, "ply": self.my_ply, "move": self.rng.choice(self.legal)}
+        self.ack += 1
+        frame = json.dumps({"t": "move", "d": move, "a": self.ack})
+        self.sent_at = time.perf_counter()
+        assert self.ws is not None
+        await self.ws.send(frame)
+
+    async def think(self) -> None:
+        if self.think_ms:
+            await asyncio.sleep(self.rng.uniform(0, 2 * self.think_ms) / 1000)
+
+
+async def idle_login(
+    url: str, token: str, at: float, stats: StormStats, sockets: list[ClientConnection]
+) -> None:
+    await asyncio.sleep(max(0.0, at - time.monotonic()))
+    try:
+        ws, _ = await resume(url, token, stats)
+    except Exception as error:  # counted, not fatal: the storm's other logins go on
+        stats.error(repr(error)[:60])
+        return
+    sockets.append(ws)
+
+
+async def run_storm(hub: Process, database_url: str, args: Any) -> dict[str, Any]:
+    """The storm (see the module docstring); prints its report and returns its figures."""
+    url = f"ws://127.0.0.1:{hub.port}/ws"
+    count, within, games = args.storm, args.storm_within, max(args.games or [0])
+    in_games = min(2 * games, count)
+    started = time.perf_counter()
+    tokens = await seed_players(database_url, count)
+    print(
+        f"{'':10} storm: {count:,} players and sessions written in "
+        f"{time.perf_counter() - started:.1f} s",
+        flush=True,
+    )
+    stats = StormStats()
+    rng = random.Random(25)
+    gamers = [
+        GamePlayer(url, token, random.Random(i), args.think_ms)
+        for i, token in enumerate(tokens[:in_games])
+    ]
+    until = time.monotonic() + 3600.0
+    tasks = [asyncio.create_task(p.run(until, stats)) for p in gamers]
+    # Every game paired, then a few moves each before the storm.
+    deadline = time.monotonic() + 120.0
+    while sum(1 for p in gamers if p.game is not None) < in_games - 1:
+        if time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.2)
+    await asyncio.sleep(max(5.0, 3 * args.think_ms / 1000))
+    paired = sum(1 for p in gamers if p.game is not None)
+    before = len(stats.moves)
+    await probe_report(hub, signal.SIGUSR1, "window")  # the storm window starts now
+    cpu_before, client_before = cpu_seconds(hub.popen.pid), cpu_seconds(os.getpid())
+    load_before = os.getloadavg()[0]
+    window_start = time.monotonic()
+    for p in gamers:
+        p.drop_at = window_start + rng.uniform(0, within)
+    idle: list[ClientConnection] = []
+    logins = [
+        asyncio.create_task(
+            idle_login(url, token, window_start + rng.uniform(0, within), stats, idle)
+        )
+        for token in tokens[in_games:]
+    ]
+    await asyncio.wait(logins, timeout=within + 120)
+    while (
+        sum(1 for p in gamers if p.drop_at is not None)
+        and time.monotonic() < window_start + within + 120
+    ):
+        await asyncio.sleep(0.1)
+    last_login = max(stats.last_login, window_start)
+    await asyncio.sleep(max(0.0, last_login + SETTLE_S - time.monotonic()))
+    lag = await probe_report(hub, signal.SIGUSR1, "window")
+    elapsed = time.monotonic() - window_start
+    hub_cpu = (cpu_seconds(hub.popen.pid) - cpu_before) / elapsed
+    client_cpu = (cpu_seconds(os.getpid()) - client_before) / elapsed
+    window_end = time.monotonic()
+    during = [rtt for at, rtt in stats.moves[before:] if window_start <= at <= window_end]
+    earlier = [rtt for at, rtt in stats.moves[:before]]
+    print(
+        f"{'':10} storm: {count:,} logins (resume) within {within:g} s, {in_games:,} of them "
+        f"players of {paired // 2:,} running games at a move per {args.think_ms / 1000:g} s who "
+        f"re-join with their last version ({stats.rejoined:,} re-joined, {stats.snapshots} "
+        f"snapshots); last login {last_login - window_start:.1f} s after the first moment; "
+        f"load average {load_before:.1f} → {os.getloadavg()[0]:.1f}, cpu hub "
+        f"{100 * hub_cpu:.0f}% clients {100 * client_cpu:.0f}%",
+        flush=True,
+    )
+    print(
+        f"{'':10} storm login round trip (resume → hello) p50 "
+        f"{percentile(stats.logins_ms, 0.5):.1f} ms p99 {percentile(stats.logins_ms, 0.99):.1f} ms "
+        f"max {max(stats.logins_ms, default=float('nan')):.1f} ms; connect → hello p50 "
+        f"{percentile(stats.connects_ms, 0.5):.1f} ms p99 "
+        f"{percentile(stats.connects_ms, 0.99):.1f} ms ({len(stats.logins_ms):,} logins)",
+        flush=True,
+    )
+    print(
+        f"{'':10} running games' move round trip during the storm p50 "
+        f"{percentile(during, 0.5):.2f} ms p99 {percentile(during, 0.99):.2f} ms max "
+        f"{max(during, default=float('nan')):.1f} ms ({len(during):,} moves); before it p50 "
+        f"{percentile(earlier, 0.5):.2f} ms p99 {percentile(earlier, 0.99):.2f} ms "
+        f"({len(earlier):,} moves)",
+        flush=True,
+    )
+    print(
+        f"{'':10} hub loop lag over the storm, connect phase included ({lag['seconds']:.1f} s "
+        f"from the first connection to {SETTLE_S:g} s after the last login): max "
+        f"{lag['lag_max_ms']:.1f} ms, p99.9 {lag['lag_p999_ms']:.1f} ms, p99 "
+        f"{lag['lag_p99_ms']:.1f} ms, {lag['lags_over_50ms']} wake-ups over 50 ms (the hub's "
+        f"own CPU between two wake-ups: max {lag['busy_max_ms']:.1f} ms, "
+        f"{lag['busy_over_50ms']} over 50 ms); longest "
+        "collection by generation (wall; the collector's own CPU): "
+        + ", ".join(
+            f"{g}: {v['max_ms']:.1f} ms; {v['max_cpu_ms']:.1f} ms ({v['count']}x)"
+            for g, v in lag["gc"].items()
+        )
+        + f" | errors {stats.errors or 'none'}",
+        flush=True,
+    )
+    for p in gamers:
+        p.drop_at = None
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await asyncio.gather(*(ws.close() for ws in idle), return_exceptions=True)
+    await asyncio.gather(
+        *(p.ws.close() for p in gamers if p.ws is not None), return_exceptions=True
+    )
+    return {"lag": lag, "stats": stats}
