@@ -8,6 +8,7 @@ import { drawPiece, pieceInfo, type LabelStyle } from "./pieces";
 import { h, svg } from "./svg";
 import type { VariantInfo } from "./types";
 import { showPieceTip, hidePieceTip } from "./tooltip";
+import { withPendingMove } from "./pending";
 
 export interface BoardState {
   fen: string;
@@ -19,6 +20,8 @@ export interface BoardState {
   interactive: boolean;
   /** The viewer's side while it waits for the opponent's move (a premove may be set), else null. */
   premoveSide: 0 | 1 | null;
+  /** The viewer's move sent but not yet confirmed by the server: drawn as played, marked. */
+  pending?: string | null;
 }
 
 const SQ = 100;
@@ -123,8 +126,12 @@ export class Board {
   }
 
   private render(): void {
-    const pos = this.pos;
+    const pending = this.state?.pending ?? null;
+    const pos = this.pos && pending ? withPendingMove(this.pos, pending) : this.pos;
     if (!pos) return;
+    if (pending) this.el.dataset.pending = pending;
+    else delete this.el.dataset.pending;
+    const pendingSquares = lastMoveSquares(pending);
     const { files, ranks, family } = this.variant;
     const layer = svg("g");
     const labels = coordLabels(family, files, ranks);
@@ -137,7 +144,8 @@ export class Board {
         const name = squareName(file, rank);
         const dark = family === "chess" && (file + rank) % 2 === 0;
         const cls = ["sq", dark ? "dark" : "light"];
-        if (lastSquares.includes(name)) cls.push("last");
+        if (pendingSquares.includes(name)) cls.push("pending");
+        else if (lastSquares.includes(name)) cls.push("last");
         if (name === originSquare) cls.push("selected");
         if (this.clicked.includes(name)) cls.push("via");
         if (this.premove && (this.premove.from === name || this.premove.to === name)) cls.push("premove");

@@ -5,7 +5,7 @@
 import { Board } from "./board";
 import { clockView, tcOfStored, tcText } from "./clock";
 import { errorText, resultText, type Ctx } from "./ctx";
-import type { Message } from "./net";
+import { LOST, type Message } from "./net";
 import { beep } from "./sound";
 import { h } from "./svg";
 import type { Absence, ChatLine, Clocks, GameSnapshot, Player, Role, Side, StoredGame, StoredMove, TimeControl, VariantInfo } from "./types";
@@ -39,7 +39,8 @@ export class GameView {
   private storedGame: StoredGame | null = null;
   private live: Live | null = null;
   private cursor: number | null = null;
-  private pending = false;
+  /** The player's move not yet confirmed by the server (resent after a reconnection). */
+  private pendingMove: { ply: number; uci: string } | null = null;
   private timer = 0;
   private readonly boardBox = h("div", { class: "board-box" });
   private readonly clockTop = h("div", { class: "clock top" });
@@ -49,6 +50,7 @@ export class GameView {
   private readonly banner = h("div", { class: "banner", hidden: true, role: "status" });
   private readonly info = h("div", { class: "game-info" });
   private readonly errorBox = h("p", { class: "error", role: "alert" });
+  private readonly connNote = h("p", { class: "conn-note", role: "status", hidden: true });
   private readonly offerBox = h("div", { class: "offers" });
   private readonly chatList = h("ul", { class: "chat-lines" });
   private readonly chatBox: HTMLElement;
@@ -65,7 +67,7 @@ export class GameView {
     });
     this.chatBox = h("div", { class: "chat", hidden: true }, [h("h3", { text: "Chat" }), this.chatList, form]);
     this.el = h("section", { class: "game", "data-game": id }, [
-      h("div", { class: "board-col" }, [this.clockTop, this.boardBox, this.clockBottom]),
+      h("div", { class: "board-col" }, [this.clockTop, this.boardBox, this.clockBottom, this.connNote]),
       h("div", { class: "side-col" }, [this.info, this.banner, this.offerBox, this.actions, this.errorBox,
         h("div", { class: "nav-buttons" }, (["first", "prev", "next", "last"] as const).map((k) => {
           const b = h("button", { type: "button", "data-nav": k, text: { first: "«", prev: "‹", next: "›", last: "»" }[k], title: k });
@@ -97,6 +99,8 @@ export class GameView {
     if (this.ctx.me && this.ctx.conn.open) {
       try {
         await this.ctx.conn.request("join", this.live ? { game: this.id, v: this.live.v } : { game: this.id });
+        this.drawConn();
+        void this.sendPending();
         return;
       } catch (e) {
         if ((e as { code?: string }).code !== "no_such_game") { this.fail(e); }
@@ -173,7 +177,8 @@ export class GameView {
     const absent = (a: Absence | null) => (a ? { ...a, at: Date.now() } : null);
     this.live = { v, legal: s.legal, clocks: s.clocks, clockAt: Date.now(), offers: { ...s.offers },
       absent: { first: absent(s.absent.first), second: absent(s.absent.second) }, chat: s.chat.slice() };
-    this.pending = false;
+    const p = this.pendingMove;
+    if (p && (s.status !== "started" || s.ply >= p.ply)) this.settlePending(s.moves[p.ply - 1] === p.uci ? null : s.status !== "started" ? "the game is over." : "the position changed.");
     this.cursor = this.hashPly();
     this.drawChat();
     // A snapshot does not say whether the side to move is in check; the stored record does.
@@ -192,9 +197,10 @@ export class GameView {
     this.checks[d.ply] = d.check;
     this.fens.set(d.ply, d.fen);
     if (this.live) { this.live.legal = d.legal; this.live.clocks = d.clocks; this.live.clockAt = Date.now(); this.live.offers.draw = null; this.live.offers.takeback = null; }
-    this.pending = false;
-    if (this.cursor !== null && this.cursor === d.ply - 1) this.cursor = null;
     this.errorBox.textContent = "";
+    const p = this.pendingMove;
+    if (p && d.ply >= p.ply) this.settlePending(d.ply === p.ply && d.uci === p.uci ? null : "the position changed.");
+    if (this.cursor !== null && this.cursor === d.ply - 1) this.cursor = null;
     beep(d.check ? "check" : "move", this.ctx.settings.sound);
   }
 
@@ -211,6 +217,7 @@ export class GameView {
     this.status = "finished";
     this.result = d.result;
     this.termination = d.termination;
+    if (this.pendingMove) this.settlePending("the game is over.");
     if (this.live) { this.live.legal = []; this.live.clocks = d.clocks; this.live.clockAt = Date.now(); this.live.offers.draw = null; this.live.offers.takeback = null; }
     beep("end", this.ctx.settings.sound);
     if (this.rated) void this.loadRatings();
@@ -269,18 +276,57 @@ export class GameView {
   private sfens = new Map<number, string>();
 
   private async play(uci: string): Promise<void> {
-    if (this.pending) return;
-    this.pending = true;
+    if (this.pendingMove) return;
+    this.pendingMove = { ply: this.ply + 1, uci };
     this.errorBox.textContent = "";
+    void this.draw();
+    await this.sendPending();
+  }
+
+  /** Send the pending move (again, after a reconnection: the server acks a resend of a move
+   * it already has). A lost answer keeps it pending; a refusal drops it and says why. */
+  private async sendPending(): Promise<void> {
+    const p = this.pendingMove;
+    if (!p || !this.ctx.conn.open) { this.drawConn(); return; }
+    this.drawConn();
     try {
-      await this.ctx.conn.request("move", { game: this.id, ply: this.ply + 1, move: uci });
+      await this.ctx.conn.request("move", { game: this.id, ply: p.ply, move: p.uci });
+      if (this.pendingMove === p) this.settlePending(null);
     } catch (e) {
-      this.pending = false;
-      this.fail(e);
+      if (this.pendingMove !== p) return;
+      if (LOST.has((e as { code?: string }).code ?? "")) { this.drawConn(); return; }
       const state = (e as { data?: { state?: { legal: string[]; fen: string; ply: number } } }).data?.state;
       if (state && this.live) { this.live.legal = state.legal; this.fens.set(state.ply, state.fen); }
-      void this.draw();
+      this.settlePending(errorText(e));
     }
+    void this.draw();
+  }
+
+  /** The pending move is confirmed (`refused` null) or refused (with the reason). */
+  private settlePending(refused: string | null): void {
+    const p = this.pendingMove;
+    if (!p) return;
+    this.pendingMove = null;
+    if (refused !== null) {
+      const text = `Your move was not played: ${refused}`;
+      this.errorBox.textContent = text;
+      this.errorBox.dataset.refused = p.uci;
+    }
+    this.drawConn();
+  }
+
+  /** The connection dropped: say so; a pending move waits for the reconnection. */
+  connectionLost(): void { this.drawConn(); }
+
+  private drawConn(): void {
+    const open = this.ctx.conn.open;
+    const p = this.pendingMove;
+    const text = !open
+      ? `Connection lost — reconnecting…${p ? " Your move (marked on the board) will be sent when it is back." : ""}`
+      : p ? "Sending your move…" : "";
+    this.connNote.textContent = text;
+    this.connNote.hidden = text === "";
+    this.connNote.classList.toggle("bad", !open);
   }
 
   private fail(e: unknown): void { this.errorBox.textContent = errorText(e); }
@@ -302,8 +348,9 @@ export class GameView {
     const atLive = ply === this.ply && this.status === "started" && this.live !== null;
     const myTurn = atLive && this.mySide !== null && fen.split(" ")[1] === (this.mySide === "first" ? "w" : "b");
     const waiting = atLive && this.mySide !== null && !myTurn ? (this.mySide === "first" ? 0 : 1) : null;
-    this.board.set({ fen, legal: myTurn && !this.pending ? this.live!.legal : [], last: ply > 0 ? this.moves[ply - 1] : null,
-      check: this.checks[ply] ?? false, interactive: myTurn && !this.pending, premoveSide: waiting });
+    const pending = this.pendingMove && ply === this.ply ? this.pendingMove.uci : null;
+    this.board.set({ fen, legal: myTurn && !pending ? this.live!.legal : [], last: ply > 0 ? this.moves[ply - 1] : null,
+      check: this.checks[ply] ?? false, interactive: myTurn && !pending, premoveSide: waiting, pending });
     this.board.el.dataset.ply = String(ply);
     this.board.el.dataset.turn = fen.split(" ")[1] === "b" ? "second" : "first";
     this.board.el.dataset.myTurn = String(myTurn);

@@ -34,7 +34,8 @@ class Client implements Ctx {
     for (const v of (await answer.json()).variants as VariantInfo[]) this.variants.set(v.name, v);
     this.conn.onOpen = () => this.opened();
     this.conn.onClose = (code, reason) => {
-      this.status(`Disconnected${reason ? ` (${reason})` : ""}; reconnecting…`, true);
+      this.status(reason === "logged out" ? "Logged out" : "Reconnecting…", true);
+      this.game?.connectionLost();
       if (code === 1000 && reason === "logged out") { localStorage.removeItem(TOKEN_KEY); this.me = null; }
     };
     this.conn.listen((m) => this.onMessage(m));
