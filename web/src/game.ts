@@ -2,6 +2,7 @@
 // cursor (/game/<id>#<ply>), the actions that apply to this viewer, offers, absence claims,
 // chat, the end banner, and the review tools (exports, copy FEN).
 
+import { ActionBar } from "./actions";
 import { Board } from "./board";
 import { clockView, tcOfStored, tcText } from "./clock";
 import { errorText, resultText, type Ctx } from "./ctx";
@@ -18,6 +19,8 @@ interface Live {
   offers: GameSnapshot["offers"];
   absent: { first: (Absence & { at: number }) | null; second: (Absence & { at: number }) | null };
   chat: ChatLine[];
+  /** Whether the side to move may claim a draw (the server's `draw_claim`; null: not said). */
+  drawClaim: boolean | null;
 }
 
 export class GameView {
@@ -46,12 +49,19 @@ export class GameView {
   private readonly clockTop = h("div", { class: "clock top" });
   private readonly clockBottom = h("div", { class: "clock bottom" });
   private readonly moveList = h("ol", { class: "moves" });
-  private readonly actions = h("div", { class: "actions" });
+  private readonly actionBar = new ActionBar({
+    command: (t, extra) => void this.command(t, extra),
+    pass: () => void this.play("@@@@"),
+    flip: () => { this.flipped = !this.flipped; this.board?.setOrientation(((this.role === "second" ? 1 : 0) ^ (this.flipped ? 1 : 0)) as 0 | 1); },
+  });
+  private flipped = false;
   private readonly banner = h("div", { class: "banner", hidden: true, role: "status" });
   private readonly info = h("div", { class: "game-info" });
   private readonly errorBox = h("p", { class: "error", role: "alert" });
   private readonly connNote = h("p", { class: "conn-note", role: "status", hidden: true });
-  private readonly offerBox = h("div", { class: "offers" });
+  /** A move chosen with Settings → Confirm moves on, waiting for "Confirm move". */
+  private proposed: { ply: number; uci: string } | null = null;
+  private readonly confirmBox = h("div", { class: "move-confirm", hidden: true });
   private readonly chatList = h("ul", { class: "chat-lines" });
   private readonly chatBox: HTMLElement;
   private readonly review = h("div", { class: "review-tools" });
@@ -67,8 +77,8 @@ export class GameView {
     });
     this.chatBox = h("div", { class: "chat", hidden: true }, [h("h3", { text: "Chat" }), this.chatList, form]);
     this.el = h("section", { class: "game", "data-game": id }, [
-      h("div", { class: "board-col" }, [this.clockTop, this.boardBox, this.clockBottom, this.connNote]),
-      h("div", { class: "side-col" }, [this.info, this.banner, this.offerBox, this.actions, this.errorBox,
+      h("div", { class: "board-col" }, [this.clockTop, this.boardBox, this.confirmBox, this.clockBottom, this.connNote]),
+      h("div", { class: "side-col" }, [this.info, this.banner, this.actionBar.offers, this.actionBar.buttons, this.errorBox,
         h("div", { class: "nav-buttons" }, (["first", "prev", "next", "last"] as const).map((k) => {
           const b = h("button", { type: "button", "data-nav": k, text: { first: "«", prev: "‹", next: "›", last: "»" }[k], title: k });
           b.addEventListener("click", () => this.step(k));
@@ -176,7 +186,7 @@ export class GameView {
     this.fens.set(s.ply, s.fen);
     const absent = (a: Absence | null) => (a ? { ...a, at: Date.now() } : null);
     this.live = { v, legal: s.legal, clocks: s.clocks, clockAt: Date.now(), offers: { ...s.offers },
-      absent: { first: absent(s.absent.first), second: absent(s.absent.second) }, chat: s.chat.slice() };
+      absent: { first: absent(s.absent.first), second: absent(s.absent.second) }, chat: s.chat.slice(), drawClaim: s.draw_claim ?? null };
     const p = this.pendingMove;
     if (p && (s.status !== "started" || s.ply >= p.ply)) this.settlePending(s.moves[p.ply - 1] === p.uci ? null : s.status !== "started" ? "the game is over." : "the position changed.");
     this.cursor = this.hashPly();
@@ -275,8 +285,14 @@ export class GameView {
   }
   private sfens = new Map<number, string>();
 
-  private async play(uci: string): Promise<void> {
+  private async play(uci: string, confirmed = false): Promise<void> {
     if (this.pendingMove) return;
+    if (this.ctx.settings.confirmMoves && !confirmed && uci !== "@@@@") {
+      this.proposed = { ply: this.ply + 1, uci };
+      void this.draw();
+      return;
+    }
+    this.proposed = null;
     this.pendingMove = { ply: this.ply + 1, uci };
     this.errorBox.textContent = "";
     void this.draw();
@@ -315,6 +331,17 @@ export class GameView {
     this.drawConn();
   }
 
+  private drawConfirm(): void {
+    const p = this.proposed;
+    this.confirmBox.hidden = p === null;
+    if (!p) { this.confirmBox.replaceChildren(); return; }
+    const cancel = h("button", { type: "button", "data-action": "move-cancel", text: "Cancel" });
+    cancel.addEventListener("click", () => { this.proposed = null; void this.draw(); });
+    const ok = h("button", { type: "button", "data-action": "move-confirm", class: "primary", text: "Confirm move" });
+    ok.addEventListener("click", () => { if (this.proposed === p) void this.play(p.uci, true); });
+    this.confirmBox.replaceChildren(cancel, ok);
+  }
+
   /** The connection dropped: say so; a pending move waits for the reconnection. */
   connectionLost(): void { this.drawConn(); }
 
@@ -348,7 +375,9 @@ export class GameView {
     const atLive = ply === this.ply && this.status === "started" && this.live !== null;
     const myTurn = atLive && this.mySide !== null && fen.split(" ")[1] === (this.mySide === "first" ? "w" : "b");
     const waiting = atLive && this.mySide !== null && !myTurn ? (this.mySide === "first" ? 0 : 1) : null;
-    const pending = this.pendingMove && ply === this.ply ? this.pendingMove.uci : null;
+    if (this.proposed && (this.proposed.ply !== this.ply + 1 || !myTurn)) this.proposed = null;
+    const pending = ply !== this.ply ? null : this.pendingMove?.uci ?? this.proposed?.uci ?? null;
+    this.drawConfirm();
     this.board.set({ fen, legal: myTurn && !pending ? this.live!.legal : [], last: ply > 0 ? this.moves[ply - 1] : null,
       check: this.checks[ply] ?? false, interactive: myTurn && !pending, premoveSide: waiting, pending });
     this.board.el.dataset.ply = String(ply);
@@ -434,54 +463,19 @@ export class GameView {
   }
 
   private drawActions(): void {
-    const buttons: HTMLElement[] = [];
-    const offers: HTMLElement[] = [];
     const me = this.mySide;
     const live = this.live;
-    const add = (label: string, t: string, extra: object = {}, cls = "") => {
-      const b = h("button", { type: "button", "data-action": t + ("outcome" in extra ? "-" + String((extra as { outcome: string }).outcome) : ""), class: cls, text: label });
-      b.addEventListener("click", () => void this.command(t, extra));
-      return b;
-    };
-    if (me && live) {
-      const opp: Side = me === "first" ? "second" : "first";
-      if (this.status === "started") {
-        const bothMoved = this.ply >= 2;
-        if (!bothMoved) buttons.push(add("Abort", "abort"));
-        else buttons.push(add("Resign", "resign", {}, "danger"));
-        if (this.variant!.draw_offers && bothMoved) {
-          if (live.offers.draw === opp) offers.push(h("span", { text: `${this.nameOf(opp)} offers a draw ` }), add("Accept draw", "draw_accept", {}, "primary"), add("Decline", "draw_decline"));
-          else if (live.offers.draw === me) offers.push(h("span", { class: "muted", text: "Draw offered…" }));
-          else buttons.push(add("Offer draw", "draw_offer"));
-        }
-        const myTurn = this.board?.el.dataset.myTurn === "true";
-        if (this.variant!.draw_claims && myTurn && bothMoved) buttons.push(add("Claim draw", "claim_draw"));
-        const myMoves = this.moves.filter((_, i) => (i % 2 === 0) === (this.sideOfPly1() === me)).length;
-        if (!this.rated) {
-          if (live.offers.takeback === opp) offers.push(h("span", { text: `${this.nameOf(opp)} asks to take back ` }), add("Accept takeback", "takeback_accept", {}, "primary"), add("Decline", "takeback_decline"));
-          else if (live.offers.takeback === me) offers.push(h("span", { class: "muted", text: "Takeback asked…" }));
-          else if (myMoves > 0) buttons.push(add("Takeback", "takeback_offer"));
-        }
-        const gone = live.absent[opp];
-        if (gone && gone.claimable && bothMoved) offers.push(h("span", { text: `${this.nameOf(opp)} left the game. ` }), add("Claim the win", "abandon_claim", { outcome: "win" }, "primary"), add("Call it a draw", "abandon_claim", { outcome: "draw" }));
-      } else {
-        if (live.offers.rematch === opp) offers.push(h("span", { text: `${this.nameOf(opp)} wants a rematch ` }), add("Accept rematch", "rematch_accept", {}, "primary"), add("Decline", "rematch_decline"));
-        else if (live.offers.rematch === me) offers.push(h("span", { class: "muted", text: "Rematch offered…" }));
-        else buttons.push(add("Rematch", "rematch_offer"));
-      }
-    }
-    if (this.status === "started" && live && me && this.board) {
-      const pass = live.legal.includes("@@@@") && this.board.el.dataset.myTurn === "true";
-      if (pass) buttons.push(h("button", { type: "button", "data-action": "pass", text: "Pass (Lion)", onclick: "" }));
-      const last = buttons[buttons.length - 1];
-      if (pass) last.addEventListener("click", () => void this.play("@@@@"));
-    }
-    const flip = h("button", { type: "button", "data-action": "flip", text: "Flip board" });
-    let flipped = false;
-    flip.addEventListener("click", () => { flipped = !flipped; this.board?.setOrientation(((this.role === "second" ? 1 : 0) ^ (flipped ? 1 : 0)) as 0 | 1); });
-    buttons.push(flip);
-    this.actions.replaceChildren(...buttons);
-    this.offerBox.replaceChildren(...offers);
+    const bothMoved = this.ply >= 2;
+    this.actionBar.render({
+      me, status: this.status, live: live !== null, bothMoved,
+      myTurn: this.board?.el.dataset.myTurn === "true", rated: this.rated,
+      drawOffers: this.variant!.draw_offers, drawClaims: this.variant!.draw_claims, drawClaim: live?.drawClaim ?? null,
+      myMoves: me ? this.moves.filter((_, i) => (i % 2 === 0) === (this.sideOfPly1() === me)).length : 0,
+      offers: live?.offers ?? { draw: null, takeback: null, rematch: null },
+      opponentAway: me && live ? live.absent[me === "first" ? "second" : "first"] : null,
+      pass: live?.legal.includes("@@@@") ?? false,
+      nameOf: (side) => this.nameOf(side),
+    });
   }
 
   private drawReview(ply: number): void {

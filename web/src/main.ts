@@ -94,16 +94,17 @@ class Client implements Ctx {
       a.addEventListener("click", (e) => { e.preventDefault(); this.navigate(a.getAttribute("href")!); });
     }
     const labels = $("set-labels") as HTMLSelectElement;
-    const sound = $("set-sound") as HTMLInputElement;
+    const boxes = { sound: $("set-sound"), confirmMoves: $("set-confirm"), tooltips: $("set-tooltips") } as Record<"sound" | "confirmMoves" | "tooltips", HTMLInputElement>;
     labels.value = this.settings.labels;
-    sound.checked = this.settings.sound;
+    for (const [k, box] of Object.entries(boxes)) box.checked = this.settings[k as keyof typeof boxes];
     const save = () => {
-      this.settings = { labels: labels.value === "western" ? "western" : "kanji", sound: sound.checked };
+      this.settings = { labels: labels.value === "western" ? "western" : "kanji", sound: boxes.sound.checked,
+        confirmMoves: boxes.confirmMoves.checked, tooltips: boxes.tooltips.checked };
       saveSettings(this.settings);
       this.game?.applySettings();
     };
     labels.addEventListener("change", save);
-    sound.addEventListener("change", save);
+    for (const box of Object.values(boxes)) box.addEventListener("change", save);
   }
 
   private onMessage(m: Message): void {
