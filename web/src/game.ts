@@ -42,6 +42,9 @@ export class GameView {
   private storedGame: StoredGame | null = null;
   private live: Live | null = null;
   private cursor: number | null = null;
+  /** The player asked to stay on the move they look at when the opponent moves. */
+  private stay = false;
+  private readonly historyBox = h("div", { class: "history-note", role: "status", hidden: true });
   /** The player's move not yet confirmed by the server (resent after a reconnection). */
   private pendingMove: { ply: number; uci: string } | null = null;
   private timer = 0;
@@ -77,7 +80,7 @@ export class GameView {
     });
     this.chatBox = h("div", { class: "chat", hidden: true }, [h("h3", { text: "Chat" }), this.chatList, form]);
     this.el = h("section", { class: "game", "data-game": id }, [
-      h("div", { class: "board-col" }, [this.clockTop, this.boardBox, this.confirmBox, this.clockBottom, this.connNote]),
+      h("div", { class: "board-col" }, [this.clockTop, this.historyBox, this.boardBox, this.confirmBox, this.clockBottom, this.connNote]),
       h("div", { class: "side-col" }, [this.info, this.banner, this.actionBar.offers, this.actionBar.buttons, this.errorBox,
         h("div", { class: "nav-buttons" }, (["first", "prev", "next", "last"] as const).map((k) => {
           const b = h("button", { type: "button", "data-nav": k, text: { first: "«", prev: "‹", next: "›", last: "»" }[k], title: k });
@@ -189,7 +192,9 @@ export class GameView {
       absent: { first: absent(s.absent.first), second: absent(s.absent.second) }, chat: s.chat.slice(), drawClaim: s.draw_claim ?? null };
     const p = this.pendingMove;
     if (p && (s.status !== "started" || s.ply >= p.ply)) this.settlePending(s.moves[p.ply - 1] === p.uci ? null : s.status !== "started" ? "the game is over." : "the position changed.");
-    this.cursor = this.hashPly();
+    const n = this.hashPly();
+    this.cursor = n !== null && n < s.ply ? n : null;
+    if (s.status === "finished" && !this.storedGame) void this.loadRecord();
     this.drawChat();
     // A snapshot does not say whether the side to move is in check; the stored record does.
     if (s.ply > 0 && this.checks[s.ply] === undefined) void this.loadCheck(s.ply);
@@ -199,7 +204,7 @@ export class GameView {
     if ((await this.storedPosition(ply))?.check) void this.draw();
   }
 
-  private moved(d: { ply: number; uci: string; display: string; fen: string; clocks: Clocks; legal: string[]; check: boolean }): void {
+  private moved(d: { ply: number; uci: string; display: string; fen: string; clocks: Clocks; legal: string[]; check: boolean; side: Side }): void {
     this.moves.length = d.ply - 1;
     this.displays.length = d.ply - 1;
     this.moves.push(d.uci);
@@ -210,7 +215,10 @@ export class GameView {
     this.errorBox.textContent = "";
     const p = this.pendingMove;
     if (p && d.ply >= p.ply) this.settlePending(d.ply === p.ply && d.uci === p.uci ? null : "the position changed.");
-    if (this.cursor !== null && this.cursor === d.ply - 1) this.cursor = null;
+    // A player looking back is brought to the live position by the opponent's move (unless
+    // they asked to stay); a viewer one move behind follows the game.
+    const theirs = this.mySide !== null && d.side !== this.mySide && !this.stay;
+    if (this.cursor !== null && (this.cursor === d.ply - 1 || theirs)) this.toLive();
     beep(d.check ? "check" : "move", this.ctx.settings.sound);
   }
 
@@ -230,12 +238,16 @@ export class GameView {
     if (this.pendingMove) this.settlePending("the game is over.");
     if (this.live) { this.live.legal = []; this.live.clocks = d.clocks; this.live.clockAt = Date.now(); this.live.offers.draw = null; this.live.offers.takeback = null; }
     beep("end", this.ctx.settings.sound);
-    if (this.rated) void this.loadRatings();
+    void this.loadRecord();
   }
 
-  private async loadRatings(): Promise<void> {
+  /** The stored record of a finished game: rating changes, and each move's clock for replay. */
+  private async loadRecord(): Promise<void> {
     const answer = await fetch(`/api/games/${encodeURIComponent(this.id)}`);
-    if (answer.ok) { this.storedGame = (await answer.json()) as StoredGame; void this.draw(); }
+    if (!answer.ok) return;
+    this.storedGame = (await answer.json()) as StoredGame;
+    this.stored = this.storedGame.moves ?? [];
+    void this.draw();
   }
 
   private get ply(): number { return this.moves.length; }
@@ -263,9 +275,31 @@ export class GameView {
   }
 
   private goto(ply: number): void {
-    this.cursor = ply >= this.ply && this.status === "started" ? null : ply;
+    if (ply >= this.ply && this.status === "started") { this.toLive(); void this.draw(); return; }
+    this.cursor = ply;
     history.replaceState(null, "", `#${ply}`);
     void this.draw();
+  }
+
+  /** Back to the live position (the game's own address, no ply). */
+  private toLive(): void {
+    this.cursor = null;
+    this.stay = false;
+    if (location.hash) history.replaceState(null, "", location.pathname);
+  }
+
+  /** Looking back in a running game: say so, offer the way back and the choice to stay. */
+  private drawHistory(shown: number): void {
+    const browsing = this.live !== null && this.status === "started" && shown < this.ply;
+    this.historyBox.hidden = !browsing;
+    if (!browsing) { this.historyBox.replaceChildren(); return; }
+    const back = h("button", { type: "button", class: "primary", "data-action": "back-to-game", text: "Back to the game »" });
+    back.addEventListener("click", () => { this.toLive(); void this.draw(); });
+    const stay = h("input", { type: "checkbox", name: "stay", checked: this.stay });
+    stay.addEventListener("change", () => { this.stay = stay.checked; });
+    const where = h("span", { class: "where", text: `Move ${shown} of ${this.ply}: the game goes on.` });
+    const label = this.mySide ? h("label", { class: "stay" }, [stay, " Stay here when a move is played"]) : null;
+    this.historyBox.replaceChildren(where, back, label ?? "");
   }
 
   private async fenAt(ply: number): Promise<string | null> {
@@ -385,6 +419,7 @@ export class GameView {
     this.board.el.dataset.myTurn = String(myTurn);
     this.drawInfo();
     this.drawMoves(ply);
+    this.drawHistory(ply);
     this.drawClocks();
     this.drawBanner();
     this.drawActions();
@@ -420,7 +455,8 @@ export class GameView {
       const away = absent ? h("span", { class: "away", text: absent.claimable ? " left the game" : ` left: claim in ${Math.max(0, Math.ceil((absent.claim_in_ms - (Date.now() - absent.at)) / 1000))}s` }) : null;
       let time: HTMLElement | null = null;
       const clocks = this.live?.clocks;
-      if (clocks && this.tc && this.cursor === null) {
+      // A running game's clocks are always the live ones, whatever move is looked at.
+      if (clocks && this.tc && (this.cursor === null || this.status === "started")) {
         const running = clocks.running === side && this.status === "started";
         const view = clockView(clocks[side], this.tc, running, running ? Date.now() - this.live!.clockAt : 0);
         time = h("span", { class: `time${running ? " running" : ""}${view.low ? " low" : ""}`, "data-side": side }, [view.main, view.byoyomi ? h("small", { text: ` ${view.byoyomi}` }) : ""]);
@@ -439,7 +475,8 @@ export class GameView {
       const m = this.stored[i - 1];
       if (m && (i % 2 === 1) === (side === this.sideOfPly1())) return m.clock_ms;
     }
-    return null;
+    // Before the side's first move: the time it started with.
+    return this.tc ? (this.tc.kind === "fischer" ? this.tc.base_s : this.tc.main_s) * 1000 : null;
   }
 
   private sideOfPly1(): Side { return (this.fens.get(0) ?? "").split(" ")[1] === "b" ? "second" : "first"; }
