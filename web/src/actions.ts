@@ -22,6 +22,8 @@ export interface ActionState {
   offers: GameSnapshot["offers"];
   opponentAway: Absence | null;
   pass: boolean;
+  /** A big board (Dai Shogi) offers the zoom. */
+  zoomable: boolean;
   nameOf: (side: Side) => string;
 }
 
@@ -29,6 +31,8 @@ export interface ActionHandlers {
   command: (t: string, extra?: object) => void;
   pass: () => void;
   flip: () => void;
+  /** Toggle the zoomed board; returns whether it is zoomed now. */
+  zoom: () => boolean;
 }
 
 const CONFIRM_MS = 8000;
@@ -43,6 +47,7 @@ export class ActionBar {
   private confirming: string | null = null;
   private confirmTimer = 0;
   private last: ActionState | null = null;
+  private zoomed = false;
 
   constructor(private readonly on: ActionHandlers) {}
 
@@ -89,6 +94,11 @@ export class ActionBar {
     const flip = h("button", { type: "button", "data-action": "flip", text: "Flip board" });
     flip.addEventListener("click", () => this.on.flip());
     buttons.push(flip);
+    if (s.zoomable) {
+      const zoom = h("button", { type: "button", "data-action": "zoom", text: this.zoomed ? "Whole board" : "Zoom", title: "Bigger squares: pan with a finger, tap to move" });
+      zoom.addEventListener("click", () => { this.zoomed = this.on.zoom(); if (this.last) this.render(this.last); });
+      buttons.push(zoom);
+    }
     this.buttons.replaceChildren(...buttons);
     this.offers.replaceChildren(...offers);
   }

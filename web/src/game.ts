@@ -55,6 +55,7 @@ export class GameView {
   private readonly actionBar = new ActionBar({
     command: (t, extra) => void this.command(t, extra),
     pass: () => void this.play("@@@@"),
+    zoom: () => this.toggleZoom(),
     flip: () => { this.flipped = !this.flipped; this.board?.setOrientation(((this.role === "second" ? 1 : 0) ^ (this.flipped ? 1 : 0)) as 0 | 1); },
   });
   private flipped = false;
@@ -279,6 +280,20 @@ export class GameView {
     this.cursor = ply;
     history.replaceState(null, "", `#${ply}`);
     void this.draw();
+  }
+
+  /** Dai Shogi on a phone: squares of at least 44 px in a box panned with a finger (tap-tap
+   * moves); centred on the last move. Returns whether the board is now zoomed. */
+  private toggleZoom(): boolean {
+    const zoomed = this.boardBox.classList.toggle("zoomed");
+    const focus = this.boardBox.querySelector("rect.last") ?? this.boardBox.querySelector("rect.sq");
+    if (zoomed && focus) {
+      const box = this.boardBox.getBoundingClientRect();
+      const r = focus.getBoundingClientRect();
+      this.boardBox.scrollLeft += r.left - box.left - box.width / 2 + r.width / 2;
+      this.boardBox.scrollTop += r.top - box.top - box.height / 2 + r.height / 2;
+    }
+    return zoomed;
   }
 
   /** Back to the live position (the game's own address, no ply). */
@@ -511,6 +526,7 @@ export class GameView {
       offers: live?.offers ?? { draw: null, takeback: null, rematch: null },
       opponentAway: me && live ? live.absent[me === "first" ? "second" : "first"] : null,
       pass: live?.legal.includes("@@@@") ?? false,
+      zoomable: this.variant!.files >= 12,
       nameOf: (side) => this.nameOf(side),
     });
   }
