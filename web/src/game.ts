@@ -6,6 +6,7 @@ import { ActionBar } from "./actions";
 import { Board } from "./board";
 import { clockView, tcOfStored, tcText } from "./clock";
 import { errorText, resultText, type Ctx } from "./ctx";
+import { moveRows, type MoveCell } from "./movelist";
 import { LOST, type Message } from "./net";
 import { beep } from "./sound";
 import { h } from "./svg";
@@ -449,11 +450,17 @@ export class GameView {
   }
 
   private drawMoves(shown: number): void {
-    const items = this.displays.map((text, i) => {
-      const li = h("li", { class: `mv${i + 1 === shown ? " current" : ""}`, "data-ply": i + 1, value: i + 1 }, [text]);
-      li.addEventListener("click", () => this.goto(i + 1));
-      return li;
-    });
+    const family = this.variant?.family ?? "shogi";
+    const cell = (c: MoveCell | null, tag: "li" | "span") => {
+      if (!c) return h("span", { class: "mv-empty", text: "…" });
+      const el = h(tag, { class: `mv${c.ply === shown ? " current" : ""}`, "data-ply": c.ply }, [c.text]);
+      el.addEventListener("click", () => this.goto(c.ply));
+      return el;
+    };
+    const items = moveRows(this.displays, family, this.sideOfPly1() === "second").map((row) =>
+      family === "shogi" ? Object.assign(cell(row.cells[0], "li"), { value: row.number })
+        : h("li", { value: row.number }, [h("span", { class: "num", text: `${row.number}.` }), ...row.cells.map((c) => cell(c, "span"))]));
+    this.moveList.classList.toggle("pairs", family === "chess");
     this.moveList.replaceChildren(...items);
     this.moveList.querySelector(".current")?.scrollIntoView({ block: "nearest" });
   }
