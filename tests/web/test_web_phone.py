@@ -72,6 +72,12 @@ async def test_every_page_fits_a_360_px_phone_and_dai_shogi_zooms(hub: App, open
     await alice.page.click('nav a[href="/review"]')
     await alice.page.wait_for_selector(f'table.games tr[data-game="{game_id}"]', timeout=WAIT_MS)
     await fits(alice.page, shots, "review")
+    # The player filter ignores case, as names do everywhere else.
+    player = alice.page.locator("form.filters input[name=player]")
+    for typed, found in (("nobody", 0), ("BOB", 1)):
+        await player.fill(typed)
+        await alice.page.click("form.filters button[type=submit]")
+        await expect(alice.page.locator(f'table.games tr[data-game="{game_id}"]')).to_have_count(found)
     await alice.page.goto(f"http://127.0.0.1:{hub.port}/player/bob")
     await alice.page.wait_for_selector("table.games", timeout=WAIT_MS)
     await fits(alice.page, shots, "profile")
