@@ -70,8 +70,9 @@ export class ActionBar {
           else if (s.offers.draw === me) offers.push(h("span", { class: "muted", text: "Draw offered…" }));
           else buttons.push(add("Offer draw", "draw_offer"));
         }
-        const claimable = s.drawClaim ?? true;  // a server that does not say: offer it, it answers
-        if (s.drawClaims && s.myTurn && s.bothMoved && claimable) buttons.push(add("Claim draw", "claim_draw"));
+        // Only when the server says the rules allow it (a server that does not say: offered, it answers).
+        const claimable = s.drawClaim ?? s.bothMoved;
+        if (s.drawClaims && s.myTurn && claimable) buttons.push(add("Claim draw", "claim_draw", {}, "primary"));
         if (!s.rated) {
           if (s.offers.takeback === opp) offers.push(h("span", { text: `${s.nameOf(opp)} asks to take back ` }), add("Accept takeback", "takeback_accept", {}, "primary"), add("Decline", "takeback_decline"));
           else if (s.offers.takeback === me) offers.push(h("span", { class: "muted", text: "Takeback asked…" }));

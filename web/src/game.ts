@@ -206,14 +206,14 @@ export class GameView {
     if ((await this.storedPosition(ply))?.check) void this.draw();
   }
 
-  private moved(d: { ply: number; uci: string; display: string; fen: string; clocks: Clocks; legal: string[]; check: boolean; side: Side }): void {
+  private moved(d: { ply: number; uci: string; display: string; fen: string; clocks: Clocks; legal: string[]; check: boolean; side: Side; draw_claim?: boolean }): void {
     this.moves.length = d.ply - 1;
     this.displays.length = d.ply - 1;
     this.moves.push(d.uci);
     this.displays.push(d.display);
     this.checks[d.ply] = d.check;
     this.fens.set(d.ply, d.fen);
-    if (this.live) { this.live.legal = d.legal; this.live.clocks = d.clocks; this.live.clockAt = Date.now(); this.live.offers.draw = null; this.live.offers.takeback = null; }
+    if (this.live) { this.live.legal = d.legal; this.live.clocks = d.clocks; this.live.clockAt = Date.now(); this.live.offers.draw = null; this.live.offers.takeback = null; this.live.drawClaim = d.draw_claim ?? null; }
     this.errorBox.textContent = "";
     const p = this.pendingMove;
     if (p && d.ply >= p.ply) this.settlePending(d.ply === p.ply && d.uci === p.uci ? null : "the position changed.");
@@ -224,12 +224,12 @@ export class GameView {
     beep(d.check ? "check" : "move", this.ctx.settings.sound);
   }
 
-  private takenBack(d: { ply: number; fen: string; clocks: Clocks; legal: string[] }): void {
+  private takenBack(d: { ply: number; fen: string; clocks: Clocks; legal: string[]; draw_claim?: boolean }): void {
     this.moves.length = d.ply;
     this.displays.length = d.ply;
     for (const k of [...this.fens.keys()]) if (k > d.ply) this.fens.delete(k);
     this.fens.set(d.ply, d.fen);
-    if (this.live) { this.live.legal = d.legal; this.live.clocks = d.clocks; this.live.clockAt = Date.now(); this.live.offers.takeback = null; }
+    if (this.live) { this.live.legal = d.legal; this.live.clocks = d.clocks; this.live.clockAt = Date.now(); this.live.offers.takeback = null; this.live.drawClaim = d.draw_claim ?? null; }
     this.cursor = null;
   }
 
