@@ -6,6 +6,7 @@ import { ActionBar } from "./actions";
 import { Board } from "./board";
 import { clockView, tcOfStored, tcText } from "./clock";
 import { errorText, resultText, type Ctx } from "./ctx";
+import { sideWord } from "./words";
 import { moveRows, type MoveCell } from "./movelist";
 import { LOST, type Message } from "./net";
 import { beep } from "./sound";
@@ -35,6 +36,8 @@ export class GameView {
   private status = "started";
   private result: string | null = null;
   private termination: string | null = null;
+  /** The end event's `detail` (why a game was aborted); not in snapshots or records. */
+  private endDetail: string | null = null;
   private moves: string[] = [];
   private displays: string[] = [];
   private checks: boolean[] = [];
@@ -233,8 +236,9 @@ export class GameView {
     this.cursor = null;
   }
 
-  private ended(d: { result: string | null; termination: string; clocks: Clocks }): void {
+  private ended(d: { result: string | null; termination: string; clocks: Clocks; detail?: string }): void {
     this.status = "finished";
+    this.endDetail = d.detail ?? null;
     this.result = d.result;
     this.termination = d.termination;
     if (this.pendingMove) this.settlePending("the game is over.");
@@ -445,7 +449,7 @@ export class GameView {
 
   private drawInfo(): void {
     const v = this.variant!;
-    const bits = [v.title, this.tc ? tcText(this.tc) : "", this.rated ? "rated" : "casual", this.role === "spectator" ? "watching" : `you play ${this.role === "first" ? firstName(v) : secondName(v)}`];
+    const bits = [v.title, this.tc ? tcText(this.tc) : "", this.rated ? "rated" : "casual", this.role === "spectator" ? "watching" : `you play ${sideWord(v, this.role)}`];
     this.info.replaceChildren(h("h2", { text: `${this.nameOf("first")} – ${this.nameOf("second")}` }), h("p", { class: "muted", text: bits.filter(Boolean).join(" · ") }));
   }
 
@@ -453,7 +457,9 @@ export class GameView {
     const family = this.variant?.family ?? "shogi";
     const cell = (c: MoveCell | null, tag: "li" | "span") => {
       if (!c) return h("span", { class: "mv-empty", text: "…" });
-      const el = h(tag, { class: `mv${c.ply === shown ? " current" : ""}`, "data-ply": c.ply }, [c.text]);
+      // A Lion's pass is written as a move to its own square (rules spec §5.9): say so on hover.
+      const title = this.moves[c.ply - 1] === "@@@@" ? "Lion pass: out and back to its own square" : undefined;
+      const el = h(tag, { class: `mv${c.ply === shown ? " current" : ""}`, "data-ply": c.ply, title }, [c.text]);
       el.addEventListener("click", () => this.goto(c.ply));
       return el;
     };
@@ -507,7 +513,8 @@ export class GameView {
     if (this.status !== "finished") { this.banner.hidden = true; return; }
     this.banner.hidden = false;
     const names: [string, string] = [this.nameOf("first"), this.nameOf("second")];
-    const parts: (HTMLElement | string)[] = [h("strong", { text: resultText(this.result, this.termination, names) }), h("span", { class: "score", text: ` ${this.result ?? "*"}` })];
+    const parts: (HTMLElement | string)[] = [h("strong", { text: resultText(this.result, this.termination, names, this.endDetail, this.ply) })];
+    if (this.result) parts.push(h("span", { class: "score", text: ` ${this.result}` }));
     const g = this.storedGame;
     if (g && g.rated) {
       for (const side of ["first", "second"] as const) {
@@ -564,8 +571,6 @@ export class GameView {
   }
 }
 
-function firstName(v: VariantInfo): string { return v.family === "shogi" ? "sente (first)" : v.name === "spartan" ? "the Persians (White)" : "White"; }
-function secondName(v: VariantInfo): string { return v.family === "shogi" ? "gote (second)" : v.name === "spartan" ? "the Spartans (Black)" : "Black"; }
 
 function clockText(ms: number | null): string {
   if (ms === null) return "";
