@@ -6,6 +6,7 @@ import { ActionBar } from "./actions";
 import { Board } from "./board";
 import { clockView, tcOfStored, tcText } from "./clock";
 import { errorText, resultText, type Ctx } from "./ctx";
+import { TimePressure } from "./pressure";
 import { sideWord } from "./words";
 import { moveRows, type MoveCell } from "./movelist";
 import { LOST, type Message } from "./net";
@@ -63,6 +64,7 @@ export class GameView {
     flip: () => { this.flipped = !this.flipped; this.board?.setOrientation(((this.role === "second" ? 1 : 0) ^ (this.flipped ? 1 : 0)) as 0 | 1); },
   });
   private flipped = false;
+  private readonly pressure = new TimePressure();
   private readonly banner = h("div", { class: "banner", hidden: true, role: "status" });
   private readonly info = h("div", { class: "game-info" });
   private readonly errorBox = h("p", { class: "error", role: "alert" });
@@ -106,6 +108,7 @@ export class GameView {
 
   destroy(): void {
     window.clearInterval(this.timer);
+    this.pressure.stop();
     window.removeEventListener("hashchange", this.onHash);
     document.removeEventListener("keydown", this.onKey);
     if (this.live && this.ctx.conn.open) this.ctx.conn.request("leave", { game: this.id }).catch(() => {});
@@ -473,6 +476,7 @@ export class GameView {
 
   private drawClocks(): void {
     if (!this.variant) return;
+    this.drawPressure();
     const bottom: Side = this.role === "second" ? "second" : "first";
     const top: Side = bottom === "first" ? "second" : "first";
     for (const [el, side] of [[this.clockTop, top], [this.clockBottom, bottom]] as [HTMLElement, Side][]) {
@@ -494,6 +498,17 @@ export class GameView {
       }
       el.replaceChildren(name, away ?? "", time ?? "");
     }
+  }
+
+  /** The tab's title on the player's turn and the low-time sound (pressure.ts). */
+  private drawPressure(): void {
+    const me = this.mySide;
+    const live = this.live;
+    const turn = (this.fens.get(this.ply) ?? "").split(" ")[1] === "b" ? "second" : "first";
+    const myTurn = me !== null && live !== null && this.status === "started" && turn === me;
+    const running = myTurn && live!.clocks.running === me;
+    const view = myTurn && this.tc ? clockView(live!.clocks[me!], this.tc, running, running ? Date.now() - live!.clockAt : 0) : null;
+    this.pressure.update(myTurn, view, running, this.ctx.settings.sound);
   }
 
   /** A side's main time after the shown ply, from the stored record. */
