@@ -104,6 +104,7 @@ export class GameView {
   /** The player changed the settings: redraw the pieces. */
   applySettings(): void {
     this.board?.setLabels(this.ctx.settings.labels);
+    if (this.board) this.board.tooltips = this.ctx.settings.tooltips;
   }
 
   destroy(): void {
@@ -161,6 +162,7 @@ export class GameView {
     this.rated = rated;
     if (variant && !this.board) {
       this.board = new Board(variant, role === "second" ? 1 : 0, this.ctx.settings.labels, (uci) => void this.play(uci));
+      this.board.tooltips = this.ctx.settings.tooltips;
       this.boardBox.replaceChildren(this.board.el);
     }
   }
