@@ -19,9 +19,9 @@ from support import TcpForwarder
 async def test_a_silent_connection_is_noticed_and_pending_moves_settled(hub: App, open_page, shots) -> None:  # type: ignore[no-untyped-def]
     proxy = TcpForwarder("127.0.0.1", hub.port)
     await proxy.start()
+    alice = Seat(await open_page("alice", port=proxy.port), "alice")  # through the proxy
+    bob = Seat(await open_page("bob"), "bob")
     try:
-        alice = Seat(await open_page("alice", port=proxy.port), "alice")  # through the proxy
-        bob = Seat(await open_page("bob"), "bob")
         await alice.register()
         await bob.register()
         await start_game(alice, bob, "minishogi")
@@ -61,4 +61,6 @@ async def test_a_silent_connection_is_noticed_and_pending_moves_settled(hub: App
         await expect(board).not_to_have_attribute("data-pending", "d1a4")
         await expect(board).to_have_attribute("data-ply", "4")
     finally:
+        # Close the proxied page first: cutting requests it still has in flight would fail them.
+        await alice.page.context.close()
         await proxy.cut()

@@ -9,7 +9,9 @@ import { errorText, resultText, type Ctx } from "./ctx";
 import { TimePressure } from "./pressure";
 import { sideWord } from "./words";
 import { moveRows, type MoveCell } from "./movelist";
-import { LOST, type Message } from "./net";
+import type { Message } from "./net";
+import { getApi } from "./http";
+import { MoveSender } from "./sender";
 import { beep } from "./sound";
 import { h } from "./svg";
 import type { Absence, ChatLine, Clocks, GameSnapshot, Player, Role, Side, StoredGame, StoredMove, TimeControl, VariantInfo } from "./types";
@@ -50,8 +52,8 @@ export class GameView {
   /** The player asked to stay on the move they look at when the opponent moves. */
   private stay = false;
   private readonly historyBox = h("div", { class: "history-note", role: "status", hidden: true });
-  /** The player's move not yet confirmed by the server (resent after a reconnection). */
-  private pendingMove: { ply: number; uci: string } | null = null;
+  /** The player's moves on their way: proposed, pending, confirmed or refused. */
+  private readonly sender: MoveSender;
   private timer = 0;
   private readonly boardBox = h("div", { class: "board-box" });
   private readonly clockTop = h("div", { class: "clock top" });
@@ -68,15 +70,22 @@ export class GameView {
   private readonly banner = h("div", { class: "banner", hidden: true, role: "status" });
   private readonly info = h("div", { class: "game-info" });
   private readonly errorBox = h("p", { class: "error", role: "alert" });
-  private readonly connNote = h("p", { class: "conn-note", role: "status", hidden: true });
-  /** A move chosen with Settings → Confirm moves on, waiting for "Confirm move". */
-  private proposed: { ply: number; uci: string } | null = null;
-  private readonly confirmBox = h("div", { class: "move-confirm", hidden: true });
+
   private readonly chatList = h("ul", { class: "chat-lines" });
   private readonly chatBox: HTMLElement;
   private readonly review = h("div", { class: "review-tools" });
 
   constructor(private readonly ctx: Ctx, readonly id: string) {
+    this.sender = new MoveSender({
+      conn: this.ctx.conn, gameId: this.id,
+      confirmMoves: () => this.ctx.settings.confirmMoves,
+      redraw: () => void this.draw(),
+      refused: (text, state) => {
+        this.errorBox.textContent = text;
+        if (state && this.live) { this.live.legal = state.legal; this.fens.set(state.ply, state.fen); }
+      },
+      clearError: () => { this.errorBox.textContent = ""; },
+    });
     const input = h("input", { type: "text", maxlength: 300, placeholder: "Say something…", "aria-label": "Chat message" });
     const form = h("form", { class: "chat-form" }, [input]);
     form.addEventListener("submit", (e) => {
@@ -87,7 +96,7 @@ export class GameView {
     });
     this.chatBox = h("div", { class: "chat", hidden: true }, [h("h3", { text: "Chat" }), this.chatList, form]);
     this.el = h("section", { class: "game", "data-game": id }, [
-      h("div", { class: "board-col" }, [this.clockTop, this.historyBox, this.boardBox, this.confirmBox, this.clockBottom, this.connNote]),
+      h("div", { class: "board-col" }, [this.clockTop, this.historyBox, this.boardBox, this.sender.confirmBox, this.clockBottom, this.sender.note]),
       h("div", { class: "side-col" }, [this.info, this.banner, this.actionBar.offers, this.actionBar.buttons, this.errorBox,
         h("div", { class: "nav-buttons" }, (["first", "prev", "next", "last"] as const).map((k) => {
           const b = h("button", { type: "button", "data-nav": k, text: { first: "«", prev: "‹", next: "›", last: "»" }[k], title: k });
@@ -121,8 +130,7 @@ export class GameView {
     if (this.ctx.me && this.ctx.conn.open) {
       try {
         await this.ctx.conn.request("join", this.live ? { game: this.id, v: this.live.v } : { game: this.id });
-        this.drawConn();
-        void this.sendPending();
+        void this.sender.send();
         return;
       } catch (e) {
         if ((e as { code?: string }).code !== "no_such_game") { this.fail(e); }
@@ -132,10 +140,10 @@ export class GameView {
   }
 
   private async loadStored(): Promise<void> {
-    const answer = await fetch(`/api/games/${encodeURIComponent(this.id)}`);
-    if (!answer.ok) {
-      const body = await answer.json().catch(() => null);
-      this.el.replaceChildren(h("p", { class: "error", text: body?.error?.message ?? `No game ${this.id}.` }));
+    const answer = await getApi(`/api/games/${encodeURIComponent(this.id)}`);
+    if (!answer?.ok) {
+      const body = await answer?.json().catch(() => null);
+      this.el.replaceChildren(h("p", { class: "error", text: body?.error?.message ?? (answer ? `No game ${this.id}.` : "The game could not be loaded: reload the page to try again.") }));
       return;
     }
     const g = (await answer.json()) as StoredGame;
@@ -200,8 +208,7 @@ export class GameView {
     const absent = (a: Absence | null) => (a ? { ...a, at: Date.now() } : null);
     this.live = { v, legal: s.legal, clocks: s.clocks, clockAt: Date.now(), offers: { ...s.offers },
       absent: { first: absent(s.absent.first), second: absent(s.absent.second) }, chat: s.chat.slice(), drawClaim: s.draw_claim ?? null };
-    const p = this.pendingMove;
-    if (p && (s.status !== "started" || s.ply >= p.ply)) this.settlePending(s.moves[p.ply - 1] === p.uci ? null : s.status !== "started" ? "the game is over." : "the position changed.");
+    this.sender.reconcile(s.moves, s.status !== "started");
     const n = this.hashPly();
     this.cursor = n !== null && n < s.ply ? n : null;
     if (s.status === "finished" && !this.storedGame) void this.loadRecord();
@@ -223,8 +230,7 @@ export class GameView {
     this.fens.set(d.ply, d.fen);
     if (this.live) { this.live.legal = d.legal; this.live.clocks = d.clocks; this.live.clockAt = Date.now(); this.live.offers.draw = null; this.live.offers.takeback = null; this.live.drawClaim = d.draw_claim ?? null; }
     this.errorBox.textContent = "";
-    const p = this.pendingMove;
-    if (p && d.ply >= p.ply) this.settlePending(d.ply === p.ply && d.uci === p.uci ? null : "the position changed.");
+    this.sender.reconcile(this.moves, false);
     // A player looking back is brought to the live position by the opponent's move (unless
     // they asked to stay); a viewer one move behind follows the game.
     const theirs = this.mySide !== null && d.side !== this.mySide && !this.stay;
@@ -246,7 +252,7 @@ export class GameView {
     this.endDetail = d.detail ?? null;
     this.result = d.result;
     this.termination = d.termination;
-    if (this.pendingMove) this.settlePending("the game is over.");
+    this.sender.reconcile(this.moves, true);
     if (this.live) { this.live.legal = []; this.live.clocks = d.clocks; this.live.clockAt = Date.now(); this.live.offers.draw = null; this.live.offers.takeback = null; }
     beep("end", this.ctx.settings.sound);
     void this.loadRecord();
@@ -254,8 +260,8 @@ export class GameView {
 
   /** The stored record of a finished game: rating changes, and each move's clock for replay. */
   private async loadRecord(): Promise<void> {
-    const answer = await fetch(`/api/games/${encodeURIComponent(this.id)}`);
-    if (!answer.ok) return;
+    const answer = await getApi(`/api/games/${encodeURIComponent(this.id)}`);
+    if (!answer?.ok) return;
     this.storedGame = (await answer.json()) as StoredGame;
     this.stored = this.storedGame.moves ?? [];
     void this.draw();
@@ -333,8 +339,8 @@ export class GameView {
 
   /** The stored position after `ply` moves (GET /api/games/<id>?ply=N), remembered. */
   private async storedPosition(ply: number): Promise<StoredGame["position"] | null> {
-    const answer = await fetch(`/api/games/${encodeURIComponent(this.id)}?ply=${ply}`);
-    if (!answer.ok) return null;
+    const answer = await getApi(`/api/games/${encodeURIComponent(this.id)}?ply=${ply}`);
+    if (!answer?.ok) return null;
     const p = ((await answer.json()) as StoredGame).position;
     if (!p) return null;
     if (!this.fens.has(ply)) this.fens.set(ply, p.fen);
@@ -344,76 +350,10 @@ export class GameView {
   }
   private sfens = new Map<number, string>();
 
-  private async play(uci: string, confirmed = false): Promise<void> {
-    if (this.pendingMove) return;
-    if (this.ctx.settings.confirmMoves && !confirmed && uci !== "@@@@") {
-      this.proposed = { ply: this.ply + 1, uci };
-      void this.draw();
-      return;
-    }
-    this.proposed = null;
-    this.pendingMove = { ply: this.ply + 1, uci };
-    this.errorBox.textContent = "";
-    void this.draw();
-    await this.sendPending();
-  }
-
-  /** Send the pending move (again, after a reconnection: the server acks a resend of a move
-   * it already has). A lost answer keeps it pending; a refusal drops it and says why. */
-  private async sendPending(): Promise<void> {
-    const p = this.pendingMove;
-    if (!p || !this.ctx.conn.open) { this.drawConn(); return; }
-    this.drawConn();
-    try {
-      await this.ctx.conn.request("move", { game: this.id, ply: p.ply, move: p.uci });
-      if (this.pendingMove === p) this.settlePending(null);
-    } catch (e) {
-      if (this.pendingMove !== p) return;
-      if (LOST.has((e as { code?: string }).code ?? "")) { this.drawConn(); return; }
-      const state = (e as { data?: { state?: { legal: string[]; fen: string; ply: number } } }).data?.state;
-      if (state && this.live) { this.live.legal = state.legal; this.fens.set(state.ply, state.fen); }
-      this.settlePending(errorText(e));
-    }
-    void this.draw();
-  }
-
-  /** The pending move is confirmed (`refused` null) or refused (with the reason). */
-  private settlePending(refused: string | null): void {
-    const p = this.pendingMove;
-    if (!p) return;
-    this.pendingMove = null;
-    if (refused !== null) {
-      const text = `Your move was not played: ${refused}`;
-      this.errorBox.textContent = text;
-      this.errorBox.dataset.refused = p.uci;
-    }
-    this.drawConn();
-  }
-
-  private drawConfirm(): void {
-    const p = this.proposed;
-    this.confirmBox.hidden = p === null;
-    if (!p) { this.confirmBox.replaceChildren(); return; }
-    const cancel = h("button", { type: "button", "data-action": "move-cancel", text: "Cancel" });
-    cancel.addEventListener("click", () => { this.proposed = null; void this.draw(); });
-    const ok = h("button", { type: "button", "data-action": "move-confirm", class: "primary", text: "Confirm move" });
-    ok.addEventListener("click", () => { if (this.proposed === p) void this.play(p.uci, true); });
-    this.confirmBox.replaceChildren(cancel, ok);
-  }
+  private async play(uci: string): Promise<void> { await this.sender.play(uci, this.ply + 1); }
 
   /** The connection dropped: say so; a pending move waits for the reconnection. */
-  connectionLost(): void { this.drawConn(); }
-
-  private drawConn(): void {
-    const open = this.ctx.conn.open;
-    const p = this.pendingMove;
-    const text = !open
-      ? `Connection lost — reconnecting…${p ? " Your move (marked on the board) will be sent when it is back." : ""}`
-      : p ? "Sending your move…" : "";
-    this.connNote.textContent = text;
-    this.connNote.hidden = text === "";
-    this.connNote.classList.toggle("bad", !open);
-  }
+  connectionLost(): void { this.sender.drawNote(); }
 
   private fail(e: unknown): void { this.errorBox.textContent = errorText(e); }
   private note(text: string): void { this.errorBox.textContent = text; }
@@ -434,9 +374,8 @@ export class GameView {
     const atLive = ply === this.ply && this.status === "started" && this.live !== null;
     const myTurn = atLive && this.mySide !== null && fen.split(" ")[1] === (this.mySide === "first" ? "w" : "b");
     const waiting = atLive && this.mySide !== null && !myTurn ? (this.mySide === "first" ? 0 : 1) : null;
-    if (this.proposed && (this.proposed.ply !== this.ply + 1 || !myTurn)) this.proposed = null;
-    const pending = ply !== this.ply ? null : this.pendingMove?.uci ?? this.proposed?.uci ?? null;
-    this.drawConfirm();
+    const drawn = this.sender.shown(this.ply, myTurn);
+    const pending = ply === this.ply ? drawn : null;
     this.board.set({ fen, legal: myTurn && !pending ? this.live!.legal : [], last: ply > 0 ? this.moves[ply - 1] : null,
       check: this.checks[ply] ?? false, interactive: myTurn && !pending, premoveSide: waiting, pending });
     this.board.el.dataset.ply = String(ply);
