@@ -49,9 +49,9 @@ async def test_a_silent_connection_is_noticed_and_pending_moves_settled(hub: App
         await bob.drop("R", "a3")
         await alice.wait_ply(4)
         proxy.freeze()
-        await expect(status).to_have_text("Reconnecting…", timeout=WAIT_MS)
-        await alice.click_move("d1", "a4")
+        await alice.click_move("d1", "a4")      # sent at once, into the void: pending
         await expect(board).to_have_attribute("data-pending", "d1a4")
+        await expect(status).to_have_text("Reconnecting…", timeout=WAIT_MS)
         await bob.action("resign")              # alice does not hear of it yet
         await bob.wait_end("alice wins by resignation")
         proxy.thaw()

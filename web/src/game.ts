@@ -9,7 +9,7 @@ import { errorText, resultText, type Ctx } from "./ctx";
 import { TimePressure } from "./pressure";
 import { sideWord } from "./words";
 import { moveRows, type MoveCell } from "./movelist";
-import type { Message } from "./net";
+import { LOST, type Message } from "./net";
 import { getApi } from "./http";
 import { MoveSender } from "./sender";
 import { beep } from "./sound";
@@ -133,7 +133,9 @@ export class GameView {
         void this.sender.send();
         return;
       } catch (e) {
-        if ((e as { code?: string }).code !== "no_such_game") { this.fail(e); }
+        const code = (e as { code?: string }).code ?? "";
+        if (LOST.has(code) && this.live) return;  // the reconnection's hello joins again
+        if (code !== "no_such_game") { this.fail(e); }
       }
     }
     await this.loadStored();
