@@ -300,6 +300,12 @@ export class GameView {
     void this.draw();
   }
 
+  /** A big board whose squares are under 40 px (Dai Shogi on a phone) offers the zoom. */
+  private zoomable(): boolean {
+    const files = this.variant?.files ?? 0;
+    return files >= 12 && (this.boardBox.classList.contains("zoomed") || this.boardBox.clientWidth / (files + 0.68) < 40);
+  }
+
   /** Dai Shogi on a phone: squares of at least 44 px in a box panned with a finger (tap-tap
    * moves); centred on the last move. Returns whether the board is now zoomed. */
   private toggleZoom(): boolean {
@@ -498,7 +504,7 @@ export class GameView {
       offers: live?.offers ?? { draw: null, takeback: null, rematch: null },
       opponentAway: me && live ? live.absent[me === "first" ? "second" : "first"] : null,
       pass: live?.legal.includes("@@@@") ?? false,
-      zoomable: this.variant!.files >= 12,
+      zoomable: this.zoomable(),
       nameOf: (side) => this.nameOf(side),
     });
   }
