@@ -79,6 +79,9 @@ class TcpForwarder:
         self._server: asyncio.Server | None = None
         self._pipes: set[asyncio.Task[None]] = set()
         self._writers: set[asyncio.StreamWriter] = set()
+        self._silenced: set[asyncio.StreamWriter] = set()
+        self._flowing = asyncio.Event()
+        self._flowing.set()
 
     @classmethod
     def to(cls, url: str) -> TcpForwarder:
@@ -95,8 +98,21 @@ class TcpForwarder:
         self._server = await asyncio.start_server(self._accept, "127.0.0.1", self.port)
         self.port = self._server.sockets[0].getsockname()[1]
 
+    def freeze(self) -> None:
+        """Stop forwarding without closing anything (a network that silently drops traffic):
+        every open connection goes silent for good, both ways (what it carries is discarded,
+        no reset), and new connections are accepted but held unanswered until :meth:`thaw`."""
+        self._silenced |= self._writers
+        self._flowing.clear()
+
+    def thaw(self) -> None:
+        """Forward new connections again (those held meanwhile go through); the connections
+        silenced by :meth:`freeze` stay silent."""
+        self._flowing.set()
+
     async def cut(self) -> None:
         """Stop listening and abort every forwarded connection."""
+        self._flowing.set()
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
@@ -107,12 +123,17 @@ class TcpForwarder:
             pipe.cancel()
         await asyncio.gather(*self._pipes, return_exceptions=True)
         self._writers.clear()
+        self._silenced.clear()
 
     async def restore(self) -> None:
         """Listen again after a :meth:`cut`, on the same port."""
         await self.start()
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await self._flowing.wait()
+        if self._server is None:
+            writer.transport.abort()
+            return
         try:
             up_reader, up_writer = await asyncio.open_connection(*self.target)
         except OSError:
@@ -127,6 +148,8 @@ class TcpForwarder:
     async def _pipe(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
         try:
             while data := await source.read(65536):
+                if sink in self._silenced:
+                    continue
                 sink.write(data)
                 await sink.drain()
         except (OSError, asyncio.CancelledError):

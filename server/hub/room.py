@@ -193,6 +193,7 @@ class GameRoom(RoomLifecycle):
             "clocks": self.clock.view(pending.played_ms),
             "spent_ms": record.spent_ms,
             "legal": self.game.legal_moves(),
+            "draw_claim": self.game.claimable_draw() is not None,
         }
 
     def move_failed(self, reason: str, now: int) -> list[Effect]:
@@ -303,6 +304,7 @@ class GameRoom(RoomLifecycle):
                 "turn": SIDE_NAMES[int(self.game.side_to_move)],
                 "clocks": self.clock.view(now),
                 "legal": self.game.legal_moves(),
+                "draw_claim": self.game.claimable_draw() is not None,
             },
         )
         conn, ack = pending.ack

@@ -250,6 +250,13 @@ class RoomState:
         position = self.game.position_at(len(self.records))
         return sorted(position.uci(m) for m in position.legal_moves())
 
+    def _committed_draw_claim(self) -> bool:
+        """Whether the side to move may claim a draw (``claim_draw``) in the committed position;
+        while a move is being stored, not yet (the room answers ``busy`` meanwhile anyway)."""
+        if self.finished or isinstance(self._pending, PendingMove):
+            return False
+        return self.game.claimable_draw() is not None
+
     def _clock_view(self, now: int) -> JsonObject:
         """Both clocks at ``now`` as everyone sees them (ignoring a move not yet stored)."""
         if not isinstance(self._pending, PendingMove):
@@ -277,6 +284,7 @@ class RoomState:
             "fen": self._committed_fen(),
             "turn": SIDE_NAMES[self._committed_turn()],
             "legal": self._committed_legal(),
+            "draw_claim": self._committed_draw_claim(),
             "clocks": self._clock_view(now),
             "result": self.result,
             "termination": self.termination,

@@ -21,7 +21,7 @@ from server.rules.record import (
 )
 from server.store.games import ACTIVE_STATUSES
 from server.store.records import check_game_id, check_result
-from server.store.schema import game_moves, games
+from server.store.schema import game_moves, games, players
 from server.store.transactions import Transactions
 
 __all__ = ["GameQueries"]
@@ -88,7 +88,9 @@ class GameQueries(Transactions):
         """Games newest first (by creation time), filtered, one page at a time.
 
         :param player_id: games of this registered player, on either side.
-        :param player_name: games of a player by name (guests included), on either side.
+        :param player_name: games of a player by name (guests included), on either side; a
+            registered player's name is matched whatever its case (as names are everywhere),
+            a guest's exactly.
         :param since: created at or after (aware datetime).
         :param until: created before (aware datetime).
         :param limit: page size, 1 to 500.
@@ -103,8 +105,20 @@ class GameQueries(Transactions):
                 or_(games.c.first_player_id == player_id, games.c.second_player_id == player_id)
             )
         if player_name is not None:
+            # The registered spelling of the name (names are unique case-insensitively), so the
+            # name indexes still serve the filter; the name as given serves guests.
+            registered = (
+                select(players.c.name)
+                .where(players.c.name_key == player_name.lower())
+                .scalar_subquery()
+            )
             conditions.append(
-                or_(games.c.first_name == player_name, games.c.second_name == player_name)
+                or_(
+                    games.c.first_name == player_name,
+                    games.c.second_name == player_name,
+                    games.c.first_name == registered,
+                    games.c.second_name == registered,
+                )
             )
         if variant is not None:
             conditions.append(games.c.variant == variant)

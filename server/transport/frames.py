@@ -8,6 +8,9 @@ by the transport, not the hub, because they establish *who* a connection is:
 * ``{"t": "guest"}``
 * ``{"t": "resume", "d": {"token": ...}}`` — a session token from an earlier ``welcome``
 * ``{"t": "logout"}`` — end the session and close the connection
+* ``{"t": "ping"}`` — the application heartbeat, answered at once with ``{"t": "pong"}`` (before
+  or after login): a browser cannot send websocket pings, so this is how it notices a dead
+  connection
 
 Every other type is a hub command (:func:`server.hub.commands.command_of`) or a review command
 (:mod:`server.transport.review`). The envelope of every frame is checked first, in one place
@@ -59,7 +62,12 @@ class LogoutFrame(AuthFrame):
     pass
 
 
-TRANSPORT_TYPES = frozenset({"register", "login", "guest", "resume", "logout"})
+@dataclass(frozen=True)
+class PingFrame(AuthFrame):
+    pass
+
+
+TRANSPORT_TYPES = frozenset({"register", "login", "guest", "resume", "logout", "ping"})
 """The frame types the transport handles itself."""
 
 
@@ -95,4 +103,7 @@ def parse_transport_frame(envelope: Envelope) -> AuthFrame | None:
     if kind == "logout":
         _strings(envelope)
         return LogoutFrame(ack)
+    if kind == "ping":
+        _strings(envelope)
+        return PingFrame(ack)
     return None

@@ -44,6 +44,7 @@ from server.transport.frames import (
     GuestFrame,
     LoginFrame,
     LogoutFrame,
+    PingFrame,
     RegisterFrame,
     ResumeFrame,
     parse_transport_frame,
@@ -406,6 +407,9 @@ class ClientConnection:
             return self._on_review(review_store, envelope)
         try:
             auth = parse_transport_frame(envelope)
+            if isinstance(auth, PingFrame):
+                self.send(Message("pong", {}, a=auth.ack))
+                return None
             if auth is not None:
                 return self._on_auth(auth)
             command = command_of(envelope)

@@ -60,6 +60,29 @@ def test_threefold_repetition_draw_is_claimed_by_the_player_to_move() -> None:
     assert room is not None and (room.result, room.termination) == ("1/2-1/2", "repetition")
 
 
+def test_the_server_says_when_a_draw_may_be_claimed() -> None:
+    """``draw_claim`` on move events and snapshots: true exactly when ``claim_draw`` would be
+    accepted from the side to move (here: the third occurrence of the position)."""
+    h = Harness()
+    game_id, cycle = wild_game(h)
+    said = []
+    for _ in range(2):
+        for move in cycle:
+            h.clear()
+            play(h, game_id, [move])
+            said.append(one(h.inbox(2), "move").d["draw_claim"])
+    assert said == [False] * (2 * len(cycle) - 1) + [True]
+    h.clear()
+    h.send(2, "join", game=game_id)
+    assert one(h.inbox(2), "game").d["draw_claim"] is True
+    h.send(1, "claim_draw", game=game_id)
+    room = h.hub.room(game_id)
+    assert room is not None and room.termination == "repetition"
+    h.clear()
+    h.send(2, "join", game=game_id)
+    assert one(h.inbox(2), "game").d["draw_claim"] is False  # over: nothing to claim
+
+
 def test_byoyomi_challenge_in_a_chess_variant_is_refused() -> None:
     h = Harness()
     h.connect(1, player("alice"))

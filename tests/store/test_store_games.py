@@ -385,6 +385,9 @@ async def test_list_filters(store: Store, make_game: MakeGame, make_player: Make
     assert await ids(player_id=bob) == [bg, ab]
     assert await ids(player_name="Guest7") == [bg]
     assert await ids(player_name="alice") == [ca, ab]
+    assert await ids(player_name="ALICE") == [ca, ab]  # registered names: any case
+    assert await ids(player_name="Alice", variant="spartan") == [ca]
+    assert await ids(player_name="nobody") == []
     assert await ids(variant="spartan") == [ca]
     assert await ids(result="1-0") == [bg, ab]
     assert await ids(result="0-1", player_id=alice) == [ca]

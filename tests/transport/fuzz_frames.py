@@ -109,6 +109,7 @@ SCHEMA: dict[str, dict[str, Field]] = {
     "guest": {},
     "resume": {"token": Field("string", valid=Live("token"))},
     "logout": {},
+    "ping": {},
     "games": {
         "player": Field("string", False, Live("name")),
         "variant": Field("string", False, "minishogi"),

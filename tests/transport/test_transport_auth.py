@@ -191,3 +191,20 @@ async def test_repeated_failed_logins_close_the_connection(
         await client.quiet(5)
         await client.recv(5)
     assert client.ws.close_code == 1008 and client.ws.close_reason == "too many failed logins"
+
+
+async def test_ping_is_answered_with_pong_before_and_after_login(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    """The browser's application heartbeat: ``ping`` is answered at once, logged in or not."""
+    app = await start_app("sqlite")
+    client = await open_client(app)
+    answer = await client.request("ping")
+    assert answer["t"] == "pong" and answer["d"] == {}
+    bad = await client.request("ping", {"extra": 1})
+    assert bad["t"] == "error" and bad["d"]["code"] == "bad_request"
+    await client.register("Pinger", "correct horse")
+    await client.send("ping")  # without an ack id: answered all the same
+    assert (await client.next("pong"))["d"] == {}
+    answer = await client.request("ping")
+    assert answer["t"] == "pong"

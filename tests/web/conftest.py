@@ -79,7 +79,8 @@ async def open_page(request: pytest.FixtureRequest, hub: App, browser: Browser) 
     errors: list[str] = []
     pages: list[Page] = []
 
-    async def open_(who: str, path: str = "/", **context: Any) -> Page:
+    async def open_(who: str, path: str = "/", *, port: int | None = None, **context: Any) -> Page:
+        """A page of ``path`` on the hub (or through a proxy listening on ``port``)."""
         options: dict[str, Any] = {"viewport": {"width": 1280, "height": 900}, "accept_downloads": True}
         ctx = await browser.new_context(**{**options, **context})
         ctx.set_default_timeout(30_000)
@@ -91,7 +92,7 @@ async def open_page(request: pytest.FixtureRequest, hub: App, browser: Browser) 
 
         page.on("console", on_console)
         page.on("pageerror", lambda error: errors.append(f"{who}: pageerror: {error}"))
-        await page.goto(f"http://127.0.0.1:{hub.port}{path}")
+        await page.goto(f"http://127.0.0.1:{port or hub.port}{path}")
         pages.append(page)
         return page
 

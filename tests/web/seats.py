@@ -103,7 +103,10 @@ class Seat:
         await self.page.click(f'.promo-dialog button[data-promo="{choice}"]', timeout=WAIT_MS)
 
     async def action(self, name: str) -> None:
+        """Click a game button; resign and abort ask for a confirmation, given here."""
         await self.page.click(f'button[data-action="{name}"]', timeout=WAIT_MS)
+        if name in ("resign", "abort"):
+            await self.page.click(f'button[data-action="{name}-confirm"]', timeout=WAIT_MS)
 
     async def wait_end(self, text: str) -> None:
         await expect(self.page.locator(".banner")).to_contain_text(text, timeout=WAIT_MS)

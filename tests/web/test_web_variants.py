@@ -100,7 +100,7 @@ async def test_wildcastle_castling_and_a_draw_by_agreement(hub: App, open_page, 
             await bob.click_move(replies[i][:2], replies[i][2:4])
     castled = (await api_json(hub, f"/api/games/{game_id}"))["moves"][-1]["display"]
     assert castled in ("O-O", "O-O-O"), castled
-    await expect(bob.page.locator("ol.moves li").last).to_have_text(castled)
+    await expect(bob.page.locator("ol.moves .mv").last).to_have_text(castled)
     await shots(alice.page, "wildcastle")
     await bob.action("draw_offer")
     await alice.page.click('button[data-action="draw_decline"]', timeout=WAIT_MS)
@@ -132,6 +132,13 @@ async def test_spartan_takeback_chat_and_resignation(hub: App, open_page, shots)
     await bob.wait_ply(2)
     await alice.click_move("d2", "d4")
     await bob.wait_ply(3)
+    # The list numbers full moves, as chess sites do: "1. e4 Hxe6 2. d4".
+    rows = bob.page.locator("ol.moves li")
+    await expect(rows).to_have_count(2)
+    await expect(rows.nth(0).locator(".mv")).to_have_count(2)
+    await expect(rows.locator(".num")).to_have_text(["1.", "2."])
+    await expect(rows.nth(0)).to_contain_text("e4")
+    await expect(rows.nth(1).locator(".mv")).to_have_text(["d4"])
     await bob.page.fill(".chat-form input", "well played")
     await bob.page.press(".chat-form input", "Enter")
     await expect(alice.page.locator(".chat-lines")).to_contain_text("bob: well played")
@@ -177,7 +184,7 @@ async def test_daishogi_lion_double_move_and_tooltip(hub: App, open_page, shots)
     await expect(alice.page.locator('svg.board rect.via[data-square="h9"]')).to_have_count(1)
     await alice.square("h10").click()
     await bob.wait_ply(9)
-    await expect(bob.page.locator("ol.moves li").last).to_contain_text("Ln")
+    await expect(bob.page.locator("ol.moves .mv").last).to_contain_text("Ln")
     moves = (await api_json(hub, f"/api/games/{game_id}"))["moves"]
     assert moves[-1]["uci"] == "g8h9,h9h10"
     await alice.page.mouse.move(0, 0)

@@ -8,6 +8,7 @@ import { drawPiece, pieceInfo, type LabelStyle } from "./pieces";
 import { h, svg } from "./svg";
 import type { VariantInfo } from "./types";
 import { showPieceTip, hidePieceTip } from "./tooltip";
+import { withPendingMove } from "./pending";
 
 export interface BoardState {
   fen: string;
@@ -19,9 +20,12 @@ export interface BoardState {
   interactive: boolean;
   /** The viewer's side while it waits for the opponent's move (a premove may be set), else null. */
   premoveSide: 0 | 1 | null;
+  /** The viewer's move sent but not yet confirmed by the server: drawn as played, marked. */
+  pending?: string | null;
 }
 
 const SQ = 100;
+const TIP_DELAY_MS = 500;
 const MARGIN = 34;
 
 export class Board {
@@ -38,6 +42,10 @@ export class Board {
   private dialog: HTMLElement | null = null;
   /** A premove: clicked while the opponent was to move, tried against the next legal list. */
   private premove: { from: string; to: string | null } | null = null;
+  /** The piece tooltip is on (Settings → Piece tooltips). */
+  tooltips = true;
+  private tipTimer = 0;
+  private tipSquare: string | null = null;
 
   constructor(
     private readonly variant: VariantInfo,
@@ -52,9 +60,10 @@ export class Board {
     this.root.append(this.layer);
     this.hands = [h("div", { class: "hand" }), h("div", { class: "hand" })];
     this.el = h("div", { class: `board-wrap files-${variant.files}`, "data-variant": variant.name }, [this.hands[0], this.root, this.hands[1]]);
+    this.el.style.setProperty("--files", String(variant.files));
     this.root.addEventListener("pointerdown", (e) => this.pointerDown(e));
     this.root.addEventListener("pointermove", (e) => this.hover(e));
-    this.root.addEventListener("pointerleave", () => hidePieceTip());
+    this.root.addEventListener("pointerleave", () => this.hideTip());
     this.root.addEventListener("contextmenu", (e) => e.preventDefault());
   }
 
@@ -62,6 +71,7 @@ export class Board {
   setLabels(labels: LabelStyle): void { this.labels = labels; this.render(); }
 
   set(state: BoardState): void {
+    this.hideTip();  // the position may have changed under it: never a stale tooltip
     const sameSelection = this.state && state.fen === this.state.fen && state.legal.join() === this.state.legal.join();
     this.state = state;
     this.pos = parseFen(state.fen, this.variant.files, this.variant.ranks);
@@ -123,8 +133,12 @@ export class Board {
   }
 
   private render(): void {
-    const pos = this.pos;
+    const pending = this.state?.pending ?? null;
+    const pos = this.pos && pending ? withPendingMove(this.pos, pending) : this.pos;
     if (!pos) return;
+    if (pending) this.el.dataset.pending = pending;
+    else delete this.el.dataset.pending;
+    const pendingSquares = lastMoveSquares(pending);
     const { files, ranks, family } = this.variant;
     const layer = svg("g");
     const labels = coordLabels(family, files, ranks);
@@ -137,7 +151,8 @@ export class Board {
         const name = squareName(file, rank);
         const dark = family === "chess" && (file + rank) % 2 === 0;
         const cls = ["sq", dark ? "dark" : "light"];
-        if (lastSquares.includes(name)) cls.push("last");
+        if (pendingSquares.includes(name)) cls.push("pending");
+        else if (lastSquares.includes(name)) cls.push("last");
         if (name === originSquare) cls.push("selected");
         if (this.clicked.includes(name)) cls.push("via");
         if (this.premove && (this.premove.from === name || this.premove.to === name)) cls.push("premove");
@@ -238,6 +253,7 @@ export class Board {
 
   private pointerDown(e: PointerEvent): void {
     if (e.button !== 0) return;
+    this.hideTip();
     const square = this.squareAt(e.clientX, e.clientY);
     if (square === null) { this.cancel(); this.render(); return; }
     e.preventDefault();
@@ -332,21 +348,47 @@ export class Board {
     if (!this.tryClick(square)) { this.cancel(); this.render(); }
   }
 
+  /** The mouse over a piece: its tooltip after a pause, at once with Alt or Shift; never while
+   * a move is being made (it would cover the move dots) or when turned off in the settings. */
   private hover(e: PointerEvent): void {
-    if (e.pointerType !== "mouse" || this.drag?.ghost) return;
+    if (e.pointerType !== "mouse") return;
     const square = this.squareAt(e.clientX, e.clientY);
-    const piece = square && this.pos ? (() => { const [f, r] = squareXY(square); return this.pos!.board[r][f]; })() : null;
-    if (!piece) { hidePieceTip(); return; }
-    const info = pieceInfo(this.variant, piece.symbol);
-    if (info) showPieceTip(this.variant, info, piece.side, e.clientX, e.clientY, square!);
+    const busy = this.drag !== null || this.origin !== null || e.buttons !== 0;
+    const piece = square && !busy && this.tooltips ? this.pieceOn(square) : null;
+    if (!piece || !square) this.hideTip();
+    else if (e.altKey || e.shiftKey) { this.hideTip(); this.showTip(square, e.clientX, e.clientY); }
+    else if (square !== this.tipSquare) {
+      this.hideTip();
+      this.tipSquare = square;
+      const [x, y] = [e.clientX, e.clientY];
+      this.tipTimer = window.setTimeout(() => this.showTip(square, x, y), TIP_DELAY_MS);
+    }
+    if (square) this.el.dataset.hover = square;
+  }
+
+  private pieceOn(square: string): { symbol: string; side: 0 | 1 } | null {
+    const [f, r] = squareXY(square);
+    return this.pos?.board[r]?.[f] ?? null;
+  }
+
+  private showTip(square: string, x: number, y: number): void {
+    const piece = this.pieceOn(square);
+    const info = piece ? pieceInfo(this.variant, piece.symbol) : undefined;
+    if (!piece || !info) return;
+    this.tipSquare = square;
+    // A piece moves up the screen when its side is the one at the bottom.
+    showPieceTip(this.variant, info, piece.side, x, y, square, piece.side !== this.orientation);
+  }
+
+  private hideTip(): void {
+    window.clearTimeout(this.tipTimer);
+    this.tipSquare = null;
+    hidePieceTip();
   }
 
   private longPress(square: string, e: PointerEvent): void {
-    const [f, r] = squareXY(square);
-    const piece = this.pos?.board[r][f];
-    if (!piece) return;
-    const info = pieceInfo(this.variant, piece.symbol);
-    const timer = window.setTimeout(() => info && showPieceTip(this.variant, info, piece.side, e.clientX, e.clientY, square), 450);
+    if (!this.tooltips || !this.pieceOn(square)) return;
+    const timer = window.setTimeout(() => this.showTip(square, e.clientX, e.clientY), 450);
     const stop = () => { window.clearTimeout(timer); window.removeEventListener("pointerup", stop); };
     window.addEventListener("pointerup", stop);
   }

@@ -44,7 +44,8 @@ export function clockView(clock: SideClock, tc: TimeControl, running: boolean, e
   return {
     main: inByoyomi ? formatMs(periodMs) : formatMs(ms),
     byoyomi: inByoyomi ? `period ${byoyomi}` : `+ ${byoyomi}`,
-    low: inByoyomi ? periodMs < 5000 : ms < 10000 && periods === 0,
+    // Main time turns red under 10 s whatever periods follow; a period under 5 s.
+    low: inByoyomi ? periodMs < 5000 : ms < 10000,
     inByoyomi,
   };
 }

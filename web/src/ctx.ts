@@ -3,6 +3,7 @@
 import type { Connection } from "./net";
 import type { Settings } from "./settings";
 import type { Challenge, Player, VariantInfo } from "./types";
+import { abortText } from "./words";
 
 export interface Ctx {
   conn: Connection;
@@ -24,12 +25,12 @@ export const RESULT_WORDS: Record<string, string> = {
   resignation: "resignation", time: "time", agreement: "agreement", abort: "abort", abandonment: "abandonment",
 };
 
-export function resultText(result: string | null, termination: string | null, names: [string, string]): string {
+export function resultText(result: string | null, termination: string | null, names: [string, string], detail?: string | null, plies = 0): string {
   const why = termination ? RESULT_WORDS[termination] ?? termination : "";
   if (result === "1-0") return `${names[0]} wins${why ? " by " + why : ""}`;
   if (result === "0-1") return `${names[1]} wins${why ? " by " + why : ""}`;
   if (result === "1/2-1/2") return `Draw${why ? " by " + why : ""}`;
-  if (termination === "abort") return "Game aborted";
+  if (termination === "abort") return abortText(detail, names, plies);
   return "Game over";
 }
 

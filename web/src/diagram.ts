@@ -1,5 +1,6 @@
-// A piece's move diagram from the server's catalogue (Betza atoms and Lion directions, first
-// player's orientation, forward = up): a 9×9 grid around the piece.
+// A piece's move diagram from the server's catalogue (Betza atoms and Lion directions): a 9×9
+// grid around the piece, forward = up, or turned round (forward = down) for a piece that moves
+// down the screen, as the opponent's pieces do.
 
 import { svg } from "./svg";
 import type { PieceInfo } from "./types";
@@ -35,12 +36,12 @@ export function diagramMarks(piece: PieceInfo): Map<string, Mark> {
   return marks;
 }
 
-export function drawDiagram(piece: PieceInfo, cell = 16): SVGSVGElement {
+export function drawDiagram(piece: PieceInfo, cell = 16, turned = false): SVGSVGElement {
   const s = SIZE * cell;
-  const root = svg("svg", { viewBox: `0 0 ${s} ${s}`, width: s, height: s, class: "diagram" });
+  const root = svg("svg", { viewBox: `0 0 ${s} ${s}`, width: s, height: s, class: "diagram", "data-turned": String(turned) });
   const marks = diagramMarks(piece);
   for (let y = 0; y < SIZE; y++) for (let x = 0; x < SIZE; x++) {
-    const dx = x - C, dy = C - y;
+    const dx = turned ? C - x : x - C, dy = turned ? y - C : C - y;
     const mark = marks.get(`${dx},${dy}`);
     root.append(svg("rect", { x: x * cell, y: y * cell, width: cell, height: cell, class: `d-cell ${mark ? "d-" + mark : ""}` }));
   }

@@ -2,10 +2,16 @@
 // cursor (/game/<id>#<ply>), the actions that apply to this viewer, offers, absence claims,
 // chat, the end banner, and the review tools (exports, copy FEN).
 
+import { ActionBar } from "./actions";
 import { Board } from "./board";
 import { clockView, tcOfStored, tcText } from "./clock";
 import { errorText, resultText, type Ctx } from "./ctx";
-import type { Message } from "./net";
+import { TimePressure } from "./pressure";
+import { sideWord } from "./words";
+import { moveRows, type MoveCell } from "./movelist";
+import { LOST, type Message } from "./net";
+import { getApi } from "./http";
+import { MoveSender } from "./sender";
 import { beep } from "./sound";
 import { h } from "./svg";
 import type { Absence, ChatLine, Clocks, GameSnapshot, Player, Role, Side, StoredGame, StoredMove, TimeControl, VariantInfo } from "./types";
@@ -18,6 +24,8 @@ interface Live {
   offers: GameSnapshot["offers"];
   absent: { first: (Absence & { at: number }) | null; second: (Absence & { at: number }) | null };
   chat: ChatLine[];
+  /** Whether the side to move may claim a draw (the server's `draw_claim`; null: not said). */
+  drawClaim: boolean | null;
 }
 
 export class GameView {
@@ -31,6 +39,8 @@ export class GameView {
   private status = "started";
   private result: string | null = null;
   private termination: string | null = null;
+  /** The end event's `detail` (why a game was aborted); not in snapshots or records. */
+  private endDetail: string | null = null;
   private moves: string[] = [];
   private displays: string[] = [];
   private checks: boolean[] = [];
@@ -39,22 +49,43 @@ export class GameView {
   private storedGame: StoredGame | null = null;
   private live: Live | null = null;
   private cursor: number | null = null;
-  private pending = false;
+  /** The player asked to stay on the move they look at when the opponent moves. */
+  private stay = false;
+  private readonly historyBox = h("div", { class: "history-note", role: "status", hidden: true });
+  /** The player's moves on their way: proposed, pending, confirmed or refused. */
+  private readonly sender: MoveSender;
   private timer = 0;
   private readonly boardBox = h("div", { class: "board-box" });
   private readonly clockTop = h("div", { class: "clock top" });
   private readonly clockBottom = h("div", { class: "clock bottom" });
   private readonly moveList = h("ol", { class: "moves" });
-  private readonly actions = h("div", { class: "actions" });
+  private readonly actionBar = new ActionBar({
+    command: (t, extra) => void this.command(t, extra),
+    pass: () => void this.play("@@@@"),
+    zoom: () => this.toggleZoom(),
+    flip: () => { this.flipped = !this.flipped; this.board?.setOrientation(((this.role === "second" ? 1 : 0) ^ (this.flipped ? 1 : 0)) as 0 | 1); },
+  });
+  private flipped = false;
+  private readonly pressure = new TimePressure();
   private readonly banner = h("div", { class: "banner", hidden: true, role: "status" });
   private readonly info = h("div", { class: "game-info" });
   private readonly errorBox = h("p", { class: "error", role: "alert" });
-  private readonly offerBox = h("div", { class: "offers" });
+
   private readonly chatList = h("ul", { class: "chat-lines" });
   private readonly chatBox: HTMLElement;
   private readonly review = h("div", { class: "review-tools" });
 
   constructor(private readonly ctx: Ctx, readonly id: string) {
+    this.sender = new MoveSender({
+      conn: this.ctx.conn, gameId: this.id,
+      confirmMoves: () => this.ctx.settings.confirmMoves,
+      redraw: () => void this.draw(),
+      refused: (text, state) => {
+        this.errorBox.textContent = text;
+        if (state && this.live) { this.live.legal = state.legal; this.fens.set(state.ply, state.fen); }
+      },
+      clearError: () => { this.errorBox.textContent = ""; },
+    });
     const input = h("input", { type: "text", maxlength: 300, placeholder: "Say something…", "aria-label": "Chat message" });
     const form = h("form", { class: "chat-form" }, [input]);
     form.addEventListener("submit", (e) => {
@@ -65,8 +96,8 @@ export class GameView {
     });
     this.chatBox = h("div", { class: "chat", hidden: true }, [h("h3", { text: "Chat" }), this.chatList, form]);
     this.el = h("section", { class: "game", "data-game": id }, [
-      h("div", { class: "board-col" }, [this.clockTop, this.boardBox, this.clockBottom]),
-      h("div", { class: "side-col" }, [this.info, this.banner, this.offerBox, this.actions, this.errorBox,
+      h("div", { class: "board-col" }, [this.clockTop, this.historyBox, this.boardBox, this.sender.confirmBox, this.clockBottom, this.sender.note]),
+      h("div", { class: "side-col" }, [this.info, this.banner, this.actionBar.offers, this.actionBar.buttons, this.errorBox,
         h("div", { class: "nav-buttons" }, (["first", "prev", "next", "last"] as const).map((k) => {
           const b = h("button", { type: "button", "data-nav": k, text: { first: "«", prev: "‹", next: "›", last: "»" }[k], title: k });
           b.addEventListener("click", () => this.step(k));
@@ -82,10 +113,12 @@ export class GameView {
   /** The player changed the settings: redraw the pieces. */
   applySettings(): void {
     this.board?.setLabels(this.ctx.settings.labels);
+    if (this.board) this.board.tooltips = this.ctx.settings.tooltips;
   }
 
   destroy(): void {
     window.clearInterval(this.timer);
+    this.pressure.stop();
     window.removeEventListener("hashchange", this.onHash);
     document.removeEventListener("keydown", this.onKey);
     if (this.live && this.ctx.conn.open) this.ctx.conn.request("leave", { game: this.id }).catch(() => {});
@@ -97,19 +130,22 @@ export class GameView {
     if (this.ctx.me && this.ctx.conn.open) {
       try {
         await this.ctx.conn.request("join", this.live ? { game: this.id, v: this.live.v } : { game: this.id });
+        void this.sender.send();
         return;
       } catch (e) {
-        if ((e as { code?: string }).code !== "no_such_game") { this.fail(e); }
+        const code = (e as { code?: string }).code ?? "";
+        if (LOST.has(code) && this.live) return;  // the reconnection's hello joins again
+        if (code !== "no_such_game") { this.fail(e); }
       }
     }
     await this.loadStored();
   }
 
   private async loadStored(): Promise<void> {
-    const answer = await fetch(`/api/games/${encodeURIComponent(this.id)}`);
-    if (!answer.ok) {
-      const body = await answer.json().catch(() => null);
-      this.el.replaceChildren(h("p", { class: "error", text: body?.error?.message ?? `No game ${this.id}.` }));
+    const answer = await getApi(`/api/games/${encodeURIComponent(this.id)}`);
+    if (!answer?.ok) {
+      const body = await answer?.json().catch(() => null);
+      this.el.replaceChildren(h("p", { class: "error", text: body?.error?.message ?? (answer ? `No game ${this.id}.` : "The game could not be loaded: reload the page to try again.") }));
       return;
     }
     const g = (await answer.json()) as StoredGame;
@@ -136,6 +172,7 @@ export class GameView {
     this.rated = rated;
     if (variant && !this.board) {
       this.board = new Board(variant, role === "second" ? 1 : 0, this.ctx.settings.labels, (uci) => void this.play(uci));
+      this.board.tooltips = this.ctx.settings.tooltips;
       this.boardBox.replaceChildren(this.board.el);
     }
   }
@@ -172,9 +209,11 @@ export class GameView {
     this.fens.set(s.ply, s.fen);
     const absent = (a: Absence | null) => (a ? { ...a, at: Date.now() } : null);
     this.live = { v, legal: s.legal, clocks: s.clocks, clockAt: Date.now(), offers: { ...s.offers },
-      absent: { first: absent(s.absent.first), second: absent(s.absent.second) }, chat: s.chat.slice() };
-    this.pending = false;
-    this.cursor = this.hashPly();
+      absent: { first: absent(s.absent.first), second: absent(s.absent.second) }, chat: s.chat.slice(), drawClaim: s.draw_claim ?? null };
+    this.sender.reconcile(s.moves, s.status !== "started");
+    const n = this.hashPly();
+    this.cursor = n !== null && n < s.ply ? n : null;
+    if (s.status === "finished" && !this.storedGame) void this.loadRecord();
     this.drawChat();
     // A snapshot does not say whether the side to move is in check; the stored record does.
     if (s.ply > 0 && this.checks[s.ply] === undefined) void this.loadCheck(s.ply);
@@ -184,41 +223,50 @@ export class GameView {
     if ((await this.storedPosition(ply))?.check) void this.draw();
   }
 
-  private moved(d: { ply: number; uci: string; display: string; fen: string; clocks: Clocks; legal: string[]; check: boolean }): void {
+  private moved(d: { ply: number; uci: string; display: string; fen: string; clocks: Clocks; legal: string[]; check: boolean; side: Side; draw_claim?: boolean }): void {
     this.moves.length = d.ply - 1;
     this.displays.length = d.ply - 1;
     this.moves.push(d.uci);
     this.displays.push(d.display);
     this.checks[d.ply] = d.check;
     this.fens.set(d.ply, d.fen);
-    if (this.live) { this.live.legal = d.legal; this.live.clocks = d.clocks; this.live.clockAt = Date.now(); this.live.offers.draw = null; this.live.offers.takeback = null; }
-    this.pending = false;
-    if (this.cursor !== null && this.cursor === d.ply - 1) this.cursor = null;
+    if (this.live) { this.live.legal = d.legal; this.live.clocks = d.clocks; this.live.clockAt = Date.now(); this.live.offers.draw = null; this.live.offers.takeback = null; this.live.drawClaim = d.draw_claim ?? null; }
     this.errorBox.textContent = "";
+    this.sender.reconcile(this.moves, false);
+    // A player looking back is brought to the live position by the opponent's move (unless
+    // they asked to stay); a viewer one move behind follows the game.
+    const theirs = this.mySide !== null && d.side !== this.mySide && !this.stay;
+    if (this.cursor !== null && (this.cursor === d.ply - 1 || theirs)) this.toLive();
     beep(d.check ? "check" : "move", this.ctx.settings.sound);
   }
 
-  private takenBack(d: { ply: number; fen: string; clocks: Clocks; legal: string[] }): void {
+  private takenBack(d: { ply: number; fen: string; clocks: Clocks; legal: string[]; draw_claim?: boolean }): void {
     this.moves.length = d.ply;
     this.displays.length = d.ply;
     for (const k of [...this.fens.keys()]) if (k > d.ply) this.fens.delete(k);
     this.fens.set(d.ply, d.fen);
-    if (this.live) { this.live.legal = d.legal; this.live.clocks = d.clocks; this.live.clockAt = Date.now(); this.live.offers.takeback = null; }
+    if (this.live) { this.live.legal = d.legal; this.live.clocks = d.clocks; this.live.clockAt = Date.now(); this.live.offers.takeback = null; this.live.drawClaim = d.draw_claim ?? null; }
     this.cursor = null;
   }
 
-  private ended(d: { result: string | null; termination: string; clocks: Clocks }): void {
+  private ended(d: { result: string | null; termination: string; clocks: Clocks; detail?: string }): void {
     this.status = "finished";
+    this.endDetail = d.detail ?? null;
     this.result = d.result;
     this.termination = d.termination;
+    this.sender.reconcile(this.moves, true);
     if (this.live) { this.live.legal = []; this.live.clocks = d.clocks; this.live.clockAt = Date.now(); this.live.offers.draw = null; this.live.offers.takeback = null; }
     beep("end", this.ctx.settings.sound);
-    if (this.rated) void this.loadRatings();
+    void this.loadRecord();
   }
 
-  private async loadRatings(): Promise<void> {
-    const answer = await fetch(`/api/games/${encodeURIComponent(this.id)}`);
-    if (answer.ok) { this.storedGame = (await answer.json()) as StoredGame; void this.draw(); }
+  /** The stored record of a finished game: rating changes, and each move's clock for replay. */
+  private async loadRecord(): Promise<void> {
+    const answer = await getApi(`/api/games/${encodeURIComponent(this.id)}`);
+    if (!answer?.ok) return;
+    this.storedGame = (await answer.json()) as StoredGame;
+    this.stored = this.storedGame.moves ?? [];
+    void this.draw();
   }
 
   private get ply(): number { return this.moves.length; }
@@ -246,9 +294,51 @@ export class GameView {
   }
 
   private goto(ply: number): void {
-    this.cursor = ply >= this.ply && this.status === "started" ? null : ply;
+    if (ply >= this.ply && this.status === "started") { this.toLive(); void this.draw(); return; }
+    this.cursor = ply;
     history.replaceState(null, "", `#${ply}`);
     void this.draw();
+  }
+
+  /** A big board whose squares are under 40 px (Dai Shogi on a phone) offers the zoom. */
+  private zoomable(): boolean {
+    const files = this.variant?.files ?? 0;
+    return files >= 12 && (this.boardBox.classList.contains("zoomed") || this.boardBox.clientWidth / (files + 0.68) < 40);
+  }
+
+  /** Dai Shogi on a phone: squares of at least 44 px in a box panned with a finger (tap-tap
+   * moves); centred on the last move. Returns whether the board is now zoomed. */
+  private toggleZoom(): boolean {
+    const zoomed = this.boardBox.classList.toggle("zoomed");
+    const focus = this.boardBox.querySelector("rect.last") ?? this.boardBox.querySelector("rect.sq");
+    if (zoomed && focus) {
+      const box = this.boardBox.getBoundingClientRect();
+      const r = focus.getBoundingClientRect();
+      this.boardBox.scrollLeft += r.left - box.left - box.width / 2 + r.width / 2;
+      this.boardBox.scrollTop += r.top - box.top - box.height / 2 + r.height / 2;
+    }
+    return zoomed;
+  }
+
+  /** Back to the live position (the game's own address, no ply). */
+  private toLive(): void {
+    this.cursor = null;
+    this.stay = false;
+    if (location.hash) history.replaceState(null, "", location.pathname);
+  }
+
+  /** Looking back in a running game: say so, offer the way back and the choice to stay. */
+  private drawHistory(shown: number): void {
+    const browsing = this.live !== null && this.status === "started" && shown < this.ply;
+    this.historyBox.hidden = !browsing;
+    if (!browsing) { this.historyBox.replaceChildren(); return; }
+    const back = h("button", { type: "button", class: "primary", "data-action": "back-to-game", text: "Back to the game »" });
+    back.addEventListener("click", () => { this.toLive(); void this.draw(); });
+    const stay = h("input", { type: "checkbox", name: "stay", checked: this.stay });
+    stay.addEventListener("change", () => { this.stay = stay.checked; });
+    const where = h("span", { class: "where", text: `Move ${shown} of ${this.ply}: the game goes on.` });
+    const label = this.mySide ? h("label", { class: "stay" }, [stay, " Stay here when a move is played"]) : null;
+    this.historyBox.replaceChildren(where, back, label ?? "");
   }
 
   private async fenAt(ply: number): Promise<string | null> {
@@ -257,8 +347,8 @@ export class GameView {
 
   /** The stored position after `ply` moves (GET /api/games/<id>?ply=N), remembered. */
   private async storedPosition(ply: number): Promise<StoredGame["position"] | null> {
-    const answer = await fetch(`/api/games/${encodeURIComponent(this.id)}?ply=${ply}`);
-    if (!answer.ok) return null;
+    const answer = await getApi(`/api/games/${encodeURIComponent(this.id)}?ply=${ply}`);
+    if (!answer?.ok) return null;
     const p = ((await answer.json()) as StoredGame).position;
     if (!p) return null;
     if (!this.fens.has(ply)) this.fens.set(ply, p.fen);
@@ -268,20 +358,10 @@ export class GameView {
   }
   private sfens = new Map<number, string>();
 
-  private async play(uci: string): Promise<void> {
-    if (this.pending) return;
-    this.pending = true;
-    this.errorBox.textContent = "";
-    try {
-      await this.ctx.conn.request("move", { game: this.id, ply: this.ply + 1, move: uci });
-    } catch (e) {
-      this.pending = false;
-      this.fail(e);
-      const state = (e as { data?: { state?: { legal: string[]; fen: string; ply: number } } }).data?.state;
-      if (state && this.live) { this.live.legal = state.legal; this.fens.set(state.ply, state.fen); }
-      void this.draw();
-    }
-  }
+  private async play(uci: string): Promise<void> { await this.sender.play(uci, this.ply + 1); }
+
+  /** The connection dropped: say so; a pending move waits for the reconnection. */
+  connectionLost(): void { this.sender.drawNote(); }
 
   private fail(e: unknown): void { this.errorBox.textContent = errorText(e); }
   private note(text: string): void { this.errorBox.textContent = text; }
@@ -302,13 +382,16 @@ export class GameView {
     const atLive = ply === this.ply && this.status === "started" && this.live !== null;
     const myTurn = atLive && this.mySide !== null && fen.split(" ")[1] === (this.mySide === "first" ? "w" : "b");
     const waiting = atLive && this.mySide !== null && !myTurn ? (this.mySide === "first" ? 0 : 1) : null;
-    this.board.set({ fen, legal: myTurn && !this.pending ? this.live!.legal : [], last: ply > 0 ? this.moves[ply - 1] : null,
-      check: this.checks[ply] ?? false, interactive: myTurn && !this.pending, premoveSide: waiting });
+    const drawn = this.sender.shown(this.ply, myTurn);
+    const pending = ply === this.ply ? drawn : null;
+    this.board.set({ fen, legal: myTurn && !pending ? this.live!.legal : [], last: ply > 0 ? this.moves[ply - 1] : null,
+      check: this.checks[ply] ?? false, interactive: myTurn && !pending, premoveSide: waiting, pending });
     this.board.el.dataset.ply = String(ply);
     this.board.el.dataset.turn = fen.split(" ")[1] === "b" ? "second" : "first";
     this.board.el.dataset.myTurn = String(myTurn);
     this.drawInfo();
     this.drawMoves(ply);
+    this.drawHistory(ply);
     this.drawClocks();
     this.drawBanner();
     this.drawActions();
@@ -318,22 +401,31 @@ export class GameView {
 
   private drawInfo(): void {
     const v = this.variant!;
-    const bits = [v.title, this.tc ? tcText(this.tc) : "", this.rated ? "rated" : "casual", this.role === "spectator" ? "watching" : `you play ${this.role === "first" ? firstName(v) : secondName(v)}`];
+    const bits = [v.title, this.tc ? tcText(this.tc) : "", this.rated ? "rated" : "casual", this.role === "spectator" ? "watching" : `you play ${sideWord(v, this.role)}`];
     this.info.replaceChildren(h("h2", { text: `${this.nameOf("first")} – ${this.nameOf("second")}` }), h("p", { class: "muted", text: bits.filter(Boolean).join(" · ") }));
   }
 
   private drawMoves(shown: number): void {
-    const items = this.displays.map((text, i) => {
-      const li = h("li", { class: `mv${i + 1 === shown ? " current" : ""}`, "data-ply": i + 1, value: i + 1 }, [text]);
-      li.addEventListener("click", () => this.goto(i + 1));
-      return li;
-    });
+    const family = this.variant?.family ?? "shogi";
+    const cell = (c: MoveCell | null, tag: "li" | "span") => {
+      if (!c) return h("span", { class: "mv-empty", text: "…" });
+      // A Lion's pass is written as a move to its own square (rules spec §5.9): say so on hover.
+      const title = this.moves[c.ply - 1] === "@@@@" ? "Lion pass: out and back to its own square" : undefined;
+      const el = h(tag, { class: `mv${c.ply === shown ? " current" : ""}`, "data-ply": c.ply, title }, [c.text]);
+      el.addEventListener("click", () => this.goto(c.ply));
+      return el;
+    };
+    const items = moveRows(this.displays, family, this.sideOfPly1() === "second").map((row) =>
+      family === "shogi" ? Object.assign(cell(row.cells[0], "li"), { value: row.number })
+        : h("li", { value: row.number }, [h("span", { class: "num", text: `${row.number}.` }), ...row.cells.map((c) => cell(c, "span"))]));
+    this.moveList.classList.toggle("pairs", family === "chess");
     this.moveList.replaceChildren(...items);
     this.moveList.querySelector(".current")?.scrollIntoView({ block: "nearest" });
   }
 
   private drawClocks(): void {
     if (!this.variant) return;
+    this.drawPressure();
     const bottom: Side = this.role === "second" ? "second" : "first";
     const top: Side = bottom === "first" ? "second" : "first";
     for (const [el, side] of [[this.clockTop, top], [this.clockBottom, bottom]] as [HTMLElement, Side][]) {
@@ -344,7 +436,8 @@ export class GameView {
       const away = absent ? h("span", { class: "away", text: absent.claimable ? " left the game" : ` left: claim in ${Math.max(0, Math.ceil((absent.claim_in_ms - (Date.now() - absent.at)) / 1000))}s` }) : null;
       let time: HTMLElement | null = null;
       const clocks = this.live?.clocks;
-      if (clocks && this.tc && this.cursor === null) {
+      // A running game's clocks are always the live ones, whatever move is looked at.
+      if (clocks && this.tc && (this.cursor === null || this.status === "started")) {
         const running = clocks.running === side && this.status === "started";
         const view = clockView(clocks[side], this.tc, running, running ? Date.now() - this.live!.clockAt : 0);
         time = h("span", { class: `time${running ? " running" : ""}${view.low ? " low" : ""}`, "data-side": side }, [view.main, view.byoyomi ? h("small", { text: ` ${view.byoyomi}` }) : ""]);
@@ -356,6 +449,17 @@ export class GameView {
     }
   }
 
+  /** The tab's title on the player's turn and the low-time sound (pressure.ts). */
+  private drawPressure(): void {
+    const me = this.mySide;
+    const live = this.live;
+    const turn = (this.fens.get(this.ply) ?? "").split(" ")[1] === "b" ? "second" : "first";
+    const myTurn = me !== null && live !== null && this.status === "started" && turn === me;
+    const running = myTurn && live!.clocks.running === me;
+    const view = myTurn && this.tc ? clockView(live!.clocks[me!], this.tc, running, running ? Date.now() - live!.clockAt : 0) : null;
+    this.pressure.update(myTurn, view, running, this.ctx.settings.sound);
+  }
+
   /** A side's main time after the shown ply, from the stored record. */
   private clockAtPly(side: Side): number | null {
     const upto = this.shownPly;
@@ -363,7 +467,8 @@ export class GameView {
       const m = this.stored[i - 1];
       if (m && (i % 2 === 1) === (side === this.sideOfPly1())) return m.clock_ms;
     }
-    return null;
+    // Before the side's first move: the time it started with.
+    return this.tc ? (this.tc.kind === "fischer" ? this.tc.base_s : this.tc.main_s) * 1000 : null;
   }
 
   private sideOfPly1(): Side { return (this.fens.get(0) ?? "").split(" ")[1] === "b" ? "second" : "first"; }
@@ -372,7 +477,8 @@ export class GameView {
     if (this.status !== "finished") { this.banner.hidden = true; return; }
     this.banner.hidden = false;
     const names: [string, string] = [this.nameOf("first"), this.nameOf("second")];
-    const parts: (HTMLElement | string)[] = [h("strong", { text: resultText(this.result, this.termination, names) }), h("span", { class: "score", text: ` ${this.result ?? "*"}` })];
+    const parts: (HTMLElement | string)[] = [h("strong", { text: resultText(this.result, this.termination, names, this.endDetail, this.ply) })];
+    if (this.result) parts.push(h("span", { class: "score", text: ` ${this.result}` }));
     const g = this.storedGame;
     if (g && g.rated) {
       for (const side of ["first", "second"] as const) {
@@ -387,54 +493,20 @@ export class GameView {
   }
 
   private drawActions(): void {
-    const buttons: HTMLElement[] = [];
-    const offers: HTMLElement[] = [];
     const me = this.mySide;
     const live = this.live;
-    const add = (label: string, t: string, extra: object = {}, cls = "") => {
-      const b = h("button", { type: "button", "data-action": t + ("outcome" in extra ? "-" + String((extra as { outcome: string }).outcome) : ""), class: cls, text: label });
-      b.addEventListener("click", () => void this.command(t, extra));
-      return b;
-    };
-    if (me && live) {
-      const opp: Side = me === "first" ? "second" : "first";
-      if (this.status === "started") {
-        const bothMoved = this.ply >= 2;
-        if (!bothMoved) buttons.push(add("Abort", "abort"));
-        else buttons.push(add("Resign", "resign", {}, "danger"));
-        if (this.variant!.draw_offers && bothMoved) {
-          if (live.offers.draw === opp) offers.push(h("span", { text: `${this.nameOf(opp)} offers a draw ` }), add("Accept draw", "draw_accept", {}, "primary"), add("Decline", "draw_decline"));
-          else if (live.offers.draw === me) offers.push(h("span", { class: "muted", text: "Draw offered…" }));
-          else buttons.push(add("Offer draw", "draw_offer"));
-        }
-        const myTurn = this.board?.el.dataset.myTurn === "true";
-        if (this.variant!.draw_claims && myTurn && bothMoved) buttons.push(add("Claim draw", "claim_draw"));
-        const myMoves = this.moves.filter((_, i) => (i % 2 === 0) === (this.sideOfPly1() === me)).length;
-        if (!this.rated) {
-          if (live.offers.takeback === opp) offers.push(h("span", { text: `${this.nameOf(opp)} asks to take back ` }), add("Accept takeback", "takeback_accept", {}, "primary"), add("Decline", "takeback_decline"));
-          else if (live.offers.takeback === me) offers.push(h("span", { class: "muted", text: "Takeback asked…" }));
-          else if (myMoves > 0) buttons.push(add("Takeback", "takeback_offer"));
-        }
-        const gone = live.absent[opp];
-        if (gone && gone.claimable && bothMoved) offers.push(h("span", { text: `${this.nameOf(opp)} left the game. ` }), add("Claim the win", "abandon_claim", { outcome: "win" }, "primary"), add("Call it a draw", "abandon_claim", { outcome: "draw" }));
-      } else {
-        if (live.offers.rematch === opp) offers.push(h("span", { text: `${this.nameOf(opp)} wants a rematch ` }), add("Accept rematch", "rematch_accept", {}, "primary"), add("Decline", "rematch_decline"));
-        else if (live.offers.rematch === me) offers.push(h("span", { class: "muted", text: "Rematch offered…" }));
-        else buttons.push(add("Rematch", "rematch_offer"));
-      }
-    }
-    if (this.status === "started" && live && me && this.board) {
-      const pass = live.legal.includes("@@@@") && this.board.el.dataset.myTurn === "true";
-      if (pass) buttons.push(h("button", { type: "button", "data-action": "pass", text: "Pass (Lion)", onclick: "" }));
-      const last = buttons[buttons.length - 1];
-      if (pass) last.addEventListener("click", () => void this.play("@@@@"));
-    }
-    const flip = h("button", { type: "button", "data-action": "flip", text: "Flip board" });
-    let flipped = false;
-    flip.addEventListener("click", () => { flipped = !flipped; this.board?.setOrientation(((this.role === "second" ? 1 : 0) ^ (flipped ? 1 : 0)) as 0 | 1); });
-    buttons.push(flip);
-    this.actions.replaceChildren(...buttons);
-    this.offerBox.replaceChildren(...offers);
+    const bothMoved = this.ply >= 2;
+    this.actionBar.render({
+      me, status: this.status, live: live !== null, bothMoved,
+      myTurn: this.board?.el.dataset.myTurn === "true", rated: this.rated,
+      drawOffers: this.variant!.draw_offers, drawClaims: this.variant!.draw_claims, drawClaim: live?.drawClaim ?? null,
+      myMoves: me ? this.moves.filter((_, i) => (i % 2 === 0) === (this.sideOfPly1() === me)).length : 0,
+      offers: live?.offers ?? { draw: null, takeback: null, rematch: null },
+      opponentAway: me && live ? live.absent[me === "first" ? "second" : "first"] : null,
+      pass: live?.legal.includes("@@@@") ?? false,
+      zoomable: this.zoomable(),
+      nameOf: (side) => this.nameOf(side),
+    });
   }
 
   private drawReview(ply: number): void {
@@ -463,8 +535,6 @@ export class GameView {
   }
 }
 
-function firstName(v: VariantInfo): string { return v.family === "shogi" ? "sente (first)" : v.name === "spartan" ? "the Persians (White)" : "White"; }
-function secondName(v: VariantInfo): string { return v.family === "shogi" ? "gote (second)" : v.name === "spartan" ? "the Spartans (Black)" : "Black"; }
 
 function clockText(ms: number | null): string {
   if (ms === null) return "";

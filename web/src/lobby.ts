@@ -6,7 +6,15 @@ import { errorText, type Ctx } from "./ctx";
 import type { Challenge } from "./types";
 import type { Message } from "./net";
 import { h } from "./svg";
+import { challengeColour } from "./words";
 import type { OnlinePlayer, Seek, StoredGame, TimeControl } from "./types";
+
+/** A challenge as its two players read it: who, what, and the side the reader gets. */
+export function challengeText(c: Challenge, ctx: Ctx): string {
+  const v = ctx.variants.get(c.variant);
+  const who = c.to.id === ctx.me?.id ? `${c.from.name} challenges you` : `You challenge ${c.to.name}`;
+  return `${who}: ${v?.title ?? c.variant}, ${tcText(c.tc)}, ${c.rated ? "rated" : "casual"}, ${challengeColour(c, ctx.me?.id, v)}`;
+}
 
 /** The colour a seek asks for, in the words of its family. */
 function colourText(family: string | undefined, colour: string): string {
@@ -185,8 +193,7 @@ export class Lobby {
     this.seekList.replaceChildren(...(rows.length ? rows : [h("tr", {}, [h("td", { colspan: 7, class: "empty", text: "No open seeks: create one." })])]));
     const items = [...this.ctx.challenges.values()].map((c) => {
       const incoming = c.to.id === me?.id;
-      const title = this.ctx.variants.get(c.variant)?.title ?? c.variant;
-      const text = `${incoming ? c.from.name + " challenges you" : "You challenge " + c.to.name}: ${title}, ${tcText(c.tc)}, ${c.rated ? "rated" : "casual"}`;
+      const text = challengeText(c, this.ctx);
       const buttons: HTMLElement[] = [];
       if (incoming) {
         const accept = h("button", { type: "button", class: "accept", text: "Accept" });

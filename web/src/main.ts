@@ -5,7 +5,8 @@ import "./style.css";
 import type { Ctx } from "./ctx";
 import { errorText } from "./ctx";
 import { GameView } from "./game";
-import { Lobby } from "./lobby";
+import { challengeText, Lobby } from "./lobby";
+import { Notices } from "./notices";
 import { Connection, type Message } from "./net";
 import { Profile, ReviewList } from "./review";
 import { loadSettings, saveSettings } from "./settings";
@@ -23,6 +24,7 @@ class Client implements Ctx {
   settings = loadSettings();
   runningGame: string | null = null;
   challenges = new Map<number, Challenge>();
+  private readonly notices = new Notices();
   private lobby: Lobby | null = null;
   private game: GameView | null = null;
   private readonly view = $("view");
@@ -34,7 +36,8 @@ class Client implements Ctx {
     for (const v of (await answer.json()).variants as VariantInfo[]) this.variants.set(v.name, v);
     this.conn.onOpen = () => this.opened();
     this.conn.onClose = (code, reason) => {
-      this.status(`Disconnected${reason ? ` (${reason})` : ""}; reconnecting…`, true);
+      this.status(reason === "logged out" ? "Logged out" : "Reconnecting…", true);
+      this.game?.connectionLost();
       if (code === 1000 && reason === "logged out") { localStorage.removeItem(TOKEN_KEY); this.me = null; }
     };
     this.conn.listen((m) => this.onMessage(m));
@@ -93,16 +96,17 @@ class Client implements Ctx {
       a.addEventListener("click", (e) => { e.preventDefault(); this.navigate(a.getAttribute("href")!); });
     }
     const labels = $("set-labels") as HTMLSelectElement;
-    const sound = $("set-sound") as HTMLInputElement;
+    const boxes = { sound: $("set-sound"), confirmMoves: $("set-confirm"), tooltips: $("set-tooltips") } as Record<"sound" | "confirmMoves" | "tooltips", HTMLInputElement>;
     labels.value = this.settings.labels;
-    sound.checked = this.settings.sound;
+    for (const [k, box] of Object.entries(boxes)) box.checked = this.settings[k as keyof typeof boxes];
     const save = () => {
-      this.settings = { labels: labels.value === "western" ? "western" : "kanji", sound: sound.checked };
+      this.settings = { labels: labels.value === "western" ? "western" : "kanji", sound: boxes.sound.checked,
+        confirmMoves: boxes.confirmMoves.checked, tooltips: boxes.tooltips.checked };
       saveSettings(this.settings);
       this.game?.applySettings();
     };
     labels.addEventListener("change", save);
-    sound.addEventListener("change", save);
+    for (const box of Object.values(boxes)) box.addEventListener("change", save);
   }
 
   private onMessage(m: Message): void {
@@ -136,13 +140,34 @@ class Client implements Ctx {
     }
     if (m.t === "challenge") {
       this.challenges.set(m.d.id, m.d);
-      if (!this.lobby && m.d.to.id === this.me?.id) this.status(`Challenge from ${m.d.from.name}: see the lobby`);
+      if (!this.lobby && m.d.to.id === this.me?.id) this.challengeNotice(m.d as Challenge);
     } else if (m.t.startsWith("challenge_")) {
-      m.d.gone = this.challenges.get(m.d.id);
+      const gone = this.challenges.get(m.d.id);
+      m.d.gone = gone;
       this.challenges.delete(m.d.id);
+      this.notices.remove(`challenge-${m.d.id}`);
+      const incoming = gone?.to.id === this.me?.id;
+      if (gone && incoming && m.t === "challenge_withdrawn") this.notices.show(`gone-${m.d.id}`, [`${gone.from.name} withdrew the challenge (${this.variants.get(gone.variant)?.title ?? gone.variant}).`], 10000);
+      if (gone && m.t === "challenge_cancelled" && !this.game) this.notices.show(`gone-${m.d.id}`, [`The challenge ${incoming ? "from " + gone.from.name : "to " + gone.to.name} was cancelled (${m.d.reason === "offline" ? "a player went offline" : m.d.reason === "game started" ? "a player started another game" : m.d.reason}).`], 10000);
     }
     this.lobby?.onMessage(m);
     this.game?.onMessage(m);
+  }
+
+  /** A challenge received away from the lobby: a notice with Accept and Decline. */
+  private challengeNotice(c: Challenge): void {
+    const key = `challenge-${c.id}`;
+    const error = h("span", { class: "error" });
+    const answer = (t: "accept" | "decline") => this.conn.request(t, { id: c.id }).then((ack) => {
+      this.challenges.delete(c.id);
+      this.notices.remove(key);
+      if (ack.d?.game) this.navigate(`/game/${ack.d.game}`);
+    }, (e) => { error.textContent = errorText(e); });
+    const accept = h("button", { type: "button", class: "primary accept", text: "Accept" });
+    accept.addEventListener("click", () => void answer("accept"));
+    const decline = h("button", { type: "button", class: "decline", text: "Decline" });
+    decline.addEventListener("click", () => void answer("decline"));
+    this.notices.show(key, [h("p", { text: challengeText(c, this) }), h("div", { class: "buttons" }, [accept, decline]), error], 0, "challenge");
   }
 
   private isLobby(): boolean { return location.pathname === "/" || location.pathname === "/lobby"; }

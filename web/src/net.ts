@@ -1,5 +1,11 @@
 // One websocket to the hub (docs/protocol.md): requests carry an ack id and resolve with the
-// answer of that id; everything else goes to the message listeners. Reconnects by itself.
+// answer of that id; everything else goes to the message listeners.
+//
+// A connection can die without closing (a proxy or a phone network that stops forwarding):
+// the browser then says nothing for minutes. So the client sends the application heartbeat
+// (`ping`, answered by `pong`) every few seconds and counts the connection dead when nothing at
+// all has arrived for DEAD_AFTER_MS, when an opening handshake takes too long, or when a request
+// goes unanswered; it then drops the socket, says so (onClose) and reconnects with backoff.
 
 export interface Message { t: string; d: any; v?: number; a?: number | string }
 
@@ -7,31 +13,58 @@ export class ServerError extends Error {
   constructor(readonly code: string, message: string, readonly data: any) { super(message); }
 }
 
+/** The codes of a request that never got its answer: it may or may not have been done. */
+export const LOST = new Set(["disconnected", "timeout"]);
+
 type Listener = (m: Message) => void;
+
+interface Pending { resolve: (m: Message) => void; reject: (e: ServerError) => void; timer: number }
+
+export const PING_EVERY_MS = 2000;
+export const DEAD_AFTER_MS = 6000;
+export const OPEN_TIMEOUT_MS = 6000;
+export const REQUEST_TIMEOUT_MS = 20000;
+const CHECK_EVERY_MS = 500;
+const RETRY_MIN_MS = 500;
+const RETRY_MAX_MS = 8000;
 
 export class Connection {
   private ws: WebSocket | null = null;
   private nextAck = 1;
-  private pending = new Map<number, { resolve: (m: Message) => void; reject: (e: ServerError) => void }>();
+  private pending = new Map<number, Pending>();
   private listeners: Listener[] = [];
-  private retry = 500;
+  private retry = RETRY_MIN_MS;
+  private heard = 0;
+  private pinged = 0;
+  private watchdog = 0;
+  private checked = 0;
+  private reconnectTimer = 0;
   onOpen: () => void = () => {};
   onClose: (code: number, reason: string) => void = () => {};
 
   connect(): void {
+    window.clearTimeout(this.reconnectTimer);
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     const ws = new WebSocket(`${scheme}://${location.host}/ws`);
     this.ws = ws;
-    ws.onopen = () => { this.retry = 500; this.onOpen(); };
-    ws.onmessage = (event) => this.dispatch(JSON.parse(String(event.data)) as Message);
-    ws.onclose = (event) => {
+    const started = Date.now();
+    this.heard = started;
+    window.clearInterval(this.watchdog);
+    this.checked = started;
+    this.watchdog = window.setInterval(() => this.check(ws, started), CHECK_EVERY_MS);
+    ws.onopen = () => {
       if (this.ws !== ws) return;
-      for (const p of this.pending.values()) p.reject(new ServerError("disconnected", "Connection lost.", null));
-      this.pending.clear();
-      this.onClose(event.code, event.reason);
-      window.setTimeout(() => this.connect(), this.retry);
-      this.retry = Math.min(this.retry * 2, 8000);
+      this.retry = RETRY_MIN_MS;
+      this.heard = Date.now();
+      this.onOpen();
     };
+    ws.onmessage = (event) => {
+      if (this.ws !== ws) return;
+      this.heard = Date.now();
+      const m = JSON.parse(String(event.data)) as Message;
+      if (m.t !== "pong") this.dispatch(m);
+    };
+    ws.onclose = (event) => { if (this.ws === ws) this.lost(event.code, event.reason); };
   }
 
   get open(): boolean { return this.ws?.readyState === WebSocket.OPEN; }
@@ -40,22 +73,69 @@ export class Connection {
 
   request(t: string, d?: object): Promise<Message> {
     return new Promise((resolve, reject) => {
-      if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
+      const ws = this.ws;
+      if (!ws || ws.readyState !== WebSocket.OPEN) {
         reject(new ServerError("disconnected", "Not connected to the server.", null));
         return;
       }
       const a = this.nextAck++;
-      this.pending.set(a, { resolve, reject });
+      // No answer in time: the connection is as good as dead (the heartbeat usually says so first).
+      const timer = window.setTimeout(() => { if (this.ws === ws) this.drop(ws, "no answer"); }, REQUEST_TIMEOUT_MS);
+      this.pending.set(a, { resolve, reject, timer });
       const frame: Record<string, unknown> = { t, a };
       if (d !== undefined) frame.d = d;
-      this.ws.send(JSON.stringify(frame));
+      ws.send(JSON.stringify(frame));
     });
+  }
+
+  /** The heartbeat: ping when quiet, drop the socket when nothing arrives. */
+  private check(ws: WebSocket, started: number): void {
+    if (this.ws !== ws) { return; }
+    const now = Date.now();
+    if (ws.readyState === WebSocket.CONNECTING) {
+      if (now - started > OPEN_TIMEOUT_MS) this.drop(ws, "no answer");
+      return;
+    }
+    if (ws.readyState !== WebSocket.OPEN) return;
+    // A throttled timer (a hidden tab) is not the server's silence: ask again and wait.
+    if (now - this.checked > 4 * CHECK_EVERY_MS) this.heard = Math.max(this.heard, now - PING_EVERY_MS);
+    this.checked = now;
+    if (now - this.heard > DEAD_AFTER_MS) { this.drop(ws, "no answer"); return; }
+    if (now - this.heard >= PING_EVERY_MS && now - this.pinged >= PING_EVERY_MS) {
+      this.pinged = now;
+      ws.send('{"t":"ping"}');
+    }
+  }
+
+  /** Give up on a socket that stopped answering (closing it may itself hang: don't wait). */
+  private drop(ws: WebSocket, why: string): void {
+    ws.onmessage = ws.onclose = null;
+    // Closing a socket still opening logs an error in the console: close it if it ever opens.
+    if (ws.readyState === WebSocket.CONNECTING) ws.onopen = () => ws.close(4000, why);
+    else { ws.onopen = null; ws.close(4000, why); }
+    this.lost(4000, why);
+  }
+
+  private lost(code: number, reason: string): void {
+    this.ws = null;
+    window.clearInterval(this.watchdog);
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of pending) {
+      window.clearTimeout(p.timer);
+      p.reject(new ServerError(reason === "no answer" ? "timeout" : "disconnected", "Connection lost.", null));
+    }
+    this.onClose(code, reason);
+    const wait = this.retry * (0.75 + Math.random() / 2);
+    this.retry = Math.min(this.retry * 2, RETRY_MAX_MS);
+    this.reconnectTimer = window.setTimeout(() => this.connect(), wait);
   }
 
   private dispatch(m: Message): void {
     if (m.a !== undefined && typeof m.a === "number" && this.pending.has(m.a)) {
       const p = this.pending.get(m.a)!;
       this.pending.delete(m.a);
+      window.clearTimeout(p.timer);
       if (m.t === "error") p.reject(new ServerError(m.d.code, m.d.message, m.d));
       else p.resolve(m);
       if (m.t === "error" || m.t === "ack") return;

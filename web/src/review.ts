@@ -36,7 +36,7 @@ export class ReviewList {
     this.form = h("form", { class: "filters" }, [
       field("Player", h("input", { type: "text", name: "player", value: player ?? "" })),
       field("Variant", h("select", { name: "variant" }, [h("option", { value: "", text: "any" }), ...[...ctx.variants.values()].map((v) => h("option", { value: v.name, text: v.title }))])),
-      field("Result", h("select", { name: "result" }, [["", "any"], ["1-0", "first won"], ["0-1", "second won"], ["1/2-1/2", "draw"]].map(([v, t]) => h("option", { value: v, text: t })))),
+      field("Result", h("select", { name: "result" }, [["", "any"], ["1-0", "sente / White won"], ["0-1", "gote / Black won"], ["1/2-1/2", "draw"]].map(([v, t]) => h("option", { value: v, text: t })))),
       field("Status", h("select", { name: "status" }, [["", "any"], ["finished", "finished"], ["started", "running"], ["aborted", "aborted"]].map(([v, t]) => h("option", { value: v, text: t })))),
       field("From", h("input", { type: "date", name: "since" })), field("Before", h("input", { type: "date", name: "until" })),
       h("button", { type: "submit", class: "primary", text: "Search" }),

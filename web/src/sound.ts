@@ -2,15 +2,17 @@
 
 let ctx: AudioContext | null = null;
 
-export function beep(kind: "move" | "check" | "end", enabled: boolean): void {
-  if (!enabled || typeof AudioContext === "undefined") return;
+export function beep(kind: "move" | "check" | "end" | "low", enabled: boolean): void {
+  if (!enabled) return;
+  document.documentElement.dataset.lastSound = kind;  // what was last asked for (tests read it)
+  if (typeof AudioContext === "undefined") return;
   try {
     ctx ??= new AudioContext();
     if (ctx.state === "suspended") return; // no user gesture yet: stay silent rather than queue
     const osc = ctx.createOscillator();
     const gain = ctx.createGain();
-    osc.frequency.value = kind === "move" ? 520 : kind === "check" ? 880 : 330;
-    osc.type = kind === "end" ? "triangle" : "sine";
+    osc.frequency.value = { move: 520, check: 880, end: 330, low: 1175 }[kind];
+    osc.type = kind === "end" ? "triangle" : kind === "low" ? "square" : "sine";
     gain.gain.setValueAtTime(0.15, ctx.currentTime);
     gain.gain.exponentialRampToValueAtTime(0.001, ctx.currentTime + (kind === "end" ? 0.6 : 0.12));
     osc.connect(gain).connect(ctx.destination);

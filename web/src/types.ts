@@ -59,6 +59,8 @@ export interface GameSnapshot {
   offers: { draw: Side | null; takeback: Side | null; rematch: Side | null };
   absent: { first: Absence | null; second: Absence | null };
   chat: ChatLine[];
+  /** The side to move may claim a draw now (chess family; absent from older servers). */
+  draw_claim?: boolean;
 }
 
 export interface StoredMove {

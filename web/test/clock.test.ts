@@ -13,6 +13,12 @@ describe("clock display", () => {
     expect(formatMs(-5)).toBe("0:00.0");
   });
 
+  it("turns byoyomi main time red under ten seconds, periods or not", () => {
+    const main = clockView({ ms: 9000, periods: 3, period_ms: 10000 }, BYO, false, 0);
+    expect([main.low, main.inByoyomi, main.byoyomi]).toEqual([true, false, "+ 3×10s"]);
+    expect(clockView({ ms: 11000, periods: 3, period_ms: 10000 }, BYO, false, 0).low).toBe(false);
+  });
+
   it("reads time controls as players write them", () => {
     expect(tcText(FISCHER)).toBe("3 min + 2s");
     expect(tcText({ kind: "byoyomi", main_s: 20, period_s: 10, periods: 3 })).toBe("20s + 3×10s");

@@ -1,0 +1,26 @@
+// How the client names sides and explains outcomes, in one place: sente/gote in shogi, White/
+// Black in chess (Persians/Spartans in Spartan Chess), never "first"/"second" on screen.
+
+import type { Challenge, Side, VariantInfo } from "./types";
+
+export function sideWord(v: VariantInfo | undefined, side: Side): string {
+  if (v?.family === "shogi") return side === "first" ? "sente" : "gote";
+  if (v?.name === "spartan") return side === "first" ? "the Persians (White)" : "the Spartans (Black)";
+  return side === "first" ? "White" : "Black";
+}
+
+/** The side a challenge gives the viewer (`colour` is the sender's wish). */
+export function challengeColour(c: Challenge, meId: string | undefined, v: VariantInfo | undefined): string {
+  if (c.colour !== "first" && c.colour !== "second") return "colours drawn at random";
+  const incoming = c.to.id === meId;
+  const mine: Side = incoming ? (c.colour === "first" ? "second" : "first") : c.colour;
+  return `you play ${sideWord(v, mine)}`;
+}
+
+/** Why a game was aborted, from the `end` event's `detail` and the moves made. */
+export function abortText(detail: string | null | undefined, names: [string, string], plies: number): string {
+  if (detail === "first_aborted") return `Game aborted by ${names[0]}`;
+  if (detail === "second_aborted") return `Game aborted by ${names[1]}`;
+  if (detail === "no_first_move") return `Game aborted: ${names[plies === 0 ? 0 : 1]} made no first move in time`;
+  return "Game aborted before both players had moved";
+}
