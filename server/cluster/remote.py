@@ -21,7 +21,7 @@ from server.cluster.shared import Part, Shared
 from server.cluster.wire import command_game, player_from_json
 from server.hub.commands import JoinCommand, parse_command
 from server.hub.effects import Broadcast, ConnId, GameId
-from server.hub.errors import ProtocolError
+from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.messages import Message, error_message
 from server.transport.codec import encode_message
@@ -147,7 +147,7 @@ class RemoteConnections(Part):
             self._host.call(lambda now: hub.handle(hub_conn, command, now, lag_ms=lag_ms))
         except Exception:
             logger.exception("hub failed on %s from node %s", type(command).__name__, node_id)
-            failure = error_message("internal_error", "The server failed on this command.")
+            failure = error_message(ErrorCode.INTERNAL_ERROR)
             self._sender.envelope(
                 node_id,
                 {"k": "reply", "c": conn_id, "call": call_id, "m": failure.to_json_obj()},

@@ -19,6 +19,7 @@ from server.hub.effects import (
     Publish,
     Send,
 )
+from server.hub.errors import ErrorCode
 from server.hub.hub_state import HubState
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import GameTerms
@@ -153,7 +154,8 @@ class HubGames(HubState):
         del self._rooms[room.game_id]
         self._timers.clear(("room", room.game_id))
         message = error_message(
-            "game_not_created", f"The game could not be created ({reason}); please try again."
+            ErrorCode.GAME_NOT_CREATED,
+            f"The game could not be created ({reason}); please try again.",
         )
         for player in room.players:
             if self._playing.get(player.id) == room.game_id:

@@ -20,7 +20,7 @@ from server.hub.commands import (
     WithdrawCommand,
 )
 from server.hub.effects import Effect, Send
-from server.hub.errors import CommandError
+from server.hub.errors import CommandError, ErrorCode
 from server.hub.hub_games import HubGames
 from server.hub.hub_state import Connection
 from server.hub.identity import PlayerId, PlayerInfo
@@ -41,7 +41,7 @@ class HubLobby(HubGames):
             return get_variant(name)
         except KeyError:
             raise CommandError(
-                "unknown_variant",
+                ErrorCode.UNKNOWN_VARIANT,
                 f"Unknown variant {name!r}; known: {', '.join(VARIANT_NAMES)}.",
             ) from None
 
@@ -51,12 +51,12 @@ class HubLobby(HubGames):
     ) -> None:
         if rated and player.guest:
             raise CommandError(
-                "guests_casual_only",
+                ErrorCode.GUESTS_CASUAL_ONLY,
                 f"{player.name} is a guest; guests play casual games only.",
             )
         if isinstance(control, Byoyomi) and variant.family != "shogi":
             raise CommandError(
-                "byoyomi_unavailable",
+                ErrorCode.BYOYOMI_UNAVAILABLE,
                 f"Byoyomi is for shogi variants; {variant.title} uses Fischer time.",
             )
 
@@ -92,7 +92,7 @@ class HubLobby(HubGames):
         else:
             seek = self._seeks.get(cmd.seek_id)
             if seek is None or seek.player.id != conn.player_id:
-                raise CommandError("no_such_seek", f"You have no open seek {cmd.seek_id}.")
+                raise CommandError(ErrorCode.NO_SUCH_SEEK, f"You have no open seek {cmd.seek_id}.")
             self._seeks.remove(seek.id)
             out += self._lobby("seek_removed", {"id": seek.id})
             removed = [seek.id]
@@ -122,10 +122,10 @@ class HubLobby(HubGames):
     ) -> None:
         seek = self._seeks.get(cmd.seek_id)
         if seek is None:
-            raise CommandError("no_such_seek", f"Seek {cmd.seek_id} is no longer open.")
+            raise CommandError(ErrorCode.NO_SUCH_SEEK, f"Seek {cmd.seek_id} is no longer open.")
         info = self._info(conn)
         if seek.player.id == info.id:
-            raise CommandError("own_seek", "That is your own seek.")
+            raise CommandError(ErrorCode.OWN_SEEK)
         self._check_terms(
             info, self._variant(seek.terms.variant), seek.terms.control, seek.terms.rated
         )
@@ -133,7 +133,7 @@ class HubLobby(HubGames):
         if not seek.accepts(info):
             low, high = seek.rating_range or (0, 0)
             raise CommandError(
-                "rating_out_of_range",
+                ErrorCode.RATING_OUT_OF_RANGE,
                 f"Your rating is outside the seek's range {low}-{high}.",
             )
         owner = self._players[seek.player.id].info
@@ -179,9 +179,9 @@ class HubLobby(HubGames):
         info = self._info(conn)
         target_id = self._names.get(cmd.to.lower())
         if target_id is None:
-            raise CommandError("no_such_player", f"No player named {cmd.to!r} is online.")
+            raise CommandError(ErrorCode.NO_SUCH_PLAYER, f"No player named {cmd.to!r} is online.")
         if target_id == info.id:
-            raise CommandError("self_challenge", "You cannot challenge yourself.")
+            raise CommandError(ErrorCode.SELF_CHALLENGE)
         target = self._players[target_id].info
         variant = self._variant(cmd.variant)
         self._check_terms(info, variant, cmd.control, cmd.rated)
@@ -198,7 +198,7 @@ class HubLobby(HubGames):
         party = None if challenge is None else (challenge.target if as_target else challenge.sender)
         if challenge is None or party is None or party.id != player_id:
             raise CommandError(
-                "no_such_challenge",
+                ErrorCode.NO_SUCH_CHALLENGE,
                 f"There is no open challenge {challenge_id} {'to' if as_target else 'from'} you.",
             )
         return challenge

@@ -10,9 +10,9 @@ import random
 from dataclasses import dataclass, field
 
 from server.hub.effects import Broadcast, ConnId, Effect, GameId, Publish, Send
-from server.hub.errors import CommandError
+from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import PlayerId, PlayerInfo
-from server.hub.lobby import ChallengeBook, SeekBook
+from server.hub.lobby import MAX_SEEKS_PER_PLAYER, ChallengeBook, SeekBook
 from server.hub.messages import JsonObject, Message
 from server.hub.room import GameRoom, RoomSettings
 from server.hub.timers import Timers
@@ -22,7 +22,7 @@ from server.hub.timers import Timers
 class HubConfig:
     """Limits and timings of the hub (all times in milliseconds)."""
 
-    max_seeks_per_player: int = 3
+    max_seeks_per_player: int = MAX_SEEKS_PER_PLAYER
     max_challenges_per_player: int = 3
     max_connections_per_player: int = 10
     finished_room_ttl_ms: int = 15 * 60_000
@@ -108,5 +108,5 @@ class HubState:
     def _check_free(self, player: PlayerInfo, yourself: bool = True) -> None:
         if player.id in self._playing:
             if yourself:
-                raise CommandError("already_playing", "Finish your current game first.")
-            raise CommandError("player_busy", f"{player.name} is playing a game.")
+                raise CommandError(ErrorCode.ALREADY_PLAYING)
+            raise CommandError(ErrorCode.PLAYER_BUSY, f"{player.name} is playing a game.")

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from server.hub.errors import ErrorCode
+
 AckId = int | str
 """Client-chosen id echoed in the ``ack`` or ``error`` answering its command."""
 
@@ -46,10 +48,14 @@ def ack_message(ack: AckId | None, data: JsonObject | None = None) -> Message:
 
 
 def error_message(
-    code: str, text: str, ack: AckId | None = None, extra: JsonObject | None = None
+    code: ErrorCode,
+    text: str | None = None,
+    ack: AckId | None = None,
+    extra: JsonObject | None = None,
 ) -> Message:
-    """The negative answer to a command: ``{"t": "error", "d": {"code", "message", ...}}``."""
-    payload: JsonObject = {"code": code, "message": text}
+    """The negative answer to a command: ``{"t": "error", "d": {"code", "message", ...}}``;
+    ``text`` defaults to the code's own."""
+    payload: JsonObject = {"code": code, "message": code.text if text is None else text}
     if extra:
         payload.update(extra)
     return Message("error", payload, a=ack)

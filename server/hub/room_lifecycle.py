@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from server.hub.clock import SideTime
 from server.hub.effects import Effect, GameFinished, Persist, Publish, Send
+from server.hub.errors import ErrorCode
 from server.hub.messages import JsonObject, Message, ack_message, error_message
 from server.hub.room_state import DRAW, RESULTS, SIDE_NAMES, Asker, Ending, PendingEnd, RoomState
 from server.rules import Game, IllegalMoveError, InvalidMoveError, MoveRecord, has_mating_material
@@ -93,7 +94,7 @@ class RoomLifecycle(RoomState):
         return has_mating_material(self.game.position, winner)
 
     def _finish(
-        self, ending: Ending, asker: Asker | None = None, refusal: str = ""
+        self, ending: Ending, asker: Asker | None = None, refusal: ErrorCode | None = None
     ) -> list[Effect]:
         """Phase one of the game's end: ask for its record; nothing changes until it is stored.
 
@@ -179,6 +180,7 @@ class RoomLifecycle(RoomState):
             return []
         self._pending = None
         conn, ack = pending.asker
+        assert pending.refusal is not None, "a player's ending carries its refusal"
         message = f"That could not be saved ({reason}); nothing changed, the game goes on."
         effects: list[Effect] = [
             Send(conn, error_message(pending.refusal, message, ack, {"state": self.state(now)}))
@@ -193,42 +195,42 @@ class RoomLifecycle(RoomState):
     def resign(self, side: int, now: int, asker: Asker) -> list[Effect]:
         self._require_idle(now)
         ending = Ending(RESULTS[1 - side], 1 - side, "resignation", now)
-        return self._finish(ending, asker, "resign_not_saved")
+        return self._finish(ending, asker, ErrorCode.RESIGN_NOT_SAVED)
 
     def abort(self, side: int, now: int, asker: Asker) -> list[Effect]:
         self._require_idle(now)
         if len(self.records) >= 2:
-            raise self._refuse(
-                "abort_too_late", "A game can be aborted only before both players have moved.", now
-            )
+            raise self._refuse(ErrorCode.ABORT_TOO_LATE, now)
         ending = Ending(None, None, "abort", now, detail=f"{SIDE_NAMES[side]}_aborted")
-        return self._finish(ending, asker, "abort_not_saved")
+        return self._finish(ending, asker, ErrorCode.ABORT_NOT_SAVED)
 
     def claim_draw(self, side: int, now: int, asker: Asker) -> list[Effect]:
         self._require_idle(now)
         if int(self.game.side_to_move) != side:
-            raise self._refuse("not_your_turn", "Only the player to move may claim a draw.", now)
+            raise self._refuse(
+                ErrorCode.NOT_YOUR_TURN, now, "Only the player to move may claim a draw."
+            )
         claim = self.game.claimable_draw()
         if claim is None:
-            raise self._refuse("no_draw_claim", "There is no draw to claim in this position.", now)
-        return self._finish(Ending(DRAW, None, str(claim), now), asker, "draw_not_saved")
+            raise self._refuse(ErrorCode.NO_DRAW_CLAIM, now)
+        return self._finish(Ending(DRAW, None, str(claim), now), asker, ErrorCode.DRAW_NOT_SAVED)
 
     def abandon_claim(self, side: int, outcome: str, now: int, asker: Asker) -> list[Effect]:
         self._require_idle(now)
         absence = self.absent[1 - side]
         if absence is None:
-            raise self._refuse("opponent_present", "Your opponent is connected.", now)
+            raise self._refuse(ErrorCode.OPPONENT_PRESENT, now)
         if not absence.claimable:
             wait_s = (self._claim_at(absence) - now + 999) // 1000
             raise self._refuse(
-                "too_early", f"Your opponent may still come back; wait {wait_s} s more.", now
+                ErrorCode.TOO_EARLY,
+                now,
+                f"Your opponent may still come back; wait {wait_s} s more.",
             )
         if len(self.records) < 2:
-            raise self._refuse(
-                "abort_instead", "Before both players have moved, abort the game instead.", now
-            )
+            raise self._refuse(ErrorCode.ABORT_INSTEAD, now)
         if outcome == "draw":
             ending = Ending(DRAW, None, "abandonment", now)
         else:
             ending = Ending(RESULTS[side], side, "abandonment", now)
-        return self._finish(ending, asker, "abandon_not_saved")
+        return self._finish(ending, asker, ErrorCode.ABANDON_NOT_SAVED)

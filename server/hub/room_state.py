@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from server.hub.clock import Byoyomi, ClockState, GameClock
 from server.hub.effects import Broadcast, ConnId, Effect, GameId, Publish, Send
-from server.hub.errors import CommandError
+from server.hub.errors import CommandError, ErrorCode
 from server.hub.eventlog import Audience, EventLog, RoomEvent
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import GameTerms
@@ -112,7 +112,7 @@ class PendingEnd:
     token: int
     ending: Ending
     asker: Asker | None
-    refusal: str
+    refusal: ErrorCode | None
 
 
 @dataclass
@@ -322,7 +322,7 @@ class RoomState:
             effects.append(Broadcast(f"{self._topic}:{audience.value}", event.message, conns))
         return effects
 
-    def _refuse(self, code: str, text: str, now: int) -> CommandError:
+    def _refuse(self, code: ErrorCode, now: int, text: str | None = None) -> CommandError:
         return CommandError(code, text, {"state": self.state(now)})
 
     # --------------------------------------------------------------- offers
@@ -368,16 +368,16 @@ class RoomState:
 
     def _require_started(self, now: int) -> None:
         if self.status == "finished":
-            raise self._refuse("game_over", "The game is over.", now)
+            raise self._refuse(ErrorCode.GAME_OVER, now)
         if self.status != "started":
-            raise CommandError("busy", "The game is being set up; try again in a moment.")
+            raise CommandError(ErrorCode.BUSY, "The game is being set up; try again in a moment.")
 
     def _require_idle(self, now: int) -> None:
         self._require_started(now)
         pending = self._pending
         if isinstance(pending, PendingEnd):
             if pending.asker is None:  # decided and final: only its announcement waits
-                raise self._refuse("game_over", "The game is over.", now)
-            raise CommandError("busy", "The end of the game is being saved; try again.")
+                raise self._refuse(ErrorCode.GAME_OVER, now)
+            raise CommandError(ErrorCode.BUSY, "The end of the game is being saved; try again.")
         if pending is not None:
-            raise CommandError("busy", "The previous move is being saved; try again.")
+            raise CommandError(ErrorCode.BUSY, "The previous move is being saved; try again.")

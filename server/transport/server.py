@@ -33,7 +33,7 @@ from websockets.protocol import Event
 from server.config import Settings
 from server.hub.commands import Envelope, ack_of, command_of, parse_envelope
 from server.hub.effects import ConnId
-from server.hub.errors import ProtocolError
+from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.messages import AckId, Message, error_message
 from server.rules import VARIANT_NAMES, get_variant
 from server.transport.accounts import Accounts, AuthError, Identity
@@ -238,7 +238,7 @@ class ClientConnection:
     def send(self, message: Message) -> None:
         self.outbox.put(encode_message(message))
 
-    def error(self, code: str, text: str, ack: AckId | None = None) -> None:
+    def error(self, code: ErrorCode, text: str | None = None, ack: AckId | None = None) -> None:
         self.send(error_message(code, text, ack))
 
     async def run(self) -> None:
@@ -324,14 +324,14 @@ class ClientConnection:
                 self.close_soon(CloseCode.POLICY_VIOLATION, "rate limit exceeded")
                 return None
             self.error(
-                "rate_limited",
+                ErrorCode.RATE_LIMITED,
                 f"Too many messages: at most {self._server.limits.rate_per_s:g} per second; "
                 "this one was ignored.",
                 _ack_of_text(data),
             )
             return None
         if not isinstance(data, str):
-            self.error("bad_frame", "Binary frames are not supported; send JSON text frames.")
+            self.error(ErrorCode.BAD_FRAME)
             return None
         try:
             obj = decode(data)
@@ -355,7 +355,7 @@ class ClientConnection:
         """Called while handling an exception raised by the handling of ``obj``."""
         # A bug, not the client's fault: answer it and keep the connection (never a 1011).
         logger.exception("connection %s failed on a frame", self.conn_id)
-        self.error("internal_error", "The server failed on this frame.", ack_of(obj))
+        self.error(ErrorCode.INTERNAL_ERROR, "The server failed on this frame.", ack_of(obj))
 
     def _on_object(self, obj: object) -> FrameRest | None:
         """One decoded frame: its envelope is checked before anything reads its type."""
@@ -376,9 +376,7 @@ class ClientConnection:
             self.error(exc.code, str(exc), envelope.ack)
             return None
         if self.conn_id is None:
-            self.error(
-                "not_authenticated", "Log in first: register, login, guest or resume.", envelope.ack
-            )
+            self.error(ErrorCode.NOT_AUTHENTICATED, ack=envelope.ack)
             return None
         lag_ms = min(MAX_LAG_MS, int(self.ws.latency * 500))
         self._server.driver.handle(self.conn_id, command, lag_ms)
@@ -394,7 +392,7 @@ class ClientConnection:
         accounts = self._server.accounts
         if isinstance(frame, LogoutFrame):
             if self.identity is None:
-                self.error("not_authenticated", "You are not logged in.", frame.ack)
+                self.error(ErrorCode.NOT_AUTHENTICATED, "You are not logged in.", frame.ack)
                 return
             try:
                 await accounts.logout(self.identity.token)
@@ -405,7 +403,7 @@ class ClientConnection:
             self.close_soon(CloseCode.NORMAL_CLOSURE, "logged out")
             return
         if self.identity is not None:
-            self.error("already_authenticated", "This connection is already logged in.", frame.ack)
+            self.error(ErrorCode.ALREADY_AUTHENTICATED, ack=frame.ack)
             return
         try:
             if isinstance(frame, RegisterFrame):
@@ -419,7 +417,7 @@ class ClientConnection:
                 identity = accounts.guest()
         except AuthError as exc:
             self.error(exc.code, exc.message, frame.ack)
-            if exc.code in ("bad_credentials", "bad_session"):
+            if exc.code in (ErrorCode.BAD_CREDENTIALS, ErrorCode.BAD_SESSION):
                 self._auth_failures += 1
                 if self._auth_failures >= MAX_AUTH_FAILURES:
                     self.close_soon(CloseCode.POLICY_VIOLATION, "too many failed logins")

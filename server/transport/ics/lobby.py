@@ -14,6 +14,7 @@ from server.hub.commands import (
     UnseekCommand,
     WithdrawCommand,
 )
+from server.hub.errors import ErrorCode
 from server.transport.ics.lines import (
     challenge_text,
     sought_line,
@@ -105,9 +106,9 @@ class LobbyCommands(SessionState):
             if kind != "error":
                 return []
             code = data.get("code", "")
-            if code == "no_such_player":
+            if code == ErrorCode.NO_SUCH_PLAYER:
                 return [f"{words[0]} is not logged in."]
-            if code == "player_busy":
+            if code == ErrorCode.PLAYER_BUSY:
                 return [f"{words[0]} is playing a game."]
             return [error_text(code, data.get("message", ""))]
 

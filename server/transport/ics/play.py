@@ -10,6 +10,7 @@ from server.hub.commands import (
     OfferCommand,
     ResignCommand,
 )
+from server.hub.errors import ErrorCode
 from server.rules import RulesError
 from server.transport.ics.games import GameView
 from server.transport.ics.parse import (
@@ -33,7 +34,7 @@ class PlayCommands(SessionState):
         def answer(kind: str, data: Json) -> list[str]:
             if kind != "error":
                 return []
-            if data.get("code") == "illegal_move":
+            if data.get("code") == ErrorCode.ILLEGAL_MOVE:
                 return [f"Illegal move ({text})."]
             return [error_text(data.get("code", ""), data.get("message", ""))]
 

@@ -1,0 +1,84 @@
+"""The protocol's vocabulary is defined once in code, and docs/protocol.md lists the same words."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from server.hub.errors import ErrorCode
+from server.hub.lobby import MAX_SEEKS_PER_PLAYER
+from server.transport.ics.state import error_text
+
+ROOT = Path(__file__).resolve().parents[2]
+PROTOCOL = ROOT / "docs" / "protocol.md"
+
+
+def _section(title: str) -> str:
+    text = PROTOCOL.read_text()
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end >= 0 else len(text)]
+
+
+def _first_column_words(section: str) -> set[str]:
+    words: set[str] = set()
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            first = line.split("|")[1]
+            words.update(re.findall(r"`([a-z_]+)`", first))
+    return words
+
+
+def test_protocol_error_table_lists_exactly_the_error_codes() -> None:
+    documented = _first_column_words(_section("Error codes"))
+    defined = {code.value for code in ErrorCode}
+    assert documented - defined == set(), "documented codes missing from ErrorCode"
+    assert defined - documented == set(), "ErrorCode members missing from docs/protocol.md"
+
+
+def test_every_error_code_has_a_sentence() -> None:
+    for code in ErrorCode:
+        assert code.text and code.text[0].isupper() and code.text.endswith("."), code
+
+
+def test_ics_words_follow_the_codes_and_the_seek_limit() -> None:
+    assert error_text(ErrorCode.SEEK_LIMIT, "x") == (
+        f"You can only have {MAX_SEEKS_PER_PLAYER} active seeks."
+    )
+    assert error_text("not_a_code", "the hub's words") == "the hub's words"
+
+
+def _error_code_literals(path: Path) -> list[tuple[int, str]]:
+    """String constants spelling an error code, where they are passed as one: the first argument
+    of a call (``CommandError("busy", ...)``) or compared with ``==`` / ``in``."""
+    codes = {code.value for code in ErrorCode}
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        candidates: list[ast.expr] = []
+        if isinstance(node, ast.Call):
+            candidates += node.args[:2]
+            candidates += [k.value for k in node.keywords if k.arg in ("code", "refusal")]
+        elif isinstance(node, ast.Compare):
+            candidates += [node.left, *node.comparators]
+            for side in node.comparators:
+                if isinstance(side, ast.Tuple | ast.Set | ast.List):
+                    candidates += side.elts
+        found += [
+            (c.lineno, c.value)
+            for c in candidates
+            if isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value in codes
+        ]
+    return found
+
+
+def test_no_error_code_is_spelled_as_a_string_literal() -> None:
+    """Hub, transport, ICS and cluster name error codes through :class:`ErrorCode` only."""
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line}: {value!r}"
+        for package in ("hub", "transport", "cluster", "app", "store", "bus")
+        for path in sorted((ROOT / "server" / package).rglob("*.py"))
+        if path.name != "errors.py"
+        for line, value in _error_code_literals(path)
+    ]
+    assert offenders == []
