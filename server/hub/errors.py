@@ -2,7 +2,7 @@
 
 :class:`ErrorCode` names every ``code`` an ``error`` message (websocket), an HTTP error body
 (review API) or an ICS error line can carry, each with its default text; docs/protocol.md's
-"Error codes" table lists the same codes (``tests/hub/test_vocabulary.py`` checks both ways).
+"Error codes" table lists the same codes (``tests/test_vocabulary.py`` checks both ways).
 :class:`ProtocolError` means a client frame is malformed (unknown type, missing or wrong-typed field).
 :class:`CommandError` means a well-formed command was refused (not your turn, seek limit reached, ...);
 the hub turns it into an ``error`` message for the client and changes nothing.

@@ -23,7 +23,7 @@ from server.hub.errors import ErrorCode
 from server.hub.hub_state import HubState
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import GameTerms
-from server.hub.messages import Message, error_message
+from server.hub.messages import Message, MessageKind, error_message
 from server.hub.room import SIDE_NAMES, GameRoom
 from server.rules import get_variant
 
@@ -125,7 +125,7 @@ class HubGames(HubState):
                 out += room.presence(side, False, now)
                 continue
             start = Message(
-                "game_start",
+                MessageKind.GAME_START,
                 {
                     "game": room.game_id,
                     "side": SIDE_NAMES[side],
@@ -140,7 +140,7 @@ class HubGames(HubState):
             Publish(
                 "games",
                 Message(
-                    "game_start",
+                    MessageKind.GAME_START,
                     {
                         "game": room.game_id,
                         **room.terms.view(),

@@ -25,7 +25,7 @@ from server.hub.hub_games import HubGames
 from server.hub.hub_state import Connection
 from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.lobby import Challenge, GameTerms, Seek, first_mover, opposite
-from server.hub.messages import Message, ack_message
+from server.hub.messages import Message, MessageKind, ack_message
 from server.hub.who import who_view
 from server.rules import VARIANT_NAMES, Variant, get_variant
 
@@ -75,7 +75,7 @@ class HubLobby(HubGames):
         partner = self._seeks.find_partner(seek)
         if partner is None:
             self._seeks.add(seek)
-            out += self._lobby("seek_added", seek.view())
+            out += self._lobby(MessageKind.SEEK_ADDED, seek.view())
             out.append(Send(conn.conn_id, ack_message(cmd.ack, {"seek": seek.id})))
             return
         waiting = self._players[partner.player.id].info
@@ -94,7 +94,7 @@ class HubLobby(HubGames):
             if seek is None or seek.player.id != conn.player_id:
                 raise CommandError(ErrorCode.NO_SUCH_SEEK, f"You have no open seek {cmd.seek_id}.")
             self._seeks.remove(seek.id)
-            out += self._lobby("seek_removed", {"id": seek.id})
+            out += self._lobby(MessageKind.SEEK_REMOVED, {"id": seek.id})
             removed = [seek.id]
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"removed": removed})))
 
@@ -109,13 +109,17 @@ class HubLobby(HubGames):
             "seeks": [s.view() for s in self._seeks.all()],
             "watching": conn.conn_id in self._seek_watchers,
         }
-        out.append(Send(conn.conn_id, Message("sought", data, a=cmd.ack)))
+        out.append(Send(conn.conn_id, Message(MessageKind.SOUGHT, data, a=cmd.ack)))
 
     def _on_who(
         self, conn: Connection, cmd: WhoCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
         players = [online.info for online in self._players.values()]
-        out.append(Send(conn.conn_id, Message("who", who_view(players, self._playing), a=cmd.ack)))
+        out.append(
+            Send(
+                conn.conn_id, Message(MessageKind.WHO, who_view(players, self._playing), a=cmd.ack)
+            )
+        )
 
     def _on_play(
         self, conn: Connection, cmd: PlayCommand, now: int, lag: int, out: list[Effect]
@@ -168,7 +172,7 @@ class HubLobby(HubGames):
         return challenge
 
     def _announce_challenge(self, challenge: Challenge) -> list[Effect]:
-        message = Message("challenge", challenge.view())
+        message = Message(MessageKind.CHALLENGE, challenge.view())
         return self._send_player(challenge.target.id, message) + self._send_player(
             challenge.sender.id, message
         )
@@ -216,7 +220,8 @@ class HubLobby(HubGames):
         first = first_mover(challenge.colour, "random", self._rng)
         game_id = self._create_game(pair[first], pair[1 - first], challenge.terms, now, out)
         out += self._send_player(
-            sender.id, Message("challenge_accepted", {"id": challenge.id, "game": game_id})
+            sender.id,
+            Message(MessageKind.CHALLENGE_ACCEPTED, {"id": challenge.id, "game": game_id}),
         )
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": game_id})))
 
@@ -225,7 +230,9 @@ class HubLobby(HubGames):
     ) -> None:
         challenge = self._own_challenge(cmd.challenge_id, conn.player_id, as_target=True)
         self._challenges.remove(challenge.id)
-        message = Message("challenge_declined", {"id": challenge.id, "reason": cmd.reason})
+        message = Message(
+            MessageKind.CHALLENGE_DECLINED, {"id": challenge.id, "reason": cmd.reason}
+        )
         out += self._send_player(challenge.sender.id, message)
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"id": challenge.id})))
 
@@ -234,6 +241,6 @@ class HubLobby(HubGames):
     ) -> None:
         challenge = self._own_challenge(cmd.challenge_id, conn.player_id, as_target=False)
         self._challenges.remove(challenge.id)
-        message = Message("challenge_withdrawn", {"id": challenge.id})
+        message = Message(MessageKind.CHALLENGE_WITHDRAWN, {"id": challenge.id})
         out += self._send_player(challenge.target.id, message)
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"id": challenge.id})))

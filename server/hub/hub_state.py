@@ -13,7 +13,7 @@ from server.hub.effects import Broadcast, ConnId, Effect, GameId, Publish, Send
 from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.lobby import MAX_SEEKS_PER_PLAYER, ChallengeBook, SeekBook
-from server.hub.messages import JsonObject, Message
+from server.hub.messages import JsonObject, Message, MessageKind
 from server.hub.room import GameRoom, RoomSettings
 from server.hub.timers import Timers
 
@@ -95,13 +95,15 @@ class HubState:
     def _remove_seeks(self, player_id: PlayerId, out: list[Effect]) -> list[int]:
         removed = [s.id for s in self._seeks.remove_player(player_id)]
         for seek_id in removed:
-            out += self._lobby("seek_removed", {"id": seek_id})
+            out += self._lobby(MessageKind.SEEK_REMOVED, {"id": seek_id})
         return removed
 
     def _cancel_challenges(self, player_id: PlayerId, reason: str, out: list[Effect]) -> None:
         for challenge in self._challenges.involving(player_id):
             self._challenges.remove(challenge.id)
-            message = Message("challenge_cancelled", {"id": challenge.id, "reason": reason})
+            message = Message(
+                MessageKind.CHALLENGE_CANCELLED, {"id": challenge.id, "reason": reason}
+            )
             for party in (challenge.sender.id, challenge.target.id):
                 out += self._send_player(party, message)
 

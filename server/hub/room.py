@@ -24,7 +24,7 @@ from server.hub.effects import ConnId, Effect, GameId, MoveAppended, MovesRetrac
 from server.hub.errors import ErrorCode
 from server.hub.eventlog import Audience
 from server.hub.identity import PlayerInfo
-from server.hub.messages import AckId, JsonObject, ack_message, error_message
+from server.hub.messages import AckId, JsonObject, MessageKind, ack_message, error_message
 from server.hub.room_lifecycle import RoomLifecycle
 from server.hub.room_state import (
     DRAW,
@@ -132,7 +132,7 @@ class GameRoom(RoomLifecycle):
                 # Playing on declines the opponent's draw offer.
                 effects += self._cancel_offer("draw")
             effects += self._move_acks(pending)
-            effects += self._emit("move", pending.event or self._move_event(pending))
+            effects += self._emit(MessageKind.MOVE, pending.event or self._move_event(pending))
         outcome = self.game.outcome()
         if outcome is not None:
             winner = None if outcome.winner is None else int(outcome.winner)
@@ -159,7 +159,7 @@ class GameRoom(RoomLifecycle):
             pending.event = self._move_event(pending)
         if self._cancels_offer(pending):
             return ()
-        event, stored = self.log.prepare("move", pending.event)
+        event, stored = self.log.prepare(MessageKind.MOVE, pending.event)
         effects = (*self._move_acks(pending), *self._deliver(event))
         pending.release = PreparedRelease(self.release_basis(pending), effects, stored)
         return effects
@@ -296,7 +296,7 @@ class GameRoom(RoomLifecycle):
         effects: list[Effect] = self._cancel_offer("draw")
         effects += self._offer_event("takeback", "accept", 1 - pending.proposer)
         effects += self._emit(
-            "takeback",
+            MessageKind.TAKEBACK,
             {
                 "ply": len(self.records),
                 "removed": pending.plies,
@@ -327,7 +327,7 @@ class GameRoom(RoomLifecycle):
             )
         ]
         effects += self._emit(
-            "offer",
+            MessageKind.OFFER,
             {"kind": "takeback", "action": "cancel", "side": SIDE_NAMES[pending.proposer]},
         )
         return effects + self.on_time(now)
@@ -362,7 +362,7 @@ class GameRoom(RoomLifecycle):
 
     def rematch_started(self, new_game_id: GameId) -> list[Effect]:
         self.offers["rematch"].cancel()
-        return self._emit("rematch", {"new_game": new_game_id})
+        return self._emit(MessageKind.REMATCH, {"new_game": new_game_id})
 
     def cancel_rematch(self) -> list[Effect]:
         return self._cancel_offer("rematch")
@@ -377,13 +377,13 @@ class GameRoom(RoomLifecycle):
             self.absent[side] = None
             if self.finished:
                 return []
-            return self._emit("back", {"side": SIDE_NAMES[side]})
+            return self._emit(MessageKind.BACK, {"side": SIDE_NAMES[side]})
         if self.absent[side] is not None or self.finished:
             return []
         absence = Absence(now)
         self.absent[side] = absence
         return self._emit(
-            "gone",
+            MessageKind.GONE,
             {
                 "side": SIDE_NAMES[side],
                 "claimable": False,
@@ -403,4 +403,4 @@ class GameRoom(RoomLifecycle):
             "text": text,
         }
         self.chat[audience].append(line)
-        return self._emit("chat", line, audience)
+        return self._emit(MessageKind.CHAT, line, audience)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from server.hub.clock import SideTime
 from server.hub.effects import Effect, GameFinished, Persist, Publish, Send
 from server.hub.errors import ErrorCode
-from server.hub.messages import JsonObject, Message, ack_message, error_message
+from server.hub.messages import JsonObject, Message, MessageKind, ack_message, error_message
 from server.hub.room_state import DRAW, RESULTS, SIDE_NAMES, Asker, Ending, PendingEnd, RoomState
 from server.rules import Game, IllegalMoveError, InvalidMoveError, MoveRecord, has_mating_material
 
@@ -75,7 +75,9 @@ class RoomLifecycle(RoomState):
         for side, absence in enumerate(self.absent):
             if absence is not None and not absence.claimable and now >= self._claim_at(absence):
                 absence.claimable = True
-                effects += self._emit("gone", {"side": SIDE_NAMES[side], "claimable": True})
+                effects += self._emit(
+                    MessageKind.GONE, {"side": SIDE_NAMES[side], "claimable": True}
+                )
         return effects
 
     def _flag(self, now: int) -> list[Effect]:
@@ -151,7 +153,7 @@ class RoomLifecycle(RoomState):
         }
         if ending.detail is not None:
             data["detail"] = ending.detail
-        effects += self._emit("end", data)
+        effects += self._emit(MessageKind.END, data)
         if pending.asker is not None:
             conn, ack = pending.asker
             effects.append(Send(conn, ack_message(ack, {"game": self.game_id})))
@@ -159,7 +161,7 @@ class RoomLifecycle(RoomState):
             Publish(
                 "games",
                 Message(
-                    "game_end",
+                    MessageKind.GAME_END,
                     {
                         "game": self.game_id,
                         "result": ending.result,

@@ -18,7 +18,7 @@ from server.hub.errors import CommandError, ErrorCode
 from server.hub.eventlog import Audience, EventLog, RoomEvent
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import GameTerms
-from server.hub.messages import AckId, JsonObject, Message
+from server.hub.messages import AckId, JsonObject, Message, MessageKind
 from server.hub.offers import OfferBox
 from server.rules import Game, MoveList, MoveRecord, Variant
 
@@ -293,7 +293,7 @@ class RoomState:
             },
             "chat": list(self.chat[audience]),
         }
-        return Message("game", data, v=self.log.version)
+        return Message(MessageKind.GAME, data, v=self.log.version)
 
     def _claim_at(self, absence: Absence) -> int:
         return absence.since_ms + self.abandon_countdown_ms()
@@ -331,10 +331,14 @@ class RoomState:
         offered = self.offers[kind].cancel()
         if offered is None:
             return []
-        return self._emit("offer", {"kind": kind, "action": "cancel", "side": SIDE_NAMES[offered]})
+        return self._emit(
+            MessageKind.OFFER, {"kind": kind, "action": "cancel", "side": SIDE_NAMES[offered]}
+        )
 
     def _offer_event(self, kind: str, action: str, side: int) -> list[Effect]:
-        return self._emit("offer", {"kind": kind, "action": action, "side": SIDE_NAMES[side]})
+        return self._emit(
+            MessageKind.OFFER, {"kind": kind, "action": action, "side": SIDE_NAMES[side]}
+        )
 
     # ------------------------------------------------------------- members
 

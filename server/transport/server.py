@@ -34,7 +34,7 @@ from server.config import Settings
 from server.hub.commands import Envelope, ack_of, command_of, parse_envelope
 from server.hub.effects import ConnId
 from server.hub.errors import ErrorCode, ProtocolError
-from server.hub.messages import AckId, Message, error_message
+from server.hub.messages import AckId, Message, MessageKind, error_message
 from server.rules import VARIANT_NAMES, get_variant
 from server.transport.accounts import Accounts, AuthError, Identity
 from server.transport.codec import DecodeError, decode, encode, encode_message
@@ -399,7 +399,7 @@ class ClientConnection:
             except AuthError as exc:
                 self.error(exc.code, exc.message, frame.ack)
                 return
-            self.send(Message("ack", {"logged_out": True}, a=frame.ack))
+            self.send(Message(MessageKind.ACK, {"logged_out": True}, a=frame.ack))
             self.close_soon(CloseCode.NORMAL_CLOSURE, "logged out")
             return
         if self.identity is not None:
@@ -426,7 +426,7 @@ class ClientConnection:
             return  # closed, or another login won while this one was hashing
         self.identity = identity
         welcome = {"player": identity.info.view(), "token": identity.token, "variants": VARIANTS}
-        self.send(Message("welcome", welcome, a=frame.ack))
+        self.send(Message(MessageKind.WELCOME, welcome, a=frame.ack))
         driver = self._server.driver
         self.conn_id = driver.new_conn_id()
         driver.connect(self.conn_id, self, identity.info)

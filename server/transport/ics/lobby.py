@@ -15,6 +15,7 @@ from server.hub.commands import (
     WithdrawCommand,
 )
 from server.hub.errors import ErrorCode
+from server.hub.messages import MessageKind
 from server.transport.ics.lines import (
     challenge_text,
     sought_line,
@@ -38,7 +39,7 @@ class LobbyCommands(SessionState):
             return
 
         def answer(kind: str, data: Json) -> list[str]:
-            if kind == "error":
+            if kind == MessageKind.ERROR:
                 return [error_text(data.get("code", ""), data.get("message", ""))]
             if "seek" in data:
                 return [f"Your seek has been posted with index {data['seek']}."]
@@ -64,7 +65,7 @@ class LobbyCommands(SessionState):
             return
 
         def answer(kind: str, data: Json) -> list[str]:
-            if kind == "error":
+            if kind == MessageKind.ERROR:
                 return [error_text(data.get("code", ""), data.get("message", ""))]
             removed = data.get("removed", [])
             if not removed:
@@ -103,7 +104,7 @@ class LobbyCommands(SessionState):
             return
 
         def answer(kind: str, data: Json) -> list[str]:
-            if kind != "error":
+            if kind != MessageKind.ERROR:
                 return []
             code = data.get("code", "")
             if code == ErrorCode.NO_SUCH_PLAYER:

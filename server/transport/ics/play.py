@@ -11,6 +11,7 @@ from server.hub.commands import (
     ResignCommand,
 )
 from server.hub.errors import ErrorCode
+from server.hub.messages import MessageKind
 from server.rules import RulesError
 from server.transport.ics.games import GameView
 from server.transport.ics.parse import (
@@ -32,7 +33,7 @@ class PlayCommands(SessionState):
         ply = game.ply + 1
 
         def answer(kind: str, data: Json) -> list[str]:
-            if kind != "error":
+            if kind != MessageKind.ERROR:
                 return []
             if data.get("code") == ErrorCode.ILLEGAL_MOVE:
                 return [f"Illegal move ({text})."]
@@ -102,7 +103,7 @@ class PlayCommands(SessionState):
         self._observing_asked.add(game_id)
 
         def answer(kind: str, data: Json) -> list[str]:
-            if kind == "error":
+            if kind == MessageKind.ERROR:
                 self._observing_asked.discard(game_id)
                 return ["There is no such game."]
             return []

@@ -13,6 +13,7 @@ from server.hub.commands import (
 )
 from server.hub.errors import ErrorCode
 from server.hub.lobby import MAX_SEEKS_PER_PLAYER
+from server.hub.messages import MessageKind
 from server.transport.ics.games import GameNumbers, GameView
 from server.transport.ics.review import Examination, ReviewStore, StoreViews
 
@@ -131,7 +132,7 @@ class SessionState:
         """A handler printing ``done`` on success and the error otherwise."""
 
         def answer(kind: str, data: Json) -> list[str]:
-            if kind == "error":
+            if kind == MessageKind.ERROR:
                 return [error_text(data.get("code", ""), data.get("message", ""))]
             return [done] if done else []
 
@@ -147,7 +148,7 @@ class SessionState:
 
         def answer(kind: str, data: Json) -> list[str]:
             challenge = self.challenges.pop(challenge_id, None)
-            if kind == "error":
+            if kind == MessageKind.ERROR:
                 return [error_text(data.get("code", ""), data.get("message", ""))]
             if done and challenge is not None:
                 return [f"Challenge {challenge_id} {done}."]

@@ -8,9 +8,11 @@ from pathlib import Path
 
 from server.hub.errors import ErrorCode
 from server.hub.lobby import MAX_SEEKS_PER_PLAYER
+from server.hub.messages import message_kinds
+from server.transport.ics.render import MessageRenderer
 from server.transport.ics.state import error_text
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 PROTOCOL = ROOT / "docs" / "protocol.md"
 
 
@@ -80,5 +82,54 @@ def test_no_error_code_is_spelled_as_a_string_literal() -> None:
         for path in sorted((ROOT / "server" / package).rglob("*.py"))
         if path.name != "errors.py"
         for line, value in _error_code_literals(path)
+    ]
+    assert offenders == []
+
+
+def test_protocol_message_table_lists_exactly_the_message_kinds() -> None:
+    documented = _first_column_words(_section("Messages"))
+    defined = set(message_kinds().values())
+    assert documented - defined == set(), "documented kinds missing from MessageKind"
+    assert defined - documented == set(), "MessageKind members missing from docs/protocol.md"
+
+
+def test_ics_renders_only_message_kinds() -> None:
+    handled = {
+        name.removeprefix("_on_") for name in dir(MessageRenderer) if name.startswith("_on_")
+    }
+    assert handled <= set(message_kinds().values())
+
+
+def _message_kind_literals(path: Path) -> list[tuple[int, str]]:
+    """String constants spelling a message kind where a message is built (``Message("move", ...)``,
+    a room's ``_emit``, the lobby's ``_lobby``) or its ``t`` compared."""
+    kinds = set(message_kinds().values())
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        candidates: list[ast.expr] = []
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            if name in ("Message", "_emit", "_lobby") and node.args:
+                candidates.append(node.args[0])
+        elif isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(isinstance(s, ast.Attribute) and s.attr == "t" for s in sides):
+                candidates += sides
+        found += [
+            (c.lineno, c.value)
+            for c in candidates
+            if isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value in kinds
+        ]
+    return found
+
+
+def test_no_message_kind_is_spelled_as_a_string_literal() -> None:
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line}: {value!r}"
+        for package in ("hub", "transport", "cluster", "app")
+        for path in sorted((ROOT / "server" / package).rglob("*.py"))
+        if path.name != "messages.py"
+        for line, value in _message_kind_literals(path)
     ]
     assert offenders == []
