@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
 from pathlib import Path
 
-from server.hub.errors import ErrorCode
+import pytest
+
+from server.hub.commands import COMMAND_TYPES, command_schema, parse_command
+from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.lobby import MAX_SEEKS_PER_PLAYER
 from server.hub.messages import message_kinds
 from server.transport.ics.render import MessageRenderer
@@ -133,3 +137,40 @@ def test_no_message_kind_is_spelled_as_a_string_literal() -> None:
         for line, value in _message_kind_literals(path)
     ]
     assert offenders == []
+
+
+_STAND_INS: dict[str, object] = {
+    "string": "g1",
+    "integer": 1,
+    "boolean": True,
+    "time_control": {"kind": "fischer", "base_s": 60, "inc_s": 0},
+    "rating_range": [0, 4000],
+}
+
+
+def test_command_schemas_are_the_parsers_own() -> None:
+    """A payload holding every field of a command's schema parses (unknown fields would be
+    refused), and one without a required field does not."""
+    for kind in sorted(COMMAND_TYPES):
+        schema = command_schema(kind)
+        payload = {
+            spec.name: spec.options[0] if spec.kind == "choice" else _STAND_INS[spec.kind]
+            for spec in schema
+        }
+        parse_command({"t": kind, "d": payload})
+        for spec in schema:
+            if spec.required:
+                with pytest.raises(ProtocolError, match=spec.name):
+                    parse_command(
+                        {"t": kind, "d": {k: v for k, v in payload.items() if k != spec.name}}
+                    )
+
+
+def test_generated_typescript_is_fresh() -> None:
+    spec = importlib.util.spec_from_file_location("gen_types", ROOT / "scripts" / "gen_types.py")
+    assert spec is not None and spec.loader is not None
+    gen_types = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen_types)
+    assert (ROOT / "web" / "src" / "protocol.gen.ts").read_text() == gen_types.render(), (
+        "web/src/protocol.gen.ts is stale: run python scripts/gen_types.py"
+    )

@@ -417,6 +417,58 @@ for _kind in ("draw", "takeback", "rematch"):
 COMMAND_TYPES: frozenset[str] = frozenset(_PARSERS)
 """Every hub command type name the protocol knows."""
 
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One field of a command's payload, as its parser reads it (for generated client types)."""
+
+    name: str
+    kind: Literal["string", "integer", "boolean", "choice", "time_control", "rating_range"]
+    required: bool
+    options: tuple[str, ...] = ()
+
+
+class _SchemaReader(FieldReader):
+    """A :class:`FieldReader` that records the fields a parser asks for, with stand-in values."""
+
+    __slots__ = ("fields",)
+
+    def __init__(self, where: str) -> None:
+        super().__init__(where, _EMPTY)
+        self.fields: list[FieldSpec] = []
+
+    def string(self, name: str, max_length: int, required: bool = True) -> Any:
+        self.fields.append(FieldSpec(name, "string", required))
+        return "x"
+
+    def integer(self, name: str, low: int, high: int, required: bool = True) -> Any:
+        self.fields.append(FieldSpec(name, "integer", required))
+        return low
+
+    def boolean(self, name: str, required: bool = True) -> Any:
+        self.fields.append(FieldSpec(name, "boolean", required))
+        return False
+
+    def choice(self, name: str, options: tuple[str, ...], required: bool = True) -> Any:
+        self.fields.append(FieldSpec(name, "choice", required, options))
+        return options[0]
+
+    def time_control(self, name: str) -> TimeControl:
+        self.fields.append(FieldSpec(name, "time_control", True))
+        return Fischer.from_seconds(MIN_FISCHER_BASE_S, 0)
+
+    def rating_range(self, name: str) -> tuple[int, int] | None:
+        self.fields.append(FieldSpec(name, "rating_range", False))
+        return None
+
+
+def command_schema(kind: str) -> tuple[FieldSpec, ...]:
+    """The payload fields of the hub command ``kind``, read off its parser in :data:`_PARSERS`
+    (the one schema; ``scripts/gen_types.py`` turns it into the web client's types)."""
+    reader = _SchemaReader(kind)
+    _PARSERS[kind](reader, None)
+    return tuple(reader.fields)
+
 _ENVELOPE_KEYS = frozenset({"t", "d", "a"})
 _EMPTY: Mapping[str, Any] = {}
 

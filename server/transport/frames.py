@@ -59,7 +59,16 @@ class LogoutFrame(AuthFrame):
     pass
 
 
-TRANSPORT_TYPES = frozenset({"register", "login", "guest", "resume", "logout"})
+AUTH_FRAME_FIELDS: dict[str, tuple[str, ...]] = {
+    "register": ("name", "password"),
+    "login": ("name", "password"),
+    "guest": (),
+    "resume": ("token",),
+    "logout": (),
+}
+"""The frame types the transport handles itself, and their (string) fields."""
+
+TRANSPORT_TYPES = frozenset(AUTH_FRAME_FIELDS)
 """The frame types the transport handles itself."""
 
 
@@ -82,17 +91,14 @@ def parse_transport_frame(envelope: Envelope) -> AuthFrame | None:
     :raises ProtocolError: a transport frame with missing, extra or wrong-typed fields.
     """
     kind, ack = envelope.kind, envelope.ack
-    if kind in ("register", "login"):
-        name, password = _strings(envelope, "name", "password")
-        kind_of = RegisterFrame if kind == "register" else LoginFrame
-        return kind_of(ack, name, password)
+    names = AUTH_FRAME_FIELDS.get(kind)
+    if names is None:
+        return None
+    values = _strings(envelope, *names)
+    if kind == "register":
+        return RegisterFrame(ack, *values)
+    if kind == "login":
+        return LoginFrame(ack, *values)
     if kind == "resume":
-        (token,) = _strings(envelope, "token")
-        return ResumeFrame(ack, token)
-    if kind == "guest":
-        _strings(envelope)
-        return GuestFrame(ack)
-    if kind == "logout":
-        _strings(envelope)
-        return LogoutFrame(ack)
-    return None
+        return ResumeFrame(ack, *values)
+    return GuestFrame(ack) if kind == "guest" else LogoutFrame(ack)

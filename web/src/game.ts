@@ -6,6 +6,7 @@ import { Board } from "./board";
 import { clockView, tcOfStored, tcText } from "./clock";
 import { errorText, resultText, type Ctx } from "./ctx";
 import type { Message } from "./net";
+import type { CommandKind } from "./protocol.gen";
 import { beep } from "./sound";
 import { h } from "./svg";
 import type { Absence, ChatLine, Clocks, GameSnapshot, Player, Role, Side, StoredGame, StoredMove, TimeControl, VariantInfo } from "./types";
@@ -286,7 +287,7 @@ export class GameView {
   private fail(e: unknown): void { this.errorBox.textContent = errorText(e); }
   private note(text: string): void { this.errorBox.textContent = text; }
 
-  private async command(t: string, extra: object = {}): Promise<void> {
+  private async command(t: CommandKind, extra: object = {}): Promise<void> {
     this.errorBox.textContent = "";
     try {
       const ack = await this.ctx.conn.request(t, { game: this.id, ...extra });
@@ -391,7 +392,7 @@ export class GameView {
     const offers: HTMLElement[] = [];
     const me = this.mySide;
     const live = this.live;
-    const add = (label: string, t: string, extra: object = {}, cls = "") => {
+    const add = (label: string, t: CommandKind, extra: object = {}, cls = "") => {
       const b = h("button", { type: "button", "data-action": t + ("outcome" in extra ? "-" + String((extra as { outcome: string }).outcome) : ""), class: cls, text: label });
       b.addEventListener("click", () => void this.command(t, extra));
       return b;

@@ -7,6 +7,7 @@ import { errorText } from "./ctx";
 import { GameView } from "./game";
 import { Lobby } from "./lobby";
 import { Connection, type Message } from "./net";
+import type { CommandKind, Commands } from "./protocol.gen";
 import { Profile, ReviewList } from "./review";
 import { loadSettings, saveSettings } from "./settings";
 import { unlockAudio } from "./sound";
@@ -69,7 +70,7 @@ class Client implements Ctx {
     $("logout").hidden = true;
   }
 
-  private login(t: string, d?: object): void {
+  private login(t: CommandKind, d?: Commands[CommandKind]): void {
     this.authError.textContent = "";
     this.conn.request(t, d).catch((e) => {
       if ((e as { code?: string }).code === "bad_session") localStorage.removeItem(TOKEN_KEY);

@@ -1,10 +1,12 @@
 // One websocket to the hub (docs/protocol.md): requests carry an ack id and resolve with the
 // answer of that id; everything else goes to the message listeners. Reconnects by itself.
 
-export interface Message { t: string; d: any; v?: number; a?: number | string }
+import type { CommandKind, Commands, ErrorCode, MessageKind } from "./protocol.gen";
+
+export interface Message { t: MessageKind; d: any; v?: number; a?: number | string }
 
 export class ServerError extends Error {
-  constructor(readonly code: string, message: string, readonly data: any) { super(message); }
+  constructor(readonly code: ErrorCode | "disconnected", message: string, readonly data: any) { super(message); }
 }
 
 type Listener = (m: Message) => void;
@@ -38,7 +40,7 @@ export class Connection {
 
   listen(listener: Listener): void { this.listeners.push(listener); }
 
-  request(t: string, d?: object): Promise<Message> {
+  request<K extends CommandKind>(t: K, d?: Commands[K]): Promise<Message> {
     return new Promise((resolve, reject) => {
       if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
         reject(new ServerError("disconnected", "Not connected to the server.", null));
