@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
 from typing import Any
 
 from server.hub.effects import (
@@ -33,6 +32,8 @@ from server.store import (
     StoreError,
     StoreUnavailableError,
     UnknownGameError,
+    end_entry,
+    end_from_entry,
 )
 from server.transport.accounts import AccountsUnavailable, NameTaken, store_player_id
 from server.transport.driver import MoveStored, PersistError, RatingChange
@@ -96,7 +97,7 @@ class StoreRecorder:
             elif isinstance(record, GameFinished):
                 if not record.server_decided or record.termination in DECIDED_AGAIN_AT_RESTORE:
                     return await self._finish(record)
-                await asyncio.to_thread(self._journal.keep, record.game_id, asdict(record))
+                await asyncio.to_thread(self._journal.keep, record.game_id, end_entry(record))
                 changes = await self._finish(record)
                 await asyncio.to_thread(self._journal.forget, record.game_id)
                 return changes
@@ -164,8 +165,8 @@ class StoreRecorder:
         stored = 0
         for game_id, entry in (await asyncio.to_thread(self._journal.entries)).items():
             try:
-                record = GameFinished(**entry)
-            except TypeError:
+                record = end_from_entry(entry)
+            except ValueError:
                 logger.error("journal entry of game %s is not readable: %r", game_id, entry)
                 continue
             game = await self._store.get_game(game_id)

@@ -98,9 +98,6 @@ class Fischer:
             "inc_s": self.increment_ms // 1000,
         }
 
-    def describe(self) -> str:
-        return f"{self.base_ms / 60000:g}+{self.increment_ms // 1000}"
-
     def to_record(self) -> record.TimeControl:
         """This control as a game record keeps it (see :func:`control_of_record`)."""
         return record.TimeControl("fischer", self.base_ms, self.increment_ms)
@@ -160,9 +157,6 @@ class Byoyomi:
             "period_s": self.period_ms // 1000,
             "periods": self.periods,
         }
-
-    def describe(self) -> str:
-        return f"{self.main_ms / 60000:g}+{self.periods}×{self.period_ms // 1000}s"
 
     def to_record(self) -> record.TimeControl:
         """This control as a game record keeps it (see :func:`control_of_record`)."""

@@ -64,13 +64,11 @@ class Close:
 
 @dataclass(frozen=True)
 class GamePlayer:
-    """A player as stored with a game: id, name, and rating before the game (``None``: guest)."""
+    """A player as stored with a game: id, name, whether a guest."""
 
     player_id: PlayerId
     name: str
     guest: bool
-    rating: float | None
-    deviation: float | None
 
 
 @dataclass(frozen=True)
@@ -84,7 +82,6 @@ class GameCreated:
     rated: bool
     first: GamePlayer
     second: GamePlayer
-    created_ms: int
 
 
 @dataclass(frozen=True)

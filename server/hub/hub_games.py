@@ -90,14 +90,7 @@ class HubGames(HubState):
         self._tokens[token] = (game_id, "create")
 
         def stored(player: PlayerInfo) -> GamePlayer:
-            rating = None if player.guest else terms.rating_of(player)
-            return GamePlayer(
-                player.id,
-                player.name,
-                player.guest,
-                None if rating is None else rating.rating,
-                None if rating is None else rating.deviation,
-            )
+            return GamePlayer(player.id, player.name, player.guest)
 
         record = GameCreated(
             game_id=game_id,
@@ -107,7 +100,6 @@ class HubGames(HubState):
             rated=terms.rated,
             first=stored(first),
             second=stored(second),
-            created_ms=now,
         )
         out.append(Persist(token, record))
         return game_id

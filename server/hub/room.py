@@ -364,9 +364,6 @@ class GameRoom(RoomLifecycle):
         self.offers["rematch"].cancel()
         return self._emit(MessageKind.REMATCH, {"new_game": new_game_id})
 
-    def cancel_rematch(self) -> list[Effect]:
-        return self._cancel_offer("rematch")
-
     # ----------------------------------------------------------- presence
 
     def presence(self, side: int, present: bool, now: int) -> list[Effect]:

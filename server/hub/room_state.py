@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from server.hub.clock import Byoyomi, ClockState, GameClock
-from server.hub.effects import Broadcast, ConnId, Effect, GameId, Publish, Send
+from server.hub.effects import Broadcast, ConnId, Effect, GameId, Send
 from server.hub.errors import CommandError, ErrorCode
 from server.hub.eventlog import Audience, EventLog, RoomEvent
 from server.hub.identity import PlayerInfo
@@ -313,7 +313,6 @@ class RoomState:
         if audience is Audience.EVERYONE:
             if self.members:
                 effects.append(Broadcast(self._topic, event.message, tuple(self.members)))
-            effects.append(Publish(self._topic, event.message))
             return effects
         conns = tuple(
             conn for conn, side in self.members.items() if audience.includes(side is not None)

@@ -82,7 +82,6 @@ CONTENT_TYPES = {
     "kif": "text/plain; charset=utf-8",
     "usi": "text/plain; charset=utf-8",
 }
-SHOGI_ONLY_FORMATS = frozenset({"kif", "usi"})
 
 MAX_NAME_LENGTH = 64
 MAX_TEXT_LENGTH = 256

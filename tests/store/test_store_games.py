@@ -19,7 +19,6 @@ from server.store import (
     TimeControl,
     UnknownGameError,
     UnknownPlayerError,
-    clock_state,
 )
 from server.store.schema import game_moves, games
 
@@ -345,18 +344,17 @@ async def test_load_unfinished_games(store: Store, make_game: MakeGame) -> None:
     unfinished = await store.load_unfinished_games()
     assert [g.id for g in unfinished] == [waiting, fresh, running]
     by_id = {g.id: g for g in unfinished}
-    assert by_id[waiting].status == "created" and clock_state(by_id[waiting]).running_since is None
-    fresh_clock = clock_state(by_id[fresh])
-    assert (fresh_clock.ply, fresh_clock.to_move_ms, fresh_clock.waiting_ms) == (0, None, None)
-    assert fresh_clock.running_since == by_id[fresh].started_at
+    assert by_id[waiting].status == "created" and by_id[waiting].started_at is None
+    assert by_id[fresh].moves == () and by_id[fresh].started_at is not None
     game = by_id[running]
     assert [m.ply for m in game.moves] == [1, 2, 3]
-    state = clock_state(game)
-    assert state.ply == 3
-    # Ply 4 is next: its mover last moved at ply 2; the waiting side just moved at ply 3.
-    assert (state.to_move_ms, state.to_move_periods) == (580_000, 3)
-    assert (state.waiting_ms, state.waiting_periods) == (0, 2)
-    assert state.running_since == game.moves[-1].played_at
+    # What a restore resumes the clocks from: each stored move's clock and periods.
+    assert [(m.clock_ms, m.periods_left) for m in game.moves] == [
+        (590_000, 3),
+        (580_000, 3),
+        (0, 2),
+    ]
+    assert all(m.played_at is not None for m in game.moves)
 
 
 async def test_list_filters(store: Store, make_game: MakeGame, make_player: MakePlayer) -> None:
