@@ -19,6 +19,7 @@ from server.hub.effects import (
     PersistRecord,
 )
 from server.rules import Termination
+from server.rules.record import UNFINISHED_STATUSES
 from server.store import (
     DuplicateMoveError,
     EndJournal,
@@ -170,7 +171,7 @@ class StoreRecorder:
                 logger.error("journal entry of game %s is not readable: %r", game_id, entry)
                 continue
             game = await self._store.get_game(game_id)
-            if game is not None and game.status in ("created", "started"):
+            if game is not None and game.status in UNFINISHED_STATUSES:
                 if len(game.moves) == record.plies:
                     await self._finish(record)
                     stored += 1

@@ -98,9 +98,9 @@ class Fischer:
             "inc_s": self.increment_ms // 1000,
         }
 
-    def to_record(self) -> record.TimeControl:
+    def to_record(self) -> record.StoredTimeControl:
         """This control as a game record keeps it (see :func:`control_of_record`)."""
-        return record.TimeControl("fischer", self.base_ms, self.increment_ms)
+        return record.StoredTimeControl("fischer", self.base_ms, self.increment_ms)
 
 
 @dataclass(frozen=True)
@@ -158,9 +158,9 @@ class Byoyomi:
             "periods": self.periods,
         }
 
-    def to_record(self) -> record.TimeControl:
+    def to_record(self) -> record.StoredTimeControl:
         """This control as a game record keeps it (see :func:`control_of_record`)."""
-        return record.TimeControl(
+        return record.StoredTimeControl(
             "byoyomi", self.main_ms, byoyomi_ms=self.period_ms, periods=self.periods
         )
 
@@ -168,7 +168,7 @@ class Byoyomi:
 TimeControl = Fischer | Byoyomi
 
 
-def control_of_record(kept: record.TimeControl) -> TimeControl:
+def control_of_record(kept: record.StoredTimeControl) -> TimeControl:
     """The clock strategy of a recorded time control (the inverse of ``to_record``)."""
     if kept.kind == "fischer":
         return Fischer(kept.base_ms, kept.increment_ms)

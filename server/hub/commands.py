@@ -23,6 +23,7 @@ from typing import Any, Literal, cast
 
 from server.hub.clock import Byoyomi, Fischer, TimeControl
 from server.hub.errors import ProtocolError
+from server.hub.game_ids import GAME_ID_MAX_LENGTH
 from server.hub.messages import AckId, Message, error_message
 
 ColourChoice = Literal["first", "second", "random"]
@@ -32,7 +33,6 @@ AbandonOutcome = Literal["win", "draw"]
 
 MAX_ACK_LENGTH = 64
 MAX_NAME_LENGTH = 64
-MAX_GAME_ID_LENGTH = 32
 MAX_MOVE_LENGTH = 32
 MAX_CHAT_LENGTH = 300
 MAX_REASON_LENGTH = 140
@@ -374,7 +374,7 @@ def _match(f: FieldReader, ack: AckId | None) -> Command:
 
 
 def _game(f: FieldReader) -> str:
-    value: str = f.string("game", MAX_GAME_ID_LENGTH)
+    value: str = f.string("game", GAME_ID_MAX_LENGTH)
     return value
 
 
@@ -469,6 +469,7 @@ def command_schema(kind: str) -> tuple[FieldSpec, ...]:
     _PARSERS[kind](reader, None)
     return tuple(reader.fields)
 
+
 _ENVELOPE_KEYS = frozenset({"t", "d", "a"})
 _EMPTY: Mapping[str, Any] = {}
 
@@ -515,6 +516,15 @@ def parse_envelope(obj: object) -> Envelope:
     elif not isinstance(payload, dict):
         raise ProtocolError(f"{kind}: 'd' must be an object")
     return Envelope(kind, payload, ack)
+
+
+def time_control_from_json(value: object, where: str = "tc") -> TimeControl:
+    """The time control of the protocol's ``tc`` object (``Fischer.to_json`` /
+    ``Byoyomi.to_json`` read back), with the same checks as every command's ``tc``.
+
+    :raises ProtocolError: not a valid time control (``where`` names it in the message).
+    """
+    return FieldReader(where, {"tc": value}).time_control("tc")
 
 
 def command_of(envelope: Envelope) -> Command:

@@ -5,8 +5,6 @@ tokens, timers, players freed) and evicting finished games.
 
 from __future__ import annotations
 
-import string
-
 from server.hub.effects import (
     Effect,
     GameCreated,
@@ -20,15 +18,13 @@ from server.hub.effects import (
     Send,
 )
 from server.hub.errors import ErrorCode
+from server.hub.game_ids import new_game_id
 from server.hub.hub_state import HubState
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import GameTerms
 from server.hub.messages import Message, MessageKind, error_message
 from server.hub.room import SIDE_NAMES, GameRoom
 from server.rules import get_variant
-
-GAME_ID_ALPHABET = string.ascii_letters + string.digits
-
 
 _PERSIST_KINDS: dict[type, str] = {
     GameCreated: "create",
@@ -55,9 +51,7 @@ class HubGames(HubState):
 
     def _new_game_id(self) -> GameId:
         while True:
-            game_id = "".join(
-                self._rng.choice(GAME_ID_ALPHABET) for _ in range(self.config.game_id_length)
-            )
+            game_id = new_game_id(self._rng)
             if game_id not in self._rooms:
                 return game_id
 

@@ -27,7 +27,6 @@ class HubConfig:
     max_connections_per_player: int = 10
     finished_room_ttl_ms: int = 15 * 60_000
     """How long a finished game stays in memory (final state, post-game chat, rematch)."""
-    game_id_length: int = 8
     room: RoomSettings = field(default_factory=RoomSettings)
 
 

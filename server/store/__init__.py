@@ -20,7 +20,7 @@ from server.rules.record import (
     GameRecord,
     GameStatus,
     ResultCode,
-    TimeControl,
+    StoredTimeControl,
 )
 from server.store.engine import DEFAULT_URL, create_engine
 from server.store.errors import (
@@ -63,7 +63,7 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreUnavailableError",
-    "TimeControl",
+    "StoredTimeControl",
     "UnknownGameError",
     "UnknownPlayerError",
     "WriterStats",

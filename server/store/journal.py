@@ -16,16 +16,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from server.hub.effects import GameFinished
+from server.hub.game_ids import GAME_ID_PATTERN
 
 __all__ = ["JOURNAL_FORMAT", "EndJournal", "end_entry", "end_from_entry"]
-
-_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 JOURNAL_FORMAT = 1
@@ -103,7 +101,7 @@ class EndJournal:
         self.directory = directory
 
     def _path(self, game_id: str) -> Path:
-        if not _GAME_ID.fullmatch(game_id):
+        if not GAME_ID_PATTERN.fullmatch(game_id):
             raise ValueError(f"not a game id for the journal: {game_id!r}")
         return self.directory / f"{game_id}.json"
 

@@ -1,19 +1,19 @@
 """Plain values passed into and returned by the store, and the checks of what it writes.
 
 The game records themselves (:class:`~server.rules.record.GameRecord`, ``GameInfo``,
-``MoveRecord``, ``TimeControl``, ``GamePage``) are shared by every layer and live in
+``MoveRecord``, ``StoredTimeControl``, ``GamePage``) are shared by every layer and live in
 ``server.rules.record``. Malformed input raises :class:`ValueError` before any SQL runs.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from server.hub.game_ids import GAME_ID_MAX_LENGTH, GAME_ID_PATTERN
 from server.hub.glicko2 import Rating, Speed
 from server.rules.record import RESULT_CODES, MoveRecord, ResultCode
-from server.store.schema import DISPLAY_LENGTH, GAME_ID_MAX_LENGTH, UCI_LENGTH
+from server.store.schema import DISPLAY_LENGTH, UCI_LENGTH
 
 __all__ = [
     "GameMove",
@@ -24,8 +24,6 @@ __all__ = [
 
 #: The score of the first player for each result.
 FIRST_PLAYER_SCORE: dict[ResultCode, float] = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
-
-_GAME_ID = re.compile(rf"[0-9A-Za-z_-]{{1,{GAME_ID_MAX_LENGTH}}}")
 
 
 def utc_now() -> datetime:
@@ -41,7 +39,7 @@ def check_text(what: str, value: str, max_length: int) -> None:
 
 
 def check_game_id(game_id: str) -> None:
-    if not isinstance(game_id, str) or not _GAME_ID.fullmatch(game_id):
+    if not isinstance(game_id, str) or not GAME_ID_PATTERN.fullmatch(game_id):
         raise ValueError(
             f"game ids are 1 to {GAME_ID_MAX_LENGTH} letters, digits, '_' or '-', got {game_id!r}"
         )

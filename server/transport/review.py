@@ -29,6 +29,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from server.hub.commands import Envelope, ack_of, parse_envelope, shown, valid_text
 from server.hub.errors import ErrorCode, ProtocolError
+from server.hub.game_ids import GAME_ID_PATTERN
 from server.hub.messages import Message, error_message
 from server.rules import VARIANT_NAMES, Game, RulesError, Variant, get_variant
 from server.rules.export import (
@@ -87,7 +88,6 @@ MAX_NAME_LENGTH = 64
 MAX_TEXT_LENGTH = 256
 """Longest text parameter (a cursor is about 60 characters)."""
 
-_GAME_ID = re.compile(r"[0-9A-Za-z_-]{1,32}")
 _CURSOR = re.compile(r"[0-9A-Za-z_-]{1,256}")
 _GAME_PATH = re.compile(r"/api/games/([^/.]+)(?:\.([A-Za-z0-9]+))?")
 _LIST_FIELDS = frozenset(
@@ -238,7 +238,7 @@ def parse_list_query(fields: Mapping[str, object]) -> ListQuery:
 
 def _game_id(value: object) -> str:
     """A syntactically valid game id; anything else cannot name a stored game (404)."""
-    if not isinstance(value, str) or not _GAME_ID.fullmatch(value):
+    if not isinstance(value, str) or not GAME_ID_PATTERN.fullmatch(value):
         raise ReviewError(404, ErrorCode.NOT_FOUND, f"no game with id {shown(value)}")
     return value
 

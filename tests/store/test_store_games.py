@@ -16,7 +16,7 @@ from server.store import (
     GameRecord,
     GameStateError,
     Store,
-    TimeControl,
+    StoredTimeControl,
     UnknownGameError,
     UnknownPlayerError,
 )
@@ -24,7 +24,7 @@ from server.store.schema import game_moves, games
 
 MakeGame = Callable[..., Awaitable[str]]
 MakePlayer = Callable[[str], Awaitable[int]]
-BYOYOMI = TimeControl("byoyomi", 600_000, byoyomi_ms=30_000, periods=3)
+BYOYOMI = StoredTimeControl("byoyomi", 600_000, byoyomi_ms=30_000, periods=3)
 
 
 def move(game_id: str, ply: int, uci: str = "a1a2", clock_ms: int = 60_000) -> GameMove:
@@ -67,7 +67,7 @@ async def test_caller_chosen_game_id(store: Store) -> None:
     kwargs = dict(
         variant="spartan",
         start_fen="x",
-        time_control=TimeControl("fischer", 60_000),
+        time_control=StoredTimeControl("fischer", 60_000),
         first_name="a",
         second_name="b",
     )
@@ -84,7 +84,7 @@ async def test_game_with_unknown_player(store: Store) -> None:
         await store.create_game(
             variant="spartan",
             start_fen="x",
-            time_control=TimeControl("fischer", 60_000),
+            time_control=StoredTimeControl("fischer", 60_000),
             first_name="a",
             second_name="b",
             first_player_id=999,
@@ -105,7 +105,7 @@ async def test_bad_games_are_refused(store: Store, change: dict[str, object]) ->
     arguments: dict[str, object] = {
         "variant": "spartan",
         "start_fen": "x",
-        "time_control": TimeControl("fischer", 60_000),
+        "time_control": StoredTimeControl("fischer", 60_000),
         "first_name": "a",
         "second_name": "b",
     }
@@ -128,14 +128,14 @@ async def test_bad_games_are_refused(store: Store, change: dict[str, object]) ->
 )
 def test_bad_time_controls(arguments: tuple[str, int, int, int, int]) -> None:
     with pytest.raises(ValueError):
-        TimeControl(*arguments)  # type: ignore[arg-type]
+        StoredTimeControl(*arguments)  # type: ignore[arg-type]
 
 
 async def test_a_game_can_be_stored_already_started_in_one_commit(store: Store) -> None:
     game_id = await store.create_game(
         variant="minishogi",
         start_fen="rbsgk/4p/5/P4/KGSBR[-] w 0 1",
-        time_control=TimeControl("fischer", 60_000),
+        time_control=StoredTimeControl("fischer", 60_000),
         first_name="a",
         second_name="b",
         started=True,
@@ -455,9 +455,7 @@ async def test_bad_limit(store: Store, limit: int) -> None:
         await store.list_games(limit=limit)
 
 
-async def test_room_versions_are_kept_for_one_resumption(
-    store: Store, make_game: MakeGame
-) -> None:
+async def test_room_versions_are_kept_for_one_resumption(store: Store, make_game: MakeGame) -> None:
     running, finished = await make_game(), await make_game()
     await store.finish_game(finished, "1-0", "resignation")
     assert await store.take_room_version(running) is None  # nothing kept: a crash

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from ..game import Game, Side
 from ..position import NULL_SQUARE, Move, Position
-from ..record import GameRecord, TimeControl
+from ..record import GameRecord, StoredTimeControl
 from ..variant import Variant
 from .replay import is_standard_start, moves_of, record_variant, replay_record, seconds_text
 
@@ -221,7 +221,7 @@ def _kif_ending(record: GameRecord, game: Game) -> tuple[str | None, str | None]
     return special, f"まで{n}手で引き分け"
 
 
-def _kif_time_control(control: TimeControl) -> str:
+def _kif_time_control(control: StoredTimeControl) -> str:
     base = _minutes_text(control.base_ms)
     if control.kind == "byoyomi":
         return f"{base}+秒読み{seconds_text(control.byoyomi_ms)}秒×{control.periods}"
@@ -314,5 +314,3 @@ def write_kif(record: GameRecord, game: Game | None = None) -> str:
     if summary:
         lines.append(summary)
     return "\n".join(lines) + "\n"
-
-

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from server.hub.clock import control_of_record
 from server.rules import Position, RulesError
-from server.rules.record import GameRecord, TimeControl
+from server.rules.record import UNFINISHED_STATUSES, GameRecord
 from server.transport.ics.lines import end_reason
 from server.transport.ics.style12 import Board12, holdings_line, style12_line, verbose_move
 from server.transport.ics.variants import IcsVariant, ics_variant
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from server.transport.ics.games import GameNumbers
     from server.transport.ics.session import OnlinePlayer
 
-__all__ = ["Examination", "ReviewStore", "StoreViews", "tc_json"]
+__all__ = ["Examination", "ReviewStore", "StoreViews"]
 
 Json = dict[str, Any]
 HISTORY_LENGTH = 10
@@ -43,22 +44,6 @@ _END_CODES = {
     "abandonment": "Dis",
     "royal_capture": "KCa",
 }
-
-
-def tc_json(control: TimeControl) -> Json:
-    """A stored time control in the hub's JSON form."""
-    if control.kind == "byoyomi":
-        return {
-            "kind": "byoyomi",
-            "main_s": control.base_ms // 1000,
-            "period_s": control.byoyomi_ms // 1000,
-            "periods": control.periods,
-        }
-    return {
-        "kind": "fischer",
-        "base_s": control.base_ms // 1000,
-        "inc_s": control.increment_ms // 1000,
-    }
 
 
 def _minutes_increment(tc: Json) -> tuple[int, int]:
@@ -157,7 +142,7 @@ class StoreViews:
         page = await self._store.list_games(status="started", limit=GAMES_LISTED)
         lines = []
         for game in page.games:
-            tc = tc_json(game.time_control)
+            tc = control_of_record(game.time_control).to_json()
             minutes, increment = _minutes_increment(tc)
             kind = ics_variant(game.variant).kind
             lines.append(
@@ -185,7 +170,7 @@ class StoreViews:
             outcome = (
                 "=" if game.result == "1/2-1/2" else "+" if won else "-" if won is False else "*"
             )
-            tc = tc_json(game.time_control)
+            tc = control_of_record(game.time_control).to_json()
             minutes, increment = _minutes_increment(tc)
             end = _END_CODES.get(game.termination or "", "---")
             lines.append(
@@ -232,7 +217,7 @@ class StoreViews:
             ics=ics,
             white=stored.first_name,
             black=stored.second_name,
-            tc=tc_json(stored.time_control),
+            tc=control_of_record(stored.time_control).to_json(),
             moves=moves,
             displays=[m.display for m in stored.moves],
             clocks=[m.clock_ms for m in stored.moves],
@@ -246,7 +231,7 @@ class StoreViews:
             return ["There is no such game."]
         number = self._numbers.number(stored.id)
         ics = ics_variant(stored.variant)
-        tc = tc_json(stored.time_control)
+        tc = control_of_record(stored.time_control).to_json()
         minutes, increment = _minutes_increment(tc)
         white, black = stored.first_name, stored.second_name
         lines = [
@@ -289,7 +274,7 @@ class StoreViews:
                 row = ""
         if row:
             lines.append(row.rstrip())
-        if stored.status in ("finished", "aborted"):
+        if stored.status not in UNFINISHED_STATUSES:
             reason = end_reason(
                 stored.termination or "", stored.result, white, black, len(stored.moves)
             )
