@@ -174,3 +174,17 @@ def test_generated_typescript_is_fresh() -> None:
     assert (ROOT / "web" / "src" / "protocol.gen.ts").read_text() == gen_types.render(), (
         "web/src/protocol.gen.ts is stale: run python scripts/gen_types.py"
     )
+
+
+def test_the_walks_in_architecture_md_name_real_functions() -> None:
+    """Each "[file](../file) : `Class.function`" step of docs/architecture.md's walks opens a
+    function that exists in that file."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    walks = text[text.index("## Three walks through the code") : text.index("## Rules engine")]
+    steps = re.findall(r"\]\(\.\./([\w/.]+\.py)\)\s*:\s*`(\w+(?:\.\w+)?)`", walks)
+    assert len(steps) >= 15
+    for path, name in steps:
+        source = (ROOT / path).read_text()
+        assert f"def {name.split('.')[-1]}(" in source, f"{path} has no {name}"
+        if "." in name:
+            assert f"class {name.split('.')[0]}" in source, f"{path} has no {name}"
