@@ -13,6 +13,7 @@ from server.hub.commands import COMMAND_TYPES, command_schema, parse_command
 from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.lobby import MAX_SEEKS_PER_PLAYER
 from server.hub.messages import message_kinds
+from server.rules import ENGINE_TERMINATIONS, Termination
 from server.transport.ics.render import MessageRenderer
 from server.transport.ics.state import error_text
 
@@ -188,3 +189,18 @@ def test_the_walks_in_architecture_md_name_real_functions() -> None:
         assert f"def {name.split('.')[-1]}(" in source, f"{path} has no {name}"
         if "." in name:
             assert f"class {name.split('.')[0]}" in source, f"{path} has no {name}"
+
+
+def test_every_ending_has_its_words_in_every_door() -> None:
+    """One ending enum: the engine's and the server's endings are all ``Termination``s, and
+    every rendering of an ending (PGN, ICS, protocol.md) knows each of them."""
+    from server.rules.export.pgn import _ENDING_WORDS
+    from server.transport.ics.review import _END_CODES
+
+    endings = {t.value for t in Termination}
+    assert set(Termination) > ENGINE_TERMINATIONS
+    assert set(_END_CODES) == endings
+    assert set(_ENDING_WORDS) == endings - {Termination.ABORT}
+    common = _section("Frames")
+    documented = set(re.findall(r"`([a-z_]+)`", common[common.index("* Terminations") :][:400]))
+    assert endings <= documented

@@ -18,7 +18,7 @@ from server.hub.effects import (
     MovesRetracted,
     PersistRecord,
 )
-from server.rules import Termination
+from server.rules import ENGINE_TERMINATIONS
 from server.rules.record import UNFINISHED_STATUSES
 from server.store import (
     DuplicateMoveError,
@@ -45,7 +45,7 @@ logger = logging.getLogger("server")
 # --- adapters between the hub's records and the store ----------------------------------------
 
 
-DECIDED_AGAIN_AT_RESTORE = frozenset(t.value for t in Termination)
+DECIDED_AGAIN_AT_RESTORE = ENGINE_TERMINATIONS
 """Ends the rules engine decides from the stored moves alone (checkmate, repetition …): the
 move that made one is stored before the end is written, and a game resumed after a crash is
 decided again from its moves (``RoomLifecycle.restore``), so such an end needs no journal

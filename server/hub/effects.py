@@ -105,8 +105,8 @@ class GameFinished:
     """The end of a game.
 
     ``result`` is ``"1-0"`` (first player wins), ``"0-1"``, ``"1/2-1/2"`` or ``None`` for an aborted
-    game. ``termination`` is an engine termination (``"checkmate"``, ``"repetition"``, ...) or a hub
-    one (``"resignation"``, ``"time"``, ``"agreement"``, ``"abort"``, ``"abandonment"``). When
+    game. ``termination`` is a :class:`server.rules.Termination` (the engine's endings and the
+    server's: resignation, time, agreement, abort, abandonment). When
     ``rated`` is true and ``result`` is not ``None``, the store applies Glicko-2 to both players and
     then reports the new ratings with ``Hub.set_rating``.
     """

@@ -37,7 +37,7 @@ from server.hub.room_state import (
     PreparedRelease,
     RoomSettings,
 )
-from server.rules import IllegalMoveError, InvalidMoveError, MoveRecord
+from server.rules import IllegalMoveError, InvalidMoveError, MoveRecord, Termination
 
 __all__ = ["SIDE_NAMES", "GameRoom", "RoomSettings"]
 
@@ -239,7 +239,7 @@ class GameRoom(RoomLifecycle):
         elif action == "accept":
             box.check_answer(side)
         if action != "decline":
-            ending = Ending(DRAW, None, "agreement", now, agreed_by=side)
+            ending = Ending(DRAW, None, Termination.AGREEMENT, now, agreed_by=side)
             return self._finish(ending, asker, ErrorCode.DRAW_NOT_SAVED)
         box.decline(side)
         return self._offer_event("draw", "decline", side)

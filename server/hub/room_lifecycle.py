@@ -14,7 +14,14 @@ from server.hub.effects import Effect, GameFinished, Persist, Publish, Send
 from server.hub.errors import ErrorCode
 from server.hub.messages import JsonObject, Message, MessageKind, ack_message, error_message
 from server.hub.room_state import DRAW, RESULTS, SIDE_NAMES, Asker, Ending, PendingEnd, RoomState
-from server.rules import Game, IllegalMoveError, InvalidMoveError, MoveRecord, has_mating_material
+from server.rules import (
+    Game,
+    IllegalMoveError,
+    InvalidMoveError,
+    MoveRecord,
+    Termination,
+    has_mating_material,
+)
 
 
 class RoomLifecycle(RoomState):
@@ -70,7 +77,7 @@ class RoomLifecycle(RoomState):
         if self.clock.out_of_time(now):
             return self._flag(now)
         if self.abort_at is not None and now >= self.abort_at:
-            return self._finish(Ending(None, None, "abort", now, detail="no_first_move"))
+            return self._finish(Ending(None, None, Termination.ABORT, now, detail="no_first_move"))
         effects: list[Effect] = []
         for side, absence in enumerate(self.absent):
             if absence is not None and not absence.claimable and now >= self._claim_at(absence):
@@ -85,8 +92,10 @@ class RoomLifecycle(RoomState):
         assert loser is not None and fell_at is not None
         winner = 1 - loser
         if not self._can_win_on_time(winner):
-            return self._finish(Ending(DRAW, None, "time", fell_at, flagged=True))
-        return self._finish(Ending(RESULTS[winner], winner, "time", fell_at, flagged=True))
+            return self._finish(Ending(DRAW, None, Termination.TIME, fell_at, flagged=True))
+        return self._finish(
+            Ending(RESULTS[winner], winner, Termination.TIME, fell_at, flagged=True)
+        )
 
     def _can_win_on_time(self, winner: int) -> bool:
         """Chess family: on time-out the game is drawn if the winner has no mating material
@@ -196,14 +205,14 @@ class RoomLifecycle(RoomState):
 
     def resign(self, side: int, now: int, asker: Asker) -> list[Effect]:
         self._require_idle(now)
-        ending = Ending(RESULTS[1 - side], 1 - side, "resignation", now)
+        ending = Ending(RESULTS[1 - side], 1 - side, Termination.RESIGNATION, now)
         return self._finish(ending, asker, ErrorCode.RESIGN_NOT_SAVED)
 
     def abort(self, side: int, now: int, asker: Asker) -> list[Effect]:
         self._require_idle(now)
         if len(self.records) >= 2:
             raise self._refuse(ErrorCode.ABORT_TOO_LATE, now)
-        ending = Ending(None, None, "abort", now, detail=f"{SIDE_NAMES[side]}_aborted")
+        ending = Ending(None, None, Termination.ABORT, now, detail=f"{SIDE_NAMES[side]}_aborted")
         return self._finish(ending, asker, ErrorCode.ABORT_NOT_SAVED)
 
     def claim_draw(self, side: int, now: int, asker: Asker) -> list[Effect]:
@@ -232,7 +241,7 @@ class RoomLifecycle(RoomState):
         if len(self.records) < 2:
             raise self._refuse(ErrorCode.ABORT_INSTEAD, now)
         if outcome == "draw":
-            ending = Ending(DRAW, None, "abandonment", now)
+            ending = Ending(DRAW, None, Termination.ABANDONMENT, now)
         else:
-            ending = Ending(RESULTS[side], side, "abandonment", now)
+            ending = Ending(RESULTS[side], side, Termination.ABANDONMENT, now)
         return self._finish(ending, asker, ErrorCode.ABANDON_NOT_SAVED)

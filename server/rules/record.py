@@ -182,9 +182,8 @@ class GameInfo:
     ``speed`` the rating pool of the time control (``server.hub.glicko2.speed_class``), the
     players' names, store ids (None for a guest) and ratings before the game (None unless
     rated). End: ``status``; ``result`` is ``"1-0"`` (first player won), ``"0-1"``,
-    ``"1/2-1/2"`` or None (not over, or aborted); ``termination`` an adjudicator termination
-    (``"checkmate"``, ...) or a server one (``"resignation"``, ``"time"``, ``"agreement"``,
-    ``"abort"``, ``"abandonment"``); ``plies`` and ``final_fen`` as the game ended; ratings
+    ``"1/2-1/2"`` or None (not over, or aborted); ``termination`` the value of a
+    :class:`~server.rules.game.Termination` (an adjudicator's or a server's ending); ``plies`` and ``final_fen`` as the game ended; ratings
     after the game. Datetimes are aware (UTC).
     """
 

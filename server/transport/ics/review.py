@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from server.hub.clock import control_of_record
-from server.rules import Position, RulesError
+from server.rules import Position, RulesError, Termination
 from server.rules.record import UNFINISHED_STATUSES, GameRecord
 from server.transport.ics.lines import end_reason
 from server.transport.ics.style12 import Board12, holdings_line, style12_line, verbose_move
@@ -29,20 +29,20 @@ __all__ = ["Examination", "ReviewStore", "StoreViews"]
 Json = dict[str, Any]
 HISTORY_LENGTH = 10
 GAMES_LISTED = 100
-_END_CODES = {
-    "checkmate": "Mat",
-    "resignation": "Res",
-    "time": "Fla",
-    "agreement": "Agr",
-    "repetition": "Rep",
-    "perpetual_check": "PCh",
-    "stalemate": "Sta",
-    "fifty_moves": "50",
-    "seventy_five_moves": "75",
-    "dead_position": "NM",
-    "abort": "Abo",
-    "abandonment": "Dis",
-    "royal_capture": "KCa",
+_END_CODES: dict[str, str] = {
+    Termination.CHECKMATE: "Mat",
+    Termination.RESIGNATION: "Res",
+    Termination.TIME: "Fla",
+    Termination.AGREEMENT: "Agr",
+    Termination.REPETITION: "Rep",
+    Termination.PERPETUAL_CHECK: "PCh",
+    Termination.STALEMATE: "Sta",
+    Termination.FIFTY_MOVES: "50",
+    Termination.SEVENTY_FIVE_MOVES: "75",
+    Termination.DEAD_POSITION: "NM",
+    Termination.ABORT: "Abo",
+    Termination.ABANDONMENT: "Dis",
+    Termination.ROYAL_CAPTURE: "KCa",
 }
 
 
