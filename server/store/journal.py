@@ -18,12 +18,12 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from server.hub.effects import GameFinished
 from server.hub.game_ids import GAME_ID_PATTERN
 
-__all__ = ["JOURNAL_FORMAT", "EndJournal", "end_entry", "end_from_entry"]
+__all__ = ["JOURNAL_FORMAT", "EndJournal", "JournalEntry", "end_entry", "end_from_entry"]
 
 
 JOURNAL_FORMAT = 1
@@ -40,7 +40,24 @@ _FORMAT_0_NAMES = {
 """Format 0's names that format 1 spells otherwise (the others are the same)."""
 
 
-def end_entry(end: GameFinished) -> dict[str, Any]:
+class JournalEntry(TypedDict):
+    """An entry of format :data:`JOURNAL_FORMAT` (the JSON object of one file)."""
+
+    format: int
+    game: str
+    variant: str
+    rated: bool
+    first: str
+    second: str
+    result: str | None
+    termination: str
+    plies: int
+    fen: str
+    ended_ms: int
+    server_decided: bool
+
+
+def end_entry(end: GameFinished) -> JournalEntry:
     """The journal entry of ``end``, in format :data:`JOURNAL_FORMAT`."""
     return {
         "format": JOURNAL_FORMAT,
@@ -105,7 +122,7 @@ class EndJournal:
             raise ValueError(f"not a game id for the journal: {game_id!r}")
         return self.directory / f"{game_id}.json"
 
-    def keep(self, game_id: str, entry: dict[str, Any]) -> None:
+    def keep(self, game_id: str, entry: Mapping[str, Any]) -> None:
         """Store ``entry`` (JSON-serialisable) for ``game_id`` durably, replacing any earlier one.
 
         Returns after the file and its directory entry are on disk.
