@@ -204,3 +204,10 @@ def test_every_ending_has_its_words_in_every_door() -> None:
     common = _section("Frames")
     documented = set(re.findall(r"`([a-z_]+)`", common[common.index("* Terminations") :][:400]))
     assert endings <= documented
+
+
+def test_protocol_md_lists_the_speeds() -> None:
+    from server.hub.glicko2 import SPEEDS
+
+    line = next(x for x in PROTOCOL.read_text().splitlines() if x.startswith("* Speed:"))
+    assert re.findall(r'"([a-z]+)"', line) == list(SPEEDS)
