@@ -211,3 +211,10 @@ def test_protocol_md_lists_the_speeds() -> None:
 
     line = next(x for x in PROTOCOL.read_text().splitlines() if x.startswith("* Speed:"))
     assert re.findall(r'"([a-z]+)"', line) == list(SPEEDS)
+
+
+def test_side_names_are_the_rules_sides() -> None:
+    from server.rules import SIDE_NAMES, Side
+
+    assert tuple(side.name.lower() for side in Side) == SIDE_NAMES
+    assert [SIDE_NAMES[side] for side in Side] == ["first", "second"]

@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 from server.hub.glicko2 import Speed, estimated_game_seconds, speed_class
 from server.hub.messages import JsonObject
-from server.rules import record
+from server.rules import SIDE_NAMES, record
 
 FIRST = 0
 SECOND = 1
@@ -338,7 +338,7 @@ class GameClock:
         return {
             "first": _live_json(self.live(FIRST, now)),
             "second": _live_json(self.live(SECOND, now)),
-            "running": None if self._running is None else ("first", "second")[self._running],
+            "running": None if self._running is None else SIDE_NAMES[self._running],
         }
 
 

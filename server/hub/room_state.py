@@ -20,9 +20,8 @@ from server.hub.identity import PlayerInfo
 from server.hub.lobby import GameTerms
 from server.hub.messages import AckId, JsonObject, Message, MessageKind
 from server.hub.offers import OfferBox
-from server.rules import Game, MoveList, MoveRecord, Variant
+from server.rules import SIDE_NAMES, Game, MoveList, MoveRecord, Variant
 
-SIDE_NAMES = ("first", "second")
 RESULTS = ("1-0", "0-1")
 DRAW = "1/2-1/2"
 

@@ -17,6 +17,7 @@ from .variant import RoyalModel, Variant
 
 __all__ = [
     "ENGINE_TERMINATIONS",
+    "SIDE_NAMES",
     "Game",
     "Outcome",
     "PlayedMove",
@@ -39,6 +40,10 @@ class Side(IntEnum):
 
 _SIDES = (Side.FIRST, Side.SECOND)
 """By turn (0 or 1): looked up, where ``Side(turn)`` is an enum call of about a microsecond."""
+
+SIDE_NAMES: tuple[str, str] = ("first", "second")
+"""The protocol's word for each :class:`Side`, by its value: ``SIDE_NAMES[Side.FIRST]``. The
+hub keeps a side as this int (``Side`` is an ``IntEnum``, so either indexes alike)."""
 
 
 class Termination(StrEnum):

@@ -31,7 +31,7 @@ from server.hub.commands import Envelope, ack_of, parse_envelope, shown, valid_t
 from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.game_ids import GAME_ID_PATTERN
 from server.hub.messages import Message, error_message
-from server.rules import VARIANT_NAMES, Game, RulesError, Variant, get_variant
+from server.rules import SIDE_NAMES, VARIANT_NAMES, Game, RulesError, Variant, get_variant
 from server.rules.export import (
     format_time_control,
     pgn_tags,
@@ -323,7 +323,7 @@ def _position_view(game: Game, ply: int) -> dict[str, Any]:
     view: dict[str, Any] = {
         "ply": ply,
         "fen": position.fen(),
-        "turn": "first" if position.turn == 0 else "second",
+        "turn": SIDE_NAMES[position.turn],
         "move": game.moves[ply - 1] if ply else None,
         "check": position.is_check(),
     }
