@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
 from typing import Any
 
 from server.hub.effects import (
@@ -19,7 +18,8 @@ from server.hub.effects import (
     MovesRetracted,
     PersistRecord,
 )
-from server.rules import Termination
+from server.rules import ENGINE_TERMINATIONS
+from server.rules.record import UNFINISHED_STATUSES
 from server.store import (
     DuplicateMoveError,
     EndJournal,
@@ -33,6 +33,8 @@ from server.store import (
     StoreError,
     StoreUnavailableError,
     UnknownGameError,
+    end_entry,
+    end_from_entry,
 )
 from server.transport.accounts import AccountsUnavailable, NameTaken, store_player_id
 from server.transport.driver import MoveStored, PersistError, RatingChange
@@ -43,7 +45,7 @@ logger = logging.getLogger("server")
 # --- adapters between the hub's records and the store ----------------------------------------
 
 
-DECIDED_AGAIN_AT_RESTORE = frozenset(t.value for t in Termination)
+DECIDED_AGAIN_AT_RESTORE = ENGINE_TERMINATIONS
 """Ends the rules engine decides from the stored moves alone (checkmate, repetition …): the
 move that made one is stored before the end is written, and a game resumed after a crash is
 decided again from its moves (``RoomLifecycle.restore``), so such an end needs no journal
@@ -96,7 +98,7 @@ class StoreRecorder:
             elif isinstance(record, GameFinished):
                 if not record.server_decided or record.termination in DECIDED_AGAIN_AT_RESTORE:
                     return await self._finish(record)
-                await asyncio.to_thread(self._journal.keep, record.game_id, asdict(record))
+                await asyncio.to_thread(self._journal.keep, record.game_id, end_entry(record))
                 changes = await self._finish(record)
                 await asyncio.to_thread(self._journal.forget, record.game_id)
                 return changes
@@ -164,12 +166,12 @@ class StoreRecorder:
         stored = 0
         for game_id, entry in (await asyncio.to_thread(self._journal.entries)).items():
             try:
-                record = GameFinished(**entry)
-            except TypeError:
+                record = end_from_entry(entry)
+            except ValueError:
                 logger.error("journal entry of game %s is not readable: %r", game_id, entry)
                 continue
             game = await self._store.get_game(game_id)
-            if game is not None and game.status in ("created", "started"):
+            if game is not None and game.status in UNFINISHED_STATUSES:
                 if len(game.moves) == record.plies:
                     await self._finish(record)
                     stored += 1

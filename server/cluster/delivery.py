@@ -14,7 +14,7 @@ from server.cluster.remote import RemoteConnections
 from server.cluster.seeks import ClusterSeeks
 from server.cluster.shared import Part, Shared
 from server.hub.effects import Broadcast, Close, ConnId, Effect, GameId, Publish, Send
-from server.hub.messages import Message
+from server.hub.messages import Message, MessageKind
 from server.transport.codec import encode_message
 
 __all__ = ["Delivery"]
@@ -36,16 +36,16 @@ class Delivery(Part):
         remotes = self._remotes
         for effect in effects:
             if isinstance(effect, Send):
-                if effect.message.t == "challenge":
+                if effect.message.t == MessageKind.CHALLENGE:
                     self._seeks.track_challenge(effect.message.d.get("id"))
                 if effect.conn_id in remotes:
                     remotes.send(effect.conn_id, effect.message)
                     continue
                 if effect.message.a == INTERNAL_ACK or self._fenced(effect.message):
                     continue
-                if effect.message.t == "hello" and effect.conn_id in self.hello_game:
+                if effect.message.t == MessageKind.HELLO and effect.conn_id in self.hello_game:
                     data = {**effect.message.d, "game": self.hello_game[effect.conn_id]}
-                    effect = Send(effect.conn_id, Message("hello", data))
+                    effect = Send(effect.conn_id, Message(MessageKind.HELLO, data))
                 self._watch_local(effect.message)
             elif isinstance(effect, Broadcast):
                 if self._fenced(effect.message):
@@ -73,7 +73,7 @@ class Delivery(Part):
         return isinstance(game_id, str) and game_id in self._ownership.lost
 
     def _watch_local(self, message: Message) -> None:
-        if message.t == "game" and message.d.get("role") == "spectator":
+        if message.t == MessageKind.GAME and message.d.get("role") == "spectator":
             self._host.mark_presence()  # a local connection watches a game of this hub
 
     def _on_publish(self, effect: Publish) -> None:

@@ -28,7 +28,7 @@ from server.cluster.shared import Part, Shared
 from server.cluster.wire import command_game, command_to_frame, player_to_json
 from server.hub.commands import Command, JoinCommand
 from server.hub.effects import ConnId, GameId
-from server.hub.messages import AckId, Message
+from server.hub.messages import AckId, Message, MessageKind
 from server.transport.outbox import fan_out
 
 __all__ = ["Forwarder", "Locate"]
@@ -268,7 +268,7 @@ class Forwarder(Part):
                     follow = local.follows[game_id] = Follow(node_id)
                     self._host.mark_presence()
                 if isinstance(version, int):
-                    if kind == "game":  # a snapshot: everything up to its version
+                    if kind == MessageKind.GAME:  # a snapshot: everything up to its version
                         follow.version = version
                     elif version <= follow.version:
                         # Already delivered: a re-join's replay can overlap the live events
@@ -279,11 +279,11 @@ class Forwarder(Part):
                         continue
                     else:
                         follow.version = version
-                if kind == "end":
+                if kind == MessageKind.END:
                     follow.finished = True
                     self._ended.saw_end(game_id)
                     self._host.mark_presence()
-            if kind == "challenge" and isinstance(header.get("cid"), int):
+            if kind == MessageKind.CHALLENGE and isinstance(header.get("cid"), int):
                 local.challenges[header["cid"]] = node_id
             outboxes.append(peer.outbox)
         if outboxes:

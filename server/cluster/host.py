@@ -13,6 +13,7 @@ from typing import Any, Protocol, TypeVar
 
 from server.hub.commands import Command
 from server.hub.effects import ConnId, Effect
+from server.hub.errors import ErrorCode
 from server.hub.hub import Hub
 from server.hub.messages import AckId, Message, error_message
 from server.transport.driver import Peer
@@ -47,21 +48,11 @@ def node_channel(node_id: str) -> str:
 
 
 def cluster_unavailable(ack: AckId | None) -> Message:
-    return error_message(
-        "cluster_unavailable",
-        "This needs another server of the cluster, which cannot be reached right now; "
-        "your games on this server go on. Please retry shortly.",
-        ack,
-    )
+    return error_message(ErrorCode.CLUSTER_UNAVAILABLE, ack=ack)
 
 
 def node_unavailable(ack: AckId | None) -> Message:
-    return error_message(
-        "node_unavailable",
-        "The server running this is not reachable right now (another server takes its games "
-        "over within seconds). Please retry shortly.",
-        ack,
-    )
+    return error_message(ErrorCode.NODE_UNAVAILABLE, ack=ack)
 
 
 class Host(Protocol):

@@ -13,11 +13,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from server.hub.clock import Byoyomi, Fischer, TimeControl
+from server.hub.commands import time_control_from_json
 from server.hub.identity import PlayerInfo, Rating
 from server.hub.lobby import GameTerms, Seek
 
-__all__ = ["Listed", "control_from_json", "listed_from_payload", "registry_payload"]
+__all__ = ["Listed", "listed_from_payload", "registry_payload"]
 
 
 def registry_payload(seek: Seek, node_id: str) -> str:
@@ -31,23 +31,6 @@ def registry_payload(seek: Seek, node_id: str) -> str:
         },
         separators=(",", ":"),
     )
-
-
-def control_from_json(obj: Any) -> TimeControl:
-    """The time control of a seek view's ``tc`` (see :meth:`Fischer.to_json`).
-
-    :raises ValueError: not a time control.
-    """
-    try:
-        if obj["kind"] == "fischer":
-            return Fischer.from_seconds(int(obj["base_s"]), int(obj["inc_s"]))
-        if obj["kind"] == "byoyomi":
-            return Byoyomi.from_seconds(
-                int(obj["main_s"]), int(obj["period_s"]), int(obj["periods"])
-            )
-    except (KeyError, TypeError) as error:
-        raise ValueError(f"not a time control: {obj!r}") from error
-    raise ValueError(f"not a time control: {obj!r}")
 
 
 @dataclass(frozen=True)
@@ -69,7 +52,7 @@ def listed_from_payload(payload: str) -> Listed:
         entry = json.loads(payload)
         view = entry["view"]
         player_view = view["player"]
-        terms = GameTerms(view["variant"], control_from_json(view["tc"]), bool(view["rated"]))
+        terms = GameTerms(view["variant"], time_control_from_json(view["tc"]), bool(view["rated"]))
         rating = Rating(float(entry["rating"]))
         player = PlayerInfo(
             str(player_view["id"]),

@@ -66,7 +66,7 @@ from server.hub.commands import Command
 from server.hub.effects import ConnId, Effect, GameId
 from server.hub.hub import Hub
 from server.hub.identity import PlayerInfo
-from server.hub.messages import Message
+from server.hub.messages import Message, MessageKind
 from server.store import GameRecord, Store
 from server.transport.driver import HubDriver, Peer, Recorder, monotonic_ms
 
@@ -355,7 +355,7 @@ class ClusterDriver(HubDriver):
                 super().connect(conn_id, local.peer, local.player)
                 self.delivery.hello_game.pop(conn_id, None)
                 if self.degraded:
-                    self.send(conn_id, Message("degraded", {"on": True}))
+                    self.send(conn_id, Message(MessageKind.DEGRADED, {"on": True}))
                 self.mark_presence()
             self.router.drain_later(conn_id, local)
         if owner and owner != self.node_id and not local.closed:

@@ -29,6 +29,7 @@ from server.cluster.restore import Resumable, resumable_game
 from server.cluster.wire import pack
 from server.hub.effects import GameCreated, GameFinished, GameId, MoveAppended, PersistRecord
 from server.hub.hub import Hub
+from server.rules.record import UNFINISHED_STATUSES
 from server.store import GameRecord, Store, StoreError
 from server.transport.driver import MoveStored, PersistError, RatingChange, Recorder
 
@@ -36,7 +37,6 @@ __all__ = ["ORPHANED", "FencedRecorder", "Owner", "Ownership", "Takeover"]
 
 logger = logging.getLogger(__name__)
 
-UNFINISHED_STATUSES = ("started", "created")
 ORPHANED = ""
 """What :meth:`Ownership.owner_of` returns for a game whose takeover is under way."""
 
@@ -240,7 +240,7 @@ class Ownership:
             cursor: str | None = None
             while True:
                 page = await self._store.list_games(
-                    status=status,  # type: ignore[arg-type]
+                    status=status,
                     limit=SWEEP_PAGE,
                     cursor=cursor,
                 )

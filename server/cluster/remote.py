@@ -21,9 +21,9 @@ from server.cluster.shared import Part, Shared
 from server.cluster.wire import command_game, player_from_json
 from server.hub.commands import JoinCommand, parse_command
 from server.hub.effects import Broadcast, ConnId, GameId
-from server.hub.errors import ProtocolError
+from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.identity import PlayerId, PlayerInfo
-from server.hub.messages import Message, error_message
+from server.hub.messages import Message, MessageKind, error_message
 from server.transport.codec import encode_message
 
 __all__ = ["CALL_ACK_PREFIX", "Remote", "RemoteConnections"]
@@ -147,7 +147,7 @@ class RemoteConnections(Part):
             self._host.call(lambda now: hub.handle(hub_conn, command, now, lag_ms=lag_ms))
         except Exception:
             logger.exception("hub failed on %s from node %s", type(command).__name__, node_id)
-            failure = error_message("internal_error", "The server failed on this command.")
+            failure = error_message(ErrorCode.INTERNAL_ERROR)
             self._sender.envelope(
                 node_id,
                 {"k": "reply", "c": conn_id, "call": call_id, "m": failure.to_json_obj()},
@@ -158,7 +158,7 @@ class RemoteConnections(Part):
     def send(self, hub_conn: ConnId, message: Message) -> None:
         """Send a hub message to a remote connection's home node."""
         remote = self._remote_of[hub_conn]
-        if message.t == "hello":
+        if message.t == MessageKind.HELLO:
             return  # the connection's hello came from its home node
         if isinstance(message.a, str) and message.a.startswith(CALL_ACK_PREFIX):
             call_id = message.a[len(CALL_ACK_PREFIX) :]
@@ -204,7 +204,7 @@ class RemoteConnections(Part):
         known), and remember ``version`` as the last; forget the game at its end."""
         sent = self._last_sent.setdefault(hub_conn, {})
         previous = sent.get(game_id)
-        if kind == "end":
+        if kind == MessageKind.END:
             sent.pop(game_id, None)
         else:
             sent[game_id] = version
@@ -218,8 +218,8 @@ def _meta(message: Message) -> dict[str, Any]:
     if message.v is not None and isinstance(game_id, str):
         header["g"] = game_id
         header["v"] = message.v
-    elif message.t == "game_start" and isinstance(game_id, str):
+    elif message.t == MessageKind.GAME_START and isinstance(game_id, str):
         header["g"] = game_id
-    if message.t == "challenge" and isinstance(message.d.get("id"), int):
+    if message.t == MessageKind.CHALLENGE and isinstance(message.d.get("id"), int):
         header["cid"] = message.d["id"]
     return header

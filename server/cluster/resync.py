@@ -22,7 +22,7 @@ from server.cluster.host import INTERNAL_ACK
 from server.cluster.shared import Part, Shared
 from server.hub.commands import JoinCommand
 from server.hub.effects import ConnId, GameId
-from server.hub.messages import Message
+from server.hub.messages import Message, MessageKind
 
 __all__ = ["Resync"]
 
@@ -45,7 +45,7 @@ class Resync(Part):
 
     def on_degraded(self, degraded: bool) -> None:
         """The bus went down (``degraded``) or came back."""
-        notice = Message("degraded", {"on": degraded})
+        notice = Message(MessageKind.DEGRADED, {"on": degraded})
         for conn_id, local in self._locals.items():
             if local.connected:
                 self._host.send(conn_id, notice)

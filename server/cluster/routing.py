@@ -40,6 +40,7 @@ from server.hub.commands import (
     WithdrawCommand,
 )
 from server.hub.effects import ConnId, GameId
+from server.hub.errors import ErrorCode
 from server.hub.identity import PlayerId
 from server.hub.messages import error_message
 
@@ -101,7 +102,9 @@ class Router(Part):
                 except Exception:
                     logger.exception("routing %s failed", type(command).__name__)
                     failure = "The server failed on this command."
-                    host.send(conn_id, error_message("internal_error", failure, command.ack))
+                    host.send(
+                        conn_id, error_message(ErrorCode.INTERNAL_ERROR, failure, command.ack)
+                    )
                     continue
                 if destination:
                     self._dispatch_to(conn_id, local, destination, command, lag_ms)
@@ -227,7 +230,7 @@ class Router(Part):
             return False  # this hub refuses by itself
         if await self.running_game_elsewhere(local.player.id) is None:
             return False
-        failure = error_message("already_playing", "Finish your current game first.", command.ack)
+        failure = error_message(ErrorCode.ALREADY_PLAYING, ack=command.ack)
         self._host.send(conn_id, failure)
         return True
 

@@ -34,7 +34,7 @@ from server.hub.commands import (
 from server.hub.effects import ConnId
 from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.lobby import GameTerms, Seek, seeks_fit
-from server.hub.messages import Message, ack_message
+from server.hub.messages import Message, MessageKind, ack_message
 from server.rules import get_variant
 from server.transport.outbox import fan_out
 
@@ -128,7 +128,7 @@ class ClusterSeeks(Part):
             )
         )
         for reply in replies:
-            if reply is not None and reply.get("t") == "ack":
+            if reply is not None and reply.get("t") == MessageKind.ACK:
                 removed += reply.get("d", {}).get("removed", [])
         host.send(conn_id, ack_message(command.ack, {"removed": sorted(removed)}))
 
@@ -145,7 +145,7 @@ class ClusterSeeks(Part):
         elif command.watch is False:
             self._watchers.discard(conn_id)
         data = {"seeks": views, "watching": conn_id in self._watchers}
-        self._host.send(conn_id, Message("sought", data, a=command.ack))
+        self._host.send(conn_id, Message(MessageKind.SOUGHT, data, a=command.ack))
 
     def forget(self, conn_id: ConnId) -> None:
         """A connection closed: it watches the seeks no more."""
@@ -167,10 +167,10 @@ class ClusterSeeks(Part):
         if not isinstance(seek_id, int):
             return
         seek = next((s for s in self._host.hub.seeks() if s.id == seek_id), None)
-        if message.t == "seek_added" and seek is not None:
+        if message.t == MessageKind.SEEK_ADDED and seek is not None:
             payload = registry_payload(seek, self._host.node_id)
             self._sender.enqueue(lambda: self._add(str(seek_id), payload), state=True)
-        elif message.t == "seek_removed":
+        elif message.t == MessageKind.SEEK_REMOVED:
             self._sender.enqueue(lambda: self._remove(str(seek_id)), state=True)
         # After the registry update: a node told of the seek finds it listed.
         self._sender.enqueue((LOBBY_CHANNEL, frame), state=True)
@@ -259,9 +259,9 @@ class ClusterSeeks(Part):
         except (TypeError, ValueError):
             return
         game_id = message.d.get("game")
-        if message.t == "game_end" and isinstance(game_id, str):
+        if message.t == MessageKind.GAME_END and isinstance(game_id, str):
             self._ended.saw_end(game_id)
-        if message.t != "game_start":
+        if message.t != MessageKind.GAME_START:
             return
         if not isinstance(game_id, str) or self._host.hub.room(game_id) is not None:
             return

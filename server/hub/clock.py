@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 from server.hub.glicko2 import Speed, estimated_game_seconds, speed_class
 from server.hub.messages import JsonObject
-from server.rules import record
+from server.rules import SIDE_NAMES, record
 
 FIRST = 0
 SECOND = 1
@@ -98,12 +98,9 @@ class Fischer:
             "inc_s": self.increment_ms // 1000,
         }
 
-    def describe(self) -> str:
-        return f"{self.base_ms / 60000:g}+{self.increment_ms // 1000}"
-
-    def to_record(self) -> record.TimeControl:
+    def to_record(self) -> record.StoredTimeControl:
         """This control as a game record keeps it (see :func:`control_of_record`)."""
-        return record.TimeControl("fischer", self.base_ms, self.increment_ms)
+        return record.StoredTimeControl("fischer", self.base_ms, self.increment_ms)
 
 
 @dataclass(frozen=True)
@@ -161,12 +158,9 @@ class Byoyomi:
             "periods": self.periods,
         }
 
-    def describe(self) -> str:
-        return f"{self.main_ms / 60000:g}+{self.periods}×{self.period_ms // 1000}s"
-
-    def to_record(self) -> record.TimeControl:
+    def to_record(self) -> record.StoredTimeControl:
         """This control as a game record keeps it (see :func:`control_of_record`)."""
-        return record.TimeControl(
+        return record.StoredTimeControl(
             "byoyomi", self.main_ms, byoyomi_ms=self.period_ms, periods=self.periods
         )
 
@@ -174,7 +168,7 @@ class Byoyomi:
 TimeControl = Fischer | Byoyomi
 
 
-def control_of_record(kept: record.TimeControl) -> TimeControl:
+def control_of_record(kept: record.StoredTimeControl) -> TimeControl:
     """The clock strategy of a recorded time control (the inverse of ``to_record``)."""
     if kept.kind == "fischer":
         return Fischer(kept.base_ms, kept.increment_ms)
@@ -344,7 +338,7 @@ class GameClock:
         return {
             "first": _live_json(self.live(FIRST, now)),
             "second": _live_json(self.live(SECOND, now)),
-            "running": None if self._running is None else ("first", "second")[self._running],
+            "running": None if self._running is None else SIDE_NAMES[self._running],
         }
 
 

@@ -23,6 +23,7 @@ from typing import Any, Literal, cast
 
 from server.hub.clock import Byoyomi, Fischer, TimeControl
 from server.hub.errors import ProtocolError
+from server.hub.game_ids import GAME_ID_MAX_LENGTH
 from server.hub.messages import AckId, Message, error_message
 
 ColourChoice = Literal["first", "second", "random"]
@@ -32,7 +33,6 @@ AbandonOutcome = Literal["win", "draw"]
 
 MAX_ACK_LENGTH = 64
 MAX_NAME_LENGTH = 64
-MAX_GAME_ID_LENGTH = 32
 MAX_MOVE_LENGTH = 32
 MAX_CHAT_LENGTH = 300
 MAX_REASON_LENGTH = 140
@@ -374,7 +374,7 @@ def _match(f: FieldReader, ack: AckId | None) -> Command:
 
 
 def _game(f: FieldReader) -> str:
-    value: str = f.string("game", MAX_GAME_ID_LENGTH)
+    value: str = f.string("game", GAME_ID_MAX_LENGTH)
     return value
 
 
@@ -416,6 +416,59 @@ for _kind in ("draw", "takeback", "rematch"):
 
 COMMAND_TYPES: frozenset[str] = frozenset(_PARSERS)
 """Every hub command type name the protocol knows."""
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One field of a command's payload, as its parser reads it (for generated client types)."""
+
+    name: str
+    kind: Literal["string", "integer", "boolean", "choice", "time_control", "rating_range"]
+    required: bool
+    options: tuple[str, ...] = ()
+
+
+class _SchemaReader(FieldReader):
+    """A :class:`FieldReader` that records the fields a parser asks for, with stand-in values."""
+
+    __slots__ = ("fields",)
+
+    def __init__(self, where: str) -> None:
+        super().__init__(where, _EMPTY)
+        self.fields: list[FieldSpec] = []
+
+    def string(self, name: str, max_length: int, required: bool = True) -> Any:
+        self.fields.append(FieldSpec(name, "string", required))
+        return "x"
+
+    def integer(self, name: str, low: int, high: int, required: bool = True) -> Any:
+        self.fields.append(FieldSpec(name, "integer", required))
+        return low
+
+    def boolean(self, name: str, required: bool = True) -> Any:
+        self.fields.append(FieldSpec(name, "boolean", required))
+        return False
+
+    def choice(self, name: str, options: tuple[str, ...], required: bool = True) -> Any:
+        self.fields.append(FieldSpec(name, "choice", required, options))
+        return options[0]
+
+    def time_control(self, name: str) -> TimeControl:
+        self.fields.append(FieldSpec(name, "time_control", True))
+        return Fischer.from_seconds(MIN_FISCHER_BASE_S, 0)
+
+    def rating_range(self, name: str) -> tuple[int, int] | None:
+        self.fields.append(FieldSpec(name, "rating_range", False))
+        return None
+
+
+def command_schema(kind: str) -> tuple[FieldSpec, ...]:
+    """The payload fields of the hub command ``kind``, read off its parser in :data:`_PARSERS`
+    (the one schema; ``scripts/gen_types.py`` turns it into the web client's types)."""
+    reader = _SchemaReader(kind)
+    _PARSERS[kind](reader, None)
+    return tuple(reader.fields)
+
 
 _ENVELOPE_KEYS = frozenset({"t", "d", "a"})
 _EMPTY: Mapping[str, Any] = {}
@@ -463,6 +516,15 @@ def parse_envelope(obj: object) -> Envelope:
     elif not isinstance(payload, dict):
         raise ProtocolError(f"{kind}: 'd' must be an object")
     return Envelope(kind, payload, ack)
+
+
+def time_control_from_json(value: object, where: str = "tc") -> TimeControl:
+    """The time control of the protocol's ``tc`` object (``Fischer.to_json`` /
+    ``Byoyomi.to_json`` read back), with the same checks as every command's ``tc``.
+
+    :raises ProtocolError: not a valid time control (``where`` names it in the message).
+    """
+    return FieldReader(where, {"tc": value}).time_control("tc")
 
 
 def command_of(envelope: Envelope) -> Command:

@@ -64,13 +64,11 @@ class Close:
 
 @dataclass(frozen=True)
 class GamePlayer:
-    """A player as stored with a game: id, name, and rating before the game (``None``: guest)."""
+    """A player as stored with a game: id, name, whether a guest."""
 
     player_id: PlayerId
     name: str
     guest: bool
-    rating: float | None
-    deviation: float | None
 
 
 @dataclass(frozen=True)
@@ -84,7 +82,6 @@ class GameCreated:
     rated: bool
     first: GamePlayer
     second: GamePlayer
-    created_ms: int
 
 
 @dataclass(frozen=True)
@@ -108,8 +105,8 @@ class GameFinished:
     """The end of a game.
 
     ``result`` is ``"1-0"`` (first player wins), ``"0-1"``, ``"1/2-1/2"`` or ``None`` for an aborted
-    game. ``termination`` is an engine termination (``"checkmate"``, ``"repetition"``, ...) or a hub
-    one (``"resignation"``, ``"time"``, ``"agreement"``, ``"abort"``, ``"abandonment"``). When
+    game. ``termination`` is a :class:`server.rules.Termination` (the engine's endings and the
+    server's: resignation, time, agreement, abort, abandonment). When
     ``rated`` is true and ``result`` is not ``None``, the store applies Glicko-2 to both players and
     then reports the new ratings with ``Hub.set_rating``.
     """

@@ -1,5 +1,8 @@
-"""Errors of the hub core.
+"""Errors of the hub core, and the one list of error codes every door answers with.
 
+:class:`ErrorCode` names every ``code`` an ``error`` message (websocket), an HTTP error body
+(review API) or an ICS error line can carry, each with its default text; docs/protocol.md's
+"Error codes" table lists the same codes (``tests/test_vocabulary.py`` checks both ways).
 :class:`ProtocolError` means a client frame is malformed (unknown type, missing or wrong-typed field).
 :class:`CommandError` means a well-formed command was refused (not your turn, seek limit reached, ...);
 the hub turns it into an ``error`` message for the client and changes nothing.
@@ -8,28 +11,132 @@ the hub turns it into an ``error`` message for the client and changes nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import StrEnum
 from typing import Any
+
+
+class ErrorCode(StrEnum):
+    """A stable, machine-readable reason for refusing a frame, command or request.
+
+    The value is the wire spelling; :attr:`text` the default sentence a player reads (call sites
+    may pass a more precise one, e.g. naming the seek or the field).
+
+    >>> ErrorCode.NOT_YOUR_TURN == "not_your_turn", ErrorCode.NOT_YOUR_TURN.text
+    (True, 'It is not your turn.')
+    """
+
+    text: str
+
+    def __new__(cls, value: str, text: str) -> ErrorCode:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.text = text
+        return member
+
+    # --- frames and sessions (transport)
+    BAD_REQUEST = "bad_request", "The frame does not follow the protocol."
+    BAD_JSON = "bad_json", "The frame is not valid JSON."
+    BAD_FRAME = "bad_frame", "Binary frames are not supported; send JSON text frames."
+    RATE_LIMITED = "rate_limited", "Too many messages; this one was ignored."
+    NOT_AUTHENTICATED = "not_authenticated", "Log in first: register, login, guest or resume."
+    ALREADY_AUTHENTICATED = "already_authenticated", "This connection is already logged in."
+    INTERNAL_ERROR = "internal_error", "The server failed on this command."
+    INVALID_NAME = (
+        "invalid_name",
+        ("A name has 3 to 20 characters: a letter, then letters, digits, '_' or '-'."),
+    )
+    INVALID_PASSWORD = "invalid_password", "The password is too short or too long."
+    NAME_TAKEN = "name_taken", "That name is taken."
+    BAD_CREDENTIALS = "bad_credentials", "Wrong name or password."
+    BAD_SESSION = "bad_session", "This session has ended; please log in again."
+    UNAVAILABLE = "unavailable", "The database is unavailable; please try again soon."
+    # --- review and export
+    NOT_FOUND = "not_found", "No such game or resource."
+    UNSUPPORTED_FORMAT = "unsupported_format", "This export format is for shogi variants only."
+    CORRUPT_RECORD = "corrupt_record", "The stored game cannot be read back."
+    # --- lobby
+    UNKNOWN_VARIANT = "unknown_variant", "Unknown variant."
+    GUESTS_CASUAL_ONLY = "guests_casual_only", "Guests play casual games only."
+    BYOYOMI_UNAVAILABLE = "byoyomi_unavailable", "Byoyomi is for shogi variants."
+    ALREADY_PLAYING = "already_playing", "Finish your current game first."
+    PLAYER_BUSY = "player_busy", "That player is playing a game."
+    SEEK_LIMIT = "seek_limit", "You have too many open seeks; withdraw one first."
+    CHALLENGE_LIMIT = "challenge_limit", "You have too many open challenges; withdraw one first."
+    CHALLENGE_EXISTS = "challenge_exists", "You already have an open challenge to this player."
+    NO_SUCH_SEEK = "no_such_seek", "That seek is no longer open."
+    OWN_SEEK = "own_seek", "That is your own seek."
+    RATING_OUT_OF_RANGE = "rating_out_of_range", "Your rating is outside the seek's range."
+    NO_SUCH_PLAYER = "no_such_player", "No such player is online."
+    SELF_CHALLENGE = "self_challenge", "You cannot challenge yourself."
+    NO_SUCH_CHALLENGE = "no_such_challenge", "There is no such open challenge."
+    # --- rooms
+    NO_SUCH_GAME = "no_such_game", "There is no such game here."
+    NOT_A_PLAYER = "not_a_player", "Only the game's players can do that."
+    NOT_JOINED = "not_joined", "Join the game before chatting in it."
+    BUSY = "busy", "The previous action is being saved; try again."
+    GAME_OVER = "game_over", "The game is over."
+    STALE_MOVE = "stale_move", "That move was meant for another move number."
+    NOT_YOUR_TURN = "not_your_turn", "It is not your turn."
+    ILLEGAL_MOVE = "illegal_move", "Illegal move."
+    MOVE_NOT_SAVED = "move_not_saved", "The move could not be saved; play it again."
+    TAKEBACK_NOT_SAVED = "takeback_not_saved", "The takeback could not be saved; the game goes on."
+    GAME_NOT_CREATED = "game_not_created", "The game could not be created; please try again."
+    RESIGN_NOT_SAVED = "resign_not_saved", "The resignation could not be saved; the game goes on."
+    DRAW_NOT_SAVED = "draw_not_saved", "The draw could not be saved; the game goes on."
+    ABORT_NOT_SAVED = "abort_not_saved", "The abort could not be saved; the game goes on."
+    ABANDON_NOT_SAVED = "abandon_not_saved", "The claim could not be saved; the game goes on."
+    ABORT_TOO_LATE = "abort_too_late", "A game can be aborted only before both players have moved."
+    NO_DRAW_CLAIM = "no_draw_claim", "There is no draw to claim in this position."
+    DRAW_OFFERS_UNAVAILABLE = "draw_offers_unavailable", "This variant has no draw offers."
+    OFFER_PENDING = "offer_pending", "Your offer is already pending."
+    NO_OFFER = "no_offer", "There is no offer to answer."
+    TAKEBACK_RATED = "takeback_rated", "Takebacks are for casual games only."
+    NO_MOVE_TO_TAKE_BACK = "no_move_to_take_back", "You have no move to take back."
+    GAME_NOT_FINISHED = "game_not_finished", "A rematch can be offered after the game."
+    OPPONENT_OFFLINE = "opponent_offline", "Your opponent is not online."
+    OPPONENT_PRESENT = "opponent_present", "Your opponent is connected."
+    TOO_EARLY = "too_early", "Your opponent may still come back; wait."
+    ABORT_INSTEAD = "abort_instead", "Before both players have moved, abort the game instead."
+    EMPTY_MESSAGE = "empty_message", "A chat line needs some text."
+    # --- several servers
+    CLUSTER_UNAVAILABLE = (
+        "cluster_unavailable",
+        (
+            "This needs another server of the cluster, which cannot be reached right now; "
+            "your games on this server go on. Please retry shortly."
+        ),
+    )
+    NODE_UNAVAILABLE = (
+        "node_unavailable",
+        (
+            "The server running this is not reachable right now (another server takes its games "
+            "over within seconds). Please retry shortly."
+        ),
+    )
 
 
 class ProtocolError(ValueError):
     """A decoded client frame does not follow docs/protocol.md.
 
-    ``code`` is always ``"bad_request"``; the message names the offending field.
+    ``code`` is always :attr:`ErrorCode.BAD_REQUEST`; the message names the offending field.
     """
 
-    code = "bad_request"
+    code = ErrorCode.BAD_REQUEST
 
 
 class CommandError(Exception):
     """A command that the hub refuses.
 
     :param code: stable machine-readable reason (documented in docs/protocol.md).
-    :param message: a sentence a player can read.
+    :param message: a sentence a player can read; the code's default text when omitted.
     :param extra: additional JSON-ready fields for the error payload (e.g. the current game state).
     """
 
-    def __init__(self, code: str, message: str, extra: Mapping[str, Any] | None = None) -> None:
-        super().__init__(message)
+    def __init__(
+        self, code: ErrorCode, message: str | None = None, extra: Mapping[str, Any] | None = None
+    ) -> None:
+        text = code.text if message is None else message
+        super().__init__(text)
         self.code = code
-        self.message = message
+        self.message = text
         self.extra: dict[str, Any] = dict(extra or {})

@@ -46,7 +46,7 @@ from server.hub.hub_rooms import HubRooms
 from server.hub.hub_state import Connection, HubConfig, OnlinePlayer
 from server.hub.identity import PlayerId, PlayerInfo, Rating, RatingKey
 from server.hub.lobby import Challenge, GameTerms, Seek
-from server.hub.messages import JsonObject, Message, error_message
+from server.hub.messages import JsonObject, Message, MessageKind, error_message
 from server.hub.room import GameRoom
 from server.rules import MoveRecord, get_variant
 
@@ -110,7 +110,7 @@ class Hub(HubRooms):
             "seeks": [s.view() for s in self._seeks.of_player(player.id)],
             "challenges": [c.view() for c in self._challenges.involving(player.id)],
         }
-        out.append(Send(conn_id, Message("hello", hello)))
+        out.append(Send(conn_id, Message(MessageKind.HELLO, hello)))
         if game_id is not None and len(online.conns) == 1:
             room = self._rooms[game_id]
             side = room.side_of(player.id)

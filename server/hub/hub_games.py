@@ -5,8 +5,6 @@ tokens, timers, players freed) and evicting finished games.
 
 from __future__ import annotations
 
-import string
-
 from server.hub.effects import (
     Effect,
     GameCreated,
@@ -19,15 +17,14 @@ from server.hub.effects import (
     Publish,
     Send,
 )
+from server.hub.errors import ErrorCode
+from server.hub.game_ids import new_game_id
 from server.hub.hub_state import HubState
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import GameTerms
-from server.hub.messages import Message, error_message
+from server.hub.messages import Message, MessageKind, error_message
 from server.hub.room import SIDE_NAMES, GameRoom
 from server.rules import get_variant
-
-GAME_ID_ALPHABET = string.ascii_letters + string.digits
-
 
 _PERSIST_KINDS: dict[type, str] = {
     GameCreated: "create",
@@ -54,9 +51,7 @@ class HubGames(HubState):
 
     def _new_game_id(self) -> GameId:
         while True:
-            game_id = "".join(
-                self._rng.choice(GAME_ID_ALPHABET) for _ in range(self.config.game_id_length)
-            )
+            game_id = new_game_id(self._rng)
             if game_id not in self._rooms:
                 return game_id
 
@@ -89,14 +84,7 @@ class HubGames(HubState):
         self._tokens[token] = (game_id, "create")
 
         def stored(player: PlayerInfo) -> GamePlayer:
-            rating = None if player.guest else terms.rating_of(player)
-            return GamePlayer(
-                player.id,
-                player.name,
-                player.guest,
-                None if rating is None else rating.rating,
-                None if rating is None else rating.deviation,
-            )
+            return GamePlayer(player.id, player.name, player.guest)
 
         record = GameCreated(
             game_id=game_id,
@@ -106,7 +94,6 @@ class HubGames(HubState):
             rated=terms.rated,
             first=stored(first),
             second=stored(second),
-            created_ms=now,
         )
         out.append(Persist(token, record))
         return game_id
@@ -124,7 +111,7 @@ class HubGames(HubState):
                 out += room.presence(side, False, now)
                 continue
             start = Message(
-                "game_start",
+                MessageKind.GAME_START,
                 {
                     "game": room.game_id,
                     "side": SIDE_NAMES[side],
@@ -139,7 +126,7 @@ class HubGames(HubState):
             Publish(
                 "games",
                 Message(
-                    "game_start",
+                    MessageKind.GAME_START,
                     {
                         "game": room.game_id,
                         **room.terms.view(),
@@ -153,7 +140,8 @@ class HubGames(HubState):
         del self._rooms[room.game_id]
         self._timers.clear(("room", room.game_id))
         message = error_message(
-            "game_not_created", f"The game could not be created ({reason}); please try again."
+            ErrorCode.GAME_NOT_CREATED,
+            f"The game could not be created ({reason}); please try again.",
         )
         for player in room.players:
             if self._playing.get(player.id) == room.game_id:

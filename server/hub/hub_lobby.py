@@ -20,12 +20,12 @@ from server.hub.commands import (
     WithdrawCommand,
 )
 from server.hub.effects import Effect, Send
-from server.hub.errors import CommandError
+from server.hub.errors import CommandError, ErrorCode
 from server.hub.hub_games import HubGames
 from server.hub.hub_state import Connection
 from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.lobby import Challenge, GameTerms, Seek, first_mover, opposite
-from server.hub.messages import Message, ack_message
+from server.hub.messages import Message, MessageKind, ack_message
 from server.hub.who import who_view
 from server.rules import VARIANT_NAMES, Variant, get_variant
 
@@ -41,7 +41,7 @@ class HubLobby(HubGames):
             return get_variant(name)
         except KeyError:
             raise CommandError(
-                "unknown_variant",
+                ErrorCode.UNKNOWN_VARIANT,
                 f"Unknown variant {name!r}; known: {', '.join(VARIANT_NAMES)}.",
             ) from None
 
@@ -51,12 +51,12 @@ class HubLobby(HubGames):
     ) -> None:
         if rated and player.guest:
             raise CommandError(
-                "guests_casual_only",
+                ErrorCode.GUESTS_CASUAL_ONLY,
                 f"{player.name} is a guest; guests play casual games only.",
             )
         if isinstance(control, Byoyomi) and variant.family != "shogi":
             raise CommandError(
-                "byoyomi_unavailable",
+                ErrorCode.BYOYOMI_UNAVAILABLE,
                 f"Byoyomi is for shogi variants; {variant.title} uses Fischer time.",
             )
 
@@ -75,7 +75,7 @@ class HubLobby(HubGames):
         partner = self._seeks.find_partner(seek)
         if partner is None:
             self._seeks.add(seek)
-            out += self._lobby("seek_added", seek.view())
+            out += self._lobby(MessageKind.SEEK_ADDED, seek.view())
             out.append(Send(conn.conn_id, ack_message(cmd.ack, {"seek": seek.id})))
             return
         waiting = self._players[partner.player.id].info
@@ -92,9 +92,9 @@ class HubLobby(HubGames):
         else:
             seek = self._seeks.get(cmd.seek_id)
             if seek is None or seek.player.id != conn.player_id:
-                raise CommandError("no_such_seek", f"You have no open seek {cmd.seek_id}.")
+                raise CommandError(ErrorCode.NO_SUCH_SEEK, f"You have no open seek {cmd.seek_id}.")
             self._seeks.remove(seek.id)
-            out += self._lobby("seek_removed", {"id": seek.id})
+            out += self._lobby(MessageKind.SEEK_REMOVED, {"id": seek.id})
             removed = [seek.id]
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"removed": removed})))
 
@@ -109,23 +109,27 @@ class HubLobby(HubGames):
             "seeks": [s.view() for s in self._seeks.all()],
             "watching": conn.conn_id in self._seek_watchers,
         }
-        out.append(Send(conn.conn_id, Message("sought", data, a=cmd.ack)))
+        out.append(Send(conn.conn_id, Message(MessageKind.SOUGHT, data, a=cmd.ack)))
 
     def _on_who(
         self, conn: Connection, cmd: WhoCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
         players = [online.info for online in self._players.values()]
-        out.append(Send(conn.conn_id, Message("who", who_view(players, self._playing), a=cmd.ack)))
+        out.append(
+            Send(
+                conn.conn_id, Message(MessageKind.WHO, who_view(players, self._playing), a=cmd.ack)
+            )
+        )
 
     def _on_play(
         self, conn: Connection, cmd: PlayCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
         seek = self._seeks.get(cmd.seek_id)
         if seek is None:
-            raise CommandError("no_such_seek", f"Seek {cmd.seek_id} is no longer open.")
+            raise CommandError(ErrorCode.NO_SUCH_SEEK, f"Seek {cmd.seek_id} is no longer open.")
         info = self._info(conn)
         if seek.player.id == info.id:
-            raise CommandError("own_seek", "That is your own seek.")
+            raise CommandError(ErrorCode.OWN_SEEK)
         self._check_terms(
             info, self._variant(seek.terms.variant), seek.terms.control, seek.terms.rated
         )
@@ -133,7 +137,7 @@ class HubLobby(HubGames):
         if not seek.accepts(info):
             low, high = seek.rating_range or (0, 0)
             raise CommandError(
-                "rating_out_of_range",
+                ErrorCode.RATING_OUT_OF_RANGE,
                 f"Your rating is outside the seek's range {low}-{high}.",
             )
         owner = self._players[seek.player.id].info
@@ -168,7 +172,7 @@ class HubLobby(HubGames):
         return challenge
 
     def _announce_challenge(self, challenge: Challenge) -> list[Effect]:
-        message = Message("challenge", challenge.view())
+        message = Message(MessageKind.CHALLENGE, challenge.view())
         return self._send_player(challenge.target.id, message) + self._send_player(
             challenge.sender.id, message
         )
@@ -179,9 +183,9 @@ class HubLobby(HubGames):
         info = self._info(conn)
         target_id = self._names.get(cmd.to.lower())
         if target_id is None:
-            raise CommandError("no_such_player", f"No player named {cmd.to!r} is online.")
+            raise CommandError(ErrorCode.NO_SUCH_PLAYER, f"No player named {cmd.to!r} is online.")
         if target_id == info.id:
-            raise CommandError("self_challenge", "You cannot challenge yourself.")
+            raise CommandError(ErrorCode.SELF_CHALLENGE)
         target = self._players[target_id].info
         variant = self._variant(cmd.variant)
         self._check_terms(info, variant, cmd.control, cmd.rated)
@@ -198,7 +202,7 @@ class HubLobby(HubGames):
         party = None if challenge is None else (challenge.target if as_target else challenge.sender)
         if challenge is None or party is None or party.id != player_id:
             raise CommandError(
-                "no_such_challenge",
+                ErrorCode.NO_SUCH_CHALLENGE,
                 f"There is no open challenge {challenge_id} {'to' if as_target else 'from'} you.",
             )
         return challenge
@@ -216,7 +220,8 @@ class HubLobby(HubGames):
         first = first_mover(challenge.colour, "random", self._rng)
         game_id = self._create_game(pair[first], pair[1 - first], challenge.terms, now, out)
         out += self._send_player(
-            sender.id, Message("challenge_accepted", {"id": challenge.id, "game": game_id})
+            sender.id,
+            Message(MessageKind.CHALLENGE_ACCEPTED, {"id": challenge.id, "game": game_id}),
         )
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": game_id})))
 
@@ -225,7 +230,9 @@ class HubLobby(HubGames):
     ) -> None:
         challenge = self._own_challenge(cmd.challenge_id, conn.player_id, as_target=True)
         self._challenges.remove(challenge.id)
-        message = Message("challenge_declined", {"id": challenge.id, "reason": cmd.reason})
+        message = Message(
+            MessageKind.CHALLENGE_DECLINED, {"id": challenge.id, "reason": cmd.reason}
+        )
         out += self._send_player(challenge.sender.id, message)
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"id": challenge.id})))
 
@@ -234,6 +241,6 @@ class HubLobby(HubGames):
     ) -> None:
         challenge = self._own_challenge(cmd.challenge_id, conn.player_id, as_target=False)
         self._challenges.remove(challenge.id)
-        message = Message("challenge_withdrawn", {"id": challenge.id})
+        message = Message(MessageKind.CHALLENGE_WITHDRAWN, {"id": challenge.id})
         out += self._send_player(challenge.target.id, message)
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"id": challenge.id})))

@@ -19,7 +19,7 @@ from server.hub.commands import (
     ResignCommand,
 )
 from server.hub.effects import Effect, GameId, Send
-from server.hub.errors import CommandError
+from server.hub.errors import CommandError, ErrorCode
 from server.hub.hub_lobby import HubLobby
 from server.hub.hub_state import Connection
 from server.hub.identity import PlayerId
@@ -33,13 +33,13 @@ class HubRooms(HubLobby):
     def _find_room(self, game_id: GameId, player_id: PlayerId) -> GameRoom:
         room = self._rooms.get(game_id)
         if room is None or (room.status == "created" and room.side_of(player_id) is None):
-            raise CommandError("no_such_game", f"There is no game {game_id!r} here.")
+            raise CommandError(ErrorCode.NO_SUCH_GAME, f"There is no game {game_id!r} here.")
         return room
 
     def _player_side(self, room: GameRoom, player_id: PlayerId) -> int:
         side = room.side_of(player_id)
         if side is None:
-            raise CommandError("not_a_player", "Only the game's players can do that.")
+            raise CommandError(ErrorCode.NOT_A_PLAYER)
         return side
 
     def _in_room(
@@ -169,7 +169,7 @@ class HubRooms(HubLobby):
             opponent_id = room.players[1 - side].id
             opponent = self._players.get(opponent_id)
             if opponent is None:
-                raise CommandError("opponent_offline", "Your opponent is not online.")
+                raise CommandError(ErrorCode.OPPONENT_OFFLINE)
             self._check_free(me)
             self._check_free(opponent.info, yourself=False)
         agreed, effects = room.rematch_offer(side, cmd.action, now)
@@ -189,9 +189,9 @@ class HubRooms(HubLobby):
     ) -> None:
         text = cmd.text.strip()
         if not text:
-            raise CommandError("empty_message", "A chat line needs some text.")
+            raise CommandError(ErrorCode.EMPTY_MESSAGE)
         room = self._find_room(cmd.game_id, conn.player_id)
         if conn.conn_id not in room.members:
-            raise CommandError("not_joined", "Join the game before chatting in it.")
+            raise CommandError(ErrorCode.NOT_JOINED)
         out += room.chat_line(room.side_of(conn.player_id), self._info(conn), text)
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": room.game_id})))

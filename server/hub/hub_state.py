@@ -10,10 +10,10 @@ import random
 from dataclasses import dataclass, field
 
 from server.hub.effects import Broadcast, ConnId, Effect, GameId, Publish, Send
-from server.hub.errors import CommandError
+from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import PlayerId, PlayerInfo
-from server.hub.lobby import ChallengeBook, SeekBook
-from server.hub.messages import JsonObject, Message
+from server.hub.lobby import MAX_SEEKS_PER_PLAYER, ChallengeBook, SeekBook
+from server.hub.messages import JsonObject, Message, MessageKind
 from server.hub.room import GameRoom, RoomSettings
 from server.hub.timers import Timers
 
@@ -22,12 +22,11 @@ from server.hub.timers import Timers
 class HubConfig:
     """Limits and timings of the hub (all times in milliseconds)."""
 
-    max_seeks_per_player: int = 3
+    max_seeks_per_player: int = MAX_SEEKS_PER_PLAYER
     max_challenges_per_player: int = 3
     max_connections_per_player: int = 10
     finished_room_ttl_ms: int = 15 * 60_000
     """How long a finished game stays in memory (final state, post-game chat, rematch)."""
-    game_id_length: int = 8
     room: RoomSettings = field(default_factory=RoomSettings)
 
 
@@ -95,18 +94,20 @@ class HubState:
     def _remove_seeks(self, player_id: PlayerId, out: list[Effect]) -> list[int]:
         removed = [s.id for s in self._seeks.remove_player(player_id)]
         for seek_id in removed:
-            out += self._lobby("seek_removed", {"id": seek_id})
+            out += self._lobby(MessageKind.SEEK_REMOVED, {"id": seek_id})
         return removed
 
     def _cancel_challenges(self, player_id: PlayerId, reason: str, out: list[Effect]) -> None:
         for challenge in self._challenges.involving(player_id):
             self._challenges.remove(challenge.id)
-            message = Message("challenge_cancelled", {"id": challenge.id, "reason": reason})
+            message = Message(
+                MessageKind.CHALLENGE_CANCELLED, {"id": challenge.id, "reason": reason}
+            )
             for party in (challenge.sender.id, challenge.target.id):
                 out += self._send_player(party, message)
 
     def _check_free(self, player: PlayerInfo, yourself: bool = True) -> None:
         if player.id in self._playing:
             if yourself:
-                raise CommandError("already_playing", "Finish your current game first.")
-            raise CommandError("player_busy", f"{player.name} is playing a game.")
+                raise CommandError(ErrorCode.ALREADY_PLAYING)
+            raise CommandError(ErrorCode.PLAYER_BUSY, f"{player.name} is playing a game.")

@@ -19,9 +19,14 @@ from dataclasses import dataclass
 
 from server.hub.clock import TimeControl
 from server.hub.commands import ColourChoice
-from server.hub.errors import CommandError
+from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import PlayerId, PlayerInfo, Rating
 from server.hub.messages import JsonObject
+
+MAX_SEEKS_PER_PLAYER = 3
+"""Open seeks a player may have at once (the default of :class:`SeekBook`)."""
+MAX_CHALLENGES_PER_SENDER = 3
+"""Open challenges a player may have sent at once (the default of :class:`ChallengeBook`)."""
 
 
 @dataclass(frozen=True)
@@ -158,7 +163,7 @@ class IdCounter:
 class SeekBook:
     """Open seeks in posting order, at most ``limit_per_player`` per player."""
 
-    def __init__(self, limit_per_player: int = 3) -> None:
+    def __init__(self, limit_per_player: int = MAX_SEEKS_PER_PLAYER) -> None:
         self.limit_per_player = limit_per_player
         self.ids = IdCounter()
         """Numbers new ids (see the module docstring)."""
@@ -183,7 +188,7 @@ class SeekBook:
         """:raises CommandError: ``seek_limit`` if the player may not post another seek."""
         if len(self.of_player(player_id)) >= self.limit_per_player:
             raise CommandError(
-                "seek_limit",
+                ErrorCode.SEEK_LIMIT,
                 f"You already have {self.limit_per_player} open seeks; withdraw one first.",
             )
 
@@ -237,7 +242,7 @@ class Challenge:
 class ChallengeBook:
     """Open challenges; a sender has at most ``limit_per_sender`` and one per target."""
 
-    def __init__(self, limit_per_sender: int = 3) -> None:
+    def __init__(self, limit_per_sender: int = MAX_CHALLENGES_PER_SENDER) -> None:
         self.limit_per_sender = limit_per_sender
         self.ids = IdCounter()
         """Numbers new ids (see the module docstring)."""
@@ -256,12 +261,10 @@ class ChallengeBook:
         """:raises CommandError: ``challenge_exists`` / ``challenge_limit``."""
         outgoing = [c for c in self._challenges.values() if c.sender.id == sender]
         if any(c.target.id == target for c in outgoing):
-            raise CommandError(
-                "challenge_exists", "You already have an open challenge to this player."
-            )
+            raise CommandError(ErrorCode.CHALLENGE_EXISTS)
         if len(outgoing) >= self.limit_per_sender:
             raise CommandError(
-                "challenge_limit",
+                ErrorCode.CHALLENGE_LIMIT,
                 f"You already have {self.limit_per_sender} open challenges; withdraw one first.",
             )
 

@@ -7,7 +7,7 @@ agreement when the other side's offer is pending (offering what the opponent off
 
 from __future__ import annotations
 
-from server.hub.errors import CommandError
+from server.hub.errors import CommandError, ErrorCode
 
 
 class OfferBox:
@@ -24,7 +24,9 @@ class OfferBox:
     def check_offer(self, side: int) -> None:
         """:raises CommandError: ``offer_pending`` if ``side``'s own offer is already pending."""
         if self.pending_from == side:
-            raise CommandError("offer_pending", f"Your {self.name} offer is already pending.")
+            raise CommandError(
+                ErrorCode.OFFER_PENDING, f"Your {self.name} offer is already pending."
+            )
 
     def offer(self, side: int) -> bool:
         """``side`` offers; returns True when this meets the opponent's pending offer (agreement).
@@ -41,7 +43,7 @@ class OfferBox:
     def check_answer(self, side: int) -> None:
         """:raises CommandError: ``no_offer`` unless the opponent of ``side`` has an offer pending."""
         if self.pending_from != 1 - side:
-            raise CommandError("no_offer", f"There is no {self.name} offer to answer.")
+            raise CommandError(ErrorCode.NO_OFFER, f"There is no {self.name} offer to answer.")
 
     def accept(self, side: int) -> None:
         self.check_answer(side)

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 from server.hub.clock import MoveTiming
 from server.hub.effects import ConnId, Effect, GameId, MoveAppended, MovesRetracted, Persist, Send
+from server.hub.errors import ErrorCode
 from server.hub.eventlog import Audience
 from server.hub.identity import PlayerInfo
-from server.hub.messages import AckId, JsonObject, ack_message, error_message
+from server.hub.messages import AckId, JsonObject, MessageKind, ack_message, error_message
 from server.hub.room_lifecycle import RoomLifecycle
 from server.hub.room_state import (
     DRAW,
@@ -36,7 +37,7 @@ from server.hub.room_state import (
     PreparedRelease,
     RoomSettings,
 )
-from server.rules import IllegalMoveError, InvalidMoveError, MoveRecord
+from server.rules import IllegalMoveError, InvalidMoveError, MoveRecord, Termination
 
 __all__ = ["SIDE_NAMES", "GameRoom", "RoomSettings"]
 
@@ -73,17 +74,17 @@ class GameRoom(RoomLifecycle):
         self._require_idle(now)
         if ply != committed + 1:
             raise self._refuse(
-                "stale_move",
-                f"That move was meant for move {ply}, but the game is at move {committed + 1}.",
+                ErrorCode.STALE_MOVE,
                 now,
+                f"That move was meant for move {ply}, but the game is at move {committed + 1}.",
             )
         if int(self.game.side_to_move) != side:
-            raise self._refuse("not_your_turn", "It is not your turn.", now)
+            raise self._refuse(ErrorCode.NOT_YOUR_TURN, now)
         try:
             played = self.game.play(uci)
         except (InvalidMoveError, IllegalMoveError) as exc:
             # The engine's message already names the move ("a1a5: the king on a1 cannot …").
-            raise self._refuse("illegal_move", f"Illegal move {exc}", now) from None
+            raise self._refuse(ErrorCode.ILLEGAL_MOVE, now, f"Illegal move {exc}") from None
         clock_before, abort_before = self.clock.state(), self.abort_at
         timing = self._charge(side, now, lag_ms)
         record = MoveRecord(
@@ -131,7 +132,7 @@ class GameRoom(RoomLifecycle):
                 # Playing on declines the opponent's draw offer.
                 effects += self._cancel_offer("draw")
             effects += self._move_acks(pending)
-            effects += self._emit("move", pending.event or self._move_event(pending))
+            effects += self._emit(MessageKind.MOVE, pending.event or self._move_event(pending))
         outcome = self.game.outcome()
         if outcome is not None:
             winner = None if outcome.winner is None else int(outcome.winner)
@@ -158,7 +159,7 @@ class GameRoom(RoomLifecycle):
             pending.event = self._move_event(pending)
         if self._cancels_offer(pending):
             return ()
-        event, stored = self.log.prepare("move", pending.event)
+        event, stored = self.log.prepare(MessageKind.MOVE, pending.event)
         effects = (*self._move_acks(pending), *self._deliver(event))
         pending.release = PreparedRelease(self.release_basis(pending), effects, stored)
         return effects
@@ -211,7 +212,7 @@ class GameRoom(RoomLifecycle):
         effects: list[Effect] = [
             Send(
                 conn,
-                error_message("move_not_saved", message, ack, {"state": self.state(now)}),
+                error_message(ErrorCode.MOVE_NOT_SAVED, message, ack, {"state": self.state(now)}),
             )
             for conn, ack in pending.acks
         ]
@@ -228,7 +229,7 @@ class GameRoom(RoomLifecycle):
         self._require_idle(now)
         if not self.variant.draw_offers:
             raise self._refuse(
-                "draw_offers_unavailable", f"{self.variant.title} has no draw offers.", now
+                ErrorCode.DRAW_OFFERS_UNAVAILABLE, now, f"{self.variant.title} has no draw offers."
             )
         box = self.offers["draw"]
         if action == "offer":
@@ -239,8 +240,8 @@ class GameRoom(RoomLifecycle):
         elif action == "accept":
             box.check_answer(side)
         if action != "decline":
-            ending = Ending(DRAW, None, "agreement", now, agreed_by=side)
-            return self._finish(ending, asker, "draw_not_saved")
+            ending = Ending(DRAW, None, Termination.AGREEMENT, now, agreed_by=side)
+            return self._finish(ending, asker, ErrorCode.DRAW_NOT_SAVED)
         box.decline(side)
         return self._offer_event("draw", "decline", side)
 
@@ -254,7 +255,7 @@ class GameRoom(RoomLifecycle):
         """
         self._require_idle(now)
         if self.terms.rated:
-            raise self._refuse("takeback_rated", "Takebacks are for casual games only.", now)
+            raise self._refuse(ErrorCode.TAKEBACK_RATED, now)
         box = self.offers["takeback"]
         if action == "decline":
             box.decline(side)
@@ -265,7 +266,7 @@ class GameRoom(RoomLifecycle):
                 self._side_of(ply) == side for ply in range(1, min(len(self.records), 2) + 1)
             )
             if box.pending_from is None and not moved:
-                raise self._refuse("no_move_to_take_back", "You have no move to take back.", now)
+                raise self._refuse(ErrorCode.NO_MOVE_TO_TAKE_BACK, now)
             if not box.offer(side):
                 return self._offer_event("takeback", "offer", side)
             proposer = 1 - side  # the opponent's pending offer met ours: theirs is taken back
@@ -296,7 +297,7 @@ class GameRoom(RoomLifecycle):
         effects: list[Effect] = self._cancel_offer("draw")
         effects += self._offer_event("takeback", "accept", 1 - pending.proposer)
         effects += self._emit(
-            "takeback",
+            MessageKind.TAKEBACK,
             {
                 "ply": len(self.records),
                 "removed": pending.plies,
@@ -320,7 +321,7 @@ class GameRoom(RoomLifecycle):
             Send(
                 conn,
                 error_message(
-                    "takeback_not_saved",
+                    ErrorCode.TAKEBACK_NOT_SAVED,
                     f"The takeback could not be saved ({reason}); the game goes on.",
                     ack,
                     {"state": self.state(now)},
@@ -328,7 +329,7 @@ class GameRoom(RoomLifecycle):
             )
         ]
         effects += self._emit(
-            "offer",
+            MessageKind.OFFER,
             {"kind": "takeback", "action": "cancel", "side": SIDE_NAMES[pending.proposer]},
         )
         return effects + self.on_time(now)
@@ -339,7 +340,7 @@ class GameRoom(RoomLifecycle):
         On agreement the hub creates the new game and calls :meth:`rematch_started`.
         """
         if not self.finished:
-            raise self._refuse("game_not_finished", "A rematch can be offered after the game.", now)
+            raise self._refuse(ErrorCode.GAME_NOT_FINISHED, now)
         box = self.offers["rematch"]
         if action == "offer":
             if box.offer(side):
@@ -354,7 +355,7 @@ class GameRoom(RoomLifecycle):
     def check_rematch(self, side: int, action: str, now: int) -> None:
         """Raise the refusal :meth:`rematch_offer` would raise, without changing anything."""
         if not self.finished:
-            raise self._refuse("game_not_finished", "A rematch can be offered after the game.", now)
+            raise self._refuse(ErrorCode.GAME_NOT_FINISHED, now)
         box = self.offers["rematch"]
         if action == "offer":
             box.check_offer(side)
@@ -363,10 +364,7 @@ class GameRoom(RoomLifecycle):
 
     def rematch_started(self, new_game_id: GameId) -> list[Effect]:
         self.offers["rematch"].cancel()
-        return self._emit("rematch", {"new_game": new_game_id})
-
-    def cancel_rematch(self) -> list[Effect]:
-        return self._cancel_offer("rematch")
+        return self._emit(MessageKind.REMATCH, {"new_game": new_game_id})
 
     # ----------------------------------------------------------- presence
 
@@ -378,13 +376,13 @@ class GameRoom(RoomLifecycle):
             self.absent[side] = None
             if self.finished:
                 return []
-            return self._emit("back", {"side": SIDE_NAMES[side]})
+            return self._emit(MessageKind.BACK, {"side": SIDE_NAMES[side]})
         if self.absent[side] is not None or self.finished:
             return []
         absence = Absence(now)
         self.absent[side] = absence
         return self._emit(
-            "gone",
+            MessageKind.GONE,
             {
                 "side": SIDE_NAMES[side],
                 "claimable": False,
@@ -404,4 +402,4 @@ class GameRoom(RoomLifecycle):
             "text": text,
         }
         self.chat[audience].append(line)
-        return self._emit("chat", line, audience)
+        return self._emit(MessageKind.CHAT, line, audience)

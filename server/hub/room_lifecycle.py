@@ -11,9 +11,17 @@ from collections.abc import Sequence
 
 from server.hub.clock import SideTime
 from server.hub.effects import Effect, GameFinished, Persist, Publish, Send
-from server.hub.messages import JsonObject, Message, ack_message, error_message
+from server.hub.errors import ErrorCode
+from server.hub.messages import JsonObject, Message, MessageKind, ack_message, error_message
 from server.hub.room_state import DRAW, RESULTS, SIDE_NAMES, Asker, Ending, PendingEnd, RoomState
-from server.rules import Game, IllegalMoveError, InvalidMoveError, MoveRecord, has_mating_material
+from server.rules import (
+    Game,
+    IllegalMoveError,
+    InvalidMoveError,
+    MoveRecord,
+    Termination,
+    has_mating_material,
+)
 
 
 class RoomLifecycle(RoomState):
@@ -69,12 +77,14 @@ class RoomLifecycle(RoomState):
         if self.clock.out_of_time(now):
             return self._flag(now)
         if self.abort_at is not None and now >= self.abort_at:
-            return self._finish(Ending(None, None, "abort", now, detail="no_first_move"))
+            return self._finish(Ending(None, None, Termination.ABORT, now, detail="no_first_move"))
         effects: list[Effect] = []
         for side, absence in enumerate(self.absent):
             if absence is not None and not absence.claimable and now >= self._claim_at(absence):
                 absence.claimable = True
-                effects += self._emit("gone", {"side": SIDE_NAMES[side], "claimable": True})
+                effects += self._emit(
+                    MessageKind.GONE, {"side": SIDE_NAMES[side], "claimable": True}
+                )
         return effects
 
     def _flag(self, now: int) -> list[Effect]:
@@ -82,8 +92,10 @@ class RoomLifecycle(RoomState):
         assert loser is not None and fell_at is not None
         winner = 1 - loser
         if not self._can_win_on_time(winner):
-            return self._finish(Ending(DRAW, None, "time", fell_at, flagged=True))
-        return self._finish(Ending(RESULTS[winner], winner, "time", fell_at, flagged=True))
+            return self._finish(Ending(DRAW, None, Termination.TIME, fell_at, flagged=True))
+        return self._finish(
+            Ending(RESULTS[winner], winner, Termination.TIME, fell_at, flagged=True)
+        )
 
     def _can_win_on_time(self, winner: int) -> bool:
         """Chess family: on time-out the game is drawn if the winner has no mating material
@@ -93,7 +105,7 @@ class RoomLifecycle(RoomState):
         return has_mating_material(self.game.position, winner)
 
     def _finish(
-        self, ending: Ending, asker: Asker | None = None, refusal: str = ""
+        self, ending: Ending, asker: Asker | None = None, refusal: ErrorCode | None = None
     ) -> list[Effect]:
         """Phase one of the game's end: ask for its record; nothing changes until it is stored.
 
@@ -150,7 +162,7 @@ class RoomLifecycle(RoomState):
         }
         if ending.detail is not None:
             data["detail"] = ending.detail
-        effects += self._emit("end", data)
+        effects += self._emit(MessageKind.END, data)
         if pending.asker is not None:
             conn, ack = pending.asker
             effects.append(Send(conn, ack_message(ack, {"game": self.game_id})))
@@ -158,7 +170,7 @@ class RoomLifecycle(RoomState):
             Publish(
                 "games",
                 Message(
-                    "game_end",
+                    MessageKind.GAME_END,
                     {
                         "game": self.game_id,
                         "result": ending.result,
@@ -179,6 +191,7 @@ class RoomLifecycle(RoomState):
             return []
         self._pending = None
         conn, ack = pending.asker
+        assert pending.refusal is not None, "a player's ending carries its refusal"
         message = f"That could not be saved ({reason}); nothing changed, the game goes on."
         effects: list[Effect] = [
             Send(conn, error_message(pending.refusal, message, ack, {"state": self.state(now)}))
@@ -192,43 +205,43 @@ class RoomLifecycle(RoomState):
 
     def resign(self, side: int, now: int, asker: Asker) -> list[Effect]:
         self._require_idle(now)
-        ending = Ending(RESULTS[1 - side], 1 - side, "resignation", now)
-        return self._finish(ending, asker, "resign_not_saved")
+        ending = Ending(RESULTS[1 - side], 1 - side, Termination.RESIGNATION, now)
+        return self._finish(ending, asker, ErrorCode.RESIGN_NOT_SAVED)
 
     def abort(self, side: int, now: int, asker: Asker) -> list[Effect]:
         self._require_idle(now)
         if len(self.records) >= 2:
-            raise self._refuse(
-                "abort_too_late", "A game can be aborted only before both players have moved.", now
-            )
-        ending = Ending(None, None, "abort", now, detail=f"{SIDE_NAMES[side]}_aborted")
-        return self._finish(ending, asker, "abort_not_saved")
+            raise self._refuse(ErrorCode.ABORT_TOO_LATE, now)
+        ending = Ending(None, None, Termination.ABORT, now, detail=f"{SIDE_NAMES[side]}_aborted")
+        return self._finish(ending, asker, ErrorCode.ABORT_NOT_SAVED)
 
     def claim_draw(self, side: int, now: int, asker: Asker) -> list[Effect]:
         self._require_idle(now)
         if int(self.game.side_to_move) != side:
-            raise self._refuse("not_your_turn", "Only the player to move may claim a draw.", now)
+            raise self._refuse(
+                ErrorCode.NOT_YOUR_TURN, now, "Only the player to move may claim a draw."
+            )
         claim = self.game.claimable_draw()
         if claim is None:
-            raise self._refuse("no_draw_claim", "There is no draw to claim in this position.", now)
-        return self._finish(Ending(DRAW, None, str(claim), now), asker, "draw_not_saved")
+            raise self._refuse(ErrorCode.NO_DRAW_CLAIM, now)
+        return self._finish(Ending(DRAW, None, str(claim), now), asker, ErrorCode.DRAW_NOT_SAVED)
 
     def abandon_claim(self, side: int, outcome: str, now: int, asker: Asker) -> list[Effect]:
         self._require_idle(now)
         absence = self.absent[1 - side]
         if absence is None:
-            raise self._refuse("opponent_present", "Your opponent is connected.", now)
+            raise self._refuse(ErrorCode.OPPONENT_PRESENT, now)
         if not absence.claimable:
             wait_s = (self._claim_at(absence) - now + 999) // 1000
             raise self._refuse(
-                "too_early", f"Your opponent may still come back; wait {wait_s} s more.", now
+                ErrorCode.TOO_EARLY,
+                now,
+                f"Your opponent may still come back; wait {wait_s} s more.",
             )
         if len(self.records) < 2:
-            raise self._refuse(
-                "abort_instead", "Before both players have moved, abort the game instead.", now
-            )
+            raise self._refuse(ErrorCode.ABORT_INSTEAD, now)
         if outcome == "draw":
-            ending = Ending(DRAW, None, "abandonment", now)
+            ending = Ending(DRAW, None, Termination.ABANDONMENT, now)
         else:
-            ending = Ending(RESULTS[side], side, "abandonment", now)
-        return self._finish(ending, asker, "abandon_not_saved")
+            ending = Ending(RESULTS[side], side, Termination.ABANDONMENT, now)
+        return self._finish(ending, asker, ErrorCode.ABANDON_NOT_SAVED)

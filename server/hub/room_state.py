@@ -13,16 +13,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from server.hub.clock import Byoyomi, ClockState, GameClock
-from server.hub.effects import Broadcast, ConnId, Effect, GameId, Publish, Send
-from server.hub.errors import CommandError
+from server.hub.effects import Broadcast, ConnId, Effect, GameId, Send
+from server.hub.errors import CommandError, ErrorCode
 from server.hub.eventlog import Audience, EventLog, RoomEvent
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import GameTerms
-from server.hub.messages import AckId, JsonObject, Message
+from server.hub.messages import AckId, JsonObject, Message, MessageKind
 from server.hub.offers import OfferBox
-from server.rules import Game, MoveList, MoveRecord, Variant
+from server.rules import SIDE_NAMES, Game, MoveList, MoveRecord, Variant
 
-SIDE_NAMES = ("first", "second")
 RESULTS = ("1-0", "0-1")
 DRAW = "1/2-1/2"
 
@@ -112,7 +111,7 @@ class PendingEnd:
     token: int
     ending: Ending
     asker: Asker | None
-    refusal: str
+    refusal: ErrorCode | None
 
 
 @dataclass
@@ -301,7 +300,7 @@ class RoomState:
             },
             "chat": list(self.chat[audience]),
         }
-        return Message("game", data, v=self.log.version)
+        return Message(MessageKind.GAME, data, v=self.log.version)
 
     def _claim_at(self, absence: Absence) -> int:
         return absence.since_ms + self.abandon_countdown_ms()
@@ -321,7 +320,6 @@ class RoomState:
         if audience is Audience.EVERYONE:
             if self.members:
                 effects.append(Broadcast(self._topic, event.message, tuple(self.members)))
-            effects.append(Publish(self._topic, event.message))
             return effects
         conns = tuple(
             conn for conn, side in self.members.items() if audience.includes(side is not None)
@@ -330,7 +328,7 @@ class RoomState:
             effects.append(Broadcast(f"{self._topic}:{audience.value}", event.message, conns))
         return effects
 
-    def _refuse(self, code: str, text: str, now: int) -> CommandError:
+    def _refuse(self, code: ErrorCode, now: int, text: str | None = None) -> CommandError:
         return CommandError(code, text, {"state": self.state(now)})
 
     # --------------------------------------------------------------- offers
@@ -339,10 +337,14 @@ class RoomState:
         offered = self.offers[kind].cancel()
         if offered is None:
             return []
-        return self._emit("offer", {"kind": kind, "action": "cancel", "side": SIDE_NAMES[offered]})
+        return self._emit(
+            MessageKind.OFFER, {"kind": kind, "action": "cancel", "side": SIDE_NAMES[offered]}
+        )
 
     def _offer_event(self, kind: str, action: str, side: int) -> list[Effect]:
-        return self._emit("offer", {"kind": kind, "action": action, "side": SIDE_NAMES[side]})
+        return self._emit(
+            MessageKind.OFFER, {"kind": kind, "action": action, "side": SIDE_NAMES[side]}
+        )
 
     # ------------------------------------------------------------- members
 
@@ -376,16 +378,16 @@ class RoomState:
 
     def _require_started(self, now: int) -> None:
         if self.status == "finished":
-            raise self._refuse("game_over", "The game is over.", now)
+            raise self._refuse(ErrorCode.GAME_OVER, now)
         if self.status != "started":
-            raise CommandError("busy", "The game is being set up; try again in a moment.")
+            raise CommandError(ErrorCode.BUSY, "The game is being set up; try again in a moment.")
 
     def _require_idle(self, now: int) -> None:
         self._require_started(now)
         pending = self._pending
         if isinstance(pending, PendingEnd):
             if pending.asker is None:  # decided and final: only its announcement waits
-                raise self._refuse("game_over", "The game is over.", now)
-            raise CommandError("busy", "The end of the game is being saved; try again.")
+                raise self._refuse(ErrorCode.GAME_OVER, now)
+            raise CommandError(ErrorCode.BUSY, "The end of the game is being saved; try again.")
         if pending is not None:
-            raise CommandError("busy", "The previous move is being saved; try again.")
+            raise CommandError(ErrorCode.BUSY, "The previous move is being saved; try again.")

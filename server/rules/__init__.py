@@ -10,7 +10,16 @@
 
 from .chess_family import has_mating_material
 from .errors import IllegalMoveError, InvalidFenError, InvalidMoveError, RulesError
-from .game import Game, Outcome, PlayedMove, Side, Termination, decide_outcome
+from .game import (
+    ENGINE_TERMINATIONS,
+    SIDE_NAMES,
+    Game,
+    Outcome,
+    PlayedMove,
+    Side,
+    Termination,
+    decide_outcome,
+)
 from .geometry import Geometry
 from .position import Move, Position
 from .record import MoveList, MoveRecord
@@ -27,6 +36,8 @@ from .variant import (
 from .variants import VARIANT_NAMES, VARIANTS, get_variant
 
 __all__ = [
+    "ENGINE_TERMINATIONS",
+    "SIDE_NAMES",
     "VARIANTS",
     "VARIANT_NAMES",
     "Castling",

@@ -29,7 +29,6 @@ __all__ = [
     "wildcastle_dead_position",
 ]
 
-_FILES = "abcdefgh"
 _PAWN_RANKS = "pppppppp/8/8/8/8/PPPPPPPP"
 
 

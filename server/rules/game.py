@@ -15,7 +15,16 @@ from .position import Move, Position, PositionSnapshot
 from .uci import legal_uci
 from .variant import RoyalModel, Variant
 
-__all__ = ["Game", "Outcome", "PlayedMove", "Side", "Termination", "decide_outcome"]
+__all__ = [
+    "ENGINE_TERMINATIONS",
+    "SIDE_NAMES",
+    "Game",
+    "Outcome",
+    "PlayedMove",
+    "Side",
+    "Termination",
+    "decide_outcome",
+]
 
 
 class Side(IntEnum):
@@ -32,9 +41,18 @@ class Side(IntEnum):
 _SIDES = (Side.FIRST, Side.SECOND)
 """By turn (0 or 1): looked up, where ``Side(turn)`` is an enum call of about a microsecond."""
 
+SIDE_NAMES: tuple[str, str] = ("first", "second")
+"""The protocol's word for each :class:`Side`, by its value: ``SIDE_NAMES[Side.FIRST]``. The
+hub keeps a side as this int (``Side`` is an ``IntEnum``, so either indexes alike)."""
+
 
 class Termination(StrEnum):
-    """Endings the adjudicator decides from the position and its history."""
+    """Every way a game ends, defined once for the rules, the hub, the store and the exports.
+
+    The adjudicator decides the first group from the position and its history
+    (:data:`ENGINE_TERMINATIONS`); the server decides the others (a player's resignation, a
+    flag, an agreed or claimed draw, an abort, an abandonment claim).
+    """
 
     CHECKMATE = "checkmate"
     STALEMATE = "stalemate"
@@ -44,6 +62,27 @@ class Termination(StrEnum):
     FIFTY_MOVES = "fifty_moves"
     SEVENTY_FIVE_MOVES = "seventy_five_moves"
     DEAD_POSITION = "dead_position"
+    # decided by the server
+    RESIGNATION = "resignation"
+    TIME = "time"
+    AGREEMENT = "agreement"
+    ABORT = "abort"
+    ABANDONMENT = "abandonment"
+
+
+ENGINE_TERMINATIONS = frozenset(
+    {
+        Termination.CHECKMATE,
+        Termination.STALEMATE,
+        Termination.ROYAL_CAPTURE,
+        Termination.REPETITION,
+        Termination.PERPETUAL_CHECK,
+        Termination.FIFTY_MOVES,
+        Termination.SEVENTY_FIVE_MOVES,
+        Termination.DEAD_POSITION,
+    }
+)
+"""The endings :func:`decide_outcome` and :meth:`Game.claimable_draw` decide from the moves."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ are played, the store keeps them and returns :class:`GameInfo` (listings) and
 (``server.rules.export``) read them. They live here, in the lowest layer, because the lowest
 reader is the export writers. Plain values: a :class:`MoveRecord` has no checks on
 construction, so the hub's move path pays nothing for it (the store checks what it writes); a
-:class:`TimeControl` refuses impossible clocks.
+:class:`StoredTimeControl` refuses impossible clocks.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ __all__ = [
     "CLOCK_KINDS",
     "GAME_STATUSES",
     "RESULT_CODES",
+    "UNFINISHED_STATUSES",
     "ClockKind",
     "GameInfo",
     "GamePage",
@@ -30,7 +31,7 @@ __all__ = [
     "MoveList",
     "MoveRecord",
     "ResultCode",
-    "TimeControl",
+    "StoredTimeControl",
 ]
 
 ClockKind = Literal["fischer", "byoyomi"]
@@ -41,6 +42,9 @@ ResultCode = Literal["1-0", "0-1", "1/2-1/2"]
 CLOCK_KINDS: tuple[ClockKind, ...] = get_args(ClockKind)
 GAME_STATUSES: tuple[GameStatus, ...] = get_args(GameStatus)
 RESULT_CODES: tuple[ResultCode, ...] = get_args(ResultCode)
+UNFINISHED_STATUSES: tuple[GameStatus, ...] = ("created", "started")
+"""The statuses of a game that has not ended: restart recovery resumes such a game, a takeover
+takes it over, the store still accepts its moves and its end."""
 
 
 def _check_count(what: str, value: int) -> None:
@@ -49,11 +53,15 @@ def _check_count(what: str, value: int) -> None:
 
 
 @dataclass(frozen=True, slots=True)
-class TimeControl:
+class StoredTimeControl:
     """A game's clock as recorded: Fischer (base + increment) or byoyomi (base, then periods).
 
-    >>> TimeControl("byoyomi", 600_000, byoyomi_ms=30_000, periods=1)
-    TimeControl(kind='byoyomi', base_ms=600000, increment_ms=0, byoyomi_ms=30000, periods=1)
+    The stored form, in the store's units; the hub's running clock rule is
+    ``server.hub.clock.TimeControl`` (``Fischer | Byoyomi``: ``to_record`` and
+    ``control_of_record`` convert), whose JSON form (``to_json``) is the protocol's ``tc``.
+
+    >>> StoredTimeControl("byoyomi", 600_000, byoyomi_ms=30_000, periods=1)
+    StoredTimeControl(kind='byoyomi', base_ms=600000, increment_ms=0, byoyomi_ms=30000, periods=1)
 
     :raises ValueError: an unknown kind, a negative or non-integer number, byoyomi fields on a
         Fischer clock, a byoyomi clock without periods, or no time at all.
@@ -174,16 +182,15 @@ class GameInfo:
     ``speed`` the rating pool of the time control (``server.hub.glicko2.speed_class``), the
     players' names, store ids (None for a guest) and ratings before the game (None unless
     rated). End: ``status``; ``result`` is ``"1-0"`` (first player won), ``"0-1"``,
-    ``"1/2-1/2"`` or None (not over, or aborted); ``termination`` an adjudicator termination
-    (``"checkmate"``, ...) or a server one (``"resignation"``, ``"time"``, ``"agreement"``,
-    ``"abort"``, ``"abandonment"``); ``plies`` and ``final_fen`` as the game ended; ratings
+    ``"1/2-1/2"`` or None (not over, or aborted); ``termination`` the value of a
+    :class:`~server.rules.game.Termination` (an adjudicator's or a server's ending); ``plies`` and ``final_fen`` as the game ended; ratings
     after the game. Datetimes are aware (UTC).
     """
 
     id: str
     variant: str
     start_fen: str
-    time_control: TimeControl
+    time_control: StoredTimeControl
     speed: str
     rated: bool
     first_name: str

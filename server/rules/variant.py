@@ -230,7 +230,6 @@ class Tables:
             [tuple(frozenset().union(*sets[1:]) for _, sets in rays) for rays in per_square]
             for per_square in self.attack_rays
         ]
-        self._rays_through: dict[tuple[int, int], dict[int, tuple[int, ...]]] = {}
         self._reach: dict[tuple[int, int, int], frozenset[int]] = {}
         self.names = [g.name(s) for s in range(g.size)]
         # FEN letters by signed code (a negative index reads the second player's from the
@@ -385,19 +384,6 @@ class Tables:
                 per_square.append((tuple(sorted(near)), tuple(rays)))
             self.reach_by_piece[piece] = per_square
         return per_square
-
-    def rays_through(self, by: int, square: int, through: int) -> tuple[int, ...]:
-        """Indexes of the rays of ``attack_rays[by][square]`` that pass over ``through``
-        (built on first use per square: only pin tests need them)."""
-        index = self._rays_through.get((by, square))
-        if index is None:
-            lists: dict[int, list[int]] = {}
-            for i, (squares, _) in enumerate(self.attack_rays[by][square]):
-                for s in squares:
-                    lists.setdefault(s, []).append(i)
-            index = {s: tuple(rays) for s, rays in lists.items()}
-            self._rays_through[(by, square)] = index
-        return index.get(through, ())
 
     @staticmethod
     def _zone(v: Variant, side: int) -> frozenset[int]:

@@ -20,7 +20,7 @@ from server.rules.record import (
     GameRecord,
     GameStatus,
     ResultCode,
-    TimeControl,
+    StoredTimeControl,
 )
 from server.store.engine import DEFAULT_URL, create_engine
 from server.store.errors import (
@@ -32,22 +32,20 @@ from server.store.errors import (
     UnknownGameError,
     UnknownPlayerError,
 )
-from server.store.journal import EndJournal
+from server.store.journal import JOURNAL_FORMAT, EndJournal, end_entry, end_from_entry
 from server.store.records import (
-    ClockState,
     GameMove,
     Player,
     PlayerRating,
     RatingUpdate,
-    clock_state,
 )
 from server.store.repository import Store, new_game_id
 from server.store.writer import MoveWriter, WriterStats
 
 __all__ = [
     "DEFAULT_URL",
+    "JOURNAL_FORMAT",
     "ClockKind",
-    "ClockState",
     "DuplicateMoveError",
     "EndJournal",
     "GameInfo",
@@ -65,11 +63,12 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreUnavailableError",
-    "TimeControl",
+    "StoredTimeControl",
     "UnknownGameError",
     "UnknownPlayerError",
     "WriterStats",
-    "clock_state",
     "create_engine",
+    "end_entry",
+    "end_from_entry",
     "new_game_id",
 ]

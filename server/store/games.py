@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import secrets
-import string
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn, cast
 
@@ -11,8 +10,14 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from server.hub import game_ids
 from server.hub.glicko2 import speed_class
-from server.rules.record import GameStatus, MoveRecord, ResultCode, TimeControl
+from server.rules.record import (
+    UNFINISHED_STATUSES,
+    MoveRecord,
+    ResultCode,
+    StoredTimeControl,
+)
 from server.store.errors import (
     DuplicateMoveError,
     GameStateError,
@@ -34,7 +39,6 @@ from server.store.records import (
     utc_now,
 )
 from server.store.schema import (
-    GAME_ID_LENGTH,
     NAME_LENGTH,
     TERMINATION_LENGTH,
     VARIANT_LENGTH,
@@ -43,17 +47,16 @@ from server.store.schema import (
 )
 from server.store.transactions import Transactions, integrity_kind
 
-__all__ = ["ACTIVE_STATUSES", "GameStore", "new_game_id"]
+__all__ = ["GameStore", "new_game_id"]
 
-_GAME_ID_ALPHABET = string.digits + string.ascii_letters
+_SECURE = secrets.SystemRandom()
 _ID_ATTEMPTS = 5
-#: The statuses of a game that has not ended.
-ACTIVE_STATUSES: tuple[GameStatus, ...] = ("created", "started")
 
 
 def new_game_id() -> str:
-    """A random game id: 8 characters from ``[0-9A-Za-z]``."""
-    return "".join(secrets.choice(_GAME_ID_ALPHABET) for _ in range(GAME_ID_LENGTH))
+    """A random game id (:func:`server.hub.game_ids.new_game_id`, drawn from the system's
+    secure source)."""
+    return game_ids.new_game_id(_SECURE)
 
 
 class GameStore(Transactions):
@@ -64,7 +67,7 @@ class GameStore(Transactions):
         *,
         variant: str,
         start_fen: str,
-        time_control: TimeControl,
+        time_control: StoredTimeControl,
         first_name: str,
         second_name: str,
         first_player_id: int | None = None,
@@ -88,7 +91,7 @@ class GameStore(Transactions):
         check_text("start position", start_fen, 10_000)
         check_text("first player's name", first_name, NAME_LENGTH)
         check_text("second player's name", second_name, NAME_LENGTH)
-        if not isinstance(time_control, TimeControl):
+        if not isinstance(time_control, StoredTimeControl):
             raise ValueError("time_control must be a TimeControl")
         if rated and (first_player_id is None or second_player_id is None):
             raise ValueError("a rated game needs two registered players")
@@ -181,7 +184,7 @@ class GameStore(Transactions):
         async with self._transaction(write=True) as connection:
             result = await connection.execute(
                 update(games)
-                .where(games.c.id == game_id, games.c.status.in_(ACTIVE_STATUSES))
+                .where(games.c.id == game_id, games.c.status.in_(UNFINISHED_STATUSES))
                 .values(
                     status="aborted",
                     termination=termination,
@@ -230,7 +233,7 @@ class GameStore(Transactions):
             row = (
                 await connection.execute(
                     update(games)
-                    .where(games.c.id == game_id, games.c.status.in_(ACTIVE_STATUSES))
+                    .where(games.c.id == game_id, games.c.status.in_(UNFINISHED_STATUSES))
                     .values(
                         status="finished",
                         result=code,
@@ -337,7 +340,7 @@ class GameStore(Transactions):
             for game_id, version in versions.items():
                 await connection.execute(
                     update(games)
-                    .where(games.c.id == game_id, games.c.status.in_(ACTIVE_STATUSES))
+                    .where(games.c.id == game_id, games.c.status.in_(UNFINISHED_STATUSES))
                     .values(room_version=version)
                 )
 
@@ -347,9 +350,7 @@ class GameStore(Transactions):
         resumed room issues new versions that a later crash would not record."""
         async with self._transaction(write=True) as connection:
             version = (
-                await connection.execute(
-                    select(games.c.room_version).where(games.c.id == game_id)
-                )
+                await connection.execute(select(games.c.room_version).where(games.c.id == game_id))
             ).scalar_one_or_none()
             if version is not None:
                 await connection.execute(

@@ -16,13 +16,95 @@ from __future__ import annotations
 
 import json
 import os
-import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
-__all__ = ["EndJournal"]
+from server.hub.effects import GameFinished
+from server.hub.game_ids import GAME_ID_PATTERN
 
-_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+__all__ = ["JOURNAL_FORMAT", "EndJournal", "JournalEntry", "end_entry", "end_from_entry"]
+
+
+JOURNAL_FORMAT = 1
+"""The layout of an entry, written in it as ``"format"``. :func:`end_from_entry` reads every
+layout ever written: 1 (:func:`end_entry`) and 0, the field names of the hub's ``GameFinished``
+before entries had a format (an entry written by an older process is replayed by a newer one)."""
+
+_FORMAT_0_NAMES = {
+    "game_id": "game",
+    "first_id": "first",
+    "second_id": "second",
+    "final_fen": "fen",
+}
+"""Format 0's names that format 1 spells otherwise (the others are the same)."""
+
+
+class JournalEntry(TypedDict):
+    """An entry of format :data:`JOURNAL_FORMAT` (the JSON object of one file)."""
+
+    format: int
+    game: str
+    variant: str
+    rated: bool
+    first: str
+    second: str
+    result: str | None
+    termination: str
+    plies: int
+    fen: str
+    ended_ms: int
+    server_decided: bool
+
+
+def end_entry(end: GameFinished) -> JournalEntry:
+    """The journal entry of ``end``, in format :data:`JOURNAL_FORMAT`."""
+    return {
+        "format": JOURNAL_FORMAT,
+        "game": end.game_id,
+        "variant": end.variant,
+        "rated": end.rated,
+        "first": end.first_id,
+        "second": end.second_id,
+        "result": end.result,
+        "termination": end.termination,
+        "plies": end.plies,
+        "fen": end.final_fen,
+        "ended_ms": end.ended_ms,
+        "server_decided": end.server_decided,
+    }
+
+
+def end_from_entry(entry: Mapping[str, Any]) -> GameFinished:
+    """The game end a journal entry of any format holds.
+
+    :raises ValueError: an unknown format, a missing field or one of the wrong type.
+    """
+    version = entry.get("format", 0)
+    if version == 0:
+        entry = {_FORMAT_0_NAMES.get(name, name): value for name, value in entry.items()}
+    elif version != JOURNAL_FORMAT:
+        raise ValueError(f"unknown journal format {version!r}")
+
+    def field(name: str, *types: type) -> Any:
+        value = entry.get(name)
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            raise ValueError(f"journal field {name!r} is {value!r}")
+        return value
+
+    return GameFinished(
+        game_id=field("game", str),
+        variant=field("variant", str),
+        rated=field("rated", bool),
+        first_id=field("first", str),
+        second_id=field("second", str),
+        result=field("result", str, type(None)),
+        termination=field("termination", str),
+        plies=field("plies", int),
+        final_fen=field("fen", str),
+        ended_ms=field("ended_ms", int),
+        server_decided=field("server_decided", bool),
+    )
 
 
 class EndJournal:
@@ -36,11 +118,11 @@ class EndJournal:
         self.directory = directory
 
     def _path(self, game_id: str) -> Path:
-        if not _GAME_ID.fullmatch(game_id):
+        if not GAME_ID_PATTERN.fullmatch(game_id):
             raise ValueError(f"not a game id for the journal: {game_id!r}")
         return self.directory / f"{game_id}.json"
 
-    def keep(self, game_id: str, entry: dict[str, Any]) -> None:
+    def keep(self, game_id: str, entry: Mapping[str, Any]) -> None:
         """Store ``entry`` (JSON-serialisable) for ``game_id`` durably, replacing any earlier one.
 
         Returns after the file and its directory entry are on disk.

@@ -11,15 +11,16 @@ from sqlalchemy import Row, and_, func, or_, select
 from sqlalchemy.sql.elements import ColumnElement
 
 from server.rules.record import (
+    GAME_STATUSES,
+    UNFINISHED_STATUSES,
     GameInfo,
     GamePage,
     GameRecord,
     GameStatus,
     MoveRecord,
     ResultCode,
-    TimeControl,
+    StoredTimeControl,
 )
-from server.store.games import ACTIVE_STATUSES
 from server.store.records import check_game_id, check_result
 from server.store.schema import game_moves, games, players
 from server.store.transactions import Transactions
@@ -52,7 +53,7 @@ class GameQueries(Transactions):
 
         For restart recovery: see :func:`server.store.records.clock_state`.
         """
-        active = games.c.status.in_(ACTIVE_STATUSES)
+        active = games.c.status.in_(UNFINISHED_STATUSES)
         async with self._transaction(write=False) as connection:
             game_rows = (
                 await connection.execute(
@@ -125,7 +126,7 @@ class GameQueries(Transactions):
         if result is not None:
             conditions.append(games.c.result == check_result(result))
         if status is not None:
-            if status not in ("created", "started", "finished", "aborted"):
+            if status not in GAME_STATUSES:
                 raise ValueError(f"unknown game status {status!r}")
             conditions.append(games.c.status == status)
         if since is not None:
@@ -202,7 +203,7 @@ def _game_fields(row: Row[*tuple[Any, ...]]) -> dict[str, Any]:
         "variant": row.variant,
         "start_fen": row.start_fen,
         "speed": row.speed,
-        "time_control": TimeControl(
+        "time_control": StoredTimeControl(
             kind=row.clock_kind,
             base_ms=row.base_ms,
             increment_ms=row.increment_ms,

@@ -1,33 +1,29 @@
 """Plain values passed into and returned by the store, and the checks of what it writes.
 
 The game records themselves (:class:`~server.rules.record.GameRecord`, ``GameInfo``,
-``MoveRecord``, ``TimeControl``, ``GamePage``) are shared by every layer and live in
+``MoveRecord``, ``StoredTimeControl``, ``GamePage``) are shared by every layer and live in
 ``server.rules.record``. Malformed input raises :class:`ValueError` before any SQL runs.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from server.hub.game_ids import GAME_ID_MAX_LENGTH, GAME_ID_PATTERN
 from server.hub.glicko2 import Rating, Speed
-from server.rules.record import RESULT_CODES, GameRecord, MoveRecord, ResultCode
-from server.store.schema import DISPLAY_LENGTH, GAME_ID_MAX_LENGTH, UCI_LENGTH
+from server.rules.record import RESULT_CODES, MoveRecord, ResultCode
+from server.store.schema import DISPLAY_LENGTH, UCI_LENGTH
 
 __all__ = [
-    "ClockState",
     "GameMove",
     "Player",
     "PlayerRating",
     "RatingUpdate",
-    "clock_state",
 ]
 
 #: The score of the first player for each result.
 FIRST_PLAYER_SCORE: dict[ResultCode, float] = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
-
-_GAME_ID = re.compile(rf"[0-9A-Za-z_-]{{1,{GAME_ID_MAX_LENGTH}}}")
 
 
 def utc_now() -> datetime:
@@ -43,7 +39,7 @@ def check_text(what: str, value: str, max_length: int) -> None:
 
 
 def check_game_id(game_id: str) -> None:
-    if not isinstance(game_id, str) or not _GAME_ID.fullmatch(game_id):
+    if not isinstance(game_id, str) or not GAME_ID_PATTERN.fullmatch(game_id):
         raise ValueError(
             f"game ids are 1 to {GAME_ID_MAX_LENGTH} letters, digits, '_' or '-', got {game_id!r}"
         )
@@ -133,38 +129,3 @@ def check_move(game_id: str, move: MoveRecord) -> None:
         _check_int("periods_left", move.periods_left)
     if move.played_at is not None and move.played_at.tzinfo is None:
         raise ValueError("played_at must be timezone-aware")
-
-
-@dataclass(frozen=True, slots=True)
-class ClockState:
-    """The clocks as the stored moves left them.
-
-    The store does not know which colour moved first (a start position may
-    hand the move to either side), but sides alternate, so the side to move
-    last moved at ply ``ply - 1`` and the side waiting moved at ``ply``.
-    A None clock means that side has not moved yet: its clock still shows the
-    base time.
-    """
-
-    ply: int
-    to_move_ms: int | None
-    to_move_periods: int | None
-    waiting_ms: int | None
-    waiting_periods: int | None
-    #: Since when the side to move has been thinking: the last move's time,
-    #: else the game's start; None if the game never started.
-    running_since: datetime | None
-
-
-def clock_state(game: GameRecord) -> ClockState:
-    """The clocks as ``game``'s stored moves left them (see :class:`ClockState`)."""
-    last = game.moves[-1] if game.moves else None
-    previous = game.moves[-2] if len(game.moves) >= 2 else None
-    return ClockState(
-        ply=len(game.moves),
-        to_move_ms=previous.clock_ms if previous else None,
-        to_move_periods=previous.periods_left if previous else None,
-        waiting_ms=last.clock_ms if last else None,
-        waiting_periods=last.periods_left if last else None,
-        running_since=last.played_at if last else game.started_at,
-    )

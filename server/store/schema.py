@@ -48,9 +48,9 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
+from server.hub.game_ids import GAME_ID_MAX_LENGTH
+
 __all__ = [
-    "GAME_ID_LENGTH",
-    "GAME_ID_MAX_LENGTH",
     "NAME_LENGTH",
     "Base",
     "GameMoveRow",
@@ -75,8 +75,6 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 
-GAME_ID_LENGTH = 8
-GAME_ID_MAX_LENGTH = 16
 NAME_LENGTH = 32
 VARIANT_LENGTH = 32
 TERMINATION_LENGTH = 32

@@ -27,6 +27,7 @@ from typing import Protocol
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from server.hub.errors import ErrorCode
 from server.hub.identity import PlayerId, PlayerInfo, Rating, RatingKey
 
 __all__ = [
@@ -100,10 +101,11 @@ class AccountStore(Protocol):
 class AuthError(Exception):
     """A refused login, registration or resumption; ``code`` and ``message`` go to the client."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, code: ErrorCode, message: str | None = None) -> None:
+        text = code.text if message is None else message
+        super().__init__(text)
         self.code = code
-        self.message = message
+        self.message = text
 
 
 @dataclass(frozen=True)
@@ -150,18 +152,19 @@ def check_name(name: str) -> None:
     """
     if not NAME_PATTERN.fullmatch(name):
         raise AuthError(
-            "invalid_name",
-            "A name has 3 to 20 characters: a letter, then letters, digits, '_' or '-'.",
+            ErrorCode.INVALID_NAME,
         )
     if name.lower().startswith(RESERVED_PREFIX):
-        raise AuthError("invalid_name", "Names starting with 'guest' are reserved for guests.")
+        raise AuthError(
+            ErrorCode.INVALID_NAME, "Names starting with 'guest' are reserved for guests."
+        )
 
 
 def check_password(password: str) -> None:
     """:raises AuthError: ``invalid_password`` unless 8 to 128 characters."""
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise AuthError(
-            "invalid_password",
+            ErrorCode.INVALID_PASSWORD,
             f"A password has {MIN_PASSWORD} to {MAX_PASSWORD} characters.",
         )
 
@@ -200,7 +203,7 @@ class Accounts:
         try:
             player = await self._store.create_player(name, password_hash)
         except NameTaken:
-            raise AuthError("name_taken", f"The name {name!r} is taken.") from None
+            raise AuthError(ErrorCode.NAME_TAKEN, f"The name {name!r} is taken.") from None
         except AccountsUnavailable:
             raise _unavailable() from None
         return await self._session_for(player)
@@ -219,7 +222,7 @@ class Accounts:
             raise _unavailable() from None
         stored_hash = player.password_hash if player is not None else await self._dummy()
         if not await self._verify(stored_hash, password) or player is None:
-            raise AuthError("bad_credentials", "Wrong name or password.")
+            raise AuthError(ErrorCode.BAD_CREDENTIALS)
         return await self._session_for(player)
 
     async def resume(self, token: str) -> Identity:
@@ -235,7 +238,7 @@ class Accounts:
         except AccountsUnavailable:
             raise _unavailable() from None
         if found is None:
-            raise AuthError("bad_session", "This session has ended; please log in again.")
+            raise AuthError(ErrorCode.BAD_SESSION)
         player, ratings = found
         return Identity(_player_info(player, ratings), token)
 
@@ -309,4 +312,6 @@ def _player_info(player: StoredPlayer, ratings: Sequence[StoredRating]) -> Playe
 
 
 def _unavailable() -> AuthError:
-    return AuthError("unavailable", "The player database is unavailable; please try again soon.")
+    return AuthError(
+        ErrorCode.UNAVAILABLE, "The player database is unavailable; please try again soon."
+    )

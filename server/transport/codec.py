@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from server.hub.commands import valid_text
+from server.hub.errors import ErrorCode
 from server.hub.messages import Message
 
 __all__ = [
@@ -55,7 +56,7 @@ INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 class DecodeError(ValueError):
     """A frame refused by :func:`decode`; ``code`` is ``bad_json`` or ``bad_request``."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -127,7 +128,9 @@ def _bad_text_at(obj: Any, path: str) -> str | None:
         return None if valid_text(obj) else path
     if isinstance(obj, dict):
         for key, value in obj.items():
-            where = f"{path}.{key}" if valid_text(key) and key.isidentifier() else f"{path}[{key!r}]"
+            where = (
+                f"{path}.{key}" if valid_text(key) and key.isidentifier() else f"{path}[{key!r}]"
+            )
             if not valid_text(key):
                 return where
             found = _bad_text_at(value, where)
@@ -153,24 +156,25 @@ def decode(text: str | bytes) -> Any:
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise DecodeError("bad_json", f"The frame is not valid UTF-8: {exc}") from None
+            raise DecodeError(ErrorCode.BAD_JSON, f"The frame is not valid UTF-8: {exc}") from None
     if _too_deep(text):
         raise DecodeError(
-            "bad_request", f"The frame nests arrays or objects deeper than {MAX_DEPTH} levels."
+            ErrorCode.BAD_REQUEST,
+            f"The frame nests arrays or objects deeper than {MAX_DEPTH} levels.",
         )
     try:
         obj = _decoder.decode(text)
     except _Refused as exc:
-        raise DecodeError("bad_request", f"The frame is refused: {exc}.") from None
+        raise DecodeError(ErrorCode.BAD_REQUEST, f"The frame is refused: {exc}.") from None
     except (json.JSONDecodeError, RecursionError) as exc:
-        raise DecodeError("bad_json", f"The frame is not valid JSON: {exc}") from None
+        raise DecodeError(ErrorCode.BAD_JSON, f"The frame is not valid JSON: {exc}") from None
     # Escapes are the only way to write NUL or a lone surrogate in JSON text that arrived as
     # valid UTF-8: without one (\u0000, \ud800-\udfff) there is nothing to look for.
     if "\\u" in text and _BAD_ESCAPE.search(text):
         where = _bad_text_at(obj, "frame")
         if where is not None:
             raise DecodeError(
-                "bad_request",
+                ErrorCode.BAD_REQUEST,
                 f"The frame is refused: {where} is not valid Unicode text (a lone surrogate) "
                 "or holds NUL.",
             )

@@ -49,6 +49,7 @@ from server.hub.effects import (
     Publish,
     Send,
 )
+from server.hub.errors import ErrorCode
 from server.hub.hub import Hub
 from server.hub.identity import PlayerId, PlayerInfo, Rating, RatingKey
 from server.hub.messages import Message, error_message
@@ -189,7 +190,7 @@ class HubDriver:
             logger.exception("hub failed on %s from connection %d", type(command).__name__, conn_id)
             self.send(
                 conn_id,
-                error_message("internal_error", "The server failed on this command.", command.ack),
+                error_message(ErrorCode.INTERNAL_ERROR, ack=command.ack),
             )
 
     def disconnect(self, conn_id: ConnId) -> None:

@@ -67,9 +67,15 @@ class PingFrame(AuthFrame):
     pass
 
 
-TRANSPORT_TYPES = frozenset({"register", "login", "guest", "resume", "logout", "ping"})
-"""The frame types the transport handles itself."""
-
+AUTH_FRAME_FIELDS: dict[str, tuple[str, ...]] = {
+    "register": ("name", "password"),
+    "login": ("name", "password"),
+    "guest": (),
+    "resume": ("token",),
+    "logout": (),
+    "ping": (),
+}
+"""The frame types the transport handles itself, and their (string) fields."""
 
 def _strings(envelope: Envelope, *names: str) -> list[str]:
     fields = FieldReader(envelope.kind, envelope.payload)
@@ -90,20 +96,16 @@ def parse_transport_frame(envelope: Envelope) -> AuthFrame | None:
     :raises ProtocolError: a transport frame with missing, extra or wrong-typed fields.
     """
     kind, ack = envelope.kind, envelope.ack
-    if kind in ("register", "login"):
-        name, password = _strings(envelope, "name", "password")
-        kind_of = RegisterFrame if kind == "register" else LoginFrame
-        return kind_of(ack, name, password)
+    names = AUTH_FRAME_FIELDS.get(kind)
+    if names is None:
+        return None
+    values = _strings(envelope, *names)
+    if kind == "register":
+        return RegisterFrame(ack, *values)
+    if kind == "login":
+        return LoginFrame(ack, *values)
     if kind == "resume":
-        (token,) = _strings(envelope, "token")
-        return ResumeFrame(ack, token)
-    if kind == "guest":
-        _strings(envelope)
-        return GuestFrame(ack)
-    if kind == "logout":
-        _strings(envelope)
-        return LogoutFrame(ack)
+        return ResumeFrame(ack, *values)
     if kind == "ping":
-        _strings(envelope)
         return PingFrame(ack)
-    return None
+    return GuestFrame(ack) if kind == "guest" else LogoutFrame(ack)

@@ -28,9 +28,10 @@ from typing import Any, Protocol, cast
 from urllib.parse import parse_qsl, urlsplit
 
 from server.hub.commands import Envelope, ack_of, parse_envelope, shown, valid_text
-from server.hub.errors import ProtocolError
+from server.hub.errors import ErrorCode, ProtocolError
+from server.hub.game_ids import GAME_ID_PATTERN
 from server.hub.messages import Message, error_message
-from server.rules import VARIANT_NAMES, Game, RulesError, Variant, get_variant
+from server.rules import SIDE_NAMES, VARIANT_NAMES, Game, RulesError, Variant, get_variant
 from server.rules.export import (
     format_time_control,
     pgn_tags,
@@ -82,13 +83,11 @@ CONTENT_TYPES = {
     "kif": "text/plain; charset=utf-8",
     "usi": "text/plain; charset=utf-8",
 }
-SHOGI_ONLY_FORMATS = frozenset({"kif", "usi"})
 
 MAX_NAME_LENGTH = 64
 MAX_TEXT_LENGTH = 256
 """Longest text parameter (a cursor is about 60 characters)."""
 
-_GAME_ID = re.compile(r"[0-9A-Za-z_-]{1,32}")
 _CURSOR = re.compile(r"[0-9A-Za-z_-]{1,256}")
 _GAME_PATH = re.compile(r"/api/games/([^/.]+)(?:\.([A-Za-z0-9]+))?")
 _LIST_FIELDS = frozenset(
@@ -124,7 +123,7 @@ class ReviewStore(Protocol):
 class ReviewError(Exception):
     """A refused review request: HTTP ``status`` and a stable ``code`` for the websocket."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: ErrorCode, message: str) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
@@ -132,11 +131,11 @@ class ReviewError(Exception):
 
 
 def _bad(message: str) -> ReviewError:
-    return ReviewError(400, "bad_request", message)
+    return ReviewError(400, ErrorCode.BAD_REQUEST, message)
 
 
 def _not_found(game_id: str) -> ReviewError:
-    return ReviewError(404, "not_found", f"no game with id {game_id!r}")
+    return ReviewError(404, ErrorCode.NOT_FOUND, f"no game with id {game_id!r}")
 
 
 # --------------------------------------------------------------------- request fields
@@ -197,7 +196,9 @@ def _moment(name: str, value: object) -> datetime:
         # In UTC, as the store compares: 0001-01-01T00:00:00+01:00 is before year 1.
         return moment.astimezone(UTC)
     except OverflowError:
-        raise _bad(f"{name} is out of range: {shown(text)} is not between years 1 and 9999 in UTC") from None
+        raise _bad(
+            f"{name} is out of range: {shown(text)} is not between years 1 and 9999 in UTC"
+        ) from None
 
 
 def _choice(name: str, value: object, options: Sequence[str]) -> str:
@@ -237,8 +238,8 @@ def parse_list_query(fields: Mapping[str, object]) -> ListQuery:
 
 def _game_id(value: object) -> str:
     """A syntactically valid game id; anything else cannot name a stored game (404)."""
-    if not isinstance(value, str) or not _GAME_ID.fullmatch(value):
-        raise ReviewError(404, "not_found", f"no game with id {shown(value)}")
+    if not isinstance(value, str) or not GAME_ID_PATTERN.fullmatch(value):
+        raise ReviewError(404, ErrorCode.NOT_FOUND, f"no game with id {shown(value)}")
     return value
 
 
@@ -299,7 +300,9 @@ def _variant(record: GameInfo) -> Variant:
         return get_variant(record.variant)
     except KeyError:
         raise ReviewError(
-            500, "corrupt_record", f"game {record.id} has an unknown variant {record.variant!r}"
+            500,
+            ErrorCode.CORRUPT_RECORD,
+            f"game {record.id} has an unknown variant {record.variant!r}",
         ) from None
 
 
@@ -309,7 +312,9 @@ def _replayed(record: GameRecord) -> Game:
         return replay(variant, record.start_fen, (m.uci for m in record.moves))
     except RulesError as exc:
         raise ReviewError(
-            500, "corrupt_record", f"game {record.id}: the stored moves do not replay: {exc}"
+            500,
+            ErrorCode.CORRUPT_RECORD,
+            f"game {record.id}: the stored moves do not replay: {exc}",
         ) from exc
 
 
@@ -318,7 +323,7 @@ def _position_view(game: Game, ply: int) -> dict[str, Any]:
     view: dict[str, Any] = {
         "ply": ply,
         "fen": position.fen(),
-        "turn": "first" if position.turn == 0 else "second",
+        "turn": SIDE_NAMES[position.turn],
         "move": game.moves[ply - 1] if ply else None,
         "check": position.is_check(),
     }
@@ -362,7 +367,7 @@ def _export(record: GameRecord, fmt: str) -> str:
     if fmt not in _formats(variant):
         raise ReviewError(
             400,
-            "unsupported_format",
+            ErrorCode.UNSUPPORTED_FORMAT,
             f"{fmt.upper()} export is for shogi variants; {variant.title} games export as PGN",
         )
     game = _replayed(record)
@@ -387,7 +392,7 @@ async def _from_store(call: Any) -> Any:
     except Exception as exc:
         logger.exception("review: store call failed")
         raise ReviewError(
-            503, "unavailable", "game storage is unavailable, try again later"
+            503, ErrorCode.UNAVAILABLE, "game storage is unavailable, try again later"
         ) from exc
 
 
@@ -484,7 +489,7 @@ async def review_http(
             return 200, JSON_TYPE, _json_body(body)
         match = _GAME_PATH.fullmatch(path)
         if match is None:
-            raise ReviewError(404, "not_found", f"no such resource {shown(path)}")
+            raise ReviewError(404, ErrorCode.NOT_FOUND, f"no such resource {shown(path)}")
         game_id, fmt = match.groups()
         if fmt is None:
             _only(query, {"ply"}, "game")
@@ -493,7 +498,7 @@ async def review_http(
         fmt = fmt.lower()
         if fmt not in CONTENT_TYPES:
             raise ReviewError(
-                404, "not_found", f"no export format {shown(fmt)} (use pgn, kif or usi)"
+                404, ErrorCode.NOT_FOUND, f"no export format {shown(fmt)} (use pgn, kif or usi)"
             )
         _only(query, set(), "export")
         text = await export_game(store, game_id, fmt)

@@ -33,8 +33,8 @@ from websockets.protocol import Event
 from server.config import Settings
 from server.hub.commands import Envelope, ack_of, command_of, parse_envelope
 from server.hub.effects import ConnId
-from server.hub.errors import ProtocolError
-from server.hub.messages import AckId, Message, error_message
+from server.hub.errors import ErrorCode, ProtocolError
+from server.hub.messages import AckId, Message, MessageKind, error_message
 from server.rules import VARIANT_NAMES, get_variant
 from server.transport.accounts import Accounts, AuthError, Identity
 from server.transport.codec import DecodeError, decode, encode, encode_message
@@ -247,7 +247,7 @@ class ClientConnection:
     def send(self, message: Message) -> None:
         self.outbox.put(encode_message(message))
 
-    def error(self, code: str, text: str, ack: AckId | None = None) -> None:
+    def error(self, code: ErrorCode, text: str | None = None, ack: AckId | None = None) -> None:
         self.send(error_message(code, text, ack))
 
     async def run(self) -> None:
@@ -362,14 +362,14 @@ class ClientConnection:
                 self.close_soon(CloseCode.POLICY_VIOLATION, "rate limit exceeded")
                 return None
             self.error(
-                "rate_limited",
+                ErrorCode.RATE_LIMITED,
                 f"Too many messages: at most {self._server.limits.rate_per_s:g} per second; "
                 "this one was ignored.",
                 _ack_of_text(data),
             )
             return None
         if not isinstance(data, str):
-            self.error("bad_frame", "Binary frames are not supported; send JSON text frames.")
+            self.error(ErrorCode.BAD_FRAME)
             return None
         try:
             obj = decode(data)
@@ -393,7 +393,7 @@ class ClientConnection:
         """Called while handling an exception raised by the handling of ``obj``."""
         # A bug, not the client's fault: answer it and keep the connection (never a 1011).
         logger.exception("connection %s failed on a frame", self.conn_id)
-        self.error("internal_error", "The server failed on this frame.", ack_of(obj))
+        self.error(ErrorCode.INTERNAL_ERROR, "The server failed on this frame.", ack_of(obj))
 
     def _on_object(self, obj: object) -> FrameRest | None:
         """One decoded frame: its envelope is checked before anything reads its type."""
@@ -408,7 +408,7 @@ class ClientConnection:
         try:
             auth = parse_transport_frame(envelope)
             if isinstance(auth, PingFrame):
-                self.send(Message("pong", {}, a=auth.ack))
+                self.send(Message(MessageKind.PONG, {}, a=auth.ack))
                 return None
             if auth is not None:
                 return self._on_auth(auth)
@@ -417,9 +417,7 @@ class ClientConnection:
             self.error(exc.code, str(exc), envelope.ack)
             return None
         if self.conn_id is None:
-            self.error(
-                "not_authenticated", "Log in first: register, login, guest or resume.", envelope.ack
-            )
+            self.error(ErrorCode.NOT_AUTHENTICATED, ack=envelope.ack)
             return None
         lag_ms = min(MAX_LAG_MS, int(self.ws.latency * 500))
         self._server.driver.handle(self.conn_id, command, lag_ms)
@@ -435,18 +433,18 @@ class ClientConnection:
         accounts = self._server.accounts
         if isinstance(frame, LogoutFrame):
             if self.identity is None:
-                self.error("not_authenticated", "You are not logged in.", frame.ack)
+                self.error(ErrorCode.NOT_AUTHENTICATED, "You are not logged in.", frame.ack)
                 return
             try:
                 await accounts.logout(self.identity.token)
             except AuthError as exc:
                 self.error(exc.code, exc.message, frame.ack)
                 return
-            self.send(Message("ack", {"logged_out": True}, a=frame.ack))
+            self.send(Message(MessageKind.ACK, {"logged_out": True}, a=frame.ack))
             self.close_soon(CloseCode.NORMAL_CLOSURE, "logged out")
             return
         if self.identity is not None:
-            self.error("already_authenticated", "This connection is already logged in.", frame.ack)
+            self.error(ErrorCode.ALREADY_AUTHENTICATED, ack=frame.ack)
             return
         try:
             if isinstance(frame, RegisterFrame):
@@ -460,7 +458,7 @@ class ClientConnection:
                 identity = accounts.guest()
         except AuthError as exc:
             self.error(exc.code, exc.message, frame.ack)
-            if exc.code in ("bad_credentials", "bad_session"):
+            if exc.code in (ErrorCode.BAD_CREDENTIALS, ErrorCode.BAD_SESSION):
                 self._auth_failures += 1
                 if self._auth_failures >= MAX_AUTH_FAILURES:
                     self.close_soon(CloseCode.POLICY_VIOLATION, "too many failed logins")
@@ -470,7 +468,7 @@ class ClientConnection:
         self.identity = identity
         self._stop_auth_timer()
         welcome = {"player": identity.info.view(), "token": identity.token, "variants": VARIANTS}
-        self.send(Message("welcome", welcome, a=frame.ack))
+        self.send(Message(MessageKind.WELCOME, welcome, a=frame.ack))
         driver = self._server.driver
         self.conn_id = driver.new_conn_id()
         driver.connect(self.conn_id, self, identity.info)

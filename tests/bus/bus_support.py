@@ -4,7 +4,6 @@ The shared Redis on 127.0.0.1:6379 (or ``HUB_TEST_REDIS_URL``) is never stopped;
 tests start their own throwaway ``redis-server`` on a free port and kill that one.
 """
 
-import asyncio
 import os
 import shutil
 import signal
@@ -16,8 +15,11 @@ from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
+from support import wait_until
 
 from server.bus import Bus, Cluster
+
+__all__ = ["REDIS_URL", "Inbox", "ThrowawayRedis", "delete_prefixed", "wait_until"]
 
 REDIS_URL = os.environ.get("HUB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
@@ -36,14 +38,18 @@ async def delete_prefixed(url: str, prefix: str) -> None:
         await client.aclose()
 
 
-async def wait_until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
-    """Poll ``predicate`` until it is true; fail the test after ``timeout`` seconds."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError(f"condition not met within {timeout}s")
-        await asyncio.sleep(0.005)
+class Inbox:
+    """A handler that records what it receives."""
+
+    def __init__(self) -> None:
+        self.messages: list[tuple[str, bytes]] = []
+
+    def __call__(self, channel: str, message: bytes) -> None:
+        self.messages.append((channel, message))
+
+    @property
+    def payloads(self) -> list[bytes]:
+        return [message for _, message in self.messages]
 
 
 class ThrowawayRedis:

@@ -3,17 +3,9 @@
 import asyncio
 
 import pytest
-from bus_support import ThrowawayRedis, wait_until
+from bus_support import Inbox, ThrowawayRedis, wait_until
 
 from server.bus import BusUnavailableError, Cluster, RedisBus
-
-
-class Inbox:
-    def __init__(self) -> None:
-        self.payloads: list[bytes] = []
-
-    def __call__(self, _channel: str, message: bytes) -> None:
-        self.payloads.append(message)
 
 
 def fast_bus(url: str) -> RedisBus:
@@ -79,9 +71,15 @@ async def test_async_listener_runs_on_each_change(throwaway_redis: ThrowawayRedi
         throwaway_redis.start()
         await wait_until(lambda: seen == [True, False])
         remove()
+        probe: list[bool] = []
+
+        async def sentinel(degraded: bool) -> None:  # runs after a removed listener would
+            await asyncio.sleep(0)
+            probe.append(degraded)
+
+        bus.add_degraded_listener(sentinel)
         throwaway_redis.kill()
-        await wait_until(lambda: bus.degraded)
-        await asyncio.sleep(0.05)
+        await wait_until(lambda: probe == [True])
         assert seen == [True, False]
 
 

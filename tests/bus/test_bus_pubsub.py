@@ -3,25 +3,11 @@
 import asyncio
 
 import pytest
-from bus_support import REDIS_URL, BusFactory, wait_until
+from bus_support import REDIS_URL, BusFactory, Inbox, wait_until
 
 from server.bus import BusClosedError, InProcessBus, RedisBus, create_bus, create_cluster
 from server.bus.redis_bus import redact_url
 from server.config import Settings
-
-
-class Inbox:
-    """A handler that records what it receives."""
-
-    def __init__(self) -> None:
-        self.messages: list[tuple[str, bytes]] = []
-
-    def __call__(self, channel: str, message: bytes) -> None:
-        self.messages.append((channel, message))
-
-    @property
-    def payloads(self) -> list[bytes]:
-        return [message for _, message in self.messages]
 
 
 async def test_thousand_messages_arrive_in_order(make_bus: BusFactory) -> None:
@@ -85,21 +71,27 @@ async def test_channels_are_separate(make_bus: BusFactory) -> None:
     await bus.publish("x", b"1")
     await bus.publish("y", b"2")
     await bus.publish("z", b"3")
-    await wait_until(lambda: inbox_x.messages != [] and inbox_y.messages != [])
-    await asyncio.sleep(0.05)
-    assert inbox_x.messages == [("x", b"1")]
-    assert inbox_y.messages == [("y", b"2")]
+    # Sentinels published after "z": once they are in, "z" would have been too.
+    await bus.publish("x", b"end")
+    await bus.publish("y", b"end")
+    await wait_until(
+        lambda: inbox_x.payloads[-1:] == [b"end"] and inbox_y.payloads[-1:] == [b"end"]
+    )
+    assert inbox_x.messages == [("x", b"1"), ("x", b"end")]
+    assert inbox_y.messages == [("y", b"2"), ("y", b"end")]
 
 
 async def test_unsubscribe_stops_delivery_and_resubscribe_works(make_bus: BusFactory) -> None:
     publisher, subscriber = await make_bus(), await make_bus()
-    inbox = Inbox()
+    inbox, probe = Inbox(), Inbox()
     await subscriber.subscribe("room", inbox)
+    await subscriber.subscribe("probe", probe)
     await publisher.publish("room", b"before")
     await wait_until(lambda: inbox.payloads == [b"before"])
     await subscriber.unsubscribe("room")
     await publisher.publish("room", b"while away")
-    await asyncio.sleep(0.1)
+    await publisher.publish("probe", b"sentinel")  # arrives after "while away" would have
+    await wait_until(lambda: probe.payloads == [b"sentinel"])
     assert inbox.payloads == [b"before"]
     await subscriber.unsubscribe("room")  # a second time is harmless
     again = Inbox()
@@ -186,11 +178,13 @@ async def test_handler_may_unsubscribe_its_own_channel(make_bus: BusFactory) -> 
         seen.append(message)
         await bus.unsubscribe(channel)
 
+    probe = Inbox()
     await bus.subscribe("room", handler)
+    await bus.subscribe("probe", probe)
     await bus.publish("room", b"1")
     await bus.publish("room", b"2")
-    await wait_until(lambda: seen != [])
-    await asyncio.sleep(0.05)
+    await bus.publish("probe", b"sentinel")  # arrives after "2" would have
+    await wait_until(lambda: probe.payloads == [b"sentinel"])
     assert seen == [b"1"]
 
 
@@ -218,9 +212,12 @@ async def test_closed_bus_refuses_work(make_bus: BusFactory) -> None:
         await bus.subscribe("other", Inbox())
     with pytest.raises(BusClosedError):
         await bus.start()
-    other = await make_bus()
+    other, witness = await make_bus(), Inbox()
+    await other.subscribe("room", witness)
     await other.publish("room", b"m")
-    await asyncio.sleep(0.05)
+    await other.publish("room", b"sentinel")
+    # Delivered to the open subscriber of the channel: the closed one got nothing.
+    await wait_until(lambda: witness.payloads == [b"m", b"sentinel"])
     assert inbox.messages == []
 
 
@@ -246,11 +243,14 @@ async def test_context_manager_starts_and_closes() -> None:
 
 async def test_separate_in_process_brokers_are_separate() -> None:
     async with InProcessBus() as first, InProcessBus() as second:
-        inbox = Inbox()
+        inbox, witness = Inbox(), Inbox()
         await first.subscribe("room", inbox)
+        await second.subscribe("room", witness)
         await second.publish("room", b"m")
-        await asyncio.sleep(0.02)
-        assert inbox.messages == []
+        await wait_until(lambda: witness.payloads == [b"m"])  # delivered in its own broker
+        await first.publish("room", b"own")  # after "m" would have arrived
+        await wait_until(lambda: inbox.payloads == [b"own"])
+        assert inbox.payloads == [b"own"]
 
 
 async def test_redis_prefixes_separate_deployments(prefix: str) -> None:
@@ -263,8 +263,9 @@ async def test_redis_prefixes_separate_deployments(prefix: str) -> None:
         await bus_b.subscribe("room", inbox_b)
         await bus_a.publish("room", b"for a")
         await wait_until(lambda: inbox_a.payloads == [b"for a"])
-        await asyncio.sleep(0.05)
-        assert inbox_b.messages == []
+        await bus_b.publish("room", b"for b")  # Redis delivers it after "for a" would have
+        await wait_until(lambda: inbox_b.payloads != [])
+        assert inbox_b.payloads == [b"for b"]
 
 
 async def test_redis_bus_must_be_started(prefix: str) -> None:

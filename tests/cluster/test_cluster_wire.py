@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from server.cluster.lobby import control_from_json, listed_from_payload, registry_payload
+from server.cluster.lobby import listed_from_payload, registry_payload
 from server.cluster.wire import (
     EnvelopeError,
     command_game,
@@ -18,7 +18,7 @@ from server.cluster.wire import (
     unpack_batch,
 )
 from server.hub.clock import Byoyomi, Fischer
-from server.hub.commands import COMMAND_TYPES, parse_command
+from server.hub.commands import COMMAND_TYPES, parse_command, time_control_from_json
 from server.hub.identity import PlayerInfo, Rating
 from server.hub.lobby import GameTerms, Seek, seeks_fit
 
@@ -126,7 +126,7 @@ def test_a_listed_seek_pairs_like_the_hubs_own() -> None:
 
 
 def test_time_controls_from_views() -> None:
-    assert control_from_json(FISCHER) == Fischer.from_seconds(180, 2)
-    assert control_from_json(BYOYOMI) == Byoyomi.from_seconds(300, 10, 3)
+    assert time_control_from_json(FISCHER) == Fischer.from_seconds(180, 2)
+    assert time_control_from_json(BYOYOMI) == Byoyomi.from_seconds(300, 10, 3)
     with pytest.raises(ValueError):
-        control_from_json({"kind": "hourglass"})
+        time_control_from_json({"kind": "hourglass"})

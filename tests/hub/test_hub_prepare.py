@@ -140,7 +140,7 @@ def test_the_commit_releases_the_prepared_effects_themselves() -> None:
     h.send(1, "move", ack=1, game=game_id, ply=1, move="a1b2")
     token = h.pending[0].token
     released = h.hub.prepare(token)
-    assert [type(e).__name__ for e in released] == ["Send", "Broadcast", "Publish"]
+    assert [type(e).__name__ for e in released] == ["Send", "Broadcast"]
     assert h.hub.prepare(token) == ()  # prepared once
     effects = h.commit()
     assert tuple(effects[: len(released)]) == released

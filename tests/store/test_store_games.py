@@ -16,16 +16,15 @@ from server.store import (
     GameRecord,
     GameStateError,
     Store,
-    TimeControl,
+    StoredTimeControl,
     UnknownGameError,
     UnknownPlayerError,
-    clock_state,
 )
 from server.store.schema import game_moves, games
 
 MakeGame = Callable[..., Awaitable[str]]
 MakePlayer = Callable[[str], Awaitable[int]]
-BYOYOMI = TimeControl("byoyomi", 600_000, byoyomi_ms=30_000, periods=3)
+BYOYOMI = StoredTimeControl("byoyomi", 600_000, byoyomi_ms=30_000, periods=3)
 
 
 def move(game_id: str, ply: int, uci: str = "a1a2", clock_ms: int = 60_000) -> GameMove:
@@ -68,7 +67,7 @@ async def test_caller_chosen_game_id(store: Store) -> None:
     kwargs = dict(
         variant="spartan",
         start_fen="x",
-        time_control=TimeControl("fischer", 60_000),
+        time_control=StoredTimeControl("fischer", 60_000),
         first_name="a",
         second_name="b",
     )
@@ -85,7 +84,7 @@ async def test_game_with_unknown_player(store: Store) -> None:
         await store.create_game(
             variant="spartan",
             start_fen="x",
-            time_control=TimeControl("fischer", 60_000),
+            time_control=StoredTimeControl("fischer", 60_000),
             first_name="a",
             second_name="b",
             first_player_id=999,
@@ -106,7 +105,7 @@ async def test_bad_games_are_refused(store: Store, change: dict[str, object]) ->
     arguments: dict[str, object] = {
         "variant": "spartan",
         "start_fen": "x",
-        "time_control": TimeControl("fischer", 60_000),
+        "time_control": StoredTimeControl("fischer", 60_000),
         "first_name": "a",
         "second_name": "b",
     }
@@ -129,14 +128,14 @@ async def test_bad_games_are_refused(store: Store, change: dict[str, object]) ->
 )
 def test_bad_time_controls(arguments: tuple[str, int, int, int, int]) -> None:
     with pytest.raises(ValueError):
-        TimeControl(*arguments)  # type: ignore[arg-type]
+        StoredTimeControl(*arguments)  # type: ignore[arg-type]
 
 
 async def test_a_game_can_be_stored_already_started_in_one_commit(store: Store) -> None:
     game_id = await store.create_game(
         variant="minishogi",
         start_fen="rbsgk/4p/5/P4/KGSBR[-] w 0 1",
-        time_control=TimeControl("fischer", 60_000),
+        time_control=StoredTimeControl("fischer", 60_000),
         first_name="a",
         second_name="b",
         started=True,
@@ -345,18 +344,17 @@ async def test_load_unfinished_games(store: Store, make_game: MakeGame) -> None:
     unfinished = await store.load_unfinished_games()
     assert [g.id for g in unfinished] == [waiting, fresh, running]
     by_id = {g.id: g for g in unfinished}
-    assert by_id[waiting].status == "created" and clock_state(by_id[waiting]).running_since is None
-    fresh_clock = clock_state(by_id[fresh])
-    assert (fresh_clock.ply, fresh_clock.to_move_ms, fresh_clock.waiting_ms) == (0, None, None)
-    assert fresh_clock.running_since == by_id[fresh].started_at
+    assert by_id[waiting].status == "created" and by_id[waiting].started_at is None
+    assert by_id[fresh].moves == () and by_id[fresh].started_at is not None
     game = by_id[running]
     assert [m.ply for m in game.moves] == [1, 2, 3]
-    state = clock_state(game)
-    assert state.ply == 3
-    # Ply 4 is next: its mover last moved at ply 2; the waiting side just moved at ply 3.
-    assert (state.to_move_ms, state.to_move_periods) == (580_000, 3)
-    assert (state.waiting_ms, state.waiting_periods) == (0, 2)
-    assert state.running_since == game.moves[-1].played_at
+    # What a restore resumes the clocks from: each stored move's clock and periods.
+    assert [(m.clock_ms, m.periods_left) for m in game.moves] == [
+        (590_000, 3),
+        (580_000, 3),
+        (0, 2),
+    ]
+    assert all(m.played_at is not None for m in game.moves)
 
 
 async def test_list_filters(store: Store, make_game: MakeGame, make_player: MakePlayer) -> None:
@@ -460,9 +458,7 @@ async def test_bad_limit(store: Store, limit: int) -> None:
         await store.list_games(limit=limit)
 
 
-async def test_room_versions_are_kept_for_one_resumption(
-    store: Store, make_game: MakeGame
-) -> None:
+async def test_room_versions_are_kept_for_one_resumption(store: Store, make_game: MakeGame) -> None:
     running, finished = await make_game(), await make_game()
     await store.finish_game(finished, "1-0", "resignation")
     assert await store.take_room_version(running) is None  # nothing kept: a crash

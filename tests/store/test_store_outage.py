@@ -19,8 +19,8 @@ from server.store import (
     GameMove,
     MoveWriter,
     Store,
+    StoredTimeControl,
     StoreUnavailableError,
-    TimeControl,
 )
 from server.store.migrate import upgrade_to_head
 
@@ -48,7 +48,7 @@ async def new_game(store: Store) -> str:
     return await store.create_game(
         variant="spartan",
         start_fen="x",
-        time_control=TimeControl("fischer", 60_000),
+        time_control=StoredTimeControl("fischer", 60_000),
         first_name="a",
         second_name="b",
     )

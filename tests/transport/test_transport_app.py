@@ -25,7 +25,7 @@ from ws_support import (
 from server.app import App
 from server.app.adapters import StoreRecorder
 from server.hub.effects import GameFinished
-from server.store import EndJournal, MoveWriter, Store, TimeControl
+from server.store import EndJournal, MoveWriter, Store, StoredTimeControl
 from server.store.migrate import upgrade_to_head
 from server.transport.driver import PersistError
 
@@ -249,7 +249,7 @@ async def test_only_ends_that_cannot_be_decided_again_are_kept_in_the_journal(
             game_id = await store.create_game(
                 variant="minishogi",
                 start_fen=start,
-                time_control=TimeControl("fischer", 60_000),
+                time_control=StoredTimeControl("fischer", 60_000),
                 first_name="a",
                 second_name="b",
                 started=True,

@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from support import TcpForwarder, create_database, drop_database
+from support import TcpForwarder, create_database, drop_database, wait_until
 from websockets.asyncio.client import ClientConnection, connect
 
 from server.app import App
@@ -237,13 +237,8 @@ async def play_random(game: Game, rng: random.Random, max_plies: int) -> Msg | N
 
 
 async def wait_for(condition: Callable[[], bool], timeout: float = TIMEOUT) -> None:
-    """Poll ``condition`` until it holds."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.01)
+    """:func:`support.wait_until` with the websocket tests' timeout."""
+    await wait_until(condition, timeout)
 
 
 @asynccontextmanager

@@ -12,6 +12,7 @@ import { moveRows, type MoveCell } from "./movelist";
 import { LOST, type Message } from "./net";
 import { getApi } from "./http";
 import { MoveSender } from "./sender";
+import type { CommandKind } from "./protocol.gen";
 import { beep } from "./sound";
 import { h } from "./svg";
 import type { Absence, ChatLine, Clocks, GameSnapshot, Player, Role, Side, StoredGame, StoredMove, TimeControl, VariantInfo } from "./types";
@@ -366,7 +367,7 @@ export class GameView {
   private fail(e: unknown): void { this.errorBox.textContent = errorText(e); }
   private note(text: string): void { this.errorBox.textContent = text; }
 
-  private async command(t: string, extra: object = {}): Promise<void> {
+  private async command(t: CommandKind, extra: object = {}): Promise<void> {
     this.errorBox.textContent = "";
     try {
       const ack = await this.ctx.conn.request(t, { game: this.id, ...extra });

@@ -5,6 +5,7 @@ import { tcText } from "./clock";
 import { errorText, type Ctx } from "./ctx";
 import type { Challenge } from "./types";
 import type { Message } from "./net";
+import type { CommandKind, Commands } from "./protocol.gen";
 import { h } from "./svg";
 import { challengeColour } from "./words";
 import type { OnlinePlayer, Seek, StoredGame, TimeControl } from "./types";
@@ -15,6 +16,8 @@ export function challengeText(c: Challenge, ctx: Ctx): string {
   const who = c.to.id === ctx.me?.id ? `${c.from.name} challenges you` : `You challenge ${c.to.name}`;
   return `${who}: ${v?.title ?? c.variant}, ${tcText(c.tc)}, ${c.rated ? "rated" : "casual"}, ${challengeColour(c, ctx.me?.id, v)}`;
 }
+
+type Colour = NonNullable<Commands["seek"]["colour"]>;
 
 /** The colour a seek asks for, in the words of its family. */
 function colourText(family: string | undefined, colour: string): string {
@@ -133,19 +136,19 @@ export class Lobby {
     return form;
   }
 
-  private terms(): { variant: string; tc: TimeControl; rated: boolean; colour: string } {
+  private terms(): { variant: string; tc: TimeControl; rated: boolean; colour: Colour } {
     const f = new FormData(this.form);
     const n = (k: string) => Number(f.get(k) ?? 0);
     const tc: TimeControl = f.get("kind") === "byoyomi"
       ? { kind: "byoyomi", main_s: n("main_min") * 60 + n("main_sec"), period_s: n("period"), periods: n("periods") }
       : { kind: "fischer", base_s: n("base_min") * 60 + n("base_sec"), inc_s: n("inc") };
-    return { variant: String(f.get("variant")), tc, rated: f.get("rated") === "on", colour: String(f.get("colour")) };
+    return { variant: String(f.get("variant")), tc, rated: f.get("rated") === "on", colour: String(f.get("colour")) as Colour };
   }
 
   private async seek(): Promise<void> {
     const f = new FormData(this.form);
     const lo = String(f.get("range_min") ?? ""), hi = String(f.get("range_max") ?? "");
-    const range = lo || hi ? [Number(lo || 0), Number(hi || 4000)] : null;
+    const range: [number, number] | null = lo || hi ? [Number(lo || 0), Number(hi || 4000)] : null;
     this.formError.textContent = "";
     try {
       const ack = await this.ctx.conn.request("seek", { ...this.terms(), range, manual: f.get("manual") === "on" });
@@ -163,7 +166,7 @@ export class Lobby {
     } catch (e) { this.formError.textContent = errorText(e); }
   }
 
-  private async act(t: string, d: object): Promise<void> {
+  private async act(t: CommandKind, d: Commands[CommandKind]): Promise<void> {
     this.listError.textContent = "";
     try {
       const ack = await this.ctx.conn.request(t, d);

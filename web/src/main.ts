@@ -8,6 +8,7 @@ import { GameView } from "./game";
 import { challengeText, Lobby } from "./lobby";
 import { Notices } from "./notices";
 import { Connection, type Message } from "./net";
+import type { CommandKind, Commands } from "./protocol.gen";
 import { Profile, ReviewList } from "./review";
 import { loadSettings, saveSettings } from "./settings";
 import { unlockAudio } from "./sound";
@@ -72,7 +73,7 @@ class Client implements Ctx {
     $("logout").hidden = true;
   }
 
-  private login(t: string, d?: object): void {
+  private login(t: CommandKind, d?: Commands[CommandKind]): void {
     this.authError.textContent = "";
     this.conn.request(t, d).catch((e) => {
       if ((e as { code?: string }).code === "bad_session") localStorage.removeItem(TOKEN_KEY);

@@ -7,10 +7,12 @@
 // all has arrived for DEAD_AFTER_MS, when an opening handshake takes too long, or when a request
 // goes unanswered; it then drops the socket, says so (onClose) and reconnects with backoff.
 
-export interface Message { t: string; d: any; v?: number; a?: number | string }
+import type { CommandKind, Commands, ErrorCode, MessageKind } from "./protocol.gen";
+
+export interface Message { t: MessageKind; d: any; v?: number; a?: number | string }
 
 export class ServerError extends Error {
-  constructor(readonly code: string, message: string, readonly data: any) { super(message); }
+  constructor(readonly code: ErrorCode | "disconnected", message: string, readonly data: any) { super(message); }
 }
 
 /** The codes of a request that never got its answer: it may or may not have been done. */
@@ -71,7 +73,7 @@ export class Connection {
 
   listen(listener: Listener): void { this.listeners.push(listener); }
 
-  request(t: string, d?: object): Promise<Message> {
+  request<K extends CommandKind>(t: K, d?: Commands[K]): Promise<Message> {
     return new Promise((resolve, reject) => {
       const ws = this.ws;
       if (!ws || ws.readyState !== WebSocket.OPEN) {

@@ -5,9 +5,9 @@ from __future__ import annotations
 import unicodedata
 from datetime import datetime
 
-from ..game import Game, Side
+from ..game import Game, Side, Termination
 from ..position import NULL_SQUARE, Move, Position
-from ..record import GameRecord, TimeControl
+from ..record import GameRecord, StoredTimeControl
 from ..variant import Variant
 from .replay import is_standard_start, moves_of, record_variant, replay_record, seconds_text
 
@@ -181,12 +181,12 @@ def _kif_line(number: int, text: str, time: str | None) -> str:
 
 
 #: Endings written as a last "move" of the side to move, which lost.
-_KIF_LOSSES = {
-    "resignation": "投了",
-    "abandonment": "投了",
-    "time": "切れ負け",
-    "checkmate": "詰み",
-    "stalemate": "詰み",
+_KIF_LOSSES: dict[str, str] = {
+    Termination.RESIGNATION: "投了",
+    Termination.ABANDONMENT: "投了",
+    Termination.TIME: "切れ負け",
+    Termination.CHECKMATE: "詰み",
+    Termination.STALEMATE: "詰み",
 }
 
 
@@ -206,22 +206,22 @@ def _kif_ending(record: GameRecord, game: Game) -> tuple[str | None, str | None]
     special: str | None = None
     if term in _KIF_LOSSES and winner is not None and winner != mover:
         special = _KIF_LOSSES[term]
-    elif term == "perpetual_check" and winner is not None:
+    elif term == Termination.PERPETUAL_CHECK and winner is not None:
         special = "反則負け" if winner != mover else "反則勝ち"
-    elif term == "repetition":
+    elif term == Termination.REPETITION:
         special = "千日手"
-    elif term == "abort":
+    elif term == Termination.ABORT:
         special = "中断"
-    if term == "abort":
+    if term == Termination.ABORT:
         return special, f"まで{n}手で中断"
     if winner is not None:
         return special, f"まで{n}手で{'先手' if winner is Side.FIRST else '後手'}の勝ち"
-    if term == "repetition":
+    if term == Termination.REPETITION:
         return special, f"まで{n}手で千日手"
     return special, f"まで{n}手で引き分け"
 
 
-def _kif_time_control(control: TimeControl) -> str:
+def _kif_time_control(control: StoredTimeControl) -> str:
     base = _minutes_text(control.base_ms)
     if control.kind == "byoyomi":
         return f"{base}+秒読み{seconds_text(control.byoyomi_ms)}秒×{control.periods}"
@@ -314,5 +314,3 @@ def write_kif(record: GameRecord, game: Game | None = None) -> str:
     if summary:
         lines.append(summary)
     return "\n".join(lines) + "\n"
-
-

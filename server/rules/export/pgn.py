@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..game import Game
+from ..game import Game, Termination
 from ..position import Move, Position
 from ..record import GameRecord
 from ..squares import shogi_square
@@ -20,26 +20,26 @@ from .replay import (
 
 __all__ = ["pgn_move_text", "pgn_tags", "write_pgn"]
 
-_PGN_TERMINATION = {
-    "time": "time forfeit",
-    "abandonment": "abandoned",
-    "abort": "abandoned",
-    "perpetual_check": "rules infraction",
+_PGN_TERMINATION: dict[str, str] = {
+    Termination.TIME: "time forfeit",
+    Termination.ABANDONMENT: "abandoned",
+    Termination.ABORT: "abandoned",
+    Termination.PERPETUAL_CHECK: "rules infraction",
 }
 
-_ENDING_WORDS = {
-    "checkmate": "checkmate",
-    "stalemate": "stalemate",
-    "royal_capture": "capture of the royal piece",
-    "repetition": "repetition",
-    "perpetual_check": "perpetual check",
-    "fifty_moves": "the fifty-move rule",
-    "seventy_five_moves": "the seventy-five-move rule",
-    "dead_position": "dead position",
-    "resignation": "resignation",
-    "time": "time",
-    "agreement": "agreement",
-    "abandonment": "abandonment",
+_ENDING_WORDS: dict[str, str] = {
+    Termination.CHECKMATE: "checkmate",
+    Termination.STALEMATE: "stalemate",
+    Termination.ROYAL_CAPTURE: "capture of the royal piece",
+    Termination.REPETITION: "repetition",
+    Termination.PERPETUAL_CHECK: "perpetual check",
+    Termination.FIFTY_MOVES: "the fifty-move rule",
+    Termination.SEVENTY_FIVE_MOVES: "the seventy-five-move rule",
+    Termination.DEAD_POSITION: "dead position",
+    Termination.RESIGNATION: "resignation",
+    Termination.TIME: "time",
+    Termination.AGREEMENT: "agreement",
+    Termination.ABANDONMENT: "abandonment",
 }
 
 
@@ -51,7 +51,7 @@ def _ending_sentence(record: GameRecord) -> str | None:
     """``"Black wins by resignation."``, ``"Draw by repetition."``, ``"Game aborted."``."""
     if record.termination is None:
         return None
-    if record.termination == "abort":
+    if record.termination == Termination.ABORT:
         return "Game aborted."
     how = _ENDING_WORDS.get(record.termination, record.termination.replace("_", " "))
     if record.result == "1/2-1/2":
@@ -164,5 +164,3 @@ def _wrap(tokens: Sequence[str], width: int) -> list[str]:
     if line:
         lines.append(line)
     return lines
-
-

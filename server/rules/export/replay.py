@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from ..errors import RulesError
 from ..game import Game
 from ..position import Move, Position
-from ..record import GameRecord, TimeControl
+from ..record import GameRecord, StoredTimeControl
 from ..variant import Variant
 from ..variants import get_variant
 
@@ -64,11 +64,11 @@ def is_standard_start(game: Game) -> bool:
     return game.position_at(0).fen() == Position.from_fen(v, v.start_fen).fen()
 
 
-def format_time_control(control: TimeControl) -> str:
+def format_time_control(control: StoredTimeControl) -> str:
     """The PGN ``TimeControl`` value: ``"300+3"`` (Fischer: base and increment in seconds),
     ``"600+30x3"`` (byoyomi: main time, then 3 periods of 30 s).
 
-    >>> format_time_control(TimeControl("byoyomi", 600_000, byoyomi_ms=30_000, periods=3))
+    >>> format_time_control(StoredTimeControl("byoyomi", 600_000, byoyomi_ms=30_000, periods=3))
     '600+30x3'
     """
     base = seconds_text(control.base_ms)

@@ -14,6 +14,8 @@ from server.hub.commands import (
     UnseekCommand,
     WithdrawCommand,
 )
+from server.hub.errors import ErrorCode
+from server.hub.messages import MessageKind
 from server.transport.ics.args import cut
 from server.transport.ics.lines import (
     challenge_text,
@@ -38,7 +40,7 @@ class LobbyCommands(SessionState):
             return
 
         def answer(kind: str, data: Json) -> list[str]:
-            if kind == "error":
+            if kind == MessageKind.ERROR:
                 return [error_text(data.get("code", ""), data.get("message", ""))]
             if "seek" in data:
                 return [f"Your seek has been posted with index {data['seek']}."]
@@ -64,7 +66,7 @@ class LobbyCommands(SessionState):
             return
 
         def answer(kind: str, data: Json) -> list[str]:
-            if kind == "error":
+            if kind == MessageKind.ERROR:
                 return [error_text(data.get("code", ""), data.get("message", ""))]
             removed = data.get("removed", [])
             if not removed:
@@ -107,12 +109,12 @@ class LobbyCommands(SessionState):
             return
 
         def answer(kind: str, data: Json) -> list[str]:
-            if kind != "error":
+            if kind != MessageKind.ERROR:
                 return []
             code = data.get("code", "")
-            if code == "no_such_player":
+            if code == ErrorCode.NO_SUCH_PLAYER:
                 return [f"{words[0]} is not logged in."]
-            if code == "player_busy":
+            if code == ErrorCode.PLAYER_BUSY:
                 return [f"{words[0]} is playing a game."]
             return [error_text(code, data.get("message", ""))]
 

@@ -10,6 +10,8 @@ from server.hub.commands import (
     OfferCommand,
     ResignCommand,
 )
+from server.hub.errors import ErrorCode
+from server.hub.messages import MessageKind
 from server.rules import RulesError
 from server.transport.ics.args import NO_SUCH_GAME, bad_arg, handle_arg
 from server.transport.ics.games import GameView
@@ -32,9 +34,9 @@ class PlayCommands(SessionState):
         ply = game.ply + 1
 
         def answer(kind: str, data: Json) -> list[str]:
-            if kind != "error":
+            if kind != MessageKind.ERROR:
                 return []
-            if data.get("code") == "illegal_move":
+            if data.get("code") == ErrorCode.ILLEGAL_MOVE:
                 return [f"Illegal move ({text})."]
             return [error_text(data.get("code", ""), data.get("message", ""))]
 
@@ -113,7 +115,7 @@ class PlayCommands(SessionState):
         self._observing_asked.add(game_id)
 
         def answer(kind: str, data: Json) -> list[str]:
-            if kind == "error":
+            if kind == MessageKind.ERROR:
                 self._observing_asked.discard(game_id)
                 return [NO_SUCH_GAME]
             return []

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from server.hub.commands import (
     JoinCommand,
 )
+from server.hub.messages import MessageKind
 from server.transport.ics.games import GameView, side_index
 from server.transport.ics.lines import (
     challenge_text,
@@ -34,7 +35,7 @@ class MessageRenderer(SessionState):
         handler = getattr(self, f"_on_{kind}", None)
         if handler is not None:
             handler(data)
-        elif kind == "error":
+        elif kind == MessageKind.ERROR:
             self._write([error_text(data.get("code", ""), data.get("message", ""))])
 
     def _on_hello(self, data: Json) -> None:

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from server.rules import Position, RulesError
-from server.rules.record import GameRecord, TimeControl
+from server.hub.clock import control_of_record
+from server.rules import Position, RulesError, Termination
+from server.rules.record import UNFINISHED_STATUSES, GameRecord
 from server.transport.ics.args import NO_SUCH_GAME, bad_handle, game_id_arg, handle_arg, number
 from server.transport.ics.boards import MAX_STYLE12_FILES, board_lines
 from server.transport.ics.lines import end_reason
@@ -25,42 +26,26 @@ if TYPE_CHECKING:
     from server.transport.ics.games import GameNumbers
     from server.transport.ics.session import OnlinePlayer
 
-__all__ = ["Examination", "ReviewStore", "StoreViews", "tc_json"]
+__all__ = ["Examination", "ReviewStore", "StoreViews"]
 
 Json = dict[str, Any]
 HISTORY_LENGTH = 10
 GAMES_LISTED = 100
-_END_CODES = {
-    "checkmate": "Mat",
-    "resignation": "Res",
-    "time": "Fla",
-    "agreement": "Agr",
-    "repetition": "Rep",
-    "perpetual_check": "PCh",
-    "stalemate": "Sta",
-    "fifty_moves": "50",
-    "seventy_five_moves": "75",
-    "dead_position": "NM",
-    "abort": "Abo",
-    "abandonment": "Dis",
-    "royal_capture": "KCa",
+_END_CODES: dict[str, str] = {
+    Termination.CHECKMATE: "Mat",
+    Termination.RESIGNATION: "Res",
+    Termination.TIME: "Fla",
+    Termination.AGREEMENT: "Agr",
+    Termination.REPETITION: "Rep",
+    Termination.PERPETUAL_CHECK: "PCh",
+    Termination.STALEMATE: "Sta",
+    Termination.FIFTY_MOVES: "50",
+    Termination.SEVENTY_FIVE_MOVES: "75",
+    Termination.DEAD_POSITION: "NM",
+    Termination.ABORT: "Abo",
+    Termination.ABANDONMENT: "Dis",
+    Termination.ROYAL_CAPTURE: "KCa",
 }
-
-
-def tc_json(control: TimeControl) -> Json:
-    """A stored time control in the hub's JSON form."""
-    if control.kind == "byoyomi":
-        return {
-            "kind": "byoyomi",
-            "main_s": control.base_ms // 1000,
-            "period_s": control.byoyomi_ms // 1000,
-            "periods": control.periods,
-        }
-    return {
-        "kind": "fischer",
-        "base_s": control.base_ms // 1000,
-        "inc_s": control.increment_ms // 1000,
-    }
 
 
 def _minutes_increment(tc: Json) -> tuple[int, int]:
@@ -156,7 +141,7 @@ class StoreViews:
         page = await self._store.list_games(status="started", limit=GAMES_LISTED)
         lines = []
         for game in page.games:
-            tc = tc_json(game.time_control)
+            tc = control_of_record(game.time_control).to_json()
             minutes, increment = _minutes_increment(tc)
             kind = ics_variant(game.variant).kind
             lines.append(
@@ -184,7 +169,7 @@ class StoreViews:
             outcome = (
                 "=" if game.result == "1/2-1/2" else "+" if won else "-" if won is False else "*"
             )
-            tc = tc_json(game.time_control)
+            tc = control_of_record(game.time_control).to_json()
             minutes, increment = _minutes_increment(tc)
             end = _END_CODES.get(game.termination or "", "---")
             lines.append(
@@ -241,7 +226,7 @@ class StoreViews:
             ics=ics,
             white=stored.first_name,
             black=stored.second_name,
-            tc=tc_json(stored.time_control),
+            tc=control_of_record(stored.time_control).to_json(),
             moves=moves,
             displays=[m.display for m in stored.moves],
             clocks=[m.clock_ms for m in stored.moves],
@@ -257,7 +242,7 @@ class StoreViews:
             return [NO_SUCH_GAME]
         number = self._numbers.number(stored.id)
         ics = ics_variant(stored.variant)
-        tc = tc_json(stored.time_control)
+        tc = control_of_record(stored.time_control).to_json()
         minutes, increment = _minutes_increment(tc)
         white, black = stored.first_name, stored.second_name
         lines = [
@@ -301,7 +286,7 @@ class StoreViews:
                 row = ""
         if row:
             lines.append(row.rstrip())
-        if stored.status in ("finished", "aborted"):
+        if stored.status not in UNFINISHED_STATUSES:
             reason = end_reason(
                 stored.termination or "", stored.result, white, black, len(stored.moves)
             )

@@ -21,6 +21,7 @@ from typing import Any
 from server.config import Settings
 from server.hub.commands import Command, valid_text
 from server.hub.effects import ConnId
+from server.hub.errors import ErrorCode
 from server.transport.accounts import Accounts, AuthError, Identity
 from server.transport.codec import DecodeError, decode
 from server.transport.driver import HubDriver
@@ -256,7 +257,11 @@ class IcsConnection:
                 identity = await accounts.login(name, text)
             except AuthError as error:
                 self._failures += 1
-                message = "Invalid password!" if error.code == "bad_credentials" else error.message
+                message = (
+                    "Invalid password!"
+                    if error.code == ErrorCode.BAD_CREDENTIALS
+                    else error.message
+                )
                 self._send_raw(f"\r\n**** {message} ****\r\n\r\n")
                 if self._failures >= MAX_AUTH_FAILURES:
                     self.close_soon(1008, "too many failed logins")

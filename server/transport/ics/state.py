@@ -11,6 +11,9 @@ from server.hub.commands import (
     Command,
     SoughtCommand,
 )
+from server.hub.errors import ErrorCode
+from server.hub.lobby import MAX_SEEKS_PER_PLAYER
+from server.hub.messages import MessageKind
 from server.transport.ics.args import number
 from server.transport.ics.games import GameNumbers, GameView
 from server.transport.ics.review import Examination, ReviewStore, StoreViews
@@ -45,29 +48,30 @@ class IcsHost(Protocol):
         ...
 
 
-_ERRORS = {
-    "not_your_turn": "It is not your move.",
-    "stale_move": "It is not your move.",
-    "game_over": "The game is over.",
-    "busy": "Your previous action is being saved; try again in a moment.",
-    "no_such_seek": "That seek is not available.",
-    "own_seek": "You cannot respond to your own seek.",
-    "self_challenge": "You can't match yourself.",
-    "already_playing": "You are already playing a game.",
-    "seek_limit": "You can only have 3 active seeks.",
-    "no_such_challenge": "There is no such offer.",
-    "abort_too_late": 'It is too late to abort this game; use "resign".',
-    "draw_offers_unavailable": "Draw offers are not part of this variant.",
-    "not_a_player": "You are not playing a game.",
-    "no_move_to_take_back": "There are no moves in your game.",
-    "takeback_rated": "Takebacks are for unrated games only.",
-    "guests_casual_only": "Guests may only play unrated games.",
+_FICS_WORDS: dict[str, str] = {
+    ErrorCode.NOT_YOUR_TURN: "It is not your move.",
+    ErrorCode.STALE_MOVE: "It is not your move.",
+    ErrorCode.GAME_OVER: "The game is over.",
+    ErrorCode.BUSY: "Your previous action is being saved; try again in a moment.",
+    ErrorCode.NO_SUCH_SEEK: "That seek is not available.",
+    ErrorCode.OWN_SEEK: "You cannot respond to your own seek.",
+    ErrorCode.SELF_CHALLENGE: "You can't match yourself.",
+    ErrorCode.ALREADY_PLAYING: "You are already playing a game.",
+    ErrorCode.SEEK_LIMIT: f"You can only have {MAX_SEEKS_PER_PLAYER} active seeks.",
+    ErrorCode.NO_SUCH_CHALLENGE: "There is no such offer.",
+    ErrorCode.ABORT_TOO_LATE: 'It is too late to abort this game; use "resign".',
+    ErrorCode.DRAW_OFFERS_UNAVAILABLE: "Draw offers are not part of this variant.",
+    ErrorCode.NOT_A_PLAYER: "You are not playing a game.",
+    ErrorCode.NO_MOVE_TO_TAKE_BACK: "There are no moves in your game.",
+    ErrorCode.TAKEBACK_RATED: "Takebacks are for unrated games only.",
+    ErrorCode.GUESTS_CASUAL_ONLY: "Guests may only play unrated games.",
 }
+"""Where FICS has its own words for a refusal (the codes are :class:`ErrorCode`'s)."""
 
 
 def error_text(code: str, message: str) -> str:
     """A hub error in FICS words where FICS has them, else the hub's message."""
-    return _ERRORS.get(code, message)
+    return _FICS_WORDS.get(code, message)
 
 
 class SessionState:
@@ -137,7 +141,7 @@ class SessionState:
         """A handler printing ``done`` on success and the error otherwise."""
 
         def answer(kind: str, data: Json) -> list[str]:
-            if kind == "error":
+            if kind == MessageKind.ERROR:
                 return [error_text(data.get("code", ""), data.get("message", ""))]
             return [done] if done else []
 
@@ -153,7 +157,7 @@ class SessionState:
 
         def answer(kind: str, data: Json) -> list[str]:
             challenge = self.challenges.pop(challenge_id, None)
-            if kind == "error":
+            if kind == MessageKind.ERROR:
                 return [error_text(data.get("code", ""), data.get("message", ""))]
             if done and challenge is not None:
                 return [f"Challenge {challenge_id} {done}."]
