@@ -34,6 +34,7 @@ from server.store.errors import (
 )
 from server.store.journal import EndJournal
 from server.store.records import (
+    ApiToken,
     ClockState,
     GameMove,
     Player,
@@ -42,10 +43,13 @@ from server.store.records import (
     clock_state,
 )
 from server.store.repository import Store, new_game_id
+from server.store.tokens import TOKEN_PREFIX, TooManyTokensError
 from server.store.writer import MoveWriter, WriterStats
 
 __all__ = [
     "DEFAULT_URL",
+    "TOKEN_PREFIX",
+    "ApiToken",
     "ClockKind",
     "ClockState",
     "DuplicateMoveError",
@@ -66,6 +70,7 @@ __all__ = [
     "StoreError",
     "StoreUnavailableError",
     "TimeControl",
+    "TooManyTokensError",
     "UnknownGameError",
     "UnknownPlayerError",
     "WriterStats",

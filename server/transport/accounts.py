@@ -246,6 +246,14 @@ class Accounts:
         except AccountsUnavailable:
             raise _unavailable() from None
 
+    async def player_info(self, player: StoredPlayer) -> PlayerInfo:
+        """The hub's view of a registered player (with the ratings), without a session: for
+        a door that authenticates each request by a token of its own (the HTTP API).
+
+        :raises AuthError: ``unavailable``.
+        """
+        return (await self._session_for(player, new=False)).info
+
     async def _session_for(self, player: StoredPlayer, *, new: bool) -> Identity:
         try:
             ratings = await self._store.player_ratings(player.id)

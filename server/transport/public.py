@@ -115,6 +115,7 @@ class PublicListener:
         sock = self.sock if self._sock is not None else self.bind()
         self._owns_socket = False
         return sock
+
     def start(self) -> None:
         if self._sock is None:
             self.bind()

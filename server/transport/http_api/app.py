@@ -17,7 +17,7 @@ from types import ModuleType
 
 from aiohttp import web
 
-from server.transport.http_api import pages
+from server.transport.http_api import account, bot, challenges, export, pages, streams, tokens
 from server.transport.http_api.context import CONTEXT, ApiContext, ApiError
 from server.transport.http_api.paths import API_PREFIXES, is_api_path
 
@@ -28,7 +28,7 @@ logger = logging.getLogger(__name__)
 MAX_BODY_BYTES = 64 * 1024
 """Largest request body read (a bigger one is a 413)."""
 
-ROUTE_MODULES: tuple[ModuleType, ...] = ()
+ROUTE_MODULES: tuple[ModuleType, ...] = (tokens, account, streams, bot, challenges, export)
 """The areas of the API, each a module with a ``routes`` table (``web.RouteTableDef``)."""
 
 

@@ -6,7 +6,6 @@ status code and a JSON body ``{"error": "…"}`` (:func:`api_error`).
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -16,6 +15,7 @@ from server.config import Settings
 from server.transport.accounts import Accounts
 from server.transport.driver import HubDriver
 from server.transport.http import HttpRoutes
+from server.transport.http_api.link import BotLinks
 
 __all__ = ["CONTEXT", "ApiContext", "ApiError", "api_error", "json_response"]
 
@@ -33,8 +33,11 @@ class ApiContext:
     """The :class:`~server.store.Store` (typed loosely: transport does not import the store)."""
     pages: HttpRoutes
     """The plain pages of the websocket server, for requests on a kept-alive API connection."""
-    closing: asyncio.Event = field(default_factory=asyncio.Event)
-    """Set when the server stops: open streams end."""
+    links: BotLinks = field(init=False)
+    """The bots' hub connections on this process."""
+
+    def __post_init__(self) -> None:
+        self.links = BotLinks(self.driver, self.settings)
 
 
 CONTEXT = web.AppKey("context", ApiContext)

@@ -13,7 +13,7 @@ __all__ = ["SHUTDOWN_GRACE_S", "HttpApiServer"]
 
 SHUTDOWN_GRACE_S = 2.0
 """How long requests in progress may take to finish when the server stops (open streams end at
-once: they watch :attr:`ApiContext.closing`)."""
+once: :meth:`BotLinks.close`)."""
 KEEPALIVE_S = 75.0
 """An idle kept-alive connection is closed after this long."""
 
@@ -48,7 +48,7 @@ class HttpApiServer:
 
     async def close(self) -> None:
         """End the streams, let the requests in progress finish, close the connections."""
-        self.context.closing.set()
+        self.context.links.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
