@@ -56,19 +56,43 @@ class Bot:
         self.session = berserk.TokenSession(token)
         self.client = berserk.Client(self.session, base_url=base_url(app))
         self.streams: list[StreamReader] = []
+        self._opening: dict[str, list[asyncio.Future[int]]] = {}
+        self._loop = asyncio.get_running_loop()
+        self.session.hooks["response"].append(self._opened)
+
+    def _opened(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
+        """requests' response hook (in the stream's thread): the headers have arrived, so
+        the server has the stream open (the bot's link is connected to the hub)."""
+        path = response.request.path_url.split("?", 1)[0]
+        waiting = self._opening.get(path)
+        if waiting:
+            future = waiting.pop(0)
+            self._loop.call_soon_threadsafe(
+                lambda: future.done() or future.set_result(response.status_code)
+            )
+
+    def _expect(self, path: str) -> asyncio.Future[int]:
+        future: asyncio.Future[int] = self._loop.create_future()
+        self._opening.setdefault(path, []).append(future)
+        return future
 
     def post(self, path: str, **kwargs: Any) -> requests.Response:
         """A request berserk has no method for (its session, its token)."""
         return self.session.post(base_url(self.app) + path, timeout=TIMEOUT, **kwargs)
 
-    def events(self) -> StreamReader:
+    async def events(self) -> StreamReader:
+        """The event stream, once the server has answered its request (the bot is online)."""
+        opened = self._expect("/api/stream/event")
         reader = StreamReader(self.client.bots.stream_incoming_events())
         self.streams.append(reader)
+        assert await asyncio.wait_for(opened, TIMEOUT) == 200
         return reader
 
-    def game(self, game_id: str) -> StreamReader:
+    async def game(self, game_id: str) -> StreamReader:
+        opened = self._expect(f"/api/bot/game/stream/{game_id}")
         reader = StreamReader(self.client.bots.stream_game_state(game_id))
         self.streams.append(reader)
+        await asyncio.wait_for(opened, TIMEOUT)
         return reader
 
 

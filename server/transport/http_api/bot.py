@@ -15,7 +15,6 @@ from typing import Any
 
 from aiohttp import web
 
-from server.transport.http_api import lichess
 from server.transport.http_api.account import account_view
 from server.transport.http_api.auth import Caller, caller
 from server.transport.http_api.context import CONTEXT, api_error
@@ -136,12 +135,9 @@ async def playing(request: web.Request) -> web.Response:
     link = await request.app[CONTEXT].links.link(who.info)
     now: list[dict[str, Any]] = []
     try:
-        if link.running_game is not None:
-            with contextlib.suppress(CommandFailed):
-                game = await link.follow(link.running_game)
-                role = game.get("role")
-                if role in ("first", "second") and game.get("status") == "started":
-                    now.append(lichess.game_event("gameStart", game, role)["game"])
+        start = await link.running_start()
+        if start is not None:
+            now.append(start["game"])
     finally:
         link.release()
     return web.json_response({"nowPlaying": now})

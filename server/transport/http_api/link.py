@@ -221,6 +221,19 @@ class BotLink:
                 raise CommandFailed(404, "no_such_game", "No such game", {})
         return game
 
+    async def running_start(self) -> dict[str, Any] | None:
+        """The ``gameStart`` event of the account's running game, if it has one."""
+        if self.running_game is None:
+            return None
+        try:
+            game = await self.follow(self.running_game)
+        except CommandFailed:
+            return None
+        role = game.get("role")
+        if role not in ("first", "second") or game.get("status") != "started":
+            return None
+        return lichess.game_event("gameStart", game, str(role))
+
     # --- keeping the connection ---------------------------------------------------------------
 
     def hold(self) -> None:

@@ -50,12 +50,9 @@ async def event_stream(request: web.Request) -> web.StreamResponse:
     stream = NdjsonStream()
     link.events.add(stream)
     try:
-        if link.running_game is not None:
-            with contextlib.suppress(CommandFailed):
-                game = await link.follow(link.running_game)
-                role = game.get("role")
-                if role in ("first", "second") and game.get("status") == "started":
-                    stream.send(lichess.game_event("gameStart", game, role))
+        start = await link.running_start()
+        if start is not None:
+            stream.send(start)
         for challenge in list(link.challenges.values()):
             if challenge.get("to", {}).get("id") == who.info.id:
                 stream.send({"type": "challenge", "challenge": lichess.challenge_view(challenge)})
