@@ -47,10 +47,14 @@ def _time_control(form: dict[str, str]) -> dict[str, Any]:
 
 
 async def _command(request: web.Request, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """Answer (or withdraw) a challenge; the link forgets it once the hub took the answer (the
+    hub tells the other party, not the one who answered)."""
     who = await caller(request)
     link = await request.app[CONTEXT].links.link(who.info)
     try:
-        return await link.command(kind, payload)
+        answer = await link.command(kind, payload)
+        link.challenges.pop(payload["id"], None)
+        return answer
     except CommandFailed as error:
         api_error(error.status, error.message)
     finally:
