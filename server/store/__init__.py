@@ -34,17 +34,21 @@ from server.store.errors import (
 )
 from server.store.journal import JOURNAL_FORMAT, EndJournal, end_entry, end_from_entry
 from server.store.records import (
+    ApiToken,
     GameMove,
     Player,
     PlayerRating,
     RatingUpdate,
 )
 from server.store.repository import Store, new_game_id
+from server.store.tokens import TOKEN_PREFIX, TooManyTokensError
 from server.store.writer import MoveWriter, WriterStats
 
 __all__ = [
     "DEFAULT_URL",
     "JOURNAL_FORMAT",
+    "TOKEN_PREFIX",
+    "ApiToken",
     "ClockKind",
     "DuplicateMoveError",
     "EndJournal",
@@ -64,6 +68,7 @@ __all__ = [
     "StoreError",
     "StoreUnavailableError",
     "StoredTimeControl",
+    "TooManyTokensError",
     "UnknownGameError",
     "UnknownPlayerError",
     "WriterStats",

@@ -57,7 +57,7 @@ class PlayerStore(Transactions):
     async def _player_where(self, condition: ColumnElement[bool]) -> Player | None:
         async with self._transaction(write=False) as connection:
             row = (await connection.execute(select(players).where(condition))).one_or_none()
-        return None if row is None else _player(row)
+        return None if row is None else player_from_row(row)
 
     # --- sessions -----------------------------------------------------------------------------
 
@@ -101,7 +101,7 @@ class PlayerStore(Transactions):
             if player_id is None:
                 return None
             row = (await connection.execute(select(players).where(players.c.id == player_id))).one()
-        return _player(row)
+        return player_from_row(row)
 
     async def delete_session(self, token: str) -> bool:
         """Log a token out. Returns whether it existed."""
@@ -125,7 +125,11 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def _player(row: Row[Any]) -> Player:
+def player_from_row(row: Row[Any]) -> Player:
     return Player(
-        id=row.id, name=row.name, password_hash=row.password_hash, created_at=row.created_at
+        id=row.id,
+        name=row.name,
+        password_hash=row.password_hash,
+        created_at=row.created_at,
+        bot=bool(row.bot),
     )

@@ -63,6 +63,17 @@ class Player:
     name: str
     password_hash: str
     created_at: datetime
+    bot: bool = False
+    """Upgraded to a bot account (the Bot API)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ApiToken:
+    """A personal API token as listed (the token itself is shown once, when created)."""
+
+    id: int
+    description: str
+    created_at: datetime
 
 
 @dataclass(frozen=True, slots=True)

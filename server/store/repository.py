@@ -26,11 +26,12 @@ from server.store.players import PlayerStore, token_hash
 from server.store.queries import GameQueries
 from server.store.ratings import RatingStore
 from server.store.records import Player, PlayerRating, utc_now
+from server.store.tokens import TokenStore
 
 __all__ = ["Store", "new_game_id"]
 
 
-class Store(PlayerStore, RatingStore, GameStore, GameQueries):
+class Store(PlayerStore, TokenStore, RatingStore, GameStore, GameQueries):
     """Players, login sessions, ratings, games and moves in one database.
 
     Build it with :meth:`from_url` (or around an existing engine) and

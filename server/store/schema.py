@@ -43,6 +43,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    false,
     text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -52,6 +53,8 @@ from server.hub.game_ids import GAME_ID_MAX_LENGTH
 
 __all__ = [
     "NAME_LENGTH",
+    "TOKEN_DESCRIPTION_LENGTH",
+    "ApiTokenRow",
     "Base",
     "GameMoveRow",
     "GameRow",
@@ -59,6 +62,7 @@ __all__ = [
     "RatingRow",
     "SessionRow",
     "UtcDateTime",
+    "api_tokens",
     "game_moves",
     "games",
     "metadata",
@@ -75,6 +79,7 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 
+TOKEN_DESCRIPTION_LENGTH = 100
 NAME_LENGTH = 32
 VARIANT_LENGTH = 32
 TERMINATION_LENGTH = 32
@@ -126,6 +131,8 @@ class PlayerRow(Base):
     name_key: Mapped[str] = mapped_column(String(NAME_LENGTH), unique=True)
     password_hash: Mapped[str] = mapped_column(String(PASSWORD_HASH_LENGTH))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
+    bot: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    """Upgraded to a bot account (the Bot API, docs/bots.md); never undone."""
 
 
 class SessionRow(Base):
@@ -139,6 +146,20 @@ class SessionRow(Base):
     )
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
     last_seen: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
+
+
+class ApiTokenRow(Base):
+    """A personal API token of a player (the Bot API; stored as its SHA-256 only)."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    player_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    description: Mapped[str] = mapped_column(String(TOKEN_DESCRIPTION_LENGTH))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
 
 
 SPEED_CHECK = "speed IN ('bullet', 'blitz', 'rapid', 'classical', 'correspondence')"
@@ -249,6 +270,7 @@ def _table(model: Any) -> Table:
 metadata = Base.metadata
 players = _table(PlayerRow)
 sessions = _table(SessionRow)
+api_tokens = _table(ApiTokenRow)
 ratings = _table(RatingRow)
 games = _table(GameRow)
 game_moves = _table(GameMoveRow)

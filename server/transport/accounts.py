@@ -251,6 +251,18 @@ class Accounts:
         except AccountsUnavailable:
             raise _unavailable() from None
 
+    async def player_info(self, player: StoredPlayer) -> PlayerInfo:
+        """The hub's view of a registered player (with the ratings), without a session: for
+        a door that authenticates each request by a token of its own (the HTTP API).
+
+        :raises AuthError: ``unavailable``.
+        """
+        try:
+            ratings = await self._store.player_ratings(player.id)
+        except AccountsUnavailable:
+            raise _unavailable() from None
+        return _player_info(player, ratings)
+
     async def _session_for(self, player: StoredPlayer) -> Identity:
         try:
             ratings = await self._store.player_ratings(player.id)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from server.hub.commands import MAX_GAME_ID_LENGTH, MAX_NAME_LENGTH
+from server.hub.commands import MAX_NAME_LENGTH
+from server.hub.game_ids import GAME_ID_PATTERN
 
 __all__ = [
     "NO_SUCH_GAME",
@@ -27,7 +28,7 @@ MAX_NUMBER_DIGITS = 12
 SHOWN = 40
 """How much of a refused argument an answer quotes."""
 
-_GAME_ID = re.compile(rf"#?([0-9A-Za-z_-]{{1,{MAX_GAME_ID_LENGTH}}})")
+_GAME_ID = re.compile(rf"#?({GAME_ID_PATTERN.pattern})")
 _HANDLE = re.compile(rf"[A-Za-z0-9_-]{{1,{MAX_NAME_LENGTH}}}")
 _DIGITS = re.compile(rf"[0-9]{{1,{MAX_NUMBER_DIGITS}}}")
 

@@ -1,0 +1,117 @@
+"""Challenges: ``POST /api/challenge/{user}``, ``/api/challenge/{id}/accept``, ``/decline``
+(form ``reason``), ``/cancel``.
+
+Creating one takes lichess's form fields ``rated``, ``clock.limit`` and ``clock.increment``
+(seconds), ``color`` (``white`` = the first player, ``black``, ``random``) and ``variant``
+(our variant keys); a byoyomi clock (shogi variants) is ``clock.limit``, ``clock.byoyomi``
+and ``clock.periods``. The target must be online (the hub's ``match``): a bot is online while
+it holds its event stream. Unknown fields are ignored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from server.transport.http_api import lichess
+from server.transport.http_api.auth import caller
+from server.transport.http_api.context import CONTEXT, api_error
+from server.transport.http_api.forms import flag, read_form
+from server.transport.http_api.link import CommandFailed
+
+routes = web.RouteTableDef()
+
+
+def _integer(form: dict[str, str], name: str, default: int | None = None) -> int:
+    raw = form.get(name)
+    if raw is None or raw == "":
+        if default is None:
+            api_error(400, f"{name}: required")
+        return default
+    if not raw.isdigit() or len(raw) > 9:
+        api_error(400, f"{name}: must be a whole number of seconds")
+    return int(raw)
+
+
+def _time_control(form: dict[str, str]) -> dict[str, Any]:
+    limit = _integer(form, "clock.limit", 300)
+    if "clock.byoyomi" in form or "clock.periods" in form:
+        return {
+            "kind": "byoyomi",
+            "main_s": limit,
+            "period_s": _integer(form, "clock.byoyomi", 10),
+            "periods": _integer(form, "clock.periods", 1),
+        }
+    return {"kind": "fischer", "base_s": limit, "inc_s": _integer(form, "clock.increment", 0)}
+
+
+async def _command(request: web.Request, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """Answer (or withdraw) a challenge; the link forgets it once the hub took the answer (the
+    hub tells the other party, not the one who answered)."""
+    who = await caller(request)
+    link = await request.app[CONTEXT].links.link(who.info)
+    try:
+        answer = await link.command(kind, payload)
+        link.challenges.pop(payload["id"], None)
+        return answer
+    except CommandFailed as error:
+        api_error(error.status, error.message)
+    finally:
+        link.release()
+
+
+def _challenge_id(request: web.Request) -> int:
+    raw = request.match_info["id"]
+    if not raw.isdigit() or len(raw) > 15:
+        api_error(404, "No such challenge")
+    return int(raw)
+
+
+@routes.post("/api/challenge/{user}")
+async def create(request: web.Request) -> web.Response:
+    form = await read_form(request)
+    color = form.get("color", "random")
+    if color not in lichess.SIDE:
+        api_error(400, "color: must be white, black or random")
+    payload = {
+        "to": request.match_info["user"],
+        "variant": form.get("variant", ""),
+        "tc": _time_control(form),
+        "rated": flag(form, "rated"),
+        "colour": lichess.SIDE[color],
+    }
+    who = await caller(request)
+    link = await request.app[CONTEXT].links.link(who.info)
+    try:
+        answer = await link.command("match", payload)
+        challenge = link.challenges.get(answer.get("challenge", -1))
+    except CommandFailed as error:
+        api_error(error.status, error.message)
+    finally:
+        link.release()
+    if challenge is None:  # pragma: no cover - the hub tells both parties before the ack
+        return web.json_response({"id": str(answer.get("challenge")), "status": "created"})
+    return web.json_response(lichess.challenge_view(challenge))
+
+
+@routes.post("/api/challenge/{id}/accept")
+async def accept(request: web.Request) -> web.Response:
+    await _command(request, "accept", {"id": _challenge_id(request)})
+    return web.json_response({"ok": True})
+
+
+@routes.post("/api/challenge/{id}/decline")
+async def decline(request: web.Request) -> web.Response:
+    form = await read_form(request)
+    payload: dict[str, Any] = {"id": _challenge_id(request)}
+    if form.get("reason"):
+        payload["reason"] = form["reason"][:140]
+    await _command(request, "decline", payload)
+    return web.json_response({"ok": True})
+
+
+@routes.post("/api/challenge/{id}/cancel")
+async def cancel(request: web.Request) -> web.Response:
+    await _command(request, "withdraw", {"id": _challenge_id(request)})
+    return web.json_response({"ok": True})

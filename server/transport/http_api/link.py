@@ -1,0 +1,488 @@
+"""A bot's hub connection: the HTTP API's peer of the :class:`HubDriver`.
+
+Each account using the API on this process has one :class:`BotLink`: a connection to the hub
+(``driver.connect``) like a websocket's, kept while the bot holds a stream or a request is in
+flight (and :data:`LINGER_S` after). Its POSTs become the hub commands a websocket frame would
+(built by the same ``parse_command``, so one schema checks both doors), sent with an ack id of
+the link's: the HTTP answer waits for the hub's ``ack`` or ``error`` for that id — a move's ack
+comes only once it is stored. The hub's messages arrive as encoded frames (:meth:`put`, the
+``FrameSink``) and are turned into lichess events for the link's open NDJSON streams
+(:class:`NdjsonStream`): each holds a bounded queue, and a stream whose reader falls
+:data:`MAX_QUEUED` lines behind is dropped, never buffered without bound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from server.hub.commands import parse_command
+from server.hub.errors import ProtocolError
+from server.hub.identity import PlayerInfo
+from server.transport.codec import DecodeError, decode
+from server.transport.driver import HubDriver
+from server.transport.http_api import lichess
+from server.transport.ratelimit import TokenBucket, Verdict
+
+__all__ = ["BotLink", "BotLinks", "CommandFailed", "NdjsonStream"]
+
+logger = logging.getLogger(__name__)
+
+LINGER_S = 5.0
+"""A link with no stream and no request left disconnects from the hub after this long."""
+ANSWER_TIMEOUT_S = 30.0
+MAX_QUEUED = 256
+"""Lines a stream may hold unwritten; one more and its reader is dropped (too slow)."""
+KEEPALIVE_S = 6.0
+"""A blank line after this long without output (lichess: at least every 7 s)."""
+
+_STATUS = {
+    "no_such_game": 404,
+    "no_such_challenge": 404,
+    "no_such_player": 404,
+    "rate_limited": 429,
+    "busy": 503,
+    "node_unavailable": 503,
+    "cluster_unavailable": 503,
+    "unavailable": 503,
+}
+
+
+class CommandFailed(Exception):
+    """The hub refused a command: ``status`` (lichess-style) and the hub's message."""
+
+    def __init__(self, status: int, code: str, message: str, data: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+def status_of_code(code: str) -> int:
+    if code in _STATUS:
+        return _STATUS[code]
+    if code.endswith("_not_saved") or code == "game_not_created":
+        return 503
+    return 400
+
+
+class NdjsonStream:
+    """One open NDJSON response's queue of lines (see the module docstring)."""
+
+    __slots__ = ("_queue", "dropped", "ended", "game_id")
+
+    def __init__(self, game_id: str | None = None) -> None:
+        self._queue: asyncio.Queue[bytes | None] = asyncio.Queue(MAX_QUEUED)
+        self.game_id = game_id
+        self.dropped = False
+        self.ended = False
+
+    def send(self, event: dict[str, Any]) -> None:
+        self._put(_line(event))
+
+    def end(self) -> None:
+        """No more lines: the response ends once the queued ones are written."""
+        if not self.ended:
+            self.ended = True
+            with contextlib.suppress(asyncio.QueueFull):
+                self._queue.put_nowait(None)
+            if self._queue.full():
+                self.dropped = True
+
+    def _put(self, line: bytes) -> None:
+        if self.ended or self.dropped:
+            return
+        try:
+            self._queue.put_nowait(line)
+        except asyncio.QueueFull:
+            self.dropped = True  # the writer sees it and aborts the connection
+
+    async def next_line(self) -> bytes | None:
+        """The next line, a keep-alive blank line after :data:`KEEPALIVE_S`, or ``None`` at
+        the end."""
+        if self.dropped:
+            return None
+        try:
+            return await asyncio.wait_for(self._queue.get(), KEEPALIVE_S)
+        except TimeoutError:
+            return b"\n"
+
+
+def _line(event: dict[str, Any]) -> bytes:
+    import json
+
+    return json.dumps(event, separators=(",", ":")).encode() + b"\n"
+
+
+class BotLink:
+    """One account's hub connection on this process (see the module docstring)."""
+
+    def __init__(self, links: BotLinks, info: PlayerInfo) -> None:
+        self._links = links
+        self.info = info
+        self.name = info.name
+        driver = links.driver
+        self._driver = driver
+        self.conn_id = driver.new_conn_id()
+        self._acks = itertools.count(1)
+        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.hello: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.events: set[NdjsonStream] = set()
+        self.game_streams: set[NdjsonStream] = set()
+        self.games: dict[str, dict[str, Any]] = {}
+        """Games this connection follows: the last snapshot, kept up to date by room events."""
+        self.challenges: dict[int, dict[str, Any]] = {}
+        self.running_game: str | None = None
+        self._busy = 0
+        self._linger: asyncio.TimerHandle | None = None
+        self.closed = False
+        settings = links.settings
+        self._bucket = TokenBucket(
+            settings.rate_limit_per_s, settings.rate_limit_burst, asyncio.get_running_loop().time()
+        )
+        driver.connect(self.conn_id, self, info)
+
+    # --- Peer / FrameSink ---------------------------------------------------------------------
+
+    @property
+    def outbox(self) -> BotLink:
+        return self
+
+    def close(self) -> None:
+        """The driver forgot this connection."""
+        self._gone()
+
+    def close_soon(self, code: int, reason: str) -> None:
+        self._gone()
+
+    def _gone(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self._links.forget(self)
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(
+                    CommandFailed(503, "unavailable", "The hub connection closed; retry.", {})
+                )
+        for stream in [*self.events, *self.game_streams]:
+            stream.end()
+
+    def put(self, frame: bytes) -> None:
+        try:
+            message = decode(frame)
+        except DecodeError:  # pragma: no cover - the hub only emits JSON
+            return
+        if not isinstance(message, dict):
+            return
+        try:
+            self._on_message(message)
+        except Exception:  # pragma: no cover - a bug: keep the link, log it
+            logger.exception("Bot API: translating %s failed", message.get("t"))
+
+    # --- commands -----------------------------------------------------------------------------
+
+    async def command(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """Send one hub command; its ack's payload, or :class:`CommandFailed`."""
+        if self.closed:
+            raise CommandFailed(503, "unavailable", "The hub connection closed; retry.", {})
+        verdict = self._bucket.take(asyncio.get_running_loop().time())
+        if verdict is not Verdict.ACCEPT:
+            raise CommandFailed(429, "rate_limited", "Too many requests; slow down.", {})
+        ack = f"b{next(self._acks)}"
+        try:
+            command = parse_command({"t": kind, "d": payload, "a": ack})
+        except ProtocolError as error:
+            raise CommandFailed(400, error.code, str(error), {}) from None
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[ack] = future
+        self.hold()
+        try:
+            self._driver.handle(self.conn_id, command)
+            return await asyncio.wait_for(future, ANSWER_TIMEOUT_S)
+        except TimeoutError:
+            raise CommandFailed(504, "timeout", "The hub did not answer in time.", {}) from None
+        finally:
+            self._pending.pop(ack, None)
+            self.release()
+
+    async def follow(self, game_id: str) -> dict[str, Any]:
+        """The game as this connection sees it, joining its room first if needed."""
+        game = self.games.get(game_id)
+        if game is None:
+            await self.command("join", {"game": game_id})
+            game = self.games.get(game_id)
+            if game is None:  # pragma: no cover - the hub sends the snapshot before the ack
+                raise CommandFailed(404, "no_such_game", "No such game", {})
+        return game
+
+    async def running_start(self) -> dict[str, Any] | None:
+        """The ``gameStart`` event of the account's running game, if it has one."""
+        if self.running_game is None:
+            return None
+        try:
+            game = await self.follow(self.running_game)
+        except CommandFailed:
+            return None
+        role = game.get("role")
+        if role not in ("first", "second") or game.get("status") != "started":
+            return None
+        return lichess.game_event("gameStart", game, str(role))
+
+    # --- keeping the connection ---------------------------------------------------------------
+
+    def hold(self) -> None:
+        self._busy += 1
+        if self._linger is not None:
+            self._linger.cancel()
+            self._linger = None
+
+    def release(self) -> None:
+        self._busy -= 1
+        if self._busy <= 0 and not self.closed:
+            self._linger = asyncio.get_running_loop().call_later(LINGER_S, self._idle)
+
+    def _idle(self) -> None:
+        self._linger = None
+        if self._busy <= 0 and not self.closed:
+            self._driver.disconnect(self.conn_id)
+            self._gone()
+
+    # --- the hub's messages -------------------------------------------------------------------
+
+    def _on_message(self, message: dict[str, Any]) -> None:
+        kind = message.get("t")
+        data = message.get("d") or {}
+        ack = message.get("a")
+        if isinstance(ack, str) and ack in self._pending and kind in ("ack", "error"):
+            future = self._pending[ack]
+            if not future.done():
+                if kind == "ack":
+                    future.set_result(data)
+                else:
+                    code = str(data.get("code", "error"))
+                    future.set_exception(
+                        CommandFailed(
+                            status_of_code(code), code, str(data.get("message", code)), data
+                        )
+                    )
+            return
+        handler = _HANDLERS.get(str(kind))
+        if handler is not None:
+            handler(self, data)
+
+    def _hello(self, data: dict[str, Any]) -> None:
+        self.running_game = data.get("game")
+        for challenge in data.get("challenges") or []:
+            self.challenges[challenge["id"]] = challenge
+        if not self.hello.done():
+            self.hello.set_result(data)
+
+    def _challenge(self, data: dict[str, Any]) -> None:
+        self.challenges[data["id"]] = data
+        self._event({"type": "challenge", "challenge": lichess.challenge_view(data)})
+
+    def _game_start(self, data: dict[str, Any]) -> None:
+        self.running_game = data.get("game")
+        # The snapshot follows at once (the hub joins the players' connections): gameStart is
+        # sent from it, when the game's terms are known.
+        self.games.pop(str(data.get("game")), None)
+
+    def _snapshot(self, data: dict[str, Any]) -> None:
+        game_id = data["game"]
+        fresh = game_id not in self.games
+        self.games[game_id] = dict(data)
+        role = data.get("role")
+        if (
+            fresh
+            and role in ("first", "second")
+            and data.get("status") == "started"
+            and self.running_game in (game_id, None)
+        ):
+            self.running_game = game_id
+            self._event(lichess.game_event("gameStart", data, role))
+        for stream in self.game_streams:
+            if stream.game_id == game_id:
+                stream.send(lichess.game_full(data))
+
+    def _room_event(self, data: dict[str, Any], update: Callable[[dict[str, Any]], None]) -> None:
+        game = self.games.get(data.get("game", ""))
+        if game is None:
+            return
+        update(game)
+        self._state(game)
+
+    def _move(self, data: dict[str, Any]) -> None:
+        def update(game: dict[str, Any]) -> None:
+            moves = list(game.get("moves", []))
+            if data.get("ply") == len(moves) + 1:
+                moves.append(data["uci"])
+            game["moves"] = moves
+            game["fen"] = data.get("fen")
+            game["turn"] = data.get("turn")
+            game["clocks"] = data.get("clocks")
+            offers = dict(game.get("offers") or {})
+            mover = data.get("side")
+            # A move cancels a pending takeback offer and declines the opponent's draw offer.
+            offers["takeback"] = None
+            if offers.get("draw") not in (None, mover):
+                offers["draw"] = None
+            game["offers"] = offers
+
+        self._room_event(data, update)
+
+    def _takeback(self, data: dict[str, Any]) -> None:
+        def update(game: dict[str, Any]) -> None:
+            game["moves"] = list(game.get("moves", []))[: data.get("ply", 0)]
+            game["fen"] = data.get("fen")
+            game["turn"] = data.get("turn")
+            game["clocks"] = data.get("clocks")
+            game["offers"] = {**(game.get("offers") or {}), "takeback": None}
+
+        self._room_event(data, update)
+
+    def _offer(self, data: dict[str, Any]) -> None:
+        kind, action = data.get("kind"), data.get("action")
+        if kind not in ("draw", "takeback"):
+            return
+
+        def update(game: dict[str, Any]) -> None:
+            offers = dict(game.get("offers") or {})
+            offers[str(kind)] = data.get("side") if action == "offer" else None
+            game["offers"] = offers
+
+        self._room_event(data, update)
+
+    def _end(self, data: dict[str, Any]) -> None:
+        game = self.games.get(data.get("game", ""))
+        if game is None:
+            return
+        game.update(
+            status="finished",
+            result=data.get("result"),
+            winner=data.get("winner"),
+            termination=data.get("termination"),
+            clocks=data.get("clocks", game.get("clocks")),
+            offers={"draw": None, "takeback": None},
+        )
+        self._state(game)
+        role = game.get("role")
+        if role in ("first", "second"):
+            self._event(lichess.game_event("gameFinish", game, role))
+        if self.running_game == game["game"]:
+            self.running_game = None
+        for stream in list(self.game_streams):
+            if stream.game_id == game["game"]:
+                stream.end()
+
+    def _chat(self, data: dict[str, Any]) -> None:
+        line = {
+            "type": "chatLine",
+            "room": "player" if data.get("room") == "players" else "spectator",
+            "username": data.get("user"),
+            "text": data.get("text"),
+        }
+        self._to_game(str(data.get("game")), line)
+
+    # --- to the streams -----------------------------------------------------------------------
+
+    def _event(self, event: dict[str, Any]) -> None:
+        for stream in self.events:
+            stream.send(event)
+
+    def _state(self, game: dict[str, Any]) -> None:
+        self._to_game(game["game"], lichess.game_state(game))
+
+    def _to_game(self, game_id: str, event: dict[str, Any]) -> None:
+        for stream in self.game_streams:
+            if stream.game_id == game_id:
+                stream.send(event)
+
+
+def _challenge_over(status: str, event: str) -> Callable[[BotLink, dict[str, Any]], None]:
+    def handle(link: BotLink, data: dict[str, Any]) -> None:
+        known = link.challenges.pop(data.get("id", -1), None)
+        if known is None or event == "":
+            return
+        view = lichess.challenge_view(known, status)
+        if data.get("reason"):
+            view["declineReason"] = data["reason"]
+        link._event({"type": event, "challenge": view})
+
+    return handle
+
+
+def _gone_or_back(gone: bool) -> Callable[[BotLink, dict[str, Any]], None]:
+    def handle(link: BotLink, data: dict[str, Any]) -> None:
+        game = link.games.get(data.get("game", ""))
+        if game is None or data.get("side") == game.get("role"):
+            return
+        event: dict[str, Any] = {"type": "opponentGone", "gone": gone}
+        if gone:
+            event["claimWinInSeconds"] = (
+                0 if data.get("claimable") else int(data.get("claim_in_ms", 0)) // 1000
+            )
+        link._to_game(game["game"], event)
+
+    return handle
+
+
+_HANDLERS: dict[str, Callable[[BotLink, dict[str, Any]], None]] = {
+    "hello": BotLink._hello,
+    "challenge": BotLink._challenge,
+    "challenge_accepted": _challenge_over("accepted", ""),
+    "challenge_declined": _challenge_over("declined", "challengeDeclined"),
+    "challenge_withdrawn": _challenge_over("canceled", "challengeCanceled"),
+    "challenge_cancelled": _challenge_over("canceled", "challengeCanceled"),
+    "game_start": BotLink._game_start,
+    "game": BotLink._snapshot,
+    "move": BotLink._move,
+    "takeback": BotLink._takeback,
+    "offer": BotLink._offer,
+    "end": BotLink._end,
+    "chat": BotLink._chat,
+    "gone": _gone_or_back(True),
+    "back": _gone_or_back(False),
+}
+
+
+class BotLinks:
+    """The links of this process, one per account."""
+
+    def __init__(self, driver: HubDriver, settings: Any) -> None:
+        self.driver = driver
+        self.settings = settings
+        self._links: dict[str, BotLink] = {}
+
+    async def link(self, info: PlayerInfo) -> BotLink:
+        """The account's link (connected, its ``hello`` received); the caller holds it until
+        :meth:`BotLink.release`."""
+        link = self._links.get(info.id)
+        if link is None or link.closed:
+            link = self._links[info.id] = BotLink(self, info)
+        link.hold()
+        try:
+            await asyncio.wait_for(asyncio.shield(link.hello), ANSWER_TIMEOUT_S)
+        except BaseException:
+            link.release()
+            raise
+        return link
+
+    def forget(self, link: BotLink) -> None:
+        if self._links.get(link.info.id) is link:
+            del self._links[link.info.id]
+
+    def online(self) -> list[BotLink]:
+        """Links with an open event stream (bots online through this process)."""
+        return [link for link in self._links.values() if link.events and not link.closed]
+
+    def close(self) -> None:
+        """The server stops: every stream ends."""
+        for link in list(self._links.values()):
+            for stream in [*link.events, *link.game_streams]:
+                stream.end()

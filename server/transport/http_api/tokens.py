@@ -1,0 +1,115 @@
+"""Personal API tokens: ``POST /api/token`` (create: shown once), ``GET /api/token`` (list),
+``DELETE /api/token/{id}`` (revoke one), ``DELETE /api/token`` (revoke the one used); and
+``GET /api/token/page``, a small page to do it from a browser (which posts the name and password
+to ``POST /api/token``, ``/api/token/list`` and ``/api/token/{id}/revoke``).
+
+Creating or listing needs the player's session token (``Authorization: Bearer``, as the web
+client holds it) or the name and password in the form; an API token cannot make more tokens.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from server.transport.accounts import AuthError
+from server.transport.http_api.auth import API_TOKEN_PREFIX, StoredAccount, bearer, store_call
+from server.transport.http_api.context import CONTEXT, api_error
+from server.transport.http_api.forms import read_form
+
+routes = web.RouteTableDef()
+
+PAGE = (Path(__file__).parent / "token_page.html").read_bytes()
+MAX_DESCRIPTION = 100
+
+
+async def _owner(request: web.Request, form: dict[str, str]) -> StoredAccount:
+    """The account acting: by session token, or by name and password."""
+    context = request.app[CONTEXT]
+    token = bearer(request)
+    if token is not None:
+        if token.startswith(API_TOKEN_PREFIX):
+            api_error(403, "An API token cannot manage tokens: use your login session or password.")
+        account = await store_call(context.store.session_player(token))
+        if account is None:
+            api_error(401, "No such session")
+        return account
+    name, password = form.get("name", ""), form.get("password", "")
+    if not name or not password:
+        api_error(401, "Log in: a session token (Authorization: Bearer) or name and password.")
+    try:
+        await context.accounts.login(name, password)
+    except AuthError as error:
+        api_error(503 if error.code == "unavailable" else 401, error.message)
+    account = await store_call(context.store.player_by_name(name))
+    if account is None:  # pragma: no cover - deleted in between
+        api_error(401, "Wrong name or password.")
+    return account
+
+
+def _listing(token: Any) -> dict[str, Any]:
+    return {
+        "id": token.id,
+        "description": token.description,
+        "createdAt": int(token.created_at.timestamp() * 1000),
+    }
+
+
+@routes.post("/api/token")
+async def create_token(request: web.Request) -> web.Response:
+    form = await read_form(request)
+    owner = await _owner(request, form)
+    description = form.get("description", "").strip() or "API token"
+    if len(description) > MAX_DESCRIPTION:
+        api_error(400, f"description: at most {MAX_DESCRIPTION} characters")
+    try:
+        token, listed = await store_call(
+            request.app[CONTEXT].store.create_api_token(owner.id, description)
+        )
+    except Exception as error:
+        if type(error).__name__ == "TooManyTokensError":
+            api_error(400, "Too many tokens: revoke one first.")
+        if isinstance(error, ValueError):
+            api_error(400, f"description: {error}")
+        raise
+    return web.json_response({"token": token, **_listing(listed)})
+
+
+@routes.get("/api/token")
+@routes.post("/api/token/list")
+async def list_tokens(request: web.Request) -> web.Response:
+    owner = await _owner(request, await read_form(request))
+    tokens = await store_call(request.app[CONTEXT].store.api_tokens(owner.id))
+    return web.json_response({"tokens": [_listing(token) for token in tokens]})
+
+
+@routes.delete("/api/token/{id}")
+@routes.post("/api/token/{id}/revoke")
+async def revoke_token(request: web.Request) -> web.Response:
+    owner = await _owner(request, await read_form(request))
+    raw = request.match_info["id"]
+    if not raw.isdigit() or len(raw) > 12:
+        api_error(404, "No such token")
+    revoked = await store_call(request.app[CONTEXT].store.revoke_api_token(owner.id, int(raw)))
+    if not revoked:
+        api_error(404, "No such token")
+    return web.json_response({"ok": True})
+
+
+@routes.delete("/api/token")
+async def revoke_this_token(request: web.Request) -> web.Response:
+    """lichess's ``DELETE /api/token``: the API token of the request revokes itself."""
+    token = bearer(request)
+    if token is None or not token.startswith(API_TOKEN_PREFIX):
+        api_error(401, "No such token")
+    revoked = await store_call(request.app[CONTEXT].store.revoke_api_token_value(token))
+    if not revoked:
+        api_error(401, "No such token")
+    return web.Response(status=204)
+
+
+@routes.get("/api/token/page")
+async def token_page(request: web.Request) -> web.Response:
+    return web.Response(body=PAGE, content_type="text/html", charset="utf-8")

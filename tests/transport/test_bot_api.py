@@ -1,0 +1,224 @@
+"""The Bot API driven by berserk against the live server (docs/bots.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import berserk
+import pytest
+from bot_support import Bot, call, make_bot
+from ws_support import Client, OpenClient, StartApp
+
+MINI_MATE = ["a1b2", "a5a2", "b2c3", "d5c4"]  # Mini-Shogi: the second player mates
+FISCHER = {"kind": "fischer", "base_s": 60, "inc_s": 0}
+
+
+async def _challenge_bot(human: Client, bot: Bot, events: Any, variant: str, colour: str) -> str:
+    """The websocket player challenges the bot, which accepts: the game id."""
+    answer = await human.ok(
+        "match", {"to": bot.name, "variant": variant, "tc": FISCHER, "colour": colour}
+    )
+    challenge = await events.next("challenge")
+    assert challenge["challenge"]["id"] == str(answer["challenge"])
+    assert challenge["challenge"]["variant"]["key"] == variant
+    assert challenge["challenge"]["challenger"]["name"] == human.name
+    await call(bot.client.bots.accept_challenge, challenge["challenge"]["id"])
+    start = await events.next("gameStart")
+    game_id: str = start["game"]["gameId"]
+    assert start["game"]["color"] == ("black" if colour == "first" else "white")
+    await human.next(lambda m: m["t"] == "game" and m["d"]["game"] == game_id)
+    return game_id
+
+
+async def test_a_bot_upgrades_and_shows_its_account(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    app = await start_app()
+    bot = await make_bot(app, open_client, "robo")
+    account = await call(bot.client.account.get)
+    assert account["username"] == "robo" and account["title"] == "BOT"
+    with pytest.raises(berserk.exceptions.ResponseError) as refused:
+        await call(bot.client.account.upgrade_to_bot)
+    assert refused.value.status_code == 400
+
+
+async def test_a_bot_plays_mini_shogi_to_mate_against_a_websocket_player(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    app = await start_app()
+    bot = await make_bot(app, open_client, "robo")
+    events = await bot.events()
+    human = await open_client(app, "alice")
+    await human.register("alice")
+    game_id = await _challenge_bot(human, bot, events, "minishogi", "first")
+    stream = await bot.game(game_id)
+    full = await stream.next("gameFull")
+    assert full["id"] == game_id and full["variant"]["key"] == "minishogi"
+    assert full["white"]["name"] == "alice" and full["black"]["name"] == "robo"
+    assert full["state"]["moves"] == "" and full["state"]["status"] == "started"
+    for ply, uci in enumerate(MINI_MATE, start=1):
+        if ply % 2 == 1:
+            await human.ok("move", {"game": game_id, "ply": ply, "move": uci})
+        else:
+            await call(bot.client.bots.make_move, game_id, uci)
+        state = await stream.next(
+            lambda e, n=ply: e["type"] == "gameState" and len(e["moves"].split()) == n
+        )
+        assert state["moves"] == " ".join(MINI_MATE[:ply])
+    final = await stream.next(lambda e: e["type"] == "gameState" and e["status"] != "started")
+    assert final["status"] == "mate" and final["winner"] == "black"
+    assert final["moves"] == " ".join(MINI_MATE)
+    await stream.end()
+    finish = await events.next("gameFinish")
+    assert finish["game"]["gameId"] == game_id
+    exported = await call(
+        bot.session.get, f"http://127.0.0.1:{app.port}/game/export/{game_id}", timeout=10
+    )
+    assert exported.status_code == 200 and "[Variant" in exported.text, exported.text
+
+
+async def _state(stream: Any, plies: int) -> dict[str, Any]:
+    state: dict[str, Any] = await stream.next(
+        lambda e: e["type"] == "gameState" and len(e["moves"].split()) == plies
+    )
+    return state
+
+
+async def _over(stream: Any) -> dict[str, Any]:
+    final: dict[str, Any] = await stream.next(
+        lambda e: e["type"] == "gameState" and e["status"] != "started"
+    )
+    await stream.end()
+    return final
+
+
+async def _bot_game(
+    start_app: StartApp, open_client: OpenClient, variant: str
+) -> tuple[Client, Bot, Any, Any, str]:
+    app = await start_app()
+    bot = await make_bot(app, open_client, "robo")
+    events = await bot.events()
+    human = await open_client(app, "alice")
+    await human.register("alice")
+    game_id = await _challenge_bot(human, bot, events, variant, "first")
+    stream = await bot.game(game_id)
+    full = await stream.next("gameFull")
+    assert full["variant"]["key"] == variant and full["clock"] == {"initial": 60000, "increment": 0}
+    return human, bot, events, stream, game_id
+
+
+async def test_wild_castle_moves_from_the_legal_lists_then_the_human_resigns(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    """Wild Castle starts from one of 36 setups: the moves come from the server's lists."""
+    human, bot, events, stream, game_id = await _bot_game(start_app, open_client, "wildcastle")
+    snapshot = next(m for m in reversed(human.seen) if m["t"] == "game")
+    legal: list[str] = snapshot["d"]["legal"]
+    for ply in range(1, 5):
+        uci = legal[0]
+        if ply % 2:
+            await human.ok("move", {"game": game_id, "ply": ply, "move": uci})
+        else:
+            await call(bot.client.bots.make_move, game_id, uci)
+        event = await human.next(lambda m, n=ply: m["t"] == "move" and m["d"]["ply"] == n)
+        legal = event["d"]["legal"]
+        assert (await _state(stream, ply))["moves"].split()[-1] == uci
+    await human.ok("resign", {"game": game_id})
+    final = await _over(stream)
+    assert (final["status"], final["winner"]) == ("resign", "black")
+    assert (await events.next("gameFinish"))["game"]["winner"] == "black"
+
+
+async def test_spartan_drawn_by_agreement_offered_with_a_move(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    human, bot, _, stream, game_id = await _bot_game(start_app, open_client, "spartan")
+    await human.ok("move", {"game": game_id, "ply": 1, "move": "a2a3"})
+    await _state(stream, 1)
+    answer = await call(bot.post, f"/api/bot/game/{game_id}/move/a7b6?offeringDraw=true")
+    assert answer.status_code == 200 and answer.json() == {"ok": True}
+    offered = await stream.next(lambda e: e["type"] == "gameState" and e["bdraw"])
+    assert offered["moves"] == "a2a3 a7b6" and not offered["wdraw"]
+    await human.next(lambda m: m["t"] == "offer" and m["d"]["kind"] == "draw")
+    await human.ok("draw_accept", {"game": game_id})
+    final = await _over(stream)
+    assert final["status"] == "draw" and "winner" not in final
+
+
+async def test_sho_shogi_takeback_then_the_human_resigns(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    human, bot, _, stream, game_id = await _bot_game(start_app, open_client, "shoshogi")
+    await human.ok("move", {"game": game_id, "ply": 1, "move": "a1a2"})
+    await _state(stream, 1)
+    await call(bot.client.bots.make_move, game_id, "a7a6")
+    await _state(stream, 2)
+    await human.ok("takeback_offer", {"game": game_id})
+    asked = await stream.next(lambda e: e["type"] == "gameState" and e["wtakeback"])
+    assert asked["moves"] == "a1a2 a7a6"
+    answer = await call(bot.post, f"/api/bot/game/{game_id}/takeback/yes")
+    assert answer.status_code == 200, answer.text
+    back = await stream.next(lambda e: e["type"] == "gameState" and e["moves"] == "")
+    assert not back["wtakeback"] and not back["btakeback"]
+    await human.ok("move", {"game": game_id, "ply": 1, "move": "a3a4"})
+    await _state(stream, 1)
+    await human.ok("resign", {"game": game_id})
+    final = await _over(stream)
+    assert (final["status"], final["winner"]) == ("resign", "black")
+
+
+async def test_dai_shogi_chat_then_the_bot_resigns(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    human, bot, events, stream, game_id = await _bot_game(start_app, open_client, "daishogi")
+    await human.ok("move", {"game": game_id, "ply": 1, "move": "a2a3"})
+    await _state(stream, 1)
+    await call(bot.client.bots.make_move, game_id, "a11a10")
+    await _state(stream, 2)
+    await call(bot.client.bots.post_message, game_id, "good luck")
+    said = await human.next(lambda m: m["t"] == "chat")
+    assert said["d"]["text"] == "good luck" and said["d"]["user"] == "robo"
+    await human.ok("chat", {"game": game_id, "text": "you too"})
+    line = await stream.next(lambda e: e["type"] == "chatLine" and e["username"] == "alice")
+    assert line == {"type": "chatLine", "room": "player", "username": "alice", "text": "you too"}
+    await call(bot.client.bots.resign_game, game_id)
+    final = await _over(stream)
+    assert (final["status"], final["winner"]) == ("resign", "white")
+    assert (await events.next("gameFinish"))["game"]["gameId"] == game_id
+
+
+async def test_two_berserk_bots_play_each_other(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    app = await start_app()
+    white, black = (
+        await make_bot(app, open_client, "robo"),
+        await make_bot(app, open_client, "tron"),
+    )
+    white_events, black_events = await white.events(), await black.events()
+    made = await call(
+        white.client.challenges.create,
+        "tron",
+        False,
+        clock_limit=60,
+        clock_increment=1,
+        color="white",
+        variant="minishogi",
+    )
+    incoming = await black_events.next("challenge")
+    assert incoming["challenge"]["id"] == made["id"]
+    assert incoming["challenge"]["timeControl"]["increment"] == 1
+    await call(black.client.bots.accept_challenge, made["id"])
+    game_id = (await white_events.next("gameStart"))["game"]["gameId"]
+    assert (await black_events.next("gameStart"))["game"]["color"] == "black"
+    streams = {"white": await white.game(game_id), "black": await black.game(game_id)}
+    for stream in streams.values():
+        await stream.next("gameFull")
+    for ply, uci in enumerate(MINI_MATE, start=1):
+        mover = white if ply % 2 else black
+        await call(mover.client.bots.make_move, game_id, uci)
+        for stream in streams.values():
+            await _state(stream, ply)
+    for stream in streams.values():
+        final = await _over(stream)
+        assert (final["status"], final["winner"]) == ("mate", "black")
