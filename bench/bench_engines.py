@@ -1,6 +1,6 @@
 """Engines through our adjudicator: matches (engine vs engine, level n vs n+1) and analysis speed.
 
-    python bench/bench_engines.py levels VARIANT N [--games G] [--max-plies P]
+    python bench/bench_engines.py levels VARIANT N [--games G] [--max-plies P] [--clock 60000+1000]
     python bench/bench_engines.py match VARIANT ENGINE_A ENGINE_B [--level L] [--games G]
     python bench/bench_engines.py analysis VARIANT [--plies P] [--movetime MS] [--depth D]
     python bench/bench_engines.py movetime VARIANT [--levels 1,8] [--moves N] [--clock-ms C] [--increment-ms I]
@@ -25,9 +25,22 @@ from server.rules import Game, get_variant
 from server.worker.computer import Computer
 
 
-async def play(white: Computer, black: Computer, levels: tuple[int, int], variant: str, max_plies: int, seed: int) -> tuple[str, list[float], list[float], int]:
-    """One game; the result from the first player's view, the move times of each side."""
+async def play(
+    white: Computer,
+    black: Computer,
+    levels: tuple[int, int],
+    variant: str,
+    max_plies: int,
+    seed: int,
+    clock: tuple[int, int] | None = None,
+) -> tuple[str, list[float], list[float], int]:
+    """One game; the result from the first player's view, the move times of each side.
+    ``clock``: (main ms, increment ms) for each side, kept like a server would (a flag fall
+    loses)."""
+    from server.worker.search import EngineClock
+
     v = get_variant(variant)
+    remaining = [clock[0], clock[0]] if clock else None
     rng = random.Random(seed)
     start = v.random_start_fen(rng) if v.start_fen_generator is not None else None
     game = Game(v, start)
@@ -38,9 +51,18 @@ async def play(white: Computer, black: Computer, levels: tuple[int, int], varian
         side = game.position.turn
         computer, level = (white, levels[0]) if side == 0 else (black, levels[1])
         t = time.perf_counter()
-        answer = await computer.best_move(game, level)
-        times[side].append(time.perf_counter() - t)
+        engine_clock = None
+        if clock and remaining:
+            engine_clock = EngineClock(remaining[side], remaining[1 - side], clock[1], 0, side == 0)
+        answer = await computer.best_move(game, level, engine_clock)
+        elapsed = time.perf_counter() - t
+        times[side].append(elapsed)
         assert answer.move is not None
+        if clock and remaining:
+            remaining[side] -= int(elapsed * 1000)
+            if remaining[side] < 0:
+                return ("0-1 time" if side == 0 else "1-0 time"), times[0], times[1], game.ply
+            remaining[side] += clock[1]
         game.play(answer.move)
     outcome = game.outcome()
     if outcome is not None:
@@ -64,7 +86,9 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-async def match(variant: str, a: dict[str, Any], b: dict[str, Any], games: int, max_plies: int) -> dict[str, Any]:
+async def match(
+    variant: str, a: dict[str, Any], b: dict[str, Any], games: int, max_plies: int, clock: tuple[int, int] | None = None
+) -> dict[str, Any]:
     """``a`` and ``b``: {"engine": name or None, "level": n}; points are a's."""
     ca = Computer(engines={variant: a["engine"]} if a.get("engine") else {})
     cb = Computer(engines={variant: b["engine"]} if b.get("engine") else {})
@@ -78,7 +102,7 @@ async def match(variant: str, a: dict[str, Any], b: dict[str, Any], games: int, 
             a_first = g % 2 == 0
             white, black = (ca, cb) if a_first else (cb, ca)
             levels = (a["level"], b["level"]) if a_first else (b["level"], a["level"])
-            result, t1, t2, n = await play(white, black, levels, variant, max_plies, seed=g)
+            result, t1, t2, n = await play(white, black, levels, variant, max_plies, seed=g, clock=clock)
             (ta, tb)[0 if a_first else 1].extend(t1)
             (tb, ta)[0 if a_first else 1].extend(t2)
             plies.append(n)
@@ -94,6 +118,7 @@ async def match(variant: str, a: dict[str, Any], b: dict[str, Any], games: int, 
             "a": a,
             "b": b,
             "games": games,
+            "clock": clock,
             "score_a": score["a"],
             "score_b": score["b"],
             "results": results,
@@ -189,6 +214,7 @@ def main() -> None:
     for p in (lv, mt):
         p.add_argument("--games", type=int, default=4)
         p.add_argument("--max-plies", type=int, default=200)
+        p.add_argument("--clock", default=None, metavar="MAIN_MS+INC_MS", help="play on a clock, e.g. 60000+1000")
     an = sub.add_parser("analysis")
     an.add_argument("variant")
     an.add_argument("--plies", type=int, default=20)
@@ -201,12 +227,16 @@ def main() -> None:
     mv.add_argument("--clock-ms", type=int, default=60_000)
     mv.add_argument("--increment-ms", type=int, default=1000)
     args = parser.parse_args()
+    clock = None
+    if getattr(args, "clock", None):
+        main_ms, _, inc_ms = args.clock.partition("+")
+        clock = (int(main_ms), int(inc_ms or 0))
     if args.cmd == "levels":
-        out = asyncio.run(match(args.variant, {"level": args.level + 1}, {"level": args.level}, args.games, args.max_plies))
+        out = asyncio.run(match(args.variant, {"level": args.level + 1}, {"level": args.level}, args.games, args.max_plies, clock))
     elif args.cmd == "match":
         a = {"engine": args.engine_a, "level": args.level}
         b = {"engine": args.engine_b, "level": args.level}
-        out = asyncio.run(match(args.variant, a, b, args.games, args.max_plies))
+        out = asyncio.run(match(args.variant, a, b, args.games, args.max_plies, clock))
     elif args.cmd == "movetime":
         levels = [int(x) for x in args.levels.split(",")]
         out = asyncio.run(movetimes(args.variant, levels, args.moves, args.clock_ms, args.increment_ms))

@@ -22,7 +22,7 @@ from server.rules import Game, Position, get_variant
 
 from .cecp import CecpEngine
 from .dialects import Dialect, EngineProgram, dialect_for, translate_line, variants_ini
-from .levels import level_blunder, think_limits
+from .levels import DEADLINE_MARGIN_MS, level_blunder, think_limits
 from .process import EngineError, EngineRefused
 from .search import EngineClock, EnginePosition, SearchLimits, SearchResult
 from .uci import UciEngine
@@ -180,7 +180,7 @@ class Computer:
             limits,
             clock=None,
             movetime_ms=min(limits.movetime_ms or RETRY_MS, RETRY_MS),
-            deadline_ms=RETRY_MS + 500,
+            deadline_ms=RETRY_MS + DEADLINE_MARGIN_MS,
         )
         try:
             driver = await self.driver(dialect)
@@ -227,7 +227,7 @@ class Computer:
         if dialect.program.protocol == "uci" and result.bestmove is not None:
             # Ask again, the search restricted to our legal moves (UCI "searchmoves"): the
             # engine's best move among those the spec allows.
-            retry = replace(limits, clock=None, movetime_ms=RETRY_MS, deadline_ms=RETRY_MS + 500, searchmoves=tuple(legal))
+            retry = replace(limits, clock=None, movetime_ms=RETRY_MS, deadline_ms=RETRY_MS + DEADLINE_MARGIN_MS, searchmoves=tuple(legal))
             try:
                 again = await self._search(dialect, position, retry)
             except EngineError:

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 
 from .search import EngineClock, SearchLimits
 
-__all__ = ["LEVELS", "Level", "level_blunder", "level_commands", "level_options", "think_limits"]
+__all__ = [
+    "DEADLINE_MARGIN_MS",
+    "LEVELS", "Level", "level_blunder", "level_commands", "level_options", "think_limits"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +75,9 @@ NO_CLOCK_MS = 1000
 """Level 8's time per move in a game without a clock."""
 OVERHEAD_MS = 150
 """Kept back from every move for the submit and the server's round trip."""
+DEADLINE_MARGIN_MS = 1000
+"""Past its move time a search gets this long to answer before its engine counts as hung (the
+engine was told to move at the move time: only a starved or stuck engine needs more)."""
 MIN_THINK_MS = 20
 MAX_THINK_MS = 15_000
 """A move job's lease is 20 s: no search may come near it."""
@@ -124,4 +129,4 @@ def think_limits(engine: str, level: int, clock: EngineClock | None) -> SearchLi
         hard = min(MAX_THINK_MS, max(budget * 3, MIN_THINK_MS), max(MIN_THINK_MS, clock.own_ms + clock.byoyomi_ms - OVERHEAD_MS))
         return SearchLimits(clock=clock, depth=spec.depth, options=options, commands=commands, deadline_ms=hard)
     movetime = min(spec.movetime_ms, budget)
-    return SearchLimits(movetime_ms=movetime, depth=spec.depth, options=options, commands=commands, deadline_ms=movetime + 500)
+    return SearchLimits(movetime_ms=movetime, depth=spec.depth, options=options, commands=commands, deadline_ms=movetime + DEADLINE_MARGIN_MS)
