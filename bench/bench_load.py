@@ -13,6 +13,9 @@ Run by hand (never in CI)::
     # a change against the checkout before it, within one interleaved run:
     .venv/bin/python bench/bench_load.py --backend postgresql --games 1 --seconds 40 \
         --interleave 1.5 --against /tmp/before   # git worktree add /tmp/before <commit>
+    # issue 25's reconnect storm (storm.py): 10,000 logins in 10 s onto 1,000 running games
+    .venv/bin/python bench/bench_load.py --backend postgresql --think-ms 3000 \
+        --storm 10000 --storm-within 10 --games 1000
     # issue 14's stall target (the full run: --seconds 900):
     .venv/bin/python bench/bench_load.py --backend postgresql --games 1000 --think-ms 3000 \
         --seconds 120 --idle-during 10000 --full-gc-every 30 --census
@@ -38,7 +41,9 @@ What one run does, per backend:
    players seek again, until ``--seconds`` have passed. Reported: round trip p50/p99, committed
    moves per second, the server's RSS growth per connection (``/proc/<pid>/status``), and the
    hub's event-loop lag over the window (max, p99.9; with the longest garbage collection of
-   each generation): the longest stall any player could have felt, collections included.
+   each generation): the longest stall any player could have felt, collections included. The
+   stall figure also covers the connect phase (the idle guests' and the players' logins, and
+   the ramp-up): the probe's first window opens before the first connection (issue 25).
    ``--census`` then has the hub count the objects its collector tracks, by type, time its
    timed collection (``full_gc_interval_s``: a full collection of what is not frozen, then
    ``gc.freeze()``) and a whole-heap one, and count the cyclic garbage freezing kept (the
