@@ -33,6 +33,9 @@ class ApiContext:
     """The :class:`~server.store.Store` (typed loosely: transport does not import the store)."""
     pages: HttpRoutes
     """The plain pages of the websocket server, for requests on a kept-alive API connection."""
+    work: Any = None
+    """The engine workers' job queue (a :class:`~server.transport.http_api.fishnet.WorkQueue`,
+    :class:`server.app.jobs.JobQueue`), or None: no ``/fishnet`` endpoints."""
     closing: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when the server stops: open streams end."""
 
