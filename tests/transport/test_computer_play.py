@@ -5,13 +5,16 @@ a whole game in each variant over the websocket ending by the rules, a worker ki
 from __future__ import annotations
 
 import asyncio
+import random
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import aiohttp
 import pytest
 from computer_support import TURN_TIMEOUT_S, HumanGame, WorkerProcess, play_the_computer
-from ws_support import TEST_WORKER_KEY, OpenClient, StartApp
+from ics_support import OpenIcs, board_fields
+from ws_support import TEST_WORKER_KEY, OpenClient, StartApp, wait_for
 
 from server.app import App
 from server.app.computer import fallback_move
@@ -123,7 +126,9 @@ async def test_a_killed_worker_leaves_its_move_to_another(
     while len(game.moves) < 6 and game.end is None:
         if game.legal and game.turn == game.side:
             ply = len(game.moves) + 1
-            await human.ok("move", {"game": game.game_id, "ply": ply, "move": sorted(game.legal)[0]})
+            await human.ok(
+                "move", {"game": game.game_id, "ply": ply, "move": sorted(game.legal)[0]}
+            )
         await game.next_event()
     if game.legal:  # the game goes on: resign (its end by the rules may also have come)
         await human.ok("resign", {"game": game.game_id})
@@ -199,3 +204,35 @@ async def test_challenge_ai_refusals(start_app: StartApp, open_client: OpenClien
     # the game is queued as a move job when the computer has the first move, or waits for ours
     await asyncio.wait_for(human.next("game_start"), TURN_TIMEOUT_S)
     assert answer["game"]
+
+
+async def test_a_whole_game_vs_the_computer_over_ics(
+    start_app: StartApp, ics_guest: OpenIcs, start_worker: StartWorker
+) -> None:
+    """A telnet guest types ``computer 1 5 0 white minishogi`` and plays random legal moves
+    (the room's own legal list, read from the server) until the game ends by the rules."""
+    app = await start_app(ics=True)
+    await start_worker(app)
+    human = await ics_guest(app)
+    await human.send("who")
+    await human.expect(r"^ Computer\(C\)$")
+    await human.send("computer 1 5 0 white minishogi")
+    await human.expect(r"^The computer \(level 1\) accepts\.$")
+    start = await human.expect(r"^\{Game (\d+) \((\S+) vs\. Computer\) Creating (.+) match\.\}$")
+    assert start.group(2) == human.name
+    (game_id,) = list(app.computer.games)
+    rng = random.Random(3)
+    while True:
+        line = (await human.expect(r"^(<12> |\{Game )", TURN_TIMEOUT_S)).string
+        if line.startswith("{Game"):
+            assert re.search(r"\} (1-0|0-1|1/2-1/2)$", line), line
+            break
+        fields = board_fields(line.split(), 5)
+        room = app.hub.room(game_id)
+        assert room is not None
+        if fields["relation"] == "1" and room.game.legal_moves():
+            await human.send(rng.choice(sorted(room.game.legal_moves())))
+    await wait_for(lambda: app.driver.pending_writes == 0)  # the end is written after it is shown
+    stored = await app.store.get_game(game_id)
+    assert stored is not None and stored.termination in RULE_ENDINGS, stored
+    assert stored.second_name == "Computer" and sum(app.computer.played.values()) >= 2
