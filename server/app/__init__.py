@@ -33,6 +33,8 @@ from argon2 import PasswordHasher
 
 from server.app.adapters import StoreAccounts, StoreRecorder
 from server.app.collector import collect_and_freeze_forever, tune_garbage_collector
+from server.app.computer import ComputerSeat
+from server.app.jobs import JobQueue
 from server.bus import create_bus, create_cluster
 from server.cluster import ClusterDriver
 from server.cluster.restore import Resumable, resumable_game
@@ -142,8 +144,15 @@ class App:
         )
         # The HTTP API (the Bot API, docs/bots.md) on aiohttp: another door over the same hub,
         # on the same public address as the websockets (server/transport/public.py).
+        # The engine workers' job queue (docs/engines.md): jobs in the database, workers on
+        # /fishnet/* of the HTTP API.
+        self.jobs = JobQueue(self.store, settings)
+        # The computer as a player: a hub connection that queues move jobs (server/app/computer.py).
+        self.computer = ComputerSeat(self.driver, self.jobs)
         self.api = HttpApiServer(
-            ApiContext(settings, self.driver, self.accounts, self.store, self.server.routes)
+            ApiContext(
+                settings, self.driver, self.accounts, self.store, self.server.routes, work=self.jobs
+            )
         )
         self.listener = PublicListener(settings.host, settings.port, self._door_for)
         # The ICS text interface: a second transport over the same hub (docs/ics.md).
@@ -184,6 +193,8 @@ class App:
         replayed = await self._recorder.replay_journal()
         if replayed:
             logger.info("stored %d game end(s) kept in the journal", replayed)
+        # Before the restored games: they find the computer online and give it their snapshots.
+        self.computer.connect()
         if isinstance(self.driver, ClusterDriver):
             # Takes over the unfinished games no live node owns (restart recovery included).
             await self.driver.start()
@@ -237,6 +248,8 @@ class App:
     async def stop(self) -> None:
         """Close connections, finish the writes in flight, release the database and bus."""
         self.driver.detach()
+        self.jobs.close()
+        await self.computer.stop()
         await self.listener.close()
         await self.api.close()
         await self.server.close()

@@ -69,6 +69,10 @@ class ErrorCode(StrEnum):
     NO_SUCH_PLAYER = "no_such_player", "No such player is online."
     SELF_CHALLENGE = "self_challenge", "You cannot challenge yourself."
     NO_SUCH_CHALLENGE = "no_such_challenge", "There is no such open challenge."
+    COMPUTER_UNAVAILABLE = (
+        "computer_unavailable",
+        "The computer is not available on this server now.",
+    )
     # --- rooms
     NO_SUCH_GAME = "no_such_game", "There is no such game here."
     NOT_A_PLAYER = "not_a_player", "Only the game's players can do that."

@@ -48,6 +48,7 @@ class MessageKind:
     CHALLENGE_WITHDRAWN: Final = "challenge_withdrawn"
     CHALLENGE_CANCELLED: Final = "challenge_cancelled"
     GAME_START: Final = "game_start"
+    COMPUTER_GAME: Final = "computer_game"
     # room events (and the room snapshot ``game``)
     GAME: Final = "game"
     MOVE: Final = "move"

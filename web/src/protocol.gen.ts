@@ -23,6 +23,7 @@ export type MessageKind =
   | "challenge_withdrawn"
   | "challenge_cancelled"
   | "game_start"
+  | "computer_game"
   | "game"
   | "move"
   | "takeback"
@@ -69,6 +70,7 @@ export type ErrorCode =
   | "no_such_player"
   | "self_challenge"
   | "no_such_challenge"
+  | "computer_unavailable"
   | "no_such_game"
   | "not_a_player"
   | "not_joined"
@@ -105,6 +107,7 @@ export interface Commands {
   abandon_claim: { game: string; outcome: "win" | "draw" };
   abort: { game: string };
   accept: { id: number };
+  challenge_ai: { variant: string; level: number; tc: TimeControl; colour?: "first" | "second" | "random" };
   chat: { game: string; text: string };
   claim_draw: { game: string };
   decline: { id: number; reason?: string };

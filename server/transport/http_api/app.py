@@ -17,7 +17,16 @@ from types import ModuleType
 
 from aiohttp import web
 
-from server.transport.http_api import account, bot, challenges, export, pages, streams, tokens
+from server.transport.http_api import (
+    account,
+    bot,
+    challenges,
+    export,
+    fishnet,
+    pages,
+    streams,
+    tokens,
+)
 from server.transport.http_api.context import CONTEXT, ApiContext, ApiError
 from server.transport.http_api.paths import API_PREFIXES, is_api_path
 
@@ -25,10 +34,19 @@ __all__ = ["API_PREFIXES", "MAX_BODY_BYTES", "ROUTE_MODULES", "build_application
 
 logger = logging.getLogger(__name__)
 
-MAX_BODY_BYTES = 64 * 1024
-"""Largest request body read (a bigger one is a 413)."""
+MAX_BODY_BYTES = 1024 * 1024
+"""Largest request body read (a bigger one is a 413): an engine worker's analysis of a long game
+(every ply with its principal variation) runs to a few hundred KiB."""
 
-ROUTE_MODULES: tuple[ModuleType, ...] = (tokens, account, streams, bot, challenges, export)
+ROUTE_MODULES: tuple[ModuleType, ...] = (
+    tokens,
+    account,
+    streams,
+    bot,
+    challenges,
+    export,
+    fishnet,
+)
 """The areas of the API, each a module with a ``routes`` table (``web.RouteTableDef``)."""
 
 

@@ -6,6 +6,7 @@ status code and a JSON body ``{"error": "…"}`` (:func:`api_error`).
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -33,6 +34,11 @@ class ApiContext:
     """The :class:`~server.store.Store` (typed loosely: transport does not import the store)."""
     pages: HttpRoutes
     """The plain pages of the websocket server, for requests on a kept-alive API connection."""
+    work: Any = None
+    """The engine workers' job queue (a :class:`~server.transport.http_api.fishnet.WorkQueue`,
+    :class:`server.app.jobs.JobQueue`), or None: no ``/fishnet`` endpoints."""
+    closing: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the server stops: open streams end."""
     links: BotLinks = field(init=False)
     """The bots' hub connections on this process."""
 

@@ -1,7 +1,7 @@
 """The Bot API: personal API tokens (stored hashed) and the bot flag of an account.
 
-Revision ID: 0003_bot_api
-Revises: 0002
+Revision ID: 0005
+Revises: 0004
 Create Date: 2026-11-27
 
 ``api_tokens`` holds a player's personal tokens for the HTTP API (docs/bots.md), as the SHA-256
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0003_bot_api"
-down_revision: str | None = "0002"
+revision: str = "0005"
+down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
