@@ -2,7 +2,7 @@
 # Installs the Debian packages the tests drive as real programs, where they are missing:
 # haproxy (the balancer in front of several hubs), chromium (browser tests), xboard + xvfb +
 # fairymax + xdotool + imagemagick (ICS client tests: XBoard under Xvfb, window titles,
-# screenshots), docker-compose (checks docker-compose.yml), a CJK font (the web
+# screenshots), the engines the workers drive (sjaakii, hachu, fairy-stockfish, fairymax), docker-compose (checks docker-compose.yml), a CJK font (the web
 # client's kanji pieces in the browser tests' screenshots).
 # Needs root and apt-get; elsewhere it only reports what is missing.
 set -uo pipefail
@@ -13,6 +13,9 @@ declare -A wanted=(
     [xboard]=/usr/games/xboard
     [xvfb]=/usr/bin/Xvfb
     [fairymax]=/usr/games/fairymax
+    [sjaakii]=/usr/games/sjaakii
+    [hachu]=/usr/games/hachu
+    [fairy-stockfish]=/usr/games/fairy-stockfish
     [xdotool]=/usr/bin/xdotool
     [imagemagick]=/usr/bin/convert
     [docker-compose]=/usr/bin/docker-compose

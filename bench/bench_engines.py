@@ -1,0 +1,219 @@
+"""Engines through our adjudicator: matches (engine vs engine, level n vs n+1) and analysis speed.
+
+    python bench/bench_engines.py levels VARIANT N [--games G] [--max-plies P]
+    python bench/bench_engines.py match VARIANT ENGINE_A ENGINE_B [--level L] [--games G]
+    python bench/bench_engines.py analysis VARIANT [--plies P] [--movetime MS] [--depth D]
+    python bench/bench_engines.py movetime VARIANT [--levels 1,8] [--moves N] [--clock-ms C] [--increment-ms I]
+
+Every move goes through :meth:`Computer.best_move`, so an engine move our rules refuse is
+counted (``fallbacks``) and never played. Colours alternate; a game still going after
+``--max-plies`` is adjudicated by a 1 s search of its final position (a win at ±300 cp or a
+mate, "1-0 adj"), else counts as a draw ("unfinished"). Prints one JSON line per run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import time
+from typing import Any
+
+from server.rules import Game, get_variant
+from server.worker.computer import Computer
+
+
+async def play(white: Computer, black: Computer, levels: tuple[int, int], variant: str, max_plies: int, seed: int) -> tuple[str, list[float], list[float], int]:
+    """One game; the result from the first player's view, the move times of each side."""
+    v = get_variant(variant)
+    rng = random.Random(seed)
+    start = v.random_start_fen(rng) if v.start_fen_generator is not None else None
+    game = Game(v, start)
+    times: tuple[list[float], list[float]] = ([], [])
+    while game.ply < max_plies:
+        if game.outcome() is not None:
+            break
+        side = game.position.turn
+        computer, level = (white, levels[0]) if side == 0 else (black, levels[1])
+        t = time.perf_counter()
+        answer = await computer.best_move(game, level)
+        times[side].append(time.perf_counter() - t)
+        assert answer.move is not None
+        game.play(answer.move)
+    outcome = game.outcome()
+    if outcome is not None:
+        return outcome.result(), times[0], times[1], game.ply
+    # unfinished at the ply cap: adjudicated by a 1 s search of the final position (>= 3 pawns)
+    entry = await white.analyse(game, game.ply, 1000, None)
+    score = entry.score if entry is not None else {"cp": 0}
+    if score.get("mate") or abs(score.get("cp", 0)) >= ADJUDICATE_CP:
+        first_wins = score.get("mate", score.get("cp", 0)) > 0
+        return ("1-0 adj" if first_wins else "0-1 adj"), times[0], times[1], game.ply
+    return "unfinished", times[0], times[1], game.ply
+
+
+ADJUDICATE_CP = 300
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+async def match(variant: str, a: dict[str, Any], b: dict[str, Any], games: int, max_plies: int) -> dict[str, Any]:
+    """``a`` and ``b``: {"engine": name or None, "level": n}; points are a's."""
+    ca = Computer(engines={variant: a["engine"]} if a.get("engine") else {})
+    cb = Computer(engines={variant: b["engine"]} if b.get("engine") else {})
+    score = {"a": 0.0, "b": 0.0}
+    results = []
+    ta: list[float] = []
+    tb: list[float] = []
+    plies = []
+    try:
+        for g in range(games):
+            a_first = g % 2 == 0
+            white, black = (ca, cb) if a_first else (cb, ca)
+            levels = (a["level"], b["level"]) if a_first else (b["level"], a["level"])
+            result, t1, t2, n = await play(white, black, levels, variant, max_plies, seed=g)
+            (ta, tb)[0 if a_first else 1].extend(t1)
+            (tb, ta)[0 if a_first else 1].extend(t2)
+            plies.append(n)
+            results.append(result)
+            if result.split()[0] in ("1-0", "0-1"):
+                winner_first = result.startswith("1-0")
+                score["a" if winner_first == a_first else "b"] += 1
+            else:
+                score["a"] += 0.5
+                score["b"] += 0.5
+        return {
+            "variant": variant,
+            "a": a,
+            "b": b,
+            "games": games,
+            "score_a": score["a"],
+            "score_b": score["b"],
+            "results": results,
+            "plies_mean": statistics.mean(plies),
+            "fallbacks_a": {f"{k[0]}/{k[1]}": n for k, n in ca.fallbacks.items()},
+            "fallbacks_b": {f"{k[0]}/{k[1]}": n for k, n in cb.fallbacks.items()},
+            "restarts": dict(ca.restarts + cb.restarts),
+            "move_ms_a": {"p50": round(pct(ta, 0.5) * 1000), "p95": round(pct(ta, 0.95) * 1000)},
+            "move_ms_b": {"p50": round(pct(tb, 0.5) * 1000), "p95": round(pct(tb, 0.95) * 1000)},
+        }
+    finally:
+        await ca.close()
+        await cb.close()
+
+
+async def analysis(variant: str, plies: int, movetime: int | None, depth: int | None) -> dict[str, Any]:
+    computer = Computer()
+    try:
+        rng = random.Random(1)
+        game = Game(get_variant(variant))
+        while game.ply < plies and game.legal_moves():
+            answer = await computer.best_move(game, 1)
+            assert answer.move is not None
+            game.play(answer.move if rng.random() < 0.8 else rng.choice(game.legal_moves()))
+        await computer.analyse(game, 0, 50, None)  # start-up out of the measure
+        t = time.perf_counter()
+        done = 0
+        depths = []
+        for ply in range(game.ply + 1):
+            entry = await computer.analyse(game, ply, movetime, depth)
+            if entry is not None:
+                done += 1
+                depths.append(entry.depth)
+        elapsed = time.perf_counter() - t
+        return {
+            "variant": variant,
+            "engine": computer.dialect(variant).engine,
+            "plies": done,
+            "movetime_ms": movetime,
+            "depth": depth,
+            "seconds": round(elapsed, 2),
+            "plies_per_s_per_core": round(done / elapsed, 2),
+            "depth_mean": round(statistics.mean(depths), 1) if depths else 0,
+        }
+    finally:
+        await computer.close()
+
+
+async def movetimes(variant: str, levels: list[int], moves: int, clock_ms: int, increment_ms: int) -> dict[str, Any]:
+    """Time per move at each level on a Fischer clock (``clock_ms`` + ``increment_ms``), in
+    the positions of one level-1 self-play game."""
+    from server.worker.search import EngineClock
+
+    computer = Computer()
+    try:
+        game = Game(get_variant(variant))
+        positions = []
+        while len(positions) < moves and game.legal_moves():
+            positions.append(list(game.moves))
+            answer = await computer.best_move(game, 1)
+            assert answer.move is not None
+            game.play(answer.move)
+        out: dict[str, Any] = {"variant": variant, "engine": computer.dialect(variant).engine, "clock_ms": clock_ms, "increment_ms": increment_ms}
+        for level in levels:
+            times = []
+            for moves_so_far in positions:
+                g = Game(get_variant(variant))
+                for m in moves_so_far:
+                    g.play(m)
+                clock = EngineClock(clock_ms, clock_ms, increment_ms, 0, g.position.turn == 0)
+                t = time.perf_counter()
+                answer = await computer.best_move(g, level, clock)
+                times.append(time.perf_counter() - t)
+                assert answer.move in g.legal_moves()
+            out[f"level{level}_ms"] = {"p50": round(pct(times, 0.5) * 1000), "p95": round(pct(times, 0.95) * 1000), "n": len(times)}
+        out["fallbacks"] = {f"{k[0]}/{k[1]}": n for k, n in computer.fallbacks.items()}
+        return out
+    finally:
+        await computer.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    lv = sub.add_parser("levels")
+    lv.add_argument("variant")
+    lv.add_argument("level", type=int)
+    mt = sub.add_parser("match")
+    mt.add_argument("variant")
+    mt.add_argument("engine_a")
+    mt.add_argument("engine_b")
+    mt.add_argument("--level", type=int, default=8)
+    for p in (lv, mt):
+        p.add_argument("--games", type=int, default=4)
+        p.add_argument("--max-plies", type=int, default=200)
+    an = sub.add_parser("analysis")
+    an.add_argument("variant")
+    an.add_argument("--plies", type=int, default=20)
+    an.add_argument("--movetime", type=int, default=None)
+    an.add_argument("--depth", type=int, default=None)
+    mv = sub.add_parser("movetime")
+    mv.add_argument("variant")
+    mv.add_argument("--levels", default="1,8")
+    mv.add_argument("--moves", type=int, default=10)
+    mv.add_argument("--clock-ms", type=int, default=60_000)
+    mv.add_argument("--increment-ms", type=int, default=1000)
+    args = parser.parse_args()
+    if args.cmd == "levels":
+        out = asyncio.run(match(args.variant, {"level": args.level + 1}, {"level": args.level}, args.games, args.max_plies))
+    elif args.cmd == "match":
+        a = {"engine": args.engine_a, "level": args.level}
+        b = {"engine": args.engine_b, "level": args.level}
+        out = asyncio.run(match(args.variant, a, b, args.games, args.max_plies))
+    elif args.cmd == "movetime":
+        levels = [int(x) for x in args.levels.split(",")]
+        out = asyncio.run(movetimes(args.variant, levels, args.moves, args.clock_ms, args.increment_ms))
+    else:
+        out = asyncio.run(analysis(args.variant, args.plies, args.movetime, args.depth))
+    print(json.dumps(out), flush=True)
+
+
+if __name__ == "__main__":
+    main()

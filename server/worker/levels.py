@@ -1,0 +1,115 @@
+"""Levels 1–8 and the time a move job may think.
+
+As on lichess (fishnet's Stockfish levels) and pychess-variants: each level caps the search
+depth and the time per move, and for Fairy-Stockfish sets its ``Skill Level``; Sjaak II has no
+skill option over CECP, so its low levels add evaluation noise (``Random amplitude``) to a
+shallow search. HaChu has neither: its levels are depth and time, and at levels 1–3 the worker
+plays a random legal move instead of HaChu's now and then (``blunder``). Level 8 is the engine's
+best at the game's clock: no depth cap, the clock handed to the engine.
+
+Whatever the level, a move job never thinks longer than its clock allows
+(:func:`think_limits`): the remaining time over the moves still expected, plus most of the
+increment or byoyomi, minus the time the job has already spent in the worker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .search import EngineClock, SearchLimits
+
+__all__ = ["LEVELS", "Level", "level_blunder", "level_options", "think_limits"]
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    depth: int | None
+    movetime_ms: int | None  # None: the clock decides (level 8)
+    skill: int | None = None  # Fairy-Stockfish "Skill Level" (-20..20)
+    noise: int | None = None  # Sjaak II "Random amplitude (0 to disable)" (0..100)
+    blunder: float = 0.0  # the chance of playing a random legal move instead (HaChu: no skill option)
+
+
+FSF_LEVELS = {
+    1: Level(1, 50, skill=-9),
+    2: Level(2, 100, skill=-5),
+    3: Level(3, 150, skill=-1),
+    4: Level(4, 200, skill=3),
+    5: Level(6, 300, skill=7),
+    6: Level(8, 400, skill=11),
+    7: Level(13, 500, skill=16),
+    8: Level(None, None, skill=20),
+}
+SJAAK_LEVELS = {
+    1: Level(1, 50, noise=100),
+    2: Level(2, 100, noise=70),
+    3: Level(3, 150, noise=50),
+    4: Level(4, 200, noise=35),
+    5: Level(5, 300, noise=20),
+    6: Level(7, 400, noise=10),
+    7: Level(9, 500, noise=5),
+    8: Level(None, None, noise=0),
+}
+HACHU_LEVELS = {
+    1: Level(1, 100, blunder=0.3),
+    2: Level(2, 200, blunder=0.15),
+    3: Level(3, 300, blunder=0.05),
+    4: Level(4, 400),
+    5: Level(5, 600),
+    6: Level(6, 800),
+    7: Level(8, 1000),
+    8: Level(None, None),
+}
+LEVELS: dict[str, dict[int, Level]] = {
+    "fairy-stockfish": FSF_LEVELS,
+    "sjaakii": SJAAK_LEVELS,
+    "fairymax": SJAAK_LEVELS,
+    "hachu": HACHU_LEVELS,
+}
+NO_CLOCK_MS = 1000
+"""Level 8's time per move in a game without a clock."""
+OVERHEAD_MS = 150
+"""Kept back from every move for the submit and the server's round trip."""
+MIN_THINK_MS = 20
+MAX_THINK_MS = 15_000
+"""A move job's lease is 20 s: no search may come near it."""
+
+
+def level_blunder(engine: str, level: int) -> float:
+    return LEVELS[engine][max(1, min(8, level))].blunder
+
+
+def level_options(engine: str, level: int) -> tuple[tuple[tuple[str, str], ...], Level]:
+    """The engine options a level sets, and the level."""
+    spec = LEVELS[engine][max(1, min(8, level))]
+    options: tuple[tuple[str, str], ...] = ()
+    if spec.skill is not None:
+        options = (("Skill Level", str(spec.skill)),)
+    elif spec.noise is not None and engine == "sjaakii":
+        options = (("Random amplitude (0 to disable)", str(spec.noise)),)
+    return options, spec
+
+
+def budget_ms(clock: EngineClock, expected_moves: int = 30) -> int:
+    """What one move may take on this clock: a share of the main time plus most of the
+    increment / byoyomi (never more than the time left)."""
+    own = max(0, clock.own_ms - OVERHEAD_MS)
+    share = own // expected_moves + (clock.increment_ms * 4) // 5
+    if clock.byoyomi_ms:
+        share += (max(0, clock.byoyomi_ms - OVERHEAD_MS) * 4) // 5 if own < clock.byoyomi_ms else 0
+        return max(MIN_THINK_MS, min(share, own + clock.byoyomi_ms - OVERHEAD_MS))
+    return max(MIN_THINK_MS, min(share, own // 2 if own else MIN_THINK_MS))
+
+
+def think_limits(engine: str, level: int, clock: EngineClock | None) -> SearchLimits:
+    """The search limits of a move job at ``level`` on ``clock`` (None: no clock)."""
+    options, spec = level_options(engine, level)
+    if clock is None:
+        movetime = spec.movetime_ms or NO_CLOCK_MS
+        return SearchLimits(movetime_ms=movetime, depth=spec.depth, options=options, deadline_ms=movetime + 2000)
+    budget = min(budget_ms(clock), MAX_THINK_MS)
+    if spec.movetime_ms is None:  # level 8: the engine manages its clock, within the budget's bound
+        hard = min(MAX_THINK_MS, max(budget * 3, MIN_THINK_MS), max(MIN_THINK_MS, clock.own_ms + clock.byoyomi_ms - OVERHEAD_MS))
+        return SearchLimits(clock=clock, depth=spec.depth, options=options, deadline_ms=hard)
+    movetime = min(spec.movetime_ms, budget)
+    return SearchLimits(movetime_ms=movetime, depth=spec.depth, options=options, deadline_ms=movetime + 500)

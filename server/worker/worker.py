@@ -1,0 +1,200 @@
+"""The worker loop (docs/engines.md, "Worker protocol"): acquire → run → submit, or abort.
+
+``slots`` loops run side by side (default: one per core, at most), each with its own
+:class:`~.computer.Computer`, so one search per core at most. SIGTERM (or :meth:`Worker.stop`)
+ends the loops; a job held when it arrives is given back with ``/fishnet/abort``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+
+from server.rules import RulesError
+
+from .computer import Computer, clock_for, game_of
+from .dialects import CHOSEN, UnsupportedPosition
+
+__all__ = ["VERSION", "Worker", "WorkerConfig"]
+
+log = logging.getLogger(__name__)
+VERSION = "1"
+BACKOFF_S = (0.5, 1, 2, 5, 10)
+PARTIAL_EVERY_S = 1.0
+"""Partial analyses go at most this often (each also renews the lease)."""
+
+
+@dataclass
+class WorkerConfig:
+    url: str
+    key: str
+    slots: int = max(1, min(os.cpu_count() or 1, 2))
+    nice: int = 10
+    name: str = field(default_factory=lambda: f"worker-{os.getpid()}")
+    variants: tuple[str, ...] = tuple(CHOSEN)
+    engines: dict[str, str] = field(default_factory=dict)  # variant -> engine override
+
+
+class Worker:
+    def __init__(self, config: WorkerConfig) -> None:
+        self.config = config
+        self.computers = [Computer(nice=config.nice, engines=dict(config.engines)) for _ in range(config.slots)]
+        self.jobs_done = 0
+        self._stop = asyncio.Event()
+        self._session: aiohttp.ClientSession | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+
+    @property
+    def base(self) -> str:
+        return self.config.url.rstrip("/")
+
+    def stop(self) -> None:
+        self._stop.set()
+        for task in self._tasks:
+            task.cancel()
+
+    async def run(self) -> None:
+        headers = {"Authorization": f"Bearer {self.config.key}"}
+        timeout = aiohttp.ClientTimeout(total=30)
+        async with aiohttp.ClientSession(headers=headers, timeout=timeout) as session:
+            self._session = session
+            self._tasks = [asyncio.create_task(self._slot(c)) for c in self.computers]
+            try:
+                await asyncio.gather(*self._tasks, return_exceptions=True)
+            finally:
+                for computer in self.computers:
+                    await computer.close()
+                self._session = None
+
+    def _acquire_body(self, computer: Computer) -> dict[str, Any]:
+        engines = {key: "?" for key in sorted({computer.dialect(v).engine for v in self.config.variants})}
+        engines.update(computer.versions())
+        return {
+            "worker": {
+                "name": self.config.name,
+                "version": VERSION,
+                "engines": engines,
+                "variants": list(self.config.variants),
+            }
+        }
+
+    async def _post(self, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
+        assert self._session is not None
+        async with self._session.post(self.base + path, json=body if body is not None else {}) as resp:
+            data = await resp.json(content_type=None) if resp.status in (200, 202) else None
+            return resp.status, data
+
+    async def _wait_or_stop(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stop.wait(), seconds)
+
+    async def _slot(self, computer: Computer) -> None:
+        failures = 0
+        while not self._stop.is_set():
+            try:
+                status, job = await self._post("/fishnet/acquire", self._acquire_body(computer))
+            except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+                log.warning("acquire failed: %s", exc)
+                await self._wait_or_stop(BACKOFF_S[min(failures, len(BACKOFF_S) - 1)])
+                failures += 1
+                continue
+            if status == 204:
+                failures = 0
+                continue
+            if status != 202 or not isinstance(job, dict):
+                log.warning("acquire answered %s", status)
+                await self._wait_or_stop(BACKOFF_S[min(failures, len(BACKOFF_S) - 1)])
+                failures += 1
+                continue
+            failures = 0
+            await self._handle(computer, job)
+
+    async def _handle(self, computer: Computer, job: dict[str, Any]) -> None:
+        work = job.get("work")
+        job_id = str(work.get("id", "")) if isinstance(work, dict) else ""
+        acquired = time.monotonic()
+        try:
+            kind = job["work"]["type"]
+            if kind == "move":
+                await self._move_job(computer, job, job_id, acquired)
+            elif kind == "analysis":
+                await self._analysis_job(computer, job, job_id)
+            else:
+                raise ValueError(f"unknown job type {kind!r}")
+            self.jobs_done += 1
+        except asyncio.CancelledError:
+            await asyncio.shield(self._abort(job_id))
+            raise
+        except (RulesError, KeyError, ValueError, TypeError, UnsupportedPosition) as exc:
+            # A job no worker can do (bad position, a start the engine cannot take): answered
+            # empty, so that the server ends it (its fallback move) instead of handing it out
+            # again and again.
+            log.warning("job %s cannot be done (%s): answering it empty", job_id, exc)
+            await self._answer_empty(job, job_id)
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.warning("job %s: the server could not be reached (%s)", job_id, exc)
+        except Exception:
+            log.exception("job %s failed: giving it back", job_id)
+            await self._abort(job_id)
+
+    async def _answer_empty(self, job: dict[str, Any], job_id: str) -> None:
+        if not job_id:
+            return
+        kind = job.get("work", {}).get("type") if isinstance(job.get("work"), dict) else None
+        try:
+            if kind == "move":
+                await self._post(f"/fishnet/move/{job_id}", {"move": {"bestmove": None}})
+            elif kind == "analysis":
+                await self._post(f"/fishnet/analysis/{job_id}", {"analysis": [], "done": True})
+            else:
+                await self._abort(job_id)
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.warning("answer to %s failed: %s", job_id, exc)
+
+    async def _abort(self, job_id: str) -> None:
+        if not job_id:
+            return
+        try:
+            await self._post(f"/fishnet/abort/{job_id}")
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.warning("abort of %s failed: %s", job_id, exc)
+
+    async def _move_job(self, computer: Computer, job: dict[str, Any], job_id: str, acquired: float) -> None:
+        game = game_of(job["variant"], job.get("position"), job.get("moves") or "")
+        engine_is_first = game.position.turn == 0
+        spent = int((time.monotonic() - acquired) * 1000)
+        clock = clock_for(job.get("clock"), engine_is_first, spent)
+        answer = await computer.best_move(game, int(job.get("level") or 8), clock)
+        status, _ = await self._post(f"/fishnet/move/{job_id}", {"move": {"bestmove": answer.move}})
+        if status not in (200, 204):
+            log.warning("move %s for job %s answered %s", answer.move, job_id, status)
+
+    async def _analysis_job(self, computer: Computer, job: dict[str, Any], job_id: str) -> None:
+        game = game_of(job["variant"], job.get("position"), job.get("moves") or "")
+        limits = job.get("limits") or {}
+        movetime, depth = limits.get("movetime_ms"), limits.get("depth")
+        skip = {int(p) for p in job.get("skip_plies") or ()}
+        entries: list[dict[str, Any]] = []
+        last_sent = time.monotonic()
+        for ply in range(game.ply + 1):
+            if ply in skip:
+                continue
+            entry = await computer.analyse(game, ply, movetime, depth)
+            if entry is not None:
+                entries.append(entry.as_json())
+            if time.monotonic() - last_sent >= PARTIAL_EVERY_S:
+                status, _ = await self._post(f"/fishnet/analysis/{job_id}", {"analysis": entries, "done": False})
+                last_sent = time.monotonic()
+                if status == 404:
+                    log.warning("analysis job %s is gone: dropping it", job_id)
+                    return
+        status, _ = await self._post(f"/fishnet/analysis/{job_id}", {"analysis": entries, "done": True})
+        if status not in (200, 204):
+            log.warning("analysis of job %s answered %s", job_id, status)

@@ -1,0 +1,133 @@
+"""A tiny fishnet server for the worker tests (FISHNET.md), a real aiohttp server on port 0:
+a queue of jobs, leases that expire, and an asyncio.Event per thing a test waits for."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+KEY = "test-worker-key"
+
+
+@dataclass
+class Job:
+    id: str
+    body: dict[str, Any]
+    leased_until: float = 0.0
+    holder: int = 0  # which acquire got it (1, 2, ...)
+    result: Any = None
+    partials: list[list[dict[str, Any]]] = field(default_factory=list)
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+    progressed: asyncio.Event = field(default_factory=asyncio.Event)
+    aborted: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class FakeFishnet:
+    def __init__(self, lease_s: float = 20.0) -> None:
+        self.lease_s = lease_s
+        self.jobs: dict[str, Job] = {}
+        self.acquires: list[dict[str, Any]] = []
+        self.acquired = asyncio.Event()
+        self._ids = itertools.count(1)
+        self._acquire_count = itertools.count(1)
+        self.url = ""
+        self._runner: web.AppRunner | None = None
+        self._wake = asyncio.Event()
+
+    def add(self, body: dict[str, Any]) -> Job:
+        job_id = f"j{next(self._ids)}"
+        job = Job(job_id, {"work": {"type": body.pop("type"), "id": job_id}, "game_id": "g" + job_id, **body})
+        self.jobs[job_id] = job
+        self._wake.set()
+        return job
+
+    async def start(self) -> str:
+        app = web.Application()
+        app.router.add_post("/fishnet/acquire", self.acquire)
+        app.router.add_post("/fishnet/move/{id}", self.move)
+        app.router.add_post("/fishnet/analysis/{id}", self.analysis)
+        app.router.add_post("/fishnet/abort/{id}", self.abort)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        port = self._runner.addresses[0][1]
+        self.url = f"http://127.0.0.1:{port}"
+        return self.url
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    def _authorised(self, request: web.Request) -> bool:
+        return request.headers.get("Authorization") == f"Bearer {KEY}"
+
+    def _free(self) -> Job | None:
+        now = time.monotonic()
+        free = [j for j in self.jobs.values() if not j.done.is_set() and j.leased_until <= now]
+        free.sort(key=lambda j: j.body["work"]["type"] != "move")  # move jobs first
+        return free[0] if free else None
+
+    async def acquire(self, request: web.Request) -> web.StreamResponse:
+        if not self._authorised(request):
+            return web.Response(status=401)
+        self.acquires.append(await request.json())
+        self.acquired.set()
+        # long poll: up to 1 s, woken when a job is added (or a lease may have run out)
+        deadline = time.monotonic() + 1.0
+        while (job := self._free()) is None and time.monotonic() < deadline:
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), min(0.1, deadline - time.monotonic()))
+        if job is None:
+            return web.Response(status=204)
+        job.leased_until = time.monotonic() + self.lease_s
+        job.holder = next(self._acquire_count)
+        return web.json_response(job.body, status=202)
+
+    def _job(self, request: web.Request) -> Job | None:
+        job = self.jobs.get(request.match_info["id"])
+        if job is None or job.done.is_set() or job.leased_until <= time.monotonic():
+            return None
+        return job
+
+    async def move(self, request: web.Request) -> web.StreamResponse:
+        if not self._authorised(request):
+            return web.Response(status=401)
+        job = self._job(request)
+        if job is None:
+            return web.Response(status=404)
+        body = await request.json()
+        job.result = body["move"]["bestmove"]
+        job.done.set()
+        return web.Response(status=204)
+
+    async def analysis(self, request: web.Request) -> web.StreamResponse:
+        if not self._authorised(request):
+            return web.Response(status=401)
+        job = self._job(request)
+        if job is None:
+            return web.Response(status=404)
+        body = await request.json()
+        job.leased_until = time.monotonic() + self.lease_s
+        if body["done"]:
+            job.result = body["analysis"]
+            job.done.set()
+        else:
+            job.partials.append(body["analysis"])
+            job.progressed.set()
+        return web.Response(status=204)
+
+    async def abort(self, request: web.Request) -> web.StreamResponse:
+        job = self.jobs.get(request.match_info["id"])
+        if job is not None:
+            job.leased_until = 0.0
+            job.aborted.set()
+            self._wake.set()
+        return web.Response(status=204)

@@ -1,0 +1,55 @@
+"""Levels and honest clock use: no search may be allowed more time than the clock leaves."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from server.worker.computer import clock_for
+from server.worker.levels import LEVELS, MAX_THINK_MS, OVERHEAD_MS, think_limits
+from server.worker.search import EngineClock
+
+
+def test_every_engine_has_eight_levels_that_grow() -> None:
+    for engine, table in LEVELS.items():
+        assert sorted(table) == list(range(1, 9)), engine
+        times = [table[n].movetime_ms for n in range(1, 8)]
+        assert times == sorted(times) and table[8].movetime_ms is None, engine
+        depths = [table[n].depth or 99 for n in range(1, 9)]
+        assert depths == sorted(depths), engine
+
+
+def test_without_a_clock_each_level_thinks_its_time() -> None:
+    assert think_limits("fairy-stockfish", 1, None).movetime_ms == 50
+    assert think_limits("fairy-stockfish", 1, None).options == (("Skill Level", "-9"),)
+    assert think_limits("sjaakii", 8, None).movetime_ms == 1000
+    assert think_limits("hachu", 3, None).depth == 3
+
+
+@given(
+    st.sampled_from(sorted(LEVELS)),
+    st.integers(1, 8),
+    st.integers(0, 3_600_000),
+    st.integers(0, 60_000),
+    st.integers(0, 30_000),
+)
+def test_no_level_may_think_past_the_clock(engine: str, level: int, own: int, increment: int, byoyomi: int) -> None:
+    clock = EngineClock(own, 60_000, increment, byoyomi, True)
+    limits = think_limits(engine, level, clock)
+    available = max(own + byoyomi - OVERHEAD_MS, 20)
+    if limits.movetime_ms is not None:
+        assert limits.movetime_ms <= max(available, 20)
+        assert limits.movetime_ms <= MAX_THINK_MS
+    else:
+        assert limits.clock == clock
+        assert limits.deadline_ms <= max(available, 20)
+        assert limits.deadline_ms <= MAX_THINK_MS
+
+
+def test_the_job_clock_is_read_from_the_engine_side_less_the_time_spent() -> None:
+    job = {"kind": "byoyomi", "first_ms": 10_000, "second_ms": 7_000, "increment_ms": 0, "byoyomi_ms": 3000, "periods": 1}
+    assert clock_for(job, engine_is_first=False, spent_ms=500) == EngineClock(6500, 10_000, 0, 3000, False)
+    assert clock_for(job, engine_is_first=True) == EngineClock(10_000, 7000, 0, 3000, True)
+    fischer = {**job, "kind": "fischer", "byoyomi_ms": 0, "increment_ms": 2000}
+    assert clock_for(fischer, True, 20_000) == EngineClock(0, 7000, 2000, 0, True)
+    assert clock_for(None, True) is None
