@@ -30,9 +30,11 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 __all__ = [
+    "ANALYSIS_STATES",
     "JUDGEMENTS",
     "JUDGEMENT_GLYPHS",
     "JUDGEMENT_NAGS",
@@ -40,6 +42,9 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_MATE",
     "AnalysisError",
+    "AnalysisLimits",
+    "AnalysisRecord",
+    "AnalysisState",
     "Judgement",
     "MoveAdvice",
     "PlyEval",
@@ -335,3 +340,41 @@ def summarize(evals: Sequence[PlyEval], first_mover: int = 0) -> tuple[SideSumma
             s.acpl = round(sum(s._losses) / s.moves)
             s.accuracy = round(sum(s._accuracies) / s.moves, 1)
     return sides
+
+
+AnalysisState = Literal["queued", "running", "done", "failed"]
+ANALYSIS_STATES: tuple[AnalysisState, ...] = ("queued", "running", "done", "failed")
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisLimits:
+    """What the engine may spend per analysed position: a move time, a depth, or both (the
+    search stops at the first reached)."""
+
+    movetime_ms: int | None = None
+    depth: int | None = None
+
+    def as_json(self) -> dict[str, int | None]:
+        return {"movetime_ms": self.movetime_ms, "depth": self.depth}
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisRecord:
+    """A stored analysis of one game: its request, progress and per-ply evaluations (by ply).
+
+    ``plies_total`` counts the positions to analyse (the start and every position after a
+    move that still has a move to make); ``plies_done`` those with an evaluation."""
+
+    game_id: str
+    state: AnalysisState
+    requested_by: str | None
+    limits: AnalysisLimits
+    plies_total: int
+    evals: tuple[PlyEval, ...] = ()
+    error: str | None = None
+    created_at: datetime | None = None
+    finished_at: datetime | None = None
+
+    @property
+    def plies_done(self) -> int:
+        return len(self.evals)

@@ -22,6 +22,7 @@ from server.rules.record import (
     ResultCode,
     TimeControl,
 )
+from server.store.analyses import AnalysisExistsError, UnknownAnalysisError
 from server.store.engine import DEFAULT_URL, create_engine
 from server.store.errors import (
     DuplicateMoveError,
@@ -46,6 +47,7 @@ from server.store.writer import MoveWriter, WriterStats
 
 __all__ = [
     "DEFAULT_URL",
+    "AnalysisExistsError",
     "ClockKind",
     "ClockState",
     "DuplicateMoveError",
@@ -66,6 +68,7 @@ __all__ = [
     "StoreError",
     "StoreUnavailableError",
     "TimeControl",
+    "UnknownAnalysisError",
     "UnknownGameError",
     "UnknownPlayerError",
     "WriterStats",

@@ -7,7 +7,8 @@ All methods are coroutines and each runs in one transaction of its own. A
 database that cannot be reached raises :class:`StoreUnavailableError`; nothing
 is ever dropped silently. :class:`Store` combines one part per aggregate:
 players and sessions (``players.py``), ratings (``ratings.py``), games and
-moves (``games.py``) and the reads of games (``queries.py``), on the shared
+moves (``games.py``), the reads of games (``queries.py``) and computer analyses
+(``analyses.py``), on the shared
 engine and transactions of ``transactions.py``.
 """
 
@@ -18,6 +19,7 @@ from typing import Self
 
 from sqlalchemy import select
 
+from server.store.analyses import AnalysisStore
 from server.store.engine import DEFAULT_URL, create_engine
 from server.store.games import GameStore, new_game_id
 from server.store.pg_direct import PgDirect
@@ -28,7 +30,7 @@ from server.store.ratings import RatingStore
 __all__ = ["Store", "new_game_id"]
 
 
-class Store(PlayerStore, RatingStore, GameStore, GameQueries):
+class Store(PlayerStore, RatingStore, GameStore, GameQueries, AnalysisStore):
     """Players, login sessions, ratings, games and moves in one database.
 
     Build it with :meth:`from_url` (or around an existing engine) and
