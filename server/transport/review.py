@@ -21,7 +21,7 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol, cast
@@ -31,7 +31,7 @@ from server.hub.commands import Envelope, ack_of, parse_envelope, shown, valid_t
 from server.hub.errors import ProtocolError
 from server.hub.messages import Message, error_message
 from server.rules import VARIANT_NAMES, Game, RulesError, Variant, get_variant
-from server.rules.analysis import AnalysisLimits, AnalysisRecord
+from server.rules.analysis import AnalysisLimits, AnalysisRecord, PlyEval
 from server.rules.export import (
     format_time_control,
     pgn_tags,
@@ -376,8 +376,8 @@ def _formats(variant: Variant) -> list[str]:
     return ["pgn", "kif", "usi"] if variant.family == "shogi" else ["pgn"]
 
 
-def _export(record: GameRecord, fmt: str) -> str:
-    """The export text (runs in a worker thread)."""
+def _export(record: GameRecord, fmt: str, analysis: Sequence[PlyEval] = ()) -> str:
+    """The export text (runs in a worker thread), with a finished analysis's comments."""
     variant = _variant(record)
     if fmt not in _formats(variant):
         raise ReviewError(
@@ -386,12 +386,11 @@ def _export(record: GameRecord, fmt: str) -> str:
             f"{fmt.upper()} export is for shogi variants; {variant.title} games export as PGN",
         )
     game = _replayed(record)
-    writers: dict[str, Callable[[GameRecord, Game], str]] = {
-        "pgn": write_pgn,
-        "kif": write_kif,
-        "usi": write_usi,
-    }
-    return writers[fmt](record, game)
+    if fmt == "pgn":
+        return write_pgn(record, game, analysis=analysis)
+    if fmt == "kif":
+        return write_kif(record, game, analysis=analysis)
+    return write_usi(record, game)
 
 
 # ------------------------------------------------------------------------ operations
@@ -465,7 +464,9 @@ async def export_game(store: ReviewStore, game_id: str, fmt: str) -> str:
     if fmt not in CONTENT_TYPES:
         raise _bad(f"format must be one of {', '.join(CONTENT_TYPES)}, got {shown(fmt)}")
     stored = await _stored(store, _game_id(game_id))
-    return await asyncio.to_thread(_export, stored, fmt)
+    analysis = await _from_store(store.get_analysis(stored.id))
+    evals = analysis.evals if analysis is not None and analysis.state == "done" else ()
+    return await asyncio.to_thread(_export, stored, fmt, evals)
 
 
 # ------------------------------------------------------------------------------ HTTP

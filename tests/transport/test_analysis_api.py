@@ -118,3 +118,18 @@ async def test_any_request_is_queued_or_refused_with_nothing_changed(store: Stor
     else:
         assert stored is not None and stored.state == "queued"
         assert reply["d"]["limits"] == stored.limits.as_json()
+
+
+async def test_exports_carry_a_done_analysis(store: Store) -> None:
+    game_id, _ = await save_game(store, moves=random_moves("minishogi", 4, 6))
+    await ws(store, "analyse", game=game_id, movetime_ms=100)
+    evals = [PlyEval(p, Score(10 * p)) for p in range(3)]
+    await store.save_analysis_plies(game_id, evals)
+    # Partial: the exports do not carry it yet.
+    _, _, pgn = await review_http(store, f"/api/games/{game_id}.pgn", {})
+    assert b"%eval" not in pgn
+    await store.save_analysis_plies(game_id, [PlyEval(3, Score(mate=-2))], done=True)
+    _, _, pgn = await review_http(store, f"/api/games/{game_id}.pgn", {})
+    assert b"[%eval 0.10]" in pgn and b"[%eval #-2]" in pgn
+    _, _, kif = await review_http(store, f"/api/games/{game_id}.kif", {})
+    assert "評価値 -詰2" in kif.decode()
