@@ -274,10 +274,11 @@ class Hub:
 
 
 def hub_servers(hubs: Sequence[Hub]) -> dict[str, list[str]]:
-    """The local servers of each backend of ``config/haproxy.cfg``: the hubs' websocket ports,
-    and their ICS ports (health-checked on the hub's HTTP port)."""
+    """The local servers of each backend of ``config/haproxy.cfg``: the hubs' public ports
+    (websockets; the HTTP API), and their ICS ports (health-checked on the hub's HTTP port)."""
     return {
         "hubs": [f"{hub.node_id} 127.0.0.1:{hub.port}" for hub in hubs],
+        "api_hubs": [f"api{i} 127.0.0.1:{hub.port}" for i, hub in enumerate(hubs, 1)],
         "ics_hubs": [
             f"ics{i} 127.0.0.1:{hub.ics_port} port {hub.port}" for i, hub in enumerate(hubs, 1)
         ],

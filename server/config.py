@@ -51,6 +51,7 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 _NODE_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _URL_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+_WORKER_KEY_RE = re.compile(r"[A-Za-z0-9_-]{16,128}")
 _REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 
@@ -123,6 +124,13 @@ def _bus_prefix(value: str) -> str | None:
     return "must be at most 64 characters" if len(value) > 64 else _no_whitespace(value)
 
 
+def _worker_keys(value: str) -> str | None:
+    keys = [key.strip() for key in value.split(",")] if value.strip() else []
+    if any(len(key) < 16 or not _WORKER_KEY_RE.fullmatch(key) for key in keys):
+        return "must be empty or comma-separated keys of 16-128 characters A-Z a-z 0-9 _ -"
+    return None
+
+
 def _setting(section: str, default: Any, check: Check) -> Any:
     """A field in TOML section ``section``; ``check`` validates every value it receives."""
     metadata = {"section": section, "check": check}
@@ -165,6 +173,12 @@ class Settings:
     bus_backoff_max_s: float = _setting("bus", 2.0, _positive)
     lease_ttl_ms: int = _setting("bus", 15000, _at_least(100))
     presence_ttl_ms: int = _setting("bus", 30000, _at_least(100))
+    # [engines]
+    worker_keys: str = _setting("engines", "", _worker_keys)
+    worker_key_file: str = _setting("engines", "data/worker.key", _no_whitespace)
+    move_lease_s: float = _setting("engines", 20.0, _positive)
+    analysis_lease_s: float = _setting("engines", 60.0, _positive)
+    fishnet_poll_s: float = _setting("engines", 5.0, _at_least(0))
     # [auth]
     argon2_time_cost: int = _setting("auth", 3, _at_least(1))
     argon2_memory_kib: int = _setting("auth", 65536, _at_least(8))
@@ -183,6 +197,11 @@ class Settings:
                 f"invalid setting argon2_memory_kib={self.argon2_memory_kib}: must be at least "
                 f"8 * argon2_parallelism = {8 * self.argon2_parallelism}"
             )
+
+    @property
+    def worker_key_list(self) -> tuple[str, ...]:
+        """The engine workers' keys of ``worker_keys`` (empty: the embedded run's key file)."""
+        return tuple(key.strip() for key in self.worker_keys.split(",") if key.strip())
 
     @property
     def uses_redis(self) -> bool:

@@ -33,6 +33,7 @@ from argon2 import PasswordHasher
 
 from server.app.adapters import StoreAccounts, StoreRecorder
 from server.app.collector import collect_and_freeze_forever, tune_garbage_collector
+from server.app.jobs import JobQueue
 from server.bus import create_bus, create_cluster
 from server.cluster import ClusterDriver
 from server.cluster.restore import Resumable, resumable_game
@@ -44,7 +45,11 @@ from server.store import EndJournal, MoveWriter, Store, StoreUnavailableError
 from server.store.migrate import upgrade_to_head
 from server.transport.accounts import Accounts
 from server.transport.driver import HubDriver
+from server.transport.http_api.context import ApiContext
+from server.transport.http_api.paths import is_api_path
+from server.transport.http_api.runner import HttpApiServer
 from server.transport.ics.server import IcsServer
+from server.transport.public import ProtocolFactory, PublicListener
 from server.transport.server import TransportServer
 
 __all__ = ["App", "hub_config", "main"]
@@ -136,6 +141,17 @@ class App:
             review_store=self.store,
             presence=presence,
         )
+        # The HTTP API (the Bot API, docs/bots.md) on aiohttp: another door over the same hub,
+        # on the same public address as the websockets (server/transport/public.py).
+        # The engine workers' job queue (docs/engines.md): jobs in the database, workers on
+        # /fishnet/* of the HTTP API.
+        self.jobs = JobQueue(self.store, settings)
+        self.api = HttpApiServer(
+            ApiContext(
+                settings, self.driver, self.accounts, self.store, self.server.routes, work=self.jobs
+            )
+        )
+        self.listener = PublicListener(settings.host, settings.port, self._door_for)
         # The ICS text interface: a second transport over the same hub (docs/ics.md).
         ics_port = settings.ics_port if ics_listen is None else ics_listen
         self.ics = (
@@ -147,7 +163,12 @@ class App:
 
     @property
     def port(self) -> int:
-        return self.server.port
+        """The public port: websockets, the web client's pages and the HTTP API."""
+        return self.listener.port
+
+    def _door_for(self, path: str) -> ProtocolFactory:
+        """Who answers a connection whose first request is for ``path``."""
+        return self.api.protocol if is_api_path(path) else self.server.protocol
 
     @property
     def ics_port(self) -> int:
@@ -174,7 +195,9 @@ class App:
             await self.driver.start()
         else:
             await self._recover()
-        await self.server.start()
+        await self.server.start(self.listener.share())
+        await self.api.start()
+        self.listener.start()
         if self.ics is not None:
             await self.ics.start()
         self._started = True
@@ -220,6 +243,9 @@ class App:
     async def stop(self) -> None:
         """Close connections, finish the writes in flight, release the database and bus."""
         self.driver.detach()
+        self.jobs.close()
+        await self.listener.close()
+        await self.api.close()
         await self.server.close()
         if self.ics is not None:
             await self.ics.close()

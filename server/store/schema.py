@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from sqlalchemy import (
+    JSON,
     BigInteger,
     Boolean,
     CheckConstraint,
@@ -55,6 +56,7 @@ __all__ = [
     "AnalysisPlyRow",
     "AnalysisRow",
     "Base",
+    "EngineJobRow",
     "GameMoveRow",
     "GameRow",
     "PlayerRow",
@@ -63,6 +65,7 @@ __all__ = [
     "UtcDateTime",
     "analyses",
     "analysis_plies",
+    "engine_jobs",
     "game_moves",
     "games",
     "metadata",
@@ -248,6 +251,38 @@ class GameMoveRow(Base):
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
 
 
+JOB_ID_LENGTH = 16
+WORKER_LENGTH = 64
+
+
+class EngineJobRow(Base):
+    """One job of the engine workers' queue (``server.store.jobs``): a computer's move to find,
+    or a stored game to analyse. ``payload`` is the body a worker receives (FISHNET.md),
+    ``result`` what workers submitted (partial for an analysis until it is done)."""
+
+    __tablename__ = "engine_jobs"
+    __table_args__ = (
+        CheckConstraint("kind IN ('move', 'analysis')", name="kind"),
+        CheckConstraint("state IN ('queued', 'acquired', 'done')", name="state"),
+        CheckConstraint("attempts >= 0", name="attempts"),
+        Index(None, "state", "kind", "created_at"),
+        Index(None, "game_id", "kind"),
+    )
+
+    id: Mapped[str] = mapped_column(String(JOB_ID_LENGTH), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(10))
+    game_id: Mapped[str] = mapped_column(String(GAME_ID_MAX_LENGTH))
+    variant: Mapped[str] = mapped_column(String(VARIANT_LENGTH))
+    payload: Mapped[Any] = mapped_column(JSON)
+    state: Mapped[str] = mapped_column(String(10), server_default=text("'queued'"))
+    worker: Mapped[str | None] = mapped_column(String(WORKER_LENGTH))
+    lease_until: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    attempts: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    result: Mapped[Any | None] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
+
+
 def _table(model: Any) -> Table:
     return cast(Table, model.__table__)
 
@@ -318,3 +353,4 @@ class AnalysisPlyRow(Base):
 
 analyses = _table(AnalysisRow)
 analysis_plies = _table(AnalysisPlyRow)
+engine_jobs = _table(EngineJobRow)

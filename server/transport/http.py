@@ -113,7 +113,17 @@ class HttpRoutes:
         self._catalogue = encode(catalogue()) + b"\n"
 
     async def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
-        path = request.path.split("?", 1)[0]
+        answer = await self.answer(request.path)
+        if answer is None:
+            return None
+        status, body, content_type = answer
+        return response(http.HTTPStatus(status), body, content_type)
+
+    async def answer(self, target: str) -> tuple[int, bytes, str] | None:
+        """(status, body, content type) for a GET of ``target`` (path and query), or ``None``
+        for the websocket path (the handshake goes on). The HTTP API's connections ask this
+        too, for a page requested on a connection it kept alive."""
+        path = target.split("?", 1)[0]
         if path == self._ws_path:
             return None
         if path == "/healthz":
@@ -121,32 +131,31 @@ class HttpRoutes:
         if path == "/presence" and self._presence is not None:
             return await self._presence_report(self._presence)
         if self._review_store is not None and is_review_path(path):
-            status, content_type, body = await review_http_target(self._review_store, request.path)
-            return response(http.HTTPStatus(status), body, content_type)
+            status, content_type, body = await review_http_target(self._review_store, target)
+            return status, body, content_type
         if path == CATALOGUE_PATH:
-            return response(http.HTTPStatus.OK, self._catalogue, "application/json")
+            return 200, self._catalogue, "application/json"
         if _is_page(path):
             path = "/"
         found = self._static.get(path)
         if found is not None:
             body, content_type = found
-            return response(http.HTTPStatus.OK, body, content_type)
-        return response(http.HTTPStatus.NOT_FOUND, b"Not found.\n", "text/plain; charset=utf-8")
+            return 200, body, content_type
+        return 404, b"Not found.\n", "text/plain; charset=utf-8"
 
-    async def _presence_report(self, presence: PresenceReport) -> Response:
+    async def _presence_report(self, presence: PresenceReport) -> tuple[int, bytes, str]:
         try:
             report = await presence()
         except Exception as error:
             logger.warning("presence report failed: %s", error)
             body = encode({"error": "presence is unavailable"}) + b"\n"
-            return response(http.HTTPStatus.SERVICE_UNAVAILABLE, body, "application/json")
-        return response(http.HTTPStatus.OK, encode(dict(report)) + b"\n", "application/json")
+            return 503, body, "application/json"
+        return 200, encode(dict(report)) + b"\n", "application/json"
 
-    async def _healthz(self) -> Response:
+    async def _healthz(self) -> tuple[int, bytes, str]:
         try:
             healthy, report = await self._health()
         except Exception:
             logger.exception("health check failed")
             healthy, report = False, {"status": "error"}
-        status = http.HTTPStatus.OK if healthy else http.HTTPStatus.SERVICE_UNAVAILABLE
-        return response(status, encode(dict(report)) + b"\n", "application/json")
+        return (200 if healthy else 503), encode(dict(report)) + b"\n", "application/json"

@@ -23,12 +23,13 @@ import random
 import socket
 from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode, Frame, Opcode
 from websockets.protocol import Event
+from websockets.server import ServerProtocol
 
 from server.config import Settings
 from server.hub.commands import Envelope, ack_of, command_of, parse_envelope
@@ -445,6 +446,24 @@ def _ack_of_text(data: str | bytes) -> AckId | None:
         return None
 
 
+class _HandedOver:
+    """websockets' server as the connections handed over by the public listener see it.
+
+    Given the public socket without serving it (the listener accepts), websockets' own server
+    would answer every handshake "shutting down" (503): to these connections it is serving
+    until :meth:`TransportServer.close`. Their handler and its tasks are websockets' own."""
+
+    __slots__ = ("handler", "handler_tasks", "serving")
+
+    def __init__(self, server: Server) -> None:
+        self.handler = server.handler
+        self.handler_tasks = server.handler_tasks
+        self.serving = True
+
+    def is_serving(self) -> bool:
+        return self.serving
+
+
 class TransportServer:
     """The websocket listener of one hub process."""
 
@@ -465,17 +484,23 @@ class TransportServer:
         self.review_store = review_store
         self._routes = HttpRoutes(settings.ws_path, health, static, review_store, presence)
         self._server: Server | None = None
+        self._handed_over: _HandedOver | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self.flusher = driver.flusher
         self.open_sockets = 0
 
-    async def start(self) -> None:
-        """Listen on ``settings.host:settings.port`` (port 0 picks a free one)."""
+    async def start(self, sock: socket.socket | None = None) -> None:
+        """Listen on ``settings.host:settings.port`` (port 0 picks a free one); or, given the
+        public listening ``sock`` (:class:`~server.transport.public.PublicListener`), accept
+        nothing by itself: the listener hands it connections through :meth:`protocol`."""
         settings = self.settings
+        where: dict[str, Any] = (
+            {"host": settings.host, "port": settings.port}
+            if sock is None
+            else {"sock": sock, "start_serving": False}
+        )
         self._server = await serve(
             self._handle,
-            settings.host,
-            settings.port,
             process_request=self._routes,
             compression=None,
             max_size=settings.max_frame_bytes,
@@ -484,7 +509,30 @@ class TransportServer:
             create_connection=JitteredConnection,
             close_timeout=CLOSE_GRACE_S,
             write_limit=WRITE_LIMIT,
+            **where,
         )
+        self._handed_over = _HandedOver(self._server)
+
+    def protocol(self) -> ServerConnection:
+        """A websocket connection for a socket the public listener accepted: what websockets'
+        own ``serve`` builds for each connection, with the same settings as :meth:`start`
+        (no extensions, since there is no compression)."""
+        assert self._server is not None, "the server is not started"
+        settings = self.settings
+        protocol = ServerProtocol(max_size=settings.max_frame_bytes, logger=self._server.logger)
+        return JitteredConnection(
+            protocol,
+            cast(Server, self._handed_over),
+            ping_interval=settings.ping_interval_s,
+            ping_timeout=settings.ping_timeout_s,
+            close_timeout=CLOSE_GRACE_S,
+            write_limit=WRITE_LIMIT,
+        )
+
+    @property
+    def routes(self) -> HttpRoutes:
+        """The plain pages answered during the handshake (the HTTP API answers them too)."""
+        return self._routes
 
     @property
     def port(self) -> int:
@@ -517,6 +565,8 @@ class TransportServer:
         """Stop listening and close every connection (1001, going away)."""
         if self._server is None:
             return
+        if self._handed_over is not None:
+            self._handed_over.serving = False
         self._server.close(close_connections=True)
         await self._server.wait_closed()
         if self._tasks:

@@ -63,14 +63,23 @@ def clock_for(job_clock: dict[str, Any] | None, engine_is_first: bool, spent_ms:
 
 
 def fallback_move(pos: Position, legal: list[str]) -> str:
-    """A legal move when the engine gave none we accept: the first capture in our sorted
-    legal list, else the first move (deterministic, so a test can name it)."""
+    """A legal move when the engine gave none we accept, by a one-ply look of our own: a mate,
+    else a capture (a promoting one first), else a check, else a promotion, else the first
+    legal move (sorted: deterministic, so a test can name it)."""
     by_text = pos.legal_by_text()
+    best, best_rank = legal[0], -1
     for text in legal:
         move = by_text.get(text)
-        if move is not None and pos.is_capture(move):
+        if move is None:  # the pass (@@@@): never better than a real move
+            continue
+        after = pos.play(move)
+        check = after.is_check()
+        if check and not after.has_legal_move():
             return text
-    return legal[0]
+        rank = 4 * pos.is_capture(move) + 2 * check + bool(move.promotion)
+        if rank > best_rank:
+            best, best_rank = text, rank
+    return best
 
 
 @dataclass(slots=True)

@@ -90,6 +90,8 @@ def test_haproxy_balances_websockets_over_both_hubs_checked_on_healthz() -> None
     assert servers == {
         "hub1": "hub1:8080",
         "hub2": "hub2:8080",
+        "api1": "hub1:8080",  # the HTTP API (routed by path), same hubs, same port
+        "api2": "hub2:8080",
         "ics1": "hub1:5000",  # the ICS text interface, plain TCP
         "ics2": "hub2:5000",
     }
@@ -162,7 +164,11 @@ async def backends() -> AsyncIterator[list[Backend]]:
 async def haproxy(
     backends: list[Backend], log_dir: Path, check_interval: str
 ) -> AsyncIterator[HAProxy]:
-    servers = {"hubs": [f"{b.name} 127.0.0.1:{b.port}" for b in backends], "ics_hubs": []}
+    servers = {
+        "hubs": [f"{b.name} 127.0.0.1:{b.port}" for b in backends],
+        "api_hubs": [f"api-{b.name} 127.0.0.1:{b.port}" for b in backends],
+        "ics_hubs": [],
+    }
     proxy = HAProxy(servers, log_dir, check_interval=check_interval)
     try:
         await proxy.start()
@@ -176,6 +182,7 @@ def test_the_local_config_is_the_compose_config_with_local_servers(tmp_path: Pat
     compose_lines = (ROOT / "config" / "haproxy.cfg").read_text().splitlines()
     servers = {
         "hubs": ["a 127.0.0.1:1001", "b 127.0.0.1:1002"],
+        "api_hubs": ["api1 127.0.0.1:1001", "api2 127.0.0.1:1002"],
         "ics_hubs": ["ics1 127.0.0.1:2001 port 1001", "ics2 127.0.0.1:2002 port 1002"],
     }
     local = haproxy_config(servers, tmp_path / "s.sock")
@@ -196,7 +203,7 @@ def test_the_local_config_is_the_compose_config_with_local_servers(tmp_path: Pat
     )
     assert done.returncode == 0, done.stdout + done.stderr
     with pytest.raises(ValueError, match="ics_hubs"):
-        haproxy_config({"hubs": servers["hubs"]}, tmp_path / "s.sock")
+        haproxy_config({"hubs": servers["hubs"], "api_hubs": []}, tmp_path / "s.sock")
 
 
 async def test_haproxy_spreads_websockets_and_drops_an_unhealthy_backend(

@@ -28,6 +28,10 @@ StartApp = Callable[..., Awaitable[App]]
 OpenClient = Callable[..., Awaitable["Client"]]
 
 
+TEST_WORKER_KEY = "test-worker-key-0123456789"
+"""The engine workers' key of the test servers (``worker_keys``)."""
+
+
 def settings_for(database_url: str, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
         "port": 0,
@@ -35,6 +39,7 @@ def settings_for(database_url: str, **overrides: Any) -> Settings:
         "node_id": "test-node",
         "database_url": database_url,
         "log_level": "WARNING",
+        "worker_keys": TEST_WORKER_KEY,
         **FAST_AUTH,
     }
     values.update(overrides)

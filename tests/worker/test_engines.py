@@ -14,7 +14,7 @@ import pytest
 
 from server.rules import Game, get_variant
 from server.worker.cecp import CecpEngine, parse_thinking
-from server.worker.computer import Computer, game_of
+from server.worker.computer import Computer, fallback_move, game_of
 from server.worker.dialects import DIALECTS, PROGRAMS, EngineProgram, dialect_for, resolve_token
 from server.worker.search import SearchLimits
 from server.worker.uci import UciEngine, parse_info
@@ -357,6 +357,15 @@ async def test_hachu_low_levels_slip_and_level_8_does_not() -> None:
         assert high.move == high.engine_move and high.fallback is None
     finally:
         await computer.close()
+
+
+def test_the_fallback_mates_when_it_can_else_captures() -> None:
+    game = game_of("minishogi", "kr3/1p3/G4/5/4K[G] w - - 0 1", "")
+    assert fallback_move(game.position, game.legal_moves()) == "G@a4"
+    game = game_of("minishogi", UCHIFUZUME, "")  # the mating pawn drop is not legal: never chosen
+    assert fallback_move(game.position, game.legal_moves()) != "P@a4"
+    game = game_of("wildcastle", None, "e2e4 d7d5")
+    assert fallback_move(game.position, game.legal_moves()) == "e4d5"
 
 
 async def test_a_finished_game_gets_no_move() -> None:

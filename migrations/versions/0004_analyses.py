@@ -1,7 +1,7 @@
 """analyses, analysis_plies: computer analyses of finished games and their per-ply evaluations.
 
-Revision ID: 0003a
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 Create Date: 2026-11-27
 
 One ``analyses`` row per analysed game (the request: who, the per-position limits, the number
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0003a"
-down_revision: str | None = "0002"
+revision: str = "0004"
+down_revision: str | None = "0003"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

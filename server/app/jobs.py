@@ -1,0 +1,202 @@
+"""The engine workers' job queue as the HTTP door sees it (:class:`JobQueue`): worker keys,
+the long-poll acquire, results handed to whoever waits for them.
+
+The jobs themselves live in the database (:mod:`server.store.jobs`): nothing is lost when a hub
+or a worker dies. :class:`JobQueue` adds what a process needs around them:
+
+* **keys**: ``worker_keys`` from the settings, else one key in ``worker_key_file``, created on
+  the first start (the embedded run: ``scripts/serve.sh`` gives it to its worker);
+* **the long poll**: ``acquire`` tries the store, then waits — on an event that this process's
+  enqueues set, and at most :data:`REPOLL_S` between tries (jobs queued by other hubs, leases
+  that ran out) — up to ``fishnet_poll_s``. It only ever awaits: the hub's loop never blocks;
+* **results**: a move or an analysis a worker submits is stored first, then given to the
+  handlers registered per kind (:meth:`on_move`, :meth:`on_analysis`): the computer's seats
+  (:mod:`server.app.computer`), the analysis store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from server.config import Settings
+from server.store import Store
+from server.store.jobs import Job, JobKind
+from server.store.records import utc_now
+
+__all__ = ["REPOLL_S", "AnalysisHandler", "JobQueue", "MoveHandler", "load_worker_keys"]
+
+logger = logging.getLogger(__name__)
+
+REPOLL_S = 0.5
+"""Longest wait between two looks at the database during a long poll."""
+
+MoveHandler = Callable[[Job, "str | None"], Awaitable[None]]
+"""Called with a move job and the move a worker submitted (None: it had none)."""
+AnalysisHandler = Callable[[Job, list[dict[str, Any]], bool], Awaitable[None]]
+"""Called with an analysis job, the entries so far and whether it is done."""
+
+
+def load_worker_keys(settings: Settings) -> tuple[str, ...]:
+    """The keys workers may use: ``worker_keys``, else the key file's (created if missing)."""
+    keys = settings.worker_key_list
+    if keys:
+        return keys
+    path = Path(settings.worker_key_file)
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(32) + "\n")
+        path.chmod(0o600)
+        logger.info("created the engine workers' key in %s", path)
+    key = path.read_text().strip()
+    if len(key) < 16:
+        raise ValueError(f"{path}: a worker key has at least 16 characters")
+    return (key,)
+
+
+class JobQueue:
+    """See the module docstring. ``clock`` gives the time leases are measured with."""
+
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        *,
+        keys: tuple[str, ...] | None = None,
+        clock: Callable[[], datetime] = utc_now,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self._keys = tuple(key.encode() for key in (keys or load_worker_keys(settings)))
+        self.clock = clock
+        self._leases: dict[JobKind, float] = {
+            "move": settings.move_lease_s,
+            "analysis": settings.analysis_lease_s,
+        }
+        self._wake = asyncio.Event()
+        self._closed = asyncio.Event()
+        self._move_handlers: list[MoveHandler] = []
+        self._analysis_handlers: list[AnalysisHandler] = []
+
+    # -- what the hub side calls ---------------------------------------------------------
+
+    def on_move(self, handler: MoveHandler) -> None:
+        self._move_handlers.append(handler)
+
+    def on_analysis(self, handler: AnalysisHandler) -> None:
+        self._analysis_handlers.append(handler)
+
+    async def enqueue_move(self, game_id: str, variant: str, payload: dict[str, Any]) -> str:
+        job_id = await self.store.enqueue_move(game_id, variant, payload, now=self.clock())
+        self._wake.set()
+        return job_id
+
+    async def enqueue_analysis(self, game_id: str, variant: str, payload: dict[str, Any]) -> str:
+        job_id = await self.store.enqueue_analysis(game_id, variant, payload, now=self.clock())
+        self._wake.set()
+        return job_id
+
+    def close(self) -> None:
+        """End the long polls in progress (they answer "no work")."""
+        self._closed.set()
+
+    # -- what the workers' door calls (server.transport.http_api.fishnet.WorkQueue) ------
+
+    def authorised(self, key: str) -> bool:
+        given = key.encode()
+        return any(hmac.compare_digest(given, known) for known in self._keys)
+
+    async def acquire(
+        self, worker: str, variants: list[str] | None, *, until_closed: Any = None
+    ) -> dict[str, Any] | None:
+        """The next job for ``worker`` as its body (FISHNET.md), waiting up to
+        ``fishnet_poll_s`` for one; None if none came (or the server is closing)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.settings.fishnet_poll_s
+        while True:
+            self._wake.clear()
+            job = await self.store.acquire(
+                worker, self.clock(), variants=variants, leases=self._leases
+            )
+            if job is not None:
+                return job_body(job)
+            left = deadline - loop.time()
+            if left <= 0 or self._closed.is_set() or (until_closed and until_closed.is_set()):
+                return None
+            await _first(self._wake, self._closed, until_closed, timeout=min(left, REPOLL_S))
+
+    async def submit_move(self, job_id: str, bestmove: str | None) -> bool:
+        held = await self.store.job(job_id)
+        if held is None or held.kind != "move":
+            return False
+        job = await self.store.complete(job_id, {"bestmove": bestmove}, self.clock())
+        if job is None:
+            return False
+        for handler in self._move_handlers:
+            await _guarded(handler(job, bestmove), "move", job_id)
+        return True
+
+    async def submit_analysis(self, job_id: str, entries: list[dict[str, Any]], done: bool) -> bool:
+        held = await self.store.job(job_id)
+        if held is None or held.kind != "analysis":
+            return False
+        now = self.clock()
+        if done:
+            job = await self.store.complete(job_id, entries, now)
+            if job is None:
+                return False
+        else:
+            if not await self.store.renew(
+                job_id, now, lease_s=self._leases["analysis"], result=entries
+            ):
+                return False
+            job = held
+        for handler in self._analysis_handlers:
+            await _guarded(handler(job, entries, done), "analysis", job_id)
+        return True
+
+    async def abort(self, job_id: str) -> bool:
+        given_back = await self.store.abort(job_id, self.clock())
+        if given_back:
+            self._wake.set()
+        return given_back
+
+    async def status(self) -> dict[str, Any]:
+        return {"queue": await self.store.status(self.clock())}
+
+
+def job_body(job: Job) -> dict[str, Any]:
+    """A job as a worker receives it (FISHNET.md)."""
+    return {
+        "work": {"type": job.kind, "id": job.id},
+        "game_id": job.game_id,
+        "variant": job.variant,
+        **job.payload,
+    }
+
+
+async def _first(*events: asyncio.Event | None, timeout: float) -> None:
+    """Wait until one of ``events`` is set, at most ``timeout`` seconds."""
+    waits = [asyncio.ensure_future(event.wait()) for event in events if event is not None]
+    try:
+        await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.gather(*waits, return_exceptions=True)
+
+
+async def _guarded(call: Awaitable[None], kind: str, job_id: str) -> None:
+    """A handler's failure is logged, never the worker's problem (its result is stored)."""
+    try:
+        await call
+    except Exception:
+        logger.exception("the %s result of job %s could not be handled", kind, job_id)

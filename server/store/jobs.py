@@ -1,0 +1,358 @@
+"""The engine workers' job queue (``engine_jobs``): move and analysis jobs, leased to workers.
+
+A job's life: :meth:`JobStore.enqueue_move` / :meth:`JobStore.enqueue_analysis` write it
+``queued``; :meth:`JobStore.acquire` leases the oldest one a worker can do to that worker
+(``acquired``, ``lease_until`` = now + the kind's lease), **move jobs before analysis jobs**,
+so a player waiting for the computer never waits behind an analysis; :meth:`JobStore.renew`
+extends the lease (an analysis' partial result rides along); :meth:`JobStore.complete` stores
+the result (``done``); :meth:`JobStore.abort` gives it back (``queued``). A lease that runs out
+is as good as an abort: the next ``acquire`` takes the job, whoever held it. A worker whose lease
+ran out can no longer renew, complete or abort the job (it gets ``False``/``None``: the HTTP
+door answers 404 and the worker drops it).
+
+Concurrency: on PostgreSQL ``acquire`` picks its row with ``SELECT … FOR UPDATE SKIP LOCKED``,
+so any number of hubs hand out jobs side by side without handing one job to two workers; on
+SQLite the writing transaction's ``BEGIN IMMEDIATE`` serialises the acquires.
+
+Time is injected: every call that compares with a lease takes ``now`` (an aware datetime), so
+the tests move a clock instead of sleeping through leases.
+"""
+
+from __future__ import annotations
+
+import secrets
+import string
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Final, Literal, cast
+
+from sqlalchemy import case, delete, func, insert, or_, select, update
+from sqlalchemy.engine import Row
+
+from server.store.records import check_game_id, check_text, utc_now
+from server.store.schema import JOB_ID_LENGTH, VARIANT_LENGTH, WORKER_LENGTH, engine_jobs
+from server.store.transactions import Transactions
+
+__all__ = [
+    "DEFAULT_LEASES",
+    "JOB_KINDS",
+    "Job",
+    "JobKind",
+    "JobState",
+    "JobStore",
+    "QueueStatus",
+    "new_job_id",
+]
+
+JobKind = Literal["move", "analysis"]
+JobState = Literal["queued", "acquired", "done"]
+JOB_KINDS: Final[tuple[JobKind, ...]] = ("move", "analysis")
+
+DEFAULT_LEASES: Final[Mapping[JobKind, float]] = {"move": 20.0, "analysis": 60.0}
+"""Seconds a job is leased to a worker (FISHNET.md), per kind; every submit renews it."""
+
+_ID_ALPHABET = string.digits + string.ascii_letters
+_ID_LENGTH = 12
+assert _ID_LENGTH <= JOB_ID_LENGTH
+
+QueueStatus = dict[JobKind, dict[Literal["queued", "acquired"], int]]
+"""``{"move": {"queued": n, "acquired": n}, "analysis": {...}}`` (FISHNET.md's status)."""
+
+
+def new_job_id() -> str:
+    """A random job id: 12 characters from ``[0-9A-Za-z]``."""
+    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(_ID_LENGTH))
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One row of the queue, as read."""
+
+    id: str
+    kind: JobKind
+    game_id: str
+    variant: str
+    payload: dict[str, Any]
+    state: JobState
+    worker: str | None
+    lease_until: datetime | None
+    attempts: int
+    result: Any
+    created_at: datetime
+    updated_at: datetime
+
+    def leased(self, now: datetime) -> bool:
+        """Whether a worker holds the job at ``now``."""
+        return self.state == "acquired" and self.lease_until is not None and self.lease_until > now
+
+
+def _job(row: Row[Any]) -> Job:
+    return Job(
+        id=row.id,
+        kind=cast(JobKind, row.kind),
+        game_id=row.game_id,
+        variant=row.variant,
+        payload=dict(row.payload),
+        state=cast(JobState, row.state),
+        worker=row.worker,
+        lease_until=row.lease_until,
+        attempts=row.attempts,
+        result=row.result,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def _check_now(now: datetime) -> None:
+    if not isinstance(now, datetime) or now.tzinfo is None:
+        raise ValueError(f"now must be an aware datetime, got {now!r}")
+
+
+def _check_lease(lease_s: float) -> timedelta:
+    if isinstance(lease_s, bool) or not isinstance(lease_s, int | float) or not 0 < lease_s < 86400:
+        raise ValueError(f"a lease is 0 to 86400 seconds, got {lease_s!r}")
+    return timedelta(seconds=lease_s)
+
+
+class JobStore(Transactions):
+    """The queue's reads and writes, each one transaction (see the module docstring)."""
+
+    async def enqueue_move(
+        self, game_id: str, variant: str, payload: Mapping[str, Any], *, now: datetime | None = None
+    ) -> str:
+        """Queue a computer's move in ``game_id``; its id.
+
+        Only the newest position of a game is worth a search: unfinished move jobs of the same
+        game are ended (``done``, result ``None``) in the same transaction.
+        """
+        return await self._enqueue("move", game_id, variant, payload, now, supersede=True)
+
+    async def enqueue_analysis(
+        self, game_id: str, variant: str, payload: Mapping[str, Any], *, now: datetime | None = None
+    ) -> str:
+        """Queue the analysis of a stored game; its id."""
+        return await self._enqueue("analysis", game_id, variant, payload, now, supersede=False)
+
+    async def _enqueue(
+        self,
+        kind: JobKind,
+        game_id: str,
+        variant: str,
+        payload: Mapping[str, Any],
+        now: datetime | None,
+        *,
+        supersede: bool,
+    ) -> str:
+        check_game_id(game_id)
+        check_text("variant", variant, VARIANT_LENGTH)
+        if not isinstance(payload, Mapping):
+            raise ValueError(f"a job's payload is a mapping, got {payload!r}")
+        moment = now if now is not None else utc_now()
+        _check_now(moment)
+        job_id = new_job_id()
+        async with self._transaction(write=True) as connection:
+            if supersede:
+                await connection.execute(
+                    update(engine_jobs)
+                    .where(
+                        engine_jobs.c.game_id == game_id,
+                        engine_jobs.c.kind == kind,
+                        engine_jobs.c.state != "done",
+                    )
+                    .values(state="done", worker=None, lease_until=None, updated_at=moment)
+                )
+            await connection.execute(
+                insert(engine_jobs).values(
+                    id=job_id,
+                    kind=kind,
+                    game_id=game_id,
+                    variant=variant,
+                    payload=dict(payload),
+                    state="queued",
+                    attempts=0,
+                    created_at=moment,
+                    updated_at=moment,
+                )
+            )
+        return job_id
+
+    async def acquire(
+        self,
+        worker: str,
+        now: datetime,
+        *,
+        variants: Iterable[str] | None = None,
+        leases: Mapping[JobKind, float] = DEFAULT_LEASES,
+    ) -> Job | None:
+        """Lease the next job to ``worker``: move jobs first, then the oldest; a job whose lease
+        has run out counts as queued. ``variants`` limits it to the ones the worker plays.
+        None when there is no work."""
+        check_text("worker", worker, WORKER_LENGTH)
+        _check_now(now)
+        durations = {kind: _check_lease(leases[kind]) for kind in JOB_KINDS}
+        table = engine_jobs.c
+        free = or_(
+            table.state == "queued", (table.state == "acquired") & (table.lease_until <= now)
+        )
+        query = (
+            select(engine_jobs)
+            .where(free)
+            .order_by(case((table.kind == "move", 0), else_=1), table.created_at, table.id)
+            .limit(1)
+            .with_for_update(skip_locked=True)
+        )
+        if variants is not None:
+            query = query.where(table.variant.in_(sorted(set(variants))))
+        async with self._transaction(write=True) as connection:
+            row = (await connection.execute(query)).first()
+            if row is None:
+                return None
+            lease_until = now + durations[cast(JobKind, row.kind)]
+            updated = (
+                await connection.execute(
+                    update(engine_jobs)
+                    .where(table.id == row.id)
+                    .values(
+                        state="acquired",
+                        worker=worker,
+                        lease_until=lease_until,
+                        attempts=table.attempts + 1,
+                        updated_at=now,
+                    )
+                    .returning(*engine_jobs.c)
+                )
+            ).one()
+        return _job(updated)
+
+    async def renew(
+        self,
+        job_id: str,
+        now: datetime,
+        *,
+        lease_s: float | None = None,
+        result: Any = None,
+    ) -> bool:
+        """Extend the lease of a job a worker holds (by its kind's default lease, or
+        ``lease_s``); a non-None ``result`` (an analysis so far) is stored with it. False when
+        the job is unknown, done, or its lease has run out."""
+        _check_now(now)
+        async with self._transaction(write=True) as connection:
+            held = await self._held(connection, job_id, now)
+            if held is None:
+                return False
+            duration = _check_lease(lease_s if lease_s is not None else DEFAULT_LEASES[held.kind])
+            values: dict[str, Any] = {"lease_until": now + duration, "updated_at": now}
+            if result is not None:
+                values["result"] = result
+            await connection.execute(
+                update(engine_jobs).where(engine_jobs.c.id == job_id).values(**values)
+            )
+        return True
+
+    async def complete(self, job_id: str, result: Any, now: datetime) -> Job | None:
+        """Store the result of a job a worker holds and end it; the job as it is now, or None
+        (nothing changed) when the job is unknown, done, or its lease has run out."""
+        _check_now(now)
+        async with self._transaction(write=True) as connection:
+            if await self._held(connection, job_id, now) is None:
+                return None
+            row = (
+                await connection.execute(
+                    update(engine_jobs)
+                    .where(engine_jobs.c.id == job_id)
+                    .values(state="done", result=result, lease_until=None, updated_at=now)
+                    .returning(*engine_jobs.c)
+                )
+            ).one()
+        return _job(row)
+
+    async def abort(self, job_id: str, now: datetime) -> bool:
+        """A worker gives a job back: queued again, for the next worker. False when the job is
+        unknown, done, or its lease had already run out (then it is queued anyway)."""
+        _check_now(now)
+        async with self._transaction(write=True) as connection:
+            if await self._held(connection, job_id, now) is None:
+                return False
+            await connection.execute(
+                update(engine_jobs)
+                .where(engine_jobs.c.id == job_id)
+                .values(state="queued", worker=None, lease_until=None, updated_at=now)
+            )
+        return True
+
+    async def cancel(self, job_id: str, now: datetime | None = None) -> bool:
+        """End a job nobody needs any more (its game is over), held or not. False if it was
+        unknown or already done."""
+        moment = now if now is not None else utc_now()
+        _check_now(moment)
+        async with self._transaction(write=True) as connection:
+            done = await connection.execute(
+                update(engine_jobs)
+                .where(engine_jobs.c.id == job_id, engine_jobs.c.state != "done")
+                .values(state="done", worker=None, lease_until=None, updated_at=moment)
+            )
+        return done.rowcount > 0
+
+    async def job(self, job_id: str) -> Job | None:
+        """The job with this id, in whatever state."""
+        if not isinstance(job_id, str) or not 0 < len(job_id) <= JOB_ID_LENGTH:
+            return None
+        async with self._transaction(write=False) as connection:
+            row = (
+                await connection.execute(select(engine_jobs).where(engine_jobs.c.id == job_id))
+            ).first()
+        return None if row is None else _job(row)
+
+    async def open_jobs(self, kind: JobKind | None = None) -> list[Job]:
+        """Every job not done (of ``kind``), oldest first: what a restarted hub picks up."""
+        query = select(engine_jobs).where(engine_jobs.c.state != "done")
+        if kind is not None:
+            query = query.where(engine_jobs.c.kind == kind)
+        async with self._transaction(write=False) as connection:
+            rows = (
+                await connection.execute(query.order_by(engine_jobs.c.created_at, engine_jobs.c.id))
+            ).all()
+        return [_job(row) for row in rows]
+
+    async def status(self, now: datetime) -> QueueStatus:
+        """How many jobs of each kind wait and how many are held (an expired lease waits)."""
+        _check_now(now)
+        table = engine_jobs.c
+        held = (table.state == "acquired") & (table.lease_until > now)
+        query = (
+            select(table.kind, held.label("held"), func.count())
+            .where(table.state != "done")
+            .group_by(table.kind, held)
+        )
+        async with self._transaction(write=False) as connection:
+            rows = (await connection.execute(query)).all()
+        counts: QueueStatus = {kind: {"queued": 0, "acquired": 0} for kind in JOB_KINDS}
+        for kind, is_held, number in rows:
+            counts[cast(JobKind, kind)]["acquired" if is_held else "queued"] += int(number)
+        return counts
+
+    async def purge_done(self, before: datetime) -> int:
+        """Delete jobs done before ``before``; how many."""
+        _check_now(before)
+        async with self._transaction(write=True) as connection:
+            gone = await connection.execute(
+                delete(engine_jobs).where(
+                    engine_jobs.c.state == "done", engine_jobs.c.updated_at < before
+                )
+            )
+        return gone.rowcount
+
+    @staticmethod
+    async def _held(connection: Any, job_id: str, now: datetime) -> Job | None:
+        if not isinstance(job_id, str) or not 0 < len(job_id) <= JOB_ID_LENGTH:
+            return None
+        row = (
+            await connection.execute(
+                select(engine_jobs).where(engine_jobs.c.id == job_id).with_for_update()
+            )
+        ).first()
+        if row is None:
+            return None
+        job = _job(row)
+        return job if job.leased(now) else None

@@ -1,0 +1,61 @@
+"""What the HTTP API's handlers share: the hub driver, accounts, store and settings.
+
+A handler reaches it with ``request.app[CONTEXT]``. Errors are answered the lichess way: a
+status code and a JSON body ``{"error": "…"}`` (:func:`api_error`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from aiohttp import web
+
+from server.config import Settings
+from server.transport.accounts import Accounts
+from server.transport.driver import HubDriver
+from server.transport.http import HttpRoutes
+
+__all__ = ["CONTEXT", "ApiContext", "ApiError", "api_error", "json_response"]
+
+
+@dataclass
+class ApiContext:
+    """The adapters the HTTP API works with (wired by :mod:`server.app`)."""
+
+    settings: Settings
+    driver: HubDriver
+    """The process's hub driver (a cluster driver when there are several hubs): every command
+    goes through it, as the websocket and ICS doors' commands do."""
+    accounts: Accounts
+    store: Any
+    """The :class:`~server.store.Store` (typed loosely: transport does not import the store)."""
+    pages: HttpRoutes
+    """The plain pages of the websocket server, for requests on a kept-alive API connection."""
+    work: Any = None
+    """The engine workers' job queue (a :class:`~server.transport.http_api.fishnet.WorkQueue`,
+    :class:`server.app.jobs.JobQueue`), or None: no ``/fishnet`` endpoints."""
+    closing: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the server stops: open streams end."""
+
+
+CONTEXT = web.AppKey("context", ApiContext)
+
+
+def json_response(data: Any, status: int = 200) -> web.Response:
+    return web.json_response(data, status=status)
+
+
+class ApiError(Exception):
+    """An HTTP error answered as lichess's ``{"error": message}`` (by the app's middleware)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def api_error(status: int, message: str) -> NoReturn:
+    """Stop the handler with ``status`` and ``{"error": message}``."""
+    raise ApiError(status, message)

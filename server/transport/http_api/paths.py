@@ -1,0 +1,23 @@
+"""The paths the HTTP API answers (the public listener chooses by them)."""
+
+from __future__ import annotations
+
+__all__ = ["API_PREFIXES", "is_api_path"]
+
+API_PREFIXES = (
+    "/api/bot/",
+    "/api/stream/",
+    "/api/challenge",
+    "/api/account",
+    "/api/user/",
+    "/api/token",
+    "/game/export/",
+    "/fishnet/",
+)
+"""Paths answered by this application; everything else goes to the websocket server."""
+
+
+def is_api_path(path: str) -> bool:
+    """Whether the public listener gives a connection whose first request is for ``path`` to
+    this application."""
+    return path.startswith(API_PREFIXES)

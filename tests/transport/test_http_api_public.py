@@ -1,0 +1,96 @@
+"""The public address: websockets and the HTTP API (aiohttp) on one port (server/transport/public.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+
+import aiohttp
+from ws_support import StartApp
+
+from server.app import App
+from server.transport.public import request_path
+
+
+async def _raw(app: App, data: bytes, *, pieces: int = 1) -> bytes:
+    """Send ``data`` (in ``pieces`` writes, each drained before the next) and read until the
+    server closes."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", app.port)
+    try:
+        step = -(-len(data) // pieces)
+        for start in range(0, len(data), step):
+            writer.write(data[start : start + step])
+            await writer.drain()
+        return await asyncio.wait_for(reader.read(), 10)
+    finally:
+        writer.close()
+
+
+def test_request_path_reads_the_first_line_only() -> None:
+    assert request_path(b"GET /api/account?x=1 HTTP/1.1\r\nHost: a\r\n") == "/api/account"
+    assert request_path(b"GET /api/acc") is None
+    assert request_path(b"nonsense\r\n") == ""
+
+
+async def test_websocket_pages_and_api_share_the_public_port(
+    start_app: StartApp, open_client: object
+) -> None:
+    app = await start_app()
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"http://127.0.0.1:{app.port}/api/bot/no-such-thing") as answer:
+            assert answer.status == 404
+            assert await answer.json() == {"error": "Not found."}
+        async with http.post(f"http://127.0.0.1:{app.port}/fishnet/nothing") as answer:
+            assert answer.status in (404, 405)
+            assert "error" in await answer.json()
+        async with http.get(f"http://127.0.0.1:{app.port}/healthz") as answer:
+            assert answer.status == 200
+            assert (await answer.json())["status"] == "ok"
+    from websockets.asyncio.client import connect
+
+    async with connect(app.url) as ws:
+        await ws.send(json.dumps({"t": "guest"}))
+        welcome = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        assert welcome["t"] == "welcome"
+
+
+async def test_a_kept_alive_api_connection_also_gets_the_pages(start_app: StartApp) -> None:
+    app = await start_app()
+    requests = (
+        b"GET /api/bot/none HTTP/1.1\r\nHost: x\r\n\r\n"
+        b"GET /api/variants HTTP/1.1\r\nHost: x\r\n\r\n"
+        b"GET /ws HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    answer = await _raw(app, requests)
+    heads = re.findall(rb"HTTP/1\.1 \d{3} [A-Za-z ]+\r\n", answer)
+    assert heads == [
+        b"HTTP/1.1 404 Not Found\r\n",
+        b"HTTP/1.1 200 OK\r\n",
+        b"HTTP/1.1 426 Upgrade Required\r\n",
+    ]
+    assert b'"variants"' in answer
+
+
+async def test_a_request_line_in_pieces_is_still_routed(start_app: StartApp) -> None:
+    app = await start_app()
+    answer = await _raw(
+        app, b"GET /api/account/nothing HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", pieces=6
+    )
+    assert answer.startswith(b"HTTP/1.1 404")
+    assert answer.rstrip().endswith(b'{"error": "Not found."}')
+    answer = await _raw(app, b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", pieces=4)
+    assert answer.startswith(b"HTTP/1.1 200")
+
+
+async def test_garbage_and_silence_are_closed(start_app: StartApp) -> None:
+    app = await start_app()
+    # Not HTTP: websockets gets it, as before the API existed, and closes it.
+    answer = await _raw(app, b"\x00\x01 not http at all\r\n\r\n")
+    assert answer == b"" or answer.startswith(b"HTTP/1.1 400")
+    _, writer = await asyncio.open_connection("127.0.0.1", app.port)
+    writer.close()  # says nothing: the listener forgets it
+    await writer.wait_closed()
+    url = f"http://127.0.0.1:{app.port}/healthz"  # and still serves the next one
+    async with aiohttp.ClientSession() as http, http.get(url) as healthz:
+        assert healthz.status == 200
