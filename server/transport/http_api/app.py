@@ -17,7 +17,7 @@ from types import ModuleType
 
 from aiohttp import web
 
-from server.transport.http_api import fishnet, pages
+from server.transport.http_api import analysis, fishnet, pages
 from server.transport.http_api.context import CONTEXT, ApiContext, ApiError
 from server.transport.http_api.paths import API_PREFIXES, is_api_path
 
@@ -29,7 +29,7 @@ MAX_BODY_BYTES = 1024 * 1024
 """Largest request body read (a bigger one is a 413): an engine worker's analysis of a long game
 (every ply with its principal variation) runs to a few hundred KiB."""
 
-ROUTE_MODULES: tuple[ModuleType, ...] = (fishnet,)
+ROUTE_MODULES: tuple[ModuleType, ...] = (fishnet, analysis)
 """The areas of the API, each a module with a ``routes`` table (``web.RouteTableDef``)."""
 
 
