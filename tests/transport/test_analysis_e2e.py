@@ -8,8 +8,8 @@ process started is killed at the end."""
 from __future__ import annotations
 
 import asyncio
-import io
 import contextlib
+import io
 import json
 import re
 import signal
