@@ -32,6 +32,7 @@ from typing import Any, Self
 from argon2 import PasswordHasher
 
 from server.app.adapters import StoreAccounts, StoreRecorder
+from server.app.analysis import AnalysisDesk
 from server.app.collector import collect_and_freeze_forever, tune_garbage_collector
 from server.app.computer import ComputerSeat
 from server.app.jobs import JobQueue
@@ -134,24 +135,32 @@ class App:
             StoreAccounts(self.store), hasher, hash_concurrency=os.cpu_count() or 2
         )
         presence = self.driver.presence_report if isinstance(self.driver, ClusterDriver) else None
+        # The engine workers' job queue (docs/engines.md): jobs in the database, workers on
+        # /fishnet/* of the HTTP API. Computer analyses: requested through any door, queued as
+        # jobs, the workers' results stored (server/app/analysis.py).
+        self.jobs = JobQueue(self.store, settings)
+        self.analysis = AnalysisDesk(self.store, self.jobs)
         self.server = TransportServer(
             settings,
             self.driver,
             self.accounts,
             self.health,
-            review_store=self.store,
+            review_store=self.analysis,
             presence=presence,
         )
         # The HTTP API (the Bot API, docs/bots.md) on aiohttp: another door over the same hub,
         # on the same public address as the websockets (server/transport/public.py).
-        # The engine workers' job queue (docs/engines.md): jobs in the database, workers on
-        # /fishnet/* of the HTTP API.
-        self.jobs = JobQueue(self.store, settings)
         # The computer as a player: a hub connection that queues move jobs (server/app/computer.py).
         self.computer = ComputerSeat(self.driver, self.jobs)
         self.api = HttpApiServer(
             ApiContext(
-                settings, self.driver, self.accounts, self.store, self.server.routes, work=self.jobs
+                settings,
+                self.driver,
+                self.accounts,
+                self.store,
+                self.server.routes,
+                work=self.jobs,
+                analysis=self.analysis,
             )
         )
         self.listener = PublicListener(settings.host, settings.port, self._door_for)

@@ -54,6 +54,8 @@ class ErrorCode(StrEnum):
     NOT_FOUND = "not_found", "No such game or resource."
     UNSUPPORTED_FORMAT = "unsupported_format", "This export format is for shogi variants only."
     CORRUPT_RECORD = "corrupt_record", "The stored game cannot be read back."
+    ANALYSIS_EXISTS = "analysis_exists", "This game already has a computer analysis."
+    NO_ANALYSIS = "no_analysis", "This game has no computer analysis yet."
     # --- lobby
     UNKNOWN_VARIANT = "unknown_variant", "Unknown variant."
     GUESTS_CASUAL_ONLY = "guests_casual_only", "Guests play casual games only."

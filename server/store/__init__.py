@@ -22,6 +22,7 @@ from server.rules.record import (
     ResultCode,
     StoredTimeControl,
 )
+from server.store.analyses import AnalysisExistsError, UnknownAnalysisError
 from server.store.engine import DEFAULT_URL, create_engine
 from server.store.errors import (
     DuplicateMoveError,
@@ -48,6 +49,7 @@ __all__ = [
     "DEFAULT_URL",
     "JOURNAL_FORMAT",
     "TOKEN_PREFIX",
+    "AnalysisExistsError",
     "ApiToken",
     "ClockKind",
     "DuplicateMoveError",
@@ -69,6 +71,7 @@ __all__ = [
     "StoreUnavailableError",
     "StoredTimeControl",
     "TooManyTokensError",
+    "UnknownAnalysisError",
     "UnknownGameError",
     "UnknownPlayerError",
     "WriterStats",

@@ -7,8 +7,8 @@ All methods are coroutines and each runs in one transaction of its own. A
 database that cannot be reached raises :class:`StoreUnavailableError`; nothing
 is ever dropped silently. :class:`Store` combines one part per aggregate:
 players and sessions (``players.py``), ratings (``ratings.py``), games and
-moves (``games.py``), the reads of games (``queries.py``) and the engine workers' job
-queue (``jobs.py``), on the shared
+moves (``games.py``), the reads of games (``queries.py``), the engine workers' job
+queue (``jobs.py``) and computer analyses (``analyses.py``), on the shared
 engine and transactions of ``transactions.py``.
 """
 
@@ -20,6 +20,7 @@ from typing import Self
 from sqlalchemy import select
 
 from server.hub.glicko2 import Rating
+from server.store.analyses import AnalysisStore
 from server.store.engine import DEFAULT_URL, create_engine
 from server.store.games import GameStore, new_game_id
 from server.store.jobs import JobStore
@@ -33,7 +34,9 @@ from server.store.tokens import TokenStore
 __all__ = ["Store", "new_game_id"]
 
 
-class Store(PlayerStore, TokenStore, RatingStore, GameStore, GameQueries, JobStore):
+class Store(
+    PlayerStore, TokenStore, RatingStore, GameStore, GameQueries, JobStore, AnalysisStore
+):
     """Players, login sessions, ratings, games and moves in one database.
 
     Build it with :meth:`from_url` (or around an existing engine) and

@@ -55,6 +55,8 @@ from server.hub.game_ids import GAME_ID_MAX_LENGTH
 __all__ = [
     "NAME_LENGTH",
     "TOKEN_DESCRIPTION_LENGTH",
+    "AnalysisPlyRow",
+    "AnalysisRow",
     "ApiTokenRow",
     "Base",
     "EngineJobRow",
@@ -64,6 +66,8 @@ __all__ = [
     "RatingRow",
     "SessionRow",
     "UtcDateTime",
+    "analyses",
+    "analysis_plies",
     "api_tokens",
     "engine_jobs",
     "game_moves",
@@ -309,4 +313,64 @@ api_tokens = _table(ApiTokenRow)
 ratings = _table(RatingRow)
 games = _table(GameRow)
 game_moves = _table(GameMoveRow)
+
+
+ANALYSIS_STATE_CHECK = "state IN ('queued', 'running', 'done', 'failed')"
+
+
+class AnalysisRow(Base):
+    """A computer analysis of one finished game: the request and its progress.
+
+    One per game (as on lichess); a failed one may be requested again."""
+
+    __tablename__ = "analyses"
+    __table_args__ = (
+        CheckConstraint(ANALYSIS_STATE_CHECK, name="state"),
+        CheckConstraint(
+            "plies_total >= 0 AND (movetime_ms IS NULL OR movetime_ms > 0)"
+            " AND (depth IS NULL OR depth > 0)",
+            name="values",
+        ),
+        Index(None, "state", "created_at"),
+    )
+
+    game_id: Mapped[str] = mapped_column(
+        String(GAME_ID_MAX_LENGTH), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    state: Mapped[str] = mapped_column(String(8))
+    requested_by: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
+    movetime_ms: Mapped[int | None] = mapped_column(Integer)
+    depth: Mapped[int | None] = mapped_column(Integer)
+    plies_total: Mapped[int] = mapped_column(Integer)
+    error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
+    finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+
+
+class AnalysisPlyRow(Base):
+    """The evaluation of one position of an analysed game (first player's view)."""
+
+    __tablename__ = "analysis_plies"
+    __table_args__ = (
+        CheckConstraint("ply >= 0", name="ply"),
+        CheckConstraint("(cp IS NULL) <> (mate IS NULL)", name="score"),
+    )
+
+    game_id: Mapped[str] = mapped_column(
+        String(GAME_ID_MAX_LENGTH),
+        ForeignKey("analyses.game_id", ondelete="CASCADE"),
+        primary_key=True,
+    )
+    ply: Mapped[int] = mapped_column(Integer, primary_key=True)
+    cp: Mapped[int | None] = mapped_column(Integer)
+    mate: Mapped[int | None] = mapped_column(Integer)
+    best: Mapped[str | None] = mapped_column(String(UCI_LENGTH))
+    pv: Mapped[str] = mapped_column(Text)
+    depth: Mapped[int] = mapped_column(Integer)
+    nodes: Mapped[int | None] = mapped_column(BigInteger)
+    time_ms: Mapped[int] = mapped_column(Integer)
+
+
+analyses = _table(AnalysisRow)
+analysis_plies = _table(AnalysisPlyRow)
 engine_jobs = _table(EngineJobRow)

@@ -21,7 +21,7 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol, cast
@@ -32,6 +32,7 @@ from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.game_ids import GAME_ID_PATTERN
 from server.hub.messages import Message, error_message
 from server.rules import SIDE_NAMES, VARIANT_NAMES, Game, RulesError, Variant, get_variant
+from server.rules.analysis import AnalysisLimits, AnalysisRecord, PlyEval
 from server.rules.export import (
     format_time_control,
     pgn_tags,
@@ -48,6 +49,12 @@ from server.rules.record import (
     GameRecord,
     GameStatus,
     ResultCode,
+)
+from server.transport.analysis_api import (
+    AnalysisRequestError,
+    analysis_path_game,
+    analysis_view,
+    request_analysis,
 )
 
 __all__ = [
@@ -68,7 +75,9 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 REVIEW_PREFIX = "/api/games"
-REVIEW_COMMAND_TYPES: frozenset[str] = frozenset({"games", "review", "export"})
+REVIEW_COMMAND_TYPES: frozenset[str] = frozenset(
+    {"games", "review", "export", "analysis", "analyse"}
+)
 """Websocket command types answered by :func:`review_ws` (not by the hub)."""
 
 DEFAULT_LIMIT = 20
@@ -115,6 +124,17 @@ class ReviewStore(Protocol):
     ) -> GamePage: ...
 
     async def get_game(self, game_id: str) -> GameRecord | None: ...
+
+    async def get_analysis(self, game_id: str) -> AnalysisRecord | None: ...
+
+    async def request_analysis(
+        self,
+        game_id: str,
+        *,
+        limits: AnalysisLimits,
+        plies_total: int,
+        requested_by: str | None = None,
+    ) -> AnalysisRecord: ...
 
 
 # ---------------------------------------------------------------------------- errors
@@ -361,8 +381,8 @@ def _formats(variant: Variant) -> list[str]:
     return ["pgn", "kif", "usi"] if variant.family == "shogi" else ["pgn"]
 
 
-def _export(record: GameRecord, fmt: str) -> str:
-    """The export text (runs in a worker thread)."""
+def _export(record: GameRecord, fmt: str, analysis: Sequence[PlyEval] = ()) -> str:
+    """The export text (runs in a worker thread), with a finished analysis's comments."""
     variant = _variant(record)
     if fmt not in _formats(variant):
         raise ReviewError(
@@ -371,12 +391,11 @@ def _export(record: GameRecord, fmt: str) -> str:
             f"{fmt.upper()} export is for shogi variants; {variant.title} games export as PGN",
         )
     game = _replayed(record)
-    writers: dict[str, Callable[[GameRecord, Game], str]] = {
-        "pgn": write_pgn,
-        "kif": write_kif,
-        "usi": write_usi,
-    }
-    return writers[fmt](record, game)
+    if fmt == "pgn":
+        return write_pgn(record, game, analysis=analysis)
+    if fmt == "kif":
+        return write_kif(record, game, analysis=analysis)
+    return write_usi(record, game)
 
 
 # ------------------------------------------------------------------------ operations
@@ -450,7 +469,9 @@ async def export_game(store: ReviewStore, game_id: str, fmt: str) -> str:
     if fmt not in CONTENT_TYPES:
         raise _bad(f"format must be one of {', '.join(CONTENT_TYPES)}, got {shown(fmt)}")
     stored = await _stored(store, _game_id(game_id))
-    return await asyncio.to_thread(_export, stored, fmt)
+    analysis = await _from_store(store.get_analysis(stored.id))
+    evals = analysis.evals if analysis is not None and analysis.state == "done" else ()
+    return await asyncio.to_thread(_export, stored, fmt, evals)
 
 
 # ------------------------------------------------------------------------------ HTTP
@@ -458,7 +479,11 @@ async def export_game(store: ReviewStore, game_id: str, fmt: str) -> str:
 
 def is_review_path(path: str) -> bool:
     """Whether an HTTP GET path (without its query) belongs to the review API."""
-    return path == REVIEW_PREFIX or path.startswith(REVIEW_PREFIX + "/")
+    return (
+        path == REVIEW_PREFIX
+        or path.startswith(REVIEW_PREFIX + "/")
+        or analysis_path_game(path) is not None
+    )
 
 
 def _json_body(obj: object) -> bytes:
@@ -483,7 +508,14 @@ async def review_http(
     200, 400 (bad filter, ply, unknown field, KIF/USI of a chess game), 404 (unknown game or
     path), 500 (a stored game that does not replay), 503 (database unavailable).
     """
+    analysed = analysis_path_game(path)
     try:
+        if analysed is not None:
+            _only(query, set(), "analysis")
+            try:
+                return 200, JSON_TYPE, _json_body(await analysis_view(store, analysed))
+            except AnalysisRequestError as exc:
+                raise ReviewError(exc.status, exc.code, exc.message) from exc
         if path in (REVIEW_PREFIX, REVIEW_PREFIX + "/"):
             body = await list_games(store, parse_list_query(query))
             return 200, JSON_TYPE, _json_body(body)
@@ -532,14 +564,20 @@ def _only(payload: Mapping[str, Any], allowed: set[str] | frozenset[str], kind: 
         raise _bad(f"{kind}: unknown field(s) {', '.join(unknown)}")
 
 
-async def review_ws(store: ReviewStore, frame: Envelope | Mapping[str, Any]) -> dict[str, Any]:
+async def review_ws(
+    store: ReviewStore, frame: Envelope | Mapping[str, Any], player: str | None = None
+) -> dict[str, Any]:
     """Answer one websocket frame ``{"t": type, "d": payload, "a": ack}`` (or its checked
     envelope) whose type is in :data:`REVIEW_COMMAND_TYPES`; return the reply frame (wire form).
 
     * ``games`` (listing fields as in HTTP, JSON-typed) → ``{"t": "games", "d": page}``;
     * ``review`` ``{"game", "ply"?}`` → ``{"t": "review", "d": game}``;
     * ``export`` ``{"game", "format"}`` → ``{"t": "export", "d": {"game", "format",
-      "content_type", "text"}}``.
+      "content_type", "text"}}``;
+    * ``analysis`` ``{"game"}`` → ``{"t": "analysis", "d": view}`` and ``analyse`` ``{"game",
+      "movetime_ms"?, "depth"?}`` (a request, in the name of the logged-in ``player``) →
+      ``{"t": "analyse", "d": view}`` (:mod:`server.transport.analysis_api`; further codes
+      ``no_analysis``, ``analysis_exists``, ``game_not_finished``).
 
     Refusals are ``{"t": "error", "d": {"code", "message"}}`` with the codes ``bad_request``,
     ``not_found``, ``unsupported_format``, ``corrupt_record``, ``unavailable``. The ack id
@@ -577,6 +615,19 @@ async def review_ws(store: ReviewStore, frame: Envelope | Mapping[str, Any]) -> 
                 "content_type": CONTENT_TYPES[fmt],
                 "text": text,
             }
+        elif kind in ("analysis", "analyse"):
+            allowed = {"game"} if kind == "analysis" else {"game", "movetime_ms", "depth"}
+            _only(payload, allowed, kind)
+            if payload.get("game") is None:
+                raise _bad(f"{kind}: field 'game' is required")
+            game_id = _game_id(_text("game", payload["game"]))
+            try:
+                if kind == "analysis":
+                    data = await analysis_view(store, game_id)
+                else:
+                    data = await request_analysis(store, game_id, payload, player)
+            except AnalysisRequestError as exc:
+                raise ReviewError(exc.status, exc.code, exc.message) from exc
         else:
             raise _bad(f"unknown review command {shown(kind)}")
     except ReviewError as error:

@@ -422,7 +422,8 @@ class ClientConnection:
 
     async def _on_review(self, store: ReviewStore, envelope: Envelope) -> None:
         # Stored games are public (as over HTTP): no login needed.
-        self.outbox.put(encode(await review_ws(store, envelope)))
+        player = self.identity.info.name if self.identity is not None else None
+        self.outbox.put(encode(await review_ws(store, envelope, player)))
 
     # --- authentication -----------------------------------------------------------------------
 

@@ -15,7 +15,17 @@ from server.store import create_engine
 from server.store.migrate import current_revision, downgrade_to_base, main, upgrade_to_head
 from server.store.schema import metadata
 
-STORE_TABLES = {"players", "sessions", "api_tokens", "ratings", "games", "game_moves", "engine_jobs"}
+STORE_TABLES = {
+    "players",
+    "sessions",
+    "api_tokens",
+    "ratings",
+    "games",
+    "game_moves",
+    "engine_jobs",
+    "analyses",
+    "analysis_plies",
+}
 
 
 async def _on_database(url: str, schema: str | None, action: Any) -> Any:

@@ -380,7 +380,7 @@ async def test_aborted_and_unfinished_games_export(store: Store) -> None:
 
 
 async def test_websocket_commands(store: Store) -> None:
-    assert {"games", "review", "export"} == REVIEW_COMMAND_TYPES
+    assert {"games", "review", "export", "analysis", "analyse"} == REVIEW_COMMAND_TYPES
     game_id, game = await save_game(
         store, variant="shoshogi", moves=random_moves("shoshogi", 5, 12)
     )

@@ -56,6 +56,8 @@ export type ErrorCode =
   | "not_found"
   | "unsupported_format"
   | "corrupt_record"
+  | "analysis_exists"
+  | "no_analysis"
   | "unknown_variant"
   | "guests_casual_only"
   | "byoyomi_unavailable"
@@ -137,6 +139,8 @@ export interface Commands {
   ping: Record<string, never>;
   register: { name: string; password: string };
   resume: { token: string };
+  analyse: Record<string, string | number | null>;
+  analysis: Record<string, string | number | null>;
   export: Record<string, string | number | null>;
   games: Record<string, string | number | null>;
   review: Record<string, string | number | null>;

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 from datetime import datetime
 
+from ..analysis import PlyEval
 from ..game import Game, Side, Termination
 from ..position import NULL_SQUARE, Move, Position
 from ..record import GameRecord, StoredTimeControl
 from ..variant import Variant
+from .annotate import annotate, kif_comment_lines
 from .replay import is_standard_start, moves_of, record_variant, replay_record, seconds_text
 
 __all__ = ["kif_board", "kif_move_text", "kif_piece_name", "write_kif"]
@@ -272,17 +275,21 @@ def _kif_datetime(moment: datetime) -> str:
     return moment.strftime("%Y/%m/%d %H:%M:%S")
 
 
-def write_kif(record: GameRecord, game: Game | None = None) -> str:
+def write_kif(
+    record: GameRecord, game: Game | None = None, analysis: Sequence[PlyEval] = ()
+) -> str:
     """``record`` as a KIF file (UTF-8 text, first line ``#KIF version=2.0 encoding=UTF-8``).
 
     Shogi family only (raise ValueError otherwise). Times are UTC. A board diagram follows
     the header when the start is not the variant's standard one (boards up to 9×9; a larger
-    board's start is given as a ``#開始局面`` comment with its FEN).
+    board's start is given as a ``#開始局面`` comment with its FEN). With an ``analysis``,
+    ``*`` comment lines follow each move (:mod:`~server.rules.export.annotate`).
     """
     v = record_variant(record)
     if v.family != "shogi":
         raise ValueError(f"KIF is for shogi variants; {v.title} is a {v.family} variant")
     game = replay_record(record, game)
+    notes = annotate(analysis, game.start_turn)
     lines = ["#KIF version=2.0 encoding=UTF-8", f"#対局ID：{record.id}"]
     lines.append(f"開始日時：{_kif_datetime(record.started_at or record.created_at)}")
     if record.finished_at:
@@ -308,6 +315,7 @@ def write_kif(record: GameRecord, game: Game | None = None) -> str:
         spent = record.moves[i].spent_ms
         totals[pos.turn] += spent
         lines.append(_kif_line(i + 1, text, _kif_time(spent, totals[pos.turn])))
+        lines += kif_comment_lines(notes, i + 1, game, kif_move_text)
     special, summary = _kif_ending(record, game)
     if special:
         lines.append(_kif_line(game.ply + 1, special, None))

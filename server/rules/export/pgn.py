@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..analysis import PlyEval
 from ..game import Game, Termination
+from ..notation import display_move
 from ..position import Move, Position
 from ..record import GameRecord
 from ..squares import shogi_square
 from ..variant import Variant
+from .annotate import annotate
 from .replay import (
     clock_text,
     format_time_control,
@@ -120,15 +123,24 @@ def pgn_move_text(pos: Position, move: Move, display: str) -> str:
 
 
 def write_pgn(
-    record: GameRecord, game: Game | None = None, width: int = 80, site: str = "?"
+    record: GameRecord,
+    game: Game | None = None,
+    width: int = 80,
+    site: str = "?",
+    analysis: Sequence[PlyEval] = (),
 ) -> str:
     """``record`` as one PGN game (tags, blank line, movetext, blank line).
 
     ``game`` may be passed when the caller already has the replay of the record
-    (:func:`~server.rules.export.replay.replay`); ``site`` as in :func:`pgn_tags`.
+    (:func:`~server.rules.export.replay.replay`); ``site`` as in :func:`pgn_tags`. With an
+    ``analysis``, each move's comment starts with its ``[%eval …]`` and judged moves carry
+    their glyph and remark (:mod:`~server.rules.export.annotate`).
     """
     game = replay_record(record, game)
+    notes = annotate(analysis, game.start_turn)
     tags = pgn_tags(record, game, site)
+    if analysis:
+        tags["Annotator"] = "Variant Hub computer analysis"
     lines = [f'[{name} "{_tag_value(value)}"]' for name, value in tags.items()]
     tokens: list[str] = []
     start = game.position_at(0)
@@ -139,8 +151,11 @@ def write_pgn(
         # Every move is followed by its clock comment, so the second player's moves need
         # their number ("1... e5") too.
         dots = "." if pos.turn == 0 else "..."
-        tokens.append(f"{number}{dots} {text}")  # a move number stays on the line of its move
-        tokens.append(f"{{ [%clk {clock_text(record.moves[i].clock_ms)}] }}")
+        # A move number stays on the line of its move.
+        tokens.append(f"{number}{dots} {text}{notes.glyph(i + 1)}")
+        parts = [notes.pgn_eval(i + 1), f"[%clk {clock_text(record.moves[i].clock_ms)}]"]
+        parts.append(notes.pgn_remark(i + 1, game, _shown_move))
+        tokens.append("{ " + " ".join(p for p in parts if p) + " }")
         if pos.turn == 1:
             number += 1
     ending = _ending_sentence(record)
@@ -148,6 +163,10 @@ def write_pgn(
         tokens.append(f"{{ {ending} }}")
     tokens.append(tags["Result"])
     return "\n".join(lines) + "\n\n" + "\n".join(_wrap(tokens, width)) + "\n\n"
+
+
+def _shown_move(pos: Position, move: Move) -> str:
+    return pgn_move_text(pos, move, display_move(pos, move))
 
 
 def _wrap(tokens: Sequence[str], width: int) -> list[str]:

@@ -19,6 +19,7 @@ from aiohttp import web
 
 from server.transport.http_api import (
     account,
+    analysis,
     bot,
     challenges,
     export,
@@ -46,6 +47,7 @@ ROUTE_MODULES: tuple[ModuleType, ...] = (
     challenges,
     export,
     fishnet,
+    analysis,
 )
 """The areas of the API, each a module with a ``routes`` table (``web.RouteTableDef``)."""
 

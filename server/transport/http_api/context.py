@@ -37,6 +37,9 @@ class ApiContext:
     work: Any = None
     """The engine workers' job queue (a :class:`~server.transport.http_api.fishnet.WorkQueue`,
     :class:`server.app.jobs.JobQueue`), or None: no ``/fishnet`` endpoints."""
+    analysis: Any = None
+    """The computer analyses (:class:`server.app.analysis.AnalysisDesk`): the store's reads of
+    games and analyses, and requests that queue a job; None: no ``/api/game/{id}/analysis``."""
     closing: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when the server stops: open streams end."""
     links: BotLinks = field(init=False)

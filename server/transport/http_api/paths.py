@@ -13,6 +13,7 @@ API_PREFIXES = (
     "/api/token",
     "/game/export/",
     "/fishnet/",
+    "/api/game/",
 )
 """Paths answered by this application; everything else goes to the websocket server."""
 

@@ -1,0 +1,162 @@
+"""Analysis records and lichess's judgements (server.rules.analysis)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from server.rules.analysis import (
+    AnalysisError,
+    PlyEval,
+    Score,
+    advices,
+    judge,
+    mover_of,
+    summarize,
+    win_chances,
+    win_percent,
+)
+
+
+def cp_for_chances(w: float) -> float:
+    """The inverse of win_chances."""
+    return -math.log(2 / (w + 1) - 1) / 0.00368208
+
+
+def test_win_chances_curve() -> None:
+    assert win_chances(0) == 0
+    assert win_chances(100) == pytest.approx(2 / (1 + math.exp(-0.368208)) - 1)
+    assert win_chances(100) == pytest.approx(0.1820, abs=1e-4)
+    assert win_chances(-300) == pytest.approx(-win_chances(300))
+    assert win_chances(10**6) == 1.0 and win_chances(-(10**6)) == -1.0
+    assert win_percent(Score(0)) == 50
+    assert win_percent(Score(mate=3)) == win_percent(Score(5000)) == pytest.approx(
+        50 + 50 * win_chances(1000)
+    )
+
+
+@pytest.mark.parametrize(
+    ("drop", "expected"),
+    [(0.099, None), (0.101, "inaccuracy"), (0.199, "inaccuracy"), (0.201, "mistake"),
+     (0.299, "mistake"), (0.301, "blunder"), (0.9, "blunder")],
+)
+def test_cp_thresholds(drop: float, expected: str | None) -> None:
+    # From an even position, the first player loses `drop` winning chances.
+    before = Score(0)
+    after = Score(round(cp_for_chances(-drop)))
+    got = judge(before, after, mover=0)
+    assert (got[0] if got else None) == expected
+    # The same for the second player: the score (first player's view) moves the other way.
+    mirrored = judge(Score(0), Score(-after.cp if after.cp is not None else 0), mover=1)
+    assert (mirrored[0] if mirrored else None) == expected
+    # A gain is never a mistake.
+    assert judge(after, before, mover=0) is None
+
+
+def test_mate_judgements() -> None:
+    # Mate created against the mover: by how lost the position already was.
+    assert judge(Score(0), Score(mate=-3), 0) == ("blunder", "mate_created")
+    assert judge(Score(-800), Score(mate=-3), 0) == ("mistake", "mate_created")
+    assert judge(Score(-1200), Score(mate=-3), 0) == ("inaccuracy", "mate_created")
+    # Second player to move: "against the mover" is a positive mate in the first player's view.
+    assert judge(Score(0), Score(mate=2), 1) == ("blunder", "mate_created")
+    # Mate lost: by how good the position still is.
+    assert judge(Score(mate=2), Score(300), 0) == ("blunder", "mate_lost")
+    assert judge(Score(mate=2), Score(800), 0) == ("mistake", "mate_lost")
+    assert judge(Score(mate=2), Score(1500), 0) == ("inaccuracy", "mate_lost")
+    assert judge(Score(mate=2), Score(mate=-4), 0) == ("blunder", "mate_lost")
+    # A slower mate, or a mate kept, is no remark.
+    assert judge(Score(mate=2), Score(mate=5), 0) is None
+    assert judge(Score(mate=-2), Score(mate=-1), 0) is None
+    # The mover delivering a mate sequence is not a mistake.
+    assert judge(Score(200), Score(mate=3), 0) is None
+
+
+def test_pgn_text() -> None:
+    assert Score(35).pgn_text() == "0.35"
+    assert Score(-120).pgn_text() == "-1.20"
+    assert Score(0).pgn_text() == "0.00"
+    assert Score(mate=3).pgn_text() == "#3"
+    assert Score(mate=-1).pgn_text() == "#-1"
+
+
+def test_advices_and_summary() -> None:
+    evals = [
+        PlyEval(0, Score(20), best="e2e4"),
+        PlyEval(1, Score(30), best="e7e5"),     # move 1 by first: fine
+        PlyEval(2, Score(400), best="d2d4"),    # move 2 by second: blunder (best was e7e5)
+        PlyEval(3, Score(220), best="g8f6"),    # move 3 by first: 400 -> 220 = mistake
+        PlyEval(5, Score(0)),                   # ply 4 missing: moves 4 and 5 not judged
+    ]
+    found = advices(evals)
+    assert [(a.ply, a.side, a.judgement, a.best) for a in found] == [
+        (2, 1, "blunder", "e7e5"),
+        (3, 0, "mistake", "d2d4"),
+    ]
+    first, second = summarize(evals)
+    assert (first.inaccuracies, first.mistakes, first.blunders, first.moves) == (0, 1, 0, 2)
+    assert (second.inaccuracies, second.mistakes, second.blunders, second.moves) == (0, 0, 1, 1)
+    assert first.acpl == (0 + 180) // 2 and second.acpl == 370
+    assert first.accuracy is not None and second.accuracy is not None
+    assert 0 <= second.accuracy < first.accuracy <= 100
+    # A start position with the second player to move shifts who made each move.
+    assert mover_of(1, first_mover=1) == 1 and mover_of(2, first_mover=1) == 0
+    # ... and then the same score changes are gains for the movers.
+    assert advices(evals, first_mover=1) == []
+
+
+def test_entry_round_trip() -> None:
+    entry = PlyEval(4, Score(mate=-2), best="P*3c", pv=("P*3c", "4a3b"), depth=12, nodes=999,
+                    time_ms=210)
+    assert PlyEval.from_json(entry.as_json()) == entry
+    assert PlyEval.from_json({"ply": 0, "score": {"cp": 5}}) == PlyEval(0, Score(5))
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        None, [], {"ply": -1, "score": {"cp": 0}}, {"ply": 0}, {"ply": 0, "score": {}},
+        {"ply": 0, "score": {"cp": 1, "mate": 2}}, {"ply": 0, "score": {"mate": 0}},
+        {"ply": 0, "score": {"cp": 1.5}}, {"ply": True, "score": {"cp": 1}},
+        {"ply": 0, "score": {"cp": 10**9}}, {"ply": 0, "score": {"cp": 1}, "best": "a b"},
+        {"ply": 0, "score": {"cp": 1}, "pv": 3}, {"ply": 0, "score": {"cp": 1}, "extra": 1},
+        {"ply": 0, "score": {"cp": 1}, "depth": -1}, {"ply": 0, "score": {"cp": 1}, "pv": "x " * 65},
+    ],
+)
+def test_bad_entries(bad: Any) -> None:
+    with pytest.raises(AnalysisError):
+        PlyEval.from_json(bad)
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=10,
+)
+_entryish = st.fixed_dictionaries(
+    {"ply": _json | st.integers(-2, 5), "score": _json | st.sampled_from([{"cp": 3}, {"mate": -2}])},
+    optional={"best": _json, "pv": _json, "depth": _json, "nodes": _json, "time_ms": _json},
+)
+
+
+@given(_json | _entryish)
+def test_any_json_is_an_entry_or_an_analysis_error(obj: Any) -> None:
+    try:
+        entry = PlyEval.from_json(obj)
+    except AnalysisError:
+        return
+    assert PlyEval.from_json(entry.as_json()) == entry
+
+
+@given(st.integers(-3000, 3000), st.integers(-3000, 3000), st.integers(0, 1))
+def test_judgement_is_monotonic(a: int, b: int, mover: int) -> None:
+    """A larger loss for the mover is never judged more leniently."""
+    order = {None: 0, "inaccuracy": 1, "mistake": 2, "blunder": 3}
+    sign = 1 if mover == 0 else -1
+    small = judge(Score(sign * max(a, b)), Score(sign * min(a, b)), mover)
+    big = judge(Score(sign * max(a, b) + sign * 100), Score(sign * min(a, b) - sign * 100), mover)
+    assert order[small[0] if small else None] <= order[big[0] if big else None]
