@@ -149,6 +149,7 @@ class RoomLifecycle(RoomState):
             ending.winner,
             ending.termination,
         )
+        self.detail = ending.detail
         self.finished_ms = ending.at_ms
         self.abort_at = None
         self.absent = [None, None]

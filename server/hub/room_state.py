@@ -147,6 +147,8 @@ class RoomState:
         self.offers = {kind: OfferBox(kind) for kind in ("draw", "takeback", "rematch")}
         self.result: str | None = None
         self.termination: str | None = None
+        self.detail: str | None = None
+        """Why an aborted game was aborted (the ``end`` event's ``detail``), else ``None``."""
         self.winner: int | None = None
         self.finished_ms: int | None = None
         self.abort_at: int | None = None
@@ -287,6 +289,7 @@ class RoomState:
             "clocks": self._clock_view(now),
             "result": self.result,
             "termination": self.termination,
+            "detail": self.detail,
             "winner": self._winner_name(),
             "offers": {
                 kind: None if box.pending_from is None else SIDE_NAMES[box.pending_from]

@@ -351,6 +351,9 @@ def test_first_move_must_arrive_in_time_or_the_game_is_aborted() -> None:
     end = one(h.inbox(1), "end")
     assert end.d["termination"] == "abort" and end.d["result"] is None
     assert end.d["detail"] == "no_first_move"
+    h.clear()
+    h.send(2, "join", game=game_id)
+    assert one(h.inbox(2), "game").d["detail"] == "no_first_move"
     finished = h.committed[-1].record
     assert isinstance(finished, GameFinished) and finished.result is None
 
@@ -372,6 +375,9 @@ def test_abort_allowed_until_both_sides_have_moved() -> None:
     h.send(2, "abort", game=game_id)
     assert room_of(h, game_id).termination == "abort"
     assert one(h.inbox(1), "end").d["detail"] == "second_aborted"
+    h.clear()
+    h.send(1, "join", game=game_id)  # a later snapshot still says why
+    assert one(h.inbox(1), "game").d["detail"] == "second_aborted"
 
     h2 = Harness()
     game_id = start_game(h2)

@@ -16,6 +16,7 @@ async def test_resign_and_abort_ask_first_and_moves_can_wait_for_a_confirmation(
     page = alice.page
     await page.click('button[data-action="abort"]')
     await expect(page.locator('button[data-action="abort-confirm"]')).to_have_text("Yes, abort")
+    await shots(page, "abort-confirm")
     await page.click('button[data-action="abort-cancel"]')   # a second tap on the same spot: nothing
     await expect(page.locator('button[data-action="abort"]')).to_be_visible()
 
@@ -38,12 +39,11 @@ async def test_resign_and_abort_ask_first_and_moves_can_wait_for_a_confirmation(
 
     await page.click('button[data-action="resign"]')
     await expect(page.locator('button[data-action="resign-confirm"]')).to_have_text("Yes, resign")
-    await shots(page, "resign-confirm")
     # Nothing was sent: a chat line sent after the tap reaches bob with the game still on.
     await page.fill(".chat-form input", "still playing")
     await page.press(".chat-form input", "Enter")
     await expect(bob.page.locator(".chat-lines")).to_contain_text("still playing")
     await expect(bob.page.locator(".banner")).to_be_hidden()
-    await page.click('button[data-action="resign-confirm"]')
+    await page.click('button[data-action="resign-confirm"]')   # within 8 s of the first tap
     for seat in (alice, bob):
         await seat.wait_end("bob wins by resignation")

@@ -17,6 +17,8 @@ async def test_abort_reason_and_challenge_notices(hub: App, open_page, shots) ->
     for seat in (alice, bob):
         await seat.wait_end("Game aborted by alice")
         await expect(seat.page.locator(".banner")).not_to_contain_text("*")
+    await bob.page.reload()                     # the snapshot says why too
+    await bob.wait_end("Game aborted by alice")
 
     # Alice challenges bob from the lobby while bob is still on the game page.
     await alice.page.click('nav a[href="/"]')

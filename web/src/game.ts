@@ -40,7 +40,7 @@ export class GameView {
   private status = "started";
   private result: string | null = null;
   private termination: string | null = null;
-  /** The end event's `detail` (why a game was aborted); not in snapshots or records. */
+  /** Why a game was aborted (the end event's or the snapshot's `detail`; not in records). */
   private endDetail: string | null = null;
   private moves: string[] = [];
   private displays: string[] = [];
@@ -203,6 +203,7 @@ export class GameView {
     this.status = s.status;
     this.result = s.result;
     this.termination = s.termination;
+    this.endDetail = s.detail ?? null;
     this.moves = s.moves.slice();
     this.displays = s.displays.slice();
     this.fens.clear();

@@ -56,6 +56,8 @@ export interface GameSnapshot {
   start_fen: string; moves: string[]; displays: string[]; ply: number;
   fen: string; turn: Side; legal: string[]; clocks: Clocks;
   result: string | null; termination: string | null; winner: Side | null;
+  /** Why an aborted game was aborted (`no_first_move`, `first_aborted`, `second_aborted`). */
+  detail?: string | null;
   offers: { draw: Side | null; takeback: Side | null; rematch: Side | null };
   absent: { first: Absence | null; second: Absence | null };
   chat: ChatLine[];
