@@ -237,6 +237,9 @@ class StoreAccounts:
         token: str = await self._guard(self._store.create_session(player_id))
         return token
 
+    async def session_player(self, token: str) -> Player | None:
+        return await self._guard(self._store.session_player(token))
+
     async def resume_session(self, token: str) -> tuple[Player, list[PlayerRating]] | None:
         return await self._guard(self._store.resume_session(token))
 
