@@ -298,7 +298,7 @@ async def test_a_mating_pawn_drop_the_engine_proposes_is_never_the_answer(engine
     computer = Computer(engines={"minishogi": engine})
     try:
         game = game_of("minishogi", UCHIFUZUME, "")
-        answer = await computer.best_move(game, 8)
+        answer = await computer.best_move(game, 7)
         assert answer.move in game.legal_moves() and answer.move != "P@a4"
         if answer.engine_move == "P@a4":
             assert answer.fallback == "illegal_move"
@@ -348,7 +348,7 @@ async def test_after_an_illegal_move_the_uci_engine_is_asked_again_among_legal_m
     computer = Computer(programs={"fairy-stockfish": EngineProgram("fairy-stockfish", str(script), "uci")})
     try:
         game = game_of("minishogi", None, "e1e4")
-        answer = await computer.best_move(game, 8)
+        answer = await computer.best_move(game, 7)
         assert answer.engine_move == "a1a1" and answer.fallback == "illegal_move"
         assert answer.result is not None and answer.move == answer.result.bestmove  # the engine's choice
         assert answer.move in game.legal_moves()
@@ -362,13 +362,13 @@ class AlwaysSlip(random.Random):
         return 0.0
 
 
-async def test_hachu_low_levels_slip_and_level_8_does_not() -> None:
+async def test_hachu_low_levels_slip_and_higher_ones_do_not() -> None:
     computer = Computer(rng=AlwaysSlip(4))
     try:
         game = game_of("daishogi", None, "")
         low = await computer.best_move(game, 1)
         assert low.move in game.legal_moves() and low.fallback is None
-        high = await computer.best_move(game, 8)
+        high = await computer.best_move(game, 4)  # no slips from level 4 on
         assert high.move == high.engine_move and high.fallback is None
     finally:
         await computer.close()
