@@ -49,10 +49,8 @@ class GameQueries(Transactions):
         return GameRecord(**_game_fields(row), moves=moves)
 
     async def load_unfinished_games(self) -> list[GameRecord]:
-        """Games still ``created`` or ``started``, oldest first, with moves and clock state.
-
-        For restart recovery: see :func:`server.store.records.clock_state`.
-        """
+        """The unfinished games (``UNFINISHED_STATUSES``), oldest first, with their moves (each
+        with its clock), for restart recovery (``RoomLifecycle.restore``)."""
         active = games.c.status.in_(UNFINISHED_STATUSES)
         async with self._transaction(write=False) as connection:
             game_rows = (
