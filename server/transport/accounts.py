@@ -261,7 +261,8 @@ class Accounts:
         except AccountsUnavailable:
             raise _unavailable() from None
         pools: dict[RatingKey, Rating] = {(r.variant, r.speed): r.rating for r in ratings}
-        info = PlayerInfo(registered_player_id(player.id), player.name, False, pools)
+        bot = bool(getattr(player, "bot", False))
+        info = PlayerInfo(registered_player_id(player.id), player.name, False, pools, bot)
         return Identity(info, token)
 
     # --- guests -----------------------------------------------------------------------------

@@ -222,3 +222,23 @@ async def test_two_berserk_bots_play_each_other(
     for stream in streams.values():
         final = await _over(stream)
         assert (final["status"], final["winner"]) == ("mate", "black")
+
+
+async def test_a_bot_is_marked_in_who_the_game_header_and_on_ics(
+    start_app: StartApp, open_client: OpenClient, ics_guest: Any
+) -> None:
+    app = await start_app(ics=True)
+    bot = await make_bot(app, open_client, "robo")
+    events = await bot.events()
+    human = await open_client(app, "alice")
+    await human.register("alice")
+    listed = {p["name"]: p for p in (await human.ok("who"))["players"]}
+    assert listed["robo"]["bot"] is True and "bot" not in listed["alice"]
+    telnet = await ics_guest(app)
+    await telnet.send("who")
+    await telnet.expect(r"robo\(C\)")
+    game_id = await _challenge_bot(human, bot, events, "minishogi", "first")
+    snapshot = next(m for m in reversed(human.seen) if m["t"] == "game")
+    assert snapshot["d"]["players"]["second"]["bot"] is True
+    full = await (await bot.game(game_id)).next("gameFull")
+    assert full["black"]["title"] == "BOT" and full["white"]["title"] is None

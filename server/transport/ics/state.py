@@ -24,6 +24,7 @@ class OnlinePlayer:
     name: str
     guest: bool
     playing: bool
+    bot: bool = False
 
 
 class IcsHost(Protocol):
