@@ -88,6 +88,7 @@ class Bench:
     ) -> None:
         """Play one game from this bot's side until it ends (or resign at the ply limit)."""
         variant = get_variant("minishogi")
+        game = Game(variant)  # the moves seen so far are played on it once each
         url = f"{self.base}/api/bot/game"
         async with http.get(f"{url}/stream/{game_id}", headers=headers) as stream:
             async for raw in stream.content:
@@ -105,8 +106,9 @@ class Bench:
                         async with http.post(f"{url}/{game_id}/resign", headers=headers):
                             pass
                     continue
-                game = Game(variant)
-                for uci in moves:
+                if moves[: game.ply] != game.moves:
+                    game = Game(variant)  # not a continuation (a takeback): replay all
+                for uci in moves[game.ply :]:
                     game.play(uci)
                 choice = self.rng.choice(game.legal_moves())
                 await asyncio.sleep(self.args.think_ms / 1000)
