@@ -71,6 +71,11 @@ async def test_a_bot_plays_mini_shogi_to_mate_against_a_websocket_player(
     await stream.end()
     finish = await events.next("gameFinish")
     assert finish["game"]["gameId"] == game_id
+    # One gameStart for the game, although the game stream joined its room again.
+    assert [e["type"] for e in events.seen if e["type"].startswith("game")] == [
+        "gameStart",
+        "gameFinish",
+    ]
     exported = await call(
         bot.session.get, f"http://127.0.0.1:{app.port}/game/export/{game_id}", timeout=10
     )
