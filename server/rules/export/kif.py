@@ -314,3 +314,5 @@ def write_kif(record: GameRecord, game: Game | None = None) -> str:
     if summary:
         lines.append(summary)
     return "\n".join(lines) + "\n"
+
+
