@@ -105,7 +105,10 @@ def player_to_json(player: PlayerInfo) -> dict[str, Any]:
     for key, rating in player.ratings.items():
         variant, speed = (key, None) if isinstance(key, str) else key
         ratings.append([variant, speed, rating.rating, rating.deviation, rating.volatility])
-    return {"id": player.id, "name": player.name, "guest": player.guest, "ratings": ratings}
+    obj = {"id": player.id, "name": player.name, "guest": player.guest, "ratings": ratings}
+    if player.bot:
+        obj["bot"] = True
+    return obj
 
 
 def player_from_json(obj: Any) -> PlayerInfo:
@@ -123,7 +126,10 @@ def player_from_json(obj: Any) -> PlayerInfo:
         raise ValueError(f"not a player identity: {error}") from None
     if not (isinstance(player_id, str) and isinstance(name, str) and isinstance(guest, bool)):
         raise ValueError("not a player identity: id and name must be strings, guest a bool")
-    return PlayerInfo(player_id, name, guest, ratings)
+    bot = obj.get("bot", False)
+    if not isinstance(bot, bool):
+        raise ValueError("not a player identity: bot must be a bool")
+    return PlayerInfo(player_id, name, guest, ratings, bot)
 
 
 # --- commands --------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from server.hub.glicko2 import Rating
@@ -20,7 +20,7 @@ RatingKey = str | tuple[str, str]
 
 @dataclass(frozen=True)
 class PlayerInfo:
-    """A player's identity: id, display name, guest flag and ratings.
+    """A player's identity: id, display name, guest flag, ratings and the bot flag.
 
     ``ratings`` maps a rating pool to a rating. A pool is ``(variant, speed)`` (the store's pools,
     speed from :func:`server.hub.glicko2.speed_class`) or just ``variant``; a lookup prefers the
@@ -33,7 +33,10 @@ class PlayerInfo:
     name: str
     guest: bool = False
     ratings: Mapping[RatingKey, Rating] = field(default_factory=dict)
+    bot: bool = False
+    """A bot account (the Bot API, docs/bots.md): shown as ``"bot": true`` in the views."""
     computer: bool = False
+    """The computer player (engine workers play its moves): ``"computer": true`` in the views."""
 
     def __post_init__(self) -> None:
         # Freeze the mapping so a PlayerInfo held by a seek or room cannot change under it.
@@ -51,13 +54,15 @@ class PlayerInfo:
         """A copy whose rating in pool ``key`` is ``rating``."""
         ratings = dict(self.ratings)
         ratings[key] = rating
-        return PlayerInfo(self.id, self.name, self.guest, ratings, self.computer)
+        return replace(self, ratings=ratings)
 
     def view(self, variant: str | None = None, speed: str | None = None) -> JsonObject:
         """The public JSON view; with a variant, includes that rating (``None`` for guests)."""
         obj: JsonObject = {"id": self.id, "name": self.name, "guest": self.guest}
         if self.computer:
             obj["computer"] = True
+        if self.bot:
+            obj["bot"] = True
         if variant is not None:
             if self.guest:
                 obj["rating"] = None

@@ -80,7 +80,7 @@ ABORT = (
 #: storm").
 RESUME_SESSION = (
     "WITH s AS (UPDATE sessions SET last_seen = $2 WHERE token_hash = $1 RETURNING player_id)"
-    " SELECT p.id, p.name, p.password_hash, p.created_at,"
+    " SELECT p.id, p.name, p.password_hash, p.created_at, p.bot,"
     " r.variant, r.speed, r.rating, r.deviation, r.volatility, r.games"
     " FROM s JOIN players p ON p.id = s.player_id"
     " LEFT JOIN ratings r ON r.player_id = p.id ORDER BY r.variant, r.speed"

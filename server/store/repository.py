@@ -90,6 +90,7 @@ class Store(
             name=first["name"],
             password_hash=first["password_hash"],
             created_at=first["created_at"],
+            bot=first["bot"],
         )
         ratings = [
             PlayerRating(

@@ -68,6 +68,9 @@ class StoredPlayer(Protocol):
     @property
     def password_hash(self) -> str: ...
 
+    @property
+    def bot(self) -> bool: ...
+
 
 class StoredRating(Protocol):
     @property
@@ -331,7 +334,7 @@ class Accounts:
 
 def _player_info(player: StoredPlayer, ratings: Sequence[StoredRating]) -> PlayerInfo:
     pools: dict[RatingKey, Rating] = {(r.variant, r.speed): r.rating for r in ratings}
-    return PlayerInfo(registered_player_id(player.id), player.name, False, pools)
+    return PlayerInfo(registered_player_id(player.id), player.name, False, pools, bot=player.bot)
 
 
 def _unavailable() -> AuthError:

@@ -99,8 +99,8 @@ class PublicListener:
         infos = socket.getaddrinfo(
             self._host or None, self._port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
         )
-        family, _, _, _, address = infos[0]
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        family, kind, proto, _, address = infos[0]
+        sock = socket.socket(family, kind, proto)
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind(address)
@@ -136,6 +136,10 @@ class PublicListener:
                 await asyncio.sleep(0.1)
                 continue
             conn.setblocking(False)
+            # As asyncio's own servers do: small frames (a move, its ack) go out at once, not
+            # held back by Nagle's algorithm until the previous one is acknowledged.
+            with contextlib.suppress(OSError):
+                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             waiting = _FirstLine(self, conn, loop)
             self._waiting.add(waiting)
             waiting.wait()

@@ -194,11 +194,11 @@ def wrong_value(spec: Field) -> st.SearchStrategy[Any]:
     if spec.kind in ("string", "choice", "count"):
         choices.append(bad_text)
     if spec.kind == "int":
-        choices.append(st.integers(max_value=spec.low - 1) | st.integers(min_value=spec.high + 1))
-    if spec.kind == "choice":
         choices.append(
-            plain_text.filter(lambda text: text not in ("first", "second", "random", "win", "draw"))
+            st.integers(max_value=spec.low - 1) | st.integers(min_value=spec.high + 1)
         )
+    if spec.kind == "choice":
+        choices.append(plain_text.filter(lambda text: text not in ("first", "second", "random", "win", "draw")))
     if spec.kind == "tc":
         choices.append(
             st.fixed_dictionaries({"kind": st.just("fischer"), "base_s": st.just(600)})
@@ -209,10 +209,8 @@ def wrong_value(spec: Field) -> st.SearchStrategy[Any]:
 
 
 def valid_ack() -> st.SearchStrategy[Any]:
-    return (
-        st.none()
-        | st.integers(-MAX_ID, MAX_ID)
-        | st.text(min_size=1, max_size=64).filter(lambda text: "\x00" not in text)
+    return st.none() | st.integers(-MAX_ID, MAX_ID) | st.text(min_size=1, max_size=64).filter(
+        lambda text: "\x00" not in text
     )
 
 
@@ -268,9 +266,7 @@ MUTATIONS = (
 
 
 # Strategies built once (building them per draw costs more than drawing from them).
-WRONG_VALUES = {
-    (kind, name): wrong_value(spec) for kind in SCHEMA for name, spec in SCHEMA[kind].items()
-}
+WRONG_VALUES = {(kind, name): wrong_value(spec) for kind in SCHEMA for name, spec in SCHEMA[kind].items()}
 FIELD_NAMES = {kind: st.sampled_from(sorted(fields)) for kind, fields in SCHEMA.items() if fields}
 REQUIRED = {
     kind: st.sampled_from(sorted(n for n, spec in fields.items() if spec.required))
@@ -289,9 +285,7 @@ BAD_T = st.one_of(
     st.text(min_size=33, max_size=40),
 )
 UNKNOWN_T = plain_text.filter(lambda text: text not in SCHEMA)
-BAD_D = st.one_of(
-    *(s for n, s in BY_TYPE.items() if n not in ("object", "null")), deep, huge_number
-)
+BAD_D = st.one_of(*(s for n, s in BY_TYPE.items() if n not in ("object", "null")), deep, huge_number)
 EXTRA_KEY = plain_text.filter(lambda text: text not in ("t", "d", "a")) | bad_text
 NOT_OBJECT = st.one_of(*(s for n, s in BY_TYPE.items() if n != "object"), deep)
 MUTATION_LISTS = st.lists(st.sampled_from(MUTATIONS), min_size=1, max_size=3)
@@ -450,17 +444,7 @@ def draw_examples(strategy: st.SearchStrategy[Any], count: int) -> list[Any]:
 
 # --- HTTP ---------------------------------------------------------------------------------------
 
-LIST_FIELDS = (
-    "player",
-    "variant",
-    "result",
-    "status",
-    "since",
-    "until",
-    "limit",
-    "offset",
-    "cursor",
-)
+LIST_FIELDS = ("player", "variant", "result", "status", "since", "until", "limit", "offset", "cursor")
 edge_dates = st.sampled_from(
     [
         "0001-01-01T00:00:00+01:00",
@@ -530,16 +514,13 @@ def http_targets(draw: st.DrawFn) -> str:
     if choice == 0:
         # The other endpoints take no parameters: any query is ignored, never a failure.
         path = draw(st.sampled_from(OTHER_PATHS))
-        junk = draw(
-            plain_text.map(lambda text: quote(text, safe="")) | st.sampled_from(["%00", "%FF"])
-        )
+        junk = draw(plain_text.map(lambda text: quote(text, safe="")) | st.sampled_from(["%00", "%FF"]))
         path = path.replace("{junk}", junk or "x")
         params = {}
     elif choice <= 2:
         path = draw(st.sampled_from(GAME_PATHS))
         junk = draw(
-            plain_text.map(lambda text: quote(text, safe=""))
-            | st.sampled_from(["%00", "%FF", "x" * 40])
+            plain_text.map(lambda text: quote(text, safe="")) | st.sampled_from(["%00", "%FF", "x" * 40])
         )
         path = path.replace("{junk}", junk or "x")
         params = {"ply": draw(st.sampled_from(["0", "1"]))} if draw(BOOLEANS) else {}
@@ -550,11 +531,7 @@ def http_targets(draw: st.DrawFn) -> str:
     pairs = list(params.items())
     for _ in range(draw(st.integers(0, 2))):
         name = draw(query_name)
-        value = draw(
-            edge_dates.map(lambda text: quote(text, safe=""))
-            if name in ("since", "until") and draw(BOOLEANS)
-            else query_value
-        )
+        value = draw(edge_dates.map(lambda text: quote(text, safe="")) if name in ("since", "until") and draw(BOOLEANS) else query_value)
         if name in params and draw(BOOLEANS):
             pairs = [(n, value if n == name else v) for n, v in pairs]
         else:

@@ -71,6 +71,11 @@ async def test_a_bot_plays_mini_shogi_to_mate_against_a_websocket_player(
     await stream.end()
     finish = await events.next("gameFinish")
     assert finish["game"]["gameId"] == game_id
+    # One gameStart for the game, although the game stream joined its room again.
+    assert [e["type"] for e in events.seen if e["type"].startswith("game")] == [
+        "gameStart",
+        "gameFinish",
+    ]
     exported = await call(
         bot.session.get, f"http://127.0.0.1:{app.port}/game/export/{game_id}", timeout=10
     )
@@ -222,3 +227,23 @@ async def test_two_berserk_bots_play_each_other(
     for stream in streams.values():
         final = await _over(stream)
         assert (final["status"], final["winner"]) == ("mate", "black")
+
+
+async def test_a_bot_is_marked_in_who_the_game_header_and_on_ics(
+    start_app: StartApp, open_client: OpenClient, ics_guest: Any
+) -> None:
+    app = await start_app(ics=True)
+    bot = await make_bot(app, open_client, "robo")
+    events = await bot.events()
+    human = await open_client(app, "alice")
+    await human.register("alice")
+    listed = {p["name"]: p for p in (await human.ok("who"))["players"]}
+    assert listed["robo"]["bot"] is True and "bot" not in listed["alice"]
+    telnet = await ics_guest(app)
+    await telnet.send("who")
+    await telnet.expect(r"robo\(C\)")
+    game_id = await _challenge_bot(human, bot, events, "minishogi", "first")
+    snapshot = next(m for m in reversed(human.seen) if m["t"] == "game")
+    assert snapshot["d"]["players"]["second"]["bot"] is True
+    full = await (await bot.game(game_id)).next("gameFull")
+    assert full["black"]["title"] == "BOT" and full["white"]["title"] is None

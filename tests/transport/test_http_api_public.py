@@ -94,3 +94,19 @@ async def test_garbage_and_silence_are_closed(start_app: StartApp) -> None:
     url = f"http://127.0.0.1:{app.port}/healthz"  # and still serves the next one
     async with aiohttp.ClientSession() as http, http.get(url) as healthz:
         assert healthz.status == 200
+
+
+async def test_accepted_connections_send_small_frames_at_once(start_app: StartApp) -> None:
+    """TCP_NODELAY on every connection the listener accepts, as asyncio's servers set it:
+    otherwise a move's ack could wait for the previous frame's acknowledgement (Nagle)."""
+    import socket
+
+    app = await start_app()
+    from websockets.asyncio.client import connect
+
+    async with connect(app.url) as ws:
+        await ws.send(json.dumps({"t": "guest"}))
+        await asyncio.wait_for(ws.recv(), 10)
+        (connection,) = app.server._server.connections  # type: ignore[union-attr]
+        sock = connection.transport.get_extra_info("socket")
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1

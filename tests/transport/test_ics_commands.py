@@ -108,9 +108,7 @@ async def test_abort_takeback_draw_resign_and_chat(start_app: StartApp, ics_gues
         fields = board_fields(await client.board(), 8)
         assert (fields["turn"], fields["move_number"]) == ("B", "1")
     bob.writer.write(b"say good\x00luck\r\n")  # a NUL the store could not keep: refused at the edge
-    await bob.expect(
-        r"^Your line holds a NUL character, which this server does not accept; ignored\.$"
-    )
+    await bob.expect(r"^Your line holds a NUL character, which this server does not accept; ignored\.$")
     await bob.send("say good luck")
     await bob.expect(rf"^\(told {alice.name}\)$")
     await alice.expect(rf"^{bob.name} says: good luck$")

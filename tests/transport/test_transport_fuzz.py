@@ -54,9 +54,7 @@ LONG_WELL_FORMED = 20_000
 BATCH = 25
 MAX_PLIES = 40
 LONG_CLOCK = {"kind": "fischer", "base_s": 3600, "inc_s": 0}
-LONG_TIMEOUT_S = (
-    3600  # the --long sizes; in CI each test takes seconds (and every wait has its own)
-)
+LONG_TIMEOUT_S = 3600  # the --long sizes; in CI each test takes seconds (and every wait has its own)
 FAST = {"rate_limit_per_s": 100_000.0, "rate_limit_burst": 100_000}
 
 
@@ -219,9 +217,7 @@ async def fuzz_live_server(
         try:
             event = await game.play(move)
         except TimeoutError:
-            raise AssertionError(
-                f"{move} at ply {game.ply + 1} of {game.id}: no ack or event"
-            ) from None
+            raise AssertionError(f"{move} at ply {game.ply + 1} of {game.id}: no ack or event") from None
         played.append(move)
         tally.moves += 1
         if not event["d"]["legal"]:
@@ -248,23 +244,10 @@ async def test_fuzzed_frames_are_refused_and_change_nothing(fuzz: Fuzz, backend:
     print(f"\nfuzz {backend}: {tally}")
     assert tally.frames == count
     # Every kind of mutation was tried many times.
-    assert all(
-        tally.mutations.get(m, 0) > count // 100
-        for m in (
-            "wrong_type",
-            "missing",
-            "unknown_field",
-            "bad_t",
-            "unknown_t",
-            "bad_d",
-            "bad_a",
-            "extra_key",
-            "not_object",
-            "cut",
-            "binary",
-            "deep_anywhere",
-        )
-    ), tally.mutations
+    assert all(tally.mutations.get(m, 0) > count // 100 for m in (
+        "wrong_type", "missing", "unknown_field", "bad_t", "unknown_t", "bad_d", "bad_a",
+        "extra_key", "not_object", "cut", "binary", "deep_anywhere",
+    )), tally.mutations
     assert {frame.kind for frame in flat} == set(SCHEMA)  # every frame type
     assert_no_errors_logged(fuzz.caplog)
 
@@ -283,9 +266,7 @@ async def http_get(app: App, target: str) -> tuple[int, str, bytes]:
     return status, headers.get("Content-Type", ""), body
 
 
-async def test_fuzzed_http_requests_are_answered_without_server_errors(
-    fuzz: Fuzz, backend: str
-) -> None:
+async def test_fuzzed_http_requests_are_answered_without_server_errors(fuzz: Fuzz, backend: str) -> None:
     app = await fuzz.start_app(backend, **FAST)
     first, second = await fuzz.open_client(app, "a"), await fuzz.open_client(app, "b")
     await first.guest()
@@ -306,17 +287,11 @@ async def test_fuzzed_http_requests_are_answered_without_server_errors(
             continue
         assert status in (200, 400, 404), shown
         if target.startswith("/api/games"):
-            assert content_type.startswith(
-                ("application/json", "text/plain", "application/x-chess-pgn")
-            ), shown
+            assert content_type.startswith(("application/json", "text/plain", "application/x-chess-pgn")), shown
         if content_type.startswith("application/json"):
             answer = json.loads(body)
             if status != 200:
-                assert answer["error"]["code"] in (
-                    "bad_request",
-                    "not_found",
-                    "unsupported_format",
-                ), shown
+                assert answer["error"]["code"] in ("bad_request", "not_found", "unsupported_format"), shown
                 assert answer["error"]["message"], shown
         else:
             assert body, shown
@@ -332,9 +307,7 @@ async def test_well_formed_frames_never_fail_the_server(fuzz: Fuzz, backend: str
     players and an observer: each gets exactly its answer, never ``internal_error``, the socket
     stays open, nothing is logged as an error; they may change things (a resign ends the game)."""
     count = LONG_WELL_FORMED if fuzz.long else CI_WELL_FORMED
-    drawn = draw_examples(
-        st.lists(well_formed_frames(), min_size=BATCH, max_size=BATCH), count // BATCH
-    )
+    drawn = draw_examples(st.lists(well_formed_frames(), min_size=BATCH, max_size=BATCH), count // BATCH)
     app = await fuzz.start_app(backend, **FAST)
     observer, seek = await observer_with_seek(app, fuzz.open_client)
     game, anonymous = await new_game(app, fuzz.open_client, 0)
@@ -353,9 +326,7 @@ async def test_well_formed_frames_never_fail_the_server(fuzz: Fuzz, backend: str
                 try:
                     answer = await sender.recv()
                 except TimeoutError:
-                    raise AssertionError(
-                        f"no answer to {body} from {sender.name}: {skipped[-5:]}"
-                    ) from None
+                    raise AssertionError(f"no answer to {body} from {sender.name}: {skipped[-5:]}") from None
                 if answer.get("a") == ack:
                     break
                 skipped.append(answer)

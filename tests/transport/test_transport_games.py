@@ -68,7 +68,8 @@ async def test_two_matching_seeks_are_paired_automatically(
     paired = await b.ok("seek", {"variant": "minishogi", "tc": tc})
     game_id = paired["game"]
     starts = [
-        await c.next(lambda m: m["t"] == "game_start" and m["d"]["game"] == game_id) for c in (a, b)
+        await c.next(lambda m: m["t"] == "game_start" and m["d"]["game"] == game_id)
+        for c in (a, b)
     ]
     assert [s["d"]["side"] for s in starts] == ["second", "first"]
     assert app.hub.seeks() == []
@@ -89,7 +90,9 @@ async def test_every_move_is_committed_before_it_is_acknowledged(
 
 
 @BOTH
-async def test_resignation(backend: str, start_app: StartApp, open_client: OpenClient) -> None:
+async def test_resignation(
+    backend: str, start_app: StartApp, open_client: OpenClient
+) -> None:
     app = await start_app(backend)
     a, b = await two_guests(app, open_client)
     game = await start_game(a, b)

@@ -36,16 +36,8 @@ async def test_the_variant_catalogue_comes_from_the_rules(start_app: StartApp) -
     assert next(p for p in dai["pieces"] if p["symbol"] == "+O")["kanji"] == "獅子"
     pawn = next(p for p in variants["minishogi"]["pieces"] if p["symbol"] == "P")
     assert pawn["kanji"] == "歩" and pawn["atoms"] == [
-        {
-            "dx": 0,
-            "dy": 1,
-            "min": 1,
-            "max": 1,
-            "jump": False,
-            "move": True,
-            "capture": True,
-            "initial": False,
-        }
+        {"dx": 0, "dy": 1, "min": 1, "max": 1, "jump": False, "move": True,
+         "capture": True, "initial": False}
     ]
     assert variants["spartan"]["draw_offers"] is True
     assert variants["minishogi"]["drops"] is True and variants["shoshogi"]["drops"] is False

@@ -322,3 +322,5 @@ def write_kif(
     if summary:
         lines.append(summary)
     return "\n".join(lines) + "\n"
+
+

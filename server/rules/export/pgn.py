@@ -183,3 +183,5 @@ def _wrap(tokens: Sequence[str], width: int) -> list[str]:
     if line:
         lines.append(line)
     return lines
+
+

@@ -63,7 +63,7 @@ async def _command(request: web.Request, kind: str, payload: dict[str, Any]) -> 
 
 def _challenge_id(request: web.Request) -> int:
     raw = request.match_info["id"]
-    if not raw.isdigit() or len(raw) > 15:
+    if not raw.isdigit() or len(raw) > 16:  # ids are below 2**53
         api_error(404, "No such challenge")
     return int(raw)
 

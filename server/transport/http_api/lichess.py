@@ -85,13 +85,13 @@ def time_control_view(tc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def player_view(player: dict[str, Any] | None, bots: set[str] | None = None) -> dict[str, Any]:
+def player_view(player: dict[str, Any] | None) -> dict[str, Any]:
     if player is None:
         return {}
     view = {
         "id": str(player.get("name", "")).lower(),
         "name": player.get("name"),
-        "title": "BOT" if bots is not None and player.get("name") in bots else None,
+        "title": "BOT" if player.get("bot") else None,
         "rating": player.get("rating"),
         "provisional": player.get("provisional", False),
     }

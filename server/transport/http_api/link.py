@@ -138,6 +138,8 @@ class BotLink:
         """Games this connection follows: the last snapshot, kept up to date by room events."""
         self.challenges: dict[int, dict[str, Any]] = {}
         self.running_game: str | None = None
+        self._starting: set[str] = set()
+        """Games whose ``game_start`` came and whose first snapshot (``gameStart``) has not."""
         self._busy = 0
         self._linger: asyncio.TimerHandle | None = None
         self.closed = False
@@ -292,20 +294,16 @@ class BotLink:
         # The snapshot follows at once (the hub joins the players' connections): gameStart is
         # sent from it, when the game's terms are known.
         self.games.pop(str(data.get("game")), None)
+        self._starting.add(str(data.get("game")))
 
     def _snapshot(self, data: dict[str, Any]) -> None:
         game_id = data["game"]
-        fresh = game_id not in self.games
         self.games[game_id] = dict(data)
         role = data.get("role")
-        if (
-            fresh
-            and role in ("first", "second")
-            and data.get("status") == "started"
-            and self.running_game in (game_id, None)
-        ):
-            self.running_game = game_id
-            self._event(lichess.game_event("gameStart", data, role))
+        if game_id in self._starting:
+            self._starting.discard(game_id)
+            if role in ("first", "second") and data.get("status") == "started":
+                self._event(lichess.game_event("gameStart", data, role))
         for stream in self.game_streams:
             if stream.game_id == game_id:
                 stream.send(lichess.game_full(data))
@@ -379,6 +377,7 @@ class BotLink:
         for stream in list(self.game_streams):
             if stream.game_id == game["game"]:
                 stream.end()
+        del self.games[game["game"]]  # a later request about it joins the room again
 
     def _chat(self, data: dict[str, Any]) -> None:
         line = {

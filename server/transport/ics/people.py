@@ -11,8 +11,9 @@ from server.transport.ics.state import OnlinePlayer, SessionState
 
 
 def _mark(player: OnlinePlayer) -> str:
-    """FICS's marks after a name: ``(U)`` unregistered (a guest), ``(C)`` the computer."""
-    return "(U)" if player.guest else "(C)" if player.computer else ""
+    """FICS's marks after a name: ``(U)`` unregistered (a guest), ``(C)`` a computer: the
+    server's computer player or a bot account."""
+    return "(U)" if player.guest else "(C)" if player.computer or player.bot else ""
 
 
 class PeopleCommands(SessionState):

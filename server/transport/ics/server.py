@@ -364,7 +364,11 @@ class IcsServer:
         hub = self.driver.hub
         return [
             OnlinePlayer(
-                info.name, info.guest, hub.active_game(info.id) is not None, info.computer
+                info.name,
+                info.guest,
+                hub.active_game(info.id) is not None,
+                computer=info.computer,
+                bot=info.bot,
             )
             for info in hub.online_players()
         ]

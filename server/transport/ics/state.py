@@ -31,6 +31,7 @@ class OnlinePlayer:
     guest: bool
     playing: bool
     computer: bool = False
+    bot: bool = False
 
 
 class IcsHost(Protocol):

@@ -23,15 +23,16 @@ Event = dict[str, Any]
 TIMEOUT = 15.0
 
 
-def base_url(app: App) -> str:
-    return f"http://127.0.0.1:{app.port}"
+def base_url(app: App | str) -> str:
+    """The HTTP base URL of an app, or the given one."""
+    return app if isinstance(app, str) else f"http://127.0.0.1:{app.port}"
 
 
 async def call(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     return await asyncio.to_thread(function, *args, **kwargs)
 
 
-async def new_token(app: App, name: str, password: str = "correct horse") -> str:
+async def new_token(app: App | str, name: str, password: str = "correct horse") -> str:
     """A personal API token for an existing account (``POST /api/token`` by password)."""
     async with (
         aiohttp.ClientSession() as http,
@@ -49,7 +50,7 @@ async def new_token(app: App, name: str, password: str = "correct horse") -> str
 class Bot:
     """One berserk client with its account's token."""
 
-    def __init__(self, app: App, name: str, token: str) -> None:
+    def __init__(self, app: App | str, name: str, token: str) -> None:
         self.app = app
         self.name = name
         self.token = token
