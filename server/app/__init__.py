@@ -148,7 +148,7 @@ class App:
         # /fishnet/* of the HTTP API.
         self.jobs = JobQueue(self.store, settings)
         # The computer as a player: a hub connection that queues move jobs (server/app/computer.py).
-        self.computer = ComputerSeat(self.driver, self.jobs)
+        self.computer = ComputerSeat(self.driver, self.jobs, poll_results=settings.uses_redis)
         self.api = HttpApiServer(
             ApiContext(
                 settings, self.driver, self.accounts, self.store, self.server.routes, work=self.jobs
