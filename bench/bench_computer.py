@@ -36,7 +36,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from processes import ROOT, probe_report, start_hub
+from processes import ROOT, cpu_seconds, probe_report, start_hub
 from websockets.asyncio.client import ClientConnection, connect
 
 VARIANTS = ("minishogi", "shoshogi", "wildcastle", "spartan", "daishogi")
@@ -180,15 +180,28 @@ async def main() -> None:
     )
     url = f"ws://127.0.0.1:{hub.port}/ws"
     try:
+        # The hub listens before it has finished starting (its rules tables are built and the
+        # heap frozen after the port opens: seconds on a loaded machine): a first login waits
+        # for that, so the window holds only the games.
+        async with connect(url) as ws:
+            await Player(ws, seed=0).login()
         await probe_report(hub, signal.SIGUSR1, "window")  # the window starts now
+        load_before, cpu_before = os.getloadavg()[0], cpu_seconds(hub.popen.pid)
+        started = time.monotonic()
         level1 = await many_games(url, args.games, args.seconds)
         window = await probe_report(hub, signal.SIGUSR1, "window")
+        hub_cpu = cpu_seconds(hub.popen.pid) - cpu_before
+        elapsed = time.monotonic() - started
         top = await level8(url, args.level8_moves)
         report = {
             "games_at_once": args.games,
             "seconds": args.seconds,
             "cpus": os.cpu_count(),
-            "stall": {k: window.get(k) for k in ("lag_max_ms", "lag_p999_ms", "lag_p99_ms")},
+            "stall": {k: window.get(k) for k in ("lag_max_ms", "lag_p999_ms", "lag_p99_ms",
+                                                  "lags_over_50ms")},
+            # the machine: the hub's share of a core, and the load average (1 min) around
+            "hub_cpu_share": round(hub_cpu / elapsed, 3),
+            "loadavg_before_after": [load_before, os.getloadavg()[0]],
             "level1": {v: summary(level1.get(v, [])) for v in VARIANTS},
             "level8": {v: summary(top.get(v, [])) for v in VARIANTS},
         }
