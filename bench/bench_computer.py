@@ -11,8 +11,9 @@ engines, its default slots: one per core, at most 2, niced). Then:
    and a new one started, for ``--seconds``; the probe's window covers exactly that time: its
    largest loop lag is the longest stall any player felt.
 2. **Reply time**: from the ack of the human's move to the computer's move event, per variant —
-   at level 1 (the samples of part 1) and at level 8 (one game per variant, ``--level8-moves``
-   computer moves each, clock 60 s + 0: level 8 thinks on the clock, about remaining/30).
+   at level 1 during part 1 (20 games sharing the worker), then one game at a time at level 1
+   (clock 300 s + 0) and at level 8 (clock 60 s + 0: level 8 thinks on the clock, about
+   remaining/30), ``--level8-moves`` computer moves per variant.
 
 Prints a JSON report; numbers go to docs/benchmarks.md. Never in CI.
 """
@@ -150,14 +151,15 @@ async def many_games(url: str, games: int, seconds: float) -> dict[str, list[flo
     return samples
 
 
-async def level8(url: str, moves: int) -> dict[str, list[float]]:
+async def alone(url: str, level: int, moves: int) -> dict[str, list[float]]:
+    """One game at a time (nothing queued before the computer's jobs), per variant."""
     samples: dict[str, list[float]] = defaultdict(list)
     async with connect(url, max_size=2**22) as ws:
         player = Player(ws, seed=99)
         await player.login()
         for variant in VARIANTS:
-            tc = {"kind": "fischer", "base_s": 60, "inc_s": 0}
-            await player.game(variant, 8, tc, samples[variant], time.monotonic() + 600, moves)
+            tc = {"kind": "fischer", "base_s": 60 if level == 8 else 300, "inc_s": 0}
+            await player.game(variant, level, tc, samples[variant], time.monotonic() + 600, moves)
     return samples
 
 
@@ -192,7 +194,8 @@ async def main() -> None:
         window = await probe_report(hub, signal.SIGUSR1, "window")
         hub_cpu = cpu_seconds(hub.popen.pid) - cpu_before
         elapsed = time.monotonic() - started
-        top = await level8(url, args.level8_moves)
+        solo1 = await alone(url, 1, args.level8_moves)
+        top = await alone(url, 8, args.level8_moves)
         report = {
             "games_at_once": args.games,
             "seconds": args.seconds,
@@ -202,7 +205,8 @@ async def main() -> None:
             # the machine: the hub's share of a core, and the load average (1 min) around
             "hub_cpu_share": round(hub_cpu / elapsed, 3),
             "loadavg_before_after": [load_before, os.getloadavg()[0]],
-            "level1": {v: summary(level1.get(v, [])) for v in VARIANTS},
+            "level1_20_games": {v: summary(level1.get(v, [])) for v in VARIANTS},
+            "level1_alone": {v: summary(solo1.get(v, [])) for v in VARIANTS},
             "level8": {v: summary(top.get(v, [])) for v in VARIANTS},
         }
         print(json.dumps(report, indent=1))
