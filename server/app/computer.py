@@ -33,7 +33,7 @@ from typing import Any
 
 from server.app.jobs import JobQueue
 from server.hub.commands import MoveCommand
-from server.hub.identity import PlayerInfo
+from server.hub.identity import COMPUTER
 from server.store import StoreUnavailableError
 from server.store.jobs import Job
 from server.transport.driver import HubDriver
@@ -42,8 +42,6 @@ __all__ = ["COMPUTER", "DEFAULT_LEVEL", "ComputerSeat", "fallback_move"]
 
 logger = logging.getLogger(__name__)
 
-COMPUTER = PlayerInfo("computer", "Computer", guest=False, computer=True)
-"""The computer player (its name is reserved: no account or guest can take it)."""
 DEFAULT_LEVEL = 4
 """The level of a game whose level was lost (restored without any job stored)."""
 RETRY_S = 1.0
