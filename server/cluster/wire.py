@@ -25,6 +25,7 @@ from server.hub.commands import (
     AbandonClaimCommand,
     AbortCommand,
     AcceptCommand,
+    ChallengeAiCommand,
     ChatCommand,
     ClaimDrawCommand,
     Command,
@@ -105,7 +106,10 @@ def player_to_json(player: PlayerInfo) -> dict[str, Any]:
     for key, rating in player.ratings.items():
         variant, speed = (key, None) if isinstance(key, str) else key
         ratings.append([variant, speed, rating.rating, rating.deviation, rating.volatility])
-    return {"id": player.id, "name": player.name, "guest": player.guest, "ratings": ratings}
+    obj = {"id": player.id, "name": player.name, "guest": player.guest, "ratings": ratings}
+    if player.computer:
+        obj["computer"] = True
+    return obj
 
 
 def player_from_json(obj: Any) -> PlayerInfo:
@@ -123,7 +127,8 @@ def player_from_json(obj: Any) -> PlayerInfo:
         raise ValueError(f"not a player identity: {error}") from None
     if not (isinstance(player_id, str) and isinstance(name, str) and isinstance(guest, bool)):
         raise ValueError("not a player identity: id and name must be strings, guest a bool")
-    return PlayerInfo(player_id, name, guest, ratings)
+    computer = obj.get("computer", False) is True
+    return PlayerInfo(player_id, name, guest, ratings, computer)
 
 
 # --- commands --------------------------------------------------------------------------------
@@ -159,6 +164,13 @@ def _payload(command: Command) -> tuple[str, dict[str, Any]]:
                 "variant": command.variant,
                 "tc": _tc(command.control),
                 "rated": command.rated,
+                "colour": command.colour,
+            }
+        case ChallengeAiCommand():
+            return "challenge_ai", {
+                "variant": command.variant,
+                "level": command.level,
+                "tc": _tc(command.control),
                 "colour": command.colour,
             }
         case AcceptCommand():
