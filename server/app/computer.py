@@ -33,7 +33,7 @@ from typing import Any
 
 from server.app.jobs import JobQueue
 from server.hub.commands import MoveCommand
-from server.hub.identity import PlayerInfo
+from server.hub.identity import COMPUTER
 from server.store import StoreUnavailableError
 from server.store.jobs import Job
 from server.transport.driver import HubDriver
@@ -42,12 +42,13 @@ __all__ = ["COMPUTER", "DEFAULT_LEVEL", "ComputerSeat", "fallback_move"]
 
 logger = logging.getLogger(__name__)
 
-COMPUTER = PlayerInfo("computer", "Computer", guest=False, computer=True)
-"""The computer player (its name is reserved: no account or guest can take it)."""
 DEFAULT_LEVEL = 4
 """The level of a game whose level was lost (restored without any job stored)."""
 RETRY_S = 1.0
 """Wait before asking again after the database refused a job or the room was busy."""
+POLL_S = 0.5
+"""Several hubs: how often the seat looks in the database for its jobs' answers that reached
+another hub's ``/fishnet`` endpoint."""
 
 
 def fallback_move(legal: list[str]) -> str | None:
@@ -89,9 +90,12 @@ class _Game:
 class ComputerSeat:
     """See the module docstring."""
 
-    def __init__(self, driver: HubDriver, jobs: JobQueue) -> None:
+    def __init__(self, driver: HubDriver, jobs: JobQueue, *, poll_results: bool = False) -> None:
+        """``poll_results``: several hubs share the queue, so a worker may submit a move to
+        another hub; the seat then also finds its jobs' answers in the database."""
         self.driver = driver
         self.jobs = jobs
+        self._poll_results = poll_results
         self.conn_id = 0
         self.games: dict[str, _Game] = {}
         self.fallbacks: Counter[tuple[str, str]] = Counter()
@@ -118,6 +122,8 @@ class ComputerSeat:
         self.conn_id = self.driver.new_conn_id()
         self.driver.internal.add(self.conn_id)
         self.driver.connect(self.conn_id, self, COMPUTER)
+        if self._poll_results:
+            self._spawn(self._poll())
 
     async def stop(self) -> None:
         self._closed = True
@@ -270,6 +276,20 @@ class ComputerSeat:
         self.played[job.variant] += 1
         ply = len(game.moves) + 1
         self.driver.handle(self.conn_id, MoveCommand(game.game_id, ply, move, ack=f"c{ply}"))
+
+    async def _poll(self) -> None:
+        """Play the answers other hubs stored for this seat's jobs (see ``poll_results``)."""
+        while not self._closed:
+            await asyncio.sleep(POLL_S)
+            for game in list(self.games.values()):
+                if game.job_id is None:
+                    continue
+                try:
+                    job = await self.jobs.store.job(game.job_id)
+                except StoreUnavailableError:
+                    break
+                if job is not None and job.state == "done" and isinstance(job.result, dict):
+                    await self._on_result(job, job.result.get("bestmove"))
 
     async def _cancel(self, job_id: str) -> None:
         # if the database is down the job ends anyway: its answer finds no game waiting

@@ -4,7 +4,8 @@ Used when a node takes over a game whose owner died, and for any other resumptio
 store, like the restart recovery of ``server.app``. Registered players get back their hub id
 (``u<store id>``) and their ratings; a guest's hub id is not stored (nor is the guest's session,
 which lived in the dead process), so a restored guest gets a new id: the guest cannot play on,
-and the opponent may claim the game once the absence countdown runs out.
+and the opponent may claim the game once the absence countdown runs out. The computer (no
+player id, its reserved name) comes back as the computer.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import time
 from dataclasses import dataclass
 
 from server.hub.clock import control_of_record
-from server.hub.identity import PlayerInfo, Rating, RatingKey
+from server.hub.identity import COMPUTER, PlayerInfo, Rating, RatingKey
 from server.hub.lobby import GameTerms
 from server.rules import MoveRecord
 from server.store import GameRecord, Store
@@ -36,6 +37,8 @@ class Resumable:
 
 
 async def _player(store: Store, store_id: int | None, name: str) -> PlayerInfo:
+    if store_id is None and name == COMPUTER.name:
+        return COMPUTER  # a reserved name: only the computer plays under it
     if store_id is None:
         return PlayerInfo(guest_player_id(), name, True)
     ratings = await store.player_ratings(store_id)

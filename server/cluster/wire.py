@@ -25,6 +25,7 @@ from server.hub.commands import (
     AbandonClaimCommand,
     AbortCommand,
     AcceptCommand,
+    ChallengeAiCommand,
     ChatCommand,
     ClaimDrawCommand,
     Command,
@@ -108,6 +109,8 @@ def player_to_json(player: PlayerInfo) -> dict[str, Any]:
     obj = {"id": player.id, "name": player.name, "guest": player.guest, "ratings": ratings}
     if player.bot:
         obj["bot"] = True
+    if player.computer:
+        obj["computer"] = True
     return obj
 
 
@@ -127,9 +130,10 @@ def player_from_json(obj: Any) -> PlayerInfo:
     if not (isinstance(player_id, str) and isinstance(name, str) and isinstance(guest, bool)):
         raise ValueError("not a player identity: id and name must be strings, guest a bool")
     bot = obj.get("bot", False)
-    if not isinstance(bot, bool):
-        raise ValueError("not a player identity: bot must be a bool")
-    return PlayerInfo(player_id, name, guest, ratings, bot)
+    computer = obj.get("computer", False)
+    if not isinstance(bot, bool) or not isinstance(computer, bool):
+        raise ValueError("not a player identity: bot and computer must be bools")
+    return PlayerInfo(player_id, name, guest, ratings, bot=bot, computer=computer)
 
 
 # --- commands --------------------------------------------------------------------------------
@@ -165,6 +169,13 @@ def _payload(command: Command) -> tuple[str, dict[str, Any]]:
                 "variant": command.variant,
                 "tc": _tc(command.control),
                 "rated": command.rated,
+                "colour": command.colour,
+            }
+        case ChallengeAiCommand():
+            return "challenge_ai", {
+                "variant": command.variant,
+                "level": command.level,
+                "tc": _tc(command.control),
                 "colour": command.colour,
             }
         case AcceptCommand():

@@ -9,7 +9,7 @@ from types import MappingProxyType
 from server.hub.glicko2 import Rating
 from server.hub.messages import JsonObject
 
-__all__ = ["PlayerId", "PlayerInfo", "Rating", "RatingKey"]
+__all__ = ["COMPUTER", "PlayerId", "PlayerInfo", "Rating", "RatingKey"]
 
 PlayerId = str
 """Stable player id chosen by the adapter (registered users and guests alike; must be unique)."""
@@ -72,3 +72,9 @@ class PlayerInfo:
                 obj["rating"] = round(rating.rating)
                 obj["provisional"] = rating.provisional
         return obj
+
+
+COMPUTER = PlayerInfo("computer", "Computer", guest=False, computer=True)
+"""The computer player (engine workers play for it: server/app/computer.py). Its name is
+reserved (no account or guest can take it), so a stored game's player named "Computer" without
+a player id is the computer (:mod:`server.cluster.restore`)."""

@@ -28,7 +28,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from server.hub.errors import ErrorCode
-from server.hub.identity import PlayerId, PlayerInfo, Rating, RatingKey
+from server.hub.identity import COMPUTER, PlayerId, PlayerInfo, Rating, RatingKey
 
 __all__ = [
     "AccountStore",
@@ -153,8 +153,8 @@ def store_player_id(player_id: PlayerId) -> int | None:
     return None
 
 
-RESERVED_NAMES = frozenset({"computer"})
-"""Names no account may take: the computer player's (server/app/computer.py)."""
+RESERVED_NAMES = frozenset({COMPUTER.name.lower()})
+"""Names no account may take: the computer player's (server/hub/identity.py)."""
 
 
 def check_name(name: str) -> None:

@@ -45,6 +45,7 @@ FRAMES = [
     {"t": "who"},
     {"t": "play", "d": {"id": 3}},
     {"t": "match", "d": {"to": "Bob", "variant": "wildcastle", "tc": FISCHER, "colour": "first"}},
+    {"t": "challenge_ai", "d": {"variant": "daishogi", "level": 8, "tc": FISCHER, "colour": "second"}},
     {"t": "accept", "d": {"id": 4}},
     {"t": "decline", "d": {"id": 4}},
     {"t": "decline", "d": {"id": 4, "reason": "later"}},
@@ -98,6 +99,8 @@ def test_a_player_travels_with_all_ratings() -> None:
         {("minishogi", "blitz"): Rating(1623.5, 80.25, 0.059), "spartan": Rating(1400.0)},
     )
     assert player_from_json(json.loads(json.dumps(player_to_json(player)))) == player
+    computer = PlayerInfo("computer", "Computer", computer=True)
+    assert player_from_json(json.loads(json.dumps(player_to_json(computer)))) == computer
     for bad in ({}, {"id": 1, "name": "x", "guest": False, "ratings": []}, "x"):
         with pytest.raises(ValueError):
             player_from_json(bad)

@@ -1,72 +1,19 @@
-"""Helpers of the tests with the computer: real worker processes (``python -m server.worker``,
-the real engines) against a live server, and a human who plays random legal moves."""
+"""Helpers of the tests with the computer: a human who plays random legal moves against it (the
+worker processes: ``tests/worker_support.py``)."""
 
 from __future__ import annotations
 
-import asyncio
-import os
 import random
-import signal
-import sys
-from contextlib import suppress
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from ws_support import TEST_WORKER_KEY, Client, Msg
+from worker_support import WorkerProcess
+from ws_support import Client, Msg
 
-ROOT = Path(__file__).resolve().parents[2]
+__all__ = ["TURN_TIMEOUT_S", "HumanGame", "WorkerProcess", "play_the_computer"]
+
 TURN_TIMEOUT_S = 60.0
 """Longest wait for the computer's move (a lease running out and a second worker included)."""
-
-
-@dataclass
-class WorkerProcess:
-    process: asyncio.subprocess.Process
-    log: Path
-
-    @classmethod
-    async def start(cls, port: int, log: Path, name: str, *extra: str) -> WorkerProcess:
-        handle = log.open("ab")
-        try:
-            process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "server.worker",
-                "--url",
-                f"http://127.0.0.1:{port}",
-                "--key",
-                TEST_WORKER_KEY,
-                "--slots",
-                "1",
-                "--name",
-                name,
-                *extra,
-                cwd=ROOT,
-                env={**os.environ, "PYTHONPATH": str(ROOT)},
-                stdout=handle,
-                stderr=handle,
-                start_new_session=True,
-            )
-        finally:
-            handle.close()
-        return cls(process, log)
-
-    async def stop(self) -> None:
-        """SIGTERM (the worker gives its job back), SIGKILL to the group if it lingers."""
-        if self.process.returncode is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(self.process.wait(), 15)
-            except TimeoutError:
-                self.kill()
-                await self.process.wait()
-        self.kill()  # the engines it started, if any are left
-
-    def kill(self) -> None:
-        """SIGKILL the worker and everything in its process group (its engines)."""
-        with suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
 
 
 @dataclass

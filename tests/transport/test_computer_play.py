@@ -14,7 +14,7 @@ import aiohttp
 import pytest
 from computer_support import TURN_TIMEOUT_S, HumanGame, WorkerProcess, play_the_computer
 from ics_support import OpenIcs, board_fields
-from ws_support import TEST_WORKER_KEY, OpenClient, StartApp, wait_for
+from ws_support import TEST_WORKER_KEY, Client, OpenClient, StartApp, settings_for, wait_for
 
 from server.app import App
 from server.app.computer import fallback_move
@@ -236,3 +236,59 @@ async def test_a_whole_game_vs_the_computer_over_ics(
     stored = await app.store.get_game(game_id)
     assert stored is not None and stored.termination in RULE_ENDINGS, stored
     assert stored.second_name == "Computer" and sum(app.computer.played.values()) >= 2
+
+
+async def test_a_game_vs_the_computer_survives_a_hub_restart(
+    start_app: StartApp, open_client: OpenClient, start_worker: StartWorker, tmp_path: Path
+) -> None:
+    """The hub stops while the computer's move job waits (no worker yet): the job is in the
+    database, the restarted hub's seat gets the restored game (level from its job) and the
+    worker started then plays the move."""
+    database_url = f"sqlite+aiosqlite:///{tmp_path / 'restart.sqlite3'}"
+    first = App(settings_for(database_url, journal_dir=str(tmp_path / "journal")))
+    await first.start()
+    try:
+        alice = await Client.open(first.url, "alice")
+        await alice.register("alice")
+        answer = await alice.ok(
+            "challenge_ai",
+            {
+                "variant": "spartan",
+                "level": 5,
+                "colour": "first",
+                "tc": {"kind": "fischer", "base_s": 600, "inc_s": 0},
+            },
+        )
+        game = HumanGame(alice, answer["game"])
+        while game.turn is None:
+            await game.next_event()
+        await alice.ok("move", {"game": game.game_id, "ply": 1, "move": sorted(game.legal)[0]})
+        await wait_for(
+            lambda: (
+                game.game_id in first.computer.games
+                and first.computer.games[game.game_id].job_id is not None
+            )
+        )
+        job_id = first.computer.games[game.game_id].job_id
+        token = alice.token
+        await alice.close()
+    finally:
+        await first.stop()
+    app = await start_app(database_url=database_url)
+    alice = await open_client(app, "alice")
+    assert token is not None
+    await alice.resume(token)
+    await alice.ok("join", {"game": game.game_id})
+    resumed = HumanGame(alice, game.game_id)
+    await resumed.next_event()  # the snapshot
+    assert len(resumed.moves) == 1 and resumed.turn != resumed.side
+    await start_worker(app)
+    await resumed.next_event()
+    assert len(resumed.moves) == 2 and resumed.computer_moves == 1
+    # the restarted seat queued its own job, at the level of the first one
+    jobs = [job for job in await app.store.open_jobs() if job.game_id == game.game_id]
+    assert jobs == []
+    latest = await app.store.latest_job(game.game_id, "move")
+    assert latest is not None and latest.payload["level"] == 5 and latest.state == "done"
+    old = await app.store.job(job_id or "")
+    assert old is not None and old.state == "done"

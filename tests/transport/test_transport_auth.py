@@ -61,6 +61,8 @@ async def test_bad_credentials_are_refused_and_change_nothing(
     assert bad_name["d"]["code"] == "invalid_name"
     reserved = await client.request("register", {"name": "Guest-1", "password": "long enough"})
     assert reserved["d"]["code"] == "invalid_name"
+    computer = await client.request("register", {"name": "COMPUTER", "password": "long enough"})
+    assert computer["d"]["code"] == "invalid_name"  # the computer player's name
     short = await client.request("register", {"name": "Carol", "password": "short"})
     assert short["d"]["code"] == "invalid_password"
     # Still anonymous: hub commands are refused, and no player was created.
