@@ -2,6 +2,7 @@
 // cursor (/game/<id>#<ply>), the actions that apply to this viewer, offers, absence claims,
 // chat, the end banner, and the review tools (exports, copy FEN).
 
+import { AnalysisPanel, GLYPHS } from "./analysis";
 import { Board } from "./board";
 import { clockView, tcOfStored, tcText } from "./clock";
 import { errorText, resultText, type Ctx } from "./ctx";
@@ -53,6 +54,7 @@ export class GameView {
   private readonly chatList = h("ul", { class: "chat-lines" });
   private readonly chatBox: HTMLElement;
   private readonly review = h("div", { class: "review-tools" });
+  private readonly analysis: AnalysisPanel;
 
   constructor(private readonly ctx: Ctx, readonly id: string) {
     const input = h("input", { type: "text", maxlength: 300, placeholder: "Say something…", "aria-label": "Chat message" });
@@ -64,6 +66,7 @@ export class GameView {
       this.ctx.conn.request("chat", { game: this.id, text }).then(() => { input.value = ""; }, (err) => this.fail(err));
     });
     this.chatBox = h("div", { class: "chat", hidden: true }, [h("h3", { text: "Chat" }), this.chatList, form]);
+    this.analysis = new AnalysisPanel(ctx, id, () => this.status === "finished", (ply) => this.goto(ply), () => void this.draw());
     this.el = h("section", { class: "game", "data-game": id }, [
       h("div", { class: "board-col" }, [this.clockTop, this.boardBox, this.clockBottom]),
       h("div", { class: "side-col" }, [this.info, this.banner, this.offerBox, this.actions, this.errorBox,
@@ -72,7 +75,7 @@ export class GameView {
           b.addEventListener("click", () => this.step(k));
           return b;
         })),
-        this.moveList, this.review, this.chatBox]),
+        this.moveList, this.review, this.analysis.el, this.chatBox]),
     ]);
     window.addEventListener("hashchange", this.onHash);
     document.addEventListener("keydown", this.onKey);
@@ -86,6 +89,7 @@ export class GameView {
 
   destroy(): void {
     window.clearInterval(this.timer);
+    this.analysis.destroy();
     window.removeEventListener("hashchange", this.onHash);
     document.removeEventListener("keydown", this.onKey);
     if (this.live && this.ctx.conn.open) this.ctx.conn.request("leave", { game: this.id }).catch(() => {});
@@ -304,6 +308,8 @@ export class GameView {
     const waiting = atLive && this.mySide !== null && !myTurn ? (this.mySide === "first" ? 0 : 1) : null;
     this.board.set({ fen, legal: myTurn && !this.pending ? this.live!.legal : [], last: ply > 0 ? this.moves[ply - 1] : null,
       check: this.checks[ply] ?? false, interactive: myTurn && !this.pending, premoveSide: waiting });
+    this.board.setArrow(this.analysis.evalAt(ply)?.best ?? null);
+    this.analysis.show(ply);
     this.board.el.dataset.ply = String(ply);
     this.board.el.dataset.turn = fen.split(" ")[1] === "b" ? "second" : "first";
     this.board.el.dataset.myTurn = String(myTurn);
@@ -324,7 +330,9 @@ export class GameView {
 
   private drawMoves(shown: number): void {
     const items = this.displays.map((text, i) => {
-      const li = h("li", { class: `mv${i + 1 === shown ? " current" : ""}`, "data-ply": i + 1, value: i + 1 }, [text]);
+      const advice = this.analysis.adviceAt(i + 1);
+      const mark = advice ? h("span", { class: `glyph ${advice.judgement}`, title: advice.judgement, text: GLYPHS[advice.judgement] }) : null;
+      const li = h("li", { class: `mv${i + 1 === shown ? " current" : ""}${advice ? " " + advice.judgement : ""}`, "data-ply": i + 1, value: i + 1 }, [text, mark]);
       li.addEventListener("click", () => this.goto(i + 1));
       return li;
     });
