@@ -81,6 +81,25 @@ async def test_request_work_results_and_export(
     assert status == 409 and "error" in error
 
 
+async def test_a_job_no_engine_can_do_fails_the_analysis(
+    start_app: StartApp, http: aiohttp.ClientSession
+) -> None:
+    """A worker answers a job it cannot do with an empty final submission: the analysis is
+    failed (not "done" with nothing) and may be requested again."""
+    app = await start_app("sqlite", fishnet_poll_s=0)
+    game_id, _ = await save_game(app.store, moves=random_moves("minishogi", 8, 4))
+    path = f"/api/game/{game_id}/analysis"
+    assert (await call(http, app, "POST", path, json={}))[0] == 202
+    status, job = await call(http, app, "POST", "/fishnet/acquire", json=WORKER, headers=WORKER_AUTH)
+    assert status == 202
+    status, _ = await call(http, app, "POST", f"/fishnet/analysis/{job['work']['id']}",
+                           json={"analysis": [], "done": True}, headers=WORKER_AUTH)
+    assert status == 204
+    status, view = await call(http, app, "GET", path)
+    assert view["state"] == "failed" and view["error"] == "no engine could analyse this game"
+    assert (await call(http, app, "POST", path, json={"depth": 4}))[0] == 202
+
+
 async def test_requester_and_refusals(start_app: StartApp, http: aiohttp.ClientSession) -> None:
     app = await start_app("sqlite", fishnet_poll_s=0)
     running, _ = await save_game(app.store, moves=random_moves("minishogi", 2, 3), result=None)
