@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -146,3 +147,13 @@ async def test_bad_requests_change_nothing(start_app: StartApp, http: aiohttp.Cl
         status, answer = await call(http, app, "POST", "/api/game/zzzzzzzz/analysis", data=raw,
                                     headers={"Content-Type": "application/json"})
         assert status in (400, 404) and "error" in answer
+
+
+def test_haproxy_routes_every_api_path_to_the_api() -> None:
+    """config/haproxy.cfg's http_api paths are the HTTP API's (analysis's /api/game/ included)."""
+    from server.transport.http_api.paths import API_PREFIXES
+
+    cfg = (Path(__file__).resolve().parents[2] / "config" / "haproxy.cfg").read_text()
+    acl = next(line.split() for line in cfg.splitlines() if line.split()[:2] == ["acl", "http_api"])
+    assert acl[2] == "path_beg" and set(acl[3:]) == set(API_PREFIXES)
+    assert "/api/game/" in API_PREFIXES
