@@ -15,7 +15,11 @@ What runs (each a child process, logs in ``--log-dir``):
   ``--env NAME=VALUE``;
 * Debian's ``haproxy`` on ``--port`` (websockets) and ``--ics-port`` (the ICS text interface)
   in front of them, started from the same ``config/haproxy.cfg`` docker-compose uses
-  (``scripts/haproxy.py``).
+  (``scripts/haproxy.py``);
+* ``--workers`` engine workers (``python -m server.worker``, docs/engines.md) pulling the
+  computer's jobs through HAProxy with the hubs' worker key (``HUB_WORKER_KEYS``, generated for
+  the run unless ``--env HUB_WORKER_KEYS=…`` names one). A worker on another machine needs only
+  the public port and the key.
 
 The same classes are the test harness: ``tests/cluster`` imports :class:`LocalCluster` to start
 real processes, kill a hub with SIGKILL, restart Redis, and so on.
@@ -309,6 +313,7 @@ class LocalCluster:
         check_interval: str = "250ms",
         log_dir: Path | None = None,
         hub_argv: Sequence[str] = (sys.executable, "-m", "server"),
+        workers: int = 0,
     ) -> None:
         if hubs < 1:
             raise ValueError("a cluster needs at least one hub")
@@ -325,10 +330,22 @@ class LocalCluster:
             "HUB_BUS_PREFIX": self.prefix,
             "HUB_HOST": "127.0.0.1",
             "HUB_ICS_PORT": "0",  # several hubs on one machine: no shared fixed ICS port
+            "HUB_WORKER_KEYS": secrets.token_urlsafe(24),
             **(env or {}),
         }
         self.hubs = [Hub(f"hub{i + 1}", hub_env, self.log_dir, hub_argv) for i in range(hubs)]
         self.proxy = HAProxy(hub_servers(self.hubs), self.log_dir, port, ics_port, check_interval)
+        worker_key = hub_env["HUB_WORKER_KEYS"].split(",")[0].strip()
+        self.workers = [
+            Child(
+                f"worker{i + 1}",
+                [sys.executable, "-m", "server.worker", "--name", f"worker{i + 1}",
+                 "--url", f"http://127.0.0.1:{self.proxy.port}", "--key", worker_key],
+                {**os.environ},
+                self.log_dir,
+            )
+            for i in range(workers)
+        ]  # fmt: skip
 
     @property
     def url(self) -> str:
@@ -351,11 +368,14 @@ class LocalCluster:
             await self.migrate()
             await asyncio.gather(*(hub.start() for hub in self.hubs))
             await self.proxy.start()
+            for worker in self.workers:
+                worker.start()
         except BaseException:
             await self.stop()
             raise
 
     async def stop(self) -> None:
+        await asyncio.gather(*(worker.stop() for worker in self.workers))
         await self.proxy.stop()
         await asyncio.gather(*(hub.stop() for hub in self.hubs))
         if self.redis is not None:
@@ -363,7 +383,7 @@ class LocalCluster:
 
     def logs(self) -> str:
         """The tail of every child's log, for a failing test's report."""
-        children = [hub.child for hub in self.hubs] + [self.proxy.child]
+        children = [hub.child for hub in self.hubs] + [self.proxy.child, *self.workers]
         if self.redis is not None:
             children.append(self.redis.child)
         return "\n".join(f"--- {c.name} ({c.log_path})\n{c.log_tail()}" for c in children)
@@ -387,12 +407,15 @@ async def _serve(args: argparse.Namespace) -> None:
         port=args.port,
         ics_port=args.ics_port,
         log_dir=Path(args.log_dir) if args.log_dir else None,
+        workers=args.workers,
     )
     await cluster.start()
     print(f"cluster up: {cluster.url}, ICS on port {cluster.proxy.ics_port}", flush=True)
     print(f"  logs in {cluster.log_dir}", flush=True)
     for hub in cluster.hubs:
         print(f"  {hub.node_id}: {hub.url}  pid {hub.child.pid}", flush=True)
+    for worker in cluster.workers:
+        print(f"  {worker.name}: pid {worker.pid}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -415,6 +438,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--prefix", default="hub:", help="HUB_BUS_PREFIX of the hubs")
     parser.add_argument("--env", action="append", default=[], help="extra NAME=VALUE for hubs")
     parser.add_argument("--log-dir", default=None, help="where the children's logs go")
+    parser.add_argument("--workers", type=int, default=1, help="engine workers (0: none)")
     args = parser.parse_args(argv)
     if any("=" not in item for item in args.env):
         parser.error("--env takes NAME=VALUE")

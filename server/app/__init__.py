@@ -34,6 +34,7 @@ from argon2 import PasswordHasher
 from server.app.adapters import StoreAccounts, StoreRecorder
 from server.app.analysis import AnalysisDesk
 from server.app.collector import collect_and_freeze_forever, tune_garbage_collector
+from server.app.computer import ComputerSeat
 from server.app.jobs import JobQueue
 from server.bus import create_bus, create_cluster
 from server.cluster import ClusterDriver
@@ -147,6 +148,8 @@ class App:
             review_store=self.analysis,
             presence=presence,
         )
+        # The computer as a player: a hub connection that queues move jobs (server/app/computer.py).
+        self.computer = ComputerSeat(self.driver, self.jobs, poll_results=settings.uses_redis)
         # The HTTP API (the Bot API, docs/bots.md) on aiohttp: another door over the same hub,
         # on the same public address as the websockets (server/transport/public.py).
         self.api = HttpApiServer(
@@ -199,6 +202,8 @@ class App:
         replayed = await self._recorder.replay_journal()
         if replayed:
             logger.info("stored %d game end(s) kept in the journal", replayed)
+        # Before the restored games: they find the computer online and give it their snapshots.
+        self.computer.connect()
         if isinstance(self.driver, ClusterDriver):
             # Takes over the unfinished games no live node owns (restart recovery included).
             await self.driver.start()
@@ -253,6 +258,7 @@ class App:
         """Close connections, finish the writes in flight, release the database and bus."""
         self.driver.detach()
         self.jobs.close()
+        await self.computer.stop()
         await self.listener.close()
         await self.api.close()
         await self.server.close()

@@ -44,6 +44,8 @@ MIN_FISCHER_BASE_S = 15
 MAX_INCREMENT_S = 180
 MAX_PERIOD_S = 600
 MAX_PERIODS = 10
+MIN_LEVEL = 1
+MAX_LEVEL = 8
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,17 @@ class MatchCommand(Command):
     variant: str
     control: TimeControl
     rated: bool = False
+    colour: ColourChoice = "random"
+
+
+@dataclass(frozen=True)
+class ChallengeAiCommand(Command):
+    """Play the computer at once (a casual game): ``level`` 1 (weakest) to 8 (the engine's best
+    at the clock), the side wanted, the clock (docs/engines.md)."""
+
+    variant: str
+    level: int
+    control: TimeControl
     colour: ColourChoice = "random"
 
 
@@ -373,6 +386,16 @@ def _match(f: FieldReader, ack: AckId | None) -> Command:
     )
 
 
+def _challenge_ai(f: FieldReader, ack: AckId | None) -> Command:
+    return ChallengeAiCommand(
+        variant=f.string("variant", MAX_NAME_LENGTH),
+        level=f.integer("level", MIN_LEVEL, MAX_LEVEL),
+        control=f.time_control("tc"),
+        colour=f.choice("colour", ("first", "second", "random"), required=False) or "random",
+        ack=ack,
+    )
+
+
 def _game(f: FieldReader) -> str:
     value: str = f.string("game", MAX_GAME_ID_LENGTH)
     return value
@@ -392,6 +415,7 @@ _PARSERS: dict[str, Callable[[FieldReader, AckId | None], Command]] = {
     "who": lambda f, a: WhoCommand(ack=a),
     "play": lambda f, a: PlayCommand(f.integer("id", 1, MAX_ID), ack=a),
     "match": _match,
+    "challenge_ai": _challenge_ai,
     "accept": lambda f, a: AcceptCommand(f.integer("id", 1, MAX_ID), ack=a),
     "decline": lambda f, a: DeclineCommand(
         f.integer("id", 1, MAX_ID), f.string("reason", MAX_REASON_LENGTH, required=False), ack=a

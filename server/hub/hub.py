@@ -23,6 +23,7 @@ from server.hub.commands import (
     AbandonClaimCommand,
     AbortCommand,
     AcceptCommand,
+    ChallengeAiCommand,
     ChatCommand,
     ClaimDrawCommand,
     Command,
@@ -65,6 +66,7 @@ class Hub(HubRooms):
             WhoCommand: self._on_who,
             PlayCommand: self._on_play,
             MatchCommand: self._on_match,
+            ChallengeAiCommand: self._on_challenge_ai,
             AcceptCommand: self._on_accept,
             DeclineCommand: self._on_decline,
             WithdrawCommand: self._on_withdraw,
@@ -290,7 +292,8 @@ class Hub(HubRooms):
         self._rooms[game_id] = room
         if not room.finished:
             for player in players:
-                self._playing[player.id] = game_id
+                if not player.computer:
+                    self._playing[player.id] = game_id
             self._announce_start(room, now_ms, out)
         self._after_room(room, now_ms, out)
         return out

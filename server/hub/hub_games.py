@@ -82,7 +82,8 @@ class HubGames(HubState):
         )
         self._rooms[game_id] = room
         for player in (first, second):
-            self._playing[player.id] = game_id
+            if not player.computer:  # the computer plays any number of games at once
+                self._playing[player.id] = game_id
             self._remove_seeks(player.id, out)
             self._cancel_challenges(player.id, "game started", out)
         token = self._new_token()

@@ -10,6 +10,7 @@ from typing import Any
 from server.hub.clock import Byoyomi, TimeControl
 from server.hub.commands import (
     AcceptCommand,
+    ChallengeAiCommand,
     DeclineCommand,
     MatchCommand,
     PlayCommand,
@@ -192,6 +193,34 @@ class HubLobby(HubGames):
         challenge = self._new_challenge(info, target, terms, cmd.colour, now)
         out += self._announce_challenge(challenge)
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"challenge": challenge.id})))
+
+    def _on_challenge_ai(
+        self, conn: Connection, cmd: ChallengeAiCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        """A casual game against the computer, started at once (no challenge to accept). The
+        computer's connection hears of it first (``computer_game``: the game and the level),
+        then both get ``game_start`` once the game row is stored."""
+        info = self._info(conn)
+        if info.computer:
+            raise CommandError("self_challenge", "You cannot challenge yourself.")
+        computer = next(
+            (online.info for online in self._players.values() if online.info.computer), None
+        )
+        if computer is None:
+            raise CommandError(
+                "computer_unavailable", "The computer is not available on this server now."
+            )
+        variant = self._variant(cmd.variant)
+        self._check_terms(info, variant, cmd.control, False)
+        self._check_free(info)
+        terms = GameTerms(variant.name, cmd.control, False)
+        pair = (info, computer)
+        first = first_mover(cmd.colour, "random", self._rng)
+        game_id = self._create_game(pair[first], pair[1 - first], terms, now, out)
+        out += self._send_player(
+            computer.id, Message("computer_game", {"game": game_id, "level": cmd.level})
+        )
+        out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": game_id})))
 
     def _own_challenge(self, challenge_id: int, player_id: PlayerId, as_target: bool) -> Challenge:
         challenge = self._challenges.get(challenge_id)

@@ -25,13 +25,15 @@ class PlayerInfo:
     ``ratings`` maps a rating pool to a rating. A pool is ``(variant, speed)`` (the store's pools,
     speed from :func:`server.hub.glicko2.speed_class`) or just ``variant``; a lookup prefers the
     ``(variant, speed)`` entry, then the ``variant`` entry, then the default rating (1500,
-    provisional). Guests play casual games only.
+    provisional). Guests play casual games only. ``computer`` marks the computer player (engine
+    workers play for it, docs/engines.md): it may play any number of games at once, all casual.
     """
 
     id: PlayerId
     name: str
     guest: bool = False
     ratings: Mapping[RatingKey, Rating] = field(default_factory=dict)
+    computer: bool = False
 
     def __post_init__(self) -> None:
         # Freeze the mapping so a PlayerInfo held by a seek or room cannot change under it.
@@ -49,11 +51,13 @@ class PlayerInfo:
         """A copy whose rating in pool ``key`` is ``rating``."""
         ratings = dict(self.ratings)
         ratings[key] = rating
-        return PlayerInfo(self.id, self.name, self.guest, ratings)
+        return PlayerInfo(self.id, self.name, self.guest, ratings, self.computer)
 
     def view(self, variant: str | None = None, speed: str | None = None) -> JsonObject:
         """The public JSON view; with a variant, includes that rating (``None`` for guests)."""
         obj: JsonObject = {"id": self.id, "name": self.name, "guest": self.guest}
+        if self.computer:
+            obj["computer"] = True
         if variant is not None:
             if self.guest:
                 obj["rating"] = None

@@ -304,6 +304,18 @@ class JobStore(Transactions):
             ).first()
         return None if row is None else _job(row)
 
+    async def latest_job(self, game_id: str, kind: JobKind) -> Job | None:
+        """The newest job of ``kind`` for ``game_id``, in whatever state."""
+        query = (
+            select(engine_jobs)
+            .where(engine_jobs.c.game_id == game_id, engine_jobs.c.kind == kind)
+            .order_by(engine_jobs.c.created_at.desc(), engine_jobs.c.id.desc())
+            .limit(1)
+        )
+        async with self._transaction(write=False) as connection:
+            row = (await connection.execute(query)).first()
+        return None if row is None else _job(row)
+
     async def open_jobs(self, kind: JobKind | None = None) -> list[Job]:
         """Every job not done (of ``kind``), oldest first: what a restarted hub picks up."""
         query = select(engine_jobs).where(engine_jobs.c.state != "done")

@@ -141,6 +141,10 @@ def store_player_id(player_id: PlayerId) -> int | None:
     return None
 
 
+RESERVED_NAMES = frozenset({"computer"})
+"""Names no account may take: the computer player's (server/app/computer.py)."""
+
+
 def check_name(name: str) -> None:
     """Refuse a name that cannot be registered.
 
@@ -153,6 +157,8 @@ def check_name(name: str) -> None:
         )
     if name.lower().startswith(RESERVED_PREFIX):
         raise AuthError("invalid_name", "Names starting with 'guest' are reserved for guests.")
+    if name.lower() in RESERVED_NAMES:
+        raise AuthError("invalid_name", f"The name {name!r} is reserved.")
 
 
 def check_password(password: str) -> None:

@@ -135,6 +135,9 @@ class HubDriver:
         self._publish = publish
         self._clock = clock
         self._peers: dict[ConnId, Peer] = {}
+        self.internal: set[ConnId] = set()
+        """Connections of the server's own players (the computer's seat): not counted in
+        :attr:`connections`."""
         self._last_conn_id = 0
         self._timer: asyncio.TimerHandle | None = None
         self._armed_for: int | None = None
@@ -166,8 +169,8 @@ class HubDriver:
 
     @property
     def connections(self) -> int:
-        """Connections known to the hub (authenticated and not yet dropped)."""
-        return len(self._peers)
+        """Clients' connections known to the hub (authenticated and not yet dropped)."""
+        return len(self._peers) - len(self.internal)
 
     def new_conn_id(self) -> ConnId:
         """A connection id never used before in this process."""
@@ -194,6 +197,7 @@ class HubDriver:
 
     def disconnect(self, conn_id: ConnId) -> None:
         """A connection closed (or was dropped); calling this twice does nothing."""
+        self.internal.discard(conn_id)
         if self._peers.pop(conn_id, None) is None or self._detached:
             return
         self.call(lambda now: self.hub.disconnect(conn_id, now))

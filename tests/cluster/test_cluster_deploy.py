@@ -50,7 +50,9 @@ def test_docker_compose_config_accepts_the_file() -> None:
         text=True,
         timeout=60,
     )
-    assert set(services.stdout.split()) == {"postgres", "redis", "migrate", "hub1", "hub2", "proxy"}
+    assert set(services.stdout.split()) == {
+        "postgres", "redis", "migrate", "hub1", "hub2", "proxy", "worker"
+    }
 
 
 def test_compose_has_the_topology_with_health_checks() -> None:
@@ -63,7 +65,7 @@ def test_compose_has_the_topology_with_health_checks() -> None:
     assert {hub["environment"]["HUB_NODE_ID"] for hub in hubs} == {"hub1", "hub2"}
     for hub in hubs:
         env = hub["environment"]
-        assert hub["build"] == "."
+        assert hub["build"] == {"context": ".", "target": "hub"}
         assert "@postgres:5432/" in env["HUB_DATABASE_URL"]
         assert env["HUB_REDIS_URL"].startswith("redis://redis:6379")
         assert env["HUB_CONFIG"] == "/app/config/cluster.toml"
@@ -81,6 +83,12 @@ def test_compose_has_the_topology_with_health_checks() -> None:
         "hub2": "service_healthy",
     }
     assert services["migrate"]["command"][-1] == "upgrade"
+    # the engine worker: its own image (the engines), through the proxy, with the hubs' key
+    worker = services["worker"]
+    assert worker["build"] == {"context": ".", "target": "worker"}
+    assert worker["environment"]["HUB_WORKER_URL"] == "http://proxy:8080"
+    assert worker["environment"]["HUB_WORKER_KEY"] == hubs[0]["environment"]["HUB_WORKER_KEYS"]
+    assert worker["depends_on"]["proxy"]["condition"] == "service_healthy"
 
 
 def test_haproxy_balances_websockets_over_both_hubs_checked_on_healthz() -> None:
@@ -108,12 +116,18 @@ def test_the_image_and_the_replica_settings() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert dockerfile.startswith("#") and "FROM python:3.11-slim" in dockerfile
     assert "pip install" in dockerfile and '"-m", "server"' in dockerfile
+    assert "FROM base AS worker" in dockerfile and "sjaakii hachu fairy-stockfish" in dockerfile
+    assert dockerfile.rstrip().endswith('CMD ["python", "-m", "server"]')  # the default: a hub
     hub_env = {k: str(v) for k, v in compose()["services"]["hub1"]["environment"].items()}
     hub_env["HUB_CONFIG"] = str(ROOT / "config" / "cluster.toml")
+    # docker-compose's interpolation of ${HUB_WORKER_KEYS:-default}: the default
+    default_key = hub_env["HUB_WORKER_KEYS"].removesuffix("}").split(":-", 1)[1]
+    hub_env["HUB_WORKER_KEYS"] = default_key
     settings = load_settings(env=hub_env)
     assert settings.uses_redis and settings.node_id == "hub1"
     assert (settings.host, settings.port) == ("0.0.0.0", 8080)
     assert settings.database_url.startswith("postgresql+asyncpg://")
+    assert settings.worker_key_list == (default_key,)
 
 
 # --- HAProxy from config/haproxy.cfg, as scripts/cluster.py starts it ------------------------

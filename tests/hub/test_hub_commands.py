@@ -9,6 +9,7 @@ from server.hub.commands import (
     COMMAND_TYPES,
     AbandonClaimCommand,
     AcceptCommand,
+    ChallengeAiCommand,
     ChatCommand,
     DeclineCommand,
     JoinCommand,
@@ -78,6 +79,18 @@ def test_match() -> None:
     assert command == MatchCommand("Alice", "wildcastle", Fischer(180_000, 2_000), False, "first")
 
 
+def test_challenge_ai() -> None:
+    command = parse_command(
+        {"t": "challenge_ai", "d": {"variant": "daishogi", "level": 8, "tc": FISCHER}, "a": 3}
+    )
+    assert command == ChallengeAiCommand("daishogi", 8, Fischer(180_000, 2_000), "random", ack=3)
+    for level in (0, 9, "1", None, True):
+        with pytest.raises(ProtocolError, match="level"):
+            parse_command(
+                {"t": "challenge_ai", "d": {"variant": "minishogi", "level": level, "tc": FISCHER}}
+            )
+
+
 def test_move() -> None:
     command = parse_command({"t": "move", "d": {"game": "abc", "ply": 1, "move": "P@c3"}, "a": 1})
     assert command == MoveCommand("abc", 1, "P@c3", ack=1)
@@ -92,7 +105,7 @@ def test_offer_commands(kind: str, action: str) -> None:
 
 def test_every_type_is_listed() -> None:
     assert "move" in COMMAND_TYPES and "rematch_decline" in COMMAND_TYPES and "who" in COMMAND_TYPES
-    assert len(COMMAND_TYPES) == 26
+    assert len(COMMAND_TYPES) == 27
 
 
 @pytest.mark.parametrize(

@@ -75,6 +75,12 @@ SCHEMA: dict[str, dict[str, Field]] = {
         "rated": Field("bool", False, False),
         "colour": Field("choice", False, "random"),
     },
+    "challenge_ai": {
+        "variant": Field("string", valid="minishogi"),
+        "level": Field("int", True, 1, 1, 8),
+        "tc": Field("tc", valid=TC),
+        "colour": Field("choice", False, "random"),
+    },
     "accept": {"id": Field("int", True, Live("seek"), 1, MAX_ID)},
     "decline": {
         "id": Field("int", True, Live("seek"), 1, MAX_ID),

@@ -17,7 +17,9 @@ async def test_who_lists_connected_players_and_their_games(
     listing = await c.request("who")
     assert listing["t"] == "who"
     players = {p["id"]: p for p in listing["d"]["players"]}
-    assert set(players) == {a.player["id"], b.player["id"], c.player["id"]}
+    # the computer is always online (server/app/computer.py), marked as such
+    assert set(players) == {a.player["id"], b.player["id"], c.player["id"], "computer"}
+    assert players["computer"]["computer"] is True and players["computer"]["name"] == "Computer"
     alice = players[a.player["id"]]
     assert alice["name"] == "Alice" and alice["guest"] is False and alice["game"] == game.id
     assert players[b.player["id"]]["guest"] is True

@@ -17,6 +17,7 @@ from typing import Any
 
 from support import TcpForwarder, create_database, drop_database
 from websockets.asyncio.client import ClientConnection, connect
+from worker_support import TEST_WORKER_KEY
 
 from server.app import App
 from server.config import Settings
@@ -26,10 +27,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 StartApp = Callable[..., Awaitable[App]]
 OpenClient = Callable[..., Awaitable["Client"]]
-
-
-TEST_WORKER_KEY = "test-worker-key-0123456789"
-"""The engine workers' key of the test servers (``worker_keys``)."""
 
 
 def settings_for(database_url: str, **overrides: Any) -> Settings:

@@ -5,6 +5,7 @@
 import { AnalysisPanel, GLYPHS } from "./analysis";
 import { Board } from "./board";
 import { clockView, tcOfStored, tcText } from "./clock";
+import { shownName } from "./computer";
 import { errorText, resultText, type Ctx } from "./ctx";
 import type { Message } from "./net";
 import { beep } from "./sound";
@@ -346,7 +347,7 @@ export class GameView {
     const top: Side = bottom === "first" ? "second" : "first";
     for (const [el, side] of [[this.clockTop, top], [this.clockBottom, bottom]] as [HTMLElement, Side][]) {
       const p = this.players[side] as Player;
-      const name = h("a", { class: "name", href: `/player/${encodeURIComponent(p.name)}`, text: `${p.name}${p.rating ? ` (${p.rating}${p.provisional ? "?" : ""})` : ""}` });
+      const name = h("a", { class: "name", href: `/player/${encodeURIComponent(p.name)}`, text: `${shownName(p)}${p.rating && !p.computer ? ` (${p.rating}${p.provisional ? "?" : ""})` : ""}` });
       name.addEventListener("click", (e) => { e.preventDefault(); this.ctx.navigate(`/player/${encodeURIComponent(p.name)}`); });
       const absent = this.live?.absent[side];
       const away = absent ? h("span", { class: "away", text: absent.claimable ? " left the game" : ` left: claim in ${Math.max(0, Math.ceil((absent.claim_in_ms - (Date.now() - absent.at)) / 1000))}s` }) : null;

@@ -2,6 +2,7 @@
 // the players online and the live games list (both refreshed while the lobby is open).
 
 import { tcText } from "./clock";
+import { computerControls } from "./computer";
 import { errorText, type Ctx } from "./ctx";
 import type { Challenge } from "./types";
 import type { Message } from "./net";
@@ -117,6 +118,7 @@ export class Lobby {
       h("div", { class: "buttons" }, [h("button", { type: "submit", class: "primary", name: "seek", text: "Seek" }),
         h("input", { type: "text", name: "opponent", placeholder: "player name", "aria-label": "Opponent to challenge" }),
         h("button", { type: "button", name: "challenge", text: "Challenge" })]),
+      computerControls(this.ctx, () => this.terms(), this.formError),
     ]);
     form.addEventListener("submit", (e) => { e.preventDefault(); void this.seek(); });
     form.querySelector<HTMLButtonElement>('button[name="challenge"]')!.addEventListener("click", () => void this.challenge());
@@ -219,7 +221,8 @@ export class Lobby {
   /** The players online (the server's `who` list), each with what they do and a Challenge button. */
   private drawPlayers(): void {
     const seeking = new Set([...this.seeks.values()].map((s) => s.player.name));
-    const others = this.online.filter((p) => p.name !== this.ctx.me?.name);
+    // the computer is always online: the form's "Play with the computer" offers it
+    const others = this.online.filter((p) => p.name !== this.ctx.me?.name && !p.computer);
     const items = others.map((p) => {
       const what = p.game ? "playing" : seeking.has(p.name) ? "seeking" : p.guest ? "guest" : "online";
       const link = h("a", { href: `/player/${encodeURIComponent(p.name)}`, text: p.name });

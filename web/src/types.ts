@@ -25,6 +25,7 @@ export interface VariantInfo {
 
 export interface Player {
   id: string; name: string; guest: boolean; rating?: number | null; provisional?: boolean;
+  computer?: boolean;
 }
 
 export type TimeControl =
@@ -83,6 +84,7 @@ export interface OnlinePlayer {
   id: string;
   name: string;
   guest: boolean;
+  computer?: boolean;
   ratings: Record<string, { rating: number; provisional: boolean }>;
   game: string | null;
 }

@@ -10,6 +10,7 @@ SUMMARY = {
     "sought": "sought  -- list the open seeks",
     "play": "play <index>  -- accept a seek",
     "match": "match <name> [time inc] [rated|unrated] [white|black] [variant]",
+    "computer": "computer [level 1-8] [time inc] [white|black] [variant] [byoyomi[/N]]  -- play the computer now (unrated)",
     "accept": "accept [n|name]  -- accept a challenge, or the draw/takeback your opponent offers",
     "decline": "decline [n|name]  -- decline a challenge or an offer",
     "withdraw": "withdraw [n|name]  -- withdraw your challenge",

@@ -1,10 +1,14 @@
-"""The lobby's ICS commands: seek, unseek, sought, play, match, accept, decline, withdraw, pending."""
+"""The lobby's ICS commands: seek, unseek, sought, play, match, computer, accept, decline, withdraw,
+pending."""
 
 from __future__ import annotations
 
 from server.hub.commands import (
+    MAX_LEVEL,
     MAX_NAME_LENGTH,
+    MIN_LEVEL,
     AcceptCommand,
+    ChallengeAiCommand,
     DeclineCommand,
     MatchCommand,
     OfferCommand,
@@ -24,6 +28,9 @@ from server.transport.ics.parse import (
     parse_terms,
 )
 from server.transport.ics.state import Json, SessionState, error_text, number
+
+DEFAULT_COMPUTER_LEVEL = 1
+"""The computer's level when ``computer`` names none."""
 
 
 class LobbyCommands(SessionState):
@@ -114,6 +121,41 @@ class LobbyCommands(SessionState):
         self._command(
             lambda a: MatchCommand(
                 words[0], terms.ics.name, terms.control, terms.rated, terms.colour, ack=a
+            ),
+            answer,
+        )
+
+    def _cmd_computer(self, cmd: CommandLine) -> None:
+        """``computer [level] [time inc] [white|black] [variant]``: a game against the computer
+        at once (the hub's ``challenge_ai``), unrated; level 1 (weakest) to 8, default 1. A
+        first number is the level when one or three numbers lead (``computer 3 5 0``)."""
+        words = list(cmd.words)
+        leading = 0
+        while leading < len(words) and words[leading].isdigit():
+            leading += 1
+        level = DEFAULT_COMPUTER_LEVEL
+        if leading in (1, 3):
+            level = int(words.pop(0)) if len(words[0]) <= 2 else 0
+            if not MIN_LEVEL <= level <= MAX_LEVEL:
+                self._write([f"The computer's level is {MIN_LEVEL} to {MAX_LEVEL}."])
+                return
+        try:
+            terms = parse_terms(words)
+        except TermsError as error:
+            self._write([str(error)])
+            return
+        if terms.rated or terms.rating_range is not None or terms.manual:
+            self._write(["Games against the computer are unrated, without range or manual."])
+            return
+
+        def answer(kind: str, data: Json) -> list[str]:
+            if kind == "error":
+                return [error_text(data.get("code", ""), data.get("message", ""))]
+            return [f"The computer (level {level}) accepts."]
+
+        self._command(
+            lambda a: ChallengeAiCommand(
+                terms.ics.name, level, terms.control, terms.colour, ack=a
             ),
             answer,
         )

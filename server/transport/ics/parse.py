@@ -40,6 +40,7 @@ COMMANDS = (
     "accept",
     "alias",
     "backward",
+    "computer",
     "date",
     "decline",
     "draw",

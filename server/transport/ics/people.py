@@ -6,7 +6,12 @@ from server.transport.ics.games import GameView
 from server.transport.ics.parse import (
     CommandLine,
 )
-from server.transport.ics.state import SessionState
+from server.transport.ics.state import OnlinePlayer, SessionState
+
+
+def _mark(player: OnlinePlayer) -> str:
+    """FICS's marks after a name: ``(U)`` unregistered (a guest), ``(C)`` the computer."""
+    return "(U)" if player.guest else "(C)" if player.computer else ""
 
 
 class PeopleCommands(SessionState):
@@ -14,7 +19,7 @@ class PeopleCommands(SessionState):
 
     def _cmd_who(self, cmd: CommandLine) -> None:
         players = sorted(self._host.online(), key=lambda p: p.name.lower())
-        lines = [f"{'^' if p.playing else ' '}{p.name}{'(U)' if p.guest else ''}" for p in players]
+        lines = [f"{'^' if p.playing else ' '}{p.name}{_mark(p)}" for p in players]
         lines += ["", f"{len(players)} player{'' if len(players) == 1 else 's'} displayed."]
         self._write(lines)
 

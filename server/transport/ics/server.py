@@ -358,7 +358,9 @@ class IcsServer:
     def online(self) -> list[OnlinePlayer]:
         hub = self.driver.hub
         return [
-            OnlinePlayer(info.name, info.guest, hub.active_game(info.id) is not None)
+            OnlinePlayer(
+                info.name, info.guest, hub.active_game(info.id) is not None, info.computer
+            )
             for info in hub.online_players()
         ]
 

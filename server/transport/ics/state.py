@@ -24,6 +24,7 @@ class OnlinePlayer:
     name: str
     guest: bool
     playing: bool
+    computer: bool = False
 
 
 class IcsHost(Protocol):

@@ -1,0 +1,238 @@
+"""Games vs the computer with the REAL engines and REAL worker processes against a live server:
+a whole game in each variant over the websocket ending by the rules, a worker killed mid-game
+(another finishes it), and an engine move our rules forbid (never played: the fallback is)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import aiohttp
+import pytest
+from computer_support import TURN_TIMEOUT_S, HumanGame, WorkerProcess, play_the_computer
+from ics_support import OpenIcs, board_fields
+from ws_support import TEST_WORKER_KEY, OpenClient, StartApp, wait_for
+
+from server.app import App
+from server.app.computer import fallback_move
+
+RULE_ENDINGS = {
+    "checkmate",
+    "stalemate",
+    "royal_capture",
+    "repetition",
+    "perpetual_check",
+    "fifty_moves",
+    "seventy_five_moves",
+    "dead_position",
+}
+StartWorker = Callable[..., Awaitable[WorkerProcess]]
+
+
+@pytest.fixture
+async def start_worker(tmp_path: Path) -> AsyncIterator[StartWorker]:
+    workers: list[WorkerProcess] = []
+
+    async def start(app: App, name: str = "w1", *extra: str) -> WorkerProcess:
+        worker = await WorkerProcess.start(app.port, tmp_path / f"{name}.log", name, *extra)
+        workers.append(worker)
+        return worker
+
+    yield start
+    for worker in workers:
+        await worker.stop()
+
+
+@pytest.mark.parametrize(
+    ("variant", "colour", "resign_after"),
+    [
+        ("minishogi", "first", None),
+        ("shoshogi", "second", None),
+        ("wildcastle", "first", None),
+        ("spartan", "second", None),
+        # Dai Shogi's 15x15 board: a random mover survives hundreds of plies; it resigns at 40
+        ("daishogi", "first", 40),
+    ],
+)
+async def test_a_whole_game_vs_the_computer(
+    start_app: StartApp,
+    open_client: OpenClient,
+    start_worker: StartWorker,
+    variant: str,
+    colour: str,
+    resign_after: int | None,
+) -> None:
+    app = await start_app()
+    await start_worker(app)
+    human = await open_client(app, "human")
+    await human.guest()
+    game = await play_the_computer(human, variant, colour=colour, seed=7, resign_after=resign_after)
+    assert game.end is not None
+    if resign_after is None:
+        assert game.end["termination"] in RULE_ENDINGS, game.end
+    else:
+        assert game.end["termination"] == "resignation" and game.end["winner"] != colour
+    assert game.computer_moves >= 2
+    assert sum(app.computer.played.values()) == game.computer_moves
+    stored = await app.store.get_game(game.game_id)
+    assert stored is not None and [m.uci for m in stored.moves] == game.moves
+    assert "Computer" in (stored.first_name, stored.second_name)
+
+
+async def test_a_killed_worker_leaves_its_move_to_another(
+    start_app: StartApp, open_client: OpenClient, start_worker: StartWorker
+) -> None:
+    """The only worker is SIGKILLed (engines and all) while it searches the computer's move:
+    the job's lease (short here) runs out, a second worker takes it and the game goes on to its
+    end (the human resigns after a few more moves)."""
+    app = await start_app(move_lease_s=6, fishnet_poll_s=1)
+    doomed = await start_worker(app, "doomed")
+    human = await open_client(app, "human")
+    await human.guest()
+    # level 8 thinks on the clock: ~remaining/30 = 2 s a move here, long enough to be caught
+    answer = await human.ok(
+        "challenge_ai",
+        {
+            "variant": "minishogi",
+            "level": 8,
+            "colour": "first",
+            "tc": {"kind": "fischer", "base_s": 60, "inc_s": 0},
+        },
+    )
+    game = HumanGame(human, answer["game"])
+    while game.turn is None:
+        await game.next_event()
+    await human.ok("move", {"game": game.game_id, "ply": 1, "move": sorted(game.legal)[0]})
+    await game.next_event()  # our move's room event
+
+    async def held_by_doomed() -> bool:
+        jobs = await app.store.open_jobs("move")
+        return any(job.worker == "doomed" and job.state == "acquired" for job in jobs)
+
+    while not await held_by_doomed():  # each look is a query: no sleeping
+        pass
+    (held,) = [job.id for job in await app.store.open_jobs("move")]
+    doomed.kill()
+    await doomed.process.wait()
+    await start_worker(app, "rescuer")
+    await game.next_event()  # the computer's move, by the rescuer after the lease ran out
+    assert game.computer_moves == 1
+    job = await app.store.job(held)
+    assert job is not None and job.state == "done" and job.attempts >= 2
+    assert job.worker == "rescuer"
+    while len(game.moves) < 6 and game.end is None:
+        if game.legal and game.turn == game.side:
+            ply = len(game.moves) + 1
+            await human.ok(
+                "move", {"game": game.game_id, "ply": ply, "move": sorted(game.legal)[0]}
+            )
+        await game.next_event()
+    if game.legal:  # the game goes on: resign (its end by the rules may also have come)
+        await human.ok("resign", {"game": game.game_id})
+    while game.end is None:
+        await game.next_event()
+    assert game.end["termination"] in RULE_ENDINGS | {"resignation"}
+    assert game.computer_moves == 3
+
+
+async def test_an_engine_move_our_rules_forbid_is_never_played(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    """A worker (here a client of the HTTP door) submits a move our rules forbid, then none:
+    both times the fallback is played instead, and counted."""
+    app = await start_app(fishnet_poll_s=5)
+    human = await open_client(app, "human")
+    await human.guest()
+    answer = await human.ok(
+        "challenge_ai",
+        {
+            "variant": "spartan",
+            "level": 3,
+            "colour": "second",
+            "tc": {"kind": "fischer", "base_s": 300, "inc_s": 0},
+        },
+    )
+    game = HumanGame(human, answer["game"])
+    headers = {"Authorization": f"Bearer {TEST_WORKER_KEY}"}
+    base = f"http://127.0.0.1:{app.port}/fishnet"
+    async with aiohttp.ClientSession(headers=headers) as http:
+        for bad in ("e2e5", None):
+            async with http.post(f"{base}/acquire", json={"worker": {"name": "liar"}}) as got:
+                assert got.status == 202
+                job = await got.json()
+            assert job["work"]["type"] == "move" and job["variant"] == "spartan"
+            while game.turn is None:
+                await game.next_event()
+            legal_before = list(game.legal)
+            assert bad not in legal_before
+            async with http.post(
+                f"{base}/move/{job['work']['id']}", json={"move": {"bestmove": bad}}
+            ) as done:
+                assert done.status == 204
+            before = len(game.moves)
+            while len(game.moves) == before:
+                await game.next_event()
+            assert game.moves[-1] == fallback_move(legal_before)
+            while game.turn != game.side:
+                await game.next_event()
+            ply = len(game.moves) + 1
+            await human.ok(
+                "move", {"game": game.game_id, "ply": ply, "move": sorted(game.legal)[-1]}
+            )
+            await game.next_event()
+    assert app.computer.fallbacks[("spartan", "illegal_move")] == 1
+    assert app.computer.fallbacks[("spartan", "no_move")] == 1
+
+
+async def test_challenge_ai_refusals(start_app: StartApp, open_client: OpenClient) -> None:
+    app = await start_app()
+    human = await open_client(app, "human")
+    await human.guest()
+    tc = {"kind": "byoyomi", "main_s": 60, "period_s": 10, "periods": 1}
+    refused = await human.request("challenge_ai", {"variant": "spartan", "level": 1, "tc": tc})
+    assert refused["t"] == "error" and refused["d"]["code"] == "byoyomi_unavailable"
+    refused = await human.request("challenge_ai", {"variant": "xiangqi", "level": 1, "tc": tc})
+    assert refused["t"] == "error" and refused["d"]["code"] == "unknown_variant"
+    refused = await human.request("challenge_ai", {"variant": "minishogi", "level": 9, "tc": tc})
+    assert refused["t"] == "error" and refused["d"]["code"] == "bad_request"
+    answer = await human.ok("challenge_ai", {"variant": "minishogi", "level": 1, "tc": tc})
+    refused = await human.request("challenge_ai", {"variant": "minishogi", "level": 1, "tc": tc})
+    assert refused["t"] == "error" and refused["d"]["code"] == "already_playing"
+    # the game is queued as a move job when the computer has the first move, or waits for ours
+    await asyncio.wait_for(human.next("game_start"), TURN_TIMEOUT_S)
+    assert answer["game"]
+
+
+async def test_a_whole_game_vs_the_computer_over_ics(
+    start_app: StartApp, ics_guest: OpenIcs, start_worker: StartWorker
+) -> None:
+    """A telnet guest types ``computer 1 5 0 white minishogi`` and plays random legal moves
+    (the room's own legal list, read from the server) until the game ends by the rules."""
+    app = await start_app(ics=True)
+    await start_worker(app)
+    human = await ics_guest(app)
+    await human.send("who")
+    await human.expect(r"^ Computer\(C\)$")
+    await human.send("computer 1 5 0 white minishogi")
+    await human.expect(r"^The computer \(level 1\) accepts\.$")
+    start = await human.expect(r"^\{Game (\d+) \((\S+) vs\. Computer\) Creating (.+) match\.\}$")
+    assert start.group(2) == human.name
+    (game_id,) = list(app.computer.games)
+    rng = random.Random(3)
+    while True:
+        line = (await human.expect(r"^(<12> |\{Game )", TURN_TIMEOUT_S)).string
+        if line.startswith("{Game"):
+            assert re.search(r"\} (1-0|0-1|1/2-1/2)$", line), line
+            break
+        fields = board_fields(line.split(), 5)
+        room = app.hub.room(game_id)
+        assert room is not None
+        if fields["relation"] == "1" and room.game.legal_moves():
+            await human.send(rng.choice(sorted(room.game.legal_moves())))
+    await wait_for(lambda: app.driver.pending_writes == 0)  # the end is written after it is shown
+    stored = await app.store.get_game(game_id)
+    assert stored is not None and stored.termination in RULE_ENDINGS, stored
+    assert stored.second_name == "Computer" and sum(app.computer.played.values()) >= 2
