@@ -114,16 +114,8 @@ export class AnalysisPanel {
     this.el.dataset.analysis = v ? v.state : "none";
     if (!v || v.state === "failed") {
       if (!this.finished()) { this.body.replaceChildren(h("p", { class: "muted", text: "Finished games can be analysed." })); return; }
-      const kind = h("select", { name: "limit", "aria-label": "Limit per position" }, [
-        h("option", { value: "", text: "default time" }), h("option", { value: "movetime_ms:1000", text: "1 s a position" }),
-        h("option", { value: "movetime_ms:3000", text: "3 s a position" }), h("option", { value: "depth:8", text: "depth 8" }),
-        h("option", { value: "depth:12", text: "depth 12" })]);
-      const button = h("button", { type: "button", class: "primary", "data-action": "request-analysis", text: "Request computer analysis" });
-      button.addEventListener("click", () => {
-        button.disabled = true;
-        const [key, value] = kind.value.split(":");
-        void this.request(key ? { [key]: Number(value) } : {});
-      });
+      // The form is built once: redrawing (every ply shown) keeps the player's choice.
+      const { kind, button } = this.form ??= this.requestForm();
       const failed = v?.state === "failed" ? h("p", { class: "error", text: `The last analysis failed: ${v.error ?? "unknown"}` }) : null;
       this.body.replaceChildren(failed ?? "", h("div", { class: "analysis-request" }, [button, kind]),
         h("p", { class: "muted", text: "Dai Shogi is slow: about a second per position." }));
@@ -150,6 +142,22 @@ export class AnalysisPanel {
     const here = this.evalAt(this.shown);
     if (here) parts.push(h("p", { class: "analysis-line" }, [h("b", { text: scoreText(here.score) }), ` depth ${here.depth}: ${here.pv || "–"}`]));
     this.body.replaceChildren(...parts);
+  }
+
+  private form: { kind: HTMLSelectElement; button: HTMLButtonElement } | null = null;
+
+  private requestForm(): { kind: HTMLSelectElement; button: HTMLButtonElement } {
+    const kind = h("select", { name: "limit", "aria-label": "Limit per position" }, [
+      h("option", { value: "", text: "default time" }), h("option", { value: "movetime_ms:1000", text: "1 s a position" }),
+      h("option", { value: "movetime_ms:3000", text: "3 s a position" }), h("option", { value: "depth:8", text: "depth 8" }),
+      h("option", { value: "depth:12", text: "depth 12" })]);
+    const button = h("button", { type: "button", class: "primary", "data-action": "request-analysis", text: "Request computer analysis" });
+    button.addEventListener("click", () => {
+      button.disabled = true;
+      const [key, value] = kind.value.split(":");
+      void this.request(key ? { [key]: Number(value) } : {}).finally(() => { button.disabled = false; });
+    });
+    return { kind, button };
   }
 
   private graph(v: AnalysisView): SVGSVGElement {
