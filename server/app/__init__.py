@@ -148,10 +148,10 @@ class App:
             review_store=self.analysis,
             presence=presence,
         )
-        # The HTTP API (the Bot API, docs/bots.md) on aiohttp: another door over the same hub,
-        # on the same public address as the websockets (server/transport/public.py).
         # The computer as a player: a hub connection that queues move jobs (server/app/computer.py).
         self.computer = ComputerSeat(self.driver, self.jobs, poll_results=settings.uses_redis)
+        # The HTTP API (the Bot API, docs/bots.md) on aiohttp: another door over the same hub,
+        # on the same public address as the websockets (server/transport/public.py).
         self.api = HttpApiServer(
             ApiContext(
                 settings,

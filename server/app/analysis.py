@@ -9,7 +9,8 @@ cannot be queued the analysis is marked failed (it may be requested again).
 
 :meth:`AnalysisDesk.record` is the job queue's analysis handler: each submission of a worker
 (partial or final) is checked entry by entry (:class:`~server.rules.analysis.PlyEval`; a
-malformed entry is logged and left out) and stored; the final one marks the analysis done.
+malformed entry is logged and left out) and stored; the final one marks the analysis done, or
+failed when it brought no evaluation at all (no worker's engine could analyse the game).
 Both tables are in the database, so a restart of a hub or a worker loses nothing: the job is
 leased again and the plies already stored stay.
 """
@@ -87,7 +88,10 @@ class AnalysisDesk:
             except AnalysisError as exc:
                 logger.warning("job %s: analysis entry left out (%s): %r", job.id, exc, entry)
         try:
-            await self.store.save_analysis_plies(job.game_id, evals, done=done)
+            saved = await self.store.save_analysis_plies(job.game_id, evals, done=done)
+            if done and saved.plies_done == 0 and saved.plies_total > 0:
+                # A job no worker can do is answered empty (docs/engines.md): say so.
+                await self.store.fail_analysis(job.game_id, "no engine could analyse this game")
         except UnknownAnalysisError:
             logger.warning("job %s: game %s has no analysis in progress", job.id, job.game_id)
         except ValueError as exc:

@@ -173,13 +173,17 @@ class AnalysisStore(Transactions):
             return await _read(connection, game_id)  # type: ignore[return-value]
 
     async def fail_analysis(self, game_id: str, error: str) -> bool:
-        """Mark a queued or running analysis failed (its plies stay, for what they show);
-        False if there was none in progress."""
+        """Mark a queued, running or empty done analysis failed (its plies stay, for what they
+        show); False if there was none of these."""
         check_game_id(game_id)
         async with self._transaction(write=True) as connection:
             result = await connection.execute(
                 update(analyses)
-                .where(analyses.c.game_id == game_id, analyses.c.state.in_(("queued", "running")))
+                .where(
+                    analyses.c.game_id == game_id,
+                    analyses.c.state.in_(("queued", "running"))
+                    | ((analyses.c.state == "done") & ~_has_plies(game_id)),
+                )
                 .values(state="failed", error=error[:MAX_ERROR_LENGTH], finished_at=utc_now())
             )
             return cast(int, result.rowcount) == 1
@@ -212,6 +216,12 @@ async def _read(connection: AsyncConnection, game_id: str) -> AnalysisRecord | N
         error=row.error,
         created_at=row.created_at,
         finished_at=row.finished_at,
+    )
+
+
+def _has_plies(game_id: str) -> Any:
+    return (
+        select(analysis_plies.c.ply).where(analysis_plies.c.game_id == game_id).exists()
     )
 
 

@@ -128,6 +128,12 @@ SCHEMA: dict[str, dict[str, Field]] = {
     },
     "review": {"game": _game(), "ply": Field("int", False, 0, 0, 100_000)},
     "export": {"game": _game(), "format": Field("string", valid="pgn")},
+    "analysis": {"game": _game()},
+    "analyse": {
+        "game": _game(),
+        "movetime_ms": Field("int", False, 100, 50, 10_000),
+        "depth": Field("int", False, 5, 1, 30),
+    },
 }
 """Every frame type and its fields: type, required, a valid (live) value, integer range."""
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -81,6 +82,25 @@ async def test_request_work_results_and_export(
     assert status == 409 and "error" in error
 
 
+async def test_a_job_no_engine_can_do_fails_the_analysis(
+    start_app: StartApp, http: aiohttp.ClientSession
+) -> None:
+    """A worker answers a job it cannot do with an empty final submission: the analysis is
+    failed (not "done" with nothing) and may be requested again."""
+    app = await start_app("sqlite", fishnet_poll_s=0)
+    game_id, _ = await save_game(app.store, moves=random_moves("minishogi", 8, 4))
+    path = f"/api/game/{game_id}/analysis"
+    assert (await call(http, app, "POST", path, json={}))[0] == 202
+    status, job = await call(http, app, "POST", "/fishnet/acquire", json=WORKER, headers=WORKER_AUTH)
+    assert status == 202
+    status, _ = await call(http, app, "POST", f"/fishnet/analysis/{job['work']['id']}",
+                           json={"analysis": [], "done": True}, headers=WORKER_AUTH)
+    assert status == 204
+    status, view = await call(http, app, "GET", path)
+    assert view["state"] == "failed" and view["error"] == "no engine could analyse this game"
+    assert (await call(http, app, "POST", path, json={"depth": 4}))[0] == 202
+
+
 async def test_requester_and_refusals(start_app: StartApp, http: aiohttp.ClientSession) -> None:
     app = await start_app("sqlite", fishnet_poll_s=0)
     running, _ = await save_game(app.store, moves=random_moves("minishogi", 2, 3), result=None)
@@ -127,3 +147,13 @@ async def test_bad_requests_change_nothing(start_app: StartApp, http: aiohttp.Cl
         status, answer = await call(http, app, "POST", "/api/game/zzzzzzzz/analysis", data=raw,
                                     headers={"Content-Type": "application/json"})
         assert status in (400, 404) and "error" in answer
+
+
+def test_haproxy_routes_every_api_path_to_the_api() -> None:
+    """config/haproxy.cfg's http_api paths are the HTTP API's (analysis's /api/game/ included)."""
+    from server.transport.http_api.paths import API_PREFIXES
+
+    cfg = (Path(__file__).resolve().parents[2] / "config" / "haproxy.cfg").read_text()
+    acl = next(line.split() for line in cfg.splitlines() if line.split()[:2] == ["acl", "http_api"])
+    assert acl[2] == "path_beg" and set(acl[3:]) == set(API_PREFIXES)
+    assert "/api/game/" in API_PREFIXES

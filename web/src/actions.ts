@@ -3,6 +3,7 @@
 // the first turns the button into "Cancel" (where the finger was) and a confirm beside it, which
 // gives up after a few seconds (as lichess does), so a stray tap loses nothing.
 
+import type { CommandKind } from "./protocol.gen";
 import { h } from "./svg";
 import type { Absence, GameSnapshot, Side } from "./types";
 
@@ -28,7 +29,7 @@ export interface ActionState {
 }
 
 export interface ActionHandlers {
-  command: (t: string, extra?: object) => void;
+  command: (t: CommandKind, extra?: object) => void;
   pass: () => void;
   flip: () => void;
   /** Toggle the zoomed board; returns whether it is zoomed now. */
@@ -55,7 +56,7 @@ export class ActionBar {
     this.last = s;
     const buttons: HTMLElement[] = [];
     const offers: HTMLElement[] = [];
-    const add = (label: string, t: string, extra: object = {}, cls = "") => {
+    const add = (label: string, t: CommandKind, extra: object = {}, cls = "") => {
       const b = h("button", { type: "button", "data-action": t + ("outcome" in extra ? "-" + String((extra as { outcome: string }).outcome) : ""), class: cls, text: label });
       b.addEventListener("click", () => this.on.command(t, extra));
       return b;
@@ -105,7 +106,7 @@ export class ActionBar {
   }
 
   /** Resign or abort: the button, or while confirming "Cancel" in its place and the confirm. */
-  private confirmable(t: string): HTMLElement[] {
+  private confirmable(t: "resign" | "abort"): HTMLElement[] {
     const [label, yes] = CONFIRM_WORDS[t];
     if (this.confirming !== t) {
       const b = h("button", { type: "button", "data-action": t, class: "danger", text: label });

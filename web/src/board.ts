@@ -46,6 +46,7 @@ export class Board {
   tooltips = true;
   private tipTimer = 0;
   private tipSquare: string | null = null;
+  private arrow: string | null = null;
 
   constructor(
     private readonly variant: VariantInfo,
@@ -68,6 +69,8 @@ export class Board {
   }
 
   setOrientation(side: 0 | 1): void { this.orientation = side; this.render(); }
+  /** An arrow along a move (the engine's best move, analysis.ts), or none. */
+  setArrow(uci: string | null): void { this.arrow = uci; this.render(); }
   setLabels(labels: LabelStyle): void { this.labels = labels; this.render(); }
 
   set(state: BoardState): void {
@@ -197,9 +200,33 @@ export class Board {
           class: occupied ? "target capture" : "target", "data-target": target }));
       }
     }
+    if (this.arrow) layer.append(this.arrowNode(this.arrow));
     this.layer.replaceWith(layer);
     this.layer = layer;
     this.renderHands(pos);
+  }
+
+  /** A move's path as an arrow (a drop: a ring on its square). */
+  private arrowNode(uci: string): SVGGElement {
+    const centre = (name: string): [number, number] => {
+      const [f, r] = squareXY(name);
+      const [col, row] = this.cell(f, r);
+      return [MARGIN + col * SQ + SQ / 2, MARGIN + row * SQ + SQ / 2];
+    };
+    const squares = lastMoveSquares(uci);
+    const g = svg("g", { class: "best-arrow", "data-arrow": uci });
+    if (squares.length === 0) return g;  // a pass
+    if (squares.length === 1) {
+      const [x, y] = centre(squares[0]);
+      g.append(svg("circle", { cx: x, cy: y, r: SQ * 0.42 }));
+      return g;
+    }
+    const points = squares.map(centre);
+    g.append(svg("polyline", { points: points.map((p) => p.join(",")).join(" ") }));
+    const [[x1, y1], [x2, y2]] = points.slice(-2);
+    const angle = (Math.atan2(y2 - y1, x2 - x1) * 180) / Math.PI;
+    g.append(svg("polygon", { points: "0,0 -30,-18 -30,18", transform: `translate(${x2} ${y2}) rotate(${angle})` }));
+    return g;
   }
 
   private pieceNode(symbol: string, side: 0 | 1): SVGGElement {

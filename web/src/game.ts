@@ -3,6 +3,7 @@
 // chat, the end banner, and the review tools (exports, copy FEN).
 
 import { ActionBar } from "./actions";
+import { AnalysisPanel, GLYPHS } from "./analysis";
 import { Board } from "./board";
 import { clockView, tcOfStored, tcText } from "./clock";
 import { shownName } from "./computer";
@@ -76,6 +77,7 @@ export class GameView {
   private readonly chatList = h("ul", { class: "chat-lines" });
   private readonly chatBox: HTMLElement;
   private readonly review = h("div", { class: "review-tools" });
+  private readonly analysis: AnalysisPanel;
 
   constructor(private readonly ctx: Ctx, readonly id: string) {
     this.sender = new MoveSender({
@@ -97,6 +99,7 @@ export class GameView {
       this.ctx.conn.request("chat", { game: this.id, text }).then(() => { input.value = ""; }, (err) => this.fail(err));
     });
     this.chatBox = h("div", { class: "chat", hidden: true }, [h("h3", { text: "Chat" }), this.chatList, form]);
+    this.analysis = new AnalysisPanel(ctx, id, () => this.status === "finished", (ply) => this.goto(ply), () => void this.draw());
     this.el = h("section", { class: "game", "data-game": id }, [
       h("div", { class: "board-col" }, [this.clockTop, this.historyBox, this.boardBox, this.sender.confirmBox, this.clockBottom, this.sender.note]),
       h("div", { class: "side-col" }, [this.info, this.banner, this.actionBar.offers, this.actionBar.buttons, this.errorBox,
@@ -105,7 +108,7 @@ export class GameView {
           b.addEventListener("click", () => this.step(k));
           return b;
         })),
-        this.moveList, this.review, this.chatBox]),
+        this.moveList, this.review, this.analysis.el, this.chatBox]),
     ]);
     window.addEventListener("hashchange", this.onHash);
     document.addEventListener("keydown", this.onKey);
@@ -121,6 +124,7 @@ export class GameView {
   destroy(): void {
     window.clearInterval(this.timer);
     this.pressure.stop();
+    this.analysis.destroy();
     window.removeEventListener("hashchange", this.onHash);
     document.removeEventListener("keydown", this.onKey);
     if (this.live && this.ctx.conn.open) this.ctx.conn.request("leave", { game: this.id }).catch(() => {});
@@ -389,6 +393,8 @@ export class GameView {
     const pending = ply === this.ply ? drawn : null;
     this.board.set({ fen, legal: myTurn && !pending ? this.live!.legal : [], last: ply > 0 ? this.moves[ply - 1] : null,
       check: this.checks[ply] ?? false, interactive: myTurn && !pending, premoveSide: waiting, pending });
+    this.board.setArrow(this.analysis.evalAt(ply)?.best ?? null);
+    this.analysis.show(ply);
     this.board.el.dataset.ply = String(ply);
     this.board.el.dataset.turn = fen.split(" ")[1] === "b" ? "second" : "first";
     this.board.el.dataset.myTurn = String(myTurn);
@@ -414,7 +420,9 @@ export class GameView {
       if (!c) return h("span", { class: "mv-empty", text: "…" });
       // A Lion's pass is written as a move to its own square (rules spec §5.9): say so on hover.
       const title = this.moves[c.ply - 1] === "@@@@" ? "Lion pass: out and back to its own square" : undefined;
-      const el = h(tag, { class: `mv${c.ply === shown ? " current" : ""}`, "data-ply": c.ply, title }, [c.text]);
+      const advice = this.analysis.adviceAt(c.ply);
+      const mark = advice ? h("span", { class: `glyph ${advice.judgement}`, title: advice.judgement, text: GLYPHS[advice.judgement] }) : null;
+      const el = h(tag, { class: `mv${c.ply === shown ? " current" : ""}${advice ? " " + advice.judgement : ""}`, "data-ply": c.ply, title }, [c.text, mark]);
       el.addEventListener("click", () => this.goto(c.ply));
       return el;
     };

@@ -12,7 +12,7 @@ import type { CommandKind, Commands, ErrorCode, MessageKind } from "./protocol.g
 export interface Message { t: MessageKind; d: any; v?: number; a?: number | string }
 
 export class ServerError extends Error {
-  constructor(readonly code: ErrorCode | "disconnected", message: string, readonly data: any) { super(message); }
+  constructor(readonly code: ErrorCode | "disconnected" | "timeout", message: string, readonly data: any) { super(message); }
 }
 
 /** The codes of a request that never got its answer: it may or may not have been done. */
