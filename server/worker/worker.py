@@ -190,6 +190,11 @@ class Worker:
         entries: list[dict[str, Any]] = []
         last_sent = time.monotonic()
         for ply in range(game.ply + 1):
+            if self._stop.is_set():
+                # Stopping: give the job back even if the task's cancellation was lost (on
+                # Python 3.11, asyncio.wait_for swallows a cancel that lands as its inner
+                # future completes), rather than analysing on to the end.
+                raise asyncio.CancelledError
             if ply in skip:
                 continue
             entry = await computer.analyse(game, ply, movetime, depth)

@@ -65,7 +65,10 @@ async def test_a_whole_game_vs_the_computer(
     colour: str,
     resign_after: int | None,
 ) -> None:
-    app = await start_app()
+    # The test's human answers each computer move at once, and a level-1 computer answers in
+    # milliseconds: over a long game that is more than the 10 frames/s a websocket may send.
+    # The rate limit is not what this test is about.
+    app = await start_app(rate_limit_per_s=200.0, rate_limit_burst=200)
     await start_worker(app)
     human = await open_client(app, "human")
     await human.guest()
