@@ -130,9 +130,10 @@ async def test_status_counts_waiting_and_held_jobs(store: Store) -> None:
     empty = {"move": {"queued": 0, "acquired": 0}, "analysis": {"queued": 0, "acquired": 0}}
     assert await store.status(at(0)) == empty
     first = await store.enqueue_move("g1", "minishogi", MOVE, now=at(0))
-    await store.enqueue_move("g2", "minishogi", MOVE, now=at(0))
-    await store.enqueue_analysis("g3", "minishogi", ANALYSIS, now=at(0))
-    assert await store.acquire("w1", at(0)) is not None
+    await store.enqueue_move("g2", "minishogi", MOVE, now=at(0.1))
+    await store.enqueue_analysis("g3", "minishogi", ANALYSIS, now=at(0.2))
+    held = await store.acquire("w1", at(0.5))
+    assert held is not None and held.id == first  # the oldest
     assert await store.status(at(1)) == {
         "move": {"queued": 1, "acquired": 1},
         "analysis": {"queued": 1, "acquired": 0},
