@@ -33,6 +33,7 @@ from typing import Any
 
 from server.app.jobs import JobQueue
 from server.hub.commands import MoveCommand
+from server.hub.errors import ErrorCode
 from server.hub.identity import COMPUTER
 from server.store import StoreUnavailableError
 from server.store.jobs import Job
@@ -211,7 +212,7 @@ class ComputerSeat:
 
     def _refused(self, data: dict[str, Any]) -> None:
         logger.warning("the hub refused the computer's command: %s", data)
-        if data.get("code") != "busy":
+        if data.get("code") != ErrorCode.BUSY:
             return
         # a room was writing something when the move came: each game still waiting for its
         # move (its job answered) gets its position again shortly, and a new job

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 
 class ErrorCode(StrEnum):
@@ -33,6 +33,16 @@ class ErrorCode(StrEnum):
         member.text = text
         return member
 
+    @classmethod
+    def of(cls, value: object) -> ErrorCode | None:
+        """The member spelled ``value`` on the wire, or None (a door reading a hub error back).
+
+        >>> ErrorCode.of("busy") is ErrorCode.BUSY, ErrorCode.of("no such code")
+        (True, None)
+        """
+        member = cls._value2member_map_.get(value) if isinstance(value, str) else None
+        return cast("ErrorCode | None", member)
+
     # --- frames and sessions (transport)
     BAD_REQUEST = "bad_request", "The frame does not follow the protocol."
     BAD_JSON = "bad_json", "The frame is not valid JSON."
@@ -41,6 +51,7 @@ class ErrorCode(StrEnum):
     NOT_AUTHENTICATED = "not_authenticated", "Log in first: register, login, guest or resume."
     ALREADY_AUTHENTICATED = "already_authenticated", "This connection is already logged in."
     INTERNAL_ERROR = "internal_error", "The server failed on this command."
+    TIMEOUT = "timeout", "The hub did not answer in time; retry."
     INVALID_NAME = (
         "invalid_name",
         ("A name has 3 to 20 characters: a letter, then letters, digits, '_' or '-'."),

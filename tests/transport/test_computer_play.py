@@ -12,12 +12,16 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from bot_support import call, make_bot
 from computer_support import TURN_TIMEOUT_S, HumanGame, WorkerProcess, play_the_computer
 from ics_support import OpenIcs, board_fields
 from ws_support import TEST_WORKER_KEY, Client, OpenClient, StartApp, settings_for, wait_for
 
 from server.app import App
 from server.app.computer import fallback_move
+from server.rules import get_variant
+from server.rules.export import replay
+from server.rules.uci import legal_uci
 
 RULE_ENDINGS = {
     "checkmate",
@@ -295,3 +299,69 @@ async def test_a_game_vs_the_computer_survives_a_hub_restart(
     assert latest is not None and latest.payload["level"] == 5 and latest.state == "done"
     old = await app.store.job(job_id or "")
     assert old is not None and old.state == "done"
+
+
+async def test_a_lichess_client_plays_the_computer_through_challenge_ai(
+    start_app: StartApp, open_client: OpenClient, start_worker: StartWorker
+) -> None:
+    """berserk's ``challenges.create_ai`` (lichess's ``POST /api/challenge/ai``): the game
+    starts at once, the client plays it through the Bot API's streams and the computer's
+    moves come from a real worker, to an ending by the rules."""
+    app = await start_app(rate_limit_per_s=200.0, rate_limit_burst=200)
+    await start_worker(app)
+    bot = await make_bot(app, open_client, "robo")
+    events = await bot.events()
+    created = await call(
+        bot.client.challenges.create_ai,
+        level=1,
+        clock_limit=120,
+        clock_increment=1,
+        color="white",
+        variant="minishogi",
+    )
+    game_id = created["id"]
+    assert created["source"] == "ai" and created["rated"] is False
+    assert created["variant"]["key"] == "minishogi"
+    assert created["clock"] == {"initial": 120_000, "increment": 1000}
+    start = await events.next("gameStart")
+    assert start["game"]["gameId"] == game_id and start["game"]["color"] == "white"
+    stream = await bot.game(game_id)
+    full = await stream.next("gameFull")
+    assert full["white"]["name"] == "robo" and full["black"]["name"] == "Computer"
+    rng = random.Random(5)
+    variant = get_variant("minishogi")
+    state = full["state"]
+    while state["status"] == "started":
+        moves = state["moves"].split()
+        legal = legal_uci(replay(variant, None, moves).position)
+        if len(moves) % 2 == 0 and legal:  # the client's turn (white: the first player)
+            await call(bot.client.bots.make_move, game_id, rng.choice(legal))
+        played = len(moves)
+        state = await stream.next(
+            lambda e, played=played: e["type"] == "gameState"
+            and (len(e["moves"].split()) > played or e["status"] != "started")
+        )
+    assert state["status"] in ("mate", "stalemate", "draw", "resign", "outoftime"), state
+    # Every move of the game, the computer's included, replays under our rules.
+    replay(variant, None, state["moves"].split())
+
+
+async def test_challenge_ai_refuses_bad_forms_and_changes_nothing(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    app = await start_app()
+    bot = await make_bot(app, open_client, "robo")
+    for form in (
+        {"level": "9", "variant": "minishogi"},
+        {"level": "0", "variant": "minishogi"},
+        {"level": "x", "variant": "minishogi"},
+        {"level": "1", "variant": "minishogi", "color": "green"},
+        {"level": "1", "variant": "minishogi", "days": "3"},
+        {"level": "1", "variant": "minishogi", "fen": "8/8/8/8/8/8/8/8 w - - 0 1"},
+        {"level": "1", "variant": "chess"},
+    ):
+        answer = await call(bot.post, "/api/challenge/ai", data=form)
+        assert answer.status_code == 400, (form, answer.text)
+        assert "error" in answer.json()
+    playing = await call(bot.client.games.get_ongoing)
+    assert playing == []

@@ -47,6 +47,7 @@ export type ErrorCode =
   | "not_authenticated"
   | "already_authenticated"
   | "internal_error"
+  | "timeout"
   | "invalid_name"
   | "invalid_password"
   | "name_taken"

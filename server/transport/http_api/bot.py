@@ -15,6 +15,7 @@ from typing import Any
 
 from aiohttp import web
 
+from server.hub.errors import ErrorCode
 from server.transport.http_api.account import account_view
 from server.transport.http_api.auth import Caller, caller
 from server.transport.http_api.context import CONTEXT, api_error
@@ -65,7 +66,7 @@ async def move(request: web.Request) -> web.Response:
             await link.command("move", {"game": game_id, "ply": ply, "move": uci})
         except CommandFailed as error:
             state = error.data.get("state") or {}
-            if error.code != "stale_move" or not isinstance(state.get("ply"), int):
+            if error.code != ErrorCode.STALE_MOVE or not isinstance(state.get("ply"), int):
                 raise
             # This connection had not seen the latest move yet: the state says where it is.
             await link.command("move", {"game": game_id, "ply": state["ply"] + 1, "move": uci})

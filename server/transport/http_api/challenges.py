@@ -1,4 +1,4 @@
-"""Challenges: ``POST /api/challenge/{user}``, ``/api/challenge/{id}/accept``, ``/decline``
+"""Challenges: ``POST /api/challenge/ai`` (play the computer at once), ``POST /api/challenge/{user}``, ``/api/challenge/{id}/accept``, ``/decline``
 (form ``reason``), ``/cancel``.
 
 Creating one takes lichess's form fields ``rated``, ``clock.limit`` and ``clock.increment``
@@ -14,6 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
+from server.hub.commands import MAX_LEVEL, MIN_LEVEL
 from server.transport.http_api import lichess
 from server.transport.http_api.auth import caller
 from server.transport.http_api.context import CONTEXT, api_error
@@ -66,6 +67,49 @@ def _challenge_id(request: web.Request) -> int:
     if not raw.isdigit() or len(raw) > 16:  # ids are below 2**53
         api_error(404, "No such challenge")
     return int(raw)
+
+
+# Registered before ``/api/challenge/{user}``: aiohttp tries routes in order, and "ai" would
+# otherwise be read as a user name.
+@routes.post("/api/challenge/ai")
+async def create_ai(request: web.Request) -> web.Response:
+    """lichess's "challenge the AI": form ``level`` (1-8), ``clock.limit``, ``clock.increment``
+    (or the byoyomi fields), ``color``, ``variant``. The game starts at once (unrated, the
+    hub's ``challenge_ai``); its id is answered, and ``gameStart`` follows on the event stream
+    once the game is stored."""
+    form = await read_form(request)
+    color = form.get("color", "random")
+    if color not in lichess.SIDE:
+        api_error(400, "color: must be white, black or random")
+    level = _integer(form, "level", 1)
+    if not MIN_LEVEL <= level <= MAX_LEVEL:
+        api_error(400, f"level: must be {MIN_LEVEL} to {MAX_LEVEL}")
+    if form.get("days"):
+        api_error(400, "days: correspondence games are not offered here; give clock.limit")
+    if form.get("fen"):
+        api_error(400, "fen: games against the computer start from the variant's position")
+    tc = _time_control(form)
+    variant = form.get("variant", "")
+    payload = {"variant": variant, "tc": tc, "colour": lichess.SIDE[color], "level": level}
+    who = await caller(request)
+    link = await request.app[CONTEXT].links.link(who.info)
+    try:
+        answer = await link.command("challenge_ai", payload)
+    except CommandFailed as error:
+        api_error(error.status, error.message)
+    finally:
+        link.release()
+    return web.json_response(
+        {
+            "id": str(answer.get("game")),
+            "rated": False,
+            "source": "ai",
+            "level": level,
+            "variant": lichess.variant_view(variant),
+            "clock": lichess.clock_view(tc),
+            "status": {"id": 20, "name": "started"},
+        }
+    )
 
 
 @routes.post("/api/challenge/{user}")

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from server.hub.commands import parse_command
-from server.hub.errors import ProtocolError
+from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.identity import PlayerInfo
 from server.transport.codec import DecodeError, decode
 from server.transport.driver import HubDriver
@@ -40,22 +40,22 @@ MAX_QUEUED = 256
 KEEPALIVE_S = 6.0
 """A blank line after this long without output (lichess: at least every 7 s)."""
 
-_STATUS = {
-    "no_such_game": 404,
-    "no_such_challenge": 404,
-    "no_such_player": 404,
-    "rate_limited": 429,
-    "busy": 503,
-    "node_unavailable": 503,
-    "cluster_unavailable": 503,
-    "unavailable": 503,
+_STATUS: dict[ErrorCode, int] = {
+    ErrorCode.NO_SUCH_GAME: 404,
+    ErrorCode.NO_SUCH_CHALLENGE: 404,
+    ErrorCode.NO_SUCH_PLAYER: 404,
+    ErrorCode.RATE_LIMITED: 429,
+    ErrorCode.BUSY: 503,
+    ErrorCode.NODE_UNAVAILABLE: 503,
+    ErrorCode.CLUSTER_UNAVAILABLE: 503,
+    ErrorCode.UNAVAILABLE: 503,
 }
 
 
 class CommandFailed(Exception):
     """The hub refused a command: ``status`` (lichess-style) and the hub's message."""
 
-    def __init__(self, status: int, code: str, message: str, data: dict[str, Any]) -> None:
+    def __init__(self, status: int, code: ErrorCode, message: str, data: dict[str, Any]) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
@@ -63,10 +63,10 @@ class CommandFailed(Exception):
         self.data = data
 
 
-def status_of_code(code: str) -> int:
+def status_of_code(code: ErrorCode) -> int:
     if code in _STATUS:
         return _STATUS[code]
-    if code.endswith("_not_saved") or code == "game_not_created":
+    if code.endswith("_not_saved") or code == ErrorCode.GAME_NOT_CREATED:
         return 503
     return 400
 
@@ -170,7 +170,9 @@ class BotLink:
         for future in self._pending.values():
             if not future.done():
                 future.set_exception(
-                    CommandFailed(503, "unavailable", "The hub connection closed; retry.", {})
+                    CommandFailed(
+                        503, ErrorCode.UNAVAILABLE, "The hub connection closed; retry.", {}
+                    )
                 )
         for stream in [*self.events, *self.game_streams]:
             stream.end()
@@ -192,10 +194,10 @@ class BotLink:
     async def command(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         """Send one hub command; its ack's payload, or :class:`CommandFailed`."""
         if self.closed:
-            raise CommandFailed(503, "unavailable", "The hub connection closed; retry.", {})
+            raise CommandFailed(503, ErrorCode.UNAVAILABLE, "The hub connection closed; retry.", {})
         verdict = self._bucket.take(asyncio.get_running_loop().time())
         if verdict is not Verdict.ACCEPT:
-            raise CommandFailed(429, "rate_limited", "Too many requests; slow down.", {})
+            raise CommandFailed(429, ErrorCode.RATE_LIMITED, "Too many requests; slow down.", {})
         ack = f"b{next(self._acks)}"
         try:
             command = parse_command({"t": kind, "d": payload, "a": ack})
@@ -208,7 +210,9 @@ class BotLink:
             self._driver.handle(self.conn_id, command)
             return await asyncio.wait_for(future, ANSWER_TIMEOUT_S)
         except TimeoutError:
-            raise CommandFailed(504, "timeout", "The hub did not answer in time.", {}) from None
+            raise CommandFailed(
+                504, ErrorCode.TIMEOUT, "The hub did not answer in time.", {}
+            ) from None
         finally:
             self._pending.pop(ack, None)
             self.release()
@@ -220,7 +224,7 @@ class BotLink:
             await self.command("join", {"game": game_id})
             game = self.games.get(game_id)
             if game is None:  # pragma: no cover - the hub sends the snapshot before the ack
-                raise CommandFailed(404, "no_such_game", "No such game", {})
+                raise CommandFailed(404, ErrorCode.NO_SUCH_GAME, "No such game", {})
         return game
 
     async def running_start(self) -> dict[str, Any] | None:
@@ -267,7 +271,7 @@ class BotLink:
                 if kind == "ack":
                     future.set_result(data)
                 else:
-                    code = str(data.get("code", "error"))
+                    code = ErrorCode.of(data.get("code")) or ErrorCode.INTERNAL_ERROR
                     future.set_exception(
                         CommandFailed(
                             status_of_code(code), code, str(data.get("message", code)), data

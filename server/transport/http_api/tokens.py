@@ -14,6 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
+from server.hub.errors import ErrorCode
 from server.transport.accounts import AuthError
 from server.transport.http_api.auth import API_TOKEN_PREFIX, StoredAccount, bearer, store_call
 from server.transport.http_api.context import CONTEXT, api_error
@@ -42,7 +43,7 @@ async def _owner(request: web.Request, form: dict[str, str]) -> StoredAccount:
     try:
         await context.accounts.login(name, password)
     except AuthError as error:
-        api_error(503 if error.code == "unavailable" else 401, error.message)
+        api_error(503 if error.code == ErrorCode.UNAVAILABLE else 401, error.message)
     account = await store_call(context.store.player_by_name(name))
     if account is None:  # pragma: no cover - deleted in between
         api_error(401, "Wrong name or password.")
