@@ -338,8 +338,10 @@ async def test_a_lichess_client_plays_the_computer_through_challenge_ai(
             await call(bot.client.bots.make_move, game_id, rng.choice(legal))
         played = len(moves)
         state = await stream.next(
-            lambda e, played=played: e["type"] == "gameState"
-            and (len(e["moves"].split()) > played or e["status"] != "started")
+            lambda e, played=played: (
+                e["type"] == "gameState"
+                and (len(e["moves"].split()) > played or e["status"] != "started")
+            )
         )
     assert state["status"] in ("mate", "stalemate", "draw", "resign", "outoftime"), state
     # Every move of the game, the computer's included, replays under our rules.
