@@ -12,6 +12,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 source scripts/venv.sh ""   # no extras (and not this script's own arguments)
+# The worker's engines (Debian packages; without root it only says which are missing).
+[[ "${HUB_NO_WORKER:-0}" == "1" ]] || bash scripts/system-deps.sh engines
 
 if [[ "${HUB_NO_WORKER:-0}" == "1" ]]; then
     exec python -m server "$@"

@@ -5,6 +5,8 @@
 # screenshots), the engines the workers drive (sjaakii, hachu, fairy-stockfish, fairymax), docker-compose (checks docker-compose.yml), a CJK font (the web
 # client's kanji pieces in the browser tests' screenshots).
 # Needs root and apt-get; elsewhere it only reports what is missing.
+#   scripts/system-deps.sh           everything the tests drive
+#   scripts/system-deps.sh engines   only the engines (scripts/serve.sh: its worker needs them)
 set -uo pipefail
 # package -> a file it installs
 declare -A wanted=(
@@ -21,6 +23,11 @@ declare -A wanted=(
     [docker-compose]=/usr/bin/docker-compose
     [fonts-droid-fallback]=/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf
 )
+if [ "${1:-}" = "engines" ]; then
+    for package in "${!wanted[@]}"; do
+        case "$package" in sjaakii | hachu | fairy-stockfish | fairymax) ;; *) unset "wanted[$package]" ;; esac
+    done
+fi
 missing=()
 for package in "${!wanted[@]}"; do
     [ -e "${wanted[$package]}" ] || missing+=("$package")
