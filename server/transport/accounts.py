@@ -22,6 +22,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 from argon2 import PasswordHasher
@@ -67,6 +68,9 @@ class StoredPlayer(Protocol):
 
     @property
     def password_hash(self) -> str: ...
+
+    @property
+    def created_at(self) -> datetime: ...
 
     @property
     def bot(self) -> bool: ...

@@ -32,7 +32,7 @@ from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.game_ids import GAME_ID_PATTERN
 from server.hub.messages import Message, error_message
 from server.rules import SIDE_NAMES, VARIANT_NAMES, Game, RulesError, Variant, get_variant
-from server.rules.analysis import AnalysisLimits, AnalysisRecord, PlyEval
+from server.rules.analysis import PlyEval
 from server.rules.export import (
     format_time_control,
     pgn_tags,
@@ -52,6 +52,7 @@ from server.rules.record import (
 )
 from server.transport.analysis_api import (
     AnalysisRequestError,
+    AnalysisStore,
     analysis_path_game,
     analysis_view,
     request_analysis,
@@ -107,8 +108,9 @@ _LIST_FIELDS = frozenset(
 # ------------------------------------------------------------------- store interface
 
 
-class ReviewStore(Protocol):
-    """The two reads the review API needs (``server.store.Store`` has them)."""
+class ReviewStore(AnalysisStore, Protocol):
+    """What the review API needs: the game list, and a game with its analysis (those from
+    :class:`~server.transport.analysis_api.AnalysisStore`); ``server.store.Store`` has them."""
 
     async def list_games(
         self,
@@ -122,19 +124,6 @@ class ReviewStore(Protocol):
         limit: int = 50,
         cursor: str | None = None,
     ) -> GamePage: ...
-
-    async def get_game(self, game_id: str) -> GameRecord | None: ...
-
-    async def get_analysis(self, game_id: str) -> AnalysisRecord | None: ...
-
-    async def request_analysis(
-        self,
-        game_id: str,
-        *,
-        limits: AnalysisLimits,
-        plies_total: int,
-        requested_by: str | None = None,
-    ) -> AnalysisRecord: ...
 
 
 # ---------------------------------------------------------------------------- errors

@@ -11,7 +11,8 @@ from typing import Any
 
 from aiohttp import web
 
-from server.transport.http_api.auth import Caller, StoredAccount, caller, store_call
+from server.transport.accounts import StoredPlayer
+from server.transport.http_api.auth import Caller, caller, store_call
 from server.transport.http_api.context import CONTEXT, api_error
 
 routes = web.RouteTableDef()
@@ -19,7 +20,7 @@ routes = web.RouteTableDef()
 BOT_TITLE = "BOT"
 
 
-def account_view(account: StoredAccount, info: Any | None = None) -> dict[str, Any]:
+def account_view(account: StoredPlayer, info: Any | None = None) -> dict[str, Any]:
     view: dict[str, Any] = {
         "id": account.name.lower(),
         "username": account.name,

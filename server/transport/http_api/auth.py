@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from aiohttp import web
 
 from server.hub.identity import PlayerInfo
-from server.transport.accounts import AuthError
+from server.transport.accounts import AuthError, StoredPlayer
 from server.transport.http_api.context import CONTEXT, api_error
 
-__all__ = ["Caller", "StoredAccount", "bearer", "caller", "store_call"]
+__all__ = ["Caller", "bearer", "caller", "store_call"]
 
 logger = logging.getLogger(__name__)
 
@@ -26,30 +25,11 @@ API_TOKEN_PREFIX = "vhb_"
 MAX_TOKEN_LENGTH = 256
 
 
-class StoredAccount(Protocol):
-    """A registered player as the store keeps it."""
-
-    @property
-    def id(self) -> int: ...
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def password_hash(self) -> str: ...
-
-    @property
-    def created_at(self) -> datetime: ...
-
-    @property
-    def bot(self) -> bool: ...
-
-
 @dataclass(frozen=True)
 class Caller:
     """The account a request acts for, and its hub identity."""
 
-    account: StoredAccount
+    account: StoredPlayer
     info: PlayerInfo
 
 
@@ -78,7 +58,7 @@ async def caller(request: web.Request) -> Caller:
     if token is None:
         api_error(401, "Missing or malformed token: send 'Authorization: Bearer <token>'.")
     context = request.app[CONTEXT]
-    account: StoredAccount | None
+    account: StoredPlayer | None
     if token.startswith(API_TOKEN_PREFIX):
         account = await store_call(context.store.api_token_player(token))
     else:

@@ -15,8 +15,8 @@ from typing import Any
 from aiohttp import web
 
 from server.hub.errors import ErrorCode
-from server.transport.accounts import AuthError
-from server.transport.http_api.auth import API_TOKEN_PREFIX, StoredAccount, bearer, store_call
+from server.transport.accounts import AuthError, StoredPlayer
+from server.transport.http_api.auth import API_TOKEN_PREFIX, bearer, store_call
 from server.transport.http_api.context import CONTEXT, api_error
 from server.transport.http_api.forms import read_form
 
@@ -26,7 +26,7 @@ PAGE = (Path(__file__).parent / "token_page.html").read_bytes()
 MAX_DESCRIPTION = 100
 
 
-async def _owner(request: web.Request, form: dict[str, str]) -> StoredAccount:
+async def _owner(request: web.Request, form: dict[str, str]) -> StoredPlayer:
     """The account acting: by session token, or by name and password."""
     context = request.app[CONTEXT]
     token = bearer(request)
