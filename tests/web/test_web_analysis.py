@@ -49,15 +49,15 @@ async def test_request_progress_graph_arrow_and_marks(hub: App, open_page, shots
     await expect(panel).to_have_attribute("data-analysis", "done")
     await expect(page.locator(".eval-graph .eval-line")).to_be_visible()
     # Move 7 (first player: +0.25 → -3.20) is a blunder, move 9 (-3.00 → -5.30) a mistake.
-    await expect(page.locator('.moves li[data-ply="7"] .glyph.blunder')).to_have_text("??")
-    await expect(page.locator('.moves li[data-ply="9"] .glyph.mistake')).to_have_text("?")
+    await expect(page.locator('.moves .mv[data-ply="7"] .glyph.blunder')).to_have_text("??")
+    await expect(page.locator('.moves .mv[data-ply="9"] .glyph.mistake')).to_have_text("?")
     await expect(page.locator(".eval-graph .eval-mark.blunder")).to_have_count(1)
     await expect(page.locator('.analysis-summary tr[data-side="first"] td').nth(3)).to_have_text("1")
     # At each ply the board shows the engine's best move from there.
-    await page.locator('.moves li[data-ply="6"]').click()
+    await page.locator('.moves .mv[data-ply="6"]').click()
     await expect(page.locator(f'.best-arrow[data-arrow="{game.moves[6]}"]')).to_be_visible()
     await expect(page.locator(".analysis-line")).to_contain_text("+0.25 depth 12")
-    await page.locator('.moves li[data-ply="7"]').click()  # the blunder, seen from after it
+    await page.locator('.moves .mv[data-ply="7"]').click()  # the blunder, seen from after it
     await shots(page, "analysis")
 
 
@@ -89,7 +89,7 @@ async def test_a_real_workers_analysis_on_the_review_page(hub: App, open_page, s
     await expect(page.locator(".eval-graph .eval-line")).to_be_visible()
     await expect(page.locator(".moves .glyph")).to_have_count(len(advice))
     await expect(page.locator(".eval-graph .eval-mark")).to_have_count(len(advice))
-    await page.locator('.moves li[data-ply="1"]').click()
+    await page.locator('.moves .mv[data-ply="1"]').click()
     best = stored.evals[1].best
     if best is not None:
         await expect(page.locator(f'.best-arrow[data-arrow="{best}"]')).to_be_visible()
