@@ -18,9 +18,9 @@ from aiohttp import web
 from server.hub.errors import ErrorCode
 from server.transport.http_api.account import account_view
 from server.transport.http_api.auth import Caller, caller
-from server.transport.http_api.context import CONTEXT, api_error
+from server.transport.http_api.context import CONTEXT, api_error, held_link
 from server.transport.http_api.forms import flag, read_form
-from server.transport.http_api.link import BotLink, CommandFailed
+from server.transport.http_api.link import CommandFailed
 
 routes = web.RouteTableDef()
 
@@ -37,13 +37,8 @@ async def _bot(request: web.Request) -> Caller:
 async def _act(request: web.Request, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
     """Run one hub command for the caller's link; its ack's payload."""
     who = await _bot(request)
-    link = await request.app[CONTEXT].links.link(who.info)
-    try:
+    async with held_link(request, who.info) as link:
         return await link.command(kind, payload)
-    except CommandFailed as error:
-        api_error(error.status, error.message)
-    finally:
-        link.release()
 
 
 async def _game_command(
@@ -58,8 +53,7 @@ async def move(request: web.Request) -> web.Response:
     who = await _bot(request)
     game_id, uci = request.match_info["id"], request.match_info["move"]
     offering_draw = flag(dict(request.query), "offeringDraw")
-    link: BotLink = await request.app[CONTEXT].links.link(who.info)
-    try:
+    async with held_link(request, who.info) as link:
         game = await link.follow(game_id)
         ply = len(game.get("moves", [])) + 1
         try:
@@ -73,10 +67,6 @@ async def move(request: web.Request) -> web.Response:
         if offering_draw:
             with contextlib.suppress(CommandFailed):
                 await link.command("draw_offer", {"game": game_id})
-    except CommandFailed as error:
-        api_error(error.status, error.message)
-    finally:
-        link.release()
     return web.json_response(OK)
 
 
@@ -89,14 +79,9 @@ async def chat(request: web.Request) -> web.Response:
     text = form.get("text", "")
     who = await _bot(request)
     game_id = request.match_info["id"]
-    link = await request.app[CONTEXT].links.link(who.info)
-    try:
+    async with held_link(request, who.info) as link:
         await link.follow(game_id)
         await link.command("chat", {"game": game_id, "text": text})
-    except CommandFailed as error:
-        api_error(error.status, error.message)
-    finally:
-        link.release()
     return web.json_response(OK)
 
 
@@ -133,14 +118,11 @@ routes.post("/api/bot/game/{id}/takeback/{accept}")(_answer("takeback"))
 @routes.get("/api/account/playing")
 async def playing(request: web.Request) -> web.Response:
     who = await caller(request)
-    link = await request.app[CONTEXT].links.link(who.info)
     now: list[dict[str, Any]] = []
-    try:
+    async with held_link(request, who.info) as link:
         start = await link.running_start()
         if start is not None:
             now.append(start["game"])
-    finally:
-        link.release()
     return web.json_response({"nowPlaying": now})
 
 

@@ -17,9 +17,8 @@ from aiohttp import web
 from server.hub.commands import MAX_LEVEL, MIN_LEVEL
 from server.transport.http_api import lichess
 from server.transport.http_api.auth import caller
-from server.transport.http_api.context import CONTEXT, api_error
+from server.transport.http_api.context import api_error, held_link
 from server.transport.http_api.forms import flag, read_form
-from server.transport.http_api.link import CommandFailed
 
 routes = web.RouteTableDef()
 
@@ -51,15 +50,10 @@ async def _command(request: web.Request, kind: str, payload: dict[str, Any]) -> 
     """Answer (or withdraw) a challenge; the link forgets it once the hub took the answer (the
     hub tells the other party, not the one who answered)."""
     who = await caller(request)
-    link = await request.app[CONTEXT].links.link(who.info)
-    try:
+    async with held_link(request, who.info) as link:
         answer = await link.command(kind, payload)
         link.challenges.pop(payload["id"], None)
         return answer
-    except CommandFailed as error:
-        api_error(error.status, error.message)
-    finally:
-        link.release()
 
 
 def _challenge_id(request: web.Request) -> int:
@@ -92,13 +86,8 @@ async def create_ai(request: web.Request) -> web.Response:
     variant = form.get("variant", "")
     payload = {"variant": variant, "tc": tc, "colour": lichess.SIDE[color], "level": level}
     who = await caller(request)
-    link = await request.app[CONTEXT].links.link(who.info)
-    try:
+    async with held_link(request, who.info) as link:
         answer = await link.command("challenge_ai", payload)
-    except CommandFailed as error:
-        api_error(error.status, error.message)
-    finally:
-        link.release()
     return web.json_response(
         {
             "id": str(answer.get("game")),
@@ -126,14 +115,9 @@ async def create(request: web.Request) -> web.Response:
         "colour": lichess.SIDE[color],
     }
     who = await caller(request)
-    link = await request.app[CONTEXT].links.link(who.info)
-    try:
+    async with held_link(request, who.info) as link:
         answer = await link.command("match", payload)
         challenge = link.challenges.get(answer.get("challenge", -1))
-    except CommandFailed as error:
-        api_error(error.status, error.message)
-    finally:
-        link.release()
     if challenge is None:  # pragma: no cover - the hub tells both parties before the ack
         return web.json_response({"id": str(answer.get("challenge")), "status": "created"})
     return web.json_response(lichess.challenge_view(challenge))

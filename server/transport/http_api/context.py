@@ -7,18 +7,21 @@ status code and a JSON body ``{"error": "…"}`` (:func:`api_error`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from aiohttp import web
 
 from server.config import Settings
+from server.hub.identity import PlayerInfo
 from server.transport.accounts import Accounts
 from server.transport.driver import HubDriver
 from server.transport.http import HttpRoutes
-from server.transport.http_api.link import BotLinks
+from server.transport.http_api.link import BotLink, BotLinks, CommandFailed
 
-__all__ = ["CONTEXT", "ApiContext", "ApiError", "api_error", "json_response"]
+__all__ = ["CONTEXT", "ApiContext", "ApiError", "api_error", "held_link", "json_response"]
 
 
 @dataclass
@@ -68,3 +71,17 @@ class ApiError(Exception):
 def api_error(status: int, message: str) -> NoReturn:
     """Stop the handler with ``status`` and ``{"error": message}``."""
     raise ApiError(status, message)
+
+
+@contextlib.asynccontextmanager
+async def held_link(request: web.Request, player: PlayerInfo) -> AsyncIterator[BotLink]:
+    """The player's hub link for one request: commands sent in the block are the hub's; a
+    refusal (:class:`CommandFailed`) is answered lichess's way (status, ``{"error": …}``); the
+    link is released at the end, whatever happened."""
+    link = await request.app[CONTEXT].links.link(player)
+    try:
+        yield link
+    except CommandFailed as error:
+        api_error(error.status, error.message)
+    finally:
+        link.release()
