@@ -49,7 +49,10 @@ async def upgrade(request: web.Request) -> web.Response:
     who = await caller(request)
     if who.account.bot:
         api_error(400, "This account is already a bot account.")
-    if not await store_call(request.app[CONTEXT].store.make_bot(who.account.id)):
+    context = request.app[CONTEXT]
+    made = await store_call(context.store.make_bot(who.account.id))
+    context.callers.forget_account(who.account.id)  # the next request sees the bot flag
+    if not made:
         api_error(400, "This account is already a bot account.")
     return web.json_response({"ok": True})
 

@@ -1,8 +1,9 @@
 """Who is calling: ``Authorization: Bearer <token>``, a personal API token (``vhb_…``, see
 ``POST /api/token``) or the session token a websocket login returned.
 
-Every request is authenticated again (one indexed lookup); nothing is cached, so a revoked token
-stops working at once. A guest's session is refused (the API is for registered accounts).
+A resolved token is kept a few seconds in this process (:mod:`.callers`): a token revoked here is
+refused at once, one revoked through another hub within the cache's TTL. A guest's session is
+refused (the API is for registered accounts).
 """
 
 from __future__ import annotations
@@ -58,6 +59,10 @@ async def caller(request: web.Request) -> Caller:
     if token is None:
         api_error(401, "Missing or malformed token: send 'Authorization: Bearer <token>'.")
     context = request.app[CONTEXT]
+    cached = context.callers.get(token)
+    if cached is not None:
+        assert isinstance(cached, Caller)
+        return cached
     account: StoredPlayer | None
     if token.startswith(API_TOKEN_PREFIX):
         account = await store_call(context.store.api_token_player(token))
@@ -69,4 +74,6 @@ async def caller(request: web.Request) -> Caller:
         info = await context.accounts.player_info(account)
     except AuthError as error:
         api_error(503, error.message)
-    return Caller(account, info)
+    found = Caller(account, info)
+    context.callers.put(token, account.id, found)
+    return found

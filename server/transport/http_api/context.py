@@ -19,6 +19,7 @@ from server.hub.identity import PlayerInfo
 from server.transport.accounts import Accounts
 from server.transport.driver import HubDriver
 from server.transport.http import HttpRoutes
+from server.transport.http_api.callers import CallerCache
 from server.transport.http_api.link import BotLink, BotLinks, CommandFailed
 
 __all__ = ["CONTEXT", "ApiContext", "ApiError", "api_error", "held_link", "json_response"]
@@ -45,6 +46,8 @@ class ApiContext:
     games and analyses, and requests that queue a job; None: no ``/api/game/{id}/analysis``."""
     closing: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when the server stops: open streams end."""
+    callers: CallerCache = field(default_factory=CallerCache)
+    """Who each bearer token stands for, kept a few seconds (:mod:`.callers`)."""
     links: BotLinks = field(init=False)
     """The bots' hub connections on this process."""
 

@@ -93,7 +93,10 @@ async def revoke_token(request: web.Request) -> web.Response:
     raw = request.match_info["id"]
     if not raw.isdigit() or len(raw) > 12:
         api_error(404, "No such token")
-    revoked = await store_call(request.app[CONTEXT].store.revoke_api_token(owner.id, int(raw)))
+    context = request.app[CONTEXT]
+    revoked = await store_call(context.store.revoke_api_token(owner.id, int(raw)))
+    # The token's value is not known here (only its id): forget every cached token of the owner.
+    context.callers.forget_account(owner.id)
     if not revoked:
         api_error(404, "No such token")
     return web.json_response({"ok": True})
@@ -105,7 +108,9 @@ async def revoke_this_token(request: web.Request) -> web.Response:
     token = bearer(request)
     if token is None or not token.startswith(API_TOKEN_PREFIX):
         api_error(401, "No such token")
-    revoked = await store_call(request.app[CONTEXT].store.revoke_api_token_value(token))
+    context = request.app[CONTEXT]
+    revoked = await store_call(context.store.revoke_api_token_value(token))
+    context.callers.forget_token(token)
     if not revoked:
         api_error(401, "No such token")
     return web.Response(status=204)
