@@ -8,7 +8,8 @@ the link's: the HTTP answer waits for the hub's ``ack`` or ``error`` for that id
 comes only once it is stored. The hub's messages arrive as encoded frames (:meth:`put`, the
 ``FrameSink``) and are turned into lichess events for the link's open NDJSON streams
 (:class:`NdjsonStream`): each holds a bounded queue, and a stream whose reader falls
-:data:`MAX_QUEUED` lines behind is dropped, never buffered without bound.
+:data:`MAX_QUEUED` lines behind is dropped (its connection aborted at once), never buffered
+without bound.
 """
 
 from __future__ import annotations
@@ -74,13 +75,16 @@ def status_of_code(code: ErrorCode) -> int:
 class NdjsonStream:
     """One open NDJSON response's queue of lines (see the module docstring)."""
 
-    __slots__ = ("_queue", "dropped", "ended", "game_id")
+    __slots__ = ("_queue", "dropped", "ended", "game_id", "on_drop")
 
     def __init__(self, game_id: str | None = None) -> None:
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue(MAX_QUEUED)
         self.game_id = game_id
         self.dropped = False
         self.ended = False
+        self.on_drop: Callable[[], None] | None = None
+        """Called once when the stream is dropped: its writer may be blocked on a socket that
+        is not read (waiting for it to drain), so the connection is cut from here."""
 
     def send(self, event: dict[str, Any]) -> None:
         self._put(_line(event))
@@ -92,7 +96,7 @@ class NdjsonStream:
             with contextlib.suppress(asyncio.QueueFull):
                 self._queue.put_nowait(None)
             if self._queue.full():
-                self.dropped = True
+                self._drop()
 
     def _put(self, line: bytes) -> None:
         if self.ended or self.dropped:
@@ -100,7 +104,15 @@ class NdjsonStream:
         try:
             self._queue.put_nowait(line)
         except asyncio.QueueFull:
-            self.dropped = True  # the writer sees it and aborts the connection
+            self._drop()
+
+    def _drop(self) -> None:
+        if self.dropped:
+            return
+        self.dropped = True
+        self._queue = asyncio.Queue(1)  # the unwritten lines are freed at once
+        if self.on_drop is not None:
+            self.on_drop()
 
     async def next_line(self) -> bytes | None:
         """The next line, a keep-alive blank line after :data:`KEEPALIVE_S`, or ``None`` at

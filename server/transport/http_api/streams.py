@@ -28,15 +28,21 @@ async def _pump(request: web.Request, stream: NdjsonStream) -> web.StreamRespons
     response = web.StreamResponse(headers=HEADERS)
     response.enable_chunked_encoding()
     await response.prepare(request)
+    transport = request.transport
+    if transport is not None:
+        # Too slow: cut off at once, even while the writer waits for the socket to drain (a
+        # reader that stopped reading never lets it); nothing more is kept for it.
+        stream.on_drop = transport.abort
+        if stream.dropped:
+            transport.abort()
     try:
         while True:
             line = await stream.next_line()
             if line is None:
                 break
             await response.write(line)
-        if stream.dropped and request.transport is not None:
-            request.transport.abort()  # too slow: cut off, nothing more is kept for it
-            return response
+        if stream.dropped:
+            return response  # cut off (on_drop): no end of the chunked body
         await response.write_eof()
     except (ConnectionResetError, ConnectionError):
         pass
