@@ -209,6 +209,9 @@ class GameInfo:
     finished_at: datetime | None = None
     first_rating_after: int | None = None
     second_rating_after: int | None = None
+    first_bot: bool = False
+    second_bot: bool = False
+    """Whether a player's account is a bot account (docs/bots.md), as the listing found it."""
 
     @property
     def winner(self) -> Side | None:

@@ -38,7 +38,9 @@ class GameQueries(Transactions):
         check_game_id(game_id)
         async with self._transaction(write=False) as connection:
             row = (
-                await connection.execute(select(games).where(games.c.id == game_id))
+                await connection.execute(
+                    select(games, *_bot_columns()).where(games.c.id == game_id)
+                )
             ).one_or_none()
             if row is None:
                 return None
@@ -148,7 +150,7 @@ class GameQueries(Transactions):
         )
         plies = func.coalesce(games.c.plies, moves_so_far).label("plies")
         statement = (
-            select(*(c for c in games.c if c.name != "plies"), plies)
+            select(*(c for c in games.c if c.name != "plies"), plies, *_bot_columns())
             .where(*conditions)
             .order_by(games.c.created_at.desc(), games.c.id.desc())
             .limit(limit + 1)
@@ -158,6 +160,19 @@ class GameQueries(Transactions):
         page = [GameInfo(**_game_fields(row)) for row in rows[:limit]]
         next_cursor = _encode_cursor(page[-1]) if len(rows) > limit else None
         return GamePage(page, next_cursor)
+
+
+def _bot_columns() -> tuple[Any, Any]:
+    """Whether each player is a bot account (docs/bots.md): the account's flag, read with the
+    game rather than copied into it."""
+    first, second = (
+        select(players.c.bot).where(players.c.id == player).scalar_subquery().label(label)
+        for player, label in (
+            (games.c.first_player_id, "first_bot"),
+            (games.c.second_player_id, "second_bot"),
+        )
+    )
+    return first, second
 
 
 def _aware(moment: datetime) -> datetime:
@@ -225,4 +240,7 @@ def _game_fields(row: Row[*tuple[Any, ...]]) -> dict[str, Any]:
         "first_rating_after": row.first_rating_after,
         "second_rating_before": row.second_rating_before,
         "second_rating_after": row.second_rating_after,
+        # Read with :func:`_bot_columns` where a query selects them.
+        "first_bot": bool(row._mapping.get("first_bot", False)),
+        "second_bot": bool(row._mapping.get("second_bot", False)),
     }

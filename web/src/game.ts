@@ -7,6 +7,7 @@ import { AnalysisPanel, GLYPHS } from "./analysis";
 import { Board } from "./board";
 import { clockView, tcOfStored, tcText } from "./clock";
 import { shownName } from "./computer";
+import { titledName } from "./names";
 import { errorText, resultText, type Ctx } from "./ctx";
 import { TimePressure } from "./pressure";
 import { sideWord } from "./words";
@@ -411,7 +412,7 @@ export class GameView {
   private drawInfo(): void {
     const v = this.variant!;
     const bits = [v.title, this.tc ? tcText(this.tc) : "", this.rated ? "rated" : "casual", this.role === "spectator" ? "watching" : `you play ${sideWord(v, this.role)}`];
-    this.info.replaceChildren(h("h2", { text: `${this.nameOf("first")} – ${this.nameOf("second")}` }), h("p", { class: "muted", text: bits.filter(Boolean).join(" · ") }));
+    this.info.replaceChildren(h("h2", {}, [...titledName(this.players.first), " – ", ...titledName(this.players.second)]), h("p", { class: "muted", text: bits.filter(Boolean).join(" · ") }));
   }
 
   private drawMoves(shown: number): void {
@@ -441,7 +442,7 @@ export class GameView {
     const top: Side = bottom === "first" ? "second" : "first";
     for (const [el, side] of [[this.clockTop, top], [this.clockBottom, bottom]] as [HTMLElement, Side][]) {
       const p = this.players[side] as Player;
-      const name = h("a", { class: "name", href: `/player/${encodeURIComponent(p.name)}`, text: `${shownName(p)}${p.rating && !p.computer ? ` (${p.rating}${p.provisional ? "?" : ""})` : ""}` });
+      const name = h("a", { class: "name", href: `/player/${encodeURIComponent(p.name)}` }, titledName(p, `${shownName(p)}${p.rating && !p.computer ? ` (${p.rating}${p.provisional ? "?" : ""})` : ""}`));
       name.addEventListener("click", (e) => { e.preventDefault(); this.ctx.navigate(`/player/${encodeURIComponent(p.name)}`); });
       const absent = this.live?.absent[side];
       const away = absent ? h("span", { class: "away", text: absent.claimable ? " left the game" : ` left: claim in ${Math.max(0, Math.ceil((absent.claim_in_ms - (Date.now() - absent.at)) / 1000))}s` }) : null;

@@ -8,6 +8,7 @@ import type { Challenge } from "./types";
 import type { Message } from "./net";
 import type { CommandKind, Commands } from "./protocol.gen";
 import { h } from "./svg";
+import { titledName } from "./names";
 import { challengeColour } from "./words";
 import type { OnlinePlayer, Seek, StoredGame, TimeControl } from "./types";
 
@@ -189,7 +190,7 @@ export class Lobby {
       button.addEventListener("click", () => void (mine ? this.act("unseek", { id: s.id }) : this.act("play", { id: s.id })));
       const title = this.ctx.variants.get(s.variant)?.title ?? s.variant;
       return h("tr", { "data-seek": s.id, class: mine ? "mine" : "" }, [
-        h("td", { text: s.player.name }), h("td", { text: s.player.rating == null ? "–" : `${s.player.rating}${s.player.provisional ? "?" : ""}` }),
+        h("td", {}, titledName(s.player)), h("td", { text: s.player.rating == null ? "–" : `${s.player.rating}${s.player.provisional ? "?" : ""}` }),
         h("td", { text: title }), h("td", { text: `${tcText(s.tc)} (${s.speed})` }),
         h("td", { text: (s.rated ? "rated" : "casual") + (s.range ? ` ${s.range[0]}–${s.range[1]}` : "") + (s.manual ? ", manual" : "") }),
         h("td", { text: colourText(this.ctx.variants.get(s.variant)?.family, s.colour) }), h("td", {}, [button]),
@@ -220,7 +221,7 @@ export class Lobby {
 
   private drawLive(): void {
     const items = this.live.map((g) => {
-      const a = h("a", { href: `/game/${g.id}`, text: `${this.ctx.variants.get(g.variant)?.title ?? g.variant}: ${g.first.name} – ${g.second.name}, move ${Math.floor(g.plies / 2) + 1} (${g.plies} plies)` });
+      const a = h("a", { href: `/game/${g.id}` }, [`${this.ctx.variants.get(g.variant)?.title ?? g.variant}: `, ...titledName(g.first), " – ", ...titledName(g.second), `, move ${Math.floor(g.plies / 2) + 1} (${g.plies} plies)`]);
       a.addEventListener("click", (e) => { e.preventDefault(); this.ctx.navigate(`/game/${g.id}`); });
       return h("li", { "data-game": g.id }, [a]);
     });
@@ -235,7 +236,7 @@ export class Lobby {
     const others = this.online.filter((p) => p.name !== this.ctx.me?.name && !p.computer);
     const items = others.map((p) => {
       const what = p.game ? "playing" : seeking.has(p.name) ? "seeking" : p.guest ? "guest" : "online";
-      const link = h("a", { href: `/player/${encodeURIComponent(p.name)}`, text: p.name });
+      const link = h("a", { href: `/player/${encodeURIComponent(p.name)}` }, titledName(p));
       link.addEventListener("click", (e) => { e.preventDefault(); this.ctx.navigate(`/player/${encodeURIComponent(p.name)}`); });
       const b = h("button", { type: "button", class: "challenge-player", text: "Challenge", disabled: p.game !== null });
       b.addEventListener("click", () => void this.challenge(p.name));

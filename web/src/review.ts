@@ -4,6 +4,7 @@
 import { tcOfStored, tcText } from "./clock";
 import { errorText, resultText, type Ctx } from "./ctx";
 import { h } from "./svg";
+import { titledName } from "./names";
 import type { StoredGame } from "./types";
 
 export function gameTable(ctx: Ctx, games: StoredGame[]): HTMLElement {
@@ -13,7 +14,7 @@ export function gameTable(ctx: Ctx, games: StoredGame[]): HTMLElement {
     const when = (g.started_at ?? g.created_at).replace("T", " ").slice(0, 16);
     return h("tr", { "data-game": g.id }, [
       h("td", { text: when }), h("td", { text: ctx.variants.get(g.variant)?.title ?? g.variant }),
-      h("td", { text: `${g.first.name} – ${g.second.name}` }), h("td", { text: g.result ?? "*" }),
+      h("td", {}, [...titledName(g.first), " – ", ...titledName(g.second)]), h("td", { text: g.result ?? "*" }),
       h("td", { text: g.status === "finished" ? resultText(g.result, g.termination, [g.first.name, g.second.name]) : g.status }),
       h("td", { text: String(g.plies) }), h("td", { text: `${tcText(tcOfStored(g))}, ${g.rated ? "rated" : "casual"}` }), h("td", {}, [link]),
     ]);
