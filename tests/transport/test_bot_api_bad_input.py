@@ -1,6 +1,7 @@
 """Bad input on every Bot API endpoint (hypothesis, against the live server): wrong or missing
-tokens, other people's games and challenges, illegal and malformed moves, odd bodies, huge
-bodies and a reader that stops reading. Each gets a clear ``{"error": …}`` (never a 5xx), nothing
+tokens, other people's games and challenges, illegal and malformed moves, odd bodies and huge
+bodies (a reader that stops reading: the queue's bound here, the live proof in
+``test_bot_api_slow_reader.py``). Each gets a clear ``{"error": …}`` (never a 5xx), nothing
 changes (the game goes on from where it was: a sentinel move arrives as the very next state),
 and the bot's streams stay up.
 """
@@ -156,13 +157,17 @@ async def test_fuzzed_requests_get_clear_errors_and_change_nothing(
 
 async def test_a_stream_that_falls_behind_by_its_bound_is_dropped() -> None:
     """The queue between the hub's messages and a stream's writer is bounded: a line beyond
-    :data:`MAX_QUEUED` unwritten ones drops the stream (its writer then cuts the connection),
-    and nothing more is kept for it."""
+    :data:`MAX_QUEUED` unwritten ones drops the stream (at once: ``on_drop``, which the writer
+    sets to abort its connection), and nothing more is kept for it. A unit check of the queue
+    alone; the live server with a socket that is never read: ``test_bot_api_slow_reader.py``."""
     stream = NdjsonStream()
+    cut: list[bool] = []
+    stream.on_drop = lambda: cut.append(True)
     for number in range(MAX_QUEUED):
         stream.send({"type": "n", "n": number})
     assert not stream.dropped
     stream.send({"type": "one too many"})
-    assert stream.dropped
+    assert stream.dropped and cut == [True]
     stream.send({"type": "ignored"})
     assert await stream.next_line() is None  # the writer stops at once
+    assert cut == [True]  # cut off once
