@@ -76,7 +76,7 @@ def _ts(tp: Any, alias: bool = True) -> str:
         for name, value in _ALIASES.items():
             if tp == value:
                 return name
-    if typing.is_typeddict(tp):
+    if typing.is_typeddict(tp) or tp is ErrorCode:
         return str(tp.__name__)
     if tp in _SCALARS:
         return _SCALARS[tp]
@@ -143,15 +143,18 @@ def _payload_types() -> list[str]:
 
 
 def _answers() -> dict[str, str]:
-    """The kind of message that answers each command when it succeeds: a hub command ``ack``,
-    a login ``welcome``, ``ping`` ``pong``, a review command the message of its own name."""
-    answers = {kind: MessageKind.ACK for kind in sorted(COMMAND_TYPES)}
+    """The kind of message that answers each command when it succeeds: ``ack``, or the message
+    of its own name (``payloads.OWN_ANSWERS``); a login ``welcome``, ``ping`` ``pong``."""
+    answers = {
+        kind: kind if kind in payloads.OWN_ANSWERS else MessageKind.ACK
+        for kind in sorted(COMMAND_TYPES)
+    }
     for kind in sorted(AUTH_FRAME_FIELDS):
         answers[kind] = {"ping": MessageKind.PONG, "logout": MessageKind.ACK}.get(
             kind, MessageKind.WELCOME
         )
     for kind in sorted(REVIEW_COMMAND_TYPES):
-        assert kind in payloads.PAYLOADS, f"review command {kind} has no answer payload"
+        assert kind in payloads.OWN_ANSWERS, f"review command {kind} has no answer"
         answers[kind] = kind
     return answers
 

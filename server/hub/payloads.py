@@ -14,15 +14,17 @@ Shared parts are defined once and reused by name: a player (:class:`PlayerView`)
 (:data:`TimeControlView`), both clocks (:class:`ClocksView`); a played move's fields (``ply``,
 ``uci``, ``display``, ``spent_ms``) are :class:`MoveFields`, which the live ``move`` event and
 the stored game's moves (:class:`StoredMoveView`) both extend; the room's view of a game
-(:class:`GameView`, the ``game`` snapshot) and its compact form sent with refusals
+(:class:`GameSnapshot`, the ``game`` snapshot) and its compact form sent with refusals
 (:class:`RoomStateView`) share :class:`PositionFields`.
 """
 
+import enum
 import types
 import typing
 from collections.abc import Mapping
 from typing import Any, Literal, NotRequired, TypedDict, Union
 
+from server.hub.errors import ErrorCode
 from server.hub.messages import MessageKind
 
 SideName = Literal["first", "second"]
@@ -153,7 +155,7 @@ class RoomStateView(PositionFields):
     status: str
 
 
-class GameView(PositionFields, TermsView):
+class GameSnapshot(PositionFields, TermsView):
     """A room's full view of one game for one viewer: the ``game`` snapshot."""
 
     status: str
@@ -181,10 +183,16 @@ class MoveFields(TypedDict):
     spent_ms: int | None
 
 
-class WhoPlayerView(PlayerView):
-    """One player of the ``who`` listing."""
+class PoolRatingView(TypedDict):
+    rating: int
+    provisional: bool
 
-    ratings: dict[str, dict[str, int | bool]]
+
+class WhoPlayerView(PlayerView):
+    """One player of the ``who`` listing: its rating in each pool it played (``"minishogi"``,
+    ``"chess/blitz"``) and the game it plays."""
+
+    ratings: dict[str, PoolRatingView]
     game: str | None
 
 
@@ -209,7 +217,7 @@ class AckPayload(TypedDict, total=False):
 
 
 class ErrorPayload(TypedDict):
-    code: str
+    code: ErrorCode
     message: str
     state: NotRequired[RoomStateView]
 
@@ -451,13 +459,18 @@ class AnalysisProgress(TypedDict):
     total: int
 
 
+class AnalysisLimitsView(TypedDict):
+    movetime_ms: int | None
+    depth: int | None
+
+
 class AnalysisView(TypedDict):
     """A game's computer analysis (``analyse``, ``analysis``; the HTTP API's analysis view)."""
 
     game: str
     state: Literal["queued", "running", "done", "failed"]
     requested_by: str | None
-    limits: dict[str, int | None]
+    limits: AnalysisLimitsView
     progress: AnalysisProgress
     estimate_s: int
     plies: list[PlyEvalView]
@@ -486,7 +499,7 @@ PAYLOADS: dict[str, Any] = {
     MessageKind.CHALLENGE_CANCELLED: ChallengeEndedPayload,
     MessageKind.GAME_START: GameStartPayload,
     MessageKind.COMPUTER_GAME: ComputerGamePayload,
-    MessageKind.GAME: GameView,
+    MessageKind.GAME: GameSnapshot,
     MessageKind.MOVE: MovePayload,
     MessageKind.TAKEBACK: TakebackPayload,
     MessageKind.OFFER: OfferPayload,
@@ -503,6 +516,21 @@ PAYLOADS: dict[str, Any] = {
 }
 """Every client-facing message kind's payload type (``game_end`` goes to the bus only, and the
 bus's ``game_start`` has the shape of :class:`GameStartedNotice`)."""
+
+
+OWN_ANSWERS = frozenset(
+    {
+        MessageKind.SOUGHT,
+        MessageKind.WHO,
+        MessageKind.GAMES,
+        MessageKind.REVIEW,
+        MessageKind.EXPORT,
+        MessageKind.ANALYSE,
+        MessageKind.ANALYSIS,
+    }
+)
+"""The commands answered by a message of their own name rather than by ``ack`` (the login
+frames are answered by ``welcome``, ``ping`` by ``pong``)."""
 
 
 class GameStartedNotice(TermsView):
@@ -566,6 +594,9 @@ def _problems(value: object, tp: Any, where: str) -> list[str]:
             for k, v in value.items()
             for p in _problems(k, key_tp, f"{where} key") + _problems(v, item, f"{where}.{k}")
         ]
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        ok = value in {member.value for member in tp}
+        return [] if ok else [f"{where}: {value!r} is not a {tp.__name__}"]
     if tp is bool:
         return [] if isinstance(value, bool) else [f"{where}: {value!r} is not a boolean"]
     if tp is int:

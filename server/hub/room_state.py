@@ -24,7 +24,7 @@ from server.hub.offers import OfferBox
 from server.hub.payloads import (
     ChatLineView,
     ClocksView,
-    GameView,
+    GameSnapshot,
     MovePayload,
     OffersView,
     RoomStateView,
@@ -280,7 +280,7 @@ class RoomState:
         """The full state for one viewer (``side`` ``None`` = spectator), stamped with ``v``."""
         ply = len(self.records)
         audience = Audience.SPECTATORS if side is None else Audience.PLAYERS
-        data: GameView = {
+        data: GameSnapshot = {
             "game": self.game_id,
             **self.terms.view(),
             "status": self.status,

@@ -113,7 +113,7 @@ export interface RoomStateView extends PositionFields {
 }
 
 /** A room's full view of one game for one viewer: the `game` snapshot. */
-export interface GameView extends PositionFields, TermsView {
+export interface GameSnapshot extends PositionFields, TermsView {
   status: string;
   role: SideName | "spectator";
   players: Record<SideName, PlayerView>;
@@ -138,9 +138,14 @@ export interface MoveFields {
   spent_ms: number | null;
 }
 
-/** One player of the `who` listing. */
+export interface PoolRatingView {
+  rating: number;
+  provisional: boolean;
+}
+
+/** One player of the `who` listing: its rating in each pool it played (`"minishogi"`, `"chess/blitz"`) and the game it plays. */
 export interface WhoPlayerView extends PlayerView {
-  ratings: Record<string, Record<string, number | boolean>>;
+  ratings: Record<string, PoolRatingView>;
   game: string | null;
 }
 
@@ -159,7 +164,7 @@ export interface AckPayload {
 }
 
 export interface ErrorPayload {
-  code: string;
+  code: ErrorCode;
   message: string;
   state?: RoomStateView;
 }
@@ -384,12 +389,17 @@ export interface AnalysisProgress {
   total: number;
 }
 
+export interface AnalysisLimitsView {
+  movetime_ms: number | null;
+  depth: number | null;
+}
+
 /** A game's computer analysis (`analyse`, `analysis`; the HTTP API's analysis view). */
 export interface AnalysisView {
   game: string;
   state: "queued" | "running" | "done" | "failed";
   requested_by: string | null;
-  limits: Record<string, number | null>;
+  limits: AnalysisLimitsView;
   progress: AnalysisProgress;
   estimate_s: number;
   plies: PlyEvalView[];
@@ -430,7 +440,7 @@ export interface Payloads {
   challenge_cancelled: ChallengeEndedPayload;
   game_start: GameStartPayload;
   computer_game: ComputerGamePayload;
-  game: GameView;
+  game: GameSnapshot;
   move: MovePayload;
   takeback: TakebackPayload;
   offer: OfferPayload;
@@ -622,12 +632,12 @@ export interface Answers {
   rematch_offer: "ack";
   resign: "ack";
   seek: "ack";
-  sought: "ack";
+  sought: "sought";
   takeback_accept: "ack";
   takeback_decline: "ack";
   takeback_offer: "ack";
   unseek: "ack";
-  who: "ack";
+  who: "who";
   withdraw: "ack";
   guest: "welcome";
   login: "welcome";

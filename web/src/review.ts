@@ -4,9 +4,9 @@
 import { tcOfStored, tcText } from "./clock";
 import { errorText, resultText, type Ctx } from "./ctx";
 import { h } from "./svg";
-import type { StoredGame } from "./types";
+import type { GameSummaryView } from "./protocol.gen";
 
-export function gameTable(ctx: Ctx, games: StoredGame[]): HTMLElement {
+export function gameTable(ctx: Ctx, games: GameSummaryView[]): HTMLElement {
   const rows = games.map((g) => {
     const link = h("a", { href: `/game/${g.id}`, text: "open", "data-open": g.id });
     link.addEventListener("click", (e) => { e.preventDefault(); ctx.navigate(`/game/${g.id}`); });
@@ -65,7 +65,7 @@ export class ReviewList {
       const body = await answer.json();
       if (!answer.ok) throw new Error(body.error?.message ?? answer.statusText);
       this.cursor = body.next_cursor;
-      this.results.replaceChildren(gameTable(this.ctx, body.games as StoredGame[]));
+      this.results.replaceChildren(gameTable(this.ctx, body.games as GameSummaryView[]));
       this.el.querySelector<HTMLButtonElement>(".more")!.hidden = !body.next_cursor;
     } catch (e) { this.error.textContent = errorText(e); }
   }
@@ -82,7 +82,7 @@ export class Profile {
   private async load(): Promise<void> {
     const answer = await fetch(`/api/games?player=${encodeURIComponent(this.name)}&limit=100`);
     if (!answer.ok) { this.el.append(h("p", { class: "error", text: "Cannot load this player's games." })); return; }
-    const games = (await answer.json()).games as StoredGame[];
+    const games = (await answer.json()).games as GameSummaryView[];
     const ratings = new Map<string, number>();
     for (const g of games) {  // newest first: the first rated game of a pool gives its rating
       if (!g.rated) continue;
