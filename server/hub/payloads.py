@@ -354,8 +354,11 @@ class StoredTimeControlView(TypedDict):
 
 
 class StoredPlayerView(TypedDict):
+    """A player of a stored game: its store id is a number (``None`` for a guest), not the
+    hub's player id."""
+
     name: str
-    id: str | None
+    id: int | None
     rating_before: int | None
     rating_after: int | None
 
@@ -373,7 +376,7 @@ class GameSummaryView(TypedDict):
     time_control: StoredTimeControlView
     first: StoredPlayerView
     second: StoredPlayerView
-    plies: int
+    plies: int | None
     start_fen: str
     final_fen: str | None
     created_at: str

@@ -169,8 +169,9 @@ export class GameView {
     this.moves = this.stored.map((m) => m.uci);
     this.displays = this.stored.map((m) => m.display);
     this.fens.set(0, g.start_fen);
-    if (g.final_fen !== null) this.fens.set(g.plies, g.final_fen);
-    this.cursor = this.hashPly() ?? g.plies;
+    const plies = g.plies ?? this.stored.length;  // a game still running counts no plies yet
+    if (g.final_fen !== null) this.fens.set(plies, g.final_fen);
+    this.cursor = this.hashPly() ?? plies;
     await this.draw();
   }
 

@@ -220,7 +220,7 @@ export class Lobby {
 
   private drawLive(): void {
     const items = this.live.map((g) => {
-      const a = h("a", { href: `/game/${g.id}`, text: `${this.ctx.variants.get(g.variant)?.title ?? g.variant}: ${g.first.name} – ${g.second.name}, move ${Math.floor(g.plies / 2) + 1} (${g.plies} plies)` });
+      const a = h("a", { href: `/game/${g.id}`, text: `${this.ctx.variants.get(g.variant)?.title ?? g.variant}: ${g.first.name} – ${g.second.name}${g.plies === null ? "" : `, move ${Math.floor(g.plies / 2) + 1} (${g.plies} plies)`}` });
       a.addEventListener("click", (e) => { e.preventDefault(); this.ctx.navigate(`/game/${g.id}`); });
       return h("li", { "data-game": g.id }, [a]);
     });

@@ -286,9 +286,10 @@ export interface StoredTimeControlView {
   text: string;
 }
 
+/** A player of a stored game: its store id is a number (`None` for a guest), not the hub's player id. */
 export interface StoredPlayerView {
   name: string;
-  id: string | null;
+  id: number | null;
   rating_before: number | null;
   rating_after: number | null;
 }
@@ -305,7 +306,7 @@ export interface GameSummaryView {
   time_control: StoredTimeControlView;
   first: StoredPlayerView;
   second: StoredPlayerView;
-  plies: number;
+  plies: number | null;
   start_fen: string;
   final_fen: string | null;
   created_at: string;

@@ -15,7 +15,7 @@ export function gameTable(ctx: Ctx, games: GameSummaryView[]): HTMLElement {
       h("td", { text: when }), h("td", { text: ctx.variants.get(g.variant)?.title ?? g.variant }),
       h("td", { text: `${g.first.name} – ${g.second.name}` }), h("td", { text: g.result ?? "*" }),
       h("td", { text: g.status === "finished" ? resultText(g.result, g.termination, [g.first.name, g.second.name]) : g.status }),
-      h("td", { text: String(g.plies) }), h("td", { text: `${tcText(tcOfStored(g))}, ${g.rated ? "rated" : "casual"}` }), h("td", {}, [link]),
+      h("td", { text: g.plies === null ? "–" : String(g.plies) }), h("td", { text: `${tcText(tcOfStored(g))}, ${g.rated ? "rated" : "casual"}` }), h("td", {}, [link]),
     ]);
   });
   return h("table", { class: "games" }, [
