@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from server.hub.errors import ErrorCode
+
+if TYPE_CHECKING:  # payloads imports MessageKind from here
+    from server.hub.payloads import AckPayload
 
 AckId = int | str
 """Client-chosen id echoed in the ``ack`` or ``error`` answering its command."""
@@ -107,7 +110,7 @@ class Message:
         return obj
 
 
-def ack_message(ack: AckId | None, data: Payload | None = None) -> Message:
+def ack_message(ack: AckId | None, data: AckPayload | None = None) -> Message:
     """The positive answer to a command that carried ``ack``."""
     return Message(MessageKind.ACK, data or {}, a=ack)
 
