@@ -9,7 +9,8 @@ from __future__ import annotations
 from ws_support import Client, OpenClient, StartApp, start_game
 
 from server.hub.messages import MessageKind
-from server.hub.payloads import PAYLOADS, payload_problems
+from server.hub.payload_check import payload_problems
+from server.hub.payloads import PAYLOADS
 
 MINI = {"variant": "minishogi", "tc": {"kind": "fischer", "base_s": 60, "inc_s": 0}}
 BYOYOMI = {"kind": "byoyomi", "main_s": 60, "period_s": 10, "periods": 1}
