@@ -3,9 +3,13 @@ from its one definition on the server.
 
 * ``MessageKind``: every server → client ``t`` (:class:`server.hub.messages.MessageKind`);
 * ``ErrorCode``: every error ``code`` (:class:`server.hub.errors.ErrorCode`);
+* one interface per payload ``TypedDict`` of :mod:`server.hub.payloads` (the same names, their
+  shared parts as ``extends``), ``Payloads`` (kind → payload) and ``ServerMessage``, the
+  discriminated union of every server → client message on ``t``;
 * ``Commands``: every client → server frame type with its payload, read off the hub's parsers
   (:func:`server.hub.commands.command_schema`), the transport's auth frames
-  (``AUTH_FRAME_FIELDS``) and the review commands (``REVIEW_COMMAND_TYPES``).
+  (``AUTH_FRAME_FIELDS``) and the review commands (``REVIEW_COMMAND_TYPES``); ``Answers``: the
+  kind of message that answers each command positively.
 
 Usage: ``python scripts/gen_types.py`` (writes the file) or ``--check`` (exit 1 when stale).
 ``tests/test_vocabulary.py`` checks the committed file is fresh.
@@ -13,12 +17,18 @@ Usage: ``python scripts/gen_types.py`` (writes the file) or ``--check`` (exit 1 
 
 from __future__ import annotations
 
+import ast
+import inspect
 import sys
+import types
+import typing
 from pathlib import Path
+from typing import Any, Literal, Union
 
+from server.hub import payloads
 from server.hub.commands import COMMAND_TYPES, FieldSpec, command_schema
 from server.hub.errors import ErrorCode
-from server.hub.messages import message_kinds
+from server.hub.messages import MessageKind, message_kinds
 from server.transport.frames import AUTH_FRAME_FIELDS
 from server.transport.review import REVIEW_COMMAND_TYPES
 
@@ -28,7 +38,7 @@ _TS_TYPES = {
     "string": "string",
     "integer": "number",
     "boolean": "boolean",
-    "time_control": "TimeControl",
+    "time_control": "TimeControlView",
     "rating_range": "[number, number] | null",
 }
 
@@ -50,6 +60,105 @@ def _payload(fields: list[str]) -> str:
     return "{ " + "; ".join(fields) + " }" if fields else "Record<string, never>"
 
 
+_ALIASES = {
+    "SideName": payloads.SideName,
+    "ColourName": payloads.ColourName,
+    "TimeControlView": payloads.TimeControlView,
+}
+"""The named unions of :mod:`server.hub.payloads`: written once, referred to by name."""
+
+_SCALARS = {str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
+
+
+def _ts(tp: Any, alias: bool = True) -> str:
+    """The TypeScript spelling of a payload type annotation."""
+    if alias:
+        for name, value in _ALIASES.items():
+            if tp == value:
+                return name
+    if typing.is_typeddict(tp) or tp is ErrorCode:
+        return str(tp.__name__)
+    if tp in _SCALARS:
+        return _SCALARS[tp]
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (Union, types.UnionType):
+        return " | ".join(_ts(arg) for arg in args)
+    if origin is Literal:
+        return " | ".join(f'"{arg}"' for arg in args)
+    if origin is tuple:
+        return "[" + ", ".join(_ts(arg) for arg in args) + "]"
+    if origin is list:
+        item = _ts(args[0])
+        return f"({item})[]" if " | " in item else f"{item}[]"
+    if origin is dict:
+        return f"Record<{_ts(args[0])}, {_ts(args[1])}>"
+    raise TypeError(f"gen_types: no TypeScript for {tp!r}")
+
+
+def _typeddict_bases() -> dict[str, list[str]]:
+    """Each payload class's TypedDict bases by name (read off the source: Python 3.11 keeps no
+    trace of a TypedDict's bases on the class)."""
+    bases: dict[str, list[str]] = {}
+    for node in ast.parse(inspect.getsource(payloads)).body:
+        if isinstance(node, ast.ClassDef):
+            names = [b.id for b in node.bases if isinstance(b, ast.Name)]
+            bases[node.name] = [n for n in names if typing.is_typeddict(getattr(payloads, n))]
+    return bases
+
+
+_BASES = _typeddict_bases()
+
+
+def _interface(td: Any) -> str:
+    """``export interface`` for one TypedDict: its TypedDict bases as ``extends``, its own keys
+    (those no base has) as fields, the optional ones with ``?``."""
+    bases = [getattr(payloads, name) for name in _BASES.get(td.__name__, ())]
+    inherited = {key for base in bases for key in typing.get_type_hints(base)}
+    hints = typing.get_type_hints(td)
+    own = [
+        f"{key}{'' if key in td.__required_keys__ else '?'}: {_ts(tp)}"
+        for key, tp in hints.items()
+        if key not in inherited
+    ]
+    doc = (td.__doc__ or "").strip().replace("``", "`")
+    head = (
+        f"/** {' '.join(doc.split())} */\n" if doc and not doc.startswith(td.__name__ + "(") else ""
+    )
+    extends = f" extends {', '.join(b.__name__ for b in bases)}" if bases else ""
+    if not own and not bases:
+        return f"{head}export type {td.__name__} = Record<string, never>;"
+    body = "".join(f"\n  {field};" for field in own)
+    return f"{head}export interface {td.__name__}{extends} {{{body}{chr(10) if own else ' '}}}"
+
+
+def _payload_types() -> list[str]:
+    """Every alias and TypedDict of :mod:`server.hub.payloads`, in definition order."""
+    out: list[str] = []
+    for name, value in vars(payloads).items():
+        if name in _ALIASES:
+            out.append(f"export type {name} = {_ts(value, alias=False)};")
+        elif typing.is_typeddict(value) and value.__module__ == payloads.__name__:
+            out.append(_interface(value))
+    return out
+
+
+def _answers() -> dict[str, str]:
+    """The kind of message that answers each command when it succeeds: ``ack``, or the message
+    of its own name (``payloads.OWN_ANSWERS``); a login ``welcome``, ``ping`` ``pong``."""
+    answers = {
+        kind: kind if kind in payloads.OWN_ANSWERS else MessageKind.ACK
+        for kind in sorted(COMMAND_TYPES)
+    }
+    for kind in sorted(AUTH_FRAME_FIELDS):
+        answers[kind] = {"ping": MessageKind.PONG, "logout": MessageKind.ACK}.get(
+            kind, MessageKind.WELCOME
+        )
+    for kind in sorted(REVIEW_COMMAND_TYPES):
+        assert kind in payloads.OWN_ANSWERS, f"review command {kind} has no answer"
+        answers[kind] = kind
+    return answers
+
+
 def render() -> str:
     """The text of web/src/protocol.gen.ts."""
     commands: dict[str, str] = {}
@@ -61,11 +170,25 @@ def render() -> str:
         commands[kind] = "Record<string, string | number | null>"
     lines = [
         "// Generated by scripts/gen_types.py from the server's one definition of the protocol",
-        "// (server/hub/messages.py, server/hub/errors.py, server/hub/commands.py,",
+        "// (server/hub/messages.py, server/hub/payloads.py, server/hub/errors.py, server/hub/commands.py,",
         "// server/transport/frames.py, server/transport/review.py). Do not edit: run",
         "// `python scripts/gen_types.py`; tests/test_vocabulary.py checks this file is fresh.",
         "",
-        'import type { TimeControl } from "./types";',
+        "// The payload of each message (server/hub/payloads.py).",
+        "",
+        *(f"{text}\n" for text in _payload_types()),
+        "/** Every client-facing message kind's payload `d`. */",
+        "export interface Payloads {",
+        *(f"  {kind}: {td.__name__};" for kind, td in payloads.PAYLOADS.items()),
+        "}",
+        "",
+        "/** Every server → client message, discriminated by `t`. */",
+        "export type ServerMessage = {",
+        "  [K in keyof Payloads]: { t: K; d: Payloads[K]; v?: number; a?: number | string };",
+        "}[keyof Payloads];",
+        "",
+        "/** The message of kind `K`. */",
+        "export type MessageOf<K extends keyof Payloads> = Extract<ServerMessage, { t: K }>;",
         "",
         "/** Every kind (`t`) of server → client message. */",
         "export type MessageKind =",
@@ -81,6 +204,11 @@ def render() -> str:
         "}",
         "",
         "export type CommandKind = keyof Commands;",
+        "",
+        "/** The kind of message that answers each command when it succeeds (else `error`). */",
+        "export interface Answers {",
+        *(f'  {kind}: "{answer}";' for kind, answer in _answers().items()),
+        "}",
         "",
     ]
     return "\n".join(lines)

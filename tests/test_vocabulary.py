@@ -98,6 +98,14 @@ def test_protocol_message_table_lists_exactly_the_message_kinds() -> None:
     assert defined - documented == set(), "MessageKind members missing from docs/protocol.md"
 
 
+def test_every_message_kind_has_one_payload_schema() -> None:
+    """Each kind a client can receive has its payload TypedDict (the bus-only ``game_end`` has
+    its notice type instead); web/src/protocol.gen.ts is generated from the same table."""
+    from server.hub.payloads import PAYLOADS
+
+    assert set(PAYLOADS) == set(message_kinds().values()) - {"game_end"}
+
+
 def test_ics_renders_only_message_kinds() -> None:
     handled = {
         name.removeprefix("_on_") for name in dir(MessageRenderer) if name.startswith("_on_")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from server.bus import NodeNotLiveError
@@ -137,7 +137,7 @@ class ClusterSeeks(Part):
     async def answer_sought(self, conn_id: ConnId, command: SoughtCommand) -> None:
         """Answer ``sought`` with every node's seeks (this hub's alone while degraded)."""
         if self._host.degraded:
-            views = [seek.view() for seek in self._host.hub.seeks()]
+            views: list[Mapping[str, Any]] = [seek.view() for seek in self._host.hub.seeks()]
         else:
             views = [entry.view for entry in await self.listed()]
         if command.watch is True:

@@ -44,6 +44,7 @@ from server.hub.commands import (
     WithdrawCommand,
 )
 from server.hub.identity import PlayerInfo, Rating, RatingKey
+from server.hub.payloads import TimeControlView
 
 __all__ = [
     "EnvelopeError",
@@ -139,7 +140,7 @@ def player_from_json(obj: Any) -> PlayerInfo:
 # --- commands --------------------------------------------------------------------------------
 
 
-def _tc(control: TimeControl) -> dict[str, Any]:
+def _tc(control: TimeControl) -> TimeControlView:
     return control.to_json()
 
 

@@ -24,10 +24,10 @@ moves the deadline, so flags stay exactly where :meth:`GameClock.deadline` says.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from server.hub.glicko2 import Speed, estimated_game_seconds, speed_class
-from server.hub.messages import JsonObject
+from server.hub.payloads import ByoyomiView, ClocksView, FischerView, SideClockView
 from server.rules import SIDE_NAMES, record
 
 FIRST = 0
@@ -91,7 +91,7 @@ class Fischer:
         """The rating pool speed of this control (shared with the store)."""
         return speed_class(self.base_ms, self.increment_ms)
 
-    def to_json(self) -> JsonObject:
+    def to_json(self) -> FischerView:
         return {
             "kind": "fischer",
             "base_s": self.base_ms // 1000,
@@ -150,7 +150,7 @@ class Byoyomi:
         """The rating pool speed of this control (shared with the store)."""
         return speed_class(self.main_ms, 0, self.period_ms, self.periods)
 
-    def to_json(self) -> JsonObject:
+    def to_json(self) -> ByoyomiView:
         return {
             "kind": "byoyomi",
             "main_s": self.main_ms // 1000,
@@ -333,7 +333,7 @@ class GameClock:
         self._turn_started_ms = state.turn_started_ms
         self._quotas = list(state.quotas)
 
-    def view(self, now: int) -> JsonObject:
+    def view(self, now: int) -> ClocksView:
         """JSON view: live time of both sides at ``now`` and which one is running."""
         return {
             "first": _live_json(self.live(FIRST, now)),
@@ -342,8 +342,8 @@ class GameClock:
         }
 
 
-def _live_json(live: LiveTime) -> JsonObject:
-    obj: dict[str, Any] = {"ms": live.main_ms}
+def _live_json(live: LiveTime) -> SideClockView:
+    obj: SideClockView = {"ms": live.main_ms}
     if live.period_left_ms is not None:
         obj["periods"] = live.periods
         obj["period_ms"] = live.period_left_ms

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from server.hub.messages import JsonObject, Message
+from server.hub.messages import Message, Payload
 
 
 class Audience(Enum):
@@ -139,13 +139,13 @@ class EventLog:
         """The version of the latest event (``first_version - 1`` before the first)."""
         return self._version
 
-    def append(self, t: str, d: JsonObject, audience: Audience = Audience.EVERYONE) -> RoomEvent:
+    def append(self, t: str, d: Payload, audience: Audience = Audience.EVERYONE) -> RoomEvent:
         event, stored = self.prepare(t, d, audience)
         self.append_prepared(stored)
         return event
 
     def prepare(
-        self, t: str, d: JsonObject, audience: Audience = Audience.EVERYONE
+        self, t: str, d: Payload, audience: Audience = Audience.EVERYONE
     ) -> tuple[RoomEvent, _Stored]:
         """The event :meth:`append` would add now, and its stored form, without adding it: a
         room builds the event of a move while the move is being written, and appends it with

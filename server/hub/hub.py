@@ -47,7 +47,8 @@ from server.hub.hub_rooms import HubRooms
 from server.hub.hub_state import Connection, HubConfig, OnlinePlayer
 from server.hub.identity import PlayerId, PlayerInfo, Rating, RatingKey
 from server.hub.lobby import Challenge, GameTerms, Seek
-from server.hub.messages import JsonObject, Message, MessageKind, error_message
+from server.hub.messages import Message, MessageKind, error_message
+from server.hub.payloads import HelloPayload
 from server.hub.room import GameRoom
 from server.rules import MoveRecord, get_variant
 
@@ -106,7 +107,7 @@ class Hub(HubRooms):
             out.append(Close(oldest, "too many connections"))
             self._drop_connection(oldest)
         game_id = self._playing.get(player.id)
-        hello: JsonObject = {
+        hello: HelloPayload = {
             "player": player.view(),
             "game": game_id,
             "seeks": [s.view() for s in self._seeks.of_player(player.id)],

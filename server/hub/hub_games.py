@@ -23,6 +23,7 @@ from server.hub.hub_state import HubState
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import GameTerms
 from server.hub.messages import Message, MessageKind, error_message
+from server.hub.payloads import GameStartedNotice, GameStartPayload
 from server.hub.room import SIDE_NAMES, GameRoom
 from server.rules import get_variant
 
@@ -111,14 +112,12 @@ class HubGames(HubState):
             if online is None or not online.conns:
                 out += room.presence(side, False, now)
                 continue
-            start = Message(
-                MessageKind.GAME_START,
-                {
-                    "game": room.game_id,
-                    "side": SIDE_NAMES[side],
-                    "opponent": room.terms.player_view(opponent),
-                },
-            )
+            started: GameStartPayload = {
+                "game": room.game_id,
+                "side": SIDE_NAMES[side],
+                "opponent": room.terms.player_view(opponent),
+            }
+            start = Message(MessageKind.GAME_START, started)
             for conn_id in online.conns:
                 out.append(Send(conn_id, start))
                 self._conns[conn_id].rooms.add(room.game_id)
@@ -128,11 +127,11 @@ class HubGames(HubState):
                 "games",
                 Message(
                     MessageKind.GAME_START,
-                    {
-                        "game": room.game_id,
+                    GameStartedNotice(
+                        game=room.game_id,
                         **room.terms.view(),
-                        "players": [room.terms.player_view(p) for p in room.players],
-                    },
+                        players=[room.terms.player_view(p) for p in room.players],
+                    ),
                 ),
             )
         )

@@ -27,6 +27,7 @@ from server.hub.hub_state import Connection
 from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.lobby import Challenge, GameTerms, Seek, first_mover, opposite
 from server.hub.messages import Message, MessageKind, ack_message
+from server.hub.payloads import SoughtPayload
 from server.hub.who import who_view
 from server.rules import VARIANT_NAMES, Variant, get_variant
 
@@ -106,7 +107,7 @@ class HubLobby(HubGames):
             self._seek_watchers.add(conn.conn_id)
         elif cmd.watch is False:
             self._seek_watchers.discard(conn.conn_id)
-        data = {
+        data: SoughtPayload = {
             "seeks": [s.view() for s in self._seeks.all()],
             "watching": conn.conn_id in self._seek_watchers,
         }

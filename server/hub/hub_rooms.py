@@ -23,7 +23,8 @@ from server.hub.errors import CommandError, ErrorCode
 from server.hub.hub_lobby import HubLobby
 from server.hub.hub_state import Connection
 from server.hub.identity import PlayerId
-from server.hub.messages import AckId, JsonObject, ack_message
+from server.hub.messages import AckId, ack_message
+from server.hub.payloads import AckPayload
 from server.hub.room import GameRoom
 
 
@@ -79,7 +80,7 @@ class HubRooms(HubLobby):
         out += room.join(conn.conn_id, room.side_of(conn.player_id), cmd.since, now)
         # ``snapshot``: the connection got the whole state (a ``game`` message) instead of the
         # events after its version, and must replace what it knew.
-        data: JsonObject = {"game": room.game_id, "v": room.log.version, "snapshot": not replayed}
+        data: AckPayload = {"game": room.game_id, "v": room.log.version, "snapshot": not replayed}
         out.append(Send(conn.conn_id, ack_message(cmd.ack, data)))
 
     def _on_leave(
@@ -174,7 +175,7 @@ class HubRooms(HubLobby):
             self._check_free(opponent.info, yourself=False)
         agreed, effects = room.rematch_offer(side, cmd.action, now)
         out += effects
-        data: JsonObject = {"game": room.game_id}
+        data: AckPayload = {"game": room.game_id}
         if agreed:
             # Colours swap: the old second player moves first.
             first = self._players[room.players[1].id].info

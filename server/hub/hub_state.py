@@ -13,7 +13,7 @@ from server.hub.effects import Broadcast, ConnId, Effect, GameId, Publish, Send
 from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.lobby import MAX_SEEKS_PER_PLAYER, ChallengeBook, SeekBook
-from server.hub.messages import JsonObject, Message, MessageKind
+from server.hub.messages import Message, MessageKind, Payload
 from server.hub.room import GameRoom, RoomSettings
 from server.hub.timers import Timers
 
@@ -83,7 +83,7 @@ class HubState:
 
     # ================================================================= lobby
 
-    def _lobby(self, t: str, data: JsonObject) -> list[Effect]:
+    def _lobby(self, t: str, data: Payload) -> list[Effect]:
         message = Message(t, data)
         effects: list[Effect] = []
         if self._seek_watchers:

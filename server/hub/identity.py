@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from server.hub.glicko2 import Rating
-from server.hub.messages import JsonObject
+from server.hub.payloads import PlayerView
 
 __all__ = ["COMPUTER", "PlayerId", "PlayerInfo", "Rating", "RatingKey"]
 
@@ -56,9 +56,9 @@ class PlayerInfo:
         ratings[key] = rating
         return replace(self, ratings=ratings)
 
-    def view(self, variant: str | None = None, speed: str | None = None) -> JsonObject:
+    def view(self, variant: str | None = None, speed: str | None = None) -> PlayerView:
         """The public JSON view; with a variant, includes that rating (``None`` for guests)."""
-        obj: JsonObject = {"id": self.id, "name": self.name, "guest": self.guest}
+        obj: PlayerView = {"id": self.id, "name": self.name, "guest": self.guest}
         if self.computer:
             obj["computer"] = True
         if self.bot:

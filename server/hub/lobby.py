@@ -21,7 +21,7 @@ from server.hub.clock import TimeControl
 from server.hub.commands import ColourChoice
 from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import PlayerId, PlayerInfo, Rating
-from server.hub.messages import JsonObject
+from server.hub.payloads import ChallengeView, PlayerView, SeekView, TermsView
 
 MAX_SEEKS_PER_PLAYER = 3
 """Open seeks a player may have at once (the default of :class:`SeekBook`)."""
@@ -46,10 +46,10 @@ class GameTerms:
         """``player``'s rating in this game's pool (guests: the default rating)."""
         return player.rating(self.variant, self.speed)
 
-    def player_view(self, player: PlayerInfo) -> JsonObject:
+    def player_view(self, player: PlayerInfo) -> PlayerView:
         return player.view(self.variant, self.speed)
 
-    def view(self) -> JsonObject:
+    def view(self) -> TermsView:
         return {
             "variant": self.variant,
             "tc": self.control.to_json(),
@@ -102,7 +102,7 @@ class Seek:
         """Whether ``player``'s rating lies inside this seek's range."""
         return range_accepts(self.rating_range, self.terms.rating_of(player).rating)
 
-    def view(self) -> JsonObject:
+    def view(self) -> SeekView:
         return {
             "id": self.id,
             "player": self.terms.player_view(self.player),
@@ -228,7 +228,7 @@ class Challenge:
     created_ms: int
     seek_id: int | None = None
 
-    def view(self) -> JsonObject:
+    def view(self) -> ChallengeView:
         return {
             "id": self.id,
             "from": self.terms.player_view(self.sender),

@@ -4,19 +4,28 @@ A :class:`Message` is the JSON object ``{"t": type, "d": payload, "v": version, 
 frozen record; ``v`` (room event version) and ``a`` (the acknowledged client ack id) are omitted from
 the wire form when they are ``None``. Payloads are JSON-ready values (dicts, lists, str, int, bool,
 None) and must be treated as read-only: a broadcast shares one payload between all recipients.
+Each kind's payload has one schema, a ``TypedDict`` in :mod:`server.hub.payloads`, which the code
+building it is annotated with.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from server.hub.errors import ErrorCode
+
+if TYPE_CHECKING:  # payloads imports MessageKind from here
+    from server.hub.payloads import AckPayload
 
 AckId = int | str
 """Client-chosen id echoed in the ``ack`` or ``error`` answering its command."""
 
 JsonObject = dict[str, Any]
+
+Payload = Mapping[str, Any]
+"""A message's ``d``: read-only, typically one of :mod:`server.hub.payloads`' ``TypedDict``."""
 
 
 class MessageKind:
@@ -63,6 +72,8 @@ class MessageKind:
     GAMES: Final = "games"
     REVIEW: Final = "review"
     EXPORT: Final = "export"
+    ANALYSE: Final = "analyse"
+    ANALYSIS: Final = "analysis"
     # bus publication only (channel ``games``), never sent to a client
     GAME_END: Final = "game_end"
 
@@ -81,7 +92,7 @@ class Message:
     """One server-to-client message."""
 
     t: str
-    d: JsonObject
+    d: Payload
     v: int | None = None
     a: AckId | None = None
 
@@ -99,7 +110,7 @@ class Message:
         return obj
 
 
-def ack_message(ack: AckId | None, data: JsonObject | None = None) -> Message:
+def ack_message(ack: AckId | None, data: AckPayload | None = None) -> Message:
     """The positive answer to a command that carried ``ack``."""
     return Message(MessageKind.ACK, data or {}, a=ack)
 
@@ -108,7 +119,7 @@ def error_message(
     code: ErrorCode,
     text: str | None = None,
     ack: AckId | None = None,
-    extra: JsonObject | None = None,
+    extra: Payload | None = None,
 ) -> Message:
     """The negative answer to a command: ``{"t": "error", "d": {"code", "message", ...}}``;
     ``text`` defaults to the code's own."""

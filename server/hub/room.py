@@ -25,6 +25,7 @@ from server.hub.errors import ErrorCode
 from server.hub.eventlog import Audience
 from server.hub.identity import PlayerInfo
 from server.hub.messages import AckId, JsonObject, MessageKind, ack_message, error_message
+from server.hub.payloads import MovePayload
 from server.hub.room_lifecycle import RoomLifecycle
 from server.hub.room_state import (
     DRAW,
@@ -179,7 +180,7 @@ class GameRoom(RoomLifecycle):
             for conn, ack in pending.acks
         ]
 
-    def _move_event(self, pending: PendingMove) -> JsonObject:
+    def _move_event(self, pending: PendingMove) -> MovePayload:
         """The move event's data (with the game's id, as every room event has it)."""
         record = pending.record
         return {

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from server.hub.clock import SideTime
 from server.hub.effects import Effect, GameFinished, Persist, Publish, Send
 from server.hub.errors import ErrorCode
-from server.hub.messages import JsonObject, Message, MessageKind, ack_message, error_message
+from server.hub.messages import Message, MessageKind, ack_message, error_message
+from server.hub.payloads import EndPayload, GameEndNotice
 from server.hub.room_state import DRAW, RESULTS, SIDE_NAMES, Asker, Ending, PendingEnd, RoomState
 from server.rules import (
     Game,
@@ -155,7 +156,8 @@ class RoomLifecycle(RoomState):
         self.absent = [None, None]
         for kind in ("draw", "takeback"):
             effects += self._cancel_offer(kind)
-        data: JsonObject = {
+        data: EndPayload = {
+            "game": self.game_id,
             "result": ending.result,
             "winner": self._winner_name(),
             "termination": ending.termination,
@@ -172,11 +174,11 @@ class RoomLifecycle(RoomState):
                 "games",
                 Message(
                     MessageKind.GAME_END,
-                    {
-                        "game": self.game_id,
-                        "result": ending.result,
-                        "termination": ending.termination,
-                    },
+                    GameEndNotice(
+                        game=self.game_id,
+                        result=ending.result,
+                        termination=ending.termination,
+                    ),
                 ),
             )
         )

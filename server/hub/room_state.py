@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 from server.hub.clock import Byoyomi, ClockState, GameClock
 from server.hub.effects import Broadcast, ConnId, Effect, GameId, Send
@@ -18,8 +19,17 @@ from server.hub.errors import CommandError, ErrorCode
 from server.hub.eventlog import Audience, EventLog, RoomEvent
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import GameTerms
-from server.hub.messages import AckId, JsonObject, Message, MessageKind
+from server.hub.messages import AckId, JsonObject, Message, MessageKind, Payload
 from server.hub.offers import OfferBox
+from server.hub.payloads import (
+    ChatLineView,
+    ClocksView,
+    GameSnapshot,
+    MovePayload,
+    OffersView,
+    RoomStateView,
+    SideName,
+)
 from server.rules import SIDE_NAMES, Game, MoveList, MoveRecord, Variant
 
 RESULTS = ("1-0", "0-1")
@@ -51,7 +61,7 @@ class PendingMove:
     acks: list[tuple[ConnId, AckId | None]]
     clock_before: ClockState
     abort_before: int | None
-    event: JsonObject | None = None
+    event: MovePayload | None = None
     """The move event's data, once built (:meth:`GameRoom.prepare_move`)."""
     release: PreparedRelease | None = None
     """What the commit will send first, once built (:meth:`GameRoom.prepare_move`)."""
@@ -220,10 +230,10 @@ class RoomState:
 
     # --------------------------------------------------------------- views
 
-    def _winner_name(self) -> str | None:
+    def _winner_name(self) -> SideName | None:
         return None if self.winner is None else SIDE_NAMES[self.winner]
 
-    def state(self, now: int) -> JsonObject:
+    def state(self, now: int) -> RoomStateView:
         """The compact state sent with refusals (stale/illegal move, game over …)."""
         return {
             "game": self.game_id,
@@ -258,7 +268,7 @@ class RoomState:
             return False
         return self.game.claimable_draw() is not None
 
-    def _clock_view(self, now: int) -> JsonObject:
+    def _clock_view(self, now: int) -> ClocksView:
         """Both clocks at ``now`` as everyone sees them (ignoring a move not yet stored)."""
         if not isinstance(self._pending, PendingMove):
             return self.clock.view(now)
@@ -270,13 +280,14 @@ class RoomState:
         """The full state for one viewer (``side`` ``None`` = spectator), stamped with ``v``."""
         ply = len(self.records)
         audience = Audience.SPECTATORS if side is None else Audience.PLAYERS
-        data: JsonObject = {
+        data: GameSnapshot = {
             "game": self.game_id,
             **self.terms.view(),
             "status": self.status,
             "role": "spectator" if side is None else SIDE_NAMES[side],
             "players": {
-                name: self.terms.player_view(self.players[i]) for i, name in enumerate(SIDE_NAMES)
+                "first": self.terms.player_view(self.players[0]),
+                "second": self.terms.player_view(self.players[1]),
             },
             "start_fen": self.start_fen,
             "moves": [r.uci for r in self.records],
@@ -291,17 +302,20 @@ class RoomState:
             "termination": self.termination,
             "detail": self.detail,
             "winner": self._winner_name(),
-            "offers": {
-                kind: None if box.pending_from is None else SIDE_NAMES[box.pending_from]
-                for kind, box in self.offers.items()
-            },
+            "offers": cast(  # the boxes are keyed by the offers' kinds (OffersView's keys)
+                OffersView,
+                {
+                    kind: None if box.pending_from is None else SIDE_NAMES[box.pending_from]
+                    for kind, box in self.offers.items()
+                },
+            ),
             "absent": {
                 SIDE_NAMES[i]: None
                 if a is None
                 else {"claimable": a.claimable, "claim_in_ms": max(0, self._claim_at(a) - now)}
                 for i, a in enumerate(self.absent)
             },
-            "chat": list(self.chat[audience]),
+            "chat": cast(list[ChatLineView], list(self.chat[audience])),
         }
         return Message(MessageKind.GAME, data, v=self.log.version)
 
@@ -311,7 +325,7 @@ class RoomState:
     # ------------------------------------------------------------- emitting
 
     def _emit(
-        self, t: str, data: JsonObject, audience: Audience = Audience.EVERYONE
+        self, t: str, data: Payload, audience: Audience = Audience.EVERYONE
     ) -> list[Effect]:
         return self._deliver(self.log.append(t, {"game": self.game_id, **data}, audience))
 

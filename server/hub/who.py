@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from server.hub.identity import PlayerId, PlayerInfo, RatingKey
-from server.hub.messages import JsonObject
+from server.hub.payloads import WhoPayload, WhoPlayerView
 
 __all__ = ["who_view"]
 
@@ -15,17 +15,19 @@ def _pool_name(key: RatingKey) -> str:
     return key if isinstance(key, str) else f"{key[0]}/{key[1]}"
 
 
-def who_view(players: Iterable[PlayerInfo], playing: Mapping[PlayerId, str]) -> JsonObject:
+def who_view(players: Iterable[PlayerInfo], playing: Mapping[PlayerId, str]) -> WhoPayload:
     """``{"players": [...]}``, sorted by name: each player's public view, its rated pools
     (``{"minishogi/rapid": {"rating": 1620, "provisional": false}}``, empty for guests) and the
     id of the game it plays (``None`` when idle)."""
-    listing = []
+    listing: list[WhoPlayerView] = []
     for info in sorted(players, key=lambda p: (p.name.lower(), p.id)):
-        entry = info.view()
-        entry["ratings"] = {
-            _pool_name(key): {"rating": round(r.rating), "provisional": r.provisional}
-            for key, r in info.ratings.items()
+        entry: WhoPlayerView = {
+            **info.view(),
+            "ratings": {
+                _pool_name(key): {"rating": round(r.rating), "provisional": r.provisional}
+                for key, r in info.ratings.items()
+            },
+            "game": playing.get(info.id),
         }
-        entry["game"] = playing.get(info.id)
         listing.append(entry)
     return {"players": listing}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum, IntEnum, StrEnum
+from typing import Literal
 
 from .errors import IllegalMoveError
 from .notation import display_move
@@ -41,7 +42,7 @@ class Side(IntEnum):
 _SIDES = (Side.FIRST, Side.SECOND)
 """By turn (0 or 1): looked up, where ``Side(turn)`` is an enum call of about a microsecond."""
 
-SIDE_NAMES: tuple[str, str] = ("first", "second")
+SIDE_NAMES: tuple[Literal["first"], Literal["second"]] = ("first", "second")
 """The protocol's word for each :class:`Side`, by its value: ``SIDE_NAMES[Side.FIRST]``. The
 hub keeps a side as this int (``Side`` is an ``IntEnum``, so either indexes alike)."""
 

@@ -31,6 +31,14 @@ from server.hub.commands import Envelope, ack_of, parse_envelope, shown, valid_t
 from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.game_ids import GAME_ID_PATTERN
 from server.hub.messages import Message, error_message
+from server.hub.payloads import (
+    GameDetailView,
+    GamesPayload,
+    GameSummaryView,
+    StoredMoveView,
+    StoredPlayerView,
+    StoredPositionView,
+)
 from server.rules import SIDE_NAMES, VARIANT_NAMES, Game, RulesError, Variant, get_variant
 from server.rules.analysis import PlyEval
 from server.rules.export import (
@@ -48,6 +56,7 @@ from server.rules.record import (
     GamePage,
     GameRecord,
     GameStatus,
+    MoveRecord,
     ResultCode,
 )
 from server.transport.analysis_api import (
@@ -254,15 +263,32 @@ def _game_id(value: object) -> str:
 
 
 def _iso(moment: datetime | None) -> str | None:
+    """:func:`_utc_text`, or None."""
+    return None if moment is None else _utc_text(moment)
+
+
+def _utc_text(moment: datetime) -> str:
     """UTC ISO 8601 with ``Z`` (a naive datetime from the database is taken as UTC)."""
-    if moment is None:
-        return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-def game_summary(info: GameInfo) -> dict[str, Any]:
+def _stored_player(
+    name: str, store_id: int | None, before: int | None, after: int | None, *, bot: bool
+) -> StoredPlayerView:
+    view: StoredPlayerView = {
+        "name": name,
+        "id": store_id,
+        "rating_before": before,
+        "rating_after": after,
+    }
+    if bot:
+        view["bot"] = True
+    return view
+
+
+def game_summary(info: GameInfo) -> GameSummaryView:
     """The JSON form of a listed game (no moves)."""
     control = info.time_control
     return {
@@ -281,24 +307,24 @@ def game_summary(info: GameInfo) -> dict[str, Any]:
             "periods": control.periods,
             "text": format_time_control(control),
         },
-        "first": {
-            "name": info.first_name,
-            "id": info.first_player_id,
-            "rating_before": info.first_rating_before,
-            "rating_after": info.first_rating_after,
-            **({"bot": True} if info.first_bot else {}),
-        },
-        "second": {
-            "name": info.second_name,
-            "id": info.second_player_id,
-            "rating_before": info.second_rating_before,
-            "rating_after": info.second_rating_after,
-            **({"bot": True} if info.second_bot else {}),
-        },
+        "first": _stored_player(
+            info.first_name,
+            info.first_player_id,
+            info.first_rating_before,
+            info.first_rating_after,
+            bot=info.first_bot,
+        ),
+        "second": _stored_player(
+            info.second_name,
+            info.second_player_id,
+            info.second_rating_before,
+            info.second_rating_after,
+            bot=info.second_bot,
+        ),
         "plies": info.plies,
         "start_fen": info.start_fen,
         "final_fen": info.final_fen,
-        "created_at": _iso(info.created_at),
+        "created_at": _utc_text(info.created_at),
         "started_at": _iso(info.started_at),
         "finished_at": _iso(info.finished_at),
     }
@@ -327,9 +353,9 @@ def _replayed(record: GameRecord) -> Game:
         ) from exc
 
 
-def _position_view(game: Game, ply: int) -> dict[str, Any]:
+def _position_view(game: Game, ply: int) -> StoredPositionView:
     position = game.position_at(ply)
-    view: dict[str, Any] = {
+    view: StoredPositionView = {
         "ply": ply,
         "fen": position.fen(),
         "turn": SIDE_NAMES[position.turn],
@@ -341,29 +367,38 @@ def _position_view(game: Game, ply: int) -> dict[str, Any]:
     return view
 
 
-def _detail(record: GameRecord, ply: int | None) -> dict[str, Any]:
+def _detail(record: GameRecord, ply: int | None) -> GameDetailView:
     """The JSON form of one game (runs in a worker thread: it replays the moves)."""
     game = _replayed(record)
     if ply is not None and ply > game.ply:
         raise _bad(f"ply must be between 0 and {game.ply} for this game, got {ply}")
-    view = game_summary(record)
-    view["headers"] = pgn_tags(record, game)
-    view["formats"] = _formats(game.variant)
-    view["moves"] = [
-        {
-            "ply": i + 1,
-            "uci": uci,
-            "display": display,
-            "clock_ms": move.clock_ms,
-            "periods_left": move.periods_left,
-            "spent_ms": move.spent_ms,
-            "at": _iso(move.played_at),
-        }
-        for i, (uci, display, move) in enumerate(zip(game.moves, game.displays, record.moves))
-    ]
+    view: GameDetailView = {
+        **game_summary(record),
+        "headers": pgn_tags(record, game),
+        "formats": _formats(game.variant),
+        "moves": [
+            _stored_move(move, uci, display)
+            for uci, display, move in zip(game.moves, game.displays, record.moves)
+        ],
+    }
     if ply is not None:
         view["position"] = _position_view(game, ply)
     return view
+
+
+def _stored_move(move: MoveRecord, uci: str, display: str) -> StoredMoveView:
+    """A stored move as the review shows it: the record's fields under the names the live
+    ``move`` event gives them (``MoveFields``), ``uci`` and ``display`` as the replay spells
+    them, ``played_at`` as ``at``."""
+    return {
+        "ply": move.ply,
+        "uci": uci,
+        "display": display,
+        "spent_ms": move.spent_ms,
+        "clock_ms": move.clock_ms,
+        "periods_left": move.periods_left,
+        "at": _iso(move.played_at),
+    }
 
 
 def _formats(variant: Variant) -> list[str]:
@@ -404,7 +439,7 @@ async def _from_store(call: Any) -> Any:
         ) from exc
 
 
-async def list_games(store: ReviewStore, query: ListQuery) -> dict[str, Any]:
+async def list_games(store: ReviewStore, query: ListQuery) -> GamesPayload:
     """One page of games, newest first. Offsets walk the store's keyset pages."""
     wanted = query.offset + query.limit
     rows: list[GameInfo] = []
@@ -446,7 +481,7 @@ async def _stored(store: ReviewStore, game_id: str) -> GameRecord:
     return stored
 
 
-async def show_game(store: ReviewStore, game_id: str, ply: int | None = None) -> dict[str, Any]:
+async def show_game(store: ReviewStore, game_id: str, ply: int | None = None) -> GameDetailView:
     """One game: summary, PGN-style headers, every move with its clock, and with ``ply`` the
     position after that many moves."""
     stored = await _stored(store, _game_id(game_id))
@@ -578,6 +613,7 @@ async def review_ws(
         except ProtocolError as error:
             return error_message(error.code, str(error), ack_of(frame)).to_json_obj()
     kind, payload, ack = frame.kind, frame.payload, frame.ack
+    data: Mapping[str, Any]
     try:
         if kind == "games":
             data = await list_games(store, parse_list_query(payload))

@@ -36,6 +36,7 @@ from server.hub.commands import Envelope, ack_of, command_of, parse_envelope
 from server.hub.effects import ConnId
 from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.messages import AckId, Message, MessageKind, error_message
+from server.hub.payloads import VariantName, WelcomePayload
 from server.rules import VARIANT_NAMES, get_variant
 from server.transport.accounts import Accounts, AuthError, Identity
 from server.transport.codec import DecodeError, decode, encode, encode_message
@@ -71,7 +72,7 @@ CLOSE_GRACE_S = 2.0
 WRITE_LIMIT = 32 * 1024
 """High-water mark of a connection's socket write buffer before messages queue in the outbox."""
 
-VARIANTS = [
+VARIANTS: list[VariantName] = [
     {"name": name, "title": get_variant(name).title, "family": get_variant(name).family}
     for name in VARIANT_NAMES
 ]
@@ -465,7 +466,11 @@ class ClientConnection:
             return  # closed, or another login won while this one was hashing
         self.identity = identity
         self._stop_auth_timer()
-        welcome = {"player": identity.info.view(), "token": identity.token, "variants": VARIANTS}
+        welcome: WelcomePayload = {
+            "player": identity.info.view(),
+            "token": identity.token,
+            "variants": VARIANTS,
+        }
         self.send(Message(MessageKind.WELCOME, welcome, a=frame.ack))
         driver = self._server.driver
         self.conn_id = driver.new_conn_id()

@@ -3,13 +3,13 @@
 // the first turns the button into "Cancel" (where the finger was) and a confirm beside it, which
 // gives up after a few seconds (as lichess does), so a stray tap loses nothing.
 
-import type { CommandKind } from "./protocol.gen";
+import type { AckedCommand } from "./net";
 import { h } from "./svg";
-import type { Absence, GameSnapshot, Side } from "./types";
+import type { AbsenceView, GameSnapshot, SideName } from "./protocol.gen";
 
 /** What decides the buttons, filled by the game view. */
 export interface ActionState {
-  me: Side | null;
+  me: SideName | null;
   status: string;
   live: boolean;
   bothMoved: boolean;
@@ -21,15 +21,15 @@ export interface ActionState {
   drawClaims: boolean;
   myMoves: number;
   offers: GameSnapshot["offers"];
-  opponentAway: Absence | null;
+  opponentAway: AbsenceView | null;
   pass: boolean;
   /** A big board (Dai Shogi) offers the zoom. */
   zoomable: boolean;
-  nameOf: (side: Side) => string;
+  nameOf: (side: SideName) => string;
 }
 
 export interface ActionHandlers {
-  command: (t: CommandKind, extra?: object) => void;
+  command: (t: AckedCommand, extra?: object) => void;
   pass: () => void;
   flip: () => void;
   /** Toggle the zoomed board; returns whether it is zoomed now. */
@@ -56,14 +56,14 @@ export class ActionBar {
     this.last = s;
     const buttons: HTMLElement[] = [];
     const offers: HTMLElement[] = [];
-    const add = (label: string, t: CommandKind, extra: object = {}, cls = "") => {
+    const add = (label: string, t: AckedCommand, extra: object = {}, cls = "") => {
       const b = h("button", { type: "button", "data-action": t + ("outcome" in extra ? "-" + String((extra as { outcome: string }).outcome) : ""), class: cls, text: label });
       b.addEventListener("click", () => this.on.command(t, extra));
       return b;
     };
     const me = s.me;
     if (me && s.live) {
-      const opp: Side = me === "first" ? "second" : "first";
+      const opp: SideName = me === "first" ? "second" : "first";
       if (s.status === "started") {
         buttons.push(...this.confirmable(s.bothMoved ? "resign" : "abort"));
         if (s.drawOffers && s.bothMoved) {

@@ -6,33 +6,24 @@
 // logged-in player's name), or without a connection GET / POST /api/game/<id>/analysis.
 
 import { errorText, type Ctx } from "./ctx";
+import type { AdviceView, AnalysisView, PlyEvalView, ScoreView } from "./protocol.gen";
 import { h, svg } from "./svg";
 
-export interface Score { cp?: number; mate?: number }
-export interface PlyEval { ply: number; score: Score; best: string | null; pv: string; depth: number }
-export interface Advice { ply: number; side: number; judgement: "inaccuracy" | "mistake" | "blunder"; kind: string; best: string | null }
-export interface SideSummary { inaccuracy: number; mistake: number; blunder: number; moves: number; acpl: number | null; accuracy: number | null }
-export interface AnalysisView {
-  game: string; state: "queued" | "running" | "done" | "failed"; requested_by: string | null;
-  limits: { movetime_ms: number | null; depth: number | null };
-  progress: { done: number; total: number }; estimate_s: number;
-  plies: PlyEval[]; advice: Advice[]; summary: { first: SideSummary; second: SideSummary }; error?: string;
-}
 
-export const GLYPHS: Record<Advice["judgement"], string> = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+export const GLYPHS: Record<AdviceView["judgement"], string> = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 const POLL_MS = 1500;
 const W = 600;
 const H = 120;
 
 /** Winning chances on [-1, 1] from the first player's view (lichess's curve), for the graph. */
-export function winChances(score: Score): number {
+export function winChances(score: ScoreView): number {
   if (score.mate !== undefined) return score.mate > 0 ? 1 : -1;
   const cp = Math.max(-1000, Math.min(1000, score.cp ?? 0));
   return 2 / (1 + Math.exp(-0.00368208 * cp)) - 1;
 }
 
 /** A score as players read it: +0.35, −1.20, #3, #−2 (first player's view). */
-export function scoreText(score: Score): string {
+export function scoreText(score: ScoreView): string {
   if (score.mate !== undefined) return `#${score.mate}`;
   const pawns = (score.cp ?? 0) / 100;
   return `${pawns > 0 ? "+" : ""}${pawns.toFixed(2)}`;
@@ -58,8 +49,8 @@ export class AnalysisPanel {
 
   destroy(): void { window.clearTimeout(this.timer); }
 
-  evalAt(ply: number): PlyEval | null { return this.view?.plies.find((p) => p.ply === ply) ?? null; }
-  adviceAt(ply: number): Advice | null { return this.view?.advice.find((a) => a.ply === ply) ?? null; }
+  evalAt(ply: number): PlyEvalView | null { return this.view?.plies.find((p) => p.ply === ply) ?? null; }
+  adviceAt(ply: number): AdviceView | null { return this.view?.advice.find((a) => a.ply === ply) ?? null; }
 
   /** The shown position changed: move the graph's cursor. */
   show(ply: number): void { this.shown = ply; this.draw(); }
@@ -84,7 +75,7 @@ export class AnalysisPanel {
   private async fetchView(): Promise<AnalysisView | null> {
     if (this.ctx.conn.open) {
       try {
-        return (await this.ctx.conn.request("analysis", { game: this.gameId })).d as AnalysisView;
+        return (await this.ctx.conn.request("analysis", { game: this.gameId })).d;
       } catch (e) {
         if ((e as { code?: string }).code === "no_analysis") return null;
         throw e;

@@ -2,7 +2,7 @@
 // counting down). The server's clocks are live at the message's arrival; the running side's
 // time is counted down locally from then.
 
-import type { SideClock, StoredGame, TimeControl } from "./types";
+import type { GameSummaryView, SideClockView, TimeControlView } from "./protocol.gen";
 
 export function formatMs(ms: number): string {
   const clamped = Math.max(0, ms);
@@ -17,7 +17,7 @@ export function formatMs(ms: number): string {
 export interface ClockView { main: string; byoyomi: string; low: boolean; inByoyomi: boolean }
 
 /** What a side's clock shows `elapsed` ms after `clock` was reported (running or not). */
-export function clockView(clock: SideClock, tc: TimeControl, running: boolean, elapsed: number): ClockView {
+export function clockView(clock: SideClockView, tc: TimeControlView, running: boolean, elapsed: number): ClockView {
   let ms = clock.ms;
   let periods = clock.periods ?? 0;
   let periodMs = clock.period_ms ?? 0;
@@ -51,7 +51,7 @@ export function clockView(clock: SideClock, tc: TimeControl, running: boolean, e
 }
 
 /** A time control as a player reads it: "3+2" (minutes + seconds), "10m + 3×30s", "20s + 3×10s". */
-export function tcText(tc: TimeControl): string {
+export function tcText(tc: TimeControlView): string {
   if (tc.kind === "fischer") return `${duration(tc.base_s)} + ${tc.inc_s}s`;
   return `${duration(tc.main_s)} + ${tc.periods}×${tc.period_s}s`;
 }
@@ -64,7 +64,7 @@ function duration(s: number): string {
 }
 
 /** The time control of a stored game (milliseconds in the review API) in protocol form. */
-export function tcOfStored(g: StoredGame): TimeControl {
+export function tcOfStored(g: GameSummaryView): TimeControlView {
   const t = g.time_control;
   return t.kind === "byoyomi"
     ? { kind: "byoyomi", main_s: t.base_ms / 1000, period_s: t.byoyomi_ms / 1000, periods: t.periods }

@@ -5,12 +5,12 @@
 import { errorText, type Ctx } from "./ctx";
 import { h } from "./svg";
 import type { Commands } from "./protocol.gen";
-import type { TimeControl } from "./types";
+import type { TimeControlView } from "./protocol.gen";
 
 /** The computer's levels: 1 the weakest, 8 the engine's best at the clock (docs/engines.md). */
 export const LEVELS = [1, 2, 3, 4, 5, 6, 7, 8];
 
-export interface Terms { variant: string; tc: TimeControl; colour: NonNullable<Commands["challenge_ai"]["colour"]> }
+export interface Terms { variant: string; tc: TimeControlView; colour: NonNullable<Commands["challenge_ai"]["colour"]> }
 
 /** The level select and the button; `terms` reads the form, `error` shows a refusal. */
 export function computerControls(ctx: Ctx, terms: () => Terms, error: HTMLElement): HTMLElement {

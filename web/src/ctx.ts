@@ -2,12 +2,13 @@
 
 import type { Connection } from "./net";
 import type { Settings } from "./settings";
-import type { Challenge, Player, VariantInfo } from "./types";
+import type { ChallengeView, PlayerView } from "./protocol.gen";
+import type { VariantInfo } from "./types";
 import { abortText } from "./words";
 
 export interface Ctx {
   conn: Connection;
-  me: Player | null;
+  me: PlayerView | null;
   variants: Map<string, VariantInfo>;
   settings: Settings;
   /** Go to a page of the client (pushes history). */
@@ -15,7 +16,7 @@ export interface Ctx {
   /** The running game of this player, from hello (or null). */
   runningGame: string | null;
   /** This player's open challenges, sent and received (hello, then the challenge events). */
-  challenges: Map<number, Challenge>;
+  challenges: Map<number, ChallengeView>;
 }
 
 export const RESULT_WORDS: Record<string, string> = {

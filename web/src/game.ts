@@ -12,22 +12,27 @@ import { errorText, resultText, type Ctx } from "./ctx";
 import { TimePressure } from "./pressure";
 import { sideWord } from "./words";
 import { moveRows, type MoveCell } from "./movelist";
-import { LOST, type Message } from "./net";
+import { LOST, type AckedCommand, type Message } from "./net";
 import { getApi } from "./http";
 import { MoveSender } from "./sender";
-import type { CommandKind } from "./protocol.gen";
 import { beep } from "./sound";
 import { h } from "./svg";
-import type { Absence, ChatLine, Clocks, GameSnapshot, Player, Role, Side, StoredGame, StoredMove, TimeControl, VariantInfo } from "./types";
+import type { AbsenceView, ChatLineView, ClocksView, EndPayload, GameDetailView, GameSnapshot, MessageOf, MovePayload, PlayerView, SideName, StoredMoveView, TakebackPayload, TimeControlView } from "./protocol.gen";
+import type { Role, VariantInfo } from "./types";
+
+/** The messages of a game's room (each carries its game's id). */
+type RoomMessage = MessageOf<"game" | "move" | "takeback" | "end" | "offer" | "gone" | "back" | "chat" | "rematch">;
+const ROOM_KINDS: ReadonlySet<string> = new Set<RoomMessage["t"]>(["game", "move", "takeback", "end", "offer", "gone", "back", "chat", "rematch"]);
+function isRoomMessage(m: Message): m is RoomMessage { return ROOM_KINDS.has(m.t); }
 
 interface Live {
   v: number;
   legal: string[];
-  clocks: Clocks;
+  clocks: ClocksView;
   clockAt: number;
   offers: GameSnapshot["offers"];
-  absent: { first: (Absence & { at: number }) | null; second: (Absence & { at: number }) | null };
-  chat: ChatLine[];
+  absent: { first: (AbsenceView & { at: number }) | null; second: (AbsenceView & { at: number }) | null };
+  chat: ChatLineView[];
   /** Whether the side to move may claim a draw (the server's `draw_claim`; null: not said). */
   drawClaim: boolean | null;
 }
@@ -37,8 +42,8 @@ export class GameView {
   private variant: VariantInfo | null = null;
   private board: Board | null = null;
   private role: Role = "spectator";
-  private players: { first: Player | { name: string }; second: Player | { name: string } } = { first: { name: "?" }, second: { name: "?" } };
-  private tc: TimeControl | null = null;
+  private players: { first: PlayerView | { name: string }; second: PlayerView | { name: string } } = { first: { name: "?" }, second: { name: "?" } };
+  private tc: TimeControlView | null = null;
   private rated = false;
   private status = "started";
   private result: string | null = null;
@@ -49,8 +54,8 @@ export class GameView {
   private displays: string[] = [];
   private checks: boolean[] = [];
   private fens = new Map<number, string>();
-  private stored: StoredMove[] = [];
-  private storedGame: StoredGame | null = null;
+  private stored: StoredMoveView[] = [];
+  private storedGame: GameDetailView | null = null;
   private live: Live | null = null;
   private cursor: number | null = null;
   /** The player asked to stay on the move they look at when the opponent moves. */
@@ -155,7 +160,7 @@ export class GameView {
       this.el.replaceChildren(h("p", { class: "error", text: body?.error?.message ?? (answer ? `No game ${this.id}.` : "The game could not be loaded: reload the page to try again.") }));
       return;
     }
-    const g = (await answer.json()) as StoredGame;
+    const g = (await answer.json()) as GameDetailView;
     this.storedGame = g;
     this.stored = g.moves ?? [];
     this.setup(g.variant, "spectator", { first: g.first, second: g.second }, tcOfStored(g), g.rated);
@@ -165,12 +170,13 @@ export class GameView {
     this.moves = this.stored.map((m) => m.uci);
     this.displays = this.stored.map((m) => m.display);
     this.fens.set(0, g.start_fen);
-    this.fens.set(g.plies, g.final_fen);
-    this.cursor = this.hashPly() ?? g.plies;
+    const plies = g.plies ?? this.stored.length;  // a game still running counts no plies yet
+    if (g.final_fen !== null) this.fens.set(plies, g.final_fen);
+    this.cursor = this.hashPly() ?? plies;
     await this.draw();
   }
 
-  private setup(variantName: string, role: Role, players: GameView["players"], tc: TimeControl | null, rated: boolean): void {
+  private setup(variantName: string, role: Role, players: GameView["players"], tc: TimeControlView | null, rated: boolean): void {
     const variant = this.ctx.variants.get(variantName) ?? null;
     this.variant = variant;
     this.role = role;
@@ -185,21 +191,20 @@ export class GameView {
   }
 
   onMessage(m: Message): void {
-    const d = m.d;
-    if (!d || d.game !== this.id) return;
+    if (!isRoomMessage(m) || m.d.game !== this.id) return;
     if (m.v !== undefined && this.live && m.t !== "game" && m.v <= this.live.v) return; // already applied
     if (m.v !== undefined && this.live) this.live.v = m.v;
     switch (m.t) {
-      case "game": this.snapshot(d as GameSnapshot, m.v ?? 0); break;
-      case "move": this.moved(d); break;
-      case "takeback": this.takenBack(d); break;
-      case "end": this.ended(d); break;
-      case "offer": if (this.live) this.live.offers[d.kind as keyof Live["offers"]] = d.action === "offer" ? d.side : null; if (d.action === "decline") this.note(`${this.nameOf(d.side)} declines the ${d.kind}.`); break;
-      case "gone": if (this.live) this.live.absent[d.side as Side] = { claimable: d.claimable, claim_in_ms: d.claim_in_ms, at: Date.now() }; break;
-      case "back": if (this.live) this.live.absent[d.side as Side] = null; break;
-      case "rematch": this.ctx.navigate(`/game/${d.new_game}`); return;
-      case "chat": this.live?.chat.push(d as ChatLine); this.drawChat(); return;
-      default: return;
+      case "game": this.snapshot(m.d, m.v ?? 0); break;
+      case "move": this.moved(m.d); break;
+      case "takeback": this.takenBack(m.d); break;
+      case "end": this.ended(m.d); break;
+      case "offer": { const d = m.d; if (this.live) this.live.offers[d.kind] = d.action === "offer" ? d.side : null; if (d.action === "decline") this.note(`${this.nameOf(d.side)} declines the ${d.kind}.`); break; }
+      // A `gone` that makes the absence claimable carries no countdown: it is over.
+      case "gone": if (this.live) this.live.absent[m.d.side] = { claimable: m.d.claimable, claim_in_ms: m.d.claim_in_ms ?? 0, at: Date.now() }; break;
+      case "back": if (this.live) this.live.absent[m.d.side] = null; break;
+      case "rematch": this.ctx.navigate(`/game/${m.d.new_game}`); return;
+      case "chat": this.live?.chat.push(m.d); this.drawChat(); return;
     }
     void this.draw();
   }
@@ -215,7 +220,7 @@ export class GameView {
     this.fens.clear();
     this.fens.set(0, s.start_fen);
     this.fens.set(s.ply, s.fen);
-    const absent = (a: Absence | null) => (a ? { ...a, at: Date.now() } : null);
+    const absent = (a: AbsenceView | null) => (a ? { ...a, at: Date.now() } : null);
     this.live = { v, legal: s.legal, clocks: s.clocks, clockAt: Date.now(), offers: { ...s.offers },
       absent: { first: absent(s.absent.first), second: absent(s.absent.second) }, chat: s.chat.slice(), drawClaim: s.draw_claim ?? null };
     this.sender.reconcile(s.moves, s.status !== "started");
@@ -231,7 +236,7 @@ export class GameView {
     if ((await this.storedPosition(ply))?.check) void this.draw();
   }
 
-  private moved(d: { ply: number; uci: string; display: string; fen: string; clocks: Clocks; legal: string[]; check: boolean; side: Side; draw_claim?: boolean }): void {
+  private moved(d: MovePayload): void {
     this.moves.length = d.ply - 1;
     this.displays.length = d.ply - 1;
     this.moves.push(d.uci);
@@ -248,7 +253,7 @@ export class GameView {
     beep(d.check ? "check" : "move", this.ctx.settings.sound);
   }
 
-  private takenBack(d: { ply: number; fen: string; clocks: Clocks; legal: string[]; draw_claim?: boolean }): void {
+  private takenBack(d: TakebackPayload): void {
     this.moves.length = d.ply;
     this.displays.length = d.ply;
     for (const k of [...this.fens.keys()]) if (k > d.ply) this.fens.delete(k);
@@ -257,7 +262,7 @@ export class GameView {
     this.cursor = null;
   }
 
-  private ended(d: { result: string | null; termination: string; clocks: Clocks; detail?: string }): void {
+  private ended(d: EndPayload): void {
     this.status = "finished";
     this.endDetail = d.detail ?? null;
     this.result = d.result;
@@ -272,15 +277,15 @@ export class GameView {
   private async loadRecord(): Promise<void> {
     const answer = await getApi(`/api/games/${encodeURIComponent(this.id)}`);
     if (!answer?.ok) return;
-    this.storedGame = (await answer.json()) as StoredGame;
+    this.storedGame = (await answer.json()) as GameDetailView;
     this.stored = this.storedGame.moves ?? [];
     void this.draw();
   }
 
   private get ply(): number { return this.moves.length; }
   private get shownPly(): number { return this.cursor === null ? this.ply : Math.min(this.cursor, this.ply); }
-  private get mySide(): Side | null { return this.role === "first" || this.role === "second" ? this.role : null; }
-  private nameOf(side: Side): string { return this.players[side].name; }
+  private get mySide(): SideName | null { return this.role === "first" || this.role === "second" ? this.role : null; }
+  private nameOf(side: SideName): string { return this.players[side].name; }
 
   private hashPly(): number | null {
     const n = Number(location.hash.slice(1));
@@ -354,10 +359,10 @@ export class GameView {
   }
 
   /** The stored position after `ply` moves (GET /api/games/<id>?ply=N), remembered. */
-  private async storedPosition(ply: number): Promise<StoredGame["position"] | null> {
+  private async storedPosition(ply: number): Promise<GameDetailView["position"] | null> {
     const answer = await getApi(`/api/games/${encodeURIComponent(this.id)}?ply=${ply}`);
     if (!answer?.ok) return null;
-    const p = ((await answer.json()) as StoredGame).position;
+    const p = ((await answer.json()) as GameDetailView).position;
     if (!p) return null;
     if (!this.fens.has(ply)) this.fens.set(ply, p.fen);
     if (p.sfen) this.sfens.set(ply, p.sfen);
@@ -374,11 +379,11 @@ export class GameView {
   private fail(e: unknown): void { this.errorBox.textContent = errorText(e); }
   private note(text: string): void { this.errorBox.textContent = text; }
 
-  private async command(t: CommandKind, extra: object = {}): Promise<void> {
+  private async command(t: AckedCommand, extra: object = {}): Promise<void> {
     this.errorBox.textContent = "";
     try {
       const ack = await this.ctx.conn.request(t, { game: this.id, ...extra });
-      if (ack.d?.new_game) this.ctx.navigate(`/game/${ack.d.new_game}`);
+      if (ack.d.new_game) this.ctx.navigate(`/game/${ack.d.new_game}`);
     } catch (e) { this.fail(e); }
   }
 
@@ -438,10 +443,10 @@ export class GameView {
   private drawClocks(): void {
     if (!this.variant) return;
     this.drawPressure();
-    const bottom: Side = this.role === "second" ? "second" : "first";
-    const top: Side = bottom === "first" ? "second" : "first";
-    for (const [el, side] of [[this.clockTop, top], [this.clockBottom, bottom]] as [HTMLElement, Side][]) {
-      const p = this.players[side] as Player;
+    const bottom: SideName = this.role === "second" ? "second" : "first";
+    const top: SideName = bottom === "first" ? "second" : "first";
+    for (const [el, side] of [[this.clockTop, top], [this.clockBottom, bottom]] as [HTMLElement, SideName][]) {
+      const p = this.players[side] as PlayerView;
       const name = h("a", { class: "name", href: `/player/${encodeURIComponent(p.name)}` }, titledName(p, `${shownName(p)}${p.rating && !p.computer ? ` (${p.rating}${p.provisional ? "?" : ""})` : ""}`));
       name.addEventListener("click", (e) => { e.preventDefault(); this.ctx.navigate(`/player/${encodeURIComponent(p.name)}`); });
       const absent = this.live?.absent[side];
@@ -473,7 +478,7 @@ export class GameView {
   }
 
   /** A side's main time after the shown ply, from the stored record. */
-  private clockAtPly(side: Side): number | null {
+  private clockAtPly(side: SideName): number | null {
     const upto = this.shownPly;
     for (let i = upto; i >= 1; i--) {
       const m = this.stored[i - 1];
@@ -483,7 +488,7 @@ export class GameView {
     return this.tc ? (this.tc.kind === "fischer" ? this.tc.base_s : this.tc.main_s) * 1000 : null;
   }
 
-  private sideOfPly1(): Side { return (this.fens.get(0) ?? "").split(" ")[1] === "b" ? "second" : "first"; }
+  private sideOfPly1(): SideName { return (this.fens.get(0) ?? "").split(" ")[1] === "b" ? "second" : "first"; }
 
   private drawBanner(): void {
     if (this.status !== "finished") { this.banner.hidden = true; return; }

@@ -4,16 +4,14 @@
 import { tcText } from "./clock";
 import { computerControls } from "./computer";
 import { errorText, type Ctx } from "./ctx";
-import type { Challenge } from "./types";
 import type { Message } from "./net";
-import type { CommandKind, Commands } from "./protocol.gen";
+import type { ChallengeView, Commands, GameSummaryView, SeekView, TimeControlView, WhoPlayerView } from "./protocol.gen";
 import { h } from "./svg";
 import { titledName } from "./names";
 import { challengeColour } from "./words";
-import type { OnlinePlayer, Seek, StoredGame, TimeControl } from "./types";
 
 /** A challenge as its two players read it: who, what, and the side the reader gets. */
-export function challengeText(c: Challenge, ctx: Ctx): string {
+export function challengeText(c: ChallengeView, ctx: Ctx): string {
   const v = ctx.variants.get(c.variant);
   const who = c.to.id === ctx.me?.id ? `${c.from.name} challenges you` : `You challenge ${c.to.name}`;
   return `${who}: ${v?.title ?? c.variant}, ${tcText(c.tc)}, ${c.rated ? "rated" : "casual"}, ${challengeColour(c, ctx.me?.id, v)}`;
@@ -30,9 +28,9 @@ function colourText(family: string | undefined, colour: string): string {
 
 export class Lobby {
   readonly el: HTMLElement;
-  private seeks = new Map<number, Seek>();
-  private live: StoredGame[] = [];
-  private online: OnlinePlayer[] = [];
+  private seeks = new Map<number, SeekView>();
+  private live: GameSummaryView[] = [];
+  private online: WhoPlayerView[] = [];
   private timer = 0;
   private readonly seekList = h("tbody");
   private readonly challengeBox = h("div", { class: "challenges" });
@@ -59,7 +57,7 @@ export class Lobby {
   async enter(): Promise<void> {
     try {
       const answer = await this.ctx.conn.request("sought", { watch: true });
-      this.seeks = new Map((answer.d.seeks as Seek[]).map((s) => [s.id, s]));
+      this.seeks = new Map(answer.d.seeks.map((s) => [s.id, s]));
     } catch (e) { this.listError.textContent = errorText(e); }
     this.draw();
     await this.refreshLive();
@@ -72,21 +70,23 @@ export class Lobby {
     if (this.ctx.conn.open) this.ctx.conn.request("sought", { watch: false }).catch(() => {});
   }
 
-  onMessage(m: Message): void {
+  /** A lobby message; `gone` is the challenge a `challenge_*` message ended (main.ts has
+   * removed it from the context already). */
+  onMessage(m: Message, gone?: ChallengeView): void {
     switch (m.t) {
       case "seek_added": this.seeks.set(m.d.id, m.d); break;
       case "seek_removed": this.seeks.delete(m.d.id); break;
       case "challenge": case "challenge_withdrawn": case "challenge_accepted": break;
-      case "challenge_declined": this.note(m.d, `declined${m.d.reason ? ": " + m.d.reason : ""}`); break;
-      case "challenge_cancelled": this.note(m.d, `cancelled (${m.d.reason})`); break;
+      case "challenge_declined": this.note(gone, `declined${m.d.reason ? ": " + m.d.reason : ""}`); break;
+      case "challenge_cancelled": this.note(gone, `cancelled (${m.d.reason})`); break;
       default: return;
     }
     this.draw();
   }
 
-  /** A challenge ended (main.ts has removed it already and passes it along as `gone`). */
-  private note(d: { gone?: Challenge }, text: string): void {
-    if (d.gone) this.listError.textContent = `Challenge ${d.gone.from.name} → ${d.gone.to.name} ${text}`;
+  /** A challenge ended. */
+  private note(gone: ChallengeView | undefined, text: string): void {
+    if (gone) this.listError.textContent = `Challenge ${gone.from.name} → ${gone.to.name} ${text}`;
   }
 
   private async refreshLive(): Promise<void> {
@@ -96,8 +96,8 @@ export class Lobby {
         this.ctx.conn.request("games", { status: "started", limit: 20 }),
         this.ctx.conn.request("who"),
       ]);
-      this.live = games.d.games as StoredGame[];
-      this.online = who.d.players as OnlinePlayer[];
+      this.live = games.d.games;
+      this.online = who.d.players;
       this.drawLive();
     } catch { /* the next refresh retries */ }
   }
@@ -139,10 +139,10 @@ export class Lobby {
     return form;
   }
 
-  private terms(): { variant: string; tc: TimeControl; rated: boolean; colour: Colour } {
+  private terms(): { variant: string; tc: TimeControlView; rated: boolean; colour: Colour } {
     const f = new FormData(this.form);
     const n = (k: string) => Number(f.get(k) ?? 0);
-    const tc: TimeControl = f.get("kind") === "byoyomi"
+    const tc: TimeControlView = f.get("kind") === "byoyomi"
       ? { kind: "byoyomi", main_s: n("main_min") * 60 + n("main_sec"), period_s: n("period"), periods: n("periods") }
       : { kind: "fischer", base_s: n("base_min") * 60 + n("base_sec"), inc_s: n("inc") };
     return { variant: String(f.get("variant")), tc, rated: f.get("rated") === "on", colour: String(f.get("colour")) as Colour };
@@ -169,12 +169,12 @@ export class Lobby {
     } catch (e) { this.formError.textContent = errorText(e); }
   }
 
-  private async act(t: CommandKind, d: Commands[CommandKind]): Promise<void> {
+  private async act(t: "play" | "unseek" | "accept" | "decline" | "withdraw", d: Commands[typeof t]): Promise<void> {
     this.listError.textContent = "";
     try {
       const ack = await this.ctx.conn.request(t, d);
-      if (ack.d?.game) this.ctx.navigate(`/game/${ack.d.game}`);
-      if (t === "unseek") for (const id of ack.d.removed as number[]) this.seeks.delete(id);
+      if (ack.d.game) this.ctx.navigate(`/game/${ack.d.game}`);
+      if (t === "unseek") for (const id of ack.d.removed ?? []) this.seeks.delete(id);
       if (t === "withdraw" || t === "decline" || t === "accept") this.ctx.challenges.delete((d as { id: number }).id);
       this.draw();
     } catch (e) { this.listError.textContent = errorText(e); }
@@ -221,7 +221,7 @@ export class Lobby {
 
   private drawLive(): void {
     const items = this.live.map((g) => {
-      const a = h("a", { href: `/game/${g.id}` }, [`${this.ctx.variants.get(g.variant)?.title ?? g.variant}: `, ...titledName(g.first), " – ", ...titledName(g.second), `, move ${Math.floor(g.plies / 2) + 1} (${g.plies} plies)`]);
+      const a = h("a", { href: `/game/${g.id}` }, [`${this.ctx.variants.get(g.variant)?.title ?? g.variant}: `, ...titledName(g.first), " – ", ...titledName(g.second), g.plies === null ? "" : `, move ${Math.floor(g.plies / 2) + 1} (${g.plies} plies)`]);
       a.addEventListener("click", (e) => { e.preventDefault(); this.ctx.navigate(`/game/${g.id}`); });
       return h("li", { "data-game": g.id }, [a]);
     });

@@ -13,7 +13,8 @@ import { Profile, ReviewList } from "./review";
 import { loadSettings, saveSettings } from "./settings";
 import { unlockAudio } from "./sound";
 import { h } from "./svg";
-import type { Challenge, VariantInfo } from "./types";
+import type { ChallengeView } from "./protocol.gen";
+import type { VariantInfo } from "./types";
 
 const TOKEN_KEY = "hub-token";
 const $ = (id: string) => document.getElementById(id)!;
@@ -24,7 +25,7 @@ class Client implements Ctx {
   variants = new Map<string, VariantInfo>();
   settings = loadSettings();
   runningGame: string | null = null;
-  challenges = new Map<number, Challenge>();
+  challenges = new Map<number, ChallengeView>();
   private readonly notices = new Notices();
   private lobby: Lobby | null = null;
   private game: GameView | null = null;
@@ -121,7 +122,7 @@ class Client implements Ctx {
         return;
       case "hello":
         this.runningGame = m.d.game;
-        this.challenges = new Map((m.d.challenges as Challenge[]).map((c) => [c.id, c]));
+        this.challenges = new Map(m.d.challenges.map((c) => [c.id, c]));
         if (this.game) void this.game.open();
         else if (this.runningGame && this.isLobby()) this.navigate(`/game/${this.runningGame}`);
         else if (this.lobby) void this.lobby.enter();  // a new connection: subscribe again
@@ -139,30 +140,30 @@ class Client implements Ctx {
         window.setTimeout(() => { if ($("status").textContent === m.d.message) this.status(this.conn.open ? "Connected" : "Disconnected"); }, 10000);
         return;
     }
+    let gone: ChallengeView | undefined;
     if (m.t === "challenge") {
       this.challenges.set(m.d.id, m.d);
-      if (!this.lobby && m.d.to.id === this.me?.id) this.challengeNotice(m.d as Challenge);
-    } else if (m.t.startsWith("challenge_")) {
-      const gone = this.challenges.get(m.d.id);
-      m.d.gone = gone;
+      if (!this.lobby && m.d.to.id === this.me?.id) this.challengeNotice(m.d);
+    } else if (m.t === "challenge_accepted" || m.t === "challenge_declined" || m.t === "challenge_withdrawn" || m.t === "challenge_cancelled") {
+      gone = this.challenges.get(m.d.id);
       this.challenges.delete(m.d.id);
       this.notices.remove(`challenge-${m.d.id}`);
       const incoming = gone?.to.id === this.me?.id;
       if (gone && incoming && m.t === "challenge_withdrawn") this.notices.show(`gone-${m.d.id}`, [`${gone.from.name} withdrew the challenge (${this.variants.get(gone.variant)?.title ?? gone.variant}).`], 10000);
       if (gone && m.t === "challenge_cancelled" && !this.game) this.notices.show(`gone-${m.d.id}`, [`The challenge ${incoming ? "from " + gone.from.name : "to " + gone.to.name} was cancelled (${m.d.reason === "offline" ? "a player went offline" : m.d.reason === "game started" ? "a player started another game" : m.d.reason}).`], 10000);
     }
-    this.lobby?.onMessage(m);
+    this.lobby?.onMessage(m, gone);
     this.game?.onMessage(m);
   }
 
   /** A challenge received away from the lobby: a notice with Accept and Decline. */
-  private challengeNotice(c: Challenge): void {
+  private challengeNotice(c: ChallengeView): void {
     const key = `challenge-${c.id}`;
     const error = h("span", { class: "error" });
     const answer = (t: "accept" | "decline") => this.conn.request(t, { id: c.id }).then((ack) => {
       this.challenges.delete(c.id);
       this.notices.remove(key);
-      if (ack.d?.game) this.navigate(`/game/${ack.d.game}`);
+      if (ack.d.game) this.navigate(`/game/${ack.d.game}`);
     }, (e) => { error.textContent = errorText(e); });
     const accept = h("button", { type: "button", class: "primary accept", text: "Accept" });
     accept.addEventListener("click", () => void answer("accept"));

@@ -7,12 +7,19 @@
 // all has arrived for DEAD_AFTER_MS, when an opening handshake takes too long, or when a request
 // goes unanswered; it then drops the socket, says so (onClose) and reconnects with backoff.
 
-import type { CommandKind, Commands, ErrorCode, MessageKind } from "./protocol.gen";
+import type { Answers, CommandKind, Commands, ErrorCode, ErrorPayload, MessageOf, ServerMessage } from "./protocol.gen";
 
-export interface Message { t: MessageKind; d: any; v?: number; a?: number | string }
+/** A message from the server: a union discriminated on `t` (switch on it to get `d`'s type). */
+export type Message = ServerMessage;
+
+/** The positive answer to command `K` (`ack`, `welcome`, `pong`, or a message of its own name). */
+export type Answer<K extends CommandKind> = MessageOf<Answers[K]>;
+
+/** The commands answered by `ack` (the game's and the lobby's actions). */
+export type AckedCommand = { [K in CommandKind]: Answers[K] extends "ack" ? K : never }[CommandKind];
 
 export class ServerError extends Error {
-  constructor(readonly code: ErrorCode | "disconnected" | "timeout", message: string, readonly data: any) { super(message); }
+  constructor(readonly code: ErrorCode | "disconnected" | "timeout", message: string, readonly data: ErrorPayload | null) { super(message); }
 }
 
 /** The codes of a request that never got its answer: it may or may not have been done. */
@@ -73,7 +80,7 @@ export class Connection {
 
   listen(listener: Listener): void { this.listeners.push(listener); }
 
-  request<K extends CommandKind>(t: K, d?: Commands[K]): Promise<Message> {
+  request<K extends CommandKind>(t: K, d?: Commands[K]): Promise<Answer<K>> {
     return new Promise((resolve, reject) => {
       const ws = this.ws;
       if (!ws || ws.readyState !== WebSocket.OPEN) {
@@ -83,7 +90,9 @@ export class Connection {
       const a = this.nextAck++;
       // No answer in time: the connection is as good as dead (the heartbeat usually says so first).
       const timer = window.setTimeout(() => { if (this.ws === ws) this.drop(ws, "no answer"); }, REQUEST_TIMEOUT_MS);
-      this.pending.set(a, { resolve, reject, timer });
+      // The server answers command K with Answers[K] or an error (protocol.gen.ts, from the
+      // server's own table), so the message carrying this ack id is that answer.
+      this.pending.set(a, { resolve: (m) => resolve(m as Answer<K>), reject, timer });
       const frame: Record<string, unknown> = { t, a };
       if (d !== undefined) frame.d = d;
       ws.send(JSON.stringify(frame));

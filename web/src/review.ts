@@ -5,9 +5,9 @@ import { tcOfStored, tcText } from "./clock";
 import { errorText, resultText, type Ctx } from "./ctx";
 import { h } from "./svg";
 import { titledName } from "./names";
-import type { StoredGame } from "./types";
+import type { GameSummaryView } from "./protocol.gen";
 
-export function gameTable(ctx: Ctx, games: StoredGame[]): HTMLElement {
+export function gameTable(ctx: Ctx, games: GameSummaryView[]): HTMLElement {
   const rows = games.map((g) => {
     const link = h("a", { href: `/game/${g.id}`, text: "open", "data-open": g.id });
     link.addEventListener("click", (e) => { e.preventDefault(); ctx.navigate(`/game/${g.id}`); });
@@ -16,7 +16,7 @@ export function gameTable(ctx: Ctx, games: StoredGame[]): HTMLElement {
       h("td", { text: when }), h("td", { text: ctx.variants.get(g.variant)?.title ?? g.variant }),
       h("td", {}, [...titledName(g.first), " – ", ...titledName(g.second)]), h("td", { text: g.result ?? "*" }),
       h("td", { text: g.status === "finished" ? resultText(g.result, g.termination, [g.first.name, g.second.name]) : g.status }),
-      h("td", { text: String(g.plies) }), h("td", { text: `${tcText(tcOfStored(g))}, ${g.rated ? "rated" : "casual"}` }), h("td", {}, [link]),
+      h("td", { text: g.plies === null ? "–" : String(g.plies) }), h("td", { text: `${tcText(tcOfStored(g))}, ${g.rated ? "rated" : "casual"}` }), h("td", {}, [link]),
     ]);
   });
   return h("table", { class: "games" }, [
@@ -66,7 +66,7 @@ export class ReviewList {
       const body = await answer.json();
       if (!answer.ok) throw new Error(body.error?.message ?? answer.statusText);
       this.cursor = body.next_cursor;
-      this.results.replaceChildren(gameTable(this.ctx, body.games as StoredGame[]));
+      this.results.replaceChildren(gameTable(this.ctx, body.games as GameSummaryView[]));
       this.el.querySelector<HTMLButtonElement>(".more")!.hidden = !body.next_cursor;
     } catch (e) { this.error.textContent = errorText(e); }
   }
@@ -83,7 +83,7 @@ export class Profile {
   private async load(): Promise<void> {
     const answer = await fetch(`/api/games?player=${encodeURIComponent(this.name)}&limit=100`);
     if (!answer.ok) { this.el.append(h("p", { class: "error", text: "Cannot load this player's games." })); return; }
-    const games = (await answer.json()).games as StoredGame[];
+    const games = (await answer.json()).games as GameSummaryView[];
     const ratings = new Map<string, number>();
     for (const g of games) {  // newest first: the first rated game of a pool gives its rating
       if (!g.rated) continue;

@@ -5,9 +5,11 @@
 
 import { errorText } from "./ctx";
 import { LOST, type Connection } from "./net";
+import type { MoveFields } from "./protocol.gen";
 import { h } from "./svg";
 
-interface Move { ply: number; uci: string }
+/** A move of the player's on its way: the played move's own fields (protocol.gen.ts). */
+type OwnMove = Pick<MoveFields, "ply" | "uci">;
 type State = { legal: string[]; fen: string; ply: number };
 
 export interface SenderHost {
@@ -21,8 +23,8 @@ export interface SenderHost {
 }
 
 export class MoveSender {
-  pending: Move | null = null;
-  proposed: Move | null = null;
+  pending: OwnMove | null = null;
+  proposed: OwnMove | null = null;
   /** "Connection lost — reconnecting…" / "Sending your move…" under the board. */
   readonly note = h("p", { class: "conn-note", role: "status", hidden: true });
   readonly confirmBox = h("div", { class: "move-confirm", hidden: true });

@@ -1,19 +1,20 @@
 // How the client names sides and explains outcomes, in one place: sente/gote in shogi, White/
 // Black in chess (Persians/Spartans in Spartan Chess), never "first"/"second" on screen.
 
-import type { Challenge, Side, VariantInfo } from "./types";
+import type { ChallengeView, SideName } from "./protocol.gen";
+import type { VariantInfo } from "./types";
 
-export function sideWord(v: VariantInfo | undefined, side: Side): string {
+export function sideWord(v: VariantInfo | undefined, side: SideName): string {
   if (v?.family === "shogi") return side === "first" ? "sente" : "gote";
   if (v?.name === "spartan") return side === "first" ? "the Persians (White)" : "the Spartans (Black)";
   return side === "first" ? "White" : "Black";
 }
 
 /** The side a challenge gives the viewer (`colour` is the sender's wish). */
-export function challengeColour(c: Challenge, meId: string | undefined, v: VariantInfo | undefined): string {
+export function challengeColour(c: ChallengeView, meId: string | undefined, v: VariantInfo | undefined): string {
   if (c.colour !== "first" && c.colour !== "second") return "colours drawn at random";
   const incoming = c.to.id === meId;
-  const mine: Side = incoming ? (c.colour === "first" ? "second" : "first") : c.colour;
+  const mine: SideName = incoming ? (c.colour === "first" ? "second" : "first") : c.colour;
   return `you play ${sideWord(v, mine)}`;
 }
 

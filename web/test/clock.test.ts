@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { clockView, formatMs, tcOfStored, tcText } from "../src/clock";
-import type { StoredGame } from "../src/types";
+import type { GameSummaryView } from "../src/protocol.gen";
 
 const BYO = { kind: "byoyomi" as const, main_s: 60, period_s: 10, periods: 3 };
 const FISCHER = { kind: "fischer" as const, base_s: 180, inc_s: 2 };
@@ -43,9 +43,9 @@ describe("clock display", () => {
 
 describe("stored time controls", () => {
   it("reads the review API's milliseconds", () => {
-    const g = { time_control: { kind: "byoyomi", base_ms: 300000, increment_ms: 0, byoyomi_ms: 20000, periods: 3, text: "300+20x3" } } as StoredGame;
+    const g = { time_control: { kind: "byoyomi", base_ms: 300000, increment_ms: 0, byoyomi_ms: 20000, periods: 3, text: "300+20x3" } } as GameSummaryView;
     expect(tcText(tcOfStored(g))).toBe("5 min + 3×20s");
-    const f = { time_control: { kind: "fischer", base_ms: 180000, increment_ms: 2000, byoyomi_ms: 0, periods: 0, text: "180+2" } } as StoredGame;
+    const f = { time_control: { kind: "fischer", base_ms: 180000, increment_ms: 2000, byoyomi_ms: 0, periods: 0, text: "180+2" } } as GameSummaryView;
     expect(tcOfStored(f)).toEqual({ kind: "fischer", base_s: 180, inc_s: 2 });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Challenge, VariantInfo } from "../src/types";
+import type { ChallengeView } from "../src/protocol.gen";
+import type { VariantInfo } from "../src/types";
 import { abortText, challengeColour, sideWord } from "../src/words";
 
 const shogi = { name: "minishogi", family: "shogi" } as VariantInfo;
@@ -12,7 +13,7 @@ describe("words", () => {
     expect(sideWord({ name: "wildcastle", family: "chess" } as VariantInfo, "second")).toBe("Black");
   });
   it("tells each party of a challenge its side", () => {
-    const c = { from: { id: "a" }, to: { id: "b" }, colour: "first" } as Challenge;
+    const c = { from: { id: "a" }, to: { id: "b" }, colour: "first" } as ChallengeView;
     expect(challengeColour(c, "a", shogi)).toBe("you play sente");
     expect(challengeColour(c, "b", shogi)).toBe("you play gote");
     expect(challengeColour({ ...c, colour: "random" }, "b", shogi)).toBe("colours drawn at random");

@@ -8,6 +8,7 @@ stored game goes through the rules engine in a worker thread, as the review API 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -48,7 +49,7 @@ _END_CODES: dict[str, str] = {
 }
 
 
-def _minutes_increment(tc: Json) -> tuple[int, int]:
+def _minutes_increment(tc: Mapping[str, Any]) -> tuple[int, int]:
     if tc["kind"] == "byoyomi":
         return tc["main_s"] // 60, tc["period_s"]
     return tc["base_s"] // 60, tc["inc_s"]
@@ -70,7 +71,7 @@ class Examination:
     ics: IcsVariant
     white: str
     black: str
-    tc: Json
+    tc: Mapping[str, Any]
     moves: list[str]
     displays: list[str]
     clocks: list[int]

@@ -1,0 +1,550 @@
+"""The payload (``d``) of every server-to-client message, defined once as a ``TypedDict``.
+
+The code that builds a message annotates its payload with these types, so mypy checks that what
+is sent has these keys and value types; ``scripts/gen_types.py`` writes the web client's
+TypeScript types from them (``web/src/protocol.gen.ts``);
+:func:`server.hub.payload_check.payload_problems` checks a payload received off the wire against
+them (``tests/transport/test_transport_payloads.py``
+plays a game and checks every frame, so a builder that drifts from its schema fails there even
+where mypy cannot see it).
+
+They are ``TypedDict`` and not dataclasses because a payload *is* the JSON object: building one
+costs what building the dict costs, on the move path too.
+
+Shared parts are defined once and reused by name: a player (:class:`PlayerView`), a time control
+(:data:`TimeControlView`), both clocks (:class:`ClocksView`); a played move's fields (``ply``,
+``uci``, ``display``, ``spent_ms``) are :class:`MoveFields`, which the live ``move`` event and
+the stored game's moves (:class:`StoredMoveView`) both extend; the room's view of a game
+(:class:`GameSnapshot`, the ``game`` snapshot) and its compact form sent with refusals
+(:class:`RoomStateView`) share :class:`PositionFields`.
+"""
+
+from typing import Any, Literal, NotRequired, TypedDict
+
+from server.hub.errors import ErrorCode
+from server.hub.messages import MessageKind
+
+SideName = Literal["first", "second"]
+"""A side as the protocol spells it (``SIDE_NAMES``)."""
+
+ColourName = Literal["first", "second", "random"]
+"""A colour wish of a seek or challenge."""
+
+
+# ----------------------------------------------------------------------- shared parts
+
+
+class PlayerView(TypedDict):
+    """A player as others see it; with a game's pool, its rating there (``None`` for guests)."""
+
+    id: str
+    name: str
+    guest: bool
+    computer: NotRequired[bool]
+    bot: NotRequired[bool]
+    rating: NotRequired[int | None]
+    provisional: NotRequired[bool]
+
+
+class FischerView(TypedDict):
+    kind: Literal["fischer"]
+    base_s: int
+    inc_s: int
+
+
+class ByoyomiView(TypedDict):
+    kind: Literal["byoyomi"]
+    main_s: int
+    period_s: int
+    periods: int
+
+
+TimeControlView = FischerView | ByoyomiView
+"""A time control as commands take it and messages show it."""
+
+
+class TermsView(TypedDict):
+    """What a game will be (``GameTerms.view``): shared by seeks, challenges and games."""
+
+    variant: str
+    tc: TimeControlView
+    speed: str
+    rated: bool
+
+
+class SeekView(TermsView):
+    id: int
+    player: PlayerView
+    colour: ColourName
+    range: list[int] | None
+    manual: bool
+
+
+ChallengeView = TypedDict(
+    "ChallengeView",
+    {
+        "variant": str,
+        "tc": TimeControlView,
+        "speed": str,
+        "rated": bool,
+        "id": int,
+        "from": PlayerView,
+        "to": PlayerView,
+        "colour": ColourName,
+        "seek": int | None,
+    },
+)
+"""A direct challenge (``from`` is a Python keyword, hence the functional form; its terms are
+:class:`TermsView`'s fields)."""
+
+
+class SideClockView(TypedDict):
+    """One side's clock: ``periods``/``period_ms`` only under byoyomi."""
+
+    ms: int
+    periods: NotRequired[int]
+    period_ms: NotRequired[int]
+
+
+class ClocksView(TypedDict):
+    first: SideClockView
+    second: SideClockView
+    running: SideName | None
+
+
+class ChatLineView(TypedDict):
+    """One chat line as the room keeps it (the ``chat`` event adds the game's id)."""
+
+    room: Literal["players", "spectators"]
+    user: str
+    user_id: str
+    text: str
+
+
+class AbsenceView(TypedDict):
+    claimable: bool
+    claim_in_ms: int
+
+
+class OffersView(TypedDict):
+    """Which side has an open offer of each kind."""
+
+    draw: SideName | None
+    takeback: SideName | None
+    rematch: SideName | None
+
+
+class PositionFields(TypedDict):
+    """The position after the last committed move, as every room view shows it."""
+
+    game: str
+    ply: int
+    fen: str
+    turn: SideName
+    legal: list[str]
+    clocks: ClocksView
+
+
+class RoomStateView(PositionFields):
+    """The compact state sent with a refusal (``error`` ``d.state``)."""
+
+    v: int
+    status: str
+
+
+class GameSnapshot(PositionFields, TermsView):
+    """A room's full view of one game for one viewer: the ``game`` snapshot."""
+
+    status: str
+    role: SideName | Literal["spectator"]
+    players: dict[SideName, PlayerView]
+    start_fen: str
+    moves: list[str]
+    displays: list[str]
+    draw_claim: bool
+    result: str | None
+    termination: str | None
+    detail: str | None
+    winner: SideName | None
+    offers: OffersView
+    absent: dict[SideName, AbsenceView | None]
+    chat: list[ChatLineView]
+
+
+class MoveFields(TypedDict):
+    """A played move as both the live event and the stored game show it."""
+
+    ply: int
+    uci: str
+    display: str
+    spent_ms: int | None
+
+
+class PoolRatingView(TypedDict):
+    rating: int
+    provisional: bool
+
+
+class WhoPlayerView(PlayerView):
+    """One player of the ``who`` listing: its rating in each pool it played (``"minishogi"``,
+    ``"chess/blitz"``) and the game it plays."""
+
+    ratings: dict[str, PoolRatingView]
+    game: str | None
+
+
+# --------------------------------------------------------------------- session, lobby
+
+
+class AckPayload(TypedDict, total=False):
+    """What an ``ack`` carries: the fields the acknowledged command has a result for (``join``:
+    the room's version ``v`` and whether a ``game`` snapshot was sent instead of the events
+    after the client's version; a rematch agreed: ``new_game``)."""
+
+    game: str
+    ply: int
+    v: int
+    snapshot: bool
+    new_game: str
+    seek: int
+    removed: list[int]
+    challenge: int
+    id: int
+    logged_out: bool
+
+
+class ErrorPayload(TypedDict):
+    code: ErrorCode
+    message: str
+    state: NotRequired[RoomStateView]
+
+
+class VariantName(TypedDict):
+    name: str
+    title: str
+    family: str
+
+
+class WelcomePayload(TypedDict):
+    player: PlayerView
+    token: str
+    variants: list[VariantName]
+
+
+class HelloPayload(TypedDict):
+    player: PlayerView
+    game: str | None
+    seeks: list[SeekView]
+    challenges: list[ChallengeView]
+
+
+class DegradedPayload(TypedDict):
+    on: bool
+
+
+class EmptyPayload(TypedDict):
+    pass
+
+
+class SoughtPayload(TypedDict):
+    seeks: list[SeekView]
+    watching: bool
+
+
+class WhoPayload(TypedDict):
+    players: list[WhoPlayerView]
+
+
+class IdPayload(TypedDict):
+    """A seek or challenge gone (``seek_removed``, ``challenge_withdrawn``)."""
+
+    id: int
+
+
+class ChallengeAcceptedPayload(TypedDict):
+    id: int
+    game: str
+
+
+class ChallengeEndedPayload(TypedDict):
+    """A challenge declined (``reason`` the decliner's, may be ``None``) or cancelled."""
+
+    id: int
+    reason: str | None
+
+
+class GameStartPayload(TypedDict):
+    game: str
+    side: SideName
+    opponent: PlayerView
+
+
+class ComputerGamePayload(TypedDict):
+    game: str
+    level: int
+
+
+# ------------------------------------------------------------------------ room events
+
+
+class RoomEventFields(TypedDict):
+    """Every room event carries its game's id."""
+
+    game: str
+
+
+class MovePayload(MoveFields, PositionFields):
+    side: SideName
+    check: bool
+    draw_claim: bool
+
+
+class TakebackPayload(PositionFields):
+    removed: int
+    draw_claim: bool
+
+
+class OfferPayload(RoomEventFields):
+    kind: Literal["draw", "takeback", "rematch"]
+    action: Literal["offer", "accept", "decline", "cancel"]
+    side: SideName
+
+
+class EndPayload(RoomEventFields):
+    result: str | None
+    winner: SideName | None
+    termination: str
+    clocks: ClocksView
+    detail: NotRequired[str]
+
+
+class GonePayload(RoomEventFields):
+    """A player left (``claim_in_ms`` until its opponent may claim) or, later, may be claimed."""
+
+    side: SideName
+    claimable: bool
+    claim_in_ms: NotRequired[int]
+
+
+class BackPayload(RoomEventFields):
+    side: SideName
+
+
+class ChatPayload(ChatLineView, RoomEventFields):
+    pass
+
+
+class RematchPayload(RoomEventFields):
+    new_game: str
+
+
+# ---------------------------------------------------------------------------- review
+
+
+class StoredTimeControlView(TypedDict):
+    kind: str
+    base_ms: int
+    increment_ms: int
+    byoyomi_ms: int
+    periods: int
+    text: str
+
+
+class StoredPlayerView(TypedDict):
+    """A player of a stored game: its store id is a number (``None`` for a guest), not the
+    hub's player id."""
+
+    name: str
+    id: int | None
+    rating_before: int | None
+    rating_after: int | None
+    bot: NotRequired[bool]
+    """Present (true) for a bot account (the Bot API), as in :class:`PlayerView`."""
+
+
+class GameSummaryView(TypedDict):
+    """A stored game as the game lists show it."""
+
+    id: str
+    variant: str
+    status: str
+    result: str | None
+    termination: str | None
+    rated: bool
+    speed: str
+    time_control: StoredTimeControlView
+    first: StoredPlayerView
+    second: StoredPlayerView
+    plies: int | None
+    start_fen: str
+    final_fen: str | None
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
+
+
+class StoredMoveView(MoveFields):
+    """A stored move: the played move's fields and what the record keeps of the clock."""
+
+    clock_ms: int | None
+    periods_left: int | None
+    at: str | None
+
+
+class StoredPositionView(TypedDict):
+    ply: int
+    fen: str
+    turn: SideName
+    move: str | None
+    check: bool
+    sfen: NotRequired[str]
+
+
+class GameDetailView(GameSummaryView):
+    """One stored game with its moves (``review``; ``GET /api/game/{id}``)."""
+
+    headers: dict[str, str]
+    formats: list[str]
+    moves: list[StoredMoveView]
+    position: NotRequired[StoredPositionView]
+
+
+class GamesPayload(TypedDict):
+    games: list[GameSummaryView]
+    limit: int
+    offset: int
+    next_offset: int | None
+    next_cursor: str | None
+
+
+class ExportPayload(TypedDict):
+    game: str
+    format: str
+    content_type: str
+    text: str
+
+
+class ScoreView(TypedDict, total=False):
+    cp: int
+    mate: int
+
+
+class PlyEvalView(TypedDict):
+    ply: int
+    score: ScoreView
+    best: str | None
+    pv: str
+    depth: int
+    nodes: int | None
+    time_ms: int
+
+
+class AdviceView(TypedDict):
+    ply: int
+    side: int
+    judgement: Literal["inaccuracy", "mistake", "blunder"]
+    kind: str
+    best: str | None
+
+
+class SideSummaryView(TypedDict):
+    inaccuracy: int
+    mistake: int
+    blunder: int
+    moves: int
+    acpl: int | None
+    accuracy: float | None
+
+
+class AnalysisProgress(TypedDict):
+    done: int
+    total: int
+
+
+class AnalysisLimitsView(TypedDict):
+    movetime_ms: int | None
+    depth: int | None
+
+
+class AnalysisView(TypedDict):
+    """A game's computer analysis (``analyse``, ``analysis``; the HTTP API's analysis view)."""
+
+    game: str
+    state: Literal["queued", "running", "done", "failed"]
+    requested_by: str | None
+    limits: AnalysisLimitsView
+    progress: AnalysisProgress
+    estimate_s: int
+    plies: list[PlyEvalView]
+    advice: list[AdviceView]
+    summary: dict[SideName, SideSummaryView]
+    error: NotRequired[str]
+
+
+# ------------------------------------------------------------------------ the table
+
+PAYLOADS: dict[str, Any] = {
+    MessageKind.ACK: AckPayload,
+    MessageKind.ERROR: ErrorPayload,
+    MessageKind.WELCOME: WelcomePayload,
+    MessageKind.HELLO: HelloPayload,
+    MessageKind.DEGRADED: DegradedPayload,
+    MessageKind.PONG: EmptyPayload,
+    MessageKind.SOUGHT: SoughtPayload,
+    MessageKind.WHO: WhoPayload,
+    MessageKind.SEEK_ADDED: SeekView,
+    MessageKind.SEEK_REMOVED: IdPayload,
+    MessageKind.CHALLENGE: ChallengeView,
+    MessageKind.CHALLENGE_ACCEPTED: ChallengeAcceptedPayload,
+    MessageKind.CHALLENGE_DECLINED: ChallengeEndedPayload,
+    MessageKind.CHALLENGE_WITHDRAWN: IdPayload,
+    MessageKind.CHALLENGE_CANCELLED: ChallengeEndedPayload,
+    MessageKind.GAME_START: GameStartPayload,
+    MessageKind.COMPUTER_GAME: ComputerGamePayload,
+    MessageKind.GAME: GameSnapshot,
+    MessageKind.MOVE: MovePayload,
+    MessageKind.TAKEBACK: TakebackPayload,
+    MessageKind.OFFER: OfferPayload,
+    MessageKind.END: EndPayload,
+    MessageKind.GONE: GonePayload,
+    MessageKind.BACK: BackPayload,
+    MessageKind.CHAT: ChatPayload,
+    MessageKind.REMATCH: RematchPayload,
+    MessageKind.GAMES: GamesPayload,
+    MessageKind.REVIEW: GameDetailView,
+    MessageKind.EXPORT: ExportPayload,
+    MessageKind.ANALYSE: AnalysisView,
+    MessageKind.ANALYSIS: AnalysisView,
+}
+"""Every client-facing message kind's payload type (``game_end`` goes to the bus only, and the
+bus's ``game_start`` has the shape of :class:`GameStartedNotice`)."""
+
+
+OWN_ANSWERS = frozenset(
+    {
+        MessageKind.SOUGHT,
+        MessageKind.WHO,
+        MessageKind.GAMES,
+        MessageKind.REVIEW,
+        MessageKind.EXPORT,
+        MessageKind.ANALYSE,
+        MessageKind.ANALYSIS,
+    }
+)
+"""The commands answered by a message of their own name rather than by ``ack`` (the login
+frames are answered by ``welcome``, ``ping`` by ``pong``)."""
+
+
+class GameStartedNotice(TermsView):
+    """The bus publication of a new game (channel ``games``; docs/protocol.md)."""
+
+    game: str
+    players: list[PlayerView]
+
+
+class GameEndNotice(TypedDict):
+    """The bus publication of a finished game (``game_end``, channel ``games``)."""
+
+    game: str
+    result: str | None
+    termination: str
