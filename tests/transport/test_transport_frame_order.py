@@ -1,5 +1,5 @@
 """Frames written back to back, which the server reads in one go: a frame it can handle at once
-(from ``data_received``, server.transport.server.JitteredConnection.process_event) never
+(from ``data_received``, server.transport.ws_internals.JitteredConnection.process_event) never
 overtakes one that waits (a login, a review query), and limits and errors stay as they were.
 
 The frames of one call to :func:`write_at_once` leave in one write to the socket; client and

@@ -87,7 +87,7 @@ PER_CONNECTION = Counter(
         # websockets' connection: its protocol and parser (three suspended generators, the
         # handshake's request with its headers emptied, the last frame read, the parser's
         # lists), the message assembler and its queue, two futures, a logger adapter.
-        "server.transport.server.JitteredConnection": 1,
+        "server.transport.ws_internals.JitteredConnection": 1,
         "websockets.server.ServerProtocol": 1,
         "websockets.streams.StreamReader": 1,
         "websockets.http11.Request": 1,
