@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
-from support import wait_until
+from support import FakeClock, wait_until
 
 from server.bus import Bus, Cluster, InProcessClusterState
 
@@ -33,20 +33,6 @@ __all__ = [
 REDIS_URL = os.environ.get("HUB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 BusFactory = Callable[[], Awaitable[Bus]]
-
-
-class FakeClock:
-    """A monotonic clock in seconds that moves only when told (:meth:`advance`)."""
-
-    def __init__(self, start: float = 1000.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        assert seconds >= 0
-        self.now += seconds
 
 
 # Time passing for the keys of one prefix: every key with an expiry (PX) gets ARGV[2] ms
@@ -163,7 +149,7 @@ class ThrowawayRedis:
                 return
             if self._process.poll() is not None:
                 pytest.fail(f"redis-server on port {self.port} exited at start")
-            time.sleep(0.01)
+            time.sleep(0.01)  # polling a process being started (a sync fixture: no loop)
         pytest.fail(f"redis-server on port {self.port} did not start")
 
     def kill(self) -> None:
