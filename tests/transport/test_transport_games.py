@@ -7,7 +7,8 @@ import asyncio
 import random
 
 import pytest
-from ws_support import Client, OpenClient, StartApp, play_random, start_game, wait_for
+from support import poll, wait_until
+from ws_support import Client, OpenClient, StartApp, play_random, start_game
 
 from server.app import App
 from server.rules import VARIANT_NAMES, MoveRecord, get_variant
@@ -28,12 +29,12 @@ async def two_guests(app: App, open_client: OpenClient) -> tuple[Client, Client]
 
 async def stored_when_finished(app: App, game_id: str) -> GameRecord:
     """The stored game once its end is committed."""
-    for _ in range(500):
-        stored = await app.store.get_game(game_id)
-        if stored is not None and stored.status in ("finished", "aborted"):
-            return stored
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"game {game_id} was not stored as ended")
+    stored = await poll(
+        lambda: app.store.get_game(game_id),
+        lambda stored: stored is not None and stored.status in ("finished", "aborted"),
+    )
+    assert stored is not None
+    return stored
 
 
 @BOTH
@@ -337,7 +338,7 @@ async def test_seek_list_updates_reach_watchers(
     await a.ok("unseek", {"id": seek["seek"]})
     removed = await b.next("seek_removed")
     assert removed["d"]["id"] == seek["seek"]
-    await wait_for(lambda: app.hub.seeks() == [])
+    await wait_until(lambda: app.hub.seeks() == [])
 
 
 async def test_a_takeback_is_stored_before_it_is_acknowledged(

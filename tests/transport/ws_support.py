@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from support import TcpForwarder, create_database, drop_database, wait_until
+from support import TcpForwarder, create_database, drop_database
 from websockets.asyncio.client import ClientConnection, connect
 from worker_support import TEST_WORKER_KEY
 
@@ -236,11 +236,6 @@ async def play_random(game: Game, rng: random.Random, max_plies: int) -> Msg | N
         if not event["d"]["legal"]:
             return await game.end()
     return None
-
-
-async def wait_for(condition: Callable[[], bool], timeout: float = TIMEOUT) -> None:
-    """:func:`support.wait_until` with the websocket tests' timeout."""
-    await wait_until(condition, timeout)
 
 
 @asynccontextmanager
