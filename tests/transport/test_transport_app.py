@@ -117,7 +117,7 @@ async def test_a_flag_fall_during_an_outage_is_announced_only_once_stored(
         await proxy.cut()
         journal = tmp_path / "journal" / f"{game.id}.json"
         await wait_until(journal.exists)  # the flag fell: decided, kept, told nobody
-        assert "end" not in [m["t"] for m in await game.first.quiet(0.3)]
+        assert "end" not in [m["t"] for m in await game.first.settled()]
         refused = await game.first.request("move", {"game": game.id, "ply": 3, "move": "b2c3"})
         assert refused["t"] == "error" and refused["d"]["code"] == "game_over"
         await proxy.restore()

@@ -217,7 +217,7 @@ async def test_actions_during_an_outage_change_nothing_and_a_flag_fall_survives_
         journal = tmp_path / "data" / "journal" / f"{flag.game.id}.json"
         await wait_until(journal.exists, timeout=15)
         for client in (flag.game.first, flag.game.second):
-            assert "end" not in [m["t"] for m in client.backlog + await client.quiet(0.2)]
+            assert "end" not in [m["t"] for m in await client.settled()]
         await kill_server(process)
     finally:
         await stop_server(process)
