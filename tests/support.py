@@ -198,7 +198,7 @@ async def wait_until(predicate: Callable[[], bool], timeout: float = WAIT_S) -> 
     while not predicate():
         if loop.time() > deadline:
             raise AssertionError(f"condition not met within {timeout}s")
-        await asyncio.sleep(0.005)  # polling: the one place the tests wait by the clock
+        await asyncio.sleep(0.005)  # polling: with poll, the tests' only wait by the clock
 
 
 async def poll(
