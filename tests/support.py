@@ -11,16 +11,26 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-__all__ = ["PG_URL", "TcpForwarder", "create_database", "drop_database", "pg_dsn"]
+__all__ = [
+    "PG_URL",
+    "WAIT_S",
+    "FakeClock",
+    "TcpForwarder",
+    "create_database",
+    "drop_database",
+    "pg_dsn",
+    "poll",
+    "wait_until",
+]
 
 PG_URL = os.environ.get(
     "VARIANT_HUB_TEST_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
@@ -159,12 +169,53 @@ class TcpForwarder:
             self._writers.discard(sink)
 
 
-async def wait_until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+class FakeClock:
+    """A monotonic clock in seconds that moves only when told (:meth:`advance`)."""
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        assert seconds >= 0
+        self.now += seconds
+
+
+WAIT_S = 10.0
+"""How long the tests' waits give a condition before failing."""
+
+T = TypeVar("T")
+
+
+async def wait_until(predicate: Callable[[], bool], timeout: float = WAIT_S) -> None:
     """Poll ``predicate`` until it holds (an event the test cannot await directly); fail the
-    test after ``timeout`` seconds. The one polling helper of the tests."""
+    test after ``timeout`` seconds. The tests' polling helper for what they can read at once
+    (:func:`poll` for what takes a query)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():
         if loop.time() > deadline:
             raise AssertionError(f"condition not met within {timeout}s")
-        await asyncio.sleep(0.005)
+        await asyncio.sleep(0.005)  # polling: with poll, the tests' only wait by the clock
+
+
+async def poll(
+    probe: Callable[[], Awaitable[T]],
+    done: Callable[[T], bool] = bool,
+    timeout: float = WAIT_S,
+    interval: float = 0.02,
+) -> T:
+    """Call the async ``probe`` (a database query, an HTTP request, a command) until ``done``
+    holds of its answer; return that answer. Fail the test after ``timeout`` seconds, showing
+    the last answer."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        answer = await probe()
+        if done(answer):
+            return answer
+        if loop.time() > deadline:
+            raise AssertionError(f"not done within {timeout}s; last answer: {answer!r:.300}")
+        await asyncio.sleep(interval)  # polling, as in wait_until

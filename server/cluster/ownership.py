@@ -74,8 +74,19 @@ class Owner(Protocol):
 class Ownership:
     """The games this node runs and the owners of the others (see the module docstring)."""
 
-    def __init__(self, node: Owner, leases: GameLeases, store: Store, ttl_ms: int):
+    def __init__(
+        self,
+        node: Owner,
+        leases: GameLeases,
+        store: Store,
+        ttl_ms: int,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        """``clock``: seconds from a monotonic source, for the renewal period and how long a
+        lease has been seen free (a test injects a fake one; the leases' own expiry is the
+        cluster state's, :class:`~server.bus.InProcessClusterState` takes a clock too)."""
         self._node = node
+        self._clock = clock
         self._leases = leases
         self._store = store
         self.ttl_ms = ttl_ms
@@ -168,13 +179,13 @@ class Ownership:
         """Renew every ``lease_ttl_ms / 3`` (counted from the start of the previous round)."""
         period = self.ttl_ms / 3000
         while True:
-            started = time.monotonic()
+            started = self._clock()
             if not self._node.degraded:
                 try:
                     await self.renew_all()
                 except BusError as error:
                     logger.info("lease renewal: cluster unavailable (%s)", error)
-            elapsed = time.monotonic() - started
+            elapsed = self._clock() - started
             if elapsed > period:
                 logger.warning("renewing %d leases took %.1f s", len(self.owned), elapsed)
             await asyncio.sleep(max(0.0, period - elapsed))
@@ -289,7 +300,7 @@ class Ownership:
     def _orphaned_long_enough(self, game_id: GameId) -> bool:
         """Whether the game's lease has been seen free for a renewal period: a live owner whose
         lease lapsed (a late renewal under load) takes it back within that time."""
-        now = time.monotonic()
+        now = self._clock()
         first_seen = self._free_since.setdefault(game_id, now)
         if now - first_seen > 4 * self.ttl_ms / 1000:  # an old sighting: start again
             self._free_since[game_id] = first_seen = now

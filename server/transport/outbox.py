@@ -5,9 +5,10 @@ that turn (:class:`Flusher`): their websocket frames go into the transport with 
 ``writelines`` — one system call however many messages one hub call (or several) addressed to the
 connection, e.g. a move's ack and its broadcast. That happens while the connection's write buffer
 is below the high-water mark and nothing waits in its queue (the common case: no task, no await).
-The frames are then framed here (:func:`text_frame_header`: a server's frames are unmasked and
-the hub never compresses nor fragments them) rather than by websockets' ``Protocol.send_text``,
-whose frame objects cost a few microseconds per frame and recipient on every move.
+The frames are then framed by the transport (:func:`~server.transport.ws_internals.write_now`: a
+server's frames are unmasked and the hub never compresses nor fragments them) rather than by
+websockets' ``Protocol.send_text``, whose frame objects cost a few microseconds per frame and
+recipient on every move.
 
 Otherwise messages wait in a queue that a short-lived writer task drains with
 ``await connection.send(...)``, which applies the socket's backpressure. When more than ``limit``
@@ -20,36 +21,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import struct
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
-from websockets.protocol import State
+
+from server.transport.ws_internals import text_frame_header, write_now
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["Flusher", "FrameSink", "Outbox", "fan_out", "text_frame_header"]
-
-
-def text_frame_header(length: int) -> bytes:
-    """The RFC 6455 header of one unfragmented, unmasked text frame whose payload is ``length``
-    bytes: what websockets' ``Protocol.send_text`` writes before the payload on a server
-    connection without extensions (the hub's: ``compression=None``).
-
-    >>> text_frame_header(5), text_frame_header(300)[:2], len(text_frame_header(70_000))
-    (b'\\x81\\x05', b'\\x81~', 10)
-    """
-    if length < 126:
-        return _SMALL_HEADERS[length]
-    if length < 65536:
-        return struct.pack("!BBH", 0x81, 126, length)
-    return struct.pack("!BBQ", 0x81, 127, length)
-
-
-_SMALL_HEADERS = [bytes((0x81, length)) for length in range(126)]
 
 
 class FrameSink(Protocol):
@@ -149,19 +132,7 @@ class Outbox:
         frames, self._batch = self._batch, []
         if self.closed or not frames:
             return
-        ws = self.ws
-        if (
-            not self._queue
-            and ws.protocol.state is State.OPEN
-            and ws.transport.get_write_buffer_size() < self._high_water
-        ):
-            # Whatever websockets still holds goes first (it writes its own frames, a pong or a
-            # close, at once, so this is normally empty).
-            chunks = ws.protocol.data_to_send()
-            for frame in frames:
-                chunks.append(text_frame_header(len(frame)))
-                chunks.append(frame)
-            ws.transport.writelines(chunks)
+        if not self._queue and write_now(self.ws, frames, self._high_water):
             return
         for frame in frames:
             self._enqueue(frame)

@@ -12,24 +12,23 @@ hub command, except the review commands (``games``, ``review``, ``export``; see
 answered with ``rate_limited`` and dropped; a sustained flood closes the connection with 1008.
 Frames that are binary, not JSON, or not a valid command get an ``error`` and change nothing.
 A text frame with nothing before it is handled straight from the socket's data callback, without
-waiting for the reading task's next turn (:meth:`JitteredConnection.process_event`).
+waiting for the reading task's next turn
+(:meth:`~server.transport.ws_internals.JitteredConnection.process_event`). Every use of
+websockets' internals is in :mod:`server.transport.ws_internals`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import random
 import socket
 from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed, ConnectionClosedOK
-from websockets.frames import CloseCode, Frame, Opcode
-from websockets.protocol import Event
-from websockets.server import ServerProtocol
+from websockets.frames import CloseCode
 
 from server.config import Settings
 from server.hub.commands import Envelope, ack_of, command_of, parse_envelope
@@ -56,6 +55,12 @@ from server.transport.outbox import Outbox
 from server.transport.public import BACKLOG
 from server.transport.ratelimit import TokenBucket, Verdict
 from server.transport.review import REVIEW_COMMAND_TYPES, ReviewStore, review_ws
+from server.transport.ws_internals import (
+    HandedOver,
+    JitteredConnection,
+    accepted_connection,
+    forget_handshake,
+)
 
 __all__ = ["AUTH_TIMEOUT_S", "ClientConnection", "TransportServer"]
 
@@ -100,96 +105,6 @@ class TransportLimits:
 
 FrameRest = Coroutine[Any, Any, None]
 """What is left to do of a frame once it waits for something (a login, a review query)."""
-
-
-class TextFrameHandler(Protocol):
-    """Who takes a connection's text frames straight from ``data_received``
-    (:meth:`JitteredConnection.process_event`)."""
-
-    def accepts_frame(self) -> bool:
-        """Whether a frame arriving now may be handled at once (nothing earlier is pending)."""
-        ...
-
-    def on_text_frame(self, text: str) -> None:
-        """Handle one text frame now; whatever must wait runs on, and holds later frames back."""
-        ...
-
-
-class JitteredConnection(ServerConnection):
-    """A server connection whose keepalive pings start after a random fraction of the interval,
-    and that lets its protocol be freed by reference counting once closed.
-
-    websockets pings every ``ping_interval`` seconds from the moment a connection opens, so
-    connections that open together — every client reconnecting after a restart, a deploy or a
-    network blip — ping together for as long as they live: 2,000 pings and pongs in one burst
-    every 20 s stalled the event loop for tens of milliseconds (docs/benchmarks.md, "Load").
-    Waiting a random part of one interval first spreads them out; a dead peer is still noticed,
-    within two intervals plus the ping timeout instead of one.
-
-    It also hands whole text frames to :attr:`frame_handler` without a task hop when that keeps
-    their order (:meth:`process_event`).
-    """
-
-    frame_handler: TextFrameHandler | None = None
-    """The :class:`ClientConnection` reading this connection, while it reads."""
-
-    async def keepalive(self) -> None:
-        assert self.ping_interval is not None
-        await asyncio.sleep(random.uniform(0, self.ping_interval))
-        await super().keepalive()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        """Also end websockets' parser: the protocol keeps its parser generator (suspended for
-        good once the connection is closed), whose frame refers back to the protocol, a
-        reference cycle that only a full garbage collection would free, and never one that
-        the server has frozen (``server.app.collector``). Once the connection is lost the
-        protocol never runs its parser again (``receive_eof`` is idempotent, ``receive_data``
-        refuses data after EOF)."""
-        super().connection_lost(exc)
-        self.protocol.parser.close()
-
-    def process_event(self, event: Event) -> None:
-        """Hand a whole text frame to :attr:`frame_handler` right away when nothing is before it.
-
-        Normally websockets queues each data frame in its ``Assembler`` (``recv_messages``) and
-        wakes the reading task, which takes it on the next turn of the event loop: a task hop
-        per frame on the path of every move. Most frames need no waiting at all, so a frame is
-        handled here, inside ``data_received``, when that cannot change anything observable:
-
-        * it is one whole (``fin``) text frame: fragments and binary frames keep the queue (a
-          text frame never arrives in the middle of a fragmented message: the protocol fails
-          the connection instead of emitting it);
-        * the assembler's queue is empty: no earlier frame is waiting to be read;
-        * the handler accepts it (``ClientConnection.accepts_frame``): its task is not in the
-          middle of a frame (an awaited login, a review query), an earlier frame handled here
-          left no remainder in flight, and the connection is not closing;
-        * its payload is valid UTF-8; otherwise the queue takes it and ``recv`` fails the
-          connection (1007) as before.
-
-        Skipping the queue is safe for websockets: its queue only ever holds data frames for
-        ``recv`` (nothing else reads it), so a frame that never enters it leaves no trace —
-        flow control (``max_queue``) counts queued frames only, and an idle reader simply
-        stays waiting in ``recv``, which still ends with the connection (close frames, pings
-        and pongs always go to websockets). Checked against websockets 17
-        (``asyncio/connection.py``, ``asyncio/messages.py``); the queue's ``frames`` is private.
-        """
-        handler = self.frame_handler
-        if (
-            handler is not None
-            and isinstance(event, Frame)
-            and event.opcode is Opcode.TEXT
-            and event.fin
-            and not self.recv_messages.frames
-            and handler.accepts_frame()
-        ):
-            try:
-                text = str(event.data, "utf-8")
-            except UnicodeDecodeError:
-                pass
-            else:
-                handler.on_text_frame(text)
-                return
-        super().process_event(event)
 
 
 class ClientConnection:
@@ -251,15 +166,7 @@ class ClientConnection:
     async def run(self) -> None:
         self._auth_timer = self._loop.call_later(AUTH_TIMEOUT_S, self._auth_timeout)
         ws = self.ws
-        # The opening handshake's request and response are not read after the handshake:
-        # their headers are about twenty objects the collector tracks, per connection, for
-        # the connection's life. The request stays (websockets tells the handshake's
-        # request from later events by ``request is None``; its parser also keeps it as a
-        # local of its suspended generator) but its headers are emptied (docs/benchmarks.md,
-        # "Reconnect storm").
-        if ws.request is not None:
-            ws.request.headers.clear()
-        ws.response = None
+        forget_handshake(ws)
         if isinstance(ws, JitteredConnection):
             ws.frame_handler = self
         try:
@@ -487,24 +394,6 @@ def _ack_of_text(data: str | bytes) -> AckId | None:
         return None
 
 
-class _HandedOver:
-    """websockets' server as the connections handed over by the public listener see it.
-
-    Given the public socket without serving it (the listener accepts), websockets' own server
-    would answer every handshake "shutting down" (503): to these connections it is serving
-    until :meth:`TransportServer.close`. Their handler and its tasks are websockets' own."""
-
-    __slots__ = ("handler", "handler_tasks", "serving")
-
-    def __init__(self, server: Server) -> None:
-        self.handler = server.handler
-        self.handler_tasks = server.handler_tasks
-        self.serving = True
-
-    def is_serving(self) -> bool:
-        return self.serving
-
-
 class TransportServer:
     """The websocket listener of one hub process."""
 
@@ -525,7 +414,7 @@ class TransportServer:
         self.review_store = review_store
         self._routes = HttpRoutes(settings.ws_path, health, static, review_store, presence)
         self._server: Server | None = None
-        self._handed_over: _HandedOver | None = None
+        self._handed_over: HandedOver | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self.flusher = driver.flusher
         self.open_sockets = 0
@@ -553,18 +442,18 @@ class TransportServer:
             backlog=BACKLOG,
             **where,
         )
-        self._handed_over = _HandedOver(self._server)
+        self._handed_over = HandedOver(self._server)
 
     def protocol(self) -> ServerConnection:
         """A websocket connection for a socket the public listener accepted: what websockets'
         own ``serve`` builds for each connection, with the same settings as :meth:`start`
         (no extensions, since there is no compression)."""
-        assert self._server is not None, "the server is not started"
+        assert self._server is not None and self._handed_over is not None, "not started"
         settings = self.settings
-        protocol = ServerProtocol(max_size=settings.max_frame_bytes, logger=self._server.logger)
-        return JitteredConnection(
-            protocol,
-            cast(Server, self._handed_over),
+        return accepted_connection(
+            self._server,
+            self._handed_over,
+            max_size=settings.max_frame_bytes,
             ping_interval=settings.ping_interval_s,
             ping_timeout=settings.ping_timeout_s,
             close_timeout=CLOSE_GRACE_S,

@@ -1,4 +1,5 @@
-"""Helpers of the bus and cluster tests: Redis URL, polling, a throwaway redis-server.
+"""Helpers of the bus and cluster tests: Redis URL, polling, time that passes on demand for
+the cluster state, a throwaway redis-server.
 
 The shared Redis on 127.0.0.1:6379 (or ``HUB_TEST_REDIS_URL``) is never stopped; outage
 tests start their own throwaway ``redis-server`` on a free port and kill that one.
@@ -15,16 +16,77 @@ from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
-from support import wait_until
+from support import FakeClock, wait_until
 
-from server.bus import Bus, Cluster
+from server.bus import Bus, Cluster, InProcessClusterState
 
-__all__ = ["REDIS_URL", "Inbox", "ThrowawayRedis", "delete_prefixed", "wait_until"]
+__all__ = [
+    "REDIS_URL",
+    "ClusterFactory",
+    "FakeClock",
+    "Inbox",
+    "ThrowawayRedis",
+    "delete_prefixed",
+    "wait_until",
+]
 
 REDIS_URL = os.environ.get("HUB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 BusFactory = Callable[[], Awaitable[Bus]]
-ClusterFactory = Callable[[], Cluster]
+
+
+# Time passing for the keys of one prefix: every key with an expiry (PX) gets ARGV[2] ms
+# nearer to it; those it reaches are deleted, as Redis would once their time is up. Keys
+# without an expiry are untouched. One script, so no other command sees half of it. KEYS is
+# fine here: a test's prefix holds a handful of keys.
+_ELAPSE = """
+local d = tonumber(ARGV[2])
+for _, key in ipairs(redis.call('KEYS', ARGV[1] .. '*')) do
+  local left = redis.call('PTTL', key)
+  if left > 0 then
+    if left <= d then redis.call('DEL', key) else redis.call('PEXPIRE', key, left - d) end
+  end
+end
+return 1
+"""
+
+
+class ClusterFactory:
+    """Makes cluster handles (one per simulated node) over one shared state, in this
+    process's memory or in Redis under ``prefix``, and lets time pass for that state
+    (:meth:`elapse`) instead of sleeping through real TTLs."""
+
+    def __init__(self, backend: str, prefix: str) -> None:
+        self.backend = backend
+        self.prefix = prefix
+        self.clock = FakeClock()
+        self._state = InProcessClusterState(clock=self.clock)
+        self.clusters: list[Cluster] = []
+
+    def __call__(self) -> Cluster:
+        if self.backend == "memory":
+            cluster = Cluster.in_process(self._state)
+        else:
+            cluster = Cluster.redis(REDIS_URL, prefix=self.prefix)
+        self.clusters.append(cluster)
+        return cluster
+
+    async def elapse(self, ms: int) -> None:
+        """Let ``ms`` milliseconds pass for every lease, claim and heartbeat: the fake clock
+        of the in-process state moves on; in Redis, every expiry under the prefix is brought
+        ``ms`` nearer (PEXPIRE), and what it reaches is gone, as if the time had passed."""
+        if self.backend == "memory":
+            self.clock.advance(ms / 1000)
+            return
+        client = Redis.from_url(REDIS_URL)
+        try:
+            await client.eval(_ELAPSE, 0, self.prefix, ms)  # type: ignore[misc]
+        finally:
+            await client.aclose()
+
+    async def close(self) -> None:
+        for cluster in self.clusters:
+            await cluster.close()
 
 
 async def delete_prefixed(url: str, prefix: str) -> None:
@@ -87,7 +149,7 @@ class ThrowawayRedis:
                 return
             if self._process.poll() is not None:
                 pytest.fail(f"redis-server on port {self.port} exited at start")
-            time.sleep(0.01)
+            time.sleep(0.01)  # polling a process being started (a sync fixture: no loop)
         pytest.fail(f"redis-server on port {self.port} did not start")
 
     def kill(self) -> None:

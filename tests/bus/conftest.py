@@ -13,7 +13,7 @@ from bus_support import (
     delete_prefixed,
 )
 
-from server.bus import Bus, Cluster, InProcessBroker, InProcessBus, InProcessClusterState, RedisBus
+from server.bus import Bus, InProcessBroker, InProcessBus, RedisBus
 
 
 @pytest.fixture
@@ -49,21 +49,11 @@ async def make_bus(request: pytest.FixtureRequest, prefix: str) -> AsyncIterator
 async def make_cluster(
     request: pytest.FixtureRequest, prefix: str
 ) -> AsyncIterator[ClusterFactory]:
-    """Make cluster handles (one per simulated node) over one shared state; closed afterwards."""
-    state = InProcessClusterState()
-    clusters: list[Cluster] = []
-
-    def make() -> Cluster:
-        if request.param == "memory":
-            cluster = Cluster.in_process(state)
-        else:
-            cluster = Cluster.redis(REDIS_URL, prefix=prefix)
-        clusters.append(cluster)
-        return cluster
-
-    yield make
-    for cluster in clusters:
-        await cluster.close()
+    """Make cluster handles (one per simulated node) over one shared state; closed afterwards.
+    ``make_cluster.elapse(ms)`` lets time pass for that state."""
+    factory = ClusterFactory(request.param, prefix)
+    yield factory
+    await factory.close()
 
 
 @pytest.fixture

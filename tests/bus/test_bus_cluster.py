@@ -1,7 +1,8 @@
 """Cluster primitives (leases, seeks, presence) in process and over real Redis.
 
 Each simulated node gets its own Cluster handle (its own Redis connections) over one shared
-state, so races below really cross connections.
+state, so races below really cross connections. Nothing sleeps through a TTL: time passes on
+demand (``make_cluster.elapse``: a fake clock in memory, expiries brought nearer in Redis).
 """
 
 import asyncio
@@ -13,9 +14,11 @@ from bus_support import ClusterFactory
 from server.bus import GameRole, NodeNotLiveError
 
 TTL = 60_000
-SHORT_TTL = 150  # ms; the tests sleep past it
-PAST_SHORT_TTL = 0.3  # s
-KEEP_TTL = 400  # ms; renewed every 100 ms for 600 ms in all, longer than one ttl
+# Time passes on demand, so the short ttl need not be short in real time: far longer than a
+# slow test's own steps (real time passes in Redis too), far shorter than TTL.
+SHORT_TTL = 5_000  # ms; the tests let time pass beyond it
+PAST_SHORT_TTL = 6_000  # ms
+KEEP_TTL = 4_000  # ms; renewed every second for 6 s in all, longer than one ttl
 
 
 def seek(**fields: object) -> str:
@@ -47,7 +50,9 @@ async def test_lease_expires_and_another_node_takes_over(make_cluster: ClusterFa
     node_a, node_b = make_cluster(), make_cluster()
     assert await node_a.leases.acquire("g1", "node-a", SHORT_TTL)
     assert not await node_b.leases.acquire("g1", "node-b", TTL)
-    await asyncio.sleep(PAST_SHORT_TTL)
+    await make_cluster.elapse(SHORT_TTL // 2)
+    assert await node_b.leases.owner("g1") == "node-a"  # not yet
+    await make_cluster.elapse(PAST_SHORT_TTL - SHORT_TTL // 2)
     assert await node_b.leases.owner("g1") is None
     assert not await node_a.leases.renew("g1", "node-a", TTL)  # too late to renew
     assert await node_b.leases.acquire("g1", "node-b", TTL)
@@ -59,9 +64,11 @@ async def test_renewal_keeps_a_lease_alive(make_cluster: ClusterFactory) -> None
     node_a, node_b = make_cluster(), make_cluster()
     assert await node_a.leases.acquire("g1", "node-a", KEEP_TTL)
     for _ in range(6):
-        await asyncio.sleep(0.1)
+        await make_cluster.elapse(1_000)
         assert await node_a.leases.renew("g1", "node-a", KEEP_TTL)
     assert await node_b.leases.owner("g1") == "node-a"
+    await make_cluster.elapse(KEEP_TTL + 1)  # renewals stop: it lapses one ttl later
+    assert await node_b.leases.owner("g1") is None
 
 
 async def test_lease_race_has_one_winner(make_cluster: ClusterFactory) -> None:
@@ -139,7 +146,7 @@ async def test_claim_expires(make_cluster: ClusterFactory) -> None:
     assert await cluster.seeks.add("s1", seek(), "node-a")
     assert await cluster.seeks.claim("s1", "bob", ttl_ms=SHORT_TTL)
     assert await cluster.seeks.claimant("s1") == "bob"
-    await asyncio.sleep(PAST_SHORT_TTL)
+    await make_cluster.elapse(PAST_SHORT_TTL)
     assert await cluster.seeks.claimant("s1") is None
 
 
@@ -149,7 +156,7 @@ async def test_seeks_of_a_lapsed_node_vanish(make_cluster: ClusterFactory) -> No
     await node_b.presence.heartbeat("node-b", TTL)
     assert await node_a.seeks.add("s1", seek(), "node-a")
     assert await node_b.seeks.add("s2", seek(), "node-b")
-    await asyncio.sleep(PAST_SHORT_TTL)
+    await make_cluster.elapse(PAST_SHORT_TTL)
     assert await node_b.seeks.get("s1") is None
     assert not await node_b.seeks.claim("s1", "bob")
     assert await node_b.seeks.all() == {"s2": seek()}
@@ -164,7 +171,7 @@ async def test_lapsed_node_that_returns_before_anyone_looked_loses_its_seeks(
     cluster = make_cluster()
     await cluster.presence.heartbeat("node-a", SHORT_TTL)
     assert await cluster.seeks.add("s1", seek(), "node-a")
-    await asyncio.sleep(PAST_SHORT_TTL)
+    await make_cluster.elapse(PAST_SHORT_TTL)
     assert not await cluster.presence.heartbeat("node-a", TTL)
     assert await cluster.seeks.all() == {}
     assert await cluster.seeks.add("s1", seek(), "node-a")  # re-announced
@@ -204,7 +211,7 @@ async def test_presence_of_a_dead_node_expires(make_cluster: ClusterFactory) -> 
     await node_a.presence.add_game("alice", "node-a", "g1", GameRole.PLAYING)
     await node_b.presence.set_online("bob", "node-b", TTL)
     assert await node_b.presence.online_players() == {"alice", "bob"}
-    await asyncio.sleep(PAST_SHORT_TTL)  # node-a stops heartbeating: it died
+    await make_cluster.elapse(PAST_SHORT_TTL)  # node-a stops heartbeating: it died
     assert await node_b.presence.online_players() == {"bob"}
     assert not await node_b.presence.is_online("alice")
     assert await node_b.presence.games_of("alice") == {}
@@ -215,9 +222,11 @@ async def test_heartbeats_keep_presence(make_cluster: ClusterFactory) -> None:
     cluster = make_cluster()
     await cluster.presence.set_online("alice", "node-a", KEEP_TTL)
     for _ in range(6):
-        await asyncio.sleep(0.1)
+        await make_cluster.elapse(1_000)
         assert await cluster.presence.heartbeat("node-a", KEEP_TTL)
     assert await cluster.presence.online_players() == {"alice"}
+    await make_cluster.elapse(KEEP_TTL + 1)  # heartbeats stop: the player goes with the node
+    assert await cluster.presence.online_players() == set()
 
 
 async def test_games_played_and_watched(make_cluster: ClusterFactory) -> None:

@@ -14,6 +14,19 @@ def fast_bus(url: str) -> RedisBus:
     )
 
 
+def count_connects(bus: RedisBus) -> list[int]:
+    """A counter of the bus's connection attempts (its reader's reconnections included)."""
+    attempts = [0]
+    connect = bus._connect
+
+    async def counted() -> object:
+        attempts[0] += 1
+        return await connect()
+
+    bus._connect = counted  # type: ignore[method-assign,assignment]
+    return attempts
+
+
 async def test_kill_and_restart_degrades_then_recovers_by_itself(
     throwaway_redis: ThrowawayRedis,
 ) -> None:
@@ -34,7 +47,8 @@ async def test_kill_and_restart_degrades_then_recovers_by_itself(
         with pytest.raises(BusUnavailableError):
             await bus.subscribe("room:3", Inbox())
         assert "room:3" not in bus.channels
-        await asyncio.sleep(0.5)  # several failed reconnection attempts
+        attempts = count_connects(bus)
+        await wait_until(lambda: attempts[0] >= 3)  # several failed reconnection attempts
         assert bus.degraded
 
         throwaway_redis.start()
@@ -62,7 +76,7 @@ async def test_async_listener_runs_on_each_change(throwaway_redis: ThrowawayRedi
         seen: list[bool] = []
 
         async def listener(degraded: bool) -> None:
-            await asyncio.sleep(0)
+            await asyncio.sleep(0)  # a listener that awaits: the thing under test
             seen.append(degraded)
 
         remove = bus.add_degraded_listener(listener)
@@ -74,7 +88,7 @@ async def test_async_listener_runs_on_each_change(throwaway_redis: ThrowawayRedi
         probe: list[bool] = []
 
         async def sentinel(degraded: bool) -> None:  # runs after a removed listener would
-            await asyncio.sleep(0)
+            await asyncio.sleep(0)  # awaits like the listener it stands for
             probe.append(degraded)
 
         bus.add_degraded_listener(sentinel)

@@ -132,23 +132,33 @@ async def test_failing_handler_does_not_stop_delivery(
 
 
 async def test_async_handler_runs_one_message_at_a_time(make_bus: BusFactory) -> None:
+    """While the handler is held on its first message, the others wait for it: a message
+    published after them on another channel (the sentinel) arrives, and still only one
+    handler call has started."""
     bus = await make_bus()
     running = 0
     most = 0
     order: list[bytes] = []
+    release = asyncio.Event()
 
     async def handler(_channel: str, message: bytes) -> None:
         nonlocal running, most
         running += 1
         most = max(most, running)
-        await asyncio.sleep(0.002)
+        await release.wait()
         order.append(message)
         running -= 1
 
+    sentinel = Inbox()
     await bus.subscribe("room", handler)
+    await bus.subscribe("sentinel", sentinel)
     sent = [str(i).encode() for i in range(30)]
     for message in sent:
         await bus.publish("room", message)
+    await bus.publish("sentinel", b"after")
+    await wait_until(lambda: sentinel.payloads == [b"after"])
+    assert (running, most, order) == (1, 1, [])
+    release.set()
     await wait_until(lambda: len(order) == 30)
     assert order == sent
     assert most == 1

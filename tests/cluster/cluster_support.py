@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
-from support import pg_dsn
+from support import pg_dsn, poll
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -71,13 +71,12 @@ async def stored_game(url: str, game_id: str) -> tuple[Msg, list[str]]:
 async def finished_game(url: str, game_id: str) -> tuple[Msg, list[str]]:
     """:func:`stored_game` once the game's end is stored (it is written after the ``end``
     event goes out, and retried until it is)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + TIMEOUT
-    while True:
-        row, moves = await stored_game(url, game_id)
-        if row["status"] in ("finished", "aborted") or loop.time() > deadline:
-            return row, moves
-        await asyncio.sleep(0.1)
+    return await poll(
+        lambda: stored_game(url, game_id),
+        lambda stored: stored[0]["status"] in ("finished", "aborted"),
+        TIMEOUT,
+        interval=0.1,
+    )
 
 
 def scripted_game(seed: int, variant: str = "minishogi", max_plies: int = 200) -> list[str]:
@@ -164,14 +163,12 @@ class Client:
 
     async def retry(self, t: str, d: Msg | None = None, within: float = 30.0) -> Msg:
         """:meth:`request` until the answer is not a retryable error (node moving, Redis down)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + within
-        while True:
-            answer = await self.request(t, d)
-            retryable = answer["t"] == "error" and answer["d"]["code"] in RETRYABLE
-            if not retryable or loop.time() > deadline:
-                return answer
-            await asyncio.sleep(0.2)
+        return await poll(
+            lambda: self.request(t, d),
+            lambda answer: answer["t"] != "error" or answer["d"]["code"] not in RETRYABLE,
+            within,
+            interval=0.2,
+        )
 
     async def recv(self, timeout: float) -> Msg:
         assert self.ws is not None
@@ -230,14 +227,11 @@ async def pair(
     """``seeker`` seeks (as first player), ``taker`` accepts it from the registry; the game id."""
     posted = await seeker.ok("seek", {"variant": variant, "tc": tc or FISCHER, "colour": "first"})
     seek_id = posted["seek"]
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + TIMEOUT
-    while True:  # the registry is updated just after the seeker's ack
-        listed = await taker.ok("sought")
-        if any(seek["id"] == seek_id for seek in listed["seeks"]):
-            break
-        assert loop.time() < deadline, f"seek {seek_id} never listed: {listed}"
-        await asyncio.sleep(0.05)
+    await poll(  # the registry is updated just after the seeker's ack
+        lambda: taker.ok("sought"),
+        lambda listed: any(seek["id"] == seek_id for seek in listed["seeks"]),
+        TIMEOUT,
+    )
     game_id: str = (await taker.ok("play", {"id": seek_id}))["game"]
     for client in (seeker, taker):
         start = await client.next("game_start")

@@ -24,6 +24,7 @@ from cluster_support import (
     pair,
     scripted_game,
 )
+from support import poll
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -63,8 +64,10 @@ async def test_the_same_seek_is_never_taken_twice(cluster: LocalCluster) -> None
     takers = [await Client.register(hub.url, f"taker{i}") for i, hub in enumerate(cluster.hubs)]
     for round_ in range(3):
         posted = await seeker.ok("seek", {"variant": "minishogi", "tc": FISCHER})
-        while not any(s["id"] == posted["seek"] for s in (await takers[1].ok("sought"))["seeks"]):
-            await asyncio.sleep(0.05)
+        await poll(
+            lambda: takers[1].ok("sought"),
+            lambda listed, seek_id=posted["seek"]: any(s["id"] == seek_id for s in listed["seeks"]),
+        )
         # Takers on all three nodes (one on the seek's own node) accept at the same moment.
         answers = await asyncio.gather(
             *(taker.request("play", {"id": posted["seek"]}) for taker in takers)
@@ -90,8 +93,7 @@ async def test_a_new_seek_that_fits_a_waiting_one_on_another_node_pairs_at_once(
     # A waiting seek with other terms does not pair.
     await unfit.ok("seek", {"variant": "shoshogi", "tc": FISCHER})
     waiting = await early.ok("seek", {"variant": "minishogi", "tc": FISCHER, "colour": "second"})
-    while len((await late.ok("sought"))["seeks"]) < 2:
-        await asyncio.sleep(0.05)
+    await poll(lambda: late.ok("sought"), lambda listed: len(listed["seeks"]) >= 2)
 
     answer = await late.ok("seek", {"variant": "minishogi", "tc": FISCHER, "colour": "random"})
     assert "game" in answer, answer  # paired at once, not posted
@@ -177,15 +179,14 @@ async def wait_for_presence(
     port: int, condition: Callable[[dict[str, dict[str, Any]]], bool]
 ) -> dict[str, dict[str, Any]]:
     """Poll ``GET /presence`` of one hub until its ``players`` satisfy ``condition``."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + TIMEOUT
-    while True:
-        presence = await asyncio.to_thread(_get_json, f"http://127.0.0.1:{port}/presence")
-        players: dict[str, dict[str, Any]] = presence["players"]
-        if condition(players):
-            return players
-        assert loop.time() < deadline, f"presence never matched: {presence}"
-        await asyncio.sleep(0.1)
+    presence = await poll(
+        lambda: asyncio.to_thread(_get_json, f"http://127.0.0.1:{port}/presence"),
+        lambda presence: condition(presence["players"]),
+        TIMEOUT,
+        interval=0.1,
+    )
+    players: dict[str, dict[str, Any]] = presence["players"]
+    return players
 
 
 async def test_a_full_game_with_players_on_two_nodes_and_an_observer_on_a_third(

@@ -14,7 +14,7 @@ from typing import Any
 import asyncpg
 import pytest
 from sqlalchemy.exc import IntegrityError
-from support import counting_commits, pg_dsn
+from support import counting_commits, pg_dsn, wait_until
 
 from server.rules import MoveRecord
 from server.store import (
@@ -102,7 +102,8 @@ async def test_a_connection_killed_while_idle_is_replaced(
         assert await admin.fetchval("SELECT pg_terminate_backend($1)", pid)
     finally:
         await admin.close()
-    await asyncio.sleep(0.2)  # the server's goodbye reaches the idle connection
+    idle = appender._idle[0]
+    await wait_until(idle.is_closed)  # the server's goodbye reached the idle connection
     await store.append_moves([move(game_id, 2)])
     assert await stored_plies(store, game_id) == [1, 2]
     assert appender._idle[0].get_server_pid() != pid

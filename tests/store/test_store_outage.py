@@ -12,7 +12,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 from sqlalchemy import text
-from support import TcpForwarder
+from support import TcpForwarder, poll
 
 from server.rules import MoveRecord
 from server.store import (
@@ -141,15 +141,16 @@ async def test_a_postgresql_shutting_down_is_unavailable_not_an_error(tmp_path: 
         assert server.child.process is not None
         server.child.process.send_signal(signal.SIGTERM)  # smart: waits for the holder
         async with Store.from_url(url, pool_size=1) as store:
-            for _ in range(200):  # until the server has taken the signal
+
+            async def refusal() -> StoreUnavailableError | None:
                 try:
                     await store.get_game("abcd1234")
                 except StoreUnavailableError as error:
-                    assert "shutting down" in str(error)
-                    break
-                await asyncio.sleep(0.02)
-            else:
-                raise AssertionError("the server never refused a connection")
+                    return error
+                return None  # the server has not taken the signal yet
+
+            error = await poll(refusal, lambda error: error is not None)
+            assert "shutting down" in str(error)
         await holder.close()
     finally:
         await server.remove()

@@ -150,7 +150,7 @@ async def test_cancelled_append_is_still_written(store: Store, make_game: MakeGa
     game_id = await make_game()
     writer = MoveWriter(store)
     task = asyncio.create_task(writer.append(*move(game_id, 1)))
-    await asyncio.sleep(0)
+    await asyncio.sleep(0)  # one loop turn: the append is queued (no clock involved)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

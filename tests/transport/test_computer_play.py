@@ -15,7 +15,8 @@ import pytest
 from bot_support import call, make_bot
 from computer_support import TURN_TIMEOUT_S, HumanGame, WorkerProcess, play_the_computer
 from ics_support import OpenIcs, board_fields
-from ws_support import TEST_WORKER_KEY, Client, OpenClient, StartApp, settings_for, wait_for
+from support import wait_until
+from ws_support import TEST_WORKER_KEY, Client, OpenClient, StartApp, settings_for
 
 from server.app import App
 from server.app.computer import fallback_move
@@ -239,7 +240,7 @@ async def test_a_whole_game_vs_the_computer_over_ics(
         assert room is not None
         if fields["relation"] == "1" and room.game.legal_moves():
             await human.send(rng.choice(sorted(room.game.legal_moves())))
-    await wait_for(lambda: app.driver.pending_writes == 0)  # the end is written after it is shown
+    await wait_until(lambda: app.driver.pending_writes == 0)  # the end is written after it is shown
     stored = await app.store.get_game(game_id)
     assert stored is not None and stored.termination in RULE_ENDINGS, stored
     assert stored.second_name == "Computer" and sum(app.computer.played.values()) >= 2
@@ -270,7 +271,7 @@ async def test_a_game_vs_the_computer_survives_a_hub_restart(
         while game.turn is None:
             await game.next_event()
         await alice.ok("move", {"game": game.game_id, "ply": 1, "move": sorted(game.legal)[0]})
-        await wait_for(
+        await wait_until(
             lambda: (
                 game.game_id in first.computer.games
                 and first.computer.games[game.game_id].job_id is not None

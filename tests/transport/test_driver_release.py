@@ -73,6 +73,7 @@ class Recorder:
 
 
 async def turns(count: int = 5) -> None:
+    """Let the loop run ``count`` turns (tasks just created take their steps): no clock."""
     for _ in range(count):
         await asyncio.sleep(0)
 

@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 from ics_support import IcsClient, OpenIcs, board_fields, play_moves, start_spartan
-from ws_support import StartApp, wait_for
+from support import wait_until
+from ws_support import StartApp
 
 
 async def test_registered_login_and_failed_passwords(start_app: StartApp) -> None:
@@ -139,7 +140,7 @@ async def test_history_examine_and_smoves_of_a_stored_game(
     number = await start_spartan(alice, bob)
     await play_moves(alice, bob, ["f3", "Wf6", "g4", "Wh4"])
     await alice.expect(rf"^\{{Game {number} .* checkmated\}} 0-1$")
-    await wait_for(lambda: app.driver.pending_writes == 0)
+    await wait_until(lambda: app.driver.pending_writes == 0)
     await alice.send("history")
     entry = await alice.expect(
         rf"^ 0: - \+\+\+\+ W \+\+\+\+ {bob.name}\s+\[spartan u\s+5\s+0\] Mat .* #(\S+)$"

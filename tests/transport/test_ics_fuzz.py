@@ -26,7 +26,8 @@ import pytest
 from fuzz_frames import draw_examples
 from hypothesis import strategies as st
 from ics_support import IcsClient, board_fields, game_of, game_state, start_spartan
-from ws_support import StartApp, wait_for
+from support import wait_until
+from ws_support import StartApp
 
 from server.app import App
 from server.transport.ics.parse import ALIASES, COMMANDS, QUIET, looks_like_move, split_command
@@ -172,7 +173,7 @@ async def test_fuzzed_ics_lines_change_no_game(
             await anonymous.close()
             for client in clients:
                 await sentinel(client, start, batch)
-            await wait_for(lambda: app.driver.pending_writes == 0)
+            await wait_until(lambda: app.driver.pending_writes == 0)
             assert game_state(app, game_id) == before, [line[:200] for line in batch]
             # The game goes on: the side to move plays; both players see the board.
             room = app.hub.room(game_id)
@@ -193,7 +194,7 @@ async def test_fuzzed_ics_lines_change_no_game(
                 if room is not None and not room.finished:
                     await white.send("resign")
                 await white.expect(r"^\{Game \d+ .*\} (1-0|0-1|1/2-1/2)$")
-                await wait_for(lambda: app.driver.pending_writes == 0)
+                await wait_until(lambda: app.driver.pending_writes == 0)
                 game_id = await new_game(app, white, black, observer)
                 games += 1
     finally:

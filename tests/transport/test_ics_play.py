@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ics_support import IcsClient, OpenIcs, board_fields
-from ws_support import MINI_FISCHER, OpenClient, StartApp, start_game, wait_for
+from support import wait_until
+from ws_support import MINI_FISCHER, OpenClient, StartApp, start_game
 
 from server.app import App
 
@@ -48,7 +49,7 @@ async def test_two_telnet_players_play_minishogi_to_fourfold_repetition(
         # Mini-Shogi: sennichite loses for the first player (sente).
         assert end.group(3) == f"{white.name} loses by repetition"
         assert end.group(4) == "0-1"
-    await wait_for(lambda: app.driver.pending_writes == 0)  # the end is written after it is shown
+    await wait_until(lambda: app.driver.pending_writes == 0)  # the end is written after it is shown
     stored = (await app.store.list_games(player_name=white.name)).games[0]
     assert (stored.result, stored.termination, stored.plies) == ("0-1", "repetition", 12)
 

@@ -13,7 +13,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ws_support import Client, OpenClient, StartApp, start_game, wait_for
+from support import wait_until
+from ws_support import Client, OpenClient, StartApp, start_game
 from xboard_support import (
     FAIRYMAX,
     RecordingProxy,
@@ -115,7 +116,7 @@ async def test_xboard_zippy_with_fairymax_plays_a_whole_spartan_game(
             await xboard.stop()
             await proxy.close()
     assert end["result"] in ("1-0", "0-1", "1/2-1/2"), end
-    await wait_for(lambda: app.driver.pending_writes == 0)
+    await wait_until(lambda: app.driver.pending_writes == 0)
     stored = await app.store.get_game(game_id)
     assert stored is not None and stored.result == end["result"]
     assert stored.termination == end["termination"]

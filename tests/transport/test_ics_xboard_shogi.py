@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ics_support import OpenIcs
-from ws_support import Client, OpenClient, StartApp, start_game, wait_for
+from support import wait_until
+from ws_support import Client, OpenClient, StartApp, start_game
 from xboard_support import (
     RecordingProxy,
     XBoard,
@@ -55,7 +56,7 @@ async def sent_after(proxy: RecordingProxy, start: int, pattern: str) -> tuple[i
     def found() -> int | None:
         return next((i for i in range(start, len(proxy.sent)) if regex.search(proxy.sent[i])), None)
 
-    await wait_for(lambda: found() is not None, timeout=30)
+    await wait_until(lambda: found() is not None, timeout=30)
     index = found()
     assert index is not None
     return index, proxy.sent[index]
@@ -115,7 +116,7 @@ async def play_in_xboard(
             start = await bob.next(lambda m: m["t"] == "game" and m["d"]["variant"] == variant)
             game_id = start["d"]["game"]
             image = tmp_path / f"{variant}.png"
-            await wait_for(lambda: boards_parsed(xboard) >= 1, timeout=30)
+            await wait_until(lambda: boards_parsed(xboard) >= 1, timeout=30)
             box = await settled_board(display, image, DARK)
             for ply, move in enumerate(plies, start=1):
                 if ply % 2 == 1:
@@ -125,7 +126,7 @@ async def play_in_xboard(
                     assert line.lstrip("$").startswith(move[:4]), (line, move, xboard.log())
                 else:
                     await bob.ok("move", {"game": game_id, "ply": ply, "move": move})
-                await wait_for(lambda p=ply: boards_parsed(xboard) >= p + 1, timeout=30)
+                await wait_until(lambda p=ply: boards_parsed(xboard) >= p + 1, timeout=30)
                 if look and ply in look:
                     await settled_board(display, image, DARK)
                     seen[ply] = {
@@ -139,7 +140,7 @@ async def play_in_xboard(
 
 
 async def check_stored(app: Any, game_id: str, plies: list[str], xboard: XBoard) -> None:
-    await wait_for(lambda: app.driver.pending_writes == 0)
+    await wait_until(lambda: app.driver.pending_writes == 0)
     stored = await app.store.get_game(game_id)
     assert stored is not None
     assert [m.uci for m in stored.moves] == plies, xboard.log()
@@ -210,9 +211,9 @@ async def test_xboard_follows_a_dai_shogi_game_as_text(
         try:
             await proxy.wait_sent("observe alice")
             await game.play("h5h6")
-            await wait_for(lambda: "last move h5h6" in xboard.log(full=True), timeout=30)
+            await wait_until(lambda: "last move h5h6" in xboard.log(full=True), timeout=30)
             await game.play("h11h10")
-            await wait_for(lambda: "last move h11h10" in xboard.log(full=True), timeout=30)
+            await wait_until(lambda: "last move h11h10" in xboard.log(full=True), timeout=30)
         finally:
             await xboard.stop()
             await proxy.close()
@@ -284,7 +285,9 @@ async def test_xboard_seek_graph_drops_a_withdrawn_seek(
             await graph_up(display, image)
             await bob.send("unseek")
             await bob.expect(r"^Your seek \d+ has been removed\.$")
-            await wait_for(lambda: f"Ads removed: {seeks[5]}" in xboard.log(full=True), timeout=30)
+            await wait_until(
+                lambda: f"Ads removed: {seeks[5]}" in xboard.log(full=True), timeout=30
+            )
             mark = len(proxy.sent)
             await click_at(display, seek_dot(box, 5))  # where bob's dot was: the graph closes
             await settled_board(display, image, DARK)

@@ -13,14 +13,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from ws_support import (
-    Client,
-    OpenClient,
-    StartApp,
-    pg_behind_proxy,
-    start_game,
-    wait_for,
-)
+from support import poll, wait_until
+from ws_support import Client, OpenClient, StartApp, pg_behind_proxy, start_game
 
 from server.app import App
 from server.app.adapters import StoreRecorder
@@ -65,12 +59,11 @@ async def test_a_restarted_server_resumes_unfinished_games(
     await game.play(MATE_IN_4[3])
     end = await game.end()
     assert end["d"]["termination"] == "checkmate"
-    for _ in range(200):
-        stored = await again.store.get_game(game.id)
-        if stored is not None and stored.status == "finished":
-            break
-        await asyncio.sleep(0.01)
-    assert stored is not None and stored.status == "finished"
+    stored = await poll(
+        lambda: again.store.get_game(game.id),
+        lambda stored: stored is not None and stored.status == "finished",
+    )
+    assert stored is not None
     assert [m.uci for m in stored.moves] == MATE_IN_4
     assert stored.second_rating_after is not None and stored.second_rating_after > 1500
 
@@ -123,8 +116,8 @@ async def test_a_flag_fall_during_an_outage_is_announced_only_once_stored(
         await game.play("a5a2")  # the first player has 1 s
         await proxy.cut()
         journal = tmp_path / "journal" / f"{game.id}.json"
-        await wait_for(journal.exists)  # the flag fell: decided, kept, told nobody
-        assert "end" not in [m["t"] for m in await game.first.quiet(0.3)]
+        await wait_until(journal.exists)  # the flag fell: decided, kept, told nobody
+        assert "end" not in [m["t"] for m in await game.first.settled()]
         refused = await game.first.request("move", {"game": game.id, "ply": 3, "move": "b2c3"})
         assert refused["t"] == "error" and refused["d"]["code"] == "game_over"
         await proxy.restore()
@@ -132,7 +125,7 @@ async def test_a_flag_fall_during_an_outage_is_announced_only_once_stored(
         assert (end["d"]["result"], end["d"]["termination"]) == ("0-1", "time")
         stored = await app.store.get_game(game.id)
         assert stored is not None and (stored.status, stored.termination) == ("finished", "time")
-        await wait_for(lambda: not journal.exists())
+        await wait_until(lambda: not journal.exists())
 
 
 async def http_status(app: App, path: str) -> int:
@@ -162,11 +155,10 @@ async def test_finished_games_can_be_reviewed_over_http_and_the_websocket(
         with urllib.request.urlopen(f"http://127.0.0.1:{app.port}{path}", timeout=10) as r:
             return int(r.status), r.read()
 
-    for _ in range(200):
-        status, body = await asyncio.to_thread(fetch, f"/api/games/{game.id}")
-        if json.loads(body)["status"] == "finished":
-            break
-        await asyncio.sleep(0.01)
+    status, body = await poll(
+        lambda: asyncio.to_thread(fetch, f"/api/games/{game.id}"),
+        lambda answer: json.loads(answer[1])["status"] == "finished",
+    )
     shown = json.loads(body)
     assert status == 200 and [m["uci"] for m in shown["moves"]] == MATE_IN_4
     status, usi = await asyncio.to_thread(fetch, f"/api/games/{game.id}.usi")
@@ -232,7 +224,7 @@ async def test_settings_reach_the_websocket_server(
     assert app.url.endswith("/hub")
     client = await open_client(app)
     assert (await client.guest())["t"] == "welcome"
-    await wait_for(lambda: app.driver.connections == 1)
+    await wait_until(lambda: app.driver.connections == 1)
 
 
 async def test_only_ends_that_cannot_be_decided_again_are_kept_in_the_journal(

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
+from support import poll
 from websockets.exceptions import ConnectionClosed
 from ws_support import OpenClient, StartApp, start_game
 
@@ -148,11 +147,7 @@ async def test_ratings_are_loaded_from_the_store_at_login(
                 return rating.rating
         return None
 
-    for _ in range(200):
-        rating = await stored_rating()
-        if rating is not None:
-            break
-        await asyncio.sleep(0.01)
+    rating = await poll(stored_rating, lambda rating: rating is not None)
     assert rating is not None and rating.rating > 1500
     # A new login sees the stored rating (in the seek it posts).
     client = await open_client(app)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import wait_until
 from ws_support import (
     Client,
     Game,
@@ -35,7 +36,6 @@ from ws_support import (
     start_game,
     start_server,
     stop_server,
-    wait_for,
 )
 
 from server.store import GameRecord, Store
@@ -215,9 +215,9 @@ async def test_actions_during_an_outage_change_nothing_and_a_flag_fall_survives_
             assert answer["d"]["state"]["ply"] == case.plies, kind
         # The flag falls while the database is down: decided, kept in the journal, told nobody.
         journal = tmp_path / "data" / "journal" / f"{flag.game.id}.json"
-        await wait_for(journal.exists, timeout=15)
+        await wait_until(journal.exists, timeout=15)
         for client in (flag.game.first, flag.game.second):
-            assert "end" not in [m["t"] for m in client.backlog + await client.quiet(0.2)]
+            assert "end" not in [m["t"] for m in await client.settled()]
         await kill_server(process)
     finally:
         await stop_server(process)

@@ -1,5 +1,5 @@
 """Frames written back to back, which the server reads in one go: a frame it can handle at once
-(from ``data_received``, server.transport.server.JitteredConnection.process_event) never
+(from ``data_received``, server.transport.ws_internals.JitteredConnection.process_event) never
 overtakes one that waits (a login, a review query), and limits and errors stay as they were.
 
 The frames of one call to :func:`write_at_once` leave in one write to the socket; client and
@@ -14,8 +14,9 @@ import logging
 from typing import Any
 
 import pytest
+from support import wait_until
 from websockets.exceptions import ConnectionClosed
-from ws_support import MINI_FISCHER, Client, Msg, OpenClient, StartApp, start_game, wait_for
+from ws_support import MINI_FISCHER, Client, Msg, OpenClient, StartApp, start_game
 
 import server.transport.server as transport_server
 from server.hub.effects import ConnId
@@ -131,7 +132,7 @@ async def test_frames_right_behind_a_logout_are_ignored(
         await client.next(lambda m: "a" in m)
     assert client.ws.close_code == 1000 and client.ws.close_reason == "logged out"
     assert app.hub.seeks() == []
-    await wait_for(lambda: app.driver.connections == 0)
+    await wait_until(lambda: app.driver.connections == 0)
 
 
 async def test_frames_arriving_once_closing_are_ignored(
@@ -159,7 +160,7 @@ async def test_frames_arriving_once_closing_are_ignored(
     with pytest.raises(ConnectionClosed):
         await client.next(lambda m: "a" in m)
     assert client.ws.close_code == 1000 and client.ws.close_reason == "logged out"
-    await wait_for(lambda: app.driver.connections == 0)
+    await wait_until(lambda: app.driver.connections == 0)
 
 
 async def test_the_rate_limit_applies_to_frames_read_in_one_go(
@@ -181,7 +182,7 @@ async def test_the_rate_limit_applies_to_frames_read_in_one_go(
     # A few refusals, then the verdict: what follows it is ignored.
     assert 0 < len(received) < 20
     assert received[0]["d"]["code"] == "rate_limited"
-    await wait_for(lambda: app.driver.connections == 0)
+    await wait_until(lambda: app.driver.connections == 0)
 
 
 async def test_binary_and_fragmented_frames_keep_their_place(
@@ -216,7 +217,7 @@ async def test_a_text_frame_that_is_not_utf8_closes_with_1007(
     with pytest.raises(ConnectionClosed):
         await client.next(lambda m: "a" in m)
     assert client.ws.close_code == 1007
-    await wait_for(lambda: app.driver.connections == 0)
+    await wait_until(lambda: app.driver.connections == 0)
 
 
 async def test_a_failure_while_handling_a_frame_is_answered_and_the_connection_stays(
@@ -282,9 +283,9 @@ async def test_a_failure_outside_the_frame_guard_closes_with_1011(
         with pytest.raises(ConnectionClosed):
             await client.next(lambda m: "a" in m)
         assert client.ws.close_code == 1011
-        await wait_for(lambda: any(r.exc_info for r in caplog.records))
+        await wait_until(lambda: any(r.exc_info for r in caplog.records))
     assert app.hub.seeks() == []
-    await wait_for(lambda: app.driver.connections == 0)
+    await wait_until(lambda: app.driver.connections == 0)
 
 
 async def test_a_login_cut_short_by_the_client_leaves_no_connection_in_the_hub(
@@ -309,6 +310,6 @@ async def test_a_login_cut_short_by_the_client_leaves_no_connection_in_the_hub(
     register = {"t": "register", "d": {"name": "Alice", "password": "correct horse"}, "a": 1}
     write_at_once(client, register)
     client.ws.transport.abort()  # gone while the password is being hashed
-    await wait_for(lambda: bool(connected))
-    await wait_for(lambda: disconnected == connected)
-    await wait_for(lambda: app.driver.connections == 0 and app.server.open_sockets == 0)
+    await wait_until(lambda: bool(connected))
+    await wait_until(lambda: disconnected == connected)
+    await wait_until(lambda: app.driver.connections == 0 and app.server.open_sockets == 0)

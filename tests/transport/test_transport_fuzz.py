@@ -40,8 +40,9 @@ from fuzz_frames import (
     well_formed_frames,
 )
 from hypothesis import strategies as st
+from support import wait_until
 from websockets.protocol import State
-from ws_support import Client, Game, OpenClient, StartApp, start_game, wait_for
+from ws_support import Client, Game, OpenClient, StartApp, start_game
 
 from server.app import App
 
@@ -176,7 +177,7 @@ async def finish(app: App, game: Game, played: list[str]) -> None:
     if game.ended is None:
         await game.first.ok("resign", {"game": game.id})
         await game.end()
-    await wait_for(lambda: app.driver.pending_writes == 0)  # the end is written after it is shown
+    await wait_until(lambda: app.driver.pending_writes == 0)  # the end is written after it is shown
     stored = await app.store.get_game(game.id)
     assert stored is not None
     assert [move.uci for move in stored.moves] == played

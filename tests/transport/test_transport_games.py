@@ -7,7 +7,8 @@ import asyncio
 import random
 
 import pytest
-from ws_support import Client, OpenClient, StartApp, play_random, start_game, wait_for
+from support import poll, wait_until
+from ws_support import Client, OpenClient, StartApp, play_random, start_game
 
 from server.app import App
 from server.rules import VARIANT_NAMES, MoveRecord, get_variant
@@ -28,12 +29,12 @@ async def two_guests(app: App, open_client: OpenClient) -> tuple[Client, Client]
 
 async def stored_when_finished(app: App, game_id: str) -> GameRecord:
     """The stored game once its end is committed."""
-    for _ in range(500):
-        stored = await app.store.get_game(game_id)
-        if stored is not None and stored.status in ("finished", "aborted"):
-            return stored
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"game {game_id} was not stored as ended")
+    stored = await poll(
+        lambda: app.store.get_game(game_id),
+        lambda stored: stored is not None and stored.status in ("finished", "aborted"),
+    )
+    assert stored is not None
+    return stored
 
 
 @BOTH
@@ -251,7 +252,7 @@ async def test_reconnect_mid_game_replays_the_missed_events(
     hello = await back.next("hello")
     assert hello["d"]["game"] == game.id
     joined = await back.ok("join", {"game": game.id, "v": seen_version})
-    missed = [m for m in back.backlog + await back.quiet() if "v" in m]
+    missed = [m for m in await back.settled() if "v" in m]
     assert [m["t"] for m in missed] == ["gone", "move", "back"]
     assert [m["v"] for m in missed] == list(range(seen_version + 1, seen_version + 4))
     assert joined["v"] == missed[-1]["v"]
@@ -317,7 +318,7 @@ async def test_a_move_the_database_refuses_is_taken_back_with_a_clear_error(
     assert "taken back" in refused["d"]["message"]
     assert refused["d"]["state"]["ply"] == 1
     # Nobody saw the move; the room is back at ply 1 and accepts moves again.
-    assert not [m for m in game.first.backlog + await game.first.quiet(0.1) if m["t"] == "move"]
+    assert not [m for m in await game.first.settled() if m["t"] == "move"]
     room = app.hub.room(game.id)
     assert room is not None and len(room.records) == 1 and not room.busy
 
@@ -337,7 +338,7 @@ async def test_seek_list_updates_reach_watchers(
     await a.ok("unseek", {"id": seek["seek"]})
     removed = await b.next("seek_removed")
     assert removed["d"]["id"] == seek["seek"]
-    await wait_for(lambda: app.hub.seeks() == [])
+    await wait_until(lambda: app.hub.seeks() == [])
 
 
 async def test_a_takeback_is_stored_before_it_is_acknowledged(
@@ -377,5 +378,6 @@ async def test_players_and_spectators_chat_in_separate_rooms(
     await watcher.ok("chat", {"game": game.id, "text": "nice opening"})
     seen = await watcher.next("chat")
     assert seen["d"]["room"] == "spectators"
-    assert not [m for m in await game.first.quiet(0.2) if m["t"] == "chat"]
-    assert not [m for m in watcher.backlog if m["t"] == "chat"]
+    # Neither room's line reached the other room.
+    assert [m["d"]["room"] for m in await game.first.settled() if m["t"] == "chat"] == ["players"]
+    assert not [m for m in await watcher.settled() if m["t"] == "chat"]

@@ -1,5 +1,5 @@
 """Keepalive: the server pings every connection, spreads the pings of connections opened
-together (server.transport.server.JitteredConnection), and closes a peer that stops answering.
+together (server.transport.ws_internals.JitteredConnection), and closes a peer that stops answering.
 
 The clients here are websockets' sans-I/O ClientProtocol over raw asyncio streams, so the test
 sees every ping frame and decides whether to answer it.

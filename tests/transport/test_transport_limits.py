@@ -9,9 +9,10 @@ import urllib.request
 from typing import Any
 
 import pytest
+from support import wait_until
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
-from ws_support import Client, OpenClient, StartApp, start_game, wait_for
+from ws_support import Client, OpenClient, StartApp, start_game
 
 from server.app import App
 
@@ -91,7 +92,7 @@ async def test_a_flood_of_bad_frames_leaves_the_server_healthy(
         await asyncio.wait_for(attacker.ws.wait_closed(), 5)
         # Closed for flooding (1008), or for the oversized frame (1009) if that was read first.
         assert attacker.ws.close_code in (1008, 1009)
-    await wait_for(lambda: app.driver.connections == 1)
+    await wait_until(lambda: app.driver.connections == 1)
     assert app.hub.seeks() == []
     status, _, body = await get(app, "/healthz")
     assert status == 200 and json.loads(body)["connections"] == 1
@@ -121,7 +122,7 @@ async def test_over_the_rate_limit_a_frame_is_refused_then_a_sustained_flood_clo
         await client.quiet(5)
     await asyncio.wait_for(client.ws.wait_closed(), 5)
     assert client.ws.close_code == 1008 and client.ws.close_reason == "rate limit exceeded"
-    await wait_for(lambda: app.driver.connections == 0)
+    await wait_until(lambda: app.driver.connections == 0)
 
 
 async def test_an_oversized_frame_closes_the_connection_with_1009(
@@ -133,7 +134,7 @@ async def test_an_oversized_frame_closes_the_connection_with_1009(
     await client.ws.send(json.dumps({"t": "chat", "d": {"game": "x", "text": "y" * 2000}}))
     await asyncio.wait_for(client.ws.wait_closed(), 5)
     assert client.ws.close_code == 1009
-    await wait_for(lambda: app.driver.connections == 0)
+    await wait_until(lambda: app.driver.connections == 0)
     other = await open_client(app)
     assert (await other.guest())["t"] == "welcome"
 
@@ -174,9 +175,9 @@ async def test_a_slow_consumer_is_dropped_without_stalling_the_room(
         # The players were never held up: the game continues at once.
         await game.play("a1b2")
         await game.play("a5a2")
-        await wait_for(lambda: app.driver.connections == 3)
+        await wait_until(lambda: app.driver.connections == 3)
         # The server cuts the socket itself (after a short grace for the closing handshake).
-        await wait_for(lambda: app.server.open_sockets == 3, timeout=5)
+        await wait_until(lambda: app.server.open_sockets == 3, timeout=5)
     finally:
         slow.ws.transport.abort()
 

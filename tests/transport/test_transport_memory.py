@@ -14,7 +14,8 @@ from collections import Counter
 from pathlib import Path
 
 from ics_support import IcsClient
-from ws_support import Client, OpenClient, StartApp, play_random, start_game, wait_for
+from support import wait_until
+from ws_support import Client, OpenClient, StartApp, play_random, start_game
 
 from server.app import App
 
@@ -51,7 +52,7 @@ async def test_closed_connections_leave_no_cyclic_garbage(
     warm = await Client.open(app.url)
     await warm.guest()
     await warm.close()
-    await wait_for(lambda: app.server.open_sockets == 0)
+    await wait_until(lambda: app.server.open_sockets == 0)
     our_cyclic_garbage()
 
     # Guests that log in and leave; players that play a game, resign, and leave; a player
@@ -72,8 +73,8 @@ async def test_closed_connections_leave_no_cyclic_garbage(
     await first.close()
     ics = await IcsClient.guest(app)
     await ics.close()
-    await wait_for(lambda: app.server.open_sockets == 0)
-    await wait_for(lambda: app.ics is not None and not app.ics._connections)
+    await wait_until(lambda: app.server.open_sockets == 0)
+    await wait_until(lambda: app.ics is not None and not app.ics._connections)
     del client, first, second, game, ics
 
     assert our_cyclic_garbage() == Counter()
@@ -87,7 +88,7 @@ PER_CONNECTION = Counter(
         # websockets' connection: its protocol and parser (three suspended generators, the
         # handshake's request with its headers emptied, the last frame read, the parser's
         # lists), the message assembler and its queue, two futures, a logger adapter.
-        "server.transport.server.JitteredConnection": 1,
+        "server.transport.ws_internals.JitteredConnection": 1,
         "websockets.server.ServerProtocol": 1,
         "websockets.streams.StreamReader": 1,
         "websockets.http11.Request": 1,
@@ -154,7 +155,7 @@ async def test_a_login_burst_leaves_only_the_stated_tracked_objects_per_connecti
     warm = await Client.open(app.url)
     await warm.guest()
     await warm.close()
-    await wait_for(lambda: app.server.open_sockets == 0)
+    await wait_until(lambda: app.server.open_sockets == 0)
     del warm
     gc.collect()
     before = tracked()
@@ -177,7 +178,7 @@ async def test_a_login_burst_leaves_only_the_stated_tracked_objects_per_connecti
     finally:
         clients.stdin.close()
         await clients.wait()
-    await wait_for(lambda: app.server.open_sockets == 0)
+    await wait_until(lambda: app.server.open_sockets == 0)
     # Per connection, nothing beyond what is stated: what grows by less than one object per
     # ten connections is shared (a dict resized, the test's own subprocess), not per
     # connection.

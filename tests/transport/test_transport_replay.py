@@ -55,7 +55,7 @@ def game_line(seed: int, plies: int) -> list[str]:
 
 
 @dataclass
-class Seat:
+class ReplaySeat:
     """One connection slot of a player or spectator, across reconnections: its messages (all
     clients it had, in order) rebuild its view of the room."""
 
@@ -97,7 +97,7 @@ class Seat:
         self.client = None
 
 
-async def play(seats: dict[str, Seat], game_id: str, ply: int, uci: str) -> None:
+async def play(seats: dict[str, ReplaySeat], game_id: str, ply: int, uci: str) -> None:
     """The side to move plays move ``ply``; wait until every connected seat saw it."""
     mover = seats["first" if ply % 2 else "second"].client
     assert mover is not None
@@ -107,7 +107,7 @@ async def play(seats: dict[str, Seat], game_id: str, ply: int, uci: str) -> None
             await seat.client.next(lambda m: m["t"] == "move" and m["d"]["ply"] == ply)
 
 
-async def start_players(url: str) -> tuple[dict[str, Seat], str]:
+async def start_players(url: str) -> tuple[dict[str, ReplaySeat], str]:
     """Alice (first) and Bob register; each has a second connection; two spectators."""
     alice, bob = await Client.open(url, "alice"), await Client.open(url, "bob")
     await alice.register("Alice")
@@ -117,12 +117,12 @@ async def start_players(url: str) -> tuple[dict[str, Seat], str]:
     for client in (alice, bob):
         await client.next(lambda m: m["t"] == "game" and m["d"]["game"] == game_id)
     seats = {
-        "first": Seat("alice", alice.token, alice),
-        "second": Seat("bob", bob.token, bob),
-        "first2": Seat("alice2", alice.token),
-        "second2": Seat("bob2", bob.token),
-        "watcher1": Seat("carol"),
-        "watcher2": Seat("dave"),
+        "first": ReplaySeat("alice", alice.token, alice),
+        "second": ReplaySeat("bob", bob.token, bob),
+        "first2": ReplaySeat("alice2", alice.token),
+        "second2": ReplaySeat("bob2", bob.token),
+        "watcher1": ReplaySeat("carol"),
+        "watcher2": ReplaySeat("dave"),
     }
     for key in ("first2", "second2", "watcher1", "watcher2"):
         await seats[key].connect(url, game_id)
@@ -136,7 +136,7 @@ async def stored_moves(database_url: str, game_id: str) -> list[str]:
     return [move.uci for move in game.moves]
 
 
-def check_views(seats: dict[str, Seat], game_id: str, stored: list[str]) -> None:
+def check_views(seats: dict[str, ReplaySeat], game_id: str, stored: list[str]) -> None:
     for key, seat in seats.items():
         view = seat.view(game_id)
         assert view.moves == stored, f"{key}: {view.moves} != stored {stored}"

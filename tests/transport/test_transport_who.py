@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ws_support import OpenClient, StartApp, start_game, wait_for
+from support import wait_until
+from ws_support import OpenClient, StartApp, start_game
 
 
 async def test_who_lists_connected_players_and_their_games(
@@ -26,6 +27,6 @@ async def test_who_lists_connected_players_and_their_games(
     assert players[b.player["id"]]["game"] == game.id
     assert players[c.player["id"]] == {**c.player, "ratings": {}, "game": None}
     await a.close()
-    await wait_for(lambda: not app.hub.online(a.player["id"]))
+    await wait_until(lambda: not app.hub.online(a.player["id"]))
     listing = await c.request("who")
     assert a.player["id"] not in {p["id"] for p in listing["d"]["players"]}

@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from support import TcpForwarder, create_database, drop_database, wait_until
+from support import TcpForwarder, create_database, drop_database
 from websockets.asyncio.client import ClientConnection, connect
 from worker_support import TEST_WORKER_KEY
 
@@ -127,8 +127,26 @@ class Client:
                 return message
             self.backlog.append(message)
 
+    async def settled(self) -> list[Msg]:
+        """The backlog and everything that arrives before the answer to a ``ping`` sent now,
+        taken out of the backlog: all the server had sent this connection when the ping came
+        (it answers a ping at once, in order). The sentinel that proves "nothing (else) was
+        sent", without waiting for a while and hoping."""
+        ack = f"sentinel-{next(self._acks)}"
+        await self.send("ping", None, ack)
+        got, self.backlog = self.backlog, []
+        while True:
+            message = await self.recv()
+            if message.get("a") == ack:
+                assert message["t"] == "pong", (
+                    f"{self.name}: the sentinel ping was refused: {message}"
+                )
+                return got
+            got.append(message)
+
     async def quiet(self, seconds: float = 0.2) -> list[Msg]:
-        """Everything that arrives within ``seconds`` (added to nothing: returned)."""
+        """Everything that arrives within ``seconds`` (added to nothing: returned). Only to read
+        on until the server closes the connection: "nothing arrived" is :meth:`settled`'s."""
         got: list[Msg] = []
         try:
             while True:
@@ -236,11 +254,6 @@ async def play_random(game: Game, rng: random.Random, max_plies: int) -> Msg | N
         if not event["d"]["legal"]:
             return await game.end()
     return None
-
-
-async def wait_for(condition: Callable[[], bool], timeout: float = TIMEOUT) -> None:
-    """:func:`support.wait_until` with the websocket tests' timeout."""
-    await wait_until(condition, timeout)
 
 
 @asynccontextmanager
