@@ -28,7 +28,6 @@ from server.hub.messages import AckId, JsonObject, MessageKind, ack_message, err
 from server.hub.room_lifecycle import RoomLifecycle
 from server.hub.room_state import (
     DRAW,
-    SIDE_NAMES,
     Absence,
     Asker,
     Ending,
@@ -37,7 +36,7 @@ from server.hub.room_state import (
     PreparedRelease,
     RoomSettings,
 )
-from server.rules import IllegalMoveError, InvalidMoveError, MoveRecord, Termination
+from server.rules import SIDE_NAMES, IllegalMoveError, InvalidMoveError, MoveRecord, Termination
 
 __all__ = ["SIDE_NAMES", "GameRoom", "RoomSettings"]
 

@@ -13,8 +13,9 @@ from server.hub.clock import SideTime
 from server.hub.effects import Effect, GameFinished, Persist, Publish, Send
 from server.hub.errors import ErrorCode
 from server.hub.messages import JsonObject, Message, MessageKind, ack_message, error_message
-from server.hub.room_state import DRAW, RESULTS, SIDE_NAMES, Asker, Ending, PendingEnd, RoomState
+from server.hub.room_state import DRAW, RESULTS, Asker, Ending, PendingEnd, RoomState
 from server.rules import (
+    SIDE_NAMES,
     Game,
     IllegalMoveError,
     InvalidMoveError,
