@@ -48,6 +48,7 @@ from server.hub.hub_state import Connection, HubConfig, OnlinePlayer
 from server.hub.identity import PlayerId, PlayerInfo, Rating, RatingKey
 from server.hub.lobby import Challenge, GameTerms, Seek
 from server.hub.messages import JsonObject, Message, MessageKind, error_message
+from server.hub.persist_tokens import WriteKind
 from server.hub.room import GameRoom
 from server.rules import MoveRecord, get_variant
 
@@ -118,7 +119,7 @@ class Hub(HubRooms):
             side = room.side_of(player.id)
             assert side is not None
             start = len(out)
-            out += room.presence(side, True, now_ms)
+            out += room.lifecycle.presence(side, True, now_ms)
             self._after_room(room, now_ms, out, start)
         return out
 
@@ -171,7 +172,7 @@ class Hub(HubRooms):
                 self._evict(room)
                 continue
             start = len(out)
-            out += room.on_time(now_ms)
+            out += room.lifecycle.on_time(now_ms)
             self._after_room(room, now_ms, out, start)
         return out
 
@@ -190,30 +191,30 @@ class Hub(HubRooms):
         messages ahead; they are not to be run now. Unknown or already reported tokens, and
         writes other than moves, return ``()``."""
         entry = self._tokens.get(token)
-        if entry is None or entry[1] != "move":
+        if entry is None or entry[1] is not WriteKind.MOVE:
             return ()
         room = self._rooms.get(entry[0])
-        if room is not None and room.pending_token() == token:
-            return room.prepare_move()
+        if room is not None and room.state.pending_token() == token:
+            return room.moves.prepare()
         return ()
 
     def persisted(self, token: int, now_ms: int) -> list[Effect]:
         """The store committed ``Persist(token, ...)``: release what waited for it."""
-        game_id, kind = self._take_token(token)
+        game_id, kind = self._tokens.take(token)
         room = self._rooms.get(game_id)
         out: list[Effect] = []
         if room is None:
             return out
-        if kind != "create" and room.pending_token() != token:
+        if kind is not WriteKind.CREATE and room.state.pending_token() != token:
             raise ValueError(f"persist token {token} is not the pending write of {game_id}")
-        if kind == "create":
+        if kind is WriteKind.CREATE:
             self._start_game(room, now_ms, out)
-        elif kind == "move":
-            out += room.move_persisted(now_ms)
-        elif kind == "takeback":
-            out += room.takeback_persisted(now_ms)
+        elif kind is WriteKind.MOVE:
+            out += room.moves.persisted(now_ms)
+        elif kind is WriteKind.TAKEBACK:
+            out += room.offers.takeback_persisted(now_ms)
         else:
-            out += room.end_persisted(now_ms)
+            out += room.lifecycle.end_persisted(now_ms)
         self._after_room(room, now_ms, out)
         return out
 
@@ -227,24 +228,24 @@ class Hub(HubRooms):
         nothing and its token stays valid: the adapter must write it until it is stored (it is
         idempotent by game id), then report :meth:`persisted`.
         """
-        game_id, kind = self._take_token(token)
+        game_id, kind = self._tokens.take(token)
         room = self._rooms.get(game_id)
         out: list[Effect] = []
         if room is None:
             return out
-        if kind == "create":
+        if kind is WriteKind.CREATE:
             self._drop_new_game(room, reason, out)
             return out
-        if room.pending_token() != token:
+        if room.state.pending_token() != token:
             raise ValueError(f"persist token {token} is not the pending write of {game_id}")
-        if kind == "move":
-            out += room.move_failed(reason, now_ms)
-        elif kind == "takeback":
-            out += room.takeback_failed(reason, now_ms)
+        if kind is WriteKind.MOVE:
+            out += room.moves.failed(reason, now_ms)
+        elif kind is WriteKind.TAKEBACK:
+            out += room.offers.takeback_failed(reason, now_ms)
         else:
-            out += room.end_failed(reason, now_ms)
-            if room.pending_token() == token:
-                self._tokens[token] = (game_id, kind)  # still owed: report it when stored
+            out += room.lifecycle.end_failed(reason, now_ms)
+            if room.state.pending_token() == token:
+                self._tokens.owe_again(token, (game_id, kind))  # report it when stored
         self._after_room(room, now_ms, out)
         return out
 
@@ -263,7 +264,7 @@ class Hub(HubRooms):
 
         No ``GameCreated`` is emitted: the row exists. ``players[0]`` moves first. Players
         without a connection here start their absence countdown; the others are told with
-        ``game_start`` and joined. See :meth:`GameRoom.restore` for the clocks.
+        ``game_start`` and joined. See :meth:`~server.hub.room_lifecycle.Lifecycle.restore` for the clocks.
 
         :param first_version: the version ``v`` of the room's first event (later ones count up
             from it). A driver resuming a game another hub ran gives one above every version
@@ -284,11 +285,11 @@ class Hub(HubRooms):
             terms,
             players,
             start_fen,
-            self._new_token,
+            self._tokens,
             self.config.room,
             first_version=first_version,
         )
-        out: list[Effect] = room.restore(moves, now_ms)
+        out: list[Effect] = room.lifecycle.restore(moves, now_ms)
         self._rooms[game_id] = room
         if not room.finished:
             for player in players:
@@ -361,5 +362,5 @@ class Hub(HubRooms):
             side = room.side_of(info.id)
             assert side is not None
             start = len(out)
-            out += room.presence(side, False, now)
+            out += room.lifecycle.presence(side, False, now)
             self._after_room(room, now, out, start)

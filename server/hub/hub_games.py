@@ -5,49 +5,22 @@ tokens, timers, players freed) and evicting finished games.
 
 from __future__ import annotations
 
-from server.hub.effects import (
-    Effect,
-    GameCreated,
-    GameFinished,
-    GameId,
-    GamePlayer,
-    MoveAppended,
-    MovesRetracted,
-    Persist,
-    Publish,
-    Send,
-)
+from server.hub.effects import Effect, GameCreated, GameId, GamePlayer, Persist, Publish, Send
 from server.hub.errors import ErrorCode
 from server.hub.game_ids import new_game_id
 from server.hub.hub_state import HubState
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import GameTerms
 from server.hub.messages import Message, MessageKind, error_message
-from server.hub.room import SIDE_NAMES, GameRoom
-from server.rules import get_variant
-
-_PERSIST_KINDS: dict[type, str] = {
-    GameCreated: "create",
-    MoveAppended: "move",
-    MovesRetracted: "takeback",
-    GameFinished: "finish",
-}
+from server.hub.persist_tokens import WriteKind
+from server.hub.room import GameRoom
+from server.rules import SIDE_NAMES, get_variant
 
 
 class HubGames(HubState):
     """Creating, starting, dropping and evicting games (see the module docstring)."""
 
     # ================================================================= games
-
-    def _new_token(self) -> int:
-        self._last_token += 1
-        return self._last_token
-
-    def _take_token(self, token: int) -> tuple[GameId, str]:
-        entry = self._tokens.pop(token, None)
-        if entry is None:
-            raise ValueError(f"unknown or already reported persist token {token}")
-        return entry
 
     def _new_game_id(self) -> GameId:
         while True:
@@ -72,7 +45,7 @@ class HubGames(HubState):
             terms,
             (first, second),
             variant.random_start_fen(self._rng),
-            self._new_token,
+            self._tokens,
             self.config.room,
         )
         self._rooms[game_id] = room
@@ -81,8 +54,7 @@ class HubGames(HubState):
                 self._playing[player.id] = game_id
             self._remove_seeks(player.id, out)
             self._cancel_challenges(player.id, "game started", out)
-        token = self._new_token()
-        self._tokens[token] = (game_id, "create")
+        token = self._tokens.issue(game_id, WriteKind.CREATE)
 
         def stored(player: PlayerInfo) -> GamePlayer:
             return GamePlayer(player.id, player.name, player.guest)
@@ -101,7 +73,7 @@ class HubGames(HubState):
 
     def _start_game(self, room: GameRoom, now: int, out: list[Effect]) -> None:
         """The game row is stored: start the game, tell the players, join their connections."""
-        room.start(now)
+        room.lifecycle.start(now)
         self._announce_start(room, now, out)
 
     def _announce_start(self, room: GameRoom, now: int, out: list[Effect]) -> None:
@@ -109,7 +81,7 @@ class HubGames(HubState):
             opponent = room.players[1 - side]
             online = self._players.get(player.id)
             if online is None or not online.conns:
-                out += room.presence(side, False, now)
+                out += room.lifecycle.presence(side, False, now)
                 continue
             start = Message(
                 MessageKind.GAME_START,
@@ -122,7 +94,7 @@ class HubGames(HubState):
             for conn_id in online.conns:
                 out.append(Send(conn_id, start))
                 self._conns[conn_id].rooms.add(room.game_id)
-                out += room.join(conn_id, side, None, now)
+                out += room.state.join(conn_id, side, None, now)
         out.append(
             Publish(
                 "games",
@@ -150,14 +122,8 @@ class HubGames(HubState):
             out += self._send_player(player.id, message)
 
     def _after_room(self, room: GameRoom, now: int, out: list[Effect], start: int = 0) -> None:
-        """Bookkeeping after a room change whose effects are ``out[start:]``: persist tokens,
-        timers, players freed at the end."""
-        for effect in out[start:]:
-            if isinstance(effect, Persist) and effect.token not in self._tokens:
-                kind = _PERSIST_KINDS[type(effect.record)]
-                if kind != "create":
-                    self._tokens[effect.token] = (room.game_id, kind)
-        self._timers.set(("room", room.game_id), room.next_deadline())
+        """Bookkeeping after a room change: its timer, and the players freed at the end."""
+        self._timers.set(("room", room.game_id), room.state.next_deadline())
         if room.finished:
             for player in room.players:
                 if self._playing.get(player.id) == room.game_id:

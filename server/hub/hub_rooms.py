@@ -58,7 +58,7 @@ class HubRooms(HubLobby):
         side = self._player_side(room, conn.player_id)
         start = len(out)
         try:
-            out += room.on_time(now)
+            out += room.lifecycle.on_time(now)
             effects = action(room, side)
             out += effects
             # A takeback being written is acknowledged by the room once stored.
@@ -72,11 +72,11 @@ class HubRooms(HubLobby):
     ) -> None:
         room = self._find_room(cmd.game_id, conn.player_id)
         start = len(out)
-        out += room.on_time(now)
+        out += room.lifecycle.on_time(now)
         self._after_room(room, now, out, start)
         conn.rooms.add(room.game_id)
         replayed = cmd.since is not None and room.log.since(cmd.since) is not None
-        out += room.join(conn.conn_id, room.side_of(conn.player_id), cmd.since, now)
+        out += room.state.join(conn.conn_id, room.side_of(conn.player_id), cmd.since, now)
         # ``snapshot``: the connection got the whole state (a ``game`` message) instead of the
         # events after its version, and must replace what it knew.
         data: JsonObject = {"game": room.game_id, "v": room.log.version, "snapshot": not replayed}
@@ -87,7 +87,7 @@ class HubRooms(HubLobby):
     ) -> None:
         room = self._rooms.get(cmd.game_id)
         if room is not None:
-            room.leave(conn.conn_id)
+            room.state.leave(conn.conn_id)
         conn.rooms.discard(cmd.game_id)
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": cmd.game_id})))
 
@@ -99,7 +99,7 @@ class HubRooms(HubLobby):
             cmd.game_id,
             now,
             out,
-            lambda room, side: room.move(conn.conn_id, side, cmd.ply, cmd.move, now, lag, cmd.ack),
+            lambda room, side: room.moves.play(conn.conn_id, side, cmd.ply, cmd.move, now, lag, cmd.ack),
             ack_now=False,
         )
 
@@ -107,20 +107,20 @@ class HubRooms(HubLobby):
         self, conn: Connection, cmd: ResignCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
         asker = (conn.conn_id, cmd.ack)
-        self._in_room(conn, cmd.game_id, now, out, lambda r, s: r.resign(s, now, asker), cmd.ack)
+        self._in_room(conn, cmd.game_id, now, out, lambda r, s: r.lifecycle.resign(s, now, asker), cmd.ack)
 
     def _on_abort(
         self, conn: Connection, cmd: AbortCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
         asker = (conn.conn_id, cmd.ack)
-        self._in_room(conn, cmd.game_id, now, out, lambda r, s: r.abort(s, now, asker), cmd.ack)
+        self._in_room(conn, cmd.game_id, now, out, lambda r, s: r.lifecycle.abort(s, now, asker), cmd.ack)
 
     def _on_claim_draw(
         self, conn: Connection, cmd: ClaimDrawCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
         asker = (conn.conn_id, cmd.ack)
         self._in_room(
-            conn, cmd.game_id, now, out, lambda r, s: r.claim_draw(s, now, asker), cmd.ack
+            conn, cmd.game_id, now, out, lambda r, s: r.lifecycle.claim_draw(s, now, asker), cmd.ack
         )
 
     def _on_abandon_claim(
@@ -131,7 +131,7 @@ class HubRooms(HubLobby):
             cmd.game_id,
             now,
             out,
-            lambda r, s: r.abandon_claim(s, cmd.outcome, now, (conn.conn_id, cmd.ack)),
+            lambda r, s: r.lifecycle.abandon_claim(s, cmd.outcome, now, (conn.conn_id, cmd.ack)),
             cmd.ack,
         )
 
@@ -145,7 +145,7 @@ class HubRooms(HubLobby):
                 cmd.game_id,
                 now,
                 out,
-                lambda r, s: r.draw_offer(s, cmd.action, now, asker),
+                lambda r, s: r.offers.draw(s, cmd.action, now, asker),
                 cmd.ack,
             )
         elif cmd.kind == "takeback":
@@ -154,7 +154,7 @@ class HubRooms(HubLobby):
                 cmd.game_id,
                 now,
                 out,
-                lambda r, s: r.takeback_offer(conn.conn_id, s, cmd.action, now, cmd.ack),
+                lambda r, s: r.offers.takeback(conn.conn_id, s, cmd.action, now, cmd.ack),
                 cmd.ack,
             )
         else:
@@ -163,7 +163,7 @@ class HubRooms(HubLobby):
     def _on_rematch(self, conn: Connection, cmd: OfferCommand, now: int, out: list[Effect]) -> None:
         room = self._find_room(cmd.game_id, conn.player_id)
         side = self._player_side(room, conn.player_id)
-        room.check_rematch(side, cmd.action, now)
+        room.offers.check_rematch(side, cmd.action, now)
         if cmd.action != "decline":
             me = self._info(conn)
             opponent_id = room.players[1 - side].id
@@ -172,7 +172,7 @@ class HubRooms(HubLobby):
                 raise CommandError(ErrorCode.OPPONENT_OFFLINE)
             self._check_free(me)
             self._check_free(opponent.info, yourself=False)
-        agreed, effects = room.rematch_offer(side, cmd.action, now)
+        agreed, effects = room.offers.rematch(side, cmd.action, now)
         out += effects
         data: JsonObject = {"game": room.game_id}
         if agreed:
@@ -180,7 +180,7 @@ class HubRooms(HubLobby):
             first = self._players[room.players[1].id].info
             second = self._players[room.players[0].id].info
             new_game = self._create_game(first, second, room.terms, now, out)
-            out += room.rematch_started(new_game)
+            out += room.offers.rematch_started(new_game)
             data["new_game"] = new_game
         out.append(Send(conn.conn_id, ack_message(cmd.ack, data)))
 
@@ -193,5 +193,5 @@ class HubRooms(HubLobby):
         room = self._find_room(cmd.game_id, conn.player_id)
         if conn.conn_id not in room.members:
             raise CommandError(ErrorCode.NOT_JOINED)
-        out += room.chat_line(room.side_of(conn.player_id), self._info(conn), text)
+        out += room.state.chat_line(room.side_of(conn.player_id), self._info(conn), text)
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": room.game_id})))

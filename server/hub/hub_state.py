@@ -14,6 +14,7 @@ from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.lobby import MAX_SEEKS_PER_PLAYER, ChallengeBook, SeekBook
 from server.hub.messages import JsonObject, Message, MessageKind
+from server.hub.persist_tokens import PersistTokens
 from server.hub.room import GameRoom, RoomSettings
 from server.hub.timers import Timers
 
@@ -58,8 +59,7 @@ class HubState:
         self._seek_watchers: set[ConnId] = set()
         self._rooms: dict[GameId, GameRoom] = {}
         self._timers = Timers()
-        self._tokens: dict[int, tuple[GameId, str]] = {}
-        self._last_token = 0
+        self._tokens = PersistTokens()
 
     # ============================================================ connections
 
@@ -68,7 +68,7 @@ class HubState:
         for game_id in conn.rooms:
             room = self._rooms.get(game_id)
             if room is not None:
-                room.leave(conn_id)
+                room.state.leave(conn_id)
         self._seek_watchers.discard(conn_id)
         self._players[conn.player_id].conns.remove(conn_id)
 
