@@ -14,7 +14,7 @@ from server.hub.lobby import GameTerms
 from server.hub.messages import Message, MessageKind, error_message
 from server.hub.persist_tokens import WriteKind
 from server.hub.room import GameRoom
-from server.rules import SIDE_NAMES, get_variant
+from server.rules import Side, get_variant
 
 
 class Games:
@@ -84,8 +84,8 @@ class Games:
 
     def announce_start(self, room: GameRoom, now: int, out: list[Effect]) -> None:
         state = self.state
-        for side, player in enumerate(room.players):
-            opponent = room.players[1 - side]
+        for side in Side:
+            player, opponent = room.players[side], room.players[side.other]
             online = state.players.get(player.id)
             if online is None or not online.conns:
                 out += room.lifecycle.presence(side, False, now)
@@ -94,7 +94,7 @@ class Games:
                 MessageKind.GAME_START,
                 {
                     "game": room.game_id,
-                    "side": SIDE_NAMES[side],
+                    "side": side.word,
                     "opponent": room.terms.player_view(opponent),
                 },
             )

@@ -26,6 +26,7 @@ from server.hub.hub_state import Connection, HubState
 from server.hub.identity import PlayerId
 from server.hub.messages import AckId, JsonObject, ack_message
 from server.hub.room import GameRoom
+from server.rules import Side
 
 
 class RoomCommands:
@@ -46,7 +47,7 @@ class RoomCommands:
             raise CommandError(ErrorCode.NO_SUCH_GAME, f"There is no game {game_id!r} here.")
         return room
 
-    def _player_side(self, room: GameRoom, player_id: PlayerId) -> int:
+    def _player_side(self, room: GameRoom, player_id: PlayerId) -> Side:
         side = room.state.side_of(player_id)
         if side is None:
             raise CommandError(ErrorCode.NOT_A_PLAYER)
@@ -58,7 +59,7 @@ class RoomCommands:
         game_id: GameId,
         now: int,
         out: list[Effect],
-        action: Callable[[GameRoom, int], list[Effect]],
+        action: Callable[[GameRoom, Side], list[Effect]],
         ack: AckId | None,
     ) -> None:
         """Run a player's action on a room: fire what is due first, then the action, then the
@@ -177,7 +178,7 @@ class RoomCommands:
         room.offers.check_rematch(side, cmd.action, now)
         if cmd.action != "decline":
             me = state.info(conn)
-            opponent_id = room.players[1 - side].id
+            opponent_id = room.players[side.other].id
             opponent = state.players.get(opponent_id)
             if opponent is None:
                 raise CommandError(ErrorCode.OPPONENT_OFFLINE)
@@ -188,8 +189,8 @@ class RoomCommands:
         data: JsonObject = {"game": room.game_id}
         if agreed:
             # Colours swap: the old second player moves first.
-            first = state.players[room.players[1].id].info
-            second = state.players[room.players[0].id].info
+            first = state.players[room.players[Side.SECOND].id].info
+            second = state.players[room.players[Side.FIRST].id].info
             new_game = self.games.create(first, second, room.terms, now, out)
             out += room.offers.rematch_started(new_game)
             data["new_game"] = new_game

@@ -48,7 +48,7 @@ from server.hub.room_lifecycle import Lifecycle
 from server.hub.room_moves import Moves
 from server.hub.room_offers import Offers
 from server.hub.room_state import Absence, RoomSettings, RoomState
-from server.rules import Game, MoveList, Variant
+from server.rules import Game, MoveList, Side, Variant
 
 __all__ = ["GameRoom", "Lifecycle", "Moves", "Offers", "RoomSettings", "RoomState"]
 
@@ -132,7 +132,7 @@ class GameRoom:
         return self.state.records
 
     @property
-    def members(self) -> dict[ConnId, int | None]:
+    def members(self) -> dict[ConnId, Side | None]:
         return self.state.members
 
     @property
@@ -168,12 +168,12 @@ class GameRoom:
         return self.state.termination
 
     @property
-    def winner(self) -> int | None:
+    def winner(self) -> Side | None:
         return self.state.winner
 
     @property
     def finished_ms(self) -> int | None:
         return self.state.finished_ms
 
-    def side_of(self, player_id: str) -> int | None:
+    def side_of(self, player_id: str) -> Side | None:
         return self.state.side_of(player_id)

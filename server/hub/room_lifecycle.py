@@ -17,11 +17,11 @@ from server.hub.messages import JsonObject, Message, MessageKind, ack_message, e
 from server.hub.persist_tokens import WriteKind
 from server.hub.room_state import DRAW, RESULTS, Absence, Asker, Ending, PendingEnd, RoomState
 from server.rules import (
-    SIDE_NAMES,
     Game,
     IllegalMoveError,
     InvalidMoveError,
     MoveRecord,
+    Side,
     Termination,
     has_mating_material,
 )
@@ -73,10 +73,10 @@ class Lifecycle:
         state.status = "started"
         outcome = state.game.outcome()
         if outcome is not None:
-            winner = None if outcome.winner is None else int(outcome.winner)
-            return self.finish(Ending(outcome.result(), winner, str(outcome.termination), now))
+            ending = Ending(outcome.result(), outcome.winner, str(outcome.termination), now)
+            return self.finish(ending)
         if len(state.records) >= 2:
-            state.clock.start(int(state.game.side_to_move), now)
+            state.clock.start(state.game.side_to_move, now)
         else:
             state.abort_at = now + state.settings.first_move_window_ms
         return []
@@ -91,24 +91,22 @@ class Lifecycle:
         if state.abort_at is not None and now >= state.abort_at:
             return self.finish(Ending(None, None, Termination.ABORT, now, detail="no_first_move"))
         effects: list[Effect] = []
-        for side, absence in enumerate(state.absent):
+        for side, absence in zip(Side, state.absent):
             if absence is not None and not absence.claimable and now >= state.claim_at(absence):
                 absence.claimable = True
-                effects += state.emit(
-                    MessageKind.GONE, {"side": SIDE_NAMES[side], "claimable": True}
-                )
+                effects += state.emit(MessageKind.GONE, {"side": side.word, "claimable": True})
         return effects
 
     def flag(self, now: int) -> list[Effect]:
         state = self.state
         loser, fell_at = state.clock.running, state.clock.deadline()
         assert loser is not None and fell_at is not None
-        winner = 1 - loser
+        winner = loser.other
         if not self.can_win_on_time(winner):
             return self.finish(Ending(DRAW, None, Termination.TIME, fell_at, flagged=True))
         return self.finish(Ending(RESULTS[winner], winner, Termination.TIME, fell_at, flagged=True))
 
-    def can_win_on_time(self, winner: int) -> bool:
+    def can_win_on_time(self, winner: Side) -> bool:
         """Chess family: on time-out the game is drawn if the winner has no mating material
         (the engine judges it from the committed position)."""
         state = self.state
@@ -131,8 +129,8 @@ class Lifecycle:
             game_id=state.game_id,
             variant=state.variant.name,
             rated=state.terms.rated,
-            first_id=state.players[0].id,
-            second_id=state.players[1].id,
+            first_id=state.players[Side.FIRST].id,
+            second_id=state.players[Side.SECOND].id,
             result=ending.result,
             termination=ending.termination,
             plies=len(state.records),
@@ -216,7 +214,7 @@ class Lifecycle:
 
     # ----------------------------------------------------------- presence
 
-    def presence(self, side: int, present: bool, now: int) -> list[Effect]:
+    def presence(self, side: Side, present: bool, now: int) -> list[Effect]:
         """A player's last connection went away (``present`` False) or one came back."""
         state = self.state
         if present:
@@ -225,7 +223,7 @@ class Lifecycle:
             state.absent[side] = None
             if state.finished:
                 return []
-            return state.emit(MessageKind.BACK, {"side": SIDE_NAMES[side]})
+            return state.emit(MessageKind.BACK, {"side": side.word})
         if state.absent[side] is not None or state.finished:
             return []
         absence = Absence(now)
@@ -233,7 +231,7 @@ class Lifecycle:
         return state.emit(
             MessageKind.GONE,
             {
-                "side": SIDE_NAMES[side],
+                "side": side.word,
                 "claimable": False,
                 "claim_in_ms": state.claim_at(absence) - now,
             },
@@ -244,23 +242,23 @@ class Lifecycle:
     # A player's ending is written before anyone hears of it (the asker's ack included); if the
     # write fails the player gets the ``*_not_saved`` refusal and nothing changed.
 
-    def resign(self, side: int, now: int, asker: Asker) -> list[Effect]:
+    def resign(self, side: Side, now: int, asker: Asker) -> list[Effect]:
         self.state.require_idle(now)
-        ending = Ending(RESULTS[1 - side], 1 - side, Termination.RESIGNATION, now)
+        ending = Ending(RESULTS[side.other], side.other, Termination.RESIGNATION, now)
         return self.finish(ending, asker, ErrorCode.RESIGN_NOT_SAVED)
 
-    def abort(self, side: int, now: int, asker: Asker) -> list[Effect]:
+    def abort(self, side: Side, now: int, asker: Asker) -> list[Effect]:
         state = self.state
         state.require_idle(now)
         if len(state.records) >= 2:
             raise state.refuse(ErrorCode.ABORT_TOO_LATE, now)
-        ending = Ending(None, None, Termination.ABORT, now, detail=f"{SIDE_NAMES[side]}_aborted")
+        ending = Ending(None, None, Termination.ABORT, now, detail=f"{side.word}_aborted")
         return self.finish(ending, asker, ErrorCode.ABORT_NOT_SAVED)
 
-    def claim_draw(self, side: int, now: int, asker: Asker) -> list[Effect]:
+    def claim_draw(self, side: Side, now: int, asker: Asker) -> list[Effect]:
         state = self.state
         state.require_idle(now)
-        if int(state.game.side_to_move) != side:
+        if state.game.side_to_move != side:
             raise state.refuse(
                 ErrorCode.NOT_YOUR_TURN, now, "Only the player to move may claim a draw."
             )
@@ -269,10 +267,10 @@ class Lifecycle:
             raise state.refuse(ErrorCode.NO_DRAW_CLAIM, now)
         return self.finish(Ending(DRAW, None, str(claim), now), asker, ErrorCode.DRAW_NOT_SAVED)
 
-    def abandon_claim(self, side: int, outcome: str, now: int, asker: Asker) -> list[Effect]:
+    def abandon_claim(self, side: Side, outcome: str, now: int, asker: Asker) -> list[Effect]:
         state = self.state
         state.require_idle(now)
-        absence = state.absent[1 - side]
+        absence = state.absent[side.other]
         if absence is None:
             raise state.refuse(ErrorCode.OPPONENT_PRESENT, now)
         if not absence.claimable:

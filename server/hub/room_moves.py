@@ -15,7 +15,7 @@ from server.hub.messages import AckId, JsonObject, MessageKind, ack_message, err
 from server.hub.persist_tokens import WriteKind
 from server.hub.room_lifecycle import Lifecycle
 from server.hub.room_state import Ending, PendingMove, PreparedRelease, RoomState
-from server.rules import SIDE_NAMES, IllegalMoveError, InvalidMoveError, MoveRecord
+from server.rules import IllegalMoveError, InvalidMoveError, MoveRecord, Side
 
 
 class Moves:
@@ -31,7 +31,7 @@ class Moves:
     def play(
         self,
         conn: ConnId,
-        side: int,
+        side: Side,
         ply: int,
         uci: str,
         now: int,
@@ -60,7 +60,7 @@ class Moves:
                 now,
                 f"That move was meant for move {ply}, but the game is at move {committed + 1}.",
             )
-        if int(state.game.side_to_move) != side:
+        if state.game.side_to_move != side:
             raise state.refuse(ErrorCode.NOT_YOUR_TURN, now)
         try:
             played = state.game.play(uci)
@@ -83,14 +83,14 @@ class Moves:
         )
         return [Persist(token, MoveAppended(state.game_id, record))]
 
-    def _charge(self, side: int, now: int, lag_ms: int) -> MoveTiming:
+    def _charge(self, side: Side, now: int, lag_ms: int) -> MoveTiming:
         """Press the clock, or (opening moves) arm the next first-move window / start the clock."""
         state = self.state
         if state.clock.running is not None:
             return state.clock.press(now, lag_ms)
         before = state.clock.time(side)
         if state.game.ply >= 2:
-            state.clock.start(int(state.game.side_to_move), now)
+            state.clock.start(state.game.side_to_move, now)
             state.abort_at = None
         else:
             state.abort_at = now + state.settings.first_move_window_ms
@@ -112,15 +112,16 @@ class Moves:
         else:
             effects = []
             effects += state.cancel_offer("takeback")
-            if state.offer_boxes["draw"].pending_from == 1 - pending.side:
+            if state.offer_boxes["draw"].pending_from == pending.side.other:
                 # Playing on declines the opponent's draw offer.
                 effects += state.cancel_offer("draw")
             effects += self._acks(pending)
             effects += state.emit(MessageKind.MOVE, pending.event or self._event(pending))
         outcome = state.game.outcome()
         if outcome is not None:
-            winner = None if outcome.winner is None else int(outcome.winner)
-            ending = Ending(outcome.result(), winner, str(outcome.termination), pending.played_ms)
+            ending = Ending(
+                outcome.result(), outcome.winner, str(outcome.termination), pending.played_ms
+            )
             effects += self.lifecycle.finish(ending)
         else:
             effects += self.lifecycle.on_time(now)
@@ -155,7 +156,7 @@ class Moves:
         state = self.state
         return (
             state.offer_boxes["takeback"].pending_from is not None
-            or state.offer_boxes["draw"].pending_from == 1 - pending.side
+            or state.offer_boxes["draw"].pending_from == pending.side.other
         )
 
     def _acks(self, pending: PendingMove) -> list[Effect]:
@@ -174,10 +175,10 @@ class Moves:
             "ply": record.ply,
             "uci": record.uci,
             "display": record.display,
-            "side": SIDE_NAMES[pending.side],
+            "side": pending.side.word,
             "check": pending.gives_check,
             "fen": state.game.fen(),
-            "turn": SIDE_NAMES[int(state.game.side_to_move)],
+            "turn": state.game.side_to_move.word,
             "clocks": state.clock.view(pending.played_ms),
             "spent_ms": record.spent_ms,
             "legal": state.game.legal_moves(),

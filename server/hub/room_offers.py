@@ -15,7 +15,7 @@ from server.hub.messages import AckId, MessageKind, ack_message, error_message
 from server.hub.persist_tokens import WriteKind
 from server.hub.room_lifecycle import Lifecycle
 from server.hub.room_state import DRAW, Asker, Ending, PendingTakeback, RoomState
-from server.rules import SIDE_NAMES, Termination
+from server.rules import Side, Termination
 
 
 class Offers:
@@ -28,11 +28,11 @@ class Offers:
         self.state = state
         self.lifecycle = lifecycle
 
-    def pending_from(self, kind: str) -> int | None:
+    def pending_from(self, kind: str) -> Side | None:
         """The side whose offer of ``kind`` (draw, takeback, rematch) awaits an answer."""
         return self.state.offer_boxes[kind].pending_from
 
-    def draw(self, side: int, action: str, now: int, asker: Asker) -> list[Effect]:
+    def draw(self, side: Side, action: str, now: int, asker: Asker) -> list[Effect]:
         """``offer`` / ``accept`` / ``decline`` a draw (variants with ``draw_offers`` only).
 
         An agreement (accepting, or offering what the opponent offers) ends the game once
@@ -59,7 +59,7 @@ class Offers:
         return state.offer_event("draw", "decline", side)
 
     def takeback(
-        self, conn: ConnId, side: int, action: str, now: int, ack: AckId | None
+        self, conn: ConnId, side: Side, action: str, now: int, ack: AckId | None
     ) -> list[Effect]:
         """``offer`` / ``accept`` / ``decline`` a takeback (casual games only).
 
@@ -83,11 +83,11 @@ class Offers:
                 raise state.refuse(ErrorCode.NO_MOVE_TO_TAKE_BACK, now)
             if not box.offer(side):
                 return state.offer_event("takeback", "offer", side)
-            proposer = 1 - side  # the opponent's pending offer met ours: theirs is taken back
+            proposer = side.other  # the opponent's pending offer met ours: theirs is taken back
         else:
             box.accept(side)
-            proposer = 1 - side
-        plies = 2 if int(state.game.side_to_move) == proposer else 1
+            proposer = side.other
+        plies = 2 if state.game.side_to_move == proposer else 1
         plies = min(plies, len(state.records))
         token = state.new_token(WriteKind.TAKEBACK)
         state.pending = PendingTakeback(token, proposer, plies, (conn, ack))
@@ -105,19 +105,19 @@ class Offers:
         # (after the takeback) runs from now.
         state.clock.stop(now)
         if len(state.records) >= 2:
-            state.clock.start(int(state.game.side_to_move), now)
+            state.clock.start(state.game.side_to_move, now)
             state.abort_at = None
         else:
             state.abort_at = now + state.settings.first_move_window_ms
         effects: list[Effect] = state.cancel_offer("draw")
-        effects += state.offer_event("takeback", "accept", 1 - pending.proposer)
+        effects += state.offer_event("takeback", "accept", pending.proposer.other)
         effects += state.emit(
             MessageKind.TAKEBACK,
             {
                 "ply": len(state.records),
                 "removed": pending.plies,
                 "fen": state.game.fen(),
-                "turn": SIDE_NAMES[int(state.game.side_to_move)],
+                "turn": state.game.side_to_move.word,
                 "clocks": state.clock.view(now),
                 "legal": state.game.legal_moves(),
                 "draw_claim": state.game.claimable_draw() is not None,
@@ -146,11 +146,11 @@ class Offers:
         ]
         effects += state.emit(
             MessageKind.OFFER,
-            {"kind": "takeback", "action": "cancel", "side": SIDE_NAMES[pending.proposer]},
+            {"kind": "takeback", "action": "cancel", "side": pending.proposer.word},
         )
         return effects + self.lifecycle.on_time(now)
 
-    def rematch(self, side: int, action: str, now: int) -> tuple[bool, list[Effect]]:
+    def rematch(self, side: Side, action: str, now: int) -> tuple[bool, list[Effect]]:
         """``offer`` / ``accept`` / ``decline`` a rematch; returns (agreed, effects).
 
         On agreement the hub creates the new game and calls :meth:`rematch_started`.
@@ -169,7 +169,7 @@ class Offers:
         box.decline(side)
         return False, state.offer_event("rematch", "decline", side)
 
-    def check_rematch(self, side: int, action: str, now: int) -> None:
+    def check_rematch(self, side: Side, action: str, now: int) -> None:
         """Raise the refusal :meth:`rematch` would raise, without changing anything."""
         state = self.state
         if not state.finished:

@@ -21,7 +21,7 @@ from server.hub.lobby import GameTerms
 from server.hub.messages import AckId, JsonObject, Message, MessageKind
 from server.hub.offers import OfferBox
 from server.hub.persist_tokens import PersistTokens, WriteKind
-from server.rules import SIDE_NAMES, Game, MoveList, MoveRecord, Variant
+from server.rules import Game, MoveList, MoveRecord, Side, Variant
 
 RESULTS = ("1-0", "0-1")
 DRAW = "1/2-1/2"
@@ -46,7 +46,7 @@ class PendingMove:
 
     token: int
     record: MoveRecord
-    side: int
+    side: Side
     gives_check: bool
     played_ms: int
     acks: list[tuple[ConnId, AckId | None]]
@@ -75,7 +75,7 @@ class PreparedRelease:
 @dataclass
 class PendingTakeback:
     token: int
-    proposer: int
+    proposer: Side
     plies: int
     ack: tuple[ConnId, AckId | None]
 
@@ -89,13 +89,13 @@ class Ending:
     """How a game ends, decided at ``at_ms`` but applied only once it is stored."""
 
     result: str | None
-    winner: int | None
+    winner: Side | None
     termination: str
     at_ms: int
     detail: str | None = None
     flagged: bool = False
     """The side to move lost on time: its clock goes to zero."""
-    agreed_by: int | None = None
+    agreed_by: Side | None = None
     """The side whose acceptance made a draw agreement (its ``offer`` event goes first)."""
 
 
@@ -145,13 +145,14 @@ class RoomState:
         self.records = MoveList()
         """The committed (stored) moves, ply 1 first."""
         self.byoyomi = isinstance(self.terms.control, Byoyomi)
-        self.members: dict[ConnId, int | None] = {}
+        self.members: dict[ConnId, Side | None] = {}
+        """The connections in the room, each with its player's side (``None``: a spectator)."""
         self.offer_boxes = {kind: OfferBox(kind) for kind in ("draw", "takeback", "rematch")}
         self.result: str | None = None
         self.termination: str | None = None
         self.detail: str | None = None
         """Why an aborted game was aborted (the ``end`` event's ``detail``), else ``None``."""
-        self.winner: int | None = None
+        self.winner: Side | None = None
         self.finished_ms: int | None = None
         self.abort_at: int | None = None
         self.absent: list[Absence | None] = [None, None]
@@ -190,9 +191,9 @@ class RoomState:
     def topic(self) -> str:
         return self._topic
 
-    def side_of(self, player_id: str) -> int | None:
-        for side, player in enumerate(self.players):
-            if player.id == player_id:
+    def side_of(self, player_id: str) -> Side | None:
+        for side in Side:
+            if self.players[side].id == player_id:
                 return side
         return None
 
@@ -225,7 +226,7 @@ class RoomState:
     # --------------------------------------------------------------- views
 
     def winner_name(self) -> str | None:
-        return None if self.winner is None else SIDE_NAMES[self.winner]
+        return None if self.winner is None else self.winner.word
 
     def summary(self, now: int) -> JsonObject:
         """The compact state sent with refusals (stale/illegal move, game over …)."""
@@ -235,7 +236,7 @@ class RoomState:
             "status": self.status,
             "ply": len(self.records),
             "fen": self.committed_fen(),
-            "turn": SIDE_NAMES[self.committed_turn()],
+            "turn": self.committed_turn().word,
             "clocks": self.clock_view(now),
             "legal": self.committed_legal(),
         }
@@ -243,8 +244,8 @@ class RoomState:
     def committed_fen(self) -> str:
         return self.game.position_at(len(self.records)).fen()
 
-    def committed_turn(self) -> int:
-        return int(self.game.position_at(len(self.records)).turn)
+    def committed_turn(self) -> Side:
+        return self.game.turn_at(len(self.records))
 
     def committed_legal(self) -> list[str]:
         if self.finished:
@@ -270,7 +271,7 @@ class RoomState:
         before.restore(self.pending.clock_before)
         return before.view(now)
 
-    def snapshot(self, now: int, side: int | None) -> Message:
+    def snapshot(self, now: int, side: Side | None) -> Message:
         """The full state for one viewer (``side`` ``None`` = spectator), stamped with ``v``."""
         ply = len(self.records)
         audience = Audience.SPECTATORS if side is None else Audience.PLAYERS
@@ -278,16 +279,14 @@ class RoomState:
             "game": self.game_id,
             **self.terms.view(),
             "status": self.status,
-            "role": "spectator" if side is None else SIDE_NAMES[side],
-            "players": {
-                name: self.terms.player_view(self.players[i]) for i, name in enumerate(SIDE_NAMES)
-            },
+            "role": "spectator" if side is None else side.word,
+            "players": {each.word: self.terms.player_view(self.players[each]) for each in Side},
             "start_fen": self.start_fen,
             "moves": [r.uci for r in self.records],
             "displays": [r.display for r in self.records],
             "ply": ply,
             "fen": self.committed_fen(),
-            "turn": SIDE_NAMES[self.committed_turn()],
+            "turn": self.committed_turn().word,
             "legal": self.committed_legal(),
             "draw_claim": self.committed_draw_claim(),
             "clocks": self.clock_view(now),
@@ -296,14 +295,14 @@ class RoomState:
             "detail": self.detail,
             "winner": self.winner_name(),
             "offers": {
-                kind: None if box.pending_from is None else SIDE_NAMES[box.pending_from]
+                kind: None if box.pending_from is None else box.pending_from.word
                 for kind, box in self.offer_boxes.items()
             },
             "absent": {
-                SIDE_NAMES[i]: None
+                each.word: None
                 if a is None
                 else {"claimable": a.claimable, "claim_in_ms": max(0, self.claim_at(a) - now)}
-                for i, a in enumerate(self.absent)
+                for each, a in zip(Side, self.absent)
             },
             "chat": list(self.chat[audience]),
         }
@@ -345,13 +344,11 @@ class RoomState:
         if offered is None:
             return []
         return self.emit(
-            MessageKind.OFFER, {"kind": kind, "action": "cancel", "side": SIDE_NAMES[offered]}
+            MessageKind.OFFER, {"kind": kind, "action": "cancel", "side": offered.word}
         )
 
-    def offer_event(self, kind: str, action: str, side: int) -> list[Effect]:
-        return self.emit(
-            MessageKind.OFFER, {"kind": kind, "action": action, "side": SIDE_NAMES[side]}
-        )
+    def offer_event(self, kind: str, action: str, side: Side) -> list[Effect]:
+        return self.emit(MessageKind.OFFER, {"kind": kind, "action": action, "side": side.word})
 
     # ------------------------------------------------------------- members
 
@@ -361,7 +358,7 @@ class RoomState:
         waits to send."""
         return (self.log.version, self._member_changes, len(pending.acks))
 
-    def join(self, conn: ConnId, side: int | None, since: int | None, now: int) -> list[Effect]:
+    def join(self, conn: ConnId, side: Side | None, since: int | None, now: int) -> list[Effect]:
         """Add a member; send the events after ``since`` it may see, or else one snapshot."""
         self.members[conn] = side
         self._member_changes += 1
@@ -376,9 +373,9 @@ class RoomState:
 
     # --------------------------------------------------------------- checks
 
-    def side_of_ply(self, ply: int) -> int:
+    def side_of_ply(self, ply: int) -> Side:
         """The side that played move ``ply`` (the start position may give the move to either)."""
-        return int(self.game.position_at(ply - 1).turn)
+        return self.game.turn_at(ply - 1)
 
     def pending_token(self) -> int | None:
         return None if self.pending is None else self.pending.token
@@ -405,7 +402,7 @@ class RoomState:
 
     # ----------------------------------------------------------------- chat
 
-    def chat_line(self, side: int | None, author: PlayerInfo, text: str) -> list[Effect]:
+    def chat_line(self, side: Side | None, author: PlayerInfo, text: str) -> list[Effect]:
         """Players write to the players' chat, everyone else to the spectators' chat."""
         audience = Audience.SPECTATORS if side is None else Audience.PLAYERS
         line: JsonObject = {

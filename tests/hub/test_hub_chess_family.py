@@ -7,7 +7,7 @@ from server.hub.effects import GameFinished, Persist
 from server.hub.lobby import GameTerms
 from server.hub.persist_tokens import PersistTokens
 from server.hub.room import GameRoom
-from server.rules import get_variant
+from server.rules import Side, get_variant
 
 
 def test_draw_offer_is_declined_by_playing_on_then_accepted() -> None:
@@ -107,11 +107,11 @@ def flag_room(fen: str, flagger: int) -> GameRoom:
     )
     room.lifecycle.start(0)
     for ply, uci in enumerate(("d1d2", "e8e7"), start=1):
-        side = (ply - 1) % 2
+        side = Side.FIRST if ply == 1 else Side.SECOND
         room.moves.play(10 + side, side, ply, uci, ply * 100, 0, None)
         room.moves.persisted(ply * 100)
     if flagger == 1:
-        room.moves.play(10, 0, 3, "d2d3", 300, 0, None)
+        room.moves.play(10, Side.FIRST, 3, "d2d3", 300, 0, None)
         room.moves.persisted(300)
     deadline = room.clock.deadline()
     assert deadline is not None and room.clock.running == flagger

@@ -13,6 +13,7 @@ from hub_harness import Harness, one, play, player, room_of, start_game, wild_ga
 
 from server.hub.effects import GameFinished, Persist
 from server.hub.room import GameRoom
+from server.rules import Side
 
 MATE_LINE = ["a1b2", "a5a2", "b2c3", "d5c4"]  # Mini-Shogi: the second player mates
 
@@ -194,7 +195,7 @@ def test_flag_fall_is_final_and_announced_once_stored() -> None:
     assert deadline is not None
     record = expect_server_end(h, game_id, lambda: h.tick(deadline + 10_000))
     assert (record.result, record.termination, record.ended_ms) == ("0-1", "time", deadline)
-    end_clocks = room_of(h, game_id).state.snapshot(h.now, 0).d["clocks"]
+    end_clocks = room_of(h, game_id).state.snapshot(h.now, Side.FIRST).d["clocks"]
     assert end_clocks["first"]["ms"] == 0 and end_clocks["running"] is None
 
 
