@@ -48,7 +48,7 @@ logger = logging.getLogger("server")
 DECIDED_AGAIN_AT_RESTORE = ENGINE_TERMINATIONS
 """Ends the rules engine decides from the stored moves alone (checkmate, repetition …): the
 move that made one is stored before the end is written, and a game resumed after a crash is
-decided again from its moves (``RoomLifecycle.restore``), so such an end needs no journal
+decided again from its moves (``Lifecycle.restore`` in server.hub.room_lifecycle), so such an end needs no journal
 entry. Time, first-move aborts and abandonment depend on when the server decided them: those
 are kept in the :class:`EndJournal` until stored."""
 

@@ -28,10 +28,7 @@ from typing import ClassVar
 
 from server.hub.glicko2 import Speed, estimated_game_seconds, speed_class
 from server.hub.payloads import ByoyomiView, ClocksView, FischerView, SideClockView
-from server.rules import SIDE_NAMES, record
-
-FIRST = 0
-SECOND = 1
+from server.rules import Side, record
 
 
 class ClockError(RuntimeError):
@@ -209,22 +206,22 @@ class ClockState:
     """Everything a :class:`GameClock` holds, to take a move back exactly."""
 
     times: tuple[SideTime, SideTime]
-    running: int | None
+    running: Side | None
     turn_started_ms: int | None
     quotas: tuple[int, int]
 
 
 class GameClock:
-    """A two-player clock. Sides are ``0`` (first player) and ``1`` (second player).
+    """A two-player clock, one time per :class:`~server.rules.Side`.
 
     >>> clock = GameClock(Fischer.from_seconds(60, 1))
-    >>> clock.start(0, now=1_000)
+    >>> clock.start(Side.FIRST, now=1_000)
     >>> clock.deadline()
     61000
     >>> clock.press(now=11_000).main_ms   # 10 s spent, 1 s increment
     51000
     >>> clock.running, clock.deadline()
-    (1, 71000)
+    (<Side.SECOND: 1>, 71000)
     """
 
     def __init__(self, control: TimeControl, lag: LagPolicy | None = None) -> None:
@@ -232,19 +229,19 @@ class GameClock:
         self.lag = lag or LagPolicy.for_control(control)
         self._times = [control.initial(), control.initial()]
         self._quotas = [self.lag.initial_ms, self.lag.initial_ms]
-        self._running: int | None = None
+        self._running: Side | None = None
         self._turn_started_ms: int | None = None
 
     @property
-    def running(self) -> int | None:
+    def running(self) -> Side | None:
         """The side whose time is running, or ``None`` when the clock is stopped."""
         return self._running
 
-    def time(self, side: int) -> SideTime:
+    def time(self, side: Side) -> SideTime:
         """The stored time of ``side`` (as of its last turn start)."""
         return self._times[side]
 
-    def quota(self, side: int) -> int:
+    def quota(self, side: Side) -> int:
         """The lag compensation ``side`` can still receive on its next move."""
         return self._quotas[side]
 
@@ -259,13 +256,13 @@ class GameClock:
         deadline = self.deadline()
         return deadline is not None and now >= deadline
 
-    def set_time(self, side: int, time: SideTime) -> None:
+    def set_time(self, side: Side, time: SideTime) -> None:
         """Set ``side``'s stored time (restoring a stored game); the clock must be stopped."""
         if self._running is not None:
             raise ClockError("cannot set the time of a running clock")
         self._times[side] = time
 
-    def start(self, side: int, now: int) -> None:
+    def start(self, side: Side, now: int) -> None:
         """Start ``side``'s time at ``now``; the clock must be stopped."""
         if self._running is not None:
             raise ClockError("the clock is already running")
@@ -291,7 +288,7 @@ class GameClock:
         spent = elapsed - compensation
         after = self.control.after_move(self._times[side], spent)
         self._times[side] = after
-        self._running = 1 - side
+        self._running = side.other
         self._turn_started_ms = now
         return MoveTiming(spent, compensation, after.main_ms, after.periods)
 
@@ -312,7 +309,7 @@ class GameClock:
         self._running = None
         self._turn_started_ms = None
 
-    def live(self, side: int, now: int) -> LiveTime:
+    def live(self, side: Side, now: int) -> LiveTime:
         """``side``'s time as it stands at ``now``."""
         elapsed = 0
         if side == self._running and self._turn_started_ms is not None:
@@ -336,9 +333,9 @@ class GameClock:
     def view(self, now: int) -> ClocksView:
         """JSON view: live time of both sides at ``now`` and which one is running."""
         return {
-            "first": _live_json(self.live(FIRST, now)),
-            "second": _live_json(self.live(SECOND, now)),
-            "running": None if self._running is None else SIDE_NAMES[self._running],
+            "first": _live_json(self.live(Side.FIRST, now)),
+            "second": _live_json(self.live(Side.SECOND, now)),
+            "running": None if self._running is None else self._running.word,
         }
 
 

@@ -43,43 +43,58 @@ from server.hub.commands import (
 )
 from server.hub.effects import Close, ConnId, Effect, GameId, Send
 from server.hub.errors import CommandError
-from server.hub.hub_rooms import HubRooms
-from server.hub.hub_state import Connection, HubConfig, OnlinePlayer
+from server.hub.hub_games import Games
+from server.hub.hub_lobby import Lobby
+from server.hub.hub_rooms import RoomCommands
+from server.hub.hub_state import Connection, HubConfig, HubState, OnlinePlayer
 from server.hub.identity import PlayerId, PlayerInfo, Rating, RatingKey
 from server.hub.lobby import Challenge, GameTerms, Seek
 from server.hub.messages import Message, MessageKind, error_message
 from server.hub.payloads import HelloPayload
+from server.hub.persist_tokens import WriteKind
 from server.hub.room import GameRoom
 from server.rules import MoveRecord, get_variant
 
 __all__ = ["Hub", "HubConfig"]
 
 
-class Hub(HubRooms):
-    """See the module docstring and docs/protocol.md."""
+class Hub:
+    """See the module docstring and docs/protocol.md.
+
+    The hub is its parts, each a field sharing one :class:`~server.hub.hub_state.HubState`
+    (``state``: connections, players, the lobby books, rooms, timers, persist tokens):
+    ``lobby`` (:class:`~server.hub.hub_lobby.Lobby`: seek and challenge commands), ``rooms``
+    (:class:`~server.hub.hub_rooms.RoomCommands`: the commands acting on a game room) and
+    ``games`` (:class:`~server.hub.hub_games.Games`: creating, starting, dropping, evicting
+    games, and the bookkeeping after a room changed). :meth:`handle` finds a command's part in
+    one table; the writes' reports and the timers come in here and go to the room's parts.
+    """
 
     def __init__(self, config: HubConfig | None = None, rng: random.Random | None = None) -> None:
-        super().__init__(config, rng)
+        self.state = state = HubState(config or HubConfig(), rng or random.Random())
+        self.games = games = Games(state)
+        self.lobby = lobby = Lobby(state, games)
+        self.rooms = rooms = RoomCommands(state, games)
         self._handlers: dict[type, Callable[[Connection, Any, int, int, list[Effect]], None]] = {
-            SeekCommand: self._on_seek,
-            UnseekCommand: self._on_unseek,
-            SoughtCommand: self._on_sought,
-            WhoCommand: self._on_who,
-            PlayCommand: self._on_play,
-            MatchCommand: self._on_match,
-            ChallengeAiCommand: self._on_challenge_ai,
-            AcceptCommand: self._on_accept,
-            DeclineCommand: self._on_decline,
-            WithdrawCommand: self._on_withdraw,
-            JoinCommand: self._on_join,
-            LeaveCommand: self._on_leave,
-            MoveCommand: self._on_move,
-            ResignCommand: self._on_resign,
-            AbortCommand: self._on_abort,
-            ClaimDrawCommand: self._on_claim_draw,
-            OfferCommand: self._on_offer,
-            AbandonClaimCommand: self._on_abandon_claim,
-            ChatCommand: self._on_chat,
+            SeekCommand: lobby.on_seek,
+            UnseekCommand: lobby.on_unseek,
+            SoughtCommand: lobby.on_sought,
+            WhoCommand: lobby.on_who,
+            PlayCommand: lobby.on_play,
+            MatchCommand: lobby.on_match,
+            ChallengeAiCommand: lobby.on_challenge_ai,
+            AcceptCommand: lobby.on_accept,
+            DeclineCommand: lobby.on_decline,
+            WithdrawCommand: lobby.on_withdraw,
+            JoinCommand: rooms.on_join,
+            LeaveCommand: rooms.on_leave,
+            MoveCommand: rooms.on_move,
+            ResignCommand: rooms.on_resign,
+            AbortCommand: rooms.on_abort,
+            ClaimDrawCommand: rooms.on_claim_draw,
+            OfferCommand: rooms.on_offer,
+            AbandonClaimCommand: rooms.on_abandon_claim,
+            ChatCommand: rooms.on_chat,
         }
 
     # ================================================================ public API
@@ -90,48 +105,49 @@ class Hub(HubRooms):
         Sends ``hello``; ends the player's absence in a running game; closes the player's oldest
         connection beyond ``max_connections_per_player``.
         """
-        if conn_id in self._conns:
+        state = self.state
+        if conn_id in state.conns:
             raise ValueError(f"connection {conn_id} is already connected")
         out: list[Effect] = []
-        online = self._players.get(player.id)
+        online = state.players.get(player.id)
         if online is None:
-            online = self._players[player.id] = OnlinePlayer(player)
+            online = state.players[player.id] = OnlinePlayer(player)
         elif online.info.name.lower() != player.name.lower():
-            self._names.pop(online.info.name.lower(), None)
+            state.names.pop(online.info.name.lower(), None)
         online.info = player
-        self._names[player.name.lower()] = player.id
+        state.names[player.name.lower()] = player.id
         online.conns.append(conn_id)
-        self._conns[conn_id] = Connection(conn_id, player.id)
-        while len(online.conns) > self.config.max_connections_per_player:
+        state.conns[conn_id] = Connection(conn_id, player.id)
+        while len(online.conns) > state.config.max_connections_per_player:
             oldest = online.conns[0]
             out.append(Close(oldest, "too many connections"))
-            self._drop_connection(oldest)
-        game_id = self._playing.get(player.id)
+            state.drop_connection(oldest)
+        game_id = state.playing.get(player.id)
         hello: HelloPayload = {
             "player": player.view(),
             "game": game_id,
-            "seeks": [s.view() for s in self._seeks.of_player(player.id)],
-            "challenges": [c.view() for c in self._challenges.involving(player.id)],
+            "seeks": [s.view() for s in state.seeks.of_player(player.id)],
+            "challenges": [c.view() for c in state.challenges.involving(player.id)],
         }
         out.append(Send(conn_id, Message(MessageKind.HELLO, hello)))
         if game_id is not None and len(online.conns) == 1:
-            room = self._rooms[game_id]
+            room = state.rooms[game_id]
             side = room.side_of(player.id)
             assert side is not None
-            start = len(out)
-            out += room.presence(side, True, now_ms)
-            self._after_room(room, now_ms, out, start)
+            out += room.lifecycle.presence(side, True, now_ms)
+            self.games.after_room(room)
         return out
 
     def disconnect(self, conn_id: ConnId, now_ms: int) -> list[Effect]:
         """A connection closed. When it was the player's last one, the player's seeks and
         challenges vanish and the opponent of a running game sees the absence countdown.
         Unknown or already dropped connection ids are ignored."""
-        conn = self._conns.get(conn_id)
+        state = self.state
+        conn = state.conns.get(conn_id)
         if conn is None:
             return []
-        self._drop_connection(conn_id)
-        online = self._players[conn.player_id]
+        state.drop_connection(conn_id)
+        online = state.players[conn.player_id]
         if online.conns:
             return []
         out: list[Effect] = []
@@ -147,7 +163,7 @@ class Hub(HubRooms):
             credited to the mover's clock within the lag quota).
         :raises ValueError: ``conn_id`` is not connected (an adapter bug, not a client error).
         """
-        conn = self._conns.get(conn_id)
+        conn = self.state.conns.get(conn_id)
         if conn is None:
             raise ValueError(f"connection {conn_id} is not connected")
         handler = self._handlers[type(command)]
@@ -161,24 +177,24 @@ class Hub(HubRooms):
     def tick(self, now_ms: int) -> list[Effect]:
         """Fire every deadline ``<= now_ms`` (flags, automatic aborts, absence countdowns,
         eviction of finished games)."""
+        state = self.state
         out: list[Effect] = []
-        for key in self._timers.pop_due(now_ms):
+        for key in state.timers.pop_due(now_ms):
             assert isinstance(key, tuple)
             kind, game_id = key
-            room = self._rooms.get(game_id)
+            room = state.rooms.get(game_id)
             if room is None:
                 continue
             if kind == "evict":
-                self._evict(room)
+                self.games.evict(room)
                 continue
-            start = len(out)
-            out += room.on_time(now_ms)
-            self._after_room(room, now_ms, out, start)
+            out += room.lifecycle.on_time(now_ms)
+            self.games.after_room(room)
         return out
 
     def next_deadline(self) -> int | None:
         """When :meth:`tick` next has work, or ``None``."""
-        return self._timers.next_deadline()
+        return self.state.timers.next_deadline()
 
     def prepare(self, token: int) -> tuple[Effect, ...]:
         """``Persist(token, ...)`` is on its way to the store: do now what its commit will need
@@ -190,32 +206,34 @@ class Hub(HubRooms):
         expected to begin with (the same objects), so that an adapter may encode their
         messages ahead; they are not to be run now. Unknown or already reported tokens, and
         writes other than moves, return ``()``."""
-        entry = self._tokens.get(token)
-        if entry is None or entry[1] != "move":
+        state = self.state
+        entry = state.tokens.get(token)
+        if entry is None or entry[1] is not WriteKind.MOVE:
             return ()
-        room = self._rooms.get(entry[0])
-        if room is not None and room.pending_token() == token:
-            return room.prepare_move()
+        room = state.rooms.get(entry[0])
+        if room is not None and room.state.pending_token() == token:
+            return room.moves.prepare()
         return ()
 
     def persisted(self, token: int, now_ms: int) -> list[Effect]:
         """The store committed ``Persist(token, ...)``: release what waited for it."""
-        game_id, kind = self._take_token(token)
-        room = self._rooms.get(game_id)
+        state = self.state
+        game_id, kind = state.tokens.take(token)
+        room = state.rooms.get(game_id)
         out: list[Effect] = []
         if room is None:
             return out
-        if kind != "create" and room.pending_token() != token:
+        if kind is not WriteKind.CREATE and room.state.pending_token() != token:
             raise ValueError(f"persist token {token} is not the pending write of {game_id}")
-        if kind == "create":
-            self._start_game(room, now_ms, out)
-        elif kind == "move":
-            out += room.move_persisted(now_ms)
-        elif kind == "takeback":
-            out += room.takeback_persisted(now_ms)
+        if kind is WriteKind.CREATE:
+            self.games.start(room, now_ms, out)
+        elif kind is WriteKind.MOVE:
+            out += room.moves.persisted(now_ms)
+        elif kind is WriteKind.TAKEBACK:
+            out += room.offers.takeback_persisted(now_ms)
         else:
-            out += room.end_persisted(now_ms)
-        self._after_room(room, now_ms, out)
+            out += room.lifecycle.end_persisted(now_ms)
+        self.games.after_room(room)
         return out
 
     def persist_failed(self, token: int, reason: str, now_ms: int) -> list[Effect]:
@@ -228,25 +246,26 @@ class Hub(HubRooms):
         nothing and its token stays valid: the adapter must write it until it is stored (it is
         idempotent by game id), then report :meth:`persisted`.
         """
-        game_id, kind = self._take_token(token)
-        room = self._rooms.get(game_id)
+        state = self.state
+        game_id, kind = state.tokens.take(token)
+        room = state.rooms.get(game_id)
         out: list[Effect] = []
         if room is None:
             return out
-        if kind == "create":
-            self._drop_new_game(room, reason, out)
+        if kind is WriteKind.CREATE:
+            self.games.drop_new(room, reason, out)
             return out
-        if room.pending_token() != token:
+        if room.state.pending_token() != token:
             raise ValueError(f"persist token {token} is not the pending write of {game_id}")
-        if kind == "move":
-            out += room.move_failed(reason, now_ms)
-        elif kind == "takeback":
-            out += room.takeback_failed(reason, now_ms)
+        if kind is WriteKind.MOVE:
+            out += room.moves.failed(reason, now_ms)
+        elif kind is WriteKind.TAKEBACK:
+            out += room.offers.takeback_failed(reason, now_ms)
         else:
-            out += room.end_failed(reason, now_ms)
-            if room.pending_token() == token:
-                self._tokens[token] = (game_id, kind)  # still owed: report it when stored
-        self._after_room(room, now_ms, out)
+            out += room.lifecycle.end_failed(reason, now_ms)
+            if room.state.pending_token() == token:
+                state.tokens.owe_again(token, (game_id, kind))  # report it when stored
+        self.games.after_room(room)
         return out
 
     def restore_game(
@@ -264,7 +283,7 @@ class Hub(HubRooms):
 
         No ``GameCreated`` is emitted: the row exists. ``players[0]`` moves first. Players
         without a connection here start their absence countdown; the others are told with
-        ``game_start`` and joined. See :meth:`GameRoom.restore` for the clocks.
+        ``game_start`` and joined. See :meth:`~server.hub.room_lifecycle.Lifecycle.restore` for the clocks.
 
         :param first_version: the version ``v`` of the room's first event (later ones count up
             from it). A driver resuming a game another hub ran gives one above every version
@@ -273,11 +292,12 @@ class Hub(HubRooms):
         :raises ValueError: the game id is in use, a player is already playing here, the
             variant is unknown, a stored move is illegal or ``first_version`` is below 1.
         """
-        if game_id in self._rooms:
+        state = self.state
+        if game_id in state.rooms:
             raise ValueError(f"game {game_id} is already running here")
         for player in players:
-            if player.id in self._playing:
-                raise ValueError(f"{player.id} is already playing {self._playing[player.id]}")
+            if player.id in state.playing:
+                raise ValueError(f"{player.id} is already playing {state.playing[player.id]}")
         variant = get_variant(terms.variant)
         room = GameRoom(
             game_id,
@@ -285,18 +305,18 @@ class Hub(HubRooms):
             terms,
             players,
             start_fen,
-            self._new_token,
-            self.config.room,
+            state.tokens,
+            state.config.room,
             first_version=first_version,
         )
-        out: list[Effect] = room.restore(moves, now_ms)
-        self._rooms[game_id] = room
+        out: list[Effect] = room.lifecycle.restore(moves, now_ms)
+        state.rooms[game_id] = room
         if not room.finished:
             for player in players:
                 if not player.computer:
-                    self._playing[player.id] = game_id
-            self._announce_start(room, now_ms, out)
-        self._after_room(room, now_ms, out)
+                    state.playing[player.id] = game_id
+            self.games.announce_start(room, now_ms, out)
+        self.games.after_room(room)
         return out
 
     def set_id_base(self, base: int) -> None:
@@ -308,7 +328,8 @@ class Hub(HubRooms):
 
         :raises ValueError: ``base`` is negative, or a seek or challenge id was issued already.
         """
-        counters = (self._seeks.ids, self._challenges.ids)
+        state = self.state
+        counters = (state.seeks.ids, state.challenges.ids)
         if any(ids.issued for ids in counters):
             raise ValueError("the id base cannot change once seek or challenge ids were issued")
         for ids in counters:
@@ -317,7 +338,7 @@ class Hub(HubRooms):
     def set_rating(self, player_id: PlayerId, pool: RatingKey, rating: Rating) -> None:
         """Record a player's new rating in ``pool`` (``(variant, speed)`` or ``variant``), e.g.
         after the store rated a game. Only future seeks and games use it."""
-        online = self._players.get(player_id)
+        online = self.state.players.get(player_id)
         if online is not None:
             online.info = online.info.with_rating(pool, rating)
 
@@ -327,40 +348,40 @@ class Hub(HubRooms):
         """The version of the last event of every room whose game is running (a stopping hub
         keeps them, so that the next one continues each room's versions; see
         :meth:`restore_game`'s ``first_version``)."""
-        return {gid: room.log.version for gid, room in self._rooms.items() if room.started}
+        return {gid: room.log.version for gid, room in self.state.rooms.items() if room.started}
 
     def room(self, game_id: GameId) -> GameRoom | None:
-        return self._rooms.get(game_id)
+        return self.state.rooms.get(game_id)
 
     def seeks(self) -> list[Seek]:
-        return self._seeks.all()
+        return self.state.seeks.all()
 
     def challenge(self, challenge_id: int) -> Challenge | None:
-        return self._challenges.get(challenge_id)
+        return self.state.challenges.get(challenge_id)
 
     def active_game(self, player_id: PlayerId) -> GameId | None:
-        return self._playing.get(player_id)
+        return self.state.playing.get(player_id)
 
     def online(self, player_id: PlayerId) -> bool:
-        return player_id in self._players
+        return player_id in self.state.players
 
     def online_players(self) -> list[PlayerInfo]:
         """Every player with a connection to this hub (in connection order)."""
-        return [online.info for online in self._players.values()]
+        return [online.info for online in self.state.players.values()]
 
     # ============================================================ connections
 
     def _player_gone(self, info: PlayerInfo, now: int, out: list[Effect]) -> None:
-        del self._players[info.id]
-        if self._names.get(info.name.lower()) == info.id:
-            del self._names[info.name.lower()]
-        self._remove_seeks(info.id, out)
-        self._cancel_challenges(info.id, "offline", out)
-        game_id = self._playing.get(info.id)
+        state = self.state
+        del state.players[info.id]
+        if state.names.get(info.name.lower()) == info.id:
+            del state.names[info.name.lower()]
+        state.remove_seeks(info.id, out)
+        state.cancel_challenges(info.id, "offline", out)
+        game_id = state.playing.get(info.id)
         if game_id is not None:
-            room = self._rooms[game_id]
+            room = state.rooms[game_id]
             side = room.side_of(info.id)
             assert side is not None
-            start = len(out)
-            out += room.presence(side, False, now)
-            self._after_room(room, now, out, start)
+            out += room.lifecycle.presence(side, False, now)
+            self.games.after_room(room)

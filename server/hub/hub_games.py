@@ -1,22 +1,11 @@
-"""Game life cycle inside the hub: creating a game (and its row), starting it once stored,
-dropping it when the row cannot be written, the bookkeeping after every room change (persist
-tokens, timers, players freed) and evicting finished games.
+"""Game life cycle inside the hub (:class:`Games`, the hub's ``games`` part): creating a game
+(and its row), starting it once stored, dropping it when the row cannot be written, the
+bookkeeping after every room change (its timer, players freed) and evicting finished games.
 """
 
 from __future__ import annotations
 
-from server.hub.effects import (
-    Effect,
-    GameCreated,
-    GameFinished,
-    GameId,
-    GamePlayer,
-    MoveAppended,
-    MovesRetracted,
-    Persist,
-    Publish,
-    Send,
-)
+from server.hub.effects import Effect, GameCreated, GameId, GamePlayer, Persist, Publish, Send
 from server.hub.errors import ErrorCode
 from server.hub.game_ids import new_game_id
 from server.hub.hub_state import HubState
@@ -24,39 +13,28 @@ from server.hub.identity import PlayerInfo
 from server.hub.lobby import GameTerms
 from server.hub.messages import Message, MessageKind, error_message
 from server.hub.payloads import GameStartedNotice, GameStartPayload
-from server.hub.room import SIDE_NAMES, GameRoom
-from server.rules import get_variant
-
-_PERSIST_KINDS: dict[type, str] = {
-    GameCreated: "create",
-    MoveAppended: "move",
-    MovesRetracted: "takeback",
-    GameFinished: "finish",
-}
+from server.hub.persist_tokens import WriteKind
+from server.hub.room import GameRoom
+from server.rules import Side, get_variant
 
 
-class HubGames(HubState):
-    """Creating, starting, dropping and evicting games (see the module docstring)."""
+class Games:
+    """Creating, starting, dropping and evicting games (see the module docstring): the hub's
+    ``games`` part."""
 
-    # ================================================================= games
+    __slots__ = ("state",)
 
-    def _new_token(self) -> int:
-        self._last_token += 1
-        return self._last_token
+    def __init__(self, state: HubState) -> None:
+        self.state = state
 
-    def _take_token(self, token: int) -> tuple[GameId, str]:
-        entry = self._tokens.pop(token, None)
-        if entry is None:
-            raise ValueError(f"unknown or already reported persist token {token}")
-        return entry
-
-    def _new_game_id(self) -> GameId:
+    def new_game_id(self) -> GameId:
+        state = self.state
         while True:
-            game_id = new_game_id(self._rng)
-            if game_id not in self._rooms:
+            game_id = new_game_id(state.rng)
+            if game_id not in state.rooms:
                 return game_id
 
-    def _create_game(
+    def create(
         self,
         first: PlayerInfo,
         second: PlayerInfo,
@@ -65,25 +43,25 @@ class HubGames(HubState):
         out: list[Effect],
     ) -> GameId:
         """Create a room in state ``created`` and ask the store for the game row."""
+        state = self.state
         variant = get_variant(terms.variant)
-        game_id = self._new_game_id()
+        game_id = self.new_game_id()
         room = GameRoom(
             game_id,
             variant,
             terms,
             (first, second),
-            variant.random_start_fen(self._rng),
-            self._new_token,
-            self.config.room,
+            variant.random_start_fen(state.rng),
+            state.tokens,
+            state.config.room,
         )
-        self._rooms[game_id] = room
+        state.rooms[game_id] = room
         for player in (first, second):
             if not player.computer:  # the computer plays any number of games at once
-                self._playing[player.id] = game_id
-            self._remove_seeks(player.id, out)
-            self._cancel_challenges(player.id, "game started", out)
-        token = self._new_token()
-        self._tokens[token] = (game_id, "create")
+                state.playing[player.id] = game_id
+            state.remove_seeks(player.id, out)
+            state.cancel_challenges(player.id, "game started", out)
+        token = state.tokens.issue(game_id, WriteKind.CREATE)
 
         def stored(player: PlayerInfo) -> GamePlayer:
             return GamePlayer(player.id, player.name, player.guest)
@@ -100,28 +78,29 @@ class HubGames(HubState):
         out.append(Persist(token, record))
         return game_id
 
-    def _start_game(self, room: GameRoom, now: int, out: list[Effect]) -> None:
+    def start(self, room: GameRoom, now: int, out: list[Effect]) -> None:
         """The game row is stored: start the game, tell the players, join their connections."""
-        room.start(now)
-        self._announce_start(room, now, out)
+        room.lifecycle.start(now)
+        self.announce_start(room, now, out)
 
-    def _announce_start(self, room: GameRoom, now: int, out: list[Effect]) -> None:
-        for side, player in enumerate(room.players):
-            opponent = room.players[1 - side]
-            online = self._players.get(player.id)
+    def announce_start(self, room: GameRoom, now: int, out: list[Effect]) -> None:
+        state = self.state
+        for side in Side:
+            player, opponent = room.players[side], room.players[side.other]
+            online = state.players.get(player.id)
             if online is None or not online.conns:
-                out += room.presence(side, False, now)
+                out += room.lifecycle.presence(side, False, now)
                 continue
             started: GameStartPayload = {
                 "game": room.game_id,
-                "side": SIDE_NAMES[side],
+                "side": side.word,
                 "opponent": room.terms.player_view(opponent),
             }
             start = Message(MessageKind.GAME_START, started)
             for conn_id in online.conns:
                 out.append(Send(conn_id, start))
-                self._conns[conn_id].rooms.add(room.game_id)
-                out += room.join(conn_id, side, None, now)
+                state.conns[conn_id].rooms.add(room.game_id)
+                out += room.state.join(conn_id, side, None, now)
         out.append(
             Publish(
                 "games",
@@ -136,41 +115,39 @@ class HubGames(HubState):
             )
         )
 
-    def _drop_new_game(self, room: GameRoom, reason: str, out: list[Effect]) -> None:
-        del self._rooms[room.game_id]
-        self._timers.clear(("room", room.game_id))
+    def drop_new(self, room: GameRoom, reason: str, out: list[Effect]) -> None:
+        state = self.state
+        del state.rooms[room.game_id]
+        state.timers.clear(("room", room.game_id))
         message = error_message(
             ErrorCode.GAME_NOT_CREATED,
             f"The game could not be created ({reason}); please try again.",
         )
         for player in room.players:
-            if self._playing.get(player.id) == room.game_id:
-                del self._playing[player.id]
-            out += self._send_player(player.id, message)
+            if state.playing.get(player.id) == room.game_id:
+                del state.playing[player.id]
+            out += state.send_player(player.id, message)
 
-    def _after_room(self, room: GameRoom, now: int, out: list[Effect], start: int = 0) -> None:
-        """Bookkeeping after a room change whose effects are ``out[start:]``: persist tokens,
-        timers, players freed at the end."""
-        for effect in out[start:]:
-            if isinstance(effect, Persist) and effect.token not in self._tokens:
-                kind = _PERSIST_KINDS[type(effect.record)]
-                if kind != "create":
-                    self._tokens[effect.token] = (room.game_id, kind)
-        self._timers.set(("room", room.game_id), room.next_deadline())
-        if room.finished:
-            for player in room.players:
-                if self._playing.get(player.id) == room.game_id:
-                    del self._playing[player.id]
-            if self._timers.get(("evict", room.game_id)) is None:
-                assert room.finished_ms is not None
-                self._timers.set(
-                    ("evict", room.game_id), room.finished_ms + self.config.finished_room_ttl_ms
+    def after_room(self, room: GameRoom) -> None:
+        """Bookkeeping after a room change: its timer, and the players freed at the end."""
+        state, room_state = self.state, room.state
+        game_id = room_state.game_id
+        state.timers.set(("room", game_id), room_state.next_deadline())
+        if room_state.finished:
+            for player in room_state.players:
+                if state.playing.get(player.id) == game_id:
+                    del state.playing[player.id]
+            if state.timers.get(("evict", game_id)) is None:
+                assert room_state.finished_ms is not None
+                state.timers.set(
+                    ("evict", game_id), room_state.finished_ms + state.config.finished_room_ttl_ms
                 )
 
-    def _evict(self, room: GameRoom) -> None:
+    def evict(self, room: GameRoom) -> None:
+        state = self.state
         for conn_id in room.members:
-            conn = self._conns.get(conn_id)
+            conn = state.conns.get(conn_id)
             if conn is not None:
                 conn.rooms.discard(room.game_id)
-        self._timers.clear(("room", room.game_id))
-        del self._rooms[room.game_id]
+        state.timers.clear(("room", room.game_id))
+        del state.rooms[room.game_id]

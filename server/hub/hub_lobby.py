@@ -1,4 +1,4 @@
-"""The hub's lobby commands: seeks (``seek``, ``unseek``, ``sought``, ``play``), challenges
+"""The hub's lobby commands (:class:`Lobby`, the hub's ``lobby`` part): seeks (``seek``, ``unseek``, ``sought``, ``play``), challenges
 (``match``, ``accept``, ``decline``, ``withdraw``) and the ``who`` listing; a match found starts
 a game.
 """
@@ -22,8 +22,8 @@ from server.hub.commands import (
 )
 from server.hub.effects import Effect, Send
 from server.hub.errors import CommandError, ErrorCode
-from server.hub.hub_games import HubGames
-from server.hub.hub_state import Connection
+from server.hub.hub_games import Games
+from server.hub.hub_state import Connection, HubState
 from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.lobby import Challenge, GameTerms, Seek, first_mover, opposite
 from server.hub.messages import Message, MessageKind, ack_message
@@ -32,8 +32,15 @@ from server.hub.who import who_view
 from server.rules import VARIANT_NAMES, Variant, get_variant
 
 
-class HubLobby(HubGames):
-    """Seek and challenge commands (see the module docstring)."""
+class Lobby:
+    """Seek and challenge commands (see the module docstring): the hub's ``lobby`` part. A
+    match found is created by the ``games`` part."""
+
+    __slots__ = ("games", "state")
+
+    def __init__(self, state: HubState, games: Games) -> None:
+        self.state = state
+        self.games = games
 
     # ================================================================= seeks
 
@@ -62,87 +69,92 @@ class HubLobby(HubGames):
                 f"Byoyomi is for shogi variants; {variant.title} uses Fischer time.",
             )
 
-    def _on_seek(
+    def on_seek(
         self, conn: Connection, cmd: SeekCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
-        info = self._info(conn)
+        state = self.state
+        info = state.info(conn)
         variant = self._variant(cmd.variant)
         self._check_terms(info, variant, cmd.control, cmd.rated)
-        self._check_free(info)
-        self._seeks.check_room(info.id)
+        state.check_free(info)
+        state.seeks.check_room(info.id)
         terms = GameTerms(variant.name, cmd.control, cmd.rated)
         seek = Seek(
-            self._seeks.new_id(), info, terms, cmd.colour, cmd.rating_range, cmd.manual, now
+            state.seeks.new_id(), info, terms, cmd.colour, cmd.rating_range, cmd.manual, now
         )
-        partner = self._seeks.find_partner(seek)
+        partner = state.seeks.find_partner(seek)
         if partner is None:
-            self._seeks.add(seek)
-            out += self._lobby(MessageKind.SEEK_ADDED, seek.view())
+            state.seeks.add(seek)
+            out += state.lobby_event(MessageKind.SEEK_ADDED, seek.view())
             out.append(Send(conn.conn_id, ack_message(cmd.ack, {"seek": seek.id})))
             return
-        waiting = self._players[partner.player.id].info
+        waiting = state.players[partner.player.id].info
         pair = (waiting, info)
-        first = first_mover(partner.colour, seek.colour, self._rng)
-        game_id = self._create_game(pair[first], pair[1 - first], terms, now, out)
+        first = first_mover(partner.colour, seek.colour, state.rng)
+        game_id = self.games.create(pair[first], pair[1 - first], terms, now, out)
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": game_id})))
 
-    def _on_unseek(
+    def on_unseek(
         self, conn: Connection, cmd: UnseekCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
+        state = self.state
         if cmd.seek_id is None:
-            removed = self._remove_seeks(conn.player_id, out)
+            removed = state.remove_seeks(conn.player_id, out)
         else:
-            seek = self._seeks.get(cmd.seek_id)
+            seek = state.seeks.get(cmd.seek_id)
             if seek is None or seek.player.id != conn.player_id:
                 raise CommandError(ErrorCode.NO_SUCH_SEEK, f"You have no open seek {cmd.seek_id}.")
-            self._seeks.remove(seek.id)
-            out += self._lobby(MessageKind.SEEK_REMOVED, {"id": seek.id})
+            state.seeks.remove(seek.id)
+            out += state.lobby_event(MessageKind.SEEK_REMOVED, {"id": seek.id})
             removed = [seek.id]
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"removed": removed})))
 
-    def _on_sought(
+    def on_sought(
         self, conn: Connection, cmd: SoughtCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
+        state = self.state
         if cmd.watch is True:
-            self._seek_watchers.add(conn.conn_id)
+            state.seek_watchers.add(conn.conn_id)
         elif cmd.watch is False:
-            self._seek_watchers.discard(conn.conn_id)
+            state.seek_watchers.discard(conn.conn_id)
         data: SoughtPayload = {
-            "seeks": [s.view() for s in self._seeks.all()],
-            "watching": conn.conn_id in self._seek_watchers,
+            "seeks": [s.view() for s in state.seeks.all()],
+            "watching": conn.conn_id in state.seek_watchers,
         }
         out.append(Send(conn.conn_id, Message(MessageKind.SOUGHT, data, a=cmd.ack)))
 
-    def _on_who(
+    def on_who(
         self, conn: Connection, cmd: WhoCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
-        players = [online.info for online in self._players.values()]
+        state = self.state
+        players = [online.info for online in state.players.values()]
         out.append(
             Send(
-                conn.conn_id, Message(MessageKind.WHO, who_view(players, self._playing), a=cmd.ack)
+                conn.conn_id, Message(MessageKind.WHO, who_view(players, state.playing), a=cmd.ack)
             )
         )
 
-    def _on_play(
+    def on_play(
         self, conn: Connection, cmd: PlayCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
-        seek = self._seeks.get(cmd.seek_id)
+        state = self.state
+        seek = state.seeks.get(cmd.seek_id)
         if seek is None:
             raise CommandError(ErrorCode.NO_SUCH_SEEK, f"Seek {cmd.seek_id} is no longer open.")
-        info = self._info(conn)
+        info = state.info(conn)
         if seek.player.id == info.id:
             raise CommandError(ErrorCode.OWN_SEEK)
         self._check_terms(
             info, self._variant(seek.terms.variant), seek.terms.control, seek.terms.rated
         )
-        self._check_free(info)
+        state.check_free(info)
         if not seek.accepts(info):
             low, high = seek.rating_range or (0, 0)
             raise CommandError(
                 ErrorCode.RATING_OUT_OF_RANGE,
                 f"Your rating is outside the seek's range {low}-{high}.",
             )
-        owner = self._players[seek.player.id].info
+        owner = state.players[seek.player.id].info
         if seek.manual:
             challenge = self._new_challenge(
                 info, owner, seek.terms, opposite(seek.colour), now, seek.id
@@ -151,8 +163,8 @@ class HubLobby(HubGames):
             out.append(Send(conn.conn_id, ack_message(cmd.ack, {"challenge": challenge.id})))
             return
         pair = (owner, info)
-        first = first_mover(seek.colour, "random", self._rng)
-        game_id = self._create_game(pair[first], pair[1 - first], seek.terms, now, out)
+        first = first_mover(seek.colour, "random", state.rng)
+        game_id = self.games.create(pair[first], pair[1 - first], seek.terms, now, out)
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": game_id})))
 
     # ============================================================ challenges
@@ -166,67 +178,71 @@ class HubLobby(HubGames):
         now: int,
         seek_id: int | None = None,
     ) -> Challenge:
-        self._challenges.check_room(sender.id, target.id)
+        state = self.state
+        state.challenges.check_room(sender.id, target.id)
         challenge = Challenge(
-            self._challenges.new_id(), sender, target, terms, colour, now, seek_id
+            state.challenges.new_id(), sender, target, terms, colour, now, seek_id
         )
-        self._challenges.add(challenge)
+        state.challenges.add(challenge)
         return challenge
 
     def _announce_challenge(self, challenge: Challenge) -> list[Effect]:
+        state = self.state
         message = Message(MessageKind.CHALLENGE, challenge.view())
-        return self._send_player(challenge.target.id, message) + self._send_player(
+        return state.send_player(challenge.target.id, message) + state.send_player(
             challenge.sender.id, message
         )
 
-    def _on_match(
+    def on_match(
         self, conn: Connection, cmd: MatchCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
-        info = self._info(conn)
-        target_id = self._names.get(cmd.to.lower())
+        state = self.state
+        info = state.info(conn)
+        target_id = state.names.get(cmd.to.lower())
         if target_id is None:
             raise CommandError(ErrorCode.NO_SUCH_PLAYER, f"No player named {cmd.to!r} is online.")
         if target_id == info.id:
             raise CommandError(ErrorCode.SELF_CHALLENGE)
-        target = self._players[target_id].info
+        target = state.players[target_id].info
         variant = self._variant(cmd.variant)
         self._check_terms(info, variant, cmd.control, cmd.rated)
         self._check_terms(target, variant, cmd.control, cmd.rated)
-        self._check_free(info)
-        self._check_free(target, yourself=False)
+        state.check_free(info)
+        state.check_free(target, yourself=False)
         terms = GameTerms(variant.name, cmd.control, cmd.rated)
         challenge = self._new_challenge(info, target, terms, cmd.colour, now)
         out += self._announce_challenge(challenge)
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"challenge": challenge.id})))
 
-    def _on_challenge_ai(
+    def on_challenge_ai(
         self, conn: Connection, cmd: ChallengeAiCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
         """A casual game against the computer, started at once (no challenge to accept). The
         computer's connection hears of it first (``computer_game``: the game and the level),
         then both get ``game_start`` once the game row is stored."""
-        info = self._info(conn)
+        state = self.state
+        info = state.info(conn)
         if info.computer:
             raise CommandError(ErrorCode.SELF_CHALLENGE)
         computer = next(
-            (online.info for online in self._players.values() if online.info.computer), None
+            (online.info for online in state.players.values() if online.info.computer), None
         )
         if computer is None:
             raise CommandError(ErrorCode.COMPUTER_UNAVAILABLE)
         variant = self._variant(cmd.variant)
         self._check_terms(info, variant, cmd.control, False)
-        self._check_free(info)
+        state.check_free(info)
         terms = GameTerms(variant.name, cmd.control, False)
         pair = (info, computer)
-        first = first_mover(cmd.colour, "random", self._rng)
-        game_id = self._create_game(pair[first], pair[1 - first], terms, now, out)
-        out += self._send_player(
+        first = first_mover(cmd.colour, "random", state.rng)
+        game_id = self.games.create(pair[first], pair[1 - first], terms, now, out)
+        out += state.send_player(
             computer.id, Message(MessageKind.COMPUTER_GAME, {"game": game_id, "level": cmd.level})
         )
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": game_id})))
 
     def _own_challenge(self, challenge_id: int, player_id: PlayerId, as_target: bool) -> Challenge:
-        challenge = self._challenges.get(challenge_id)
+        challenge = self.state.challenges.get(challenge_id)
         party = None if challenge is None else (challenge.target if as_target else challenge.sender)
         if challenge is None or party is None or party.id != player_id:
             raise CommandError(
@@ -235,40 +251,43 @@ class HubLobby(HubGames):
             )
         return challenge
 
-    def _on_accept(
+    def on_accept(
         self, conn: Connection, cmd: AcceptCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
+        state = self.state
         challenge = self._own_challenge(cmd.challenge_id, conn.player_id, as_target=True)
-        target = self._info(conn)
-        sender = self._players[challenge.sender.id].info
-        self._check_free(target)
-        self._check_free(sender, yourself=False)
-        self._challenges.remove(challenge.id)
+        target = state.info(conn)
+        sender = state.players[challenge.sender.id].info
+        state.check_free(target)
+        state.check_free(sender, yourself=False)
+        state.challenges.remove(challenge.id)
         pair = (sender, target)
-        first = first_mover(challenge.colour, "random", self._rng)
-        game_id = self._create_game(pair[first], pair[1 - first], challenge.terms, now, out)
-        out += self._send_player(
+        first = first_mover(challenge.colour, "random", state.rng)
+        game_id = self.games.create(pair[first], pair[1 - first], challenge.terms, now, out)
+        out += state.send_player(
             sender.id,
             Message(MessageKind.CHALLENGE_ACCEPTED, {"id": challenge.id, "game": game_id}),
         )
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": game_id})))
 
-    def _on_decline(
+    def on_decline(
         self, conn: Connection, cmd: DeclineCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
+        state = self.state
         challenge = self._own_challenge(cmd.challenge_id, conn.player_id, as_target=True)
-        self._challenges.remove(challenge.id)
+        state.challenges.remove(challenge.id)
         message = Message(
             MessageKind.CHALLENGE_DECLINED, {"id": challenge.id, "reason": cmd.reason}
         )
-        out += self._send_player(challenge.sender.id, message)
+        out += state.send_player(challenge.sender.id, message)
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"id": challenge.id})))
 
-    def _on_withdraw(
+    def on_withdraw(
         self, conn: Connection, cmd: WithdrawCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
+        state = self.state
         challenge = self._own_challenge(cmd.challenge_id, conn.player_id, as_target=False)
-        self._challenges.remove(challenge.id)
+        state.challenges.remove(challenge.id)
         message = Message(MessageKind.CHALLENGE_WITHDRAWN, {"id": challenge.id})
-        out += self._send_player(challenge.target.id, message)
+        out += state.send_player(challenge.target.id, message)
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"id": challenge.id})))

@@ -1,7 +1,10 @@
 """What the hub holds (connections, players, lobby books, rooms, timers, persist tokens) and
 the helpers every part of it uses (sending to a player, lobby broadcasts, freeing a player's seeks
-and challenges). The parts build on it: :mod:`server.hub.hub_games` → :mod:`server.hub.hub_lobby`
-→ :mod:`server.hub.hub_rooms` → :class:`server.hub.hub.Hub`.
+and challenges).
+
+One :class:`HubState` is shared by the parts of the :class:`~server.hub.hub.Hub`, each a field
+of it: ``games`` (:mod:`server.hub.hub_games`), ``lobby`` (:mod:`server.hub.hub_lobby`) and
+``rooms`` (:mod:`server.hub.hub_rooms`).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.lobby import MAX_SEEKS_PER_PLAYER, ChallengeBook, SeekBook
 from server.hub.messages import Message, MessageKind, Payload
+from server.hub.persist_tokens import PersistTokens
 from server.hub.room import GameRoom, RoomSettings
 from server.hub.timers import Timers
 
@@ -46,68 +50,71 @@ class OnlinePlayer:
 class HubState:
     """The hub's state and shared helpers (see the module docstring)."""
 
-    def __init__(self, config: HubConfig | None = None, rng: random.Random | None = None) -> None:
-        self.config = config or HubConfig()
-        self._rng = rng or random.Random()
-        self._conns: dict[ConnId, Connection] = {}
-        self._players: dict[PlayerId, OnlinePlayer] = {}
-        self._names: dict[str, PlayerId] = {}
-        self._playing: dict[PlayerId, GameId] = {}
-        self._seeks = SeekBook(self.config.max_seeks_per_player)
-        self._challenges = ChallengeBook(self.config.max_challenges_per_player)
-        self._seek_watchers: set[ConnId] = set()
-        self._rooms: dict[GameId, GameRoom] = {}
-        self._timers = Timers()
-        self._tokens: dict[int, tuple[GameId, str]] = {}
-        self._last_token = 0
+    def __init__(self, config: HubConfig, rng: random.Random) -> None:
+        self.config = config
+        self.rng = rng
+        self.conns: dict[ConnId, Connection] = {}
+        self.players: dict[PlayerId, OnlinePlayer] = {}
+        """Every player with a connection here (in connection order)."""
+        self.names: dict[str, PlayerId] = {}
+        """The online players by lower-case name."""
+        self.playing: dict[PlayerId, GameId] = {}
+        """The running (or starting) game of each player (the computer's games are not)."""
+        self.seeks = SeekBook(config.max_seeks_per_player)
+        self.challenges = ChallengeBook(config.max_challenges_per_player)
+        self.seek_watchers: set[ConnId] = set()
+        self.rooms: dict[GameId, GameRoom] = {}
+        self.timers = Timers()
+        """One deadline per ``("room", id)`` (the room's next) and ``("evict", id)``."""
+        self.tokens = PersistTokens()
 
     # ============================================================ connections
 
-    def _drop_connection(self, conn_id: ConnId) -> None:
-        conn = self._conns.pop(conn_id)
+    def drop_connection(self, conn_id: ConnId) -> None:
+        conn = self.conns.pop(conn_id)
         for game_id in conn.rooms:
-            room = self._rooms.get(game_id)
+            room = self.rooms.get(game_id)
             if room is not None:
-                room.leave(conn_id)
-        self._seek_watchers.discard(conn_id)
-        self._players[conn.player_id].conns.remove(conn_id)
+                room.state.leave(conn_id)
+        self.seek_watchers.discard(conn_id)
+        self.players[conn.player_id].conns.remove(conn_id)
 
-    def _info(self, conn: Connection) -> PlayerInfo:
-        return self._players[conn.player_id].info
+    def info(self, conn: Connection) -> PlayerInfo:
+        return self.players[conn.player_id].info
 
-    def _send_player(self, player_id: PlayerId, message: Message) -> list[Effect]:
-        online = self._players.get(player_id)
+    def send_player(self, player_id: PlayerId, message: Message) -> list[Effect]:
+        online = self.players.get(player_id)
         if online is None:
             return []
         return [Send(conn, message) for conn in online.conns]
 
     # ================================================================= lobby
 
-    def _lobby(self, t: str, data: Payload) -> list[Effect]:
+    def lobby_event(self, t: str, data: Payload) -> list[Effect]:
         message = Message(t, data)
         effects: list[Effect] = []
-        if self._seek_watchers:
-            effects.append(Broadcast("lobby", message, tuple(sorted(self._seek_watchers))))
+        if self.seek_watchers:
+            effects.append(Broadcast("lobby", message, tuple(sorted(self.seek_watchers))))
         effects.append(Publish("lobby", message))
         return effects
 
-    def _remove_seeks(self, player_id: PlayerId, out: list[Effect]) -> list[int]:
-        removed = [s.id for s in self._seeks.remove_player(player_id)]
+    def remove_seeks(self, player_id: PlayerId, out: list[Effect]) -> list[int]:
+        removed = [s.id for s in self.seeks.remove_player(player_id)]
         for seek_id in removed:
-            out += self._lobby(MessageKind.SEEK_REMOVED, {"id": seek_id})
+            out += self.lobby_event(MessageKind.SEEK_REMOVED, {"id": seek_id})
         return removed
 
-    def _cancel_challenges(self, player_id: PlayerId, reason: str, out: list[Effect]) -> None:
-        for challenge in self._challenges.involving(player_id):
-            self._challenges.remove(challenge.id)
+    def cancel_challenges(self, player_id: PlayerId, reason: str, out: list[Effect]) -> None:
+        for challenge in self.challenges.involving(player_id):
+            self.challenges.remove(challenge.id)
             message = Message(
                 MessageKind.CHALLENGE_CANCELLED, {"id": challenge.id, "reason": reason}
             )
             for party in (challenge.sender.id, challenge.target.id):
-                out += self._send_player(party, message)
+                out += self.send_player(party, message)
 
-    def _check_free(self, player: PlayerInfo, yourself: bool = True) -> None:
-        if player.id in self._playing:
+    def check_free(self, player: PlayerInfo, yourself: bool = True) -> None:
+        if player.id in self.playing:
             if yourself:
                 raise CommandError(ErrorCode.ALREADY_PLAYING)
             raise CommandError(ErrorCode.PLAYER_BUSY, f"{player.name} is playing a game.")

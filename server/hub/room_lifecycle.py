@@ -1,8 +1,9 @@
-"""A game room's life cycle: start, restore after a restart, time running out, and endings.
+"""A game room's life cycle (:class:`Lifecycle`, the room's ``lifecycle`` part): start,
+restore after a restart, the players' presence, time running out, and endings.
 
-Every ending is two-phase (see :mod:`server.hub.room`): :meth:`RoomLifecycle._finish` asks for
+Every ending is two-phase (see :mod:`server.hub.room`): :meth:`Lifecycle.finish` asks for
 the ``GameFinished`` record and the game is over for everyone only in
-:meth:`RoomLifecycle.end_persisted`.
+:meth:`Lifecycle.end_persisted`.
 """
 
 from __future__ import annotations
@@ -14,26 +15,35 @@ from server.hub.effects import Effect, GameFinished, Persist, Publish, Send
 from server.hub.errors import ErrorCode
 from server.hub.messages import Message, MessageKind, ack_message, error_message
 from server.hub.payloads import EndPayload, GameEndNotice
-from server.hub.room_state import DRAW, RESULTS, SIDE_NAMES, Asker, Ending, PendingEnd, RoomState
+from server.hub.persist_tokens import WriteKind
+from server.hub.room_state import DRAW, RESULTS, Absence, Asker, Ending, PendingEnd, RoomState
 from server.rules import (
     Game,
     IllegalMoveError,
     InvalidMoveError,
     MoveRecord,
+    Side,
     Termination,
     has_mating_material,
 )
 
 
-class RoomLifecycle(RoomState):
-    """Starting, restoring and ending a game (see the module docstring)."""
+class Lifecycle:
+    """Starting, restoring, presence, time running out and endings of one room (see the
+    module docstring)."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: RoomState) -> None:
+        self.state = state
 
     # ----------------------------------------------------------- lifecycle
 
     def start(self, now: int) -> None:
         """The game row is stored: the game begins and the first move is awaited."""
-        self.status = "started"
-        self.abort_at = now + self.settings.first_move_window_ms
+        state = self.state
+        state.status = "started"
+        state.abort_at = now + state.settings.first_move_window_ms
 
     def restore(self, moves: Sequence[MoveRecord], now: int) -> list[Effect]:
         """Rebuild a stored, unfinished game and resume it at ``now``.
@@ -45,67 +55,67 @@ class RoomLifecycle(RoomState):
         :raises ValueError: a stored move is not legal or out of sequence (corrupt record);
             nothing is kept.
         """
-        if self.status != "created" or self.records:
+        state = self.state
+        if state.status != "created" or state.records:
             raise ValueError("only a new room can be restored")
         if [move.ply for move in moves] != list(range(1, len(moves) + 1)):
-            raise ValueError(f"game {self.game_id}: the stored moves are not numbered 1, 2, ...")
+            raise ValueError(f"game {state.game_id}: the stored moves are not numbered 1, 2, ...")
         try:
             for stored in moves:
-                self.game.play(stored.uci)
-                self.records.append(stored)
+                state.game.play(stored.uci)
+                state.records.append(stored)
         except (InvalidMoveError, IllegalMoveError) as exc:
-            self.game = Game(self.variant, self.start_fen)
-            self.records.clear()
-            raise ValueError(f"game {self.game_id}: stored move {stored.uci!r}: {exc}") from exc
-        for record in self.records[-2:]:
+            state.game = Game(state.variant, state.start_fen)
+            state.records.clear()
+            raise ValueError(f"game {state.game_id}: stored move {stored.uci!r}: {exc}") from exc
+        for record in state.records[-2:]:
             time = SideTime(record.clock_ms, record.periods_left or 0)
-            self.clock.set_time(self._side_of(record.ply), time)
-        self.status = "started"
-        outcome = self.game.outcome()
+            state.clock.set_time(state.side_of_ply(record.ply), time)
+        state.status = "started"
+        outcome = state.game.outcome()
         if outcome is not None:
-            winner = None if outcome.winner is None else int(outcome.winner)
-            return self._finish(Ending(outcome.result(), winner, str(outcome.termination), now))
-        if len(self.records) >= 2:
-            self.clock.start(int(self.game.side_to_move), now)
+            ending = Ending(outcome.result(), outcome.winner, str(outcome.termination), now)
+            return self.finish(ending)
+        if len(state.records) >= 2:
+            state.clock.start(state.game.side_to_move, now)
         else:
-            self.abort_at = now + self.settings.first_move_window_ms
+            state.abort_at = now + state.settings.first_move_window_ms
         return []
 
     def on_time(self, now: int) -> list[Effect]:
         """Fire whatever is due at ``now``: flag, automatic abort, end of an absence countdown."""
-        if self.status != "started" or self._pending is not None:
+        state = self.state
+        if state.status != "started" or state.pending is not None:
             return []
-        if self.clock.out_of_time(now):
-            return self._flag(now)
-        if self.abort_at is not None and now >= self.abort_at:
-            return self._finish(Ending(None, None, Termination.ABORT, now, detail="no_first_move"))
+        if state.clock.out_of_time(now):
+            return self.flag(now)
+        if state.abort_at is not None and now >= state.abort_at:
+            return self.finish(Ending(None, None, Termination.ABORT, now, detail="no_first_move"))
         effects: list[Effect] = []
-        for side, absence in enumerate(self.absent):
-            if absence is not None and not absence.claimable and now >= self._claim_at(absence):
+        for side, absence in zip(Side, state.absent):
+            if absence is not None and not absence.claimable and now >= state.claim_at(absence):
                 absence.claimable = True
-                effects += self._emit(
-                    MessageKind.GONE, {"side": SIDE_NAMES[side], "claimable": True}
-                )
+                effects += state.emit(MessageKind.GONE, {"side": side.word, "claimable": True})
         return effects
 
-    def _flag(self, now: int) -> list[Effect]:
-        loser, fell_at = self.clock.running, self.clock.deadline()
+    def flag(self, now: int) -> list[Effect]:
+        state = self.state
+        loser, fell_at = state.clock.running, state.clock.deadline()
         assert loser is not None and fell_at is not None
-        winner = 1 - loser
-        if not self._can_win_on_time(winner):
-            return self._finish(Ending(DRAW, None, Termination.TIME, fell_at, flagged=True))
-        return self._finish(
-            Ending(RESULTS[winner], winner, Termination.TIME, fell_at, flagged=True)
-        )
+        winner = loser.other
+        if not self.can_win_on_time(winner):
+            return self.finish(Ending(DRAW, None, Termination.TIME, fell_at, flagged=True))
+        return self.finish(Ending(RESULTS[winner], winner, Termination.TIME, fell_at, flagged=True))
 
-    def _can_win_on_time(self, winner: int) -> bool:
+    def can_win_on_time(self, winner: Side) -> bool:
         """Chess family: on time-out the game is drawn if the winner has no mating material
         (the engine judges it from the committed position)."""
-        if self.variant.family != "chess":
+        state = self.state
+        if state.variant.family != "chess":
             return True
-        return has_mating_material(self.game.position, winner)
+        return has_mating_material(state.game.position, winner)
 
-    def _finish(
+    def finish(
         self, ending: Ending, asker: Asker | None = None, refusal: ErrorCode | None = None
     ) -> list[Effect]:
         """Phase one of the game's end: ask for its record; nothing changes until it is stored.
@@ -113,18 +123,19 @@ class RoomLifecycle(RoomState):
         ``asker`` is the player whose command ends the game (its ack waits for the write and a
         failure is reported to it as ``refusal``); ``None`` when the server decided the end.
         """
-        token = self.new_token()
-        self._pending = PendingEnd(token, ending, asker, refusal)
+        state = self.state
+        token = state.new_token(WriteKind.FINISH)
+        state.pending = PendingEnd(token, ending, asker, refusal)
         record = GameFinished(
-            game_id=self.game_id,
-            variant=self.variant.name,
-            rated=self.terms.rated,
-            first_id=self.players[0].id,
-            second_id=self.players[1].id,
+            game_id=state.game_id,
+            variant=state.variant.name,
+            rated=state.terms.rated,
+            first_id=state.players[Side.FIRST].id,
+            second_id=state.players[Side.SECOND].id,
             result=ending.result,
             termination=ending.termination,
-            plies=len(self.records),
-            final_fen=self._committed_fen(),
+            plies=len(state.records),
+            final_fen=state.committed_fen(),
             ended_ms=ending.at_ms,
             server_decided=asker is None,
         )
@@ -132,50 +143,51 @@ class RoomLifecycle(RoomState):
 
     def end_persisted(self, now: int) -> list[Effect]:
         """Phase two of the end, success: the game is over for everyone, the asker is acked."""
-        pending = self._pending
+        state = self.state
+        pending = state.pending
         assert isinstance(pending, PendingEnd)
-        self._pending = None
+        state.pending = None
         ending = pending.ending
         if ending.flagged:
-            self.clock.flag()
+            state.clock.flag()
         else:
-            self.clock.stop(ending.at_ms)
+            state.clock.stop(ending.at_ms)
         effects: list[Effect] = []
         if ending.agreed_by is not None:
-            self.offers["draw"].cancel()
-            effects += self._offer_event("draw", "accept", ending.agreed_by)
-        self.status = "finished"
-        self.result, self.winner, self.termination = (
+            state.offer_boxes["draw"].cancel()
+            effects += state.offer_event("draw", "accept", ending.agreed_by)
+        state.status = "finished"
+        state.result, state.winner, state.termination = (
             ending.result,
             ending.winner,
             ending.termination,
         )
-        self.detail = ending.detail
-        self.finished_ms = ending.at_ms
-        self.abort_at = None
-        self.absent = [None, None]
+        state.detail = ending.detail
+        state.finished_ms = ending.at_ms
+        state.abort_at = None
+        state.absent = [None, None]
         for kind in ("draw", "takeback"):
-            effects += self._cancel_offer(kind)
+            effects += state.cancel_offer(kind)
         data: EndPayload = {
-            "game": self.game_id,
+            "game": state.game_id,
             "result": ending.result,
-            "winner": self._winner_name(),
+            "winner": state.winner_name(),
             "termination": ending.termination,
-            "clocks": self.clock.view(ending.at_ms),
+            "clocks": state.clock.view(ending.at_ms),
         }
         if ending.detail is not None:
             data["detail"] = ending.detail
-        effects += self._emit(MessageKind.END, data)
+        effects += state.emit(MessageKind.END, data)
         if pending.asker is not None:
             conn, ack = pending.asker
-            effects.append(Send(conn, ack_message(ack, {"game": self.game_id})))
+            effects.append(Send(conn, ack_message(ack, {"game": state.game_id})))
         effects.append(
             Publish(
                 "games",
                 Message(
                     MessageKind.GAME_END,
                     GameEndNotice(
-                        game=self.game_id,
+                        game=state.game_id,
                         result=ending.result,
                         termination=ending.termination,
                     ),
@@ -188,63 +200,92 @@ class RoomLifecycle(RoomState):
         """Phase two of the end, failure. A player's ending is dropped (the game goes on, the
         player is told); the server's cannot be taken back and stays pending (the adapter
         writes it until stored, see :class:`PendingEnd`)."""
-        pending = self._pending
+        state = self.state
+        pending = state.pending
         assert isinstance(pending, PendingEnd)
         if pending.asker is None:
             return []
-        self._pending = None
+        state.pending = None
         conn, ack = pending.asker
         assert pending.refusal is not None, "a player's ending carries its refusal"
         message = f"That could not be saved ({reason}); nothing changed, the game goes on."
         effects: list[Effect] = [
-            Send(conn, error_message(pending.refusal, message, ack, {"state": self.state(now)}))
+            Send(conn, error_message(pending.refusal, message, ack, {"state": state.summary(now)}))
         ]
         return effects + self.on_time(now)
+
+    # ----------------------------------------------------------- presence
+
+    def presence(self, side: Side, present: bool, now: int) -> list[Effect]:
+        """A player's last connection went away (``present`` False) or one came back."""
+        state = self.state
+        if present:
+            if state.absent[side] is None:
+                return []
+            state.absent[side] = None
+            if state.finished:
+                return []
+            return state.emit(MessageKind.BACK, {"side": side.word})
+        if state.absent[side] is not None or state.finished:
+            return []
+        absence = Absence(now)
+        state.absent[side] = absence
+        return state.emit(
+            MessageKind.GONE,
+            {
+                "side": side.word,
+                "claimable": False,
+                "claim_in_ms": state.claim_at(absence) - now,
+            },
+        )
 
     # ------------------------------------------------------------- endings
 
     # A player's ending is written before anyone hears of it (the asker's ack included); if the
     # write fails the player gets the ``*_not_saved`` refusal and nothing changed.
 
-    def resign(self, side: int, now: int, asker: Asker) -> list[Effect]:
-        self._require_idle(now)
-        ending = Ending(RESULTS[1 - side], 1 - side, Termination.RESIGNATION, now)
-        return self._finish(ending, asker, ErrorCode.RESIGN_NOT_SAVED)
+    def resign(self, side: Side, now: int, asker: Asker) -> list[Effect]:
+        self.state.require_idle(now)
+        ending = Ending(RESULTS[side.other], side.other, Termination.RESIGNATION, now)
+        return self.finish(ending, asker, ErrorCode.RESIGN_NOT_SAVED)
 
-    def abort(self, side: int, now: int, asker: Asker) -> list[Effect]:
-        self._require_idle(now)
-        if len(self.records) >= 2:
-            raise self._refuse(ErrorCode.ABORT_TOO_LATE, now)
-        ending = Ending(None, None, Termination.ABORT, now, detail=f"{SIDE_NAMES[side]}_aborted")
-        return self._finish(ending, asker, ErrorCode.ABORT_NOT_SAVED)
+    def abort(self, side: Side, now: int, asker: Asker) -> list[Effect]:
+        state = self.state
+        state.require_idle(now)
+        if len(state.records) >= 2:
+            raise state.refuse(ErrorCode.ABORT_TOO_LATE, now)
+        ending = Ending(None, None, Termination.ABORT, now, detail=f"{side.word}_aborted")
+        return self.finish(ending, asker, ErrorCode.ABORT_NOT_SAVED)
 
-    def claim_draw(self, side: int, now: int, asker: Asker) -> list[Effect]:
-        self._require_idle(now)
-        if int(self.game.side_to_move) != side:
-            raise self._refuse(
+    def claim_draw(self, side: Side, now: int, asker: Asker) -> list[Effect]:
+        state = self.state
+        state.require_idle(now)
+        if state.game.side_to_move != side:
+            raise state.refuse(
                 ErrorCode.NOT_YOUR_TURN, now, "Only the player to move may claim a draw."
             )
-        claim = self.game.claimable_draw()
+        claim = state.game.claimable_draw()
         if claim is None:
-            raise self._refuse(ErrorCode.NO_DRAW_CLAIM, now)
-        return self._finish(Ending(DRAW, None, str(claim), now), asker, ErrorCode.DRAW_NOT_SAVED)
+            raise state.refuse(ErrorCode.NO_DRAW_CLAIM, now)
+        return self.finish(Ending(DRAW, None, str(claim), now), asker, ErrorCode.DRAW_NOT_SAVED)
 
-    def abandon_claim(self, side: int, outcome: str, now: int, asker: Asker) -> list[Effect]:
-        self._require_idle(now)
-        absence = self.absent[1 - side]
+    def abandon_claim(self, side: Side, outcome: str, now: int, asker: Asker) -> list[Effect]:
+        state = self.state
+        state.require_idle(now)
+        absence = state.absent[side.other]
         if absence is None:
-            raise self._refuse(ErrorCode.OPPONENT_PRESENT, now)
+            raise state.refuse(ErrorCode.OPPONENT_PRESENT, now)
         if not absence.claimable:
-            wait_s = (self._claim_at(absence) - now + 999) // 1000
-            raise self._refuse(
+            wait_s = (state.claim_at(absence) - now + 999) // 1000
+            raise state.refuse(
                 ErrorCode.TOO_EARLY,
                 now,
                 f"Your opponent may still come back; wait {wait_s} s more.",
             )
-        if len(self.records) < 2:
-            raise self._refuse(ErrorCode.ABORT_INSTEAD, now)
+        if len(state.records) < 2:
+            raise state.refuse(ErrorCode.ABORT_INSTEAD, now)
         if outcome == "draw":
             ending = Ending(DRAW, None, Termination.ABANDONMENT, now)
         else:
             ending = Ending(RESULTS[side], side, Termination.ABANDONMENT, now)
-        return self._finish(ending, asker, ErrorCode.ABANDON_NOT_SAVED)
+        return self.finish(ending, asker, ErrorCode.ABANDON_NOT_SAVED)

@@ -1,15 +1,15 @@
 """The game room's state: its settings, the writes it waits for, its views and event stream.
 
-:class:`RoomState` holds what a room is made of (game, clock, event log, members, offers,
-absences, chat), the views sent to clients (``state``, ``snapshot``) and the emitting of
-versioned events. :class:`~server.hub.room_lifecycle.RoomLifecycle` and
-:class:`~server.hub.room.GameRoom` add what changes it; see :mod:`server.hub.room`.
+:class:`RoomState` holds what a room is made of (game, clock, event log, members, offer boxes,
+absences, chat), the views sent to clients (``summary``, ``snapshot``), the emitting of
+versioned events and the checks every change starts with. The parts of a
+:class:`~server.hub.room.GameRoom` (moves, offers, life cycle) each hold it and change it; see
+:mod:`server.hub.room`.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -30,7 +30,8 @@ from server.hub.payloads import (
     RoomStateView,
     SideName,
 )
-from server.rules import SIDE_NAMES, Game, MoveList, MoveRecord, Variant
+from server.hub.persist_tokens import PersistTokens, WriteKind
+from server.rules import Game, MoveList, MoveRecord, Side, Variant
 
 RESULTS = ("1-0", "0-1")
 DRAW = "1/2-1/2"
@@ -55,16 +56,16 @@ class PendingMove:
 
     token: int
     record: MoveRecord
-    side: int
+    side: Side
     gives_check: bool
     played_ms: int
     acks: list[tuple[ConnId, AckId | None]]
     clock_before: ClockState
     abort_before: int | None
     event: MovePayload | None = None
-    """The move event's data, once built (:meth:`GameRoom.prepare_move`)."""
+    """The move event's data, once built (:meth:`~server.hub.room_moves.Moves.prepare`)."""
     release: PreparedRelease | None = None
-    """What the commit will send first, once built (:meth:`GameRoom.prepare_move`)."""
+    """What the commit will send first, once built (:meth:`~server.hub.room_moves.Moves.prepare`)."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ class PreparedRelease:
 @dataclass
 class PendingTakeback:
     token: int
-    proposer: int
+    proposer: Side
     plies: int
     ack: tuple[ConnId, AckId | None]
 
@@ -98,13 +99,13 @@ class Ending:
     """How a game ends, decided at ``at_ms`` but applied only once it is stored."""
 
     result: str | None
-    winner: int | None
+    winner: Side | None
     termination: str
     at_ms: int
     detail: str | None = None
     flagged: bool = False
     """The side to move lost on time: its clock goes to zero."""
-    agreed_by: int | None = None
+    agreed_by: Side | None = None
     """The side whose acceptance made a draw agreement (its ``offer`` event goes first)."""
 
 
@@ -133,14 +134,15 @@ class Absence:
 @dataclass
 class RoomState:
     """The fields, views and events of a :class:`~server.hub.room.GameRoom` (``players[0]``
-    moves first)."""
+    moves first), shared by its parts."""
 
     game_id: GameId
     variant: Variant
     terms: GameTerms
     players: tuple[PlayerInfo, PlayerInfo]
     start_fen: str
-    new_token: Callable[[], int]
+    tokens: PersistTokens
+    """Where the room's writes take their tokens (the hub's: it routes their reports)."""
     settings: RoomSettings = field(default_factory=RoomSettings)
     first_version: int = 1
     """The version of the room's first event (see :meth:`~server.hub.hub.Hub.restore_game`)."""
@@ -152,14 +154,15 @@ class RoomState:
         self.status = "created"
         self.records = MoveList()
         """The committed (stored) moves, ply 1 first."""
-        self._byoyomi = isinstance(self.terms.control, Byoyomi)
-        self.members: dict[ConnId, int | None] = {}
-        self.offers = {kind: OfferBox(kind) for kind in ("draw", "takeback", "rematch")}
+        self.byoyomi = isinstance(self.terms.control, Byoyomi)
+        self.members: dict[ConnId, Side | None] = {}
+        """The connections in the room, each with its player's side (``None``: a spectator)."""
+        self.offer_boxes = {kind: OfferBox(kind) for kind in ("draw", "takeback", "rematch")}
         self.result: str | None = None
         self.termination: str | None = None
         self.detail: str | None = None
         """Why an aborted game was aborted (the ``end`` event's ``detail``), else ``None``."""
-        self.winner: int | None = None
+        self.winner: Side | None = None
         self.finished_ms: int | None = None
         self.abort_at: int | None = None
         self.absent: list[Absence | None] = [None, None]
@@ -167,7 +170,8 @@ class RoomState:
             Audience.PLAYERS: deque(maxlen=self.settings.chat_history),
             Audience.SPECTATORS: deque(maxlen=self.settings.chat_history),
         }
-        self._pending: PendingMove | PendingTakeback | PendingEnd | None = None
+        self.pending: PendingMove | PendingTakeback | PendingEnd | None = None
+        """The write the room waits for (state changes are refused meanwhile)."""
         self._member_changes = 0
         """Counts joins and leaves (see :meth:`release_basis`)."""
         self._abandon_countdown_ms: int | None = None
@@ -186,20 +190,20 @@ class RoomState:
     @property
     def busy(self) -> bool:
         """Whether a write is awaited (state changes are refused meanwhile)."""
-        return self._pending is not None
+        return self.pending is not None
 
     @property
     def ending(self) -> bool:
         """Whether the game's end is decided and being written (not yet announced)."""
-        return isinstance(self._pending, PendingEnd)
+        return isinstance(self.pending, PendingEnd)
 
     @property
     def topic(self) -> str:
         return self._topic
 
-    def side_of(self, player_id: str) -> int | None:
-        for side, player in enumerate(self.players):
-            if player.id == player_id:
+    def side_of(self, player_id: str) -> Side | None:
+        for side in Side:
+            if self.players[side].id == player_id:
                 return side
         return None
 
@@ -214,8 +218,9 @@ class RoomState:
         return countdown
 
     def next_deadline(self) -> int | None:
-        """The next instant :meth:`on_time` has something to do, or ``None``."""
-        if self.status != "started" or self._pending is not None:
+        """The next instant :meth:`~server.hub.room_lifecycle.Lifecycle.on_time` has something
+        to do, or ``None``."""
+        if self.status != "started" or self.pending is not None:
             return None
         due = self.clock.deadline()
         abort_at = self.abort_at
@@ -230,53 +235,53 @@ class RoomState:
 
     # --------------------------------------------------------------- views
 
-    def _winner_name(self) -> SideName | None:
-        return None if self.winner is None else SIDE_NAMES[self.winner]
+    def winner_name(self) -> SideName | None:
+        return None if self.winner is None else self.winner.word
 
-    def state(self, now: int) -> RoomStateView:
+    def summary(self, now: int) -> RoomStateView:
         """The compact state sent with refusals (stale/illegal move, game over …)."""
         return {
             "game": self.game_id,
             "v": self.log.version,
             "status": self.status,
             "ply": len(self.records),
-            "fen": self._committed_fen(),
-            "turn": SIDE_NAMES[self._committed_turn()],
-            "clocks": self._clock_view(now),
-            "legal": self._committed_legal(),
+            "fen": self.committed_fen(),
+            "turn": self.committed_turn().word,
+            "clocks": self.clock_view(now),
+            "legal": self.committed_legal(),
         }
 
-    def _committed_fen(self) -> str:
+    def committed_fen(self) -> str:
         return self.game.position_at(len(self.records)).fen()
 
-    def _committed_turn(self) -> int:
-        return int(self.game.position_at(len(self.records)).turn)
+    def committed_turn(self) -> Side:
+        return self.game.turn_at(len(self.records))
 
-    def _committed_legal(self) -> list[str]:
+    def committed_legal(self) -> list[str]:
         if self.finished:
             return []
-        if not isinstance(self._pending, PendingMove):
+        if not isinstance(self.pending, PendingMove):
             return self.game.legal_moves()
         # A move is pending and not visible yet: report what is legal before it.
         position = self.game.position_at(len(self.records))
         return sorted(position.uci(m) for m in position.legal_moves())
 
-    def _committed_draw_claim(self) -> bool:
+    def committed_draw_claim(self) -> bool:
         """Whether the side to move may claim a draw (``claim_draw``) in the committed position;
         while a move is being stored, not yet (the room answers ``busy`` meanwhile anyway)."""
-        if self.finished or isinstance(self._pending, PendingMove):
+        if self.finished or isinstance(self.pending, PendingMove):
             return False
         return self.game.claimable_draw() is not None
 
-    def _clock_view(self, now: int) -> ClocksView:
+    def clock_view(self, now: int) -> ClocksView:
         """Both clocks at ``now`` as everyone sees them (ignoring a move not yet stored)."""
-        if not isinstance(self._pending, PendingMove):
+        if not isinstance(self.pending, PendingMove):
             return self.clock.view(now)
         before = GameClock(self.clock.control, self.clock.lag)
-        before.restore(self._pending.clock_before)
+        before.restore(self.pending.clock_before)
         return before.view(now)
 
-    def snapshot(self, now: int, side: int | None) -> Message:
+    def snapshot(self, now: int, side: Side | None) -> Message:
         """The full state for one viewer (``side`` ``None`` = spectator), stamped with ``v``."""
         ply = len(self.records)
         audience = Audience.SPECTATORS if side is None else Audience.PLAYERS
@@ -284,52 +289,52 @@ class RoomState:
             "game": self.game_id,
             **self.terms.view(),
             "status": self.status,
-            "role": "spectator" if side is None else SIDE_NAMES[side],
+            "role": "spectator" if side is None else side.word,
             "players": {
-                "first": self.terms.player_view(self.players[0]),
-                "second": self.terms.player_view(self.players[1]),
+                "first": self.terms.player_view(self.players[Side.FIRST]),
+                "second": self.terms.player_view(self.players[Side.SECOND]),
             },
             "start_fen": self.start_fen,
             "moves": [r.uci for r in self.records],
             "displays": [r.display for r in self.records],
             "ply": ply,
-            "fen": self._committed_fen(),
-            "turn": SIDE_NAMES[self._committed_turn()],
-            "legal": self._committed_legal(),
-            "draw_claim": self._committed_draw_claim(),
-            "clocks": self._clock_view(now),
+            "fen": self.committed_fen(),
+            "turn": self.committed_turn().word,
+            "legal": self.committed_legal(),
+            "draw_claim": self.committed_draw_claim(),
+            "clocks": self.clock_view(now),
             "result": self.result,
             "termination": self.termination,
             "detail": self.detail,
-            "winner": self._winner_name(),
+            "winner": self.winner_name(),
             "offers": cast(  # the boxes are keyed by the offers' kinds (OffersView's keys)
                 OffersView,
                 {
-                    kind: None if box.pending_from is None else SIDE_NAMES[box.pending_from]
-                    for kind, box in self.offers.items()
+                    kind: None if box.pending_from is None else box.pending_from.word
+                    for kind, box in self.offer_boxes.items()
                 },
             ),
             "absent": {
-                SIDE_NAMES[i]: None
+                each.word: None
                 if a is None
-                else {"claimable": a.claimable, "claim_in_ms": max(0, self._claim_at(a) - now)}
-                for i, a in enumerate(self.absent)
+                else {"claimable": a.claimable, "claim_in_ms": max(0, self.claim_at(a) - now)}
+                for each, a in zip(Side, self.absent)
             },
             "chat": cast(list[ChatLineView], list(self.chat[audience])),
         }
         return Message(MessageKind.GAME, data, v=self.log.version)
 
-    def _claim_at(self, absence: Absence) -> int:
+    def claim_at(self, absence: Absence) -> int:
         return absence.since_ms + self.abandon_countdown_ms()
 
     # ------------------------------------------------------------- emitting
 
-    def _emit(
+    def emit(
         self, t: str, data: Payload, audience: Audience = Audience.EVERYONE
     ) -> list[Effect]:
-        return self._deliver(self.log.append(t, {"game": self.game_id, **data}, audience))
+        return self.deliver(self.log.append(t, {"game": self.game_id, **data}, audience))
 
-    def _deliver(self, event: RoomEvent) -> list[Effect]:
+    def deliver(self, event: RoomEvent) -> list[Effect]:
         """The effects that send ``event`` to the members of its audience (and, for everyone's
         events, to the other hubs)."""
         audience = event.audience
@@ -345,23 +350,21 @@ class RoomState:
             effects.append(Broadcast(f"{self._topic}:{audience.value}", event.message, conns))
         return effects
 
-    def _refuse(self, code: ErrorCode, now: int, text: str | None = None) -> CommandError:
-        return CommandError(code, text, {"state": self.state(now)})
+    def refuse(self, code: ErrorCode, now: int, text: str | None = None) -> CommandError:
+        return CommandError(code, text, {"state": self.summary(now)})
 
     # --------------------------------------------------------------- offers
 
-    def _cancel_offer(self, kind: str) -> list[Effect]:
-        offered = self.offers[kind].cancel()
+    def cancel_offer(self, kind: str) -> list[Effect]:
+        offered = self.offer_boxes[kind].cancel()
         if offered is None:
             return []
-        return self._emit(
-            MessageKind.OFFER, {"kind": kind, "action": "cancel", "side": SIDE_NAMES[offered]}
+        return self.emit(
+            MessageKind.OFFER, {"kind": kind, "action": "cancel", "side": offered.word}
         )
 
-    def _offer_event(self, kind: str, action: str, side: int) -> list[Effect]:
-        return self._emit(
-            MessageKind.OFFER, {"kind": kind, "action": action, "side": SIDE_NAMES[side]}
-        )
+    def offer_event(self, kind: str, action: str, side: Side) -> list[Effect]:
+        return self.emit(MessageKind.OFFER, {"kind": kind, "action": action, "side": side.word})
 
     # ------------------------------------------------------------- members
 
@@ -371,7 +374,7 @@ class RoomState:
         waits to send."""
         return (self.log.version, self._member_changes, len(pending.acks))
 
-    def join(self, conn: ConnId, side: int | None, since: int | None, now: int) -> list[Effect]:
+    def join(self, conn: ConnId, side: Side | None, since: int | None, now: int) -> list[Effect]:
         """Add a member; send the events after ``since`` it may see, or else one snapshot."""
         self.members[conn] = side
         self._member_changes += 1
@@ -386,25 +389,43 @@ class RoomState:
 
     # --------------------------------------------------------------- checks
 
-    def _side_of(self, ply: int) -> int:
+    def side_of_ply(self, ply: int) -> Side:
         """The side that played move ``ply`` (the start position may give the move to either)."""
-        return int(self.game.position_at(ply - 1).turn)
+        return self.game.turn_at(ply - 1)
 
     def pending_token(self) -> int | None:
-        return None if self._pending is None else self._pending.token
+        return None if self.pending is None else self.pending.token
 
-    def _require_started(self, now: int) -> None:
+    def new_token(self, kind: WriteKind) -> int:
+        """The token of a write of ``kind`` the room asks for (registered with the hub now)."""
+        return self.tokens.issue(self.game_id, kind)
+
+    def require_started(self, now: int) -> None:
         if self.status == "finished":
-            raise self._refuse(ErrorCode.GAME_OVER, now)
+            raise self.refuse(ErrorCode.GAME_OVER, now)
         if self.status != "started":
             raise CommandError(ErrorCode.BUSY, "The game is being set up; try again in a moment.")
 
-    def _require_idle(self, now: int) -> None:
-        self._require_started(now)
-        pending = self._pending
+    def require_idle(self, now: int) -> None:
+        self.require_started(now)
+        pending = self.pending
         if isinstance(pending, PendingEnd):
             if pending.asker is None:  # decided and final: only its announcement waits
-                raise self._refuse(ErrorCode.GAME_OVER, now)
+                raise self.refuse(ErrorCode.GAME_OVER, now)
             raise CommandError(ErrorCode.BUSY, "The end of the game is being saved; try again.")
         if pending is not None:
             raise CommandError(ErrorCode.BUSY, "The previous move is being saved; try again.")
+
+    # ----------------------------------------------------------------- chat
+
+    def chat_line(self, side: Side | None, author: PlayerInfo, text: str) -> list[Effect]:
+        """Players write to the players' chat, everyone else to the spectators' chat."""
+        audience = Audience.SPECTATORS if side is None else Audience.PLAYERS
+        line: JsonObject = {
+            "room": audience.value,
+            "user": author.name,
+            "user_id": author.id,
+            "text": text,
+        }
+        self.chat[audience].append(line)
+        return self.emit(MessageKind.CHAT, line, audience)

@@ -48,7 +48,7 @@ def dai_move(pos: Position, move: Move) -> str:
         for m in candidates
         if m.from_sq != NULL_SQUARE and abs(board[m.from_sq]) == code and _shape(pos, m) == shape
     ]
-    text = piece.display + (shogi_square(pos, fr) if rivals else "")
+    text: str = piece.display + (shogi_square(pos, fr) if rivals else "")
     if igui:
         return f"{text}x!{shogi_square(pos, captured[0])}"
     for s in captured:

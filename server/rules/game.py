@@ -38,13 +38,18 @@ class Side(IntEnum):
     def other(self) -> Side:
         return _SIDES[1 - self]
 
+    @property
+    def word(self) -> Literal["first", "second"]:
+        """The protocol's word for the side: ``"first"`` or ``"second"``."""
+        return SIDE_NAMES[self]
+
 
 _SIDES = (Side.FIRST, Side.SECOND)
 """By turn (0 or 1): looked up, where ``Side(turn)`` is an enum call of about a microsecond."""
 
 SIDE_NAMES: tuple[Literal["first"], Literal["second"]] = ("first", "second")
-"""The protocol's word for each :class:`Side`, by its value: ``SIDE_NAMES[Side.FIRST]``. The
-hub keeps a side as this int (``Side`` is an ``IntEnum``, so either indexes alike)."""
+"""The protocol's word for each :class:`Side`, by its value: ``SIDE_NAMES[Side.FIRST]``, or
+``Side.FIRST.word``."""
 
 
 class Termination(StrEnum):
@@ -167,6 +172,10 @@ class Game:
 
     def fen(self) -> str:
         return self.position.fen()
+
+    def turn_at(self, ply: int) -> Side:
+        """The side to move after ``ply`` moves (0 = start)."""
+        return _SIDES[self.position_at(ply).turn]
 
     def position_at(self, ply: int) -> Position:
         """The position after ``ply`` moves (0 = start)."""

@@ -416,7 +416,8 @@ def _royal_steps(pos: Position, king: int) -> tuple[tuple[int, tuple[Move, ...]]
         )
         steps = leaps if plain else None
         t.royal_steps[key] = steps
-    return steps
+    found: tuple[tuple[int, tuple[Move, ...]], ...] | None = steps
+    return found
 
 
 def _check_lines(pos: Position) -> tuple[set[int], set[int]] | None:

@@ -169,7 +169,8 @@ class Position:
                     key ^= t.z_hand[side][code][n]
         if self.turn:
             key ^= t.z_side
-        return key ^ t.z_castle[self.castling]
+        castling: int = t.z_castle[self.castling]
+        return key ^ castling
 
     @property
     def key(self) -> int:

@@ -177,7 +177,8 @@ class Variant:
         return self.start_fen_generator(rng)
 
     def piece(self, symbol: str) -> PieceType:
-        return self.pieces[self.t.code[symbol] - 1]
+        piece: PieceType = self.pieces[self.t.code[symbol] - 1]
+        return piece
 
 
 class Tables:

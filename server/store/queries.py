@@ -52,7 +52,7 @@ class GameQueries(Transactions):
 
     async def load_unfinished_games(self) -> list[GameRecord]:
         """The unfinished games (``UNFINISHED_STATUSES``), oldest first, with their moves (each
-        with its clock), for restart recovery (``RoomLifecycle.restore``)."""
+        with its clock), for restart recovery (``Lifecycle.restore`` in server.hub.room_lifecycle)."""
         active = games.c.status.in_(UNFINISHED_STATUSES)
         async with self._transaction(write=False) as connection:
             game_rows = (

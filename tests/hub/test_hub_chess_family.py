@@ -5,8 +5,9 @@ from hub_harness import Harness, one, only, play, player, wild_game
 from server.hub.clock import Fischer
 from server.hub.effects import GameFinished, Persist
 from server.hub.lobby import GameTerms
+from server.hub.persist_tokens import PersistTokens
 from server.hub.room import GameRoom
-from server.rules import get_variant
+from server.rules import Side, get_variant
 
 
 def test_draw_offer_is_declined_by_playing_on_then_accepted() -> None:
@@ -19,11 +20,11 @@ def test_draw_offer_is_declined_by_playing_on_then_accepted() -> None:
     assert one(h.inbox(2), "offer").d["action"] == "offer"
     play(h, game_id, cycle[2:3])  # the offerer's own move keeps the offer
     room = h.hub.room(game_id)
-    assert room is not None and room.offers["draw"].pending_from == 0
+    assert room is not None and room.offers.pending_from("draw") == 0
     h.clear()
     play(h, game_id, cycle[3:4])  # the opponent plays on: declined
     cancel = one(h.inbox(1), "offer")
-    assert cancel.d["action"] == "cancel" and room.offers["draw"].pending_from is None
+    assert cancel.d["action"] == "cancel" and room.offers.pending_from("draw") is None
     h.send(2, "draw_offer", game=game_id)
     h.clear()
     h.send(1, "draw_accept", game=game_id)
@@ -96,30 +97,29 @@ def test_byoyomi_challenge_in_a_chess_variant_is_refused() -> None:
 
 def flag_room(fen: str, flagger: int) -> GameRoom:
     """A Wild Castle room from ``fen``; both sides move once, then ``flagger`` runs out."""
-    tokens = iter(range(1, 100))
     room = GameRoom(
         "g1",
         get_variant("wildcastle"),
         GameTerms("wildcastle", Fischer.from_seconds(15, 0), rated=True),
         (player("alice"), player("bob")),
         fen,
-        lambda: next(tokens),
+        PersistTokens(),
     )
-    room.start(0)
+    room.lifecycle.start(0)
     for ply, uci in enumerate(("d1d2", "e8e7"), start=1):
-        side = (ply - 1) % 2
-        room.move(10 + side, side, ply, uci, ply * 100, 0, None)
-        room.move_persisted(ply * 100)
+        side = Side.FIRST if ply == 1 else Side.SECOND
+        room.moves.play(10 + side, side, ply, uci, ply * 100, 0, None)
+        room.moves.persisted(ply * 100)
     if flagger == 1:
-        room.move(10, 0, 3, "d2d3", 300, 0, None)
-        room.move_persisted(300)
+        room.moves.play(10, Side.FIRST, 3, "d2d3", 300, 0, None)
+        room.moves.persisted(300)
     deadline = room.clock.deadline()
     assert deadline is not None and room.clock.running == flagger
-    effects = room.on_time(deadline)
+    effects = room.lifecycle.on_time(deadline)
     finished = [e.record for e in effects if isinstance(e, Persist)]
     assert len(finished) == 1 and isinstance(finished[0], GameFinished)
     assert finished[0].server_decided and room.result is None  # announced once stored
-    room.end_persisted(deadline + 5)
+    room.lifecycle.end_persisted(deadline + 5)
     return room
 
 

@@ -13,6 +13,7 @@ from hub_harness import Harness, one, play, player, room_of, start_game, wild_ga
 
 from server.hub.effects import GameFinished, Persist
 from server.hub.room import GameRoom
+from server.rules import Side
 
 MATE_LINE = ["a1b2", "a5a2", "b2c3", "d5c4"]  # Mini-Shogi: the second player mates
 
@@ -25,7 +26,7 @@ def visible(room: GameRoom) -> tuple[object, ...]:
         room.log.version,
         [r.uci for r in room.records],
         room.clock.state(),
-        {kind: box.pending_from for kind, box in room.offers.items()},
+        {kind: box.pending_from for kind, box in room.state.offer_boxes.items()},
     )
 
 
@@ -60,7 +61,7 @@ def _abort(h: Harness) -> str:
 def _abandon(h: Harness) -> str:
     game_id = minishogi_after(h, MATE_LINE[:2])
     h.disconnect(2)
-    h.tick(h.now + room_of(h, game_id).abandon_countdown_ms())
+    h.tick(h.now + room_of(h, game_id).state.abandon_countdown_ms())
     h.commit_all()
     h.clear()
     return game_id
@@ -152,7 +153,7 @@ def test_draw_agreement_keeps_the_offer_when_its_write_fails() -> None:
     room = room_of(h, game_id)
     h.send(1, "draw_accept", game=game_id)
     h.fail()
-    assert room.offers["draw"].pending_from == 1  # still bob's offer to answer
+    assert room.offers.pending_from("draw") == 1  # still bob's offer to answer
     h.send(1, "draw_accept", game=game_id)
     h.commit()
     offer = [m for m in h.inbox(2) if m.t == "offer"]
@@ -178,7 +179,7 @@ def expect_server_end(h: Harness, game_id: str, fire: Callable[[], object]) -> G
     assert one(h.inbox(2), "error").d["code"] == "game_over"
     assert not room.finished and h.pending == []
     # The adapter's retry of the same write, stored now.
-    token = room.pending_token()
+    token = room.state.pending_token()
     assert token is not None
     h.pending.append(Persist(token, record))
     h.commit()
@@ -194,7 +195,7 @@ def test_flag_fall_is_final_and_announced_once_stored() -> None:
     assert deadline is not None
     record = expect_server_end(h, game_id, lambda: h.tick(deadline + 10_000))
     assert (record.result, record.termination, record.ended_ms) == ("0-1", "time", deadline)
-    end_clocks = room_of(h, game_id).snapshot(h.now, 0).d["clocks"]
+    end_clocks = room_of(h, game_id).state.snapshot(h.now, Side.FIRST).d["clocks"]
     assert end_clocks["first"]["ms"] == 0 and end_clocks["running"] is None
 
 

@@ -467,7 +467,7 @@ def test_takeback_offer_is_cancelled_by_a_move() -> None:
     move(h, 2, game_id, 2, "a5a2")
     cancel = one(h.inbox(1), "offer")
     assert cancel.d["action"] == "cancel" and cancel.d["kind"] == "takeback"
-    assert not room_of(h, game_id).offers["takeback"].pending
+    assert not room_of(h, game_id).state.offer_boxes["takeback"].pending
 
 
 def test_failed_takeback_changes_nothing() -> None:
@@ -523,7 +523,7 @@ def test_abandoned_game_can_be_claimed_after_the_countdown() -> None:
     game_id = start_game(h, rated=True)
     play_line(h, game_id, ["a1b2", "a5a2", "b2c3"])
     room = room_of(h, game_id)
-    countdown = room.abandon_countdown_ms()
+    countdown = room.state.abandon_countdown_ms()
     assert countdown == 30_000  # 1+1 is short: the minimum
     gone_at = h.now
     h.disconnect(2)

@@ -8,46 +8,47 @@ from server.hub.errors import CommandError
 from server.hub.eventlog import Audience, EventLog
 from server.hub.offers import OfferBox
 from server.hub.timers import Timers
+from server.rules import Side
 
 
 def test_offer_then_accept() -> None:
     box = OfferBox("draw")
-    assert box.offer(0) is False and box.pending_from == 0
-    box.accept(1)
+    assert box.offer(Side.FIRST) is False and box.pending_from == Side.FIRST
+    box.accept(Side.SECOND)
     assert not box.pending
 
 
 def test_offer_then_decline() -> None:
     box = OfferBox("draw")
-    box.offer(1)
-    box.decline(0)
+    box.offer(Side.SECOND)
+    box.decline(Side.FIRST)
     assert box.pending_from is None
 
 
 def test_mutual_offer_is_agreement() -> None:
     box = OfferBox("draw")
-    box.offer(0)
-    assert box.offer(1) is True
+    box.offer(Side.FIRST)
+    assert box.offer(Side.SECOND) is True
     assert not box.pending
 
 
 def test_repeated_offer_is_refused() -> None:
     box = OfferBox("draw")
-    box.offer(0)
+    box.offer(Side.FIRST)
     with pytest.raises(CommandError) as caught:
-        box.offer(0)
+        box.offer(Side.FIRST)
     assert caught.value.code == "offer_pending"
-    assert box.pending_from == 0
+    assert box.pending_from == Side.FIRST
 
 
-@pytest.mark.parametrize("pending_from", [None, 0])
-def test_answering_without_opponent_offer_is_refused(pending_from: int | None) -> None:
+@pytest.mark.parametrize("pending_from", [None, Side.FIRST])
+def test_answering_without_opponent_offer_is_refused(pending_from: Side | None) -> None:
     box = OfferBox("takeback")
     if pending_from is not None:
         box.offer(pending_from)
     for answer in (box.accept, box.decline):
         with pytest.raises(CommandError) as caught:
-            answer(0)
+            answer(Side.FIRST)
         assert caught.value.code == "no_offer"
     assert box.pending_from == pending_from
 
@@ -55,8 +56,8 @@ def test_answering_without_opponent_offer_is_refused(pending_from: int | None) -
 def test_cancel_reports_who_offered() -> None:
     box = OfferBox("draw")
     assert box.cancel() is None
-    box.offer(1)
-    assert box.cancel() == 1 and not box.pending
+    box.offer(Side.SECOND)
+    assert box.cancel() == Side.SECOND and not box.pending
 
 
 def test_versions_are_monotonic_and_stamped() -> None:

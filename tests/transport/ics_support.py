@@ -151,4 +151,4 @@ def game_state(app: App, game_id: str) -> tuple[object, ...]:
     room = app.hub.room(game_id)
     assert room is not None
     return (room.game.ply, room.game.fen(), room.status, room.result,
-            tuple(box.pending_from for box in room.offers.values()))  # fmt: skip
+            tuple(box.pending_from for box in room.state.offer_boxes.values()))  # fmt: skip

@@ -78,7 +78,7 @@ def world(app: App, game_id: str) -> tuple[Any, ...]:
         room.status,
         room.result,
         tuple(sorted(room.members.items())),
-        tuple(box.pending_from for box in room.offers.values()),
+        tuple(box.pending_from for box in room.state.offer_boxes.values()),
         tuple(len(lines) for lines in room.chat.values()),
         tuple(room.absent),
         tuple((seek.id, seek.player.id) for seek in app.hub.seeks()),

@@ -10,7 +10,7 @@ from ..analysis import PlyEval
 from ..game import Game, Side, Termination
 from ..position import NULL_SQUARE, Move, Position
 from ..record import GameRecord, StoredTimeControl
-from ..variant import Variant
+from ..variant import PieceType, Variant
 from .annotate import annotate, kif_comment_lines
 from .replay import is_standard_start, moves_of, record_variant, replay_record, seconds_text
 
@@ -125,7 +125,7 @@ def _kif_origin(variant: Variant, square: int) -> str:
 
 def kif_piece_name(variant: Variant, code: int) -> str:
     """The move-line name of piece ``code``: kanji where known, else its display letters."""
-    piece = variant.t.types[code]
+    piece: PieceType = variant.t.types[code]
     if variant.notation != "dai":
         return SHOGI_KANJI.get(piece.name, piece.display)
     if piece.is_promoted:
