@@ -19,13 +19,17 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import itertools
 import json
 import os
 import random
 import secrets
 import signal
+import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from load_clients import TC, decode, percentile
@@ -80,6 +84,8 @@ class StormStats:
     """TCP connect started → ``hello`` received, per storm login."""
     moves: list[tuple[float, float]] = field(default_factory=list)
     """(acknowledged at, monotonic; round trip ms) of every move of the running games."""
+    trips: list[tuple[str, int, float, float]] = field(default_factory=list)
+    """(game, ply, sent, acknowledged; ``perf_counter``) of the same moves, for ``--phases``."""
     rejoined: int = 0
     snapshots: int = 0
     errors: dict[str, int] = field(default_factory=dict)
@@ -196,6 +202,8 @@ class GamePlayer:
             if self.sent_at is not None and d.get("ply") == self.my_ply:
                 rtt = 1000 * (received_at - self.sent_at)
                 self.stats.moves.append((time.monotonic(), rtt))
+                assert self.game is not None
+                self.stats.trips.append((self.game, self.my_ply, self.sent_at, received_at))
                 self.sent_at = None
             return
         elif t in ("game", "move") and d.get("game") == self.game:
@@ -231,6 +239,58 @@ class GamePlayer:
             await asyncio.sleep(self.rng.uniform(0, 2 * self.think_ms) / 1000)
 
 
+class ClientLag:
+    """The clients' own loop lag (ms): a move's round trip as the bench times it also waits
+    for this process's loop, busy with the storm's thousands of connections."""
+
+    def __init__(self) -> None:
+        self.lags: list[float] = []
+
+    async def run(self) -> None:
+        while True:
+            before = time.perf_counter()
+            await asyncio.sleep(0.005)
+            self.lags.append(1000 * (time.perf_counter() - before - 0.005))
+
+
+SPLIT = (
+    ("in", 0),
+    ("parse", 1),
+    ("hub", 2),
+    ("writer queue", 3),
+    ("commit", 4),
+    ("wake-up", 5),
+    ("send", 6),
+)
+"""The segments of a round trip, each named by where it ends (``move_phases.RAW`` index)."""
+
+
+def slowest_split(
+    trips: list[tuple[str, int, float, float]], raw: list[list[Any]], share: float
+) -> dict[str, float]:
+    """The mean ms of each segment of the slowest ``share`` of ``trips`` joined with the hub's
+    marks (``move_phases.py``): ``in`` (the client's send to the hub's ``data_received``: the
+    kernel and the hub's loop), ``parse``, ``hub`` (the rules and the room, to the writer),
+    ``writer queue`` (to the batch's insert), ``commit``, ``wake-up`` (the commit told to the
+    hub), ``send`` (every frame written), ``out`` (to the client reading the ack: the kernel and
+    the clients' loop)."""
+    marks = {(game, ply): rest for game, ply, *rest in raw}
+    rows = []
+    for game, ply, sent, acked in trips:
+        m = marks.get((game, ply))
+        if m is None:
+            continue
+        points = [sent, *m, acked]
+        rows.append([b - a for a, b in itertools.pairwise(points)])
+    if not rows:
+        return {}
+    rows.sort(key=sum)
+    slow = rows[int(len(rows) * (1 - share)) :]
+    names = [name for name, _ in SPLIT] + ["out"]
+    split = {n: 1000 * sum(r[i] for r in slow) / len(slow) for i, n in enumerate(names)}
+    return {**split, "from rtt ms": 1000 * sum(slow[0]), "moves": float(len(slow))}
+
+
 async def idle_login(
     url: str, token: str, at: float, stats: StormStats, sockets: list[ClientConnection]
 ) -> None:
@@ -241,6 +301,92 @@ async def idle_login(
         stats.error(repr(error)[:60])
         return
     sockets.append(ws)
+
+
+class LoginsProcess:
+    """The storm's idle logins in a process of their own (``bench_load.py --storm-logins``):
+    the players of the running games, whose round trips are timed, must not wait for a loop
+    busy with thousands of other clients' handshakes (in one process, the clients' own loop lag
+    reached 1.7 s during a 3,000-login storm and was most of the moves' round trips); a player
+    of a real hub has its own machine. ``--storm-one-process`` keeps them together."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self._cpu_start = cpu_seconds(process.pid)
+
+    @classmethod
+    async def start(
+        cls, url: str, tokens: list[str], moments: list[float], start: float
+    ) -> LoginsProcess:
+        """Start the process (its imports take a while: it is told the window's start when
+        ready); each token logs in at ``start`` + its moment (``time.monotonic``, system-wide)."""
+        fd, path = tempfile.mkstemp(suffix=".json")
+        with os.fdopen(fd, "w") as out:
+            json.dump({"url": url, "tokens": tokens, "moments": moments}, out)
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(Path(__file__).with_name("bench_load.py")),
+            "--storm-logins",
+            path,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            limit=2**26,  # its report is one JSON line with every login's round trip
+        )
+        assert process.stdin is not None and process.stdout is not None
+        ready = await process.stdout.readline()
+        os.unlink(path)
+        if ready.strip() != b"ready":
+            raise RuntimeError(f"the storm's logins process failed to start: {ready!r}")
+        process.stdin.write(f"{start!r}\n".encode())
+        await process.stdin.drain()
+        return cls(process)
+
+    async def wait_done(self, stats: StormStats, timeout: float) -> None:
+        """Until every login is done or failed; their figures are added to ``stats``."""
+        assert self.process.stdout is not None
+        line = await asyncio.wait_for(self.process.stdout.readline(), timeout)
+        done = json.loads(line)
+        stats.logins_ms += done["logins_ms"]
+        stats.connects_ms += done["connects_ms"]
+        stats.last_login = max(stats.last_login, done["last_login"])
+        for key, n in done["errors"].items():
+            stats.errors[key] = stats.errors.get(key, 0) + n
+
+    def cpu_seconds(self) -> float:
+        return cpu_seconds(self.process.pid) - self._cpu_start
+
+    async def close(self) -> None:
+        """Close the process's connections (stdin closed), and wait for it."""
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        await self.process.wait()
+
+
+async def logins_main(path: str) -> None:
+    """``bench_load.py --storm-logins FILE``: the storm's idle logins (:class:`LoginsProcess`)."""
+    with open(path) as source:
+        job = json.load(source)
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    print("ready", flush=True)
+    start = float(await reader.readline())
+    stats = StormStats()
+    idle: list[ClientConnection] = []
+    logins = [
+        asyncio.create_task(idle_login(job["url"], token, start + at, stats, idle))
+        for token, at in zip(job["tokens"], job["moments"], strict=True)
+    ]
+    await asyncio.wait(logins)
+    done = {
+        "logins_ms": stats.logins_ms,
+        "connects_ms": stats.connects_ms,
+        "last_login": stats.last_login,
+        "errors": stats.errors,
+    }
+    print(json.dumps(done), flush=True)
+    await reader.read()  # until the bench closes stdin: the connections stay open till then
+    await asyncio.gather(*(ws.close() for ws in idle), return_exceptions=True)
 
 
 async def run_storm(hub: Process, database_url: str, args: Any) -> dict[str, Any]:
@@ -276,16 +422,23 @@ async def run_storm(hub: Process, database_url: str, args: Any) -> dict[str, Any
     cpu_before, client_before = cpu_seconds(hub.popen.pid), cpu_seconds(os.getpid())
     load_before = os.getloadavg()[0]
     window_start = time.monotonic()
+    window_perf = time.perf_counter()
+    client_lag = ClientLag()
+    client_probe = asyncio.create_task(client_lag.run())
     for p in gamers:
         p.drop_at = window_start + rng.uniform(0, within)
     idle: list[ClientConnection] = []
-    logins = [
-        asyncio.create_task(
-            idle_login(url, token, window_start + rng.uniform(0, within), stats, idle)
-        )
-        for token in tokens[in_games:]
-    ]
-    await asyncio.wait(logins, timeout=within + 120)
+    moments = [rng.uniform(0, within) for _ in tokens[in_games:]]
+    others: LoginsProcess | None = None
+    if args.storm_one_process:
+        logins = [
+            asyncio.create_task(idle_login(url, token, window_start + at, stats, idle))
+            for token, at in zip(tokens[in_games:], moments, strict=True)
+        ]
+        await asyncio.wait(logins, timeout=within + 120)
+    else:
+        others = await LoginsProcess.start(url, tokens[in_games:], moments, window_start)
+        await others.wait_done(stats, within + 120)
     while (
         sum(1 for p in gamers if p.drop_at is not None)
         and time.monotonic() < window_start + within + 120
@@ -294,9 +447,11 @@ async def run_storm(hub: Process, database_url: str, args: Any) -> dict[str, Any
     last_login = max(stats.last_login, window_start)
     await asyncio.sleep(max(0.0, last_login + SETTLE_S - time.monotonic()))
     lag = await probe_report(hub, signal.SIGUSR1, "window")
+    client_probe.cancel()
     elapsed = time.monotonic() - window_start
     hub_cpu = (cpu_seconds(hub.popen.pid) - cpu_before) / elapsed
     client_cpu = (cpu_seconds(os.getpid()) - client_before) / elapsed
+    logins_cpu = 0.0 if others is None else others.cpu_seconds() / elapsed
     window_end = time.monotonic()
     during = [rtt for at, rtt in stats.moves[before:] if window_start <= at <= window_end]
     earlier = [rtt for at, rtt in stats.moves[:before]]
@@ -306,7 +461,12 @@ async def run_storm(hub: Process, database_url: str, args: Any) -> dict[str, Any
         f"re-join with their last version ({stats.rejoined:,} re-joined, {stats.snapshots} "
         f"snapshots); last login {last_login - window_start:.1f} s after the first moment; "
         f"load average {load_before:.1f} → {os.getloadavg()[0]:.1f}, cpu hub "
-        f"{100 * hub_cpu:.0f}% clients {100 * client_cpu:.0f}%",
+        f"{100 * hub_cpu:.0f}% players {100 * client_cpu:.0f}% "
+        + (
+            "(the storm's logins in the players' process)"
+            if others is None
+            else f"the storm's logins (their own process) {100 * logins_cpu:.0f}%"
+        ),
         flush=True,
     )
     print(
@@ -340,12 +500,32 @@ async def run_storm(hub: Process, database_url: str, args: Any) -> dict[str, Any
         + f" | errors {stats.errors or 'none'}",
         flush=True,
     )
+    lags = sorted(client_lag.lags)
+    print(
+        f"{'':10} the players' own loop lag over the storm"
+        + (" (the storm's logins in the same process)" if others is None else "")
+        + f": max {max(lags, default=0.0):.1f} ms, p99 "
+        f"{percentile(lags, 0.99):.1f} ms",
+        flush=True,
+    )
+    raw = lag.get("phases_us", {}).get("raw", [])
+    if raw:
+        slow = slowest_split([t for t in stats.trips if t[2] >= window_perf], raw, share=0.05)
+        if slow:
+            print(
+                f"{'':10} where the slowest 5 % of the storm's moves waited (mean ms): "
+                + ", ".join(f"{name} {ms:.1f}" for name, ms in slow.items() if name != "moves")
+                + f" ({slow['moves']:.0f} moves)",
+                flush=True,
+            )
     for p in gamers:
         p.drop_at = None
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     await asyncio.gather(*(ws.close() for ws in idle), return_exceptions=True)
+    if others is not None:
+        await others.close()
     await asyncio.gather(
         *(p.ws.close() for p in gamers if p.ws is not None), return_exceptions=True
     )
