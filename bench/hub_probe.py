@@ -180,9 +180,10 @@ def _types(objects: list[object]) -> collections.Counter[str]:
 
 async def main() -> None:
     settings = load_settings()
-    probe = Probe(
-        Path(os.environ.get("BENCH_PROBE_FILE", "probe.jsonl")), os.environ.get("BENCH_PROFILE")
-    )
+    # "{node}" in the file's name: each hub of a cluster (same environment) writes its own.
+    path = os.environ.get("BENCH_PROBE_FILE", "probe.jsonl")
+    path = path.replace("{node}", os.environ.get("HUB_NODE_ID", "hub"))
+    probe = Probe(Path(path), os.environ.get("BENCH_PROFILE"))
     gc.callbacks.append(probe.on_gc)
     if os.environ.get("BENCH_PHASES"):
         probe.phases = MovePhases()

@@ -36,10 +36,15 @@ from load_clients import TC, decode, percentile
 from processes import Process, cpu_seconds, probe_report
 from sqlalchemy import insert, select
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from server.store import create_engine
 from server.store.schema import players, sessions
+
+RETRY = frozenset(
+    {"busy", "node_unavailable", "cluster_unavailable", "move_not_saved", "game_not_created"}
+)
+"""Refusals a player answers by trying again (as ``chaos.py``'s players)."""
 
 SETTLE_S = 2.0
 """The storm's window ends this long after the last login."""
@@ -133,6 +138,15 @@ class GamePlayer:
         self.sent_at: float | None = None
         self.my_ply = 0
         self.ack = 1
+        self.reconnect_on_close = False
+        """Reconnect (through the balancer) when the connection is lost, as a player would:
+        ``storm_cluster.py``, where a hub is killed."""
+        self.acked: set[tuple[str, int, str]] = set()
+        """(game, ply, move) of every acknowledged move (the chaos run's first invariant)."""
+        self.last_move: tuple[str, int, str] | None = None
+        self.joining = False
+        self.last_ack_at = 0.0
+        self.logins = 1
 
     async def send(self, t: str, d: dict[str, Any]) -> None:
         assert self.ws is not None
@@ -151,20 +165,40 @@ class GamePlayer:
                 await self.reconnect()
                 continue
             except ConnectionClosed:
-                stats.error("connection closed by the hub")
-                return
-            await self.on_message(text, until)
+                if not self.reconnect_on_close:
+                    stats.error("connection closed by the hub")
+                    return
+                await self.reconnect_until_done()
+                continue
+            try:
+                await self.on_message(text, until)
+            except ConnectionClosed:
+                if not self.reconnect_on_close:
+                    raise
+                await self.reconnect_until_done()
         await self.ws.close()
+
+    async def reconnect_until_done(self) -> None:
+        while True:
+            try:
+                await self.reconnect()
+                return
+            except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError, RuntimeError):
+                await asyncio.sleep(0.2)
 
     async def reconnect(self) -> None:
         assert self.ws is not None
         await self.ws.close()
         self.ws, hello = await resume(self.url, self.token, self.stats)
+        self.logins += 1
         self.drop_at = None
         self.sent_at = None  # a move in flight is settled by the replay
         game = hello.get("game")
+        if game is None and self.reconnect_on_close and self.game is not None:
+            game = self.game  # a game a dead hub held may not be taken over yet: join it anyway
         if game is not None and game == self.game:
             self.stats.rejoined += 1
+            self.joining = True
             await self.send("join", {"game": game, "v": self.v})
         elif game is not None:  # paired while away: the snapshot says which side
             self.game, self.v = game, 0
@@ -187,6 +221,21 @@ class GamePlayer:
             return
         if t == "error":
             self.stats.error(d["code"])
+            if self.joining and self.game is not None:
+                if d["code"] in RETRY:  # the game is changing hands: ask again
+                    await asyncio.sleep(0.2)
+                    await self.send("join", {"game": self.game, "v": self.v})
+                else:  # it ended meanwhile
+                    self.joining, self.game = False, None
+                    await self.send("seek", {"variant": "minishogi", "tc": TC})
+                return
+            if d["code"] in RETRY and self.last_move is not None and self.sent_at is not None:
+                # Refused for now (a game being taken over: node_unavailable, busy …): the
+                # player tries again, and the round trip counts from the first try.
+                await asyncio.sleep(0.2)
+                game, ply, move = self.last_move
+                await self.send("move", {"game": game, "ply": ply, "move": move})
+                return
             if "state" in d and self.game is not None:
                 self.legal, self.turn, self.ply = (
                     d["state"]["legal"],
@@ -197,11 +246,15 @@ class GamePlayer:
             else:
                 return
         elif t == "ack":
+            self.joining = False
             if d.get("snapshot"):
                 self.stats.snapshots += 1
             if self.sent_at is not None and d.get("ply") == self.my_ply:
+                if self.last_move is not None:
+                    self.acked.add(self.last_move)
                 rtt = 1000 * (received_at - self.sent_at)
-                self.stats.moves.append((time.monotonic(), rtt))
+                self.last_ack_at = time.monotonic()
+                self.stats.moves.append((self.last_ack_at, rtt))
                 assert self.game is not None
                 self.stats.trips.append((self.game, self.my_ply, self.sent_at, received_at))
                 self.sent_at = None
@@ -228,6 +281,7 @@ class GamePlayer:
             return  # drop first; the move is played after the re-join
         self.my_ply = self.ply + 1
         move = {"game": self.game, "ply": self.my_ply, "move": self.rng.choice(self.legal)}
+        self.last_move = (self.game, self.my_ply, move["move"])
         self.ack += 1
         frame = json.dumps({"t": "move", "d": move, "a": self.ack})
         self.sent_at = time.perf_counter()
