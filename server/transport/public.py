@@ -46,6 +46,13 @@ PEEK_RETRY_S = 0.005
 """A first packet without a whole request line (rare: clients write the request at once) is
 peeked at again after this long; a level-triggered reader would otherwise fire in a loop while
 the bytes wait unread."""
+ACCEPTS_PER_TURN = 16
+"""Connections accepted in one turn of the event loop at most. ``sock_accept`` returns at once
+while the kernel's queue holds connections, so without a bound the accepting task drained it in
+one go: in a reconnect storm hundreds of connections were accepted, then their handshakes and
+logins all handled, in a few turns of 100 ms or more, and the running games' moves that
+arrived meanwhile waited for them (docs/benchmarks.md, "Reconnect storm"). Sixteen a turn still
+admit over a thousand logins a second on this machine, in turns short enough for a move."""
 BACKLOG = 4096
 """Connections the kernel queues before the hub accepts them (capped by ``net.core.somaxconn``).
 With asyncio's default of 100, a reconnect storm overflowed the queue: the dropped SYNs are
@@ -93,6 +100,11 @@ class PublicListener:
         assert self._bound_port is not None, "the listener is not bound"
         return self._bound_port
 
+    @property
+    def waiting(self) -> int:
+        """Connections accepted whose first request line has not come yet."""
+        return len(self._waiting)
+
     def bind(self) -> socket.socket:
         """Bind and listen (port 0 picks a free one); connections wait in the backlog until
         :meth:`start`."""
@@ -128,13 +140,20 @@ class PublicListener:
     async def _accept(self) -> None:
         loop = asyncio.get_running_loop()
         listening = self.sock
+        accepted = 0
         while True:
+            if accepted >= ACCEPTS_PER_TURN:
+                # Let the turn's other work run (a move waiting to be read, a commit's ack)
+                # before the next batch: the queued connections wait in the kernel.
+                await asyncio.sleep(0)
+                accepted = 0
             try:
                 conn, _ = await loop.sock_accept(listening)
             except OSError as error:  # e.g. out of file descriptors: keep listening
                 logger.warning("accept failed: %s", error)
                 await asyncio.sleep(0.1)
                 continue
+            accepted += 1
             conn.setblocking(False)
             # As asyncio's own servers do: small frames (a move, its ack) go out at once, not
             # held back by Nagle's algorithm until the previous one is acknowledged.

@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import socket
 
 import aiohttp
-from ws_support import StartApp
+from ws_support import StartApp, wait_for
 
 from server.app import App
-from server.transport.public import request_path
+from server.transport.public import ACCEPTS_PER_TURN, PublicListener, request_path
 
 
 async def _raw(app: App, data: bytes, *, pieces: int = 1) -> bytes:
@@ -110,3 +111,29 @@ async def test_accepted_connections_send_small_frames_at_once(start_app: StartAp
         (connection,) = app.server._server.connections  # type: ignore[union-attr]
         sock = connection.transport.get_extra_info("socket")
         assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+
+
+async def test_a_burst_of_connections_is_accepted_a_batch_per_turn_of_the_loop() -> None:
+    """A reconnect storm's queued connections are not all accepted (then handshaken and logged
+    in) in one turn of the loop, ahead of the moves waiting to be read (issue 25)."""
+
+    def nobody(path: str) -> asyncio.BaseProtocol:
+        raise AssertionError("no connection says anything")
+
+    listener = PublicListener("127.0.0.1", 0, lambda path: nobody)
+    listener.bind()
+    # The kernel completes these connections into the listen queue before any accept.
+    clients = [
+        socket.create_connection(("127.0.0.1", listener.port)) for _ in range(3 * ACCEPTS_PER_TURN)
+    ]
+    try:
+        listener.start()
+        seen: list[int] = []
+        # Runs in the same turn as the accepting task's first step, just after it.
+        asyncio.get_running_loop().call_soon(lambda: seen.append(listener.waiting))
+        await wait_for(lambda: listener.waiting == len(clients))
+        assert seen == [ACCEPTS_PER_TURN]
+    finally:
+        await listener.close()
+        for client in clients:
+            client.close()
