@@ -163,7 +163,15 @@ class App:
                 analysis=self.analysis,
             )
         )
-        self.listener = PublicListener(settings.host, settings.port, self._door_for)
+        # A websocket holds its admission slot until it logs in (a reconnect storm opens only
+        # so many at once: server/transport/public.py).
+        self.listener = PublicListener(
+            settings.host,
+            settings.port,
+            self._door_for,
+            holds=lambda path: path == settings.ws_path,
+        )
+        self.server.on_login = self.listener.admitted
         # The ICS text interface: a second transport over the same hub (docs/ics.md).
         ics_port = settings.ics_port if ics_listen is None else ics_listen
         self.ics = (

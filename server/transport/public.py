@@ -26,8 +26,11 @@ import socket
 from collections.abc import Callable
 
 __all__ = [
+    "ACCEPTS_PER_TURN",
     "FIRST_LINE_TIMEOUT_S",
     "MAX_FIRST_LINE",
+    "MAX_OPENING",
+    "OPENING_HOLD_S",
     "ProtocolFactory",
     "PublicListener",
     "request_path",
@@ -53,6 +56,17 @@ one go: in a reconnect storm hundreds of connections were accepted, then their h
 logins all handled, in a few turns of 100 ms or more, and the running games' moves that
 arrived meanwhile waited for them (docs/benchmarks.md, "Reconnect storm"). Sixteen a turn still
 admit over a thousand logins a second on this machine, in turns short enough for a move."""
+MAX_OPENING = 64
+"""Websocket connections opening at once at most: accepted and not yet logged in (nor closed,
+nor older than :data:`OPENING_HOLD_S`). Further connections wait in the kernel's queue. However
+starved of CPU the hub is, a turn of its loop then holds the handshakes and logins of at most
+this many connections besides the games' moves (issue 25); on an idle machine a login takes
+some 20 ms from its connection (docs/benchmarks.md), so 64 at once still admit about 3,000 a
+second."""
+OPENING_HOLD_S = 1.0
+"""A connection that has not logged in this long after it was accepted no longer counts as
+opening: silent or slow clients cannot hold the admission shut (each costs a slot for this long
+at most)."""
 BACKLOG = 4096
 """Connections the kernel queues before the hub accepts them (capped by ``net.core.somaxconn``).
 With asyncio's default of 100, a reconnect storm overflowed the queue: the dropped SYNs are
@@ -79,10 +93,26 @@ def request_path(peeked: bytes) -> str | None:
 class PublicListener:
     """Listens on ``host:port`` and dispatches each accepted connection (module docstring)."""
 
-    def __init__(self, host: str, port: int, choose: Chooser) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        choose: Chooser,
+        *,
+        holds: Callable[[str], bool] = lambda path: False,
+        max_opening: int = MAX_OPENING,
+    ) -> None:
+        """``holds(path)``: whether a connection for ``path`` keeps its admission slot after it
+        is handed over, until :meth:`admitted` (a websocket that has yet to log in); the others
+        let it go at once."""
         self._host = host
         self._port = port
         self._choose = choose
+        self._holds = holds
+        self._max_opening = max_opening
+        self._opening: dict[int, asyncio.TimerHandle] = {}
+        """The connections opening, by file descriptor: each one's :data:`OPENING_HOLD_S`."""
+        self._slot_freed = asyncio.Event()
         self._sock: socket.socket | None = None
         self._accepting: asyncio.Task[None] | None = None
         self._waiting: set[_FirstLine] = set()
@@ -99,6 +129,19 @@ class PublicListener:
         """The port bound (still known once closed)."""
         assert self._bound_port is not None, "the listener is not bound"
         return self._bound_port
+
+    @property
+    def opening(self) -> int:
+        """Connections opening (:data:`MAX_OPENING`)."""
+        return len(self._opening)
+
+    def admitted(self, fd: int) -> None:
+        """The connection on file descriptor ``fd`` logged in, closed or waited too long: it
+        no longer counts as opening (nothing if it did not)."""
+        hold = self._opening.pop(fd, None)
+        if hold is not None:
+            hold.cancel()
+            self._slot_freed.set()
 
     @property
     def waiting(self) -> int:
@@ -147,6 +190,10 @@ class PublicListener:
                 # before the next batch: the queued connections wait in the kernel.
                 await asyncio.sleep(0)
                 accepted = 0
+            while len(self._opening) >= self._max_opening:
+                self._slot_freed.clear()
+                await self._slot_freed.wait()
+                accepted = 0
             try:
                 conn, _ = await loop.sock_accept(listening)
             except OSError as error:  # e.g. out of file descriptors: keep listening
@@ -154,6 +201,9 @@ class PublicListener:
                 await asyncio.sleep(0.1)
                 continue
             accepted += 1
+            fd = conn.fileno()
+            self.admitted(fd)  # a closed connection's descriptor, reused
+            self._opening[fd] = loop.call_later(OPENING_HOLD_S, self.admitted, fd)
             conn.setblocking(False)
             # As asyncio's own servers do: small frames (a move, its ack) go out at once, not
             # held back by Nagle's algorithm until the previous one is acknowledged.
@@ -168,6 +218,8 @@ class PublicListener:
         line within the limits; websockets refuses it)."""
         self._waiting.discard(waiting)
         conn = waiting.conn
+        if not self._holds(path or ""):
+            self.admitted(conn.fileno())
         factory = self._choose(path or "")
         loop = asyncio.get_running_loop()
         task = loop.create_task(loop.connect_accepted_socket(factory, conn))
@@ -175,6 +227,7 @@ class PublicListener:
 
     def _drop(self, waiting: _FirstLine) -> None:
         self._waiting.discard(waiting)
+        self.admitted(waiting.conn.fileno())
         waiting.conn.close()
 
     async def close(self) -> None:
@@ -188,6 +241,9 @@ class PublicListener:
             waiting.stop()
             waiting.conn.close()
         self._waiting.clear()
+        for hold in self._opening.values():
+            hold.cancel()
+        self._opening.clear()
         if self._sock is not None and self._owns_socket:
             self._sock.close()
         self._sock = None
