@@ -85,6 +85,7 @@ class Probe:
 
     def dump_window(self) -> None:
         lags = sorted(self.lags)
+        busy = sorted(self.busy)
         n = len(lags)
         pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
         cpu: dict[int, list[float]] = {0: [], 1: [], 2: []}
@@ -100,6 +101,8 @@ class Probe:
             "lags_over_50ms": sum(1 for lag in lags if lag > 0.05),
             # The longest the hub's own work held the loop (its CPU between two wake-ups).
             "busy_max_ms": 1000 * max(self.busy, default=0.0),
+            "busy_p999_ms": 1000 * busy[min(n - 1, int(0.999 * n))] if n else None,
+            "busy_p99_ms": 1000 * busy[min(n - 1, int(0.99 * n))] if n else None,
             "busy_over_50ms": sum(1 for busy in self.busy if busy > 0.05),
             "gc": {
                 str(g): {

@@ -544,7 +544,8 @@ async def run_storm(hub: Process, database_url: str, args: Any) -> dict[str, Any
         f"from the first connection to {SETTLE_S:g} s after the last login): max "
         f"{lag['lag_max_ms']:.1f} ms, p99.9 {lag['lag_p999_ms']:.1f} ms, p99 "
         f"{lag['lag_p99_ms']:.1f} ms, {lag['lags_over_50ms']} wake-ups over 50 ms (the hub's "
-        f"own CPU between two wake-ups: max {lag['busy_max_ms']:.1f} ms, "
+        f"own CPU between two wake-ups: max {lag['busy_max_ms']:.1f} ms, p99.9 "
+        f"{lag.get('busy_p999_ms') or 0:.1f} ms, p99 {lag.get('busy_p99_ms') or 0:.1f} ms, "
         f"{lag['busy_over_50ms']} over 50 ms); longest "
         "collection by generation (wall; the collector's own CPU): "
         + ", ".join(
