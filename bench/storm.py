@@ -7,12 +7,16 @@ the start of a tournament. A fifth of them (at most 2 × ``--games``) are the pl
 hub's running games, which have been playing at a move per ``--think-ms`` since before the
 storm: each drops its connection at its moment, reconnects, resumes, and re-joins its game
 with the last version it saw (``join`` with ``v``), then plays on. The others connect, log
-in, and stay idle.
+in, and stay idle. The idle logins run in a process of their own (``LoginsProcess``), so that
+the timed players' round trips do not also wait for a client loop busy with thousands of
+handshakes (``--storm-one-process``: all in one, as at first).
 
 Reported: the hub's loop-lag probe over the whole storm (from just before the first
 connection to two seconds after the last login: the connect phase itself), the login round
 trip (``resume`` sent → ``hello`` received, and TCP connect → ``hello``), and the running
-games' move round trips before and during the storm.
+games' move round trips before and during the storm, and the players' own loop lag. With
+``--phases`` the slowest 5 % of the storm's moves are split, joined with the hub's marks of the
+same moves (``move_phases.py``): the way in, the hub, the writer's queue, the commit, the way out.
 """
 
 from __future__ import annotations
