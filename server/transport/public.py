@@ -20,6 +20,7 @@ longer than :data:`MAX_FIRST_LINE`, is handed to websockets, which refuses it as
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import socket
@@ -57,14 +58,17 @@ logins all handled, in a few turns of 100 ms or more, and the running games' mov
 arrived meanwhile waited for them (docs/benchmarks.md, "Reconnect storm"). Sixteen a turn still
 admit over a thousand logins a second on this machine, in turns short enough for a move."""
 MAX_OPENING = 64
-"""Websocket connections opening at once at most: accepted and not yet logged in (nor closed,
-nor older than :data:`OPENING_HOLD_S`). Further connections wait in the kernel's queue. However
-starved of CPU the hub is, a turn of its loop then holds the handshakes and logins of at most
-this many connections besides the games' moves (issue 25); on an idle machine a login takes
-some 20 ms from its connection (docs/benchmarks.md), so 64 at once still admit about 3,000 a
-second."""
+"""Websocket connections opening at once at most: handed over to websockets and not yet logged
+in (nor older than :data:`OPENING_HOLD_S`). Further websocket connections, once their request
+line has come, wait in a queue of the listener's, unread (the kernel holds their bytes), until
+a slot frees. However starved of CPU the hub is, a turn of its loop then holds the handshakes
+and logins of at most this many connections besides the games' moves (issue 25); on an idle
+machine a login takes some 20 ms from its connection (docs/benchmarks.md), so 64 at once still
+admit about 3,000 a second. Other connections (a health check, the HTTP API) are never queued:
+a health check that waited behind a storm's logins got the hub marked down by HAProxy, which
+then cut all its connections."""
 OPENING_HOLD_S = 1.0
-"""A connection that has not logged in this long after it was accepted no longer counts as
+"""A websocket that has not logged in this long after it was handed over no longer counts as
 opening: silent or slow clients cannot hold the admission shut (each costs a slot for this long
 at most)."""
 BACKLOG = 4096
@@ -112,7 +116,8 @@ class PublicListener:
         self._max_opening = max_opening
         self._opening: dict[int, asyncio.TimerHandle] = {}
         """The connections opening, by file descriptor: each one's :data:`OPENING_HOLD_S`."""
-        self._slot_freed = asyncio.Event()
+        self._queued: collections.deque[tuple[socket.socket, str]] = collections.deque()
+        """Websockets waiting for a slot (their request line has come), oldest first."""
         self._sock: socket.socket | None = None
         self._accepting: asyncio.Task[None] | None = None
         self._waiting: set[_FirstLine] = set()
@@ -135,13 +140,22 @@ class PublicListener:
         """Connections opening (:data:`MAX_OPENING`)."""
         return len(self._opening)
 
+    @property
+    def queued(self) -> int:
+        """Websocket connections waiting for a slot (:data:`MAX_OPENING`)."""
+        return len(self._queued)
+
     def admitted(self, fd: int) -> None:
-        """The connection on file descriptor ``fd`` logged in, closed or waited too long: it
-        no longer counts as opening (nothing if it did not)."""
+        """The connection on file descriptor ``fd`` logged in or waited too long: it no longer
+        counts as opening (nothing if it did not), and the oldest queued one is handed over."""
         hold = self._opening.pop(fd, None)
-        if hold is not None:
-            hold.cancel()
-            self._slot_freed.set()
+        if hold is None:
+            return
+        hold.cancel()
+        while self._queued and len(self._opening) < self._max_opening:
+            conn, path = self._queued.popleft()
+            if conn.fileno() >= 0:  # not closed meanwhile (by close())
+                self._open(conn, path)
 
     @property
     def waiting(self) -> int:
@@ -190,10 +204,6 @@ class PublicListener:
                 # before the next batch: the queued connections wait in the kernel.
                 await asyncio.sleep(0)
                 accepted = 0
-            while len(self._opening) >= self._max_opening:
-                self._slot_freed.clear()
-                await self._slot_freed.wait()
-                accepted = 0
             try:
                 conn, _ = await loop.sock_accept(listening)
             except OSError as error:  # e.g. out of file descriptors: keep listening
@@ -201,9 +211,6 @@ class PublicListener:
                 await asyncio.sleep(0.1)
                 continue
             accepted += 1
-            fd = conn.fileno()
-            self.admitted(fd)  # a closed connection's descriptor, reused
-            self._opening[fd] = loop.call_later(OPENING_HOLD_S, self.admitted, fd)
             conn.setblocking(False)
             # As asyncio's own servers do: small frames (a move, its ack) go out at once, not
             # held back by Nagle's algorithm until the previous one is acknowledged.
@@ -218,8 +225,26 @@ class PublicListener:
         line within the limits; websockets refuses it)."""
         self._waiting.discard(waiting)
         conn = waiting.conn
-        if not self._holds(path or ""):
-            self.admitted(conn.fileno())
+        if self._holds(path or ""):
+            if len(self._opening) >= self._max_opening:
+                self._queued.append((conn, path or ""))
+                return
+            self._open(conn, path or "")
+            return
+        self._connect(conn, path)
+
+    def _open(self, conn: socket.socket, path: str) -> None:
+        """Hand over a websocket, which holds a slot until it logs in (or for
+        :data:`OPENING_HOLD_S`)."""
+        fd = conn.fileno()
+        stale = self._opening.pop(fd, None)  # a closed connection's descriptor, reused
+        if stale is not None:
+            stale.cancel()
+        loop = asyncio.get_running_loop()
+        self._opening[fd] = loop.call_later(OPENING_HOLD_S, self.admitted, fd)
+        self._connect(conn, path)
+
+    def _connect(self, conn: socket.socket, path: str | None) -> None:
         factory = self._choose(path or "")
         loop = asyncio.get_running_loop()
         task = loop.create_task(loop.connect_accepted_socket(factory, conn))
@@ -227,7 +252,6 @@ class PublicListener:
 
     def _drop(self, waiting: _FirstLine) -> None:
         self._waiting.discard(waiting)
-        self.admitted(waiting.conn.fileno())
         waiting.conn.close()
 
     async def close(self) -> None:
@@ -244,6 +268,9 @@ class PublicListener:
         for hold in self._opening.values():
             hold.cancel()
         self._opening.clear()
+        for conn, _ in self._queued:
+            conn.close()
+        self._queued.clear()
         if self._sock is not None and self._owns_socket:
             self._sock.close()
         self._sock = None

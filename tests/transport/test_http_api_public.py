@@ -140,9 +140,10 @@ async def test_a_burst_of_connections_is_accepted_a_batch_per_turn_of_the_loop()
 
 
 async def test_websockets_opening_at_once_are_bounded_until_they_log_in() -> None:
-    """At most ``max_opening`` websocket connections are accepted and not yet logged in: the
-    others wait in the kernel's queue; a login (``admitted``) lets the next one in, and so does
-    a connection that has not logged in after ``OPENING_HOLD_S`` (issue 25)."""
+    """At most ``max_opening`` websocket connections are handed over and not yet logged in: the
+    others queue, unread; a login (``admitted``) lets the oldest queued one in, and so does a
+    connection that has not logged in after ``OPENING_HOLD_S``. Other connections (a health
+    check, the HTTP API) never queue behind them (issue 25)."""
     made: list[int] = []
     """The websockets handed over, by file descriptor."""
     api: list[asyncio.BaseTransport] = []
@@ -164,20 +165,21 @@ async def test_websockets_opening_at_once_are_bounded_until_they_log_in() -> Non
     )
     listener.bind()
     clients = [socket.create_connection(("127.0.0.1", listener.port)) for _ in range(5)]
-    # The first connection is for the HTTP API: it lets its slot go as soon as it is handed over.
-    clients[0].sendall(b"GET /api/account HTTP/1.1\r\n\r\n")
-    for client in clients[1:]:
+    for client in clients[:4]:
         client.sendall(b"GET /ws HTTP/1.1\r\n\r\n")
+    # The last to come is for the HTTP API: handed over at once, the websockets' queue or not.
+    clients[4].sendall(b"GET /healthz HTTP/1.1\r\n\r\n")
     try:
         listener.start()
-        await wait_for(lambda: len(made) == 2 and len(api) == 1)
+        await wait_for(lambda: len(made) == 2 and len(api) == 1 and listener.queued == 2)
         assert (listener.opening, listener.waiting) == (2, 0)  # two websockets hold the slots
         listener.admitted(made[0])  # the first websocket logged in
         await wait_for(lambda: len(made) == 3)
-        assert (listener.opening, listener.waiting) == (2, 0)
+        assert (listener.opening, listener.queued) == (2, 1)
         # Nobody else logs in: the slots are let go after OPENING_HOLD_S.
         await wait_for(lambda: len(made) == 4)
         await wait_for(lambda: listener.opening == 0)
+        assert listener.queued == 0
     finally:
         await listener.close()
         for client in clients:
