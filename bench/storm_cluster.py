@@ -137,7 +137,8 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
     logins_before = sum(p.logins for p in gamers) + sum(p.reconnections for p in idle)
     # Everyone back: as many logins as the victim had connections (a connection cut while
     # logging in counts again), and the quiet settles.
-    deadline = window_start + 180.0
+    deadline = window_start + 120.0
+    stalled: set[str | None] = set()
     while time.monotonic() < deadline:
         back = sum(p.logins for p in gamers) + sum(p.reconnections for p in idle) - logins_before
         # ... and every running game has had a move acknowledged since the kill (its owner
@@ -197,6 +198,12 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
         ),
         flush=True,
     )
+    if stalled:
+        print(
+            f"  running games with no move acknowledged since the kill when the window closed "
+            f"(after {elapsed:.0f} s): {len(stalled)} (the hub's log says why)",
+            flush=True,
+        )
     print(
         f"  acknowledged moves: {len(acked):,}, missing from the database: {len(lost)}"
         f" | refusals and errors: {stats.errors or 'none'}",
