@@ -4,6 +4,8 @@ Run by hand (never in CI)::
 
     .venv/bin/python bench/bench_cluster.py                       # 100 and 400 games, 20 s each
     .venv/bin/python bench/bench_cluster.py --games 200 --seconds 30 --think-ms 200
+    # issue 25: a hub of two killed, its players' reconnect storm onto the survivor
+    .venv/bin/python bench/bench_cluster.py --storm-after-kill 2000 --games 200 --think-ms 3000
 
 Each configuration is a real topology started by ``scripts/cluster.py``'s ``LocalCluster`` on a
 fresh PostgreSQL database, with the clients connecting through HAProxy (Debian's ``haproxy``
@@ -38,15 +40,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "scripts"), str(ROOT / "tests")]
 
-from bench_load import (  # noqa: E402
+# bench/ and scripts/ each have a ``processes`` module: the bench's modules bind theirs first,
+# then scripts/cluster.py (through scripts/haproxy.py) imports its own under that name.
+import storm_cluster  # noqa: E402
+from load_clients import (  # noqa: E402
     Player,
     Stats,
-    cpu_seconds,
     login_guest,
     open_many,
     percentile,
-    raise_fd_limit,
 )
+from processes import cpu_seconds, raise_fd_limit  # noqa: E402
+
+del sys.modules["processes"]
+sys.path.insert(0, str(ROOT / "scripts"))
 from cluster import LocalCluster  # noqa: E402
 from support import create_database, drop_database  # noqa: E402
 
@@ -176,8 +183,37 @@ def report(results: list[Result]) -> str:
     return "\n".join(lines)
 
 
+async def storm_run(args: argparse.Namespace) -> None:
+    """``--storm-after-kill N`` (``storm_cluster.py``)."""
+    database = await create_database("bench_storm")
+    log_dir = storm_cluster.log_dir()
+    env, pattern = storm_cluster.probe_env(log_dir)
+    cluster = LocalCluster(
+        hubs=2,
+        database_url=database,
+        redis_url=None,
+        env=env,
+        hub_argv=storm_cluster.hub_argv(),
+        check_interval="2s",  # docker-compose's
+        log_dir=log_dir,
+    )
+    cluster.probe_file = pattern  # type: ignore[attr-defined]
+    print(f"logs in {log_dir}", flush=True)
+    try:
+        await cluster.start()
+        await storm_cluster.storm_after_kill(
+            cluster, args.storm_after_kill, args.games[0], args.think_ms
+        )
+    finally:
+        await cluster.stop()
+        await drop_database(database)
+
+
 async def main_async(args: argparse.Namespace) -> None:
     raise_fd_limit()
+    if args.storm_after_kill:
+        await storm_run(args)
+        return
     results = []
     for games in args.games:
         for topology in TOPOLOGIES:
@@ -193,6 +229,14 @@ def main() -> None:
     parser.add_argument("--think-ms", type=float, default=100.0, help="mean think time")
     parser.add_argument("--max-plies", type=int, default=60, help="resign after this many")
     parser.add_argument("--hub-argv", default="", help="hub command (default: python -m server)")
+    parser.add_argument(
+        "--storm-after-kill",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead: N registered players on two hubs, 2 x --games of them playing; one hub "
+        "is killed and its players reconnect through HAProxy to the other (storm_cluster.py)",
+    )
     asyncio.run(main_async(parser.parse_args()))
 
 

@@ -113,7 +113,7 @@ from processes import (  # noqa: E402
     start_echo,
     start_hub,
 )
-from storm import run_storm  # noqa: E402
+from storm import logins_main, run_storm  # noqa: E402
 from support import create_database, drop_database  # noqa: E402
 from websockets.asyncio.server import ServerConnection  # noqa: E402
 
@@ -528,13 +528,29 @@ async def main() -> None:
         "running games, who re-join them with their last version",
     )
     parser.add_argument("--storm-within", type=float, default=10.0, metavar="T")
+    parser.add_argument(
+        "--storm-one-process",
+        action="store_true",
+        help="the storm's idle logins in the same process as the timed players (as before "
+        "issue 25's second pass: the players' round trips then also wait for that loop)",
+    )
+    parser.add_argument("--storm-logins", metavar="FILE", help=argparse.SUPPRESS)
     parser.add_argument("--echo-server", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--commit-echo-server", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.phases:
         os.environ["BENCH_PHASES"] = "1"  # the hub's probe (move_phases.py), inherited
+    if args.interleave:
+        # Each hub runs its own tree's probe: an older one does not sample the CPU, so neither
+        # does this one (docs/benchmarks.md, "The websocket move path after the session's merge").
+        os.environ["BENCH_PROBE_CPU"] = "0"
     if args.echo_server:
         await echo_main(args.echo_server)
+        return
+    if args.storm_logins:
+        raise_fd_limit()
+        gc.set_threshold(*TIMED_GC_THRESHOLDS)
+        await logins_main(args.storm_logins)
         return
     if args.commit_echo_server:
         port, database_url = args.commit_echo_server

@@ -9,7 +9,8 @@ Run by hand or by ``bench_load.py`` (never in CI)::
   of messages — shows as lag, so the largest lag is the longest stall any player could have
   felt. Each collection's pause is recorded too (``gc.callbacks``), to tell collections from
   other stalls, and the hub's own CPU time between two wake-ups (``time.thread_time``), to
-  tell its own work from waiting for a core on a shared machine.
+  tell its own work from waiting for a core on a shared machine (``BENCH_PROBE_CPU=0``: not
+  sampled; ``bench_load.py --interleave`` sets it, so that its hubs are measured alike).
 * **Signals**: ``SIGUSR1`` writes the samples gathered since the previous ``SIGUSR1`` to
   ``BENCH_PROBE_FILE`` (JSON) and starts a new window (with ``BENCH_PROFILE=FILE``, each
   window also runs under cProfile and its statistics go to ``FILE``: start-up and shutdown
@@ -77,6 +78,13 @@ class Probe:
             )
 
     async def run(self) -> None:
+        if os.environ.get("BENCH_PROBE_CPU", "1") == "0":
+            # Lag only: the interleaved ratio's hubs (``--interleave``) are measured alike,
+            # whichever tree's probe each runs (a CPU reading is a system call, ~6 µs here).
+            while True:
+                before = time.perf_counter()
+                await asyncio.sleep(PROBE_INTERVAL_S)
+                self.lags.append(time.perf_counter() - before - PROBE_INTERVAL_S)
         while True:
             before, cpu_before = time.perf_counter(), time.thread_time()
             await asyncio.sleep(PROBE_INTERVAL_S)
@@ -85,7 +93,8 @@ class Probe:
 
     def dump_window(self) -> None:
         lags = sorted(self.lags)
-        n = len(lags)
+        busy = sorted(self.busy)
+        n, m = len(lags), len(busy)
         pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
         cpu: dict[int, list[float]] = {0: [], 1: [], 2: []}
         for generation, pause, work in self.collections:
@@ -100,6 +109,8 @@ class Probe:
             "lags_over_50ms": sum(1 for lag in lags if lag > 0.05),
             # The longest the hub's own work held the loop (its CPU between two wake-ups).
             "busy_max_ms": 1000 * max(self.busy, default=0.0),
+            "busy_p999_ms": 1000 * busy[min(m - 1, int(0.999 * m))] if m else None,
+            "busy_p99_ms": 1000 * busy[min(m - 1, int(0.99 * m))] if m else None,
             "busy_over_50ms": sum(1 for busy in self.busy if busy > 0.05),
             "gc": {
                 str(g): {
@@ -180,9 +191,10 @@ def _types(objects: list[object]) -> collections.Counter[str]:
 
 async def main() -> None:
     settings = load_settings()
-    probe = Probe(
-        Path(os.environ.get("BENCH_PROBE_FILE", "probe.jsonl")), os.environ.get("BENCH_PROFILE")
-    )
+    # "{node}" in the file's name: each hub of a cluster (same environment) writes its own.
+    path = os.environ.get("BENCH_PROBE_FILE", "probe.jsonl")
+    path = path.replace("{node}", os.environ.get("HUB_NODE_ID", "hub"))
+    probe = Probe(Path(path), os.environ.get("BENCH_PROFILE"))
     gc.callbacks.append(probe.on_gc)
     if os.environ.get("BENCH_PHASES"):
         probe.phases = MovePhases()

@@ -7,35 +7,48 @@ the start of a tournament. A fifth of them (at most 2 × ``--games``) are the pl
 hub's running games, which have been playing at a move per ``--think-ms`` since before the
 storm: each drops its connection at its moment, reconnects, resumes, and re-joins its game
 with the last version it saw (``join`` with ``v``), then plays on. The others connect, log
-in, and stay idle.
+in, and stay idle. The idle logins run in a process of their own (``LoginsProcess``), so that
+the timed players' round trips do not also wait for a client loop busy with thousands of
+handshakes (``--storm-one-process``: all in one, as at first).
 
 Reported: the hub's loop-lag probe over the whole storm (from just before the first
 connection to two seconds after the last login: the connect phase itself), the login round
 trip (``resume`` sent → ``hello`` received, and TCP connect → ``hello``), and the running
-games' move round trips before and during the storm.
+games' move round trips before and during the storm, and the players' own loop lag. With
+``--phases`` the slowest 5 % of the storm's moves are split, joined with the hub's marks of the
+same moves (``move_phases.py``): the way in, the hub, the writer's queue, the commit, the way out.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import itertools
 import json
 import os
 import random
 import secrets
 import signal
+import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from load_clients import TC, decode, percentile
 from processes import Process, cpu_seconds, probe_report
 from sqlalchemy import insert, select
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from server.store import create_engine
 from server.store.schema import players, sessions
+
+RETRY = frozenset(
+    {"busy", "node_unavailable", "cluster_unavailable", "move_not_saved", "game_not_created"}
+)
+"""Refusals a player answers by trying again (as ``chaos.py``'s players)."""
 
 SETTLE_S = 2.0
 """The storm's window ends this long after the last login."""
@@ -80,6 +93,8 @@ class StormStats:
     """TCP connect started → ``hello`` received, per storm login."""
     moves: list[tuple[float, float]] = field(default_factory=list)
     """(acknowledged at, monotonic; round trip ms) of every move of the running games."""
+    trips: list[tuple[str, int, float, float]] = field(default_factory=list)
+    """(game, ply, sent, acknowledged; ``perf_counter``) of the same moves, for ``--phases``."""
     rejoined: int = 0
     snapshots: int = 0
     errors: dict[str, int] = field(default_factory=dict)
@@ -127,6 +142,15 @@ class GamePlayer:
         self.sent_at: float | None = None
         self.my_ply = 0
         self.ack = 1
+        self.reconnect_on_close = False
+        """Reconnect (through the balancer) when the connection is lost, as a player would:
+        ``storm_cluster.py``, where a hub is killed."""
+        self.acked: set[tuple[str, int, str]] = set()
+        """(game, ply, move) of every acknowledged move (the chaos run's first invariant)."""
+        self.last_move: tuple[str, int, str] | None = None
+        self.joining = False
+        self.last_ack_at = 0.0
+        self.logins = 1
 
     async def send(self, t: str, d: dict[str, Any]) -> None:
         assert self.ws is not None
@@ -145,20 +169,40 @@ class GamePlayer:
                 await self.reconnect()
                 continue
             except ConnectionClosed:
-                stats.error("connection closed by the hub")
-                return
-            await self.on_message(text, until)
+                if not self.reconnect_on_close:
+                    stats.error("connection closed by the hub")
+                    return
+                await self.reconnect_until_done()
+                continue
+            try:
+                await self.on_message(text, until)
+            except ConnectionClosed:
+                if not self.reconnect_on_close:
+                    raise
+                await self.reconnect_until_done()
         await self.ws.close()
+
+    async def reconnect_until_done(self) -> None:
+        while True:
+            try:
+                await self.reconnect()
+                return
+            except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError, RuntimeError):
+                await asyncio.sleep(0.2)
 
     async def reconnect(self) -> None:
         assert self.ws is not None
         await self.ws.close()
         self.ws, hello = await resume(self.url, self.token, self.stats)
+        self.logins += 1
         self.drop_at = None
         self.sent_at = None  # a move in flight is settled by the replay
         game = hello.get("game")
+        if game is None and self.reconnect_on_close and self.game is not None:
+            game = self.game  # a game a dead hub held may not be taken over yet: join it anyway
         if game is not None and game == self.game:
             self.stats.rejoined += 1
+            self.joining = True
             await self.send("join", {"game": game, "v": self.v})
         elif game is not None:  # paired while away: the snapshot says which side
             self.game, self.v = game, 0
@@ -181,6 +225,21 @@ class GamePlayer:
             return
         if t == "error":
             self.stats.error(d["code"])
+            if self.joining and self.game is not None:
+                if d["code"] in RETRY:  # the game is changing hands: ask again
+                    await asyncio.sleep(0.2)
+                    await self.send("join", {"game": self.game, "v": self.v})
+                else:  # it ended meanwhile
+                    self.joining, self.game = False, None
+                    await self.send("seek", {"variant": "minishogi", "tc": TC})
+                return
+            if d["code"] in RETRY and self.last_move is not None and self.sent_at is not None:
+                # Refused for now (a game being taken over: node_unavailable, busy …): the
+                # player tries again, and the round trip counts from the first try.
+                await asyncio.sleep(0.2)
+                game, ply, move = self.last_move
+                await self.send("move", {"game": game, "ply": ply, "move": move})
+                return
             if "state" in d and self.game is not None:
                 self.legal, self.turn, self.ply = (
                     d["state"]["legal"],
@@ -191,11 +250,17 @@ class GamePlayer:
             else:
                 return
         elif t == "ack":
+            self.joining = False
             if d.get("snapshot"):
                 self.stats.snapshots += 1
             if self.sent_at is not None and d.get("ply") == self.my_ply:
+                if self.last_move is not None:
+                    self.acked.add(self.last_move)
                 rtt = 1000 * (received_at - self.sent_at)
-                self.stats.moves.append((time.monotonic(), rtt))
+                self.last_ack_at = time.monotonic()
+                self.stats.moves.append((self.last_ack_at, rtt))
+                assert self.game is not None
+                self.stats.trips.append((self.game, self.my_ply, self.sent_at, received_at))
                 self.sent_at = None
             return
         elif t in ("game", "move") and d.get("game") == self.game:
@@ -220,6 +285,7 @@ class GamePlayer:
             return  # drop first; the move is played after the re-join
         self.my_ply = self.ply + 1
         move = {"game": self.game, "ply": self.my_ply, "move": self.rng.choice(self.legal)}
+        self.last_move = (self.game, self.my_ply, move["move"])
         self.ack += 1
         frame = json.dumps({"t": "move", "d": move, "a": self.ack})
         self.sent_at = time.perf_counter()
@@ -229,6 +295,58 @@ class GamePlayer:
     async def think(self) -> None:
         if self.think_ms:
             await asyncio.sleep(self.rng.uniform(0, 2 * self.think_ms) / 1000)
+
+
+class ClientLag:
+    """The clients' own loop lag (ms): a move's round trip as the bench times it also waits
+    for this process's loop, busy with the storm's thousands of connections."""
+
+    def __init__(self) -> None:
+        self.lags: list[float] = []
+
+    async def run(self) -> None:
+        while True:
+            before = time.perf_counter()
+            await asyncio.sleep(0.005)
+            self.lags.append(1000 * (time.perf_counter() - before - 0.005))
+
+
+SPLIT = (
+    ("in", 0),
+    ("parse", 1),
+    ("hub", 2),
+    ("writer queue", 3),
+    ("commit", 4),
+    ("wake-up", 5),
+    ("send", 6),
+)
+"""The segments of a round trip, each named by where it ends (``move_phases.RAW`` index)."""
+
+
+def slowest_split(
+    trips: list[tuple[str, int, float, float]], raw: list[list[Any]], share: float
+) -> dict[str, float]:
+    """The mean ms of each segment of the slowest ``share`` of ``trips`` joined with the hub's
+    marks (``move_phases.py``): ``in`` (the client's send to the hub's ``data_received``: the
+    kernel and the hub's loop), ``parse``, ``hub`` (the rules and the room, to the writer),
+    ``writer queue`` (to the batch's insert), ``commit``, ``wake-up`` (the commit told to the
+    hub), ``send`` (every frame written), ``out`` (to the client reading the ack: the kernel and
+    the clients' loop)."""
+    marks = {(game, ply): rest for game, ply, *rest in raw}
+    rows = []
+    for game, ply, sent, acked in trips:
+        m = marks.get((game, ply))
+        if m is None:
+            continue
+        points = [sent, *m, acked]
+        rows.append([b - a for a, b in itertools.pairwise(points)])
+    if not rows:
+        return {}
+    rows.sort(key=sum)
+    slow = rows[int(len(rows) * (1 - share)) :]
+    names = [name for name, _ in SPLIT] + ["out"]
+    split = {n: 1000 * sum(r[i] for r in slow) / len(slow) for i, n in enumerate(names)}
+    return {**split, "from rtt ms": 1000 * sum(slow[0]), "moves": float(len(slow))}
 
 
 async def idle_login(
@@ -241,6 +359,92 @@ async def idle_login(
         stats.error(repr(error)[:60])
         return
     sockets.append(ws)
+
+
+class LoginsProcess:
+    """The storm's idle logins in a process of their own (``bench_load.py --storm-logins``):
+    the players of the running games, whose round trips are timed, must not wait for a loop
+    busy with thousands of other clients' handshakes (in one process, the clients' own loop lag
+    reached 1.7 s during a 3,000-login storm and was most of the moves' round trips); a player
+    of a real hub has its own machine. ``--storm-one-process`` keeps them together."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self._cpu_start = cpu_seconds(process.pid)
+
+    @classmethod
+    async def start(
+        cls, url: str, tokens: list[str], moments: list[float], start: float
+    ) -> LoginsProcess:
+        """Start the process (its imports take a while: it is told the window's start when
+        ready); each token logs in at ``start`` + its moment (``time.monotonic``, system-wide)."""
+        fd, path = tempfile.mkstemp(suffix=".json")
+        with os.fdopen(fd, "w") as out:
+            json.dump({"url": url, "tokens": tokens, "moments": moments}, out)
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(Path(__file__).with_name("bench_load.py")),
+            "--storm-logins",
+            path,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            limit=2**26,  # its report is one JSON line with every login's round trip
+        )
+        assert process.stdin is not None and process.stdout is not None
+        ready = await process.stdout.readline()
+        os.unlink(path)
+        if ready.strip() != b"ready":
+            raise RuntimeError(f"the storm's logins process failed to start: {ready!r}")
+        process.stdin.write(f"{start!r}\n".encode())
+        await process.stdin.drain()
+        return cls(process)
+
+    async def wait_done(self, stats: StormStats, timeout: float) -> None:
+        """Until every login is done or failed; their figures are added to ``stats``."""
+        assert self.process.stdout is not None
+        line = await asyncio.wait_for(self.process.stdout.readline(), timeout)
+        done = json.loads(line)
+        stats.logins_ms += done["logins_ms"]
+        stats.connects_ms += done["connects_ms"]
+        stats.last_login = max(stats.last_login, done["last_login"])
+        for key, n in done["errors"].items():
+            stats.errors[key] = stats.errors.get(key, 0) + n
+
+    def cpu_seconds(self) -> float:
+        return cpu_seconds(self.process.pid) - self._cpu_start
+
+    async def close(self) -> None:
+        """Close the process's connections (stdin closed), and wait for it."""
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        await self.process.wait()
+
+
+async def logins_main(path: str) -> None:
+    """``bench_load.py --storm-logins FILE``: the storm's idle logins (:class:`LoginsProcess`)."""
+    with open(path) as source:
+        job = json.load(source)
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    print("ready", flush=True)
+    start = float(await reader.readline())
+    stats = StormStats()
+    idle: list[ClientConnection] = []
+    logins = [
+        asyncio.create_task(idle_login(job["url"], token, start + at, stats, idle))
+        for token, at in zip(job["tokens"], job["moments"], strict=True)
+    ]
+    await asyncio.wait(logins)
+    done = {
+        "logins_ms": stats.logins_ms,
+        "connects_ms": stats.connects_ms,
+        "last_login": stats.last_login,
+        "errors": stats.errors,
+    }
+    print(json.dumps(done), flush=True)
+    await reader.read()  # until the bench closes stdin: the connections stay open till then
+    await asyncio.gather(*(ws.close() for ws in idle), return_exceptions=True)
 
 
 async def run_storm(hub: Process, database_url: str, args: Any) -> dict[str, Any]:
@@ -276,16 +480,23 @@ async def run_storm(hub: Process, database_url: str, args: Any) -> dict[str, Any
     cpu_before, client_before = cpu_seconds(hub.popen.pid), cpu_seconds(os.getpid())
     load_before = os.getloadavg()[0]
     window_start = time.monotonic()
+    window_perf = time.perf_counter()
+    client_lag = ClientLag()
+    client_probe = asyncio.create_task(client_lag.run())
     for p in gamers:
         p.drop_at = window_start + rng.uniform(0, within)
     idle: list[ClientConnection] = []
-    logins = [
-        asyncio.create_task(
-            idle_login(url, token, window_start + rng.uniform(0, within), stats, idle)
-        )
-        for token in tokens[in_games:]
-    ]
-    await asyncio.wait(logins, timeout=within + 120)
+    moments = [rng.uniform(0, within) for _ in tokens[in_games:]]
+    others: LoginsProcess | None = None
+    if args.storm_one_process:
+        logins = [
+            asyncio.create_task(idle_login(url, token, window_start + at, stats, idle))
+            for token, at in zip(tokens[in_games:], moments, strict=True)
+        ]
+        await asyncio.wait(logins, timeout=within + 120)
+    else:
+        others = await LoginsProcess.start(url, tokens[in_games:], moments, window_start)
+        await others.wait_done(stats, within + 120)
     while (
         sum(1 for p in gamers if p.drop_at is not None)
         and time.monotonic() < window_start + within + 120
@@ -294,9 +505,11 @@ async def run_storm(hub: Process, database_url: str, args: Any) -> dict[str, Any
     last_login = max(stats.last_login, window_start)
     await asyncio.sleep(max(0.0, last_login + SETTLE_S - time.monotonic()))
     lag = await probe_report(hub, signal.SIGUSR1, "window")
+    client_probe.cancel()
     elapsed = time.monotonic() - window_start
     hub_cpu = (cpu_seconds(hub.popen.pid) - cpu_before) / elapsed
     client_cpu = (cpu_seconds(os.getpid()) - client_before) / elapsed
+    logins_cpu = 0.0 if others is None else others.cpu_seconds() / elapsed
     window_end = time.monotonic()
     during = [rtt for at, rtt in stats.moves[before:] if window_start <= at <= window_end]
     earlier = [rtt for at, rtt in stats.moves[:before]]
@@ -306,7 +519,12 @@ async def run_storm(hub: Process, database_url: str, args: Any) -> dict[str, Any
         f"re-join with their last version ({stats.rejoined:,} re-joined, {stats.snapshots} "
         f"snapshots); last login {last_login - window_start:.1f} s after the first moment; "
         f"load average {load_before:.1f} → {os.getloadavg()[0]:.1f}, cpu hub "
-        f"{100 * hub_cpu:.0f}% clients {100 * client_cpu:.0f}%",
+        f"{100 * hub_cpu:.0f}% players {100 * client_cpu:.0f}% "
+        + (
+            "(the storm's logins in the players' process)"
+            if others is None
+            else f"the storm's logins (their own process) {100 * logins_cpu:.0f}%"
+        ),
         flush=True,
     )
     print(
@@ -330,7 +548,8 @@ async def run_storm(hub: Process, database_url: str, args: Any) -> dict[str, Any
         f"from the first connection to {SETTLE_S:g} s after the last login): max "
         f"{lag['lag_max_ms']:.1f} ms, p99.9 {lag['lag_p999_ms']:.1f} ms, p99 "
         f"{lag['lag_p99_ms']:.1f} ms, {lag['lags_over_50ms']} wake-ups over 50 ms (the hub's "
-        f"own CPU between two wake-ups: max {lag['busy_max_ms']:.1f} ms, "
+        f"own CPU between two wake-ups: max {lag['busy_max_ms']:.1f} ms, p99.9 "
+        f"{lag.get('busy_p999_ms') or 0:.1f} ms, p99 {lag.get('busy_p99_ms') or 0:.1f} ms, "
         f"{lag['busy_over_50ms']} over 50 ms); longest "
         "collection by generation (wall; the collector's own CPU): "
         + ", ".join(
@@ -340,12 +559,32 @@ async def run_storm(hub: Process, database_url: str, args: Any) -> dict[str, Any
         + f" | errors {stats.errors or 'none'}",
         flush=True,
     )
+    lags = sorted(client_lag.lags)
+    print(
+        f"{'':10} the players' own loop lag over the storm"
+        + (" (the storm's logins in the same process)" if others is None else "")
+        + f": max {max(lags, default=0.0):.1f} ms, p99 "
+        f"{percentile(lags, 0.99):.1f} ms",
+        flush=True,
+    )
+    raw = lag.get("phases_us", {}).get("raw", [])
+    if raw:
+        slow = slowest_split([t for t in stats.trips if t[2] >= window_perf], raw, share=0.05)
+        if slow:
+            print(
+                f"{'':10} where the slowest 5 % of the storm's moves waited (mean ms): "
+                + ", ".join(f"{name} {ms:.1f}" for name, ms in slow.items() if name != "moves")
+                + f" ({slow['moves']:.0f} moves)",
+                flush=True,
+            )
     for p in gamers:
         p.drop_at = None
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     await asyncio.gather(*(ws.close() for ws in idle), return_exceptions=True)
+    if others is not None:
+        await others.close()
     await asyncio.gather(
         *(p.ws.close() for p in gamers if p.ws is not None), return_exceptions=True
     )

@@ -163,7 +163,15 @@ class App:
                 analysis=self.analysis,
             )
         )
-        self.listener = PublicListener(settings.host, settings.port, self._door_for)
+        # A websocket holds its admission slot until it logs in (a reconnect storm opens only
+        # so many at once: server/transport/public.py).
+        self.listener = PublicListener(
+            settings.host,
+            settings.port,
+            self._door_for,
+            holds=lambda path: path == settings.ws_path,
+        )
+        self.server.on_login = self.listener.admitted
         # The ICS text interface: a second transport over the same hub (docs/ics.md).
         ics_port = settings.ics_port if ics_listen is None else ics_listen
         self.ics = (
@@ -195,7 +203,15 @@ class App:
         return f"ws://{self.settings.host}:{self.port}{self.settings.ws_path}"
 
     async def start(self) -> None:
-        """Migrate the database, start the bus and listen."""
+        """Migrate the database, start the bus and listen (:meth:`prepare`, then :meth:`listen`)."""
+        await self.prepare()
+        await self.listen()
+
+    async def prepare(self) -> None:
+        """Everything but listening: migrate the database, start the bus, replay the journal,
+        restore or take over the unfinished games. Whatever else must be done before clients
+        are served (the collector's start-up work, :func:`serve`) goes between this and
+        :meth:`listen`, so that the first client to connect finds the loop free."""
         if self._migrate:
             await upgrade_to_head(self.settings.database_url)
         await self.bus.start()
@@ -209,6 +225,10 @@ class App:
             await self.driver.start()
         else:
             await self._recover()
+
+    async def listen(self) -> None:
+        """Open the public listener (and the ICS one); then log that the hub is listening,
+        the line a supervisor or test waits for: from then on clients are served at once."""
         await self.server.start(self.listener.share())
         await self.api.start()
         self.listener.start()
@@ -314,8 +334,12 @@ async def serve(settings: Settings) -> None:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(signum, stop.set)
     app = App(settings)
-    await app.start()
+    await app.prepare()
+    # Before listening: building every variant's step tables and freezing the start-up heap
+    # hold the loop for a second or more (several on a busy machine); done after, the first
+    # clients' opening handshakes waited for it, and timed out under load.
     tune_garbage_collector(settings.full_gc_interval_s)
+    await app.listen()
     collector = None
     if settings.full_gc_interval_s > 0:
         collector = asyncio.create_task(

@@ -65,12 +65,18 @@ def tune_garbage_collector(full_interval_s: float = 0.0) -> None:
     "Garbage collection (issue 14)"). Otherwise Python's own schedule runs, with thresholds
     raised so that a move's short-lived objects die before they are promoted.
 
-    Collections that pause for 100 ms or more are logged.
+    Collections that pause for 100 ms or more are logged. :func:`server.app.serve` calls this
+    before it listens: a second of start-up work must not hold up the first clients.
     """
     for variant in VARIANTS.values():
         variant.t.build_steps()
     gc.collect()
     gc.freeze()
+    logger.info(
+        "start-up work done: step tables of %d variants built, %d objects frozen",
+        len(VARIANTS),
+        gc.get_freeze_count(),
+    )
     if full_interval_s > 0:
         gc.set_threshold(*TIMED_GC_THRESHOLDS)
     else:

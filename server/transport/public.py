@@ -20,14 +20,18 @@ longer than :data:`MAX_FIRST_LINE`, is handed to websockets, which refuses it as
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import socket
 from collections.abc import Callable
 
 __all__ = [
+    "ACCEPTS_PER_TURN",
     "FIRST_LINE_TIMEOUT_S",
     "MAX_FIRST_LINE",
+    "MAX_OPENING",
+    "OPENING_HOLD_S",
     "ProtocolFactory",
     "PublicListener",
     "request_path",
@@ -46,6 +50,27 @@ PEEK_RETRY_S = 0.005
 """A first packet without a whole request line (rare: clients write the request at once) is
 peeked at again after this long; a level-triggered reader would otherwise fire in a loop while
 the bytes wait unread."""
+ACCEPTS_PER_TURN = 16
+"""Connections accepted in one turn of the event loop at most. ``sock_accept`` returns at once
+while the kernel's queue holds connections, so without a bound the accepting task drained it in
+one go: in a reconnect storm hundreds of connections were accepted, then their handshakes and
+logins all handled, in a few turns of 100 ms or more, and the running games' moves that
+arrived meanwhile waited for them (docs/benchmarks.md, "Reconnect storm"). Sixteen a turn still
+admit over a thousand logins a second on this machine, in turns short enough for a move."""
+MAX_OPENING = 64
+"""Websocket connections opening at once at most: handed over to websockets and not yet logged
+in (nor older than :data:`OPENING_HOLD_S`). Further websocket connections, once their request
+line has come, wait in a queue of the listener's, unread (the kernel holds their bytes), until
+a slot frees. However starved of CPU the hub is, a turn of its loop then holds the handshakes
+and logins of at most this many connections besides the games' moves (issue 25); on an idle
+machine a login takes some 20 ms from its connection (docs/benchmarks.md), so 64 at once still
+admit about 3,000 a second. Other connections (a health check, the HTTP API) are never queued:
+a health check that waited behind a storm's logins got the hub marked down by HAProxy, which
+then cut all its connections."""
+OPENING_HOLD_S = 1.0
+"""A websocket that has not logged in this long after it was handed over no longer counts as
+opening: silent or slow clients cannot hold the admission shut (each costs a slot for this long
+at most)."""
 BACKLOG = 4096
 """Connections the kernel queues before the hub accepts them (capped by ``net.core.somaxconn``).
 With asyncio's default of 100, a reconnect storm overflowed the queue: the dropped SYNs are
@@ -72,10 +97,27 @@ def request_path(peeked: bytes) -> str | None:
 class PublicListener:
     """Listens on ``host:port`` and dispatches each accepted connection (module docstring)."""
 
-    def __init__(self, host: str, port: int, choose: Chooser) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        choose: Chooser,
+        *,
+        holds: Callable[[str], bool] = lambda path: False,
+        max_opening: int = MAX_OPENING,
+    ) -> None:
+        """``holds(path)``: whether a connection for ``path`` keeps its admission slot after it
+        is handed over, until :meth:`admitted` (a websocket that has yet to log in); the others
+        let it go at once."""
         self._host = host
         self._port = port
         self._choose = choose
+        self._holds = holds
+        self._max_opening = max_opening
+        self._opening: dict[int, asyncio.TimerHandle] = {}
+        """The connections opening, by file descriptor: each one's :data:`OPENING_HOLD_S`."""
+        self._queued: collections.deque[tuple[socket.socket, str]] = collections.deque()
+        """Websockets waiting for a slot (their request line has come), oldest first."""
         self._sock: socket.socket | None = None
         self._accepting: asyncio.Task[None] | None = None
         self._waiting: set[_FirstLine] = set()
@@ -92,6 +134,33 @@ class PublicListener:
         """The port bound (still known once closed)."""
         assert self._bound_port is not None, "the listener is not bound"
         return self._bound_port
+
+    @property
+    def opening(self) -> int:
+        """Connections opening (:data:`MAX_OPENING`)."""
+        return len(self._opening)
+
+    @property
+    def queued(self) -> int:
+        """Websocket connections waiting for a slot (:data:`MAX_OPENING`)."""
+        return len(self._queued)
+
+    def admitted(self, fd: int) -> None:
+        """The connection on file descriptor ``fd`` logged in or waited too long: it no longer
+        counts as opening (nothing if it did not), and the oldest queued one is handed over."""
+        hold = self._opening.pop(fd, None)
+        if hold is None:
+            return
+        hold.cancel()
+        while self._queued and len(self._opening) < self._max_opening:
+            conn, path = self._queued.popleft()
+            if conn.fileno() >= 0:  # not closed meanwhile (by close())
+                self._open(conn, path)
+
+    @property
+    def waiting(self) -> int:
+        """Connections accepted whose first request line has not come yet."""
+        return len(self._waiting)
 
     def bind(self) -> socket.socket:
         """Bind and listen (port 0 picks a free one); connections wait in the backlog until
@@ -128,13 +197,20 @@ class PublicListener:
     async def _accept(self) -> None:
         loop = asyncio.get_running_loop()
         listening = self.sock
+        accepted = 0
         while True:
+            if accepted >= ACCEPTS_PER_TURN:
+                # Let the turn's other work run (a move waiting to be read, a commit's ack)
+                # before the next batch: the queued connections wait in the kernel.
+                await asyncio.sleep(0)
+                accepted = 0
             try:
                 conn, _ = await loop.sock_accept(listening)
             except OSError as error:  # e.g. out of file descriptors: keep listening
                 logger.warning("accept failed: %s", error)
                 await asyncio.sleep(0.1)
                 continue
+            accepted += 1
             conn.setblocking(False)
             # As asyncio's own servers do: small frames (a move, its ack) go out at once, not
             # held back by Nagle's algorithm until the previous one is acknowledged.
@@ -149,6 +225,26 @@ class PublicListener:
         line within the limits; websockets refuses it)."""
         self._waiting.discard(waiting)
         conn = waiting.conn
+        if self._holds(path or ""):
+            if len(self._opening) >= self._max_opening:
+                self._queued.append((conn, path or ""))
+                return
+            self._open(conn, path or "")
+            return
+        self._connect(conn, path)
+
+    def _open(self, conn: socket.socket, path: str) -> None:
+        """Hand over a websocket, which holds a slot until it logs in (or for
+        :data:`OPENING_HOLD_S`)."""
+        fd = conn.fileno()
+        stale = self._opening.pop(fd, None)  # a closed connection's descriptor, reused
+        if stale is not None:
+            stale.cancel()
+        loop = asyncio.get_running_loop()
+        self._opening[fd] = loop.call_later(OPENING_HOLD_S, self.admitted, fd)
+        self._connect(conn, path)
+
+    def _connect(self, conn: socket.socket, path: str | None) -> None:
         factory = self._choose(path or "")
         loop = asyncio.get_running_loop()
         task = loop.create_task(loop.connect_accepted_socket(factory, conn))
@@ -169,6 +265,12 @@ class PublicListener:
             waiting.stop()
             waiting.conn.close()
         self._waiting.clear()
+        for hold in self._opening.values():
+            hold.cancel()
+        self._opening.clear()
+        for conn, _ in self._queued:
+            conn.close()
+        self._queued.clear()
         if self._sock is not None and self._owns_socket:
             self._sock.close()
         self._sock = None

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -382,6 +382,7 @@ class ClientConnection:
         driver = self._server.driver
         self.conn_id = driver.new_conn_id()
         driver.connect(self.conn_id, self, identity.info)
+        self._server.logged_in(self.ws)
 
 
 def _ack_of_text(data: str | bytes) -> AckId | None:
@@ -418,6 +419,14 @@ class TransportServer:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.flusher = driver.flusher
         self.open_sockets = 0
+        self.on_login: Callable[[int], None] = lambda fd: None
+        """Told the socket's file descriptor of each connection that logs in: the public
+        listener's admission (``PublicListener.admitted``) lets the next one open."""
+
+    def logged_in(self, ws: ServerConnection) -> None:
+        sock = ws.transport.get_extra_info("socket")
+        if sock is not None:
+            self.on_login(sock.fileno())
 
     async def start(self, sock: socket.socket | None = None) -> None:
         """Listen on ``settings.host:settings.port`` (port 0 picks a free one); or, given the

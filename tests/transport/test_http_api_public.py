@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import socket
 
 import aiohttp
-from ws_support import StartApp
+from ws_support import StartApp, wait_for
 
 from server.app import App
-from server.transport.public import request_path
+from server.transport.public import ACCEPTS_PER_TURN, PublicListener, request_path
 
 
 async def _raw(app: App, data: bytes, *, pieces: int = 1) -> bytes:
@@ -110,3 +111,76 @@ async def test_accepted_connections_send_small_frames_at_once(start_app: StartAp
         (connection,) = app.server._server.connections  # type: ignore[union-attr]
         sock = connection.transport.get_extra_info("socket")
         assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+
+
+async def test_a_burst_of_connections_is_accepted_a_batch_per_turn_of_the_loop() -> None:
+    """A reconnect storm's queued connections are not all accepted (then handshaken and logged
+    in) in one turn of the loop, ahead of the moves waiting to be read (issue 25)."""
+
+    def nobody(path: str) -> asyncio.BaseProtocol:
+        raise AssertionError("no connection says anything")
+
+    listener = PublicListener("127.0.0.1", 0, lambda path: nobody)
+    listener.bind()
+    # The kernel completes these connections into the listen queue before any accept.
+    clients = [
+        socket.create_connection(("127.0.0.1", listener.port)) for _ in range(3 * ACCEPTS_PER_TURN)
+    ]
+    try:
+        listener.start()
+        seen: list[int] = []
+        # Runs in the same turn as the accepting task's first step, just after it.
+        asyncio.get_running_loop().call_soon(lambda: seen.append(listener.waiting))
+        await wait_for(lambda: listener.waiting == len(clients))
+        assert seen == [ACCEPTS_PER_TURN]
+    finally:
+        await listener.close()
+        for client in clients:
+            client.close()
+
+
+async def test_websockets_opening_at_once_are_bounded_until_they_log_in() -> None:
+    """At most ``max_opening`` websocket connections are handed over and not yet logged in: the
+    others queue, unread; a login (``admitted``) lets the oldest queued one in, and so does a
+    connection that has not logged in after ``OPENING_HOLD_S``. Other connections (a health
+    check, the HTTP API) never queue behind them (issue 25)."""
+    made: list[int] = []
+    """The websockets handed over, by file descriptor."""
+    api: list[asyncio.BaseTransport] = []
+
+    class Websocket(asyncio.Protocol):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            made.append(transport.get_extra_info("socket").fileno())
+
+    class Api(asyncio.Protocol):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            api.append(transport)
+
+    listener = PublicListener(
+        "127.0.0.1",
+        0,
+        lambda path: Websocket if path == "/ws" else Api,
+        holds=lambda path: path == "/ws",
+        max_opening=2,
+    )
+    listener.bind()
+    clients = [socket.create_connection(("127.0.0.1", listener.port)) for _ in range(5)]
+    for client in clients[:4]:
+        client.sendall(b"GET /ws HTTP/1.1\r\n\r\n")
+    # The last to come is for the HTTP API: handed over at once, the websockets' queue or not.
+    clients[4].sendall(b"GET /healthz HTTP/1.1\r\n\r\n")
+    try:
+        listener.start()
+        await wait_for(lambda: len(made) == 2 and len(api) == 1 and listener.queued == 2)
+        assert (listener.opening, listener.waiting) == (2, 0)  # two websockets hold the slots
+        listener.admitted(made[0])  # the first websocket logged in
+        await wait_for(lambda: len(made) == 3)
+        assert (listener.opening, listener.queued) == (2, 1)
+        # Nobody else logs in: the slots are let go after OPENING_HOLD_S.
+        await wait_for(lambda: len(made) == 4)
+        await wait_for(lambda: listener.opening == 0)
+        assert listener.queued == 0
+    finally:
+        await listener.close()
+        for client in clients:
+            client.close()

@@ -174,7 +174,8 @@ async def test_finished_games_can_be_reviewed_over_http_and_the_websocket(
 async def test_python_dash_m_server_runs_with_defaults_and_stops_on_sigterm(
     tmp_path: Path,
 ) -> None:
-    """No configuration but a free port: embedded SQLite in ./data, migrated at start."""
+    """No configuration but a free port: embedded SQLite in ./data, migrated at start; the
+    start-up work is done before the hub says it listens."""
     env = {
         **os.environ,
         "HUB_PORT": "0",
@@ -204,6 +205,9 @@ async def test_python_dash_m_server_runs_with_defaults_and_stops_on_sigterm(
             found = re.search(r"listening on ws://127\.0\.0\.1:(\d+)/ws", line)
             if found:
                 port = int(found.group(1))
+        # Ready means ready: the heavy start-up work (every variant's step tables, the frozen
+        # heap) is done before the hub listens, so the first handshakes are served at once.
+        assert any("start-up work done" in line for line in lines[:-1]), "".join(lines)
         assert (tmp_path / "data" / "hub.sqlite3").exists()
         client = await Client.open(f"ws://127.0.0.1:{port}/ws")
         await client.register("Process")
