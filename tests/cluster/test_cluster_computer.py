@@ -1,11 +1,13 @@
 """The computer across hubs: two real hub processes, one real engine worker (through HAProxy,
 so its ``/fishnet`` calls reach either hub), the job queue and the games' owners shared through
 PostgreSQL and Redis. A player on hub2 plays the computer; hub2, which owns the game, is
-SIGKILLed mid-game; hub1 takes the game over, its own computer seat picks it up, and the
-computer keeps playing to the end (docs/engines.md, "Several hubs")."""
+SIGKILLed mid-game while the computer's move job waits in the database; hub1 takes the game
+over, its own computer seat picks it up, and the computer keeps playing to the end
+(docs/engines.md, "Several hubs")."""
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 from collections.abc import AsyncIterator
@@ -112,6 +114,25 @@ async def play_until(
         await next_event(client, board)
 
 
+async def move_jobs(
+    cluster: LocalCluster, game_id: str, moves: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """The game's move jobs in the database (those asked for ``moves`` only, if given)."""
+    connection = await asyncpg.connect(pg_dsn(cluster.database_url))
+    try:
+        rows = await connection.fetch(
+            "SELECT state, payload, result FROM engine_jobs WHERE game_id = $1 AND kind = 'move'",
+            game_id,
+        )
+    finally:
+        await connection.close()
+    jobs = [dict(row) for row in rows]
+    if moves is None:
+        return jobs
+    wanted = " ".join(moves)
+    return [job for job in jobs if json.loads(job["payload"])["moves"] == wanted]
+
+
 async def test_the_computer_keeps_playing_when_its_games_hub_is_killed(
     cluster: LocalCluster,
 ) -> None:
@@ -135,7 +156,17 @@ async def test_the_computer_keeps_playing_when_its_games_hub_is_killed(
         await next_event(human, board)
     await play_until(human, board, rng, KILLED_AT)
     assert board.end is None and board.computer_moves == KILLED_AT
+    # No worker for a while: the computer's next move job waits in the database when its
+    # hub dies.
+    (worker,) = cluster.workers
+    await worker.stop()
+    ply = len(board.moves) + 1
+    await human.ok("move", {"game": game_id, "ply": ply, "move": rng.choice(sorted(board.legal))})
+    while len(board.moves) < ply:
+        await next_event(human, board)
     played = list(board.moves)
+    while not await move_jobs(cluster, game_id, played):  # each look is a query: no sleeping
+        pass
 
     await hub2.kill()
     try:
@@ -144,25 +175,23 @@ async def test_the_computer_keeps_playing_when_its_games_hub_is_killed(
         rejoined = await human.retry("join", {"game": game_id}, within=60.0)
         assert rejoined["t"] == "ack", rejoined
         await next_event(human, board)  # the snapshot, from hub1
-        assert board.moves == played and board.end is None
-        # The human's move after the takeover; the computer (hub1's seat) answers it.
-        await play_until(human, board, rng, KILLED_AT + 1)
+        assert board.moves == played and board.end is None and board.turn != board.side
+        worker.start()
+        # hub1's seat asked again; the worker answers; the game goes on to its end
+        while len(board.moves) == ply:
+            await next_event(human, board)
         assert board.computer_moves == KILLED_AT + 1
         await play_until(human, board, rng, None)
-        assert board.end is not None and board.computer_moves > KILLED_AT
+        assert board.end is not None and board.computer_moves > KILLED_AT + 1
         row, stored = await finished_game(cluster.database_url, game_id)
         assert row["status"] == "finished" and stored == board.moves
         assert "Computer" in (row["first_name"], row["second_name"])
-        # One seat asked for each computer move: the owner's (hub2's, then hub1's), never both.
-        connection = await asyncpg.connect(pg_dsn(cluster.database_url))
-        try:
-            jobs = await connection.fetch(
-                "SELECT state, result FROM engine_jobs WHERE game_id = $1 AND kind = 'move'",
-                game_id,
-            )
-        finally:
-            await connection.close()
-        assert len(jobs) == board.computer_moves, [dict(job) for job in jobs]
+        # One seat asked for each computer move, the owner's (hub2's, then hub1's), never
+        # both; the job hub2 queued before it died was ended by hub1's, unanswered.
+        jobs = await move_jobs(cluster, game_id)
+        answered = [job for job in jobs if job["result"] not in (None, "null")]
+        assert len(answered) == board.computer_moves, jobs
+        assert len(jobs) == board.computer_moves + 1, jobs
     finally:
         await hub2.start()
     await human.close()
