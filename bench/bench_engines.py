@@ -18,6 +18,7 @@ import asyncio
 import json
 import random
 import statistics
+import sys
 import time
 from typing import Any
 
@@ -107,6 +108,8 @@ async def match(
             (tb, ta)[0 if a_first else 1].extend(t2)
             plies.append(n)
             results.append(result)
+            # one line per game on stderr: a long match shows how far it is
+            print(json.dumps({"game": g + 1, "a_first": a_first, "result": result, "plies": n}), file=sys.stderr, flush=True)
             if result.split()[0] in ("1-0", "0-1"):
                 winner_first = result.startswith("1-0")
                 score["a" if winner_first == a_first else "b"] += 1

@@ -175,7 +175,8 @@ class App:
         # The ICS text interface: a second transport over the same hub (docs/ics.md).
         ics_port = settings.ics_port if ics_listen is None else ics_listen
         self.ics = (
-            IcsServer(settings, self.driver, self.accounts, self.store, port=ics_port)
+            # the analysis desk: the store's reads, and analysis requests that queue their job
+            IcsServer(settings, self.driver, self.accounts, self.analysis, port=ics_port)
             if settings.ics_port or ics_listen is not None
             else None
         )

@@ -15,6 +15,13 @@ is never played: the **fallback** is played instead — the first of the legal m
 order (deterministic, so a test can name it). Every fallback is logged and counted per variant
 and reason (:attr:`ComputerSeat.fallbacks`).
 
+**Offers** are answered at once, as lichess's AI does (docs/engines.md): a **takeback** is
+accepted (the hub takes back the player's last move, and the computer's reply if it had made
+one); the move job of the position taken back is cancelled, and a worker's answer to it is never
+played (a result is played only for the moves its job was asked for). A **draw** offer is
+declined (lichess does not let a player offer its AI a draw; here the offer exists in the chess
+family and is answered "no" at once). A **rematch** is accepted at the same level.
+
 A game vs the computer starts with the hub command ``challenge_ai`` (the hub tells this seat the
 game and its level in ``computer_game``). After a restart the hub restores the unfinished games
 with the computer in them; the seat, connected before that, gets their snapshots and takes the
@@ -32,7 +39,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from server.app.jobs import JobQueue
-from server.hub.commands import MoveCommand
+from server.hub.commands import (
+    Command,
+    JoinCommand,
+    MoveCommand,
+    OfferAction,
+    OfferCommand,
+    OfferKind,
+)
 from server.hub.errors import ErrorCode
 from server.hub.identity import COMPUTER
 from server.store import StoreUnavailableError
@@ -47,6 +61,10 @@ DEFAULT_LEVEL = 4
 """The level of a game whose level was lost (restored without any job stored)."""
 RETRY_S = 1.0
 """Wait before asking again after the database refused a job or the room was busy."""
+BUSY_RETRY_S = 0.1
+"""Wait before answering an offer again when the room was saving something."""
+FINISHED_KEPT = 1000
+"""How many finished games' levels the seat remembers (a rematch gets the same level)."""
 POLL_S = 0.5
 """Several hubs: how often the seat looks in the database for its jobs' answers that reached
 another hub's ``/fishnet`` endpoint."""
@@ -76,6 +94,8 @@ class _Game:
     job_id: str | None = None
     asked_ply: int | None = None
     """The ply (moves played) the current job was asked for."""
+    takeback_offered: bool = False
+    """The opponent's takeback offer is pending (the seat is accepting it): no move now."""
 
     @property
     def our_turn(self) -> bool:
@@ -103,6 +123,9 @@ class ComputerSeat:
         """(variant, reason) → how many moves the computer played by its fallback."""
         self.played: Counter[str] = Counter()
         """variant → moves played by the computer."""
+        self.answered: Counter[tuple[str, str]] = Counter()
+        """(offer kind, "accept" | "decline") → offers the computer answered."""
+        self._finished_levels: dict[str, int] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed = False
         jobs.on_move(self._on_result)
@@ -137,21 +160,30 @@ class ComputerSeat:
         """A message of the hub to the computer."""
         try:
             message = json.loads(frame)
-            self._read(message.get("t"), message.get("d") or {})
+            if message.get("t") == "error":
+                self._refused(message.get("d") or {}, message.get("a"))
+            else:
+                self._read(message.get("t"), message.get("d") or {})
         except Exception:
             logger.exception("the computer could not read %r", frame[:200])
 
     # -- reading the hub's messages -------------------------------------------------------
 
     def _read(self, kind: str | None, data: dict[str, Any]) -> None:
-        if kind == "error":
-            self._refused(data)
-            return
         game_id = data.get("game")
         if not isinstance(game_id, str):
             return
         if kind == "computer_game":
             self._game(game_id).level = int(data["level"])
+            return
+        if kind == "offer":
+            self._offer(game_id, data)
+            return
+        if kind == "rematch":
+            level = self._finished_levels.get(game_id)
+            new_game = data.get("new_game")
+            if level is not None and isinstance(new_game, str):
+                self._game(new_game).level = level
             return
         game = self.games.get(game_id)
         if kind == "game_start":
@@ -183,8 +215,7 @@ class ComputerSeat:
             game.turn = data.get("turn")
             game.clocks = data.get("clocks")
         elif kind == "takeback":
-            self._resync(game)
-            return
+            self._taken_back(game, data)
         elif kind == "end":
             self._forget(game)
             return
@@ -200,17 +231,67 @@ class ComputerSeat:
 
     def _forget(self, game: _Game) -> None:
         self.games.pop(game.game_id, None)
+        if game.level is not None:
+            # a rematch is played at the same level (the oldest remembered go first)
+            self._finished_levels[game.game_id] = game.level
+            while len(self._finished_levels) > FINISHED_KEPT:
+                del self._finished_levels[next(iter(self._finished_levels))]
+        self._drop_job(game)
+
+    def _drop_job(self, game: _Game) -> None:
+        """The game's current job is of no use any more: cancel it, forget it."""
         if game.job_id is not None:
             self._spawn(self._cancel(game.job_id))
+        game.job_id = None
+        game.asked_ply = None
+
+    def _taken_back(self, game: _Game, data: dict[str, Any]) -> None:
+        """A takeback was stored: the moves after ``ply`` are gone, and with them the position
+        a running job was asked for."""
+        ply = data["ply"]
+        game.moves = game.moves[:ply]
+        game.legal = list(data.get("legal") or [])
+        game.turn = data.get("turn")
+        game.clocks = data.get("clocks")
+        game.takeback_offered = False
+        self._drop_job(game)
 
     def _resync(self, game: _Game) -> None:
-        """The position changed in a way the seat does not follow move by move: ask the room
-        for a snapshot (a ``join`` answers with one)."""
-        from server.hub.commands import JoinCommand
+        """Ask the room for a snapshot of the game (a ``join`` answers with one)."""
+        self._soon(JoinCommand(game.game_id))
 
-        self.driver.handle(self.conn_id, JoinCommand(game.game_id))
+    # -- offers ---------------------------------------------------------------------------
 
-    def _refused(self, data: dict[str, Any]) -> None:
+    def _offer(self, game_id: str, data: dict[str, Any]) -> None:
+        """An offer event of one of the computer's games: answer the opponent's offers."""
+        kind, action = data.get("kind"), data.get("action")
+        game = self.games.get(game_id)
+        if kind == "rematch":
+            mine = game is None and game_id in self._finished_levels
+        else:
+            mine = game is not None and game.side is not None
+        if not mine or (game is not None and data.get("side") == game.side):
+            return
+        if kind == "takeback" and game is not None:
+            game.takeback_offered = action == "offer"
+            if not game.takeback_offered:
+                self._maybe_ask(game)
+        if action != "offer" or kind not in ("draw", "takeback", "rematch"):
+            return
+        answer = _answer(kind)
+        self.answered[(kind, answer)] += 1
+        self._soon(OfferCommand(game_id, kind, answer, ack=f"o:{kind}:{game_id}"))
+
+    def _soon(self, command: Command) -> None:
+        """Send a command to the hub right after the message being read (never from inside
+        the hub's delivery of its effects)."""
+        loop = asyncio.get_running_loop()
+        loop.call_soon(lambda: None if self._closed else self.driver.handle(self.conn_id, command))
+
+    def _refused(self, data: dict[str, Any], ack: object = None) -> None:
+        if isinstance(ack, str) and ack.startswith("o:"):
+            self._offer_refused(ack, data)
+            return
         logger.warning("the hub refused the computer's command: %s", data)
         if data.get("code") != ErrorCode.BUSY:
             return
@@ -220,6 +301,25 @@ class ComputerSeat:
             if game.our_turn and game.job_id is None and game.asked_ply is not None:
                 game.asked_ply = None
                 self._spawn(self._later(lambda game=game: self._resync(game)))
+
+    def _offer_refused(self, ack: str, data: dict[str, Any]) -> None:
+        """An answer to an offer came too early (the room was saving a move: try again) or too
+        late (the offer was withdrawn, or a move cancelled it: nothing to answer)."""
+        if data.get("code") != ErrorCode.BUSY:
+            logger.info("the computer's answer %s came too late: %s", ack, data.get("code"))
+            return
+        _, word, game_id = ack.split(":", 2)
+        kind = _KINDS.get(word)
+        if kind is None:
+            return
+        command = OfferCommand(game_id, kind, _answer(kind), ack=ack)
+
+        async def again() -> None:
+            await asyncio.sleep(BUSY_RETRY_S)
+            if not self._closed:
+                self.driver.handle(self.conn_id, command)
+
+        self._spawn(again())
 
     # -- jobs -----------------------------------------------------------------------------
 
@@ -258,6 +358,17 @@ class ComputerSeat:
         game = self.games.get(job.game_id)
         if game is None or game.job_id != job.id or not game.our_turn:
             return  # the game ended, or moved on: a late answer
+        if job.payload.get("moves") != " ".join(game.moves):
+            # asked for another position (one taken back since): never played
+            logger.info("game %s: job %s answers a position taken back", game.game_id, job.id)
+            self._drop_job(game)
+            self._maybe_ask(game)
+            return
+        if game.takeback_offered:
+            # being accepted: the takeback makes this position stale (if it fails after all,
+            # the offer's cancel asks again)
+            self._drop_job(game)
+            return
         game.job_id = None
         move = bestmove
         if move is None or move not in game.legal:
@@ -306,6 +417,14 @@ class ComputerSeat:
         task = asyncio.get_running_loop().create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+_KINDS: dict[str, OfferKind] = {"draw": "draw", "takeback": "takeback", "rematch": "rematch"}
+
+
+def _answer(kind: OfferKind) -> OfferAction:
+    """The computer's answer to an offer of ``kind`` (docs/engines.md): no draws."""
+    return "decline" if kind == "draw" else "accept"
 
 
 def job_clock(

@@ -23,7 +23,10 @@ def test_without_a_clock_each_level_thinks_its_time() -> None:
     assert think_limits("fairy-stockfish", 1, None).movetime_ms == 50
     assert think_limits("fairy-stockfish", 1, None).options == (("Skill Level", "-9"),)
     assert think_limits("sjaakii", 8, None).movetime_ms == 1000
-    assert think_limits("hachu", 3, None).depth == 3
+    assert think_limits("hachu", 3, None).depth == 2
+    # Dai Shogi level 4 is bound by its depth, level 5 by its time (docs/engines.md, Levels)
+    assert think_limits("hachu", 4, None).depth == 3
+    assert think_limits("hachu", 5, None).movetime_ms == 1500
 
 
 @given(

@@ -41,6 +41,8 @@ SUMMARY = {
     "revert": "revert  -- back to the start of the examined game",
     "unexamine": "unexamine  -- stop examining",
     "smoves": "smoves <name> <index> | smoves <game id>  -- a stored game's moves",
+    "analyze": "analyze <name> <index> | analyze <game id>  -- request a computer analysis of a finished game",
+    "analysis": "analysis <name> <index> | analysis <game id>  -- a game's computer analysis: progress, marks, evaluations",
     "set": "set <variable> <value>  -- style 12, seek 0|1, ...",
     "iset": "iset <variable> 0|1  -- seekinfo, seekremove, ms, startpos, wide12, nowrap, lock",
     "style": "style 12  -- the only board style here",

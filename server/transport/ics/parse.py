@@ -39,6 +39,8 @@ COMMANDS = (
     "abort",
     "accept",
     "alias",
+    "analysis",
+    "analyze",
     "backward",
     "computer",
     "date",
@@ -96,6 +98,7 @@ ALIASES = {
     "hist": "history",
     "fi": "finger",
     "?": "help",
+    "analyse": "analyze",
 }
 
 

@@ -1,13 +1,16 @@
-"""The ICS commands on stored games: history, smoves, examine and stepping through it."""
+"""The ICS commands on stored games: history, smoves, examine and stepping through it, and
+their computer analysis (analyze, analysis)."""
 
 from __future__ import annotations
 
+from server.transport.ics.analysis import analysis_lines, request_lines
 from server.transport.ics.args import bad_handle, handle_arg
 from server.transport.ics.help import usage
 from server.transport.ics.parse import (
     CommandLine,
 )
 from server.transport.ics.state import SessionState, number
+from server.transport.ics.variants import ics_variant
 
 
 class StoredCommands(SessionState):
@@ -28,6 +31,28 @@ class StoredCommands(SessionState):
         self._write(
             await self.views.move_list(found, bool(self.vars["startpos"]), self._ms, self._wide)
         )
+
+    async def _cmd_analyze(self, cmd: CommandLine) -> None:
+        """Request the computer analysis of a finished stored game (docs/engines.md)."""
+        found, problem = await self.views.stored_game_id(cmd.words, "analyze")
+        store = self._host.store
+        if found is None or store is None:
+            self._write([problem or "Stored games are not available."])
+            return
+        number = self._host.numbers.number(found)
+        self._write(await request_lines(store, found, number, self.name))
+
+    async def _cmd_analysis(self, cmd: CommandLine) -> None:
+        """Show a stored game's analysis: its progress, the per-side summary, the plies."""
+        found, problem = await self.views.stored_game_id(cmd.words, "analysis")
+        store = self._host.store
+        if found is None or store is None:
+            self._write([problem or "Stored games are not available."])
+            return
+        number = self._host.numbers.number(found)
+        record = await store.get_game(found)
+        chess = record is not None and ics_variant(record.variant).variant.family == "chess"
+        self._write(await analysis_lines(store, found, number, chess))
 
     async def _cmd_examine(self, cmd: CommandLine) -> None:
         if self._current() is not None:
