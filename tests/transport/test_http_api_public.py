@@ -8,7 +8,8 @@ import re
 import socket
 
 import aiohttp
-from ws_support import StartApp, wait_for
+from support import wait_until
+from ws_support import StartApp
 
 from server.app import App
 from server.transport.public import ACCEPTS_PER_TURN, PublicListener, request_path
@@ -131,7 +132,7 @@ async def test_a_burst_of_connections_is_accepted_a_batch_per_turn_of_the_loop()
         seen: list[int] = []
         # Runs in the same turn as the accepting task's first step, just after it.
         asyncio.get_running_loop().call_soon(lambda: seen.append(listener.waiting))
-        await wait_for(lambda: listener.waiting == len(clients))
+        await wait_until(lambda: listener.waiting == len(clients))
         assert seen == [ACCEPTS_PER_TURN]
     finally:
         await listener.close()
@@ -171,14 +172,14 @@ async def test_websockets_opening_at_once_are_bounded_until_they_log_in() -> Non
     clients[4].sendall(b"GET /healthz HTTP/1.1\r\n\r\n")
     try:
         listener.start()
-        await wait_for(lambda: len(made) == 2 and len(api) == 1 and listener.queued == 2)
+        await wait_until(lambda: len(made) == 2 and len(api) == 1 and listener.queued == 2)
         assert (listener.opening, listener.waiting) == (2, 0)  # two websockets hold the slots
         listener.admitted(made[0])  # the first websocket logged in
-        await wait_for(lambda: len(made) == 3)
+        await wait_until(lambda: len(made) == 3)
         assert (listener.opening, listener.queued) == (2, 1)
         # Nobody else logs in: the slots are let go after OPENING_HOLD_S.
-        await wait_for(lambda: len(made) == 4)
-        await wait_for(lambda: listener.opening == 0)
+        await wait_until(lambda: len(made) == 4)
+        await wait_until(lambda: listener.opening == 0)
         assert listener.queued == 0
     finally:
         await listener.close()

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from computer_support import TURN_TIMEOUT_S, WorkerProcess
 from ics_support import OpenIcs, board_fields
-from ws_support import StartApp, wait_for
+from support import wait_until
+from ws_support import StartApp
 
 from server.rules.analysis import JUDGEMENT_GLYPHS, advices, summarize
 
@@ -63,7 +64,7 @@ async def test_analyze_and_analysis_over_ics_with_the_real_worker(
             board = (await human.expect(r"^<12> ", TURN_TIMEOUT_S)).string
     await human.send("resign")
     await human.expect(r"resigns\} 0-1$")
-    await wait_for(lambda: app.driver.pending_writes == 0)
+    await wait_until(lambda: app.driver.pending_writes == 0)
     stored = await app.store.get_game(game_id)
     assert stored is not None and len(stored.moves) == 4
 
