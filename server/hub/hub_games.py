@@ -15,7 +15,7 @@ from server.hub.messages import Message, MessageKind, error_message
 from server.hub.payloads import GameStartedNotice, GameStartPayload
 from server.hub.persist_tokens import WriteKind
 from server.hub.room import GameRoom
-from server.rules import Side, get_variant
+from server.rules import SIDES, get_variant
 
 
 class Games:
@@ -85,7 +85,7 @@ class Games:
 
     def announce_start(self, room: GameRoom, now: int, out: list[Effect]) -> None:
         state = self.state
-        for side in Side:
+        for side in SIDES:
             player, opponent = room.players[side], room.players[side.other]
             online = state.players.get(player.id)
             if online is None or not online.conns:

@@ -18,6 +18,7 @@ from server.hub.payloads import EndPayload, GameEndNotice
 from server.hub.persist_tokens import WriteKind
 from server.hub.room_state import DRAW, RESULTS, Absence, Asker, Ending, PendingEnd, RoomState
 from server.rules import (
+    SIDES,
     Game,
     IllegalMoveError,
     InvalidMoveError,
@@ -92,7 +93,7 @@ class Lifecycle:
         if state.abort_at is not None and now >= state.abort_at:
             return self.finish(Ending(None, None, Termination.ABORT, now, detail="no_first_move"))
         effects: list[Effect] = []
-        for side, absence in zip(Side, state.absent):
+        for side, absence in zip(SIDES, state.absent):
             if absence is not None and not absence.claimable and now >= state.claim_at(absence):
                 absence.claimable = True
                 effects += state.emit(MessageKind.GONE, {"side": side.word, "claimable": True})

@@ -31,7 +31,7 @@ from server.hub.payloads import (
     SideName,
 )
 from server.hub.persist_tokens import PersistTokens, WriteKind
-from server.rules import Game, MoveList, MoveRecord, Side, Variant
+from server.rules import SIDES, Game, MoveList, MoveRecord, Side, Variant
 
 RESULTS = ("1-0", "0-1")
 DRAW = "1/2-1/2"
@@ -202,7 +202,7 @@ class RoomState:
         return self._topic
 
     def side_of(self, player_id: str) -> Side | None:
-        for side in Side:
+        for side in SIDES:
             if self.players[side].id == player_id:
                 return side
         return None
@@ -318,7 +318,7 @@ class RoomState:
                 each.word: None
                 if a is None
                 else {"claimable": a.claimable, "claim_in_ms": max(0, self.claim_at(a) - now)}
-                for each, a in zip(Side, self.absent)
+                for each, a in zip(SIDES, self.absent)
             },
             "chat": cast(list[ChatLineView], list(self.chat[audience])),
         }

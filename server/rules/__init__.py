@@ -13,6 +13,7 @@ from .errors import IllegalMoveError, InvalidFenError, InvalidMoveError, RulesEr
 from .game import (
     ENGINE_TERMINATIONS,
     SIDE_NAMES,
+    SIDES,
     Game,
     Outcome,
     PlayedMove,
@@ -37,6 +38,7 @@ from .variants import VARIANT_NAMES, VARIANTS, get_variant
 
 __all__ = [
     "ENGINE_TERMINATIONS",
+    "SIDES",
     "SIDE_NAMES",
     "VARIANTS",
     "VARIANT_NAMES",

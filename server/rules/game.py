@@ -18,6 +18,7 @@ from .variant import RoyalModel, Variant
 
 __all__ = [
     "ENGINE_TERMINATIONS",
+    "SIDES",
     "SIDE_NAMES",
     "Game",
     "Outcome",
@@ -36,7 +37,7 @@ class Side(IntEnum):
 
     @property
     def other(self) -> Side:
-        return _SIDES[1 - self]
+        return SIDES[1 - self]
 
     @property
     def word(self) -> Literal["first", "second"]:
@@ -44,8 +45,10 @@ class Side(IntEnum):
         return SIDE_NAMES[self]
 
 
-_SIDES = (Side.FIRST, Side.SECOND)
-"""By turn (0 or 1): looked up, where ``Side(turn)`` is an enum call of about a microsecond."""
+SIDES: tuple[Side, Side] = (Side.FIRST, Side.SECOND)
+"""Both sides in turn order, also by turn (0 or 1): looked up, where ``Side(turn)`` is an enum
+call of about a microsecond, and iterated, where ``for side in Side`` costs a generator of
+enum machinery (the hub walks the sides on every move)."""
 
 SIDE_NAMES: tuple[Literal["first"], Literal["second"]] = ("first", "second")
 """The protocol's word for each :class:`Side`, by its value: ``SIDE_NAMES[Side.FIRST]``, or
@@ -168,14 +171,14 @@ class Game:
 
     @property
     def side_to_move(self) -> Side:
-        return _SIDES[self.position.turn]
+        return SIDES[self.position.turn]
 
     def fen(self) -> str:
         return self.position.fen()
 
     def turn_at(self, ply: int) -> Side:
         """The side to move after ``ply`` moves (0 = start)."""
-        return _SIDES[self.position_at(ply).turn]
+        return SIDES[self.position_at(ply).turn]
 
     def position_at(self, ply: int) -> Position:
         """The position after ``ply`` moves (0 = start)."""
@@ -309,7 +312,7 @@ def decide_outcome(game: Game) -> Outcome | None:
     """
     pos = game.position
     v = game.variant
-    mover = _SIDES[pos.turn]
+    mover = SIDES[pos.turn]
     if not pos.royals[mover] and v.royalty[mover] is not RoyalModel.CHECKMATE:
         return Outcome(Termination.ROYAL_CAPTURE, mover.other)
     if not pos.has_legal_move():
