@@ -57,14 +57,16 @@ one go: in a reconnect storm hundreds of connections were accepted, then their h
 logins all handled, in a few turns of 100 ms or more, and the running games' moves that
 arrived meanwhile waited for them (docs/benchmarks.md, "Reconnect storm"). Sixteen a turn still
 admit over a thousand logins a second on this machine, in turns short enough for a move."""
-MAX_OPENING = 64
+MAX_OPENING = 32
 """Websocket connections opening at once at most: handed over to websockets and not yet logged
 in (nor older than :data:`OPENING_HOLD_S`). Further websocket connections, once their request
 line has come, wait in a queue of the listener's, unread (the kernel holds their bytes), until
 a slot frees. However starved of CPU the hub is, a turn of its loop then holds the handshakes
-and logins of at most this many connections besides the games' moves (issue 25); on an idle
-machine a login takes some 20 ms from its connection (docs/benchmarks.md), so 64 at once still
-admit about 3,000 a second. Other connections (a health check, the HTTP API) are never queued:
+and logins of at most this many connections besides the games' moves (issue 25). Measured on
+the idle machine with the 10,000-login storm (docs/benchmarks.md): 64 let the running games'
+moves reach a p99 of 59 ms and the logins queue 3.2 s (connect → ``hello`` p50); 32 gave 35–49
+ms and 0.5–1.1 s, and the storm ended sooner (fewer handshakes competing, each done faster);
+16 no better (42 ms, 4.0 s). Other connections (a health check, the HTTP API) are never queued:
 a health check that waited behind a storm's logins got the hub marked down by HAProxy, which
 then cut all its connections."""
 OPENING_HOLD_S = 1.0
