@@ -46,6 +46,8 @@ ORPHANED = ""
 Takeover = Literal["taken", "pending", "none"]
 RENEW_CONCURRENCY = 16
 SWEEP_PAGE = 500
+PLAYER_GAMES = 4
+"""How many of a player's newest stored games :meth:`Ownership.unfinished_game_of` looks at."""
 
 
 class Owner(Protocol):
@@ -392,13 +394,15 @@ class Ownership:
         store_id = store_player_id(player_id)
         if store_id is None:
             return None  # a guest's games are not stored under its hub id
-        for status in UNFINISHED_STATUSES:
-            page = await self._store.list_games(player_id=store_id, status=status, limit=8)
-            for game in page.games:
-                if self._node.hub.room(game.id) is not None or game.id in self.lost:
-                    continue
-                if await self.owner_of(game.id, take_over=True) is not None:
-                    return game.id
+        # One query, the player's newest games: no new game starts while one is unfinished.
+        page = await self._store.list_games(player_id=store_id, limit=PLAYER_GAMES)
+        for game in page.games:
+            if game.status not in UNFINISHED_STATUSES:
+                continue
+            if self._node.hub.room(game.id) is not None or game.id in self.lost:
+                continue
+            if await self.owner_of(game.id, take_over=True) is not None:
+                return game.id
         return None
 
 
