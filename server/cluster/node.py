@@ -67,7 +67,7 @@ from server.hub.effects import ConnId, Effect, GameId
 from server.hub.hub import Hub
 from server.hub.identity import PlayerInfo
 from server.hub.messages import Message, MessageKind
-from server.store import GameRecord, Store
+from server.store import GameRecord, Store, StoreError
 from server.transport.driver import HubDriver, Peer, Recorder, monotonic_ms
 
 __all__ = [
@@ -313,6 +313,7 @@ class ClusterDriver(HubDriver):
             "owned_games": len(self.ownership.owned),
             "fenced_games": len(self.ownership.lost),
             "taken_over": self.ownership.taken_over,
+            "abandoned_games": self.ownership.abandoned,
             "remote_connections": len(self.remotes),
             "dropped_publishes": self.sender.dropped,
         }
@@ -345,7 +346,7 @@ class ClusterDriver(HubDriver):
                 game_id = await self.router.running_game_elsewhere(local.player.id)
                 if game_id is not None:
                     owner = await self.limited(self.ownership.owner_of(game_id, take_over=True))
-        except BusError:
+        except (BusError, StoreError):
             game_id = None
         finally:
             if not local.closed:

@@ -29,8 +29,11 @@ from server.cluster.restore import Resumable, resumable_game
 from server.cluster.wire import pack
 from server.hub.effects import GameCreated, GameFinished, GameId, MoveAppended, PersistRecord
 from server.hub.hub import Hub
+from server.hub.identity import PlayerId
+from server.rules.game import Termination
 from server.rules.record import UNFINISHED_STATUSES
-from server.store import GameRecord, Store, StoreError
+from server.store import GameRecord, Store, StoreError, StoreUnavailableError
+from server.transport.accounts import store_player_id
 from server.transport.driver import MoveStored, PersistError, RatingChange, Recorder
 
 __all__ = ["ORPHANED", "FencedRecorder", "Owner", "Ownership", "Takeover"]
@@ -43,6 +46,8 @@ ORPHANED = ""
 Takeover = Literal["taken", "pending", "none"]
 RENEW_CONCURRENCY = 16
 SWEEP_PAGE = 500
+PLAYER_GAMES = 4
+"""How many of a player's newest stored games :meth:`Ownership.unfinished_game_of` looks at."""
 
 
 class Owner(Protocol):
@@ -96,6 +101,8 @@ class Ownership:
         self._taking: dict[GameId, asyncio.Future[Takeover]] = {}
         self._free_since: dict[GameId, float] = {}
         self.taken_over = 0
+        self.abandoned = 0
+        """Games aborted because no hub could resume them (see :meth:`_give_up`)."""
 
     @property
     def node_id(self) -> str:
@@ -325,13 +332,16 @@ class Ownership:
         node = self._node
         try:
             resumable = await resumable_game(self._store, stored)
+        except StoreError as error:  # passing: the game waits for the next try
+            logger.warning("takeover of game %s: store unavailable (%s)", game_id, error)
+            await self._leases.release(game_id, self.node_id)
+            return "pending"
+        try:
             if node.remember is not None:
                 node.remember(stored)
             node.restore(resumable)
-        except (ValueError, StoreError) as error:
-            logger.error("cannot take over game %s: %s", game_id, error)
-            await self._leases.release(game_id, self.node_id)
-            return "none"
+        except ValueError as error:
+            return await self._give_up(game_id, str(error))
         self.owned.add(game_id)
         self.lost.discard(game_id)
         self._owners[game_id] = self.node_id
@@ -344,6 +354,56 @@ class Ownership:
         node.rejoin(game_id, ())  # this node's own followers of the game
         node.mark_presence()
         return "taken"
+
+    async def _give_up(self, game_id: GameId, why: str) -> Takeover:
+        """End a stored game that no hub can resume (a stored move the rules refuse, a player
+        already playing another game here …): aborted, without a result, rather than retried
+        for ever while its players wait in a game nobody hosts.
+
+        The lease is held meanwhile, so no other node tries the same; if the store cannot
+        write the abort now, the game stays unfinished and the next sweep tries again.
+        """
+        try:
+            await self._store.abort_game(game_id, Termination.ABORT)
+        except StoreUnavailableError as error:
+            logger.warning("cannot abort game %s now (%s); retrying later", game_id, error)
+            await self._leases.release(game_id, self.node_id)
+            return "pending"
+        except StoreError:
+            pass  # finished meanwhile (GameStateError): nothing left to do
+        else:
+            logger.error("cannot take over game %s (%s): aborted it", game_id, why)
+        await self._leases.release(game_id, self.node_id)
+        self._owners.pop(game_id, None)
+        self.abandoned += 1
+        return "none"
+
+    # --- players ------------------------------------------------------------------------------
+
+    async def unfinished_game_of(self, player_id: PlayerId) -> GameId | None:
+        """A stored unfinished game of the registered player ``player_id`` that runs on
+        another node, or whose owner died and whose takeover is pending (``None`` if none).
+
+        Presence no longer names the games of a dead node; the store still does. A player
+        who comes back (or seeks) before such a game is taken over must rejoin it, not start
+        another: the takeover of a game whose player plays another one here is refused.
+
+        :raises BusError: Redis is unreachable.
+        :raises StoreError: the store is unreachable.
+        """
+        store_id = store_player_id(player_id)
+        if store_id is None:
+            return None  # a guest's games are not stored under its hub id
+        # One query, the player's newest games: no new game starts while one is unfinished.
+        page = await self._store.list_games(player_id=store_id, limit=PLAYER_GAMES)
+        for game in page.games:
+            if game.status not in UNFINISHED_STATUSES:
+                continue
+            if self._node.hub.room(game.id) is not None or game.id in self.lost:
+                continue
+            if await self.owner_of(game.id, take_over=True) is not None:
+                return game.id
+        return None
 
 
 class FencedRecorder:

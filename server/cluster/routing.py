@@ -29,6 +29,7 @@ from server.cluster.shared import Part, Shared
 from server.cluster.wire import command_game, pack
 from server.hub.commands import (
     AcceptCommand,
+    ChallengeAiCommand,
     Command,
     DeclineCommand,
     LeaveCommand,
@@ -43,6 +44,7 @@ from server.hub.effects import ConnId, GameId
 from server.hub.errors import ErrorCode
 from server.hub.identity import PlayerId
 from server.hub.messages import error_message
+from server.store import StoreError
 
 __all__ = ["Router"]
 
@@ -188,6 +190,9 @@ class Router(Part):
                 if await self._refuse_if_playing(conn_id, local, command):
                     return ""
                 return local.challenges.get(command.challenge_id, host.node_id)
+            case ChallengeAiCommand():
+                if await self._refuse_if_playing(conn_id, local, command):
+                    return ""
             case DeclineCommand() | WithdrawCommand():
                 return local.challenges.get(command.challenge_id, host.node_id)
         return host.node_id
@@ -211,16 +216,20 @@ class Router(Part):
 
     async def running_game_elsewhere(self, player_id: PlayerId) -> GameId | None:
         """A game the player plays on another node, as presence tells (ignoring the games this
-        node has seen end: the owner may not have updated presence yet).
+        node has seen end: the owner may not have updated presence yet); else, as the store
+        tells, an unfinished game of the player whose node died and whose takeover is pending
+        (presence no longer names it).
 
         :raises BusError: Redis is unreachable.
+        :raises StoreError: the store is unreachable.
         """
         games = await self._host.limited(self._cluster.presence.games_of(player_id))
         for game_id, role in games.items():
             ended = game_id in self._ended
             if role is GameRole.PLAYING and self._host.hub.room(game_id) is None and not ended:
                 return game_id
-        return None
+        # Not within ``limited``: its slots are for Redis calls, and this waits on the store.
+        return await self._ownership.unfinished_game_of(player_id)
 
     async def _refuse_if_playing(
         self, conn_id: ConnId, local: LocalConnection, command: Command
@@ -228,7 +237,14 @@ class Router(Part):
         """Answer ``already_playing`` when the player plays a game on another node."""
         if self._host.hub.active_game(local.player.id) is not None:
             return False  # this hub refuses by itself
-        if await self.running_game_elsewhere(local.player.id) is None:
+        try:
+            playing = await self.running_game_elsewhere(local.player.id)
+        except StoreError:
+            # Unknown whether a game of the player waits for its takeover: starting another
+            # one now could leave that one without a hub for good.
+            self._host.send(conn_id, error_message(ErrorCode.UNAVAILABLE, ack=command.ack))
+            return True
+        if playing is None:
             return False
         failure = error_message(ErrorCode.ALREADY_PLAYING, ack=command.ack)
         self._host.send(conn_id, failure)

@@ -3,12 +3,13 @@ session fed hub messages."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from server.hub.clock import Byoyomi, Fischer
-from server.hub.commands import Command, MoveCommand, SeekCommand
+from server.hub.commands import Command, JoinCommand, MoveCommand, SeekCommand
 from server.rules import Game, IllegalMoveError, InvalidMoveError, Position, get_variant
 from server.transport.ics.games import GameNumbers, GameView, clock_ms
 from server.transport.ics.lines import (
@@ -220,6 +221,7 @@ class FakeHost:
         self.numbers = GameNumbers()
         self.store = None
         self.tells: list[tuple[str, str, str]] = []
+        self.delayed: list[Callable[[], None]] = []
 
     def online(self) -> list[OnlinePlayer]:
         return [OnlinePlayer("alice", False, True)]
@@ -227,6 +229,9 @@ class FakeHost:
     def tell(self, sender: str, name: str, text: str) -> bool:
         self.tells.append((sender, name, text))
         return name == "carol"
+
+    def later(self, delay_s: float, call: Callable[[], None]) -> None:
+        self.delayed.append(call)
 
 
 def _session() -> tuple[IcsSession, list[Command], list[str], FakeHost]:
@@ -388,3 +393,26 @@ async def test_a_failing_store_is_reported_and_the_session_goes_on(
     assert "ICS command 'history' failed" in caplog.text
     await session.on_line("seek 5 0")
     assert isinstance(sent[-1], SeekCommand)
+
+
+def test_the_game_hello_names_is_joined_again_while_it_changes_servers() -> None:
+    session, sent, written, host = _session()
+    session.on_message({"t": "hello", "d": {"game": "g8", "seeks": [], "challenges": []}})
+    for code in ("node_unavailable", "busy"):  # its server died; the takeover is pending
+        join = sent.pop()
+        assert isinstance(join, JoinCommand) and join.game_id == "g8" and sent == []
+        session.on_message({"t": "error", "d": {"code": code, "message": "…"}, "a": join.ack})
+        assert len(host.delayed) == 1 and sent == []
+        host.delayed.pop()()
+    join = sent.pop()
+    assert isinstance(join, JoinCommand) and join.game_id == "g8"
+    session.on_message({"t": "ack", "d": {"game": "g8"}, "a": join.ack})
+    assert host.delayed == [] and sent == [] and written == []
+
+
+def test_a_game_hello_named_that_ended_is_not_joined_again() -> None:
+    session, sent, _written, host = _session()
+    session.on_message({"t": "hello", "d": {"game": "g8", "seeks": [], "challenges": []}})
+    join = sent.pop()
+    session.on_message({"t": "error", "d": {"code": "no_such_game", "message": "…"}, "a": join.ack})
+    assert host.delayed == [] and sent == []

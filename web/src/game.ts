@@ -22,6 +22,10 @@ import type { Role, VariantInfo } from "./types";
 
 /** The messages of a game's room (each carries its game's id). */
 type RoomMessage = MessageOf<"game" | "move" | "takeback" | "end" | "offer" | "gone" | "back" | "chat" | "rematch">;
+/** A join refused while the game changes servers (its server died; another takes it over within seconds). */
+const REJOIN: ReadonlySet<string> = new Set(["node_unavailable", "cluster_unavailable", "busy"]);
+const REJOIN_EVERY_MS = 1000;
+const REJOIN_TRIES = 60;
 const ROOM_KINDS: ReadonlySet<string> = new Set<RoomMessage["t"]>(["game", "move", "takeback", "end", "offer", "gone", "back", "chat", "rematch"]);
 function isRoomMessage(m: Message): m is RoomMessage { return ROOM_KINDS.has(m.t); }
 
@@ -79,6 +83,7 @@ export class GameView {
   private readonly banner = h("div", { class: "banner", hidden: true, role: "status" });
   private readonly info = h("div", { class: "game-info" });
   private readonly errorBox = h("p", { class: "error", role: "alert" });
+  private rejoinTimer = 0;
 
   private readonly chatList = h("ul", { class: "chat-lines" });
   private readonly chatBox: HTMLElement;
@@ -129,6 +134,7 @@ export class GameView {
 
   destroy(): void {
     window.clearInterval(this.timer);
+    window.clearTimeout(this.rejoinTimer);
     this.pressure.stop();
     this.analysis.destroy();
     window.removeEventListener("hashchange", this.onHash);
@@ -137,16 +143,24 @@ export class GameView {
   }
 
   /** Open the game: join the live room when logged in, else (or when it is gone) the stored record. */
-  async open(): Promise<void> {
+  async open(tries = 0): Promise<void> {
+    window.clearTimeout(this.rejoinTimer);
     if (this.storedGame && this.status === "finished" && !this.live) return;
     if (this.ctx.me && this.ctx.conn.open) {
       try {
         await this.ctx.conn.request("join", this.live ? { game: this.id, v: this.live.v } : { game: this.id });
+        if (tries > 0) this.errorBox.textContent = "";
         void this.sender.send();
         return;
       } catch (e) {
         const code = (e as { code?: string }).code ?? "";
         if (LOST.has(code) && this.live) return;  // the reconnection's hello joins again
+        if (REJOIN.has(code) && tries < REJOIN_TRIES) {
+          // The game's server died and another one takes it over within seconds: join again.
+          this.fail(e);
+          this.rejoinTimer = window.setTimeout(() => { void this.open(tries + 1); }, REJOIN_EVERY_MS);
+          return;
+        }
         if (code !== "no_such_game") { this.fail(e); }
       }
     }

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from server.hub.commands import (
     JoinCommand,
 )
+from server.hub.errors import ErrorCode
 from server.hub.messages import MessageKind
 from server.transport.ics.games import GameView, side_index
 from server.transport.ics.lines import (
@@ -19,6 +20,11 @@ from server.transport.ics.lines import (
     seek_line,
 )
 from server.transport.ics.state import Json, SessionState, error_text
+
+REJOIN = frozenset({ErrorCode.NODE_UNAVAILABLE, ErrorCode.CLUSTER_UNAVAILABLE, ErrorCode.BUSY})
+"""The refusals of a join while the game changes servers: join again."""
+REJOIN_EVERY_S = 1.0
+REJOIN_TRIES = 60
 
 
 class MessageRenderer(SessionState):
@@ -43,7 +49,18 @@ class MessageRenderer(SessionState):
             self.challenges[challenge["id"]] = challenge
         game_id = data.get("game")
         if isinstance(game_id, str):
-            self._command(lambda a: JoinCommand(game_id, ack=a), lambda t, d: [])
+            self._rejoin(game_id, 0)
+
+    def _rejoin(self, game_id: str, tries: int) -> None:
+        """Join the running game ``hello`` named; again a second later while it changes
+        servers (its server died and another one takes it over within seconds)."""
+
+        def answer(kind: str, data: Json) -> list[str]:
+            if kind == MessageKind.ERROR and data.get("code") in REJOIN and tries < REJOIN_TRIES:
+                self._host.later(REJOIN_EVERY_S, lambda: self._rejoin(game_id, tries + 1))
+            return []
+
+        self._command(lambda a: JoinCommand(game_id, ack=a), answer)
 
     def _on_seek_added(self, seek: Json) -> None:
         if self.vars["seekinfo"]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 from server.config import Settings
@@ -289,7 +290,8 @@ class IcsConnection:
         self._schedule()
 
     def _send_command(self, command: Command) -> None:
-        if self.conn_id is not None:
+        # Not once closed: a session's delayed command (a re-join) may come after the end.
+        if self.conn_id is not None and not self._closing:
             self._server.driver.handle(self.conn_id, command)
 
 
@@ -381,6 +383,9 @@ class IcsServer:
             if connection.session is not None:
                 connection.session.tell_from(sender, text)
         return True
+
+    def later(self, delay_s: float, call: Callable[[], None]) -> None:
+        asyncio.get_running_loop().call_later(delay_s, call)
 
     async def close(self) -> None:
         """Stop listening and close every connection."""

@@ -49,6 +49,10 @@ class IcsHost(Protocol):
         """Deliver a private message to an ICS connection of ``name``; False if none."""
         ...
 
+    def later(self, delay_s: float, call: Callable[[], None]) -> None:
+        """Call ``call`` in ``delay_s`` seconds (on the event loop)."""
+        ...
+
 
 _FICS_WORDS: dict[str, str] = {
     ErrorCode.NOT_YOUR_TURN: "It is not your move.",
