@@ -87,6 +87,11 @@ class Sender:
                 await self._send_channels(channels)  # what was queued before goes first
                 await self._send_one(item)
             await self._send_channels(channels)
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                # A send swallowed the close's cancellation (a client library catching it in
+                # a request cut short): stop anyway, or the close waits on this loop for ever.
+                raise asyncio.CancelledError
 
     async def _send_channels(self, channels: dict[str, list[bytes]]) -> None:
         async def send(channel: str, messages: list[bytes]) -> None:
