@@ -30,6 +30,8 @@ async def test_request_progress_graph_arrow_and_marks(hub: App, open_page, shots
     page = await open_page("viewer", f"/game/{game_id}")
     panel = page.locator("section.analysis")
     await expect(panel).to_have_attribute("data-analysis", "none")
+    await expect(page.locator('[data-action="request-analysis"]')).to_be_visible()
+    await expect(panel).not_to_contain_text("Dai Shogi")  # the warning is Dai Shogi's own
     await page.locator('[data-action="request-analysis"]').click()
     await expect(panel).to_have_attribute("data-analysis", "queued")
     await expect(page.locator(".analysis-progress")).to_contain_text("Queued")
@@ -94,3 +96,14 @@ async def test_a_real_workers_analysis_on_the_review_page(hub: App, open_page, s
     if best is not None:
         await expect(page.locator(f'.best-arrow[data-arrow="{best}"]')).to_be_visible()
     await shots(page, "analysis-minishogi")
+
+
+async def test_the_slow_analysis_warning_shows_on_dai_shogi_games_only(hub: App, open_page) -> None:  # type: ignore[no-untyped-def]
+    game = Game(get_variant("daishogi"))
+    rng = random.Random(3)
+    while game.ply < 4:
+        game.play(rng.choice(game.legal_moves()))
+    game_id, _ = await save_game(hub.store, variant="daishogi", moves=list(game.moves))
+    page = await open_page("viewer", f"/game/{game_id}")
+    await expect(page.locator('[data-action="request-analysis"]')).to_be_visible()
+    await expect(page.locator("section.analysis")).to_contain_text("Dai Shogi is slow")

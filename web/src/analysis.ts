@@ -42,6 +42,8 @@ export class AnalysisPanel {
     private readonly finished: () => boolean,
     private readonly goto: (ply: number) => void,
     private readonly changed: () => void,
+    /** The game's variant (its name), once the page knows it. */
+    private readonly variant: () => string | undefined = () => undefined,
   ) {
     this.el = h("section", { class: "analysis", "data-analysis": "none" }, [h("h3", { text: "Computer analysis" }), this.body]);
     void this.load();
@@ -108,8 +110,8 @@ export class AnalysisPanel {
       // The form is built once: redrawing (every ply shown) keeps the player's choice.
       const { kind, button } = this.form ??= this.requestForm();
       const failed = v?.state === "failed" ? h("p", { class: "error", text: `The last analysis failed: ${v.error ?? "unknown"}` }) : null;
-      this.body.replaceChildren(failed ?? "", h("div", { class: "analysis-request" }, [button, kind]),
-        h("p", { class: "muted", text: "Dai Shogi is slow: about a second per position." }));
+      const slow = this.variant() === "daishogi" ? h("p", { class: "muted", text: "Dai Shogi is slow: about a second per position." }) : "";
+      this.body.replaceChildren(failed ?? "", h("div", { class: "analysis-request" }, [button, kind]), slow);
       return;
     }
     const parts: (HTMLElement | SVGElement)[] = [];

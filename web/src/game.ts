@@ -110,7 +110,7 @@ export class GameView {
       this.ctx.conn.request("chat", { game: this.id, text }).then(() => { input.value = ""; }, (err) => this.fail(err));
     });
     this.chatBox = h("div", { class: "chat", hidden: true }, [h("h3", { text: "Chat" }), this.chatList, form]);
-    this.analysis = new AnalysisPanel(ctx, id, () => this.status === "finished", (ply) => this.goto(ply), () => void this.draw());
+    this.analysis = new AnalysisPanel(ctx, id, () => this.status === "finished", (ply) => this.goto(ply), () => void this.draw(), () => this.variant?.name);
     this.el = h("section", { class: "game", "data-game": id }, [
       h("div", { class: "board-col" }, [this.clockTop, this.historyBox, this.boardBox, this.sender.confirmBox, this.clockBottom, this.sender.note]),
       h("div", { class: "side-col" }, [this.info, this.banner, this.actionBar.offers, this.actionBar.buttons, this.errorBox,
