@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -38,6 +37,8 @@ from msgspec import Meta, Struct
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench_frames import best_ns  # noqa: E402  (the same timer as the frame bench)
 
 from server.hub import commands as cmd  # noqa: E402
 from server.hub.clock import Byoyomi, Fischer, TimeControl  # noqa: E402
@@ -235,16 +236,6 @@ def accepts(parse: Callable[[str], Any], text: str) -> bool:
     except (ValueError, msgspec.MsgspecError):
         return False
     return True
-
-
-def best_ns(call: Callable[[], Any], number: int, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time_ns()
-        for _ in range(number):
-            call()
-        best = min(best, (time.process_time_ns() - start) / number)
-    return best
 
 
 def main() -> None:
