@@ -89,8 +89,10 @@ class Sender:
             await self._send_channels(channels)
             task = asyncio.current_task()
             if task is not None and task.cancelling():
-                # A send swallowed the close's cancellation (a client library catching it in
-                # a request cut short): stop anyway, or the close waits on this loop for ever.
+                # A state update lost the close's cancellation: on Python 3.11 asyncio.wait_for
+                # returns its result when the cancel lands as its inner future completes, and
+                # redis-py sends each command through wait_for (socket timeout). Stop anyway, or
+                # the close waits on this loop for ever (tests/cluster/test_cluster_sender.py).
                 raise asyncio.CancelledError
 
     async def _send_channels(self, channels: dict[str, list[bytes]]) -> None:
