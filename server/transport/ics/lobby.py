@@ -161,7 +161,9 @@ class LobbyCommands(SessionState):
             return [f"The computer (level {level}) accepts."]
 
         self._command(
-            lambda a: ChallengeAiCommand(terms.ics.name, level, terms.control, terms.colour, ack=a),
+            lambda a: ChallengeAiCommand(
+                terms.ics.name, level, terms.control, terms.colour, ack=a
+            ),
             answer,
         )
 
