@@ -19,7 +19,7 @@ the stored game's moves (:class:`StoredMoveView`) both extend; the room's view o
 (:class:`RoomStateView`) share :class:`PositionFields`.
 """
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 from server.hub.errors import ErrorCode
 from server.hub.messages import MessageKind
@@ -453,7 +453,7 @@ class AnalysisView(TypedDict):
 
 # ------------------------------------------------------------------------ the table
 
-PAYLOADS: dict[str, Any] = {
+PAYLOADS: dict[str, object] = {  # TypedDict classes (typing has no type for one)
     MessageKind.ACK: AckPayload,
     MessageKind.ERROR: ErrorPayload,
     MessageKind.WELCOME: WelcomePayload,
