@@ -280,6 +280,10 @@ class ChallengeEndedPayload(TypedDict):
     reason: str | None
 
 
+ChallengeOverPayload = IdPayload | ChallengeAcceptedPayload | ChallengeEndedPayload
+"""The payload of any message that ends a challenge (accepted, declined, withdrawn, cancelled)."""
+
+
 class GameStartPayload(TypedDict):
     game: str
     side: SideName

@@ -27,8 +27,7 @@ from server.hub.identity import PlayerInfo
 from server.hub.payloads import (
     AckPayload,
     BackPayload,
-    ChallengeAcceptedPayload,
-    ChallengeEndedPayload,
+    ChallengeOverPayload,
     ChallengeView,
     ChatPayload,
     EndPayload,
@@ -36,7 +35,6 @@ from server.hub.payloads import (
     GameStartPayload,
     GonePayload,
     HelloPayload,
-    IdPayload,
     MovePayload,
     OfferPayload,
     TakebackPayload,
@@ -437,8 +435,8 @@ class BotLink:
                 stream.send(event)
 
 
-def _challenge_over(status: str, event: str) -> Callable[[BotLink, ChallengeOver], None]:
-    def handle(link: BotLink, data: ChallengeOver) -> None:
+def _challenge_over(status: str, event: str) -> Callable[[BotLink, ChallengeOverPayload], None]:
+    def handle(link: BotLink, data: ChallengeOverPayload) -> None:
         known = link.challenges.pop(data.get("id", -1), None)
         if known is None or event == "":
             return
@@ -486,8 +484,6 @@ _HANDLERS: dict[str, Callable[[BotLink, Any], None]] = {
 }
 
 
-ChallengeOver = IdPayload | ChallengeAcceptedPayload | ChallengeEndedPayload
-"""The payloads of the messages ending a challenge."""
 RoomEvent = MovePayload | TakebackPayload | OfferPayload
 
 

@@ -13,6 +13,7 @@ from server.hub.payloads import (
     BackPayload,
     ChallengeAcceptedPayload,
     ChallengeEndedPayload,
+    ChallengeOverPayload,
     ChallengeView,
     ChatPayload,
     DegradedPayload,
@@ -43,10 +44,6 @@ REJOIN = frozenset({ErrorCode.NODE_UNAVAILABLE, ErrorCode.CLUSTER_UNAVAILABLE, E
 """The refusals of a join while the game changes servers: join again."""
 REJOIN_EVERY_S = 1.0
 REJOIN_TRIES = 60
-
-ChallengeOver = IdPayload | ChallengeAcceptedPayload | ChallengeEndedPayload
-"""The payloads of the messages ending a challenge (``challenge_accepted``, ``_declined``,
-``_withdrawn``, ``_cancelled``)."""
 
 
 class MessageRenderer(SessionState):
@@ -110,7 +107,9 @@ class MessageRenderer(SessionState):
         else:
             self._write([f"Issuing: {challenge_text(challenge)}"])
 
-    def _challenge_over(self, data: ChallengeOver, text: Callable[[ChallengeView], str]) -> None:
+    def _challenge_over(
+        self, data: ChallengeOverPayload, text: Callable[[ChallengeView], str]
+    ) -> None:
         challenge = self.challenges.pop(data.get("id", -1), None)
         if challenge is not None:
             self._write([text(challenge)])
