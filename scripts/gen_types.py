@@ -132,12 +132,14 @@ def _interface(td: Any) -> str:
 
 
 def _payload_types() -> list[str]:
-    """Every alias and TypedDict of :mod:`server.hub.payloads`, in definition order."""
+    """Every alias and TypedDict of :mod:`server.hub.payloads`, in definition order (those it
+    imports from where they are built, such as the analysis views of :mod:`server.rules.analysis`,
+    first)."""
     out: list[str] = []
     for name, value in vars(payloads).items():
         if name in _ALIASES:
             out.append(f"export type {name} = {_ts(value, alias=False)};")
-        elif typing.is_typeddict(value) and value.__module__ == payloads.__name__:
+        elif typing.is_typeddict(value) and value.__module__.startswith("server."):
             out.append(_interface(value))
     return out
 
@@ -174,7 +176,8 @@ def render() -> str:
         "// server/transport/frames.py, server/transport/review.py). Do not edit: run",
         "// `python scripts/gen_types.py`; tests/test_vocabulary.py checks this file is fresh.",
         "",
-        "// The payload of each message (server/hub/payloads.py).",
+        "// The payload of each message (server/hub/payloads.py; the analysis views it imports from",
+        "// server/rules/analysis.py, where they are built, come first).",
         "",
         *(f"{text}\n" for text in _payload_types()),
         "/** Every client-facing message kind's payload `d`. */",

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from server.jsontypes import JsonObject
+
 __all__ = [
     "DEFAULT_CONFIG_PATH",
     "ENV_PREFIX",
@@ -242,7 +244,7 @@ def load_settings(path: str | None = None, env: Mapping[str, str] = os.environ) 
     :param env: the environment to read ``HUB_CONFIG`` and ``HUB_<FIELD>`` overrides from.
     :raises ConfigError: for a missing or malformed file, an unknown key, or a bad value.
     """
-    values: dict[str, Any] = {}
+    values: JsonObject = {}  # field name -> value, checked by Settings
     if path is not None:
         values.update(_read_toml(Path(path), f"config file {path}"))
     elif DEFAULT_CONFIG_PATH.is_file():
@@ -259,7 +261,7 @@ def load_settings(path: str | None = None, env: Mapping[str, str] = os.environ) 
     return Settings(**values)
 
 
-def _read_toml(path: Path, source: str) -> dict[str, Any]:
+def _read_toml(path: Path, source: str) -> JsonObject:
     """Return the settings of one TOML file as a flat field name -> value mapping."""
     try:
         with path.open("rb") as file:
@@ -268,7 +270,7 @@ def _read_toml(path: Path, source: str) -> dict[str, Any]:
         raise ConfigError(f"{source} does not exist") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source} is not valid TOML: {exc}") from None
-    values: dict[str, Any] = {}
+    values: JsonObject = {}
     for section, table in document.items():
         if section not in SECTIONS:
             known = ", ".join(f"[{name}]" for name in SECTIONS)

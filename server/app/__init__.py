@@ -27,7 +27,7 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import NotRequired, Self, TypedDict
 
 from argon2 import PasswordHasher
 
@@ -38,6 +38,7 @@ from server.app.computer import ComputerSeat
 from server.app.jobs import JobQueue
 from server.bus import create_bus, create_cluster
 from server.cluster import ClusterDriver
+from server.cluster.node import ClusterReport
 from server.cluster.restore import Resumable, resumable_game
 from server.config import ConfigError, Settings, load_settings
 from server.hub.effects import Effect
@@ -68,6 +69,18 @@ def hub_config(settings: Settings) -> HubConfig:
     grace_ms = int(settings.reconnect_grace_s * 1000)
     room = replace(room, abandon_min_ms=grace_ms, abandon_max_ms=max(grace_ms, room.abandon_max_ms))
     return HubConfig(room=room)
+
+
+class HealthReport(TypedDict):
+    """``GET /healthz``'s report (``cluster`` in a cluster only)."""
+
+    status: str
+    node: str
+    db: bool
+    bus: bool
+    connections: int
+    sockets: int
+    cluster: NotRequired[ClusterReport]
 
 
 class App:
@@ -295,14 +308,14 @@ class App:
             await self._move_store.close()
         self._started = False
 
-    async def health(self) -> tuple[bool, dict[str, Any]]:
+    async def health(self) -> tuple[bool, HealthReport]:
         """(healthy, report) for ``GET /healthz``: healthy while the database answers."""
         try:
             await asyncio.wait_for(self.store.ping(), HEALTH_DB_TIMEOUT_S)
             db_ok = True
         except (StoreUnavailableError, TimeoutError):
             db_ok = False
-        report: dict[str, Any] = {
+        report: HealthReport = {
             "status": "ok" if db_ok else "unavailable",
             "node": self.settings.node_id,
             "db": db_ok,

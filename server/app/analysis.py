@@ -22,10 +22,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from server.app.jobs import JobQueue
-from server.rules.analysis import AnalysisError, AnalysisLimits, AnalysisRecord, PlyEval
+from server.rules.analysis import (
+    AnalysisError,
+    AnalysisLimits,
+    AnalysisRecord,
+    PlyEval,
+    PlyEvalView,
+)
 from server.rules.record import GameRecord
 from server.store import Store, UnknownAnalysisError
-from server.store.jobs import Job
+from server.store.jobs import AnalysisJobPayload, Job
 
 __all__ = ["AnalysisDesk"]
 
@@ -79,7 +85,7 @@ class AnalysisDesk:
 
     # -- results -----------------------------------------------------------------------------
 
-    async def record(self, job: Job, entries: Sequence[dict[str, Any]], done: bool) -> None:
+    async def record(self, job: Job, entries: Sequence[PlyEvalView], done: bool) -> None:
         """Store a worker's submission for the job's game (the job queue's analysis handler)."""
         evals: list[PlyEval] = []
         for entry in entries:
@@ -98,7 +104,7 @@ class AnalysisDesk:
             logger.warning("job %s: analysis not stored: %s", job.id, exc)
 
 
-def job_payload(record: GameRecord, limits: AnalysisLimits) -> dict[str, Any]:
+def job_payload(record: GameRecord, limits: AnalysisLimits) -> AnalysisJobPayload:
     """An analysis job's fields as FISHNET.md gives them to the worker."""
     return {
         "position": record.start_fen,

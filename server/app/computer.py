@@ -36,7 +36,7 @@ import json
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from server.app.jobs import JobQueue
 from server.hub.commands import (
@@ -49,8 +49,16 @@ from server.hub.commands import (
 )
 from server.hub.errors import ErrorCode
 from server.hub.identity import COMPUTER
+from server.hub.payloads import (
+    ClocksView,
+    ErrorPayload,
+    OfferPayload,
+    TakebackPayload,
+    TimeControlView,
+)
+from server.jsontypes import JsonObject
 from server.store import StoreUnavailableError
-from server.store.jobs import Job
+from server.store.jobs import Job, JobClock, MoveJobPayload
 from server.transport.driver import HubDriver
 
 __all__ = ["COMPUTER", "DEFAULT_LEVEL", "ComputerSeat", "fallback_move"]
@@ -85,11 +93,11 @@ class _Game:
     variant: str | None = None
     side: str | None = None
     start_fen: str | None = None
-    tc: dict[str, Any] | None = None
+    tc: TimeControlView | None = None
     moves: list[str] = field(default_factory=list)
     legal: list[str] = field(default_factory=list)
     turn: str | None = None
-    clocks: dict[str, Any] | None = None
+    clocks: ClocksView | None = None
     status: str | None = None
     job_id: str | None = None
     asked_ply: int | None = None
@@ -161,7 +169,7 @@ class ComputerSeat:
         try:
             message = json.loads(frame)
             if message.get("t") == "error":
-                self._refused(message.get("d") or {}, message.get("a"))
+                self._refused(cast(ErrorPayload, message.get("d") or {}), message.get("a"))
             else:
                 self._read(message.get("t"), message.get("d") or {})
         except Exception:
@@ -169,7 +177,8 @@ class ComputerSeat:
 
     # -- reading the hub's messages -------------------------------------------------------
 
-    def _read(self, kind: str | None, data: dict[str, Any]) -> None:
+    def _read(self, kind: str | None, data: JsonObject) -> None:
+        """One hub message (``kind``, its payload ``data``): the fields of its kind are read."""
         game_id = data.get("game")
         if not isinstance(game_id, str):
             return
@@ -177,7 +186,7 @@ class ComputerSeat:
             self._game(game_id).level = int(data["level"])
             return
         if kind == "offer":
-            self._offer(game_id, data)
+            self._offer(game_id, cast(OfferPayload, data))
             return
         if kind == "rematch":
             level = self._finished_levels.get(game_id)
@@ -215,7 +224,7 @@ class ComputerSeat:
             game.turn = data.get("turn")
             game.clocks = data.get("clocks")
         elif kind == "takeback":
-            self._taken_back(game, data)
+            self._taken_back(game, cast(TakebackPayload, data))
         elif kind == "end":
             self._forget(game)
             return
@@ -245,7 +254,7 @@ class ComputerSeat:
         game.job_id = None
         game.asked_ply = None
 
-    def _taken_back(self, game: _Game, data: dict[str, Any]) -> None:
+    def _taken_back(self, game: _Game, data: TakebackPayload) -> None:
         """A takeback was stored: the moves after ``ply`` are gone, and with them the position
         a running job was asked for."""
         ply = data["ply"]
@@ -262,7 +271,7 @@ class ComputerSeat:
 
     # -- offers ---------------------------------------------------------------------------
 
-    def _offer(self, game_id: str, data: dict[str, Any]) -> None:
+    def _offer(self, game_id: str, data: OfferPayload) -> None:
         """An offer event of one of the computer's games: answer the opponent's offers."""
         kind, action = data.get("kind"), data.get("action")
         game = self.games.get(game_id)
@@ -288,7 +297,7 @@ class ComputerSeat:
         loop = asyncio.get_running_loop()
         loop.call_soon(lambda: None if self._closed else self.driver.handle(self.conn_id, command))
 
-    def _refused(self, data: dict[str, Any], ack: object = None) -> None:
+    def _refused(self, data: ErrorPayload, ack: object = None) -> None:
         if isinstance(ack, str) and ack.startswith("o:"):
             self._offer_refused(ack, data)
             return
@@ -302,7 +311,7 @@ class ComputerSeat:
                 game.asked_ply = None
                 self._spawn(self._later(lambda game=game: self._resync(game)))
 
-    def _offer_refused(self, ack: str, data: dict[str, Any]) -> None:
+    def _offer_refused(self, ack: str, data: ErrorPayload) -> None:
         """An answer to an offer came too early (the room was saving a move: try again) or too
         late (the offer was withdrawn, or a move cancelled it: nothing to answer)."""
         if data.get("code") != ErrorCode.BUSY:
@@ -335,7 +344,7 @@ class ComputerSeat:
             level = latest.payload.get("level") if latest is not None else None
             game.level = level if isinstance(level, int) else DEFAULT_LEVEL
         assert game.variant is not None
-        payload = {
+        payload: MoveJobPayload = {
             "position": game.start_fen,
             "moves": " ".join(game.moves[:ply]),
             "level": game.level,
@@ -428,14 +437,14 @@ def _answer(kind: OfferKind) -> OfferAction:
 
 
 def job_clock(
-    tc: dict[str, Any] | None, clocks: dict[str, Any] | None, side: str | None
-) -> dict[str, Any] | None:
+    tc: TimeControlView | None, clocks: ClocksView | None, side: str | None
+) -> JobClock | None:
     """Both clocks in a move job's form (FISHNET.md) from the hub's ``tc`` and ``clocks``."""
     if not tc or not clocks or side not in ("first", "second"):
         return None
-    first, second = clocks.get("first") or {}, clocks.get("second") or {}
+    first, second = clocks["first"], clocks["second"]
     ours = first if side == "first" else second
-    if tc.get("kind") == "byoyomi":
+    if tc["kind"] == "byoyomi":
         return {
             "kind": "byoyomi",
             "first_ms": int(first.get("ms", 0)),

@@ -24,11 +24,13 @@ import secrets
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from server.config import Settings
+from server.jsontypes import JsonObject
+from server.rules.analysis import PlyEvalView
 from server.store import Store
-from server.store.jobs import Job, JobKind
+from server.store.jobs import AnalysisJobPayload, Job, JobKind, MoveJobPayload, QueueStatus
 from server.store.records import utc_now
 
 __all__ = ["REPOLL_S", "AnalysisHandler", "JobQueue", "MoveHandler", "load_worker_keys"]
@@ -40,8 +42,14 @@ REPOLL_S = 0.5
 
 MoveHandler = Callable[[Job, "str | None"], Awaitable[None]]
 """Called with a move job and the move a worker submitted (None: it had none)."""
-AnalysisHandler = Callable[[Job, list[dict[str, Any]], bool], Awaitable[None]]
+AnalysisHandler = Callable[[Job, list[PlyEvalView], bool], Awaitable[None]]
 """Called with an analysis job, the entries so far and whether it is done."""
+
+
+class WorkStatus(TypedDict):
+    """``GET /fishnet/status`` (FISHNET.md)."""
+
+    queue: QueueStatus
 
 
 def load_worker_keys(settings: Settings) -> tuple[str, ...]:
@@ -93,12 +101,14 @@ class JobQueue:
     def on_analysis(self, handler: AnalysisHandler) -> None:
         self._analysis_handlers.append(handler)
 
-    async def enqueue_move(self, game_id: str, variant: str, payload: dict[str, Any]) -> str:
+    async def enqueue_move(self, game_id: str, variant: str, payload: MoveJobPayload) -> str:
         job_id = await self.store.enqueue_move(game_id, variant, payload, now=self.clock())
         self._wake.set()
         return job_id
 
-    async def enqueue_analysis(self, game_id: str, variant: str, payload: dict[str, Any]) -> str:
+    async def enqueue_analysis(
+        self, game_id: str, variant: str, payload: AnalysisJobPayload
+    ) -> str:
         job_id = await self.store.enqueue_analysis(game_id, variant, payload, now=self.clock())
         self._wake.set()
         return job_id
@@ -115,7 +125,7 @@ class JobQueue:
 
     async def acquire(
         self, worker: str, variants: list[str] | None, *, until_closed: Any = None
-    ) -> dict[str, Any] | None:
+    ) -> JsonObject | None:
         """The next job for ``worker`` as its body (FISHNET.md), waiting up to
         ``fishnet_poll_s`` for one; None if none came (or the server is closing)."""
         loop = asyncio.get_running_loop()
@@ -143,7 +153,7 @@ class JobQueue:
             await _guarded(handler(job, bestmove), "move", job_id)
         return True
 
-    async def submit_analysis(self, job_id: str, entries: list[dict[str, Any]], done: bool) -> bool:
+    async def submit_analysis(self, job_id: str, entries: list[PlyEvalView], done: bool) -> bool:
         held = await self.store.job(job_id)
         if held is None or held.kind != "analysis":
             return False
@@ -168,12 +178,13 @@ class JobQueue:
             self._wake.set()
         return given_back
 
-    async def status(self) -> dict[str, Any]:
+    async def status(self) -> WorkStatus:
         return {"queue": await self.store.status(self.clock())}
 
 
-def job_body(job: Job) -> dict[str, Any]:
-    """A job as a worker receives it (FISHNET.md)."""
+def job_body(job: Job) -> JsonObject:
+    """A job as a worker receives it (FISHNET.md): its payload (a :class:`MoveJobPayload` or
+    :class:`AnalysisJobPayload`) with its ``work``, ``game_id`` and ``variant``."""
     return {
         "work": {"type": job.kind, "id": job.id},
         "game_id": job.game_id,

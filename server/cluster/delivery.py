@@ -37,7 +37,9 @@ class Delivery(Part):
         for effect in effects:
             if isinstance(effect, Send):
                 if effect.message.t == MessageKind.CHALLENGE:
-                    self._seeks.track_challenge(effect.message.d.get("id"))
+                    challenge_id = effect.message.d.get("id")
+                    if isinstance(challenge_id, int):
+                        self._seeks.track_challenge(challenge_id)
                 if effect.conn_id in remotes:
                     remotes.send(effect.conn_id, effect.message)
                     continue

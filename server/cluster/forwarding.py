@@ -19,16 +19,16 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
 from server.cluster.connections import Follow, LocalConnection
 from server.cluster.host import INTERNAL_ACK, cluster_unavailable, node_unavailable
 from server.cluster.remote import CALL_ACK_PREFIX
 from server.cluster.shared import Part, Shared
-from server.cluster.wire import command_game, command_to_frame, player_to_json
+from server.cluster.wire import Header, command_game, command_to_frame, player_to_json
 from server.hub.commands import Command, JoinCommand
 from server.hub.effects import ConnId, GameId
-from server.hub.messages import AckId, Message, MessageKind
+from server.hub.messages import AckId, Message, MessageJson, MessageKind
 from server.transport.outbox import fan_out
 
 __all__ = ["Forwarder", "Locate"]
@@ -49,7 +49,7 @@ class _Call:
     command: Command
     lag: int
     internal: bool
-    future: asyncio.Future[dict[str, Any] | None] | None
+    future: asyncio.Future[MessageJson | None] | None
     bounces: int = 0
     timer: asyncio.TimerHandle | None = None
 
@@ -78,7 +78,7 @@ class Forwarder(Part):
         lag_ms: int,
         internal: bool = False,
         bounces: int = 0,
-    ) -> asyncio.Future[dict[str, Any] | None] | None:
+    ) -> asyncio.Future[MessageJson | None] | None:
         """Run ``command`` of a local connection in ``node_id``'s hub.
 
         :param internal: the node keeps the answer to itself: it is the result of the returned
@@ -88,13 +88,11 @@ class Forwarder(Part):
             if not internal:
                 self._host.send(conn_id, cluster_unavailable(command.ack))
                 return None
-            future: asyncio.Future[dict[str, Any] | None] = (
-                asyncio.get_running_loop().create_future()
-            )
+            future: asyncio.Future[MessageJson | None] = asyncio.get_running_loop().create_future()
             future.set_result(None)
             return future
         call_id, call = self._new_call(conn_id, node_id, command, lag_ms, internal, bounces)
-        header = {
+        header: Header = {
             "k": "cmd",
             "c": conn_id,
             "f": command_to_frame(command, ack=f"{CALL_ACK_PREFIX}{call_id}"),
@@ -109,7 +107,7 @@ class Forwarder(Part):
 
     async def call_internal(
         self, conn_id: ConnId, local: LocalConnection, node_id: str, command: Command
-    ) -> dict[str, Any] | None:
+    ) -> MessageJson | None:
         """Run a command on behalf of a connection whose answer the node keeps to itself."""
         future = self.forward(conn_id, local, node_id, command, 0, internal=True)
         return None if future is None else await future
@@ -125,7 +123,7 @@ class Forwarder(Part):
     ) -> tuple[int, _Call]:
         self._last_call += 1
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[dict[str, Any] | None] | None = None
+        future: asyncio.Future[MessageJson | None] | None = None
         if internal:
             future = loop.create_future()
         call = _Call(conn_id, command.ack, node_id, command, lag_ms, internal, future, bounces)
@@ -145,7 +143,7 @@ class Forwarder(Part):
         if not call.internal:
             self._host.send(call.conn, node_unavailable(call.ack))
 
-    def _finish(self, call_id: int, reply: dict[str, Any] | None) -> _Call | None:
+    def _finish(self, call_id: int, reply: MessageJson | None) -> _Call | None:
         call = self._calls.pop(call_id, None)
         if call is None:
             return None
@@ -183,7 +181,7 @@ class Forwarder(Part):
 
     # --- replies ------------------------------------------------------------------------------
 
-    def on_reply(self, node_id: str, header: dict[str, Any]) -> None:
+    def on_reply(self, node_id: str, header: Header) -> None:
         call_id = header.get("call")
         if not isinstance(call_id, int):
             return
@@ -203,7 +201,7 @@ class Forwarder(Part):
         message = header.get("m")
         if not isinstance(message, dict):
             return
-        self._finish(call_id, message)
+        self._finish(call_id, cast(MessageJson, message))  # its readers use .get()
         if call.internal:
             return
         self._host.send(
@@ -244,7 +242,7 @@ class Forwarder(Part):
 
     # --- frames from remote hubs --------------------------------------------------------------
 
-    def on_out(self, node_id: str, header: dict[str, Any], body: bytes) -> None:
+    def on_out(self, node_id: str, header: Header, body: bytes) -> None:
         """Frames from a remote hub for local connections."""
         conns = header.get("c")
         if not isinstance(conns, list):

@@ -19,7 +19,7 @@ from server.cluster.forwarding import Forwarder
 from server.cluster.remote import RemoteConnections
 from server.cluster.routing import Router
 from server.cluster.shared import Part, Shared
-from server.cluster.wire import EnvelopeError, player_from_json, unpack, unpack_batch
+from server.cluster.wire import EnvelopeError, Header, player_from_json, unpack, unpack_batch
 from server.hub.effects import GameId
 
 __all__ = ["Inbox"]
@@ -57,7 +57,7 @@ class Inbox(Part):
         for header, body in envelopes:
             self._on_envelope(header, body)
 
-    def _on_envelope(self, header: dict[str, Any], body: bytes) -> None:
+    def _on_envelope(self, header: Header, body: bytes) -> None:
         kind = header["k"]
         node_id = header.get("from")
         if not isinstance(node_id, str):

@@ -1,9 +1,8 @@
 """The cluster seek registry's entries, and which node a new seek should run on.
 
 A seek lives in exactly one hub; the registry (:class:`server.bus.SeekRegistry`) is the index
-every node reads: seek id → ``{"node", "posted", "rating", "view"}``, where ``view`` is the
-hub's own JSON view of the seek (what ``sought`` lists), ``rating`` the seeker's exact rating in
-the seek's pool (the view rounds it) and ``posted`` the wall-clock time it was listed, in ms.
+every node reads: seek id → a :class:`RegistryEntry`, whose ``view`` is the hub's own view of
+the seek (:class:`~server.hub.payloads.SeekView`, what ``sought`` lists).
 """
 
 from __future__ import annotations
@@ -11,26 +10,37 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from server.hub.commands import time_control_from_json
 from server.hub.identity import PlayerInfo, Rating
 from server.hub.lobby import GameTerms, Seek
+from server.hub.payloads import SeekView
 
-__all__ = ["Listed", "listed_from_payload", "registry_payload"]
+__all__ = ["Listed", "RegistryEntry", "listed_from_payload", "registry_payload"]
+
+
+class RegistryEntry(TypedDict):
+    """One seek's entry in the cluster registry (stored as JSON)."""
+
+    node: str
+    """The node whose hub holds the seek."""
+    posted: int
+    """When it was listed: wall-clock ms."""
+    rating: float
+    """The seeker's exact rating in the seek's pool (the view rounds it)."""
+    view: SeekView
 
 
 def registry_payload(seek: Seek, node_id: str) -> str:
     """The registry entry of a seek of this node's hub."""
-    return json.dumps(
-        {
-            "node": node_id,
-            "posted": int(time.time() * 1000),
-            "rating": seek.rating,
-            "view": seek.view(),
-        },
-        separators=(",", ":"),
-    )
+    entry: RegistryEntry = {
+        "node": node_id,
+        "posted": int(time.time() * 1000),
+        "rating": seek.rating,
+        "view": seek.view(),
+    }
+    return json.dumps(entry, separators=(",", ":"))
 
 
 @dataclass(frozen=True)
@@ -40,7 +50,7 @@ class Listed:
     node: str
     posted: int
     seek: Seek
-    view: dict[str, Any]
+    view: SeekView
 
 
 def listed_from_payload(payload: str) -> Listed:
@@ -49,7 +59,7 @@ def listed_from_payload(payload: str) -> Listed:
     :raises ValueError: a malformed entry.
     """
     try:
-        entry = json.loads(payload)
+        entry: RegistryEntry = json.loads(payload)  # each field is checked as it is read
         view = entry["view"]
         player_view = view["player"]
         terms = GameTerms(view["variant"], time_control_from_json(view["tc"]), bool(view["rated"]))

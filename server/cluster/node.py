@@ -34,7 +34,7 @@ import random
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from server.bus import Bus, BusError, Cluster
 from server.cluster.connections import EndedGames, LocalConnection, LocalConnections
@@ -75,6 +75,8 @@ __all__ = [
     "LOBBY_CHANNEL",
     "NODES_CHANNEL",
     "ClusterDriver",
+    "ClusterReport",
+    "PresenceReport",
     "node_channel",
 ]
 
@@ -87,6 +89,32 @@ ID_BASE_BITS = 32
 """Each hub numbers seeks and challenges from a random multiple of 2**32 (ids stay < 2**53)."""
 
 T = TypeVar("T")
+
+
+class ClusterReport(TypedDict):
+    """This node's cluster facts (``/healthz``'s ``cluster``)."""
+
+    node: str
+    degraded: bool
+    live_nodes: list[str]
+    owned_games: int
+    fenced_games: int
+    taken_over: int
+    abandoned_games: int
+    remote_connections: int
+    dropped_publishes: int
+
+
+class PlayerPresence(TypedDict):
+    games: dict[str, str]
+    """Game id -> the player's role in it."""
+
+
+class PresenceReport(TypedDict):
+    """Who is online through a live node, and the games each one plays or watches."""
+
+    nodes: list[str]
+    players: dict[str, PlayerPresence]
 
 
 class ClusterDriver(HubDriver):
@@ -304,7 +332,7 @@ class ClusterDriver(HubDriver):
 
     # ============================================================ reports
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> ClusterReport:
         """Cluster facts for ``/healthz``."""
         return {
             "node": self.node_id,
@@ -318,13 +346,13 @@ class ClusterDriver(HubDriver):
             "dropped_publishes": self.sender.dropped,
         }
 
-    async def presence_report(self) -> dict[str, Any]:
+    async def presence_report(self) -> PresenceReport:
         """Who is online through a live node, and the games each one plays or watches.
 
         :raises BusError: Redis is unreachable.
         """
         presence = self.cluster.presence
-        players: dict[str, Any] = {}
+        players: dict[str, PlayerPresence] = {}
         for player_id in sorted(await presence.online_players()):
             games = await presence.games_of(player_id)
             players[player_id] = {"games": {g: role.value for g, role in sorted(games.items())}}

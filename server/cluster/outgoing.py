@@ -10,11 +10,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from server.bus import Bus, BusError
 from server.cluster.host import NODE_CHANNEL_PREFIX, node_channel
-from server.cluster.wire import pack
+from server.cluster.wire import Header, pack
 
 __all__ = ["Outgoing", "Sender"]
 
@@ -58,7 +57,7 @@ class Sender:
         """Queue one bus message; sent in order by one task, dropped while degraded."""
         self.enqueue((channel, data))
 
-    def envelope(self, node_id: str, header: dict[str, Any], body: bytes = b"") -> None:
+    def envelope(self, node_id: str, header: Header, body: bytes = b"") -> None:
         """Queue an envelope for ``node_id``'s channel (signed with this node's id)."""
         header["from"] = self._node_id
         self.publish(node_channel(node_id), pack(header, body))

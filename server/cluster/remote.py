@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
 
 from server.cluster.shared import Part, Shared
-from server.cluster.wire import command_game, player_from_json
+from server.cluster.wire import Header, command_game, player_from_json
 from server.hub.commands import JoinCommand, parse_command
 from server.hub.effects import Broadcast, ConnId, GameId
 from server.hub.errors import ErrorCode, ProtocolError
@@ -106,7 +105,7 @@ class RemoteConnections(Part):
 
     # --- commands in --------------------------------------------------------------------------
 
-    def on_cmd(self, node_id: str, header: dict[str, Any]) -> None:
+    def on_cmd(self, node_id: str, header: Header) -> None:
         """A command forwarded by a connection's home node: run it in this hub."""
         call_id = header.get("call")
         conn_id = header.get("c")
@@ -180,7 +179,7 @@ class RemoteConnections(Part):
         local: list[ConnId] = []
         by_node: dict[str, list[ConnId]] = {}
         previous: dict[str, list[int | None]] = {}
-        meta: dict[str, Any] = _meta(effect.message)
+        meta = _meta(effect.message)
         for conn_id in effect.conn_ids:
             remote = self._remote_of.get(conn_id)
             if remote is None:
@@ -211,9 +210,9 @@ class RemoteConnections(Part):
         return previous
 
 
-def _meta(message: Message) -> dict[str, Any]:
+def _meta(message: Message) -> Header:
     """The header of an ``out`` envelope: what the home node needs to know of the frame."""
-    header: dict[str, Any] = {"k": "out", "t": message.t}
+    header: Header = {"k": "out", "t": message.t}
     game_id = message.d.get("game")
     if message.v is not None and isinstance(game_id, str):
         header["g"] = game_id

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from typing import Any
 
 from server.bus import BusError, GameRole
 from server.cluster.connections import LocalConnection
@@ -26,7 +25,7 @@ from server.cluster.host import (
 from server.cluster.ownership import ORPHANED
 from server.cluster.seeks import ClusterSeeks
 from server.cluster.shared import Part, Shared
-from server.cluster.wire import command_game, pack
+from server.cluster.wire import Header, command_game, pack
 from server.hub.commands import (
     AcceptCommand,
     ChallengeAiCommand,
@@ -270,13 +269,13 @@ class Router(Part):
         finally:
             self._whois.pop(query, None)
 
-    def on_whois(self, node_id: str, header: dict[str, Any]) -> None:
+    def on_whois(self, node_id: str, header: Header) -> None:
         """Another node asks where a player is: answer if the player is connected here."""
         name = header.get("name")
         if node_id != self._host.node_id and isinstance(name, str) and self._locals.has_name(name):
             self._sender.envelope(node_id, {"k": "here", "q": header.get("q")})
 
-    def on_here(self, node_id: str, header: dict[str, Any]) -> None:
+    def on_here(self, node_id: str, header: Header) -> None:
         """The answer to this node's ``whois``: the player is connected on ``node_id``."""
         future = self._whois.get(header.get("q", -1))
         if future is not None and not future.done():

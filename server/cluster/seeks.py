@@ -13,8 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
 from server.bus import NodeNotLiveError
 from server.cluster.connections import LocalConnection
@@ -35,6 +34,8 @@ from server.hub.effects import ConnId
 from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.lobby import GameTerms, Seek, seeks_fit
 from server.hub.messages import Message, MessageKind, ack_message
+from server.hub.payloads import SoughtPayload
+from server.jsontypes import JsonObject
 from server.rules import get_variant
 from server.transport.outbox import fan_out
 
@@ -56,7 +57,7 @@ class ClusterSeeks(Part):
         self._forwarder = forwarder
         self._watchers: set[ConnId] = set()
         self._reconcile_pending = False
-        self._hub_challenges: set[Any] = set()  # ids of challenges this hub announced
+        self._hub_challenges: set[int] = set()  # ids of challenges this hub announced
 
     # --- where seek commands run --------------------------------------------------------------
 
@@ -137,14 +138,14 @@ class ClusterSeeks(Part):
     async def answer_sought(self, conn_id: ConnId, command: SoughtCommand) -> None:
         """Answer ``sought`` with every node's seeks (this hub's alone while degraded)."""
         if self._host.degraded:
-            views: list[Mapping[str, Any]] = [seek.view() for seek in self._host.hub.seeks()]
+            views = [seek.view() for seek in self._host.hub.seeks()]
         else:
             views = [entry.view for entry in await self.listed()]
         if command.watch is True:
             self._watchers.add(conn_id)
         elif command.watch is False:
             self._watchers.discard(conn_id)
-        data = {"seeks": views, "watching": conn_id in self._watchers}
+        data: SoughtPayload = {"seeks": views, "watching": conn_id in self._watchers}
         self._host.send(conn_id, Message(MessageKind.SOUGHT, data, a=command.ack))
 
     def forget(self, conn_id: ConnId) -> None:
@@ -270,14 +271,12 @@ class ClusterSeeks(Part):
 
     # --- challenges ---------------------------------------------------------------------------
 
-    def track_challenge(self, challenge_id: Any) -> None:
+    def track_challenge(self, challenge_id: int) -> None:
         """This hub announced a challenge (see :meth:`withdraw_lobby_of`)."""
         self._hub_challenges.add(challenge_id)
         if len(self._hub_challenges) > CHALLENGES_TRACKED:
             hub = self._host.hub
-            self._hub_challenges = {
-                c for c in self._hub_challenges if isinstance(c, int) and hub.challenge(c)
-            }
+            self._hub_challenges = {c for c in self._hub_challenges if hub.challenge(c)}
 
     def withdraw_lobby_of(self, player_ids: Iterable[PlayerId]) -> None:
         """Drop the seeks and challenges in this hub of players who started a game on another
@@ -289,7 +288,7 @@ class ClusterSeeks(Part):
             if conn_id is not None and any(s.player.id == player_id for s in hub.seeks()):
                 self._run(conn_id, UnseekCommand(None, ack=INTERNAL_ACK))
         for challenge_id in sorted(self._hub_challenges, key=str):
-            challenge = hub.challenge(challenge_id) if isinstance(challenge_id, int) else None
+            challenge = hub.challenge(challenge_id)
             if challenge is None:
                 self._hub_challenges.discard(challenge_id)
                 continue
@@ -316,7 +315,7 @@ class ClusterSeeks(Part):
         return conn_id if conn_id is not None else self._remotes.hub_conn_of(player_id)
 
 
-def _decode(data: bytes) -> dict[str, Any]:
+def _decode(data: bytes) -> JsonObject:
     obj = json.loads(data)
     if not isinstance(obj, dict):
         raise ValueError("not a message object")

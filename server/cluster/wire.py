@@ -18,7 +18,7 @@ Commands travel as the client frames they came from (:func:`command_to_frame` is
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from server.hub.clock import TimeControl
 from server.hub.commands import (
@@ -45,9 +45,12 @@ from server.hub.commands import (
 )
 from server.hub.identity import PlayerInfo, Rating, RatingKey
 from server.hub.payloads import TimeControlView
+from server.jsontypes import JsonObject
 
 __all__ = [
     "EnvelopeError",
+    "Header",
+    "PlayerIdentity",
     "command_game",
     "command_to_frame",
     "pack",
@@ -58,16 +61,22 @@ __all__ = [
 ]
 
 
+Header = JsonObject
+"""An envelope's header: its kind ``k`` and that kind's fields. Another node wrote it (maybe a
+node of another version, during a rolling upgrade), so each kind's handler reads and checks its
+fields one by one (``header.get(...)`` with ``isinstance``) rather than trusting a schema."""
+
+
 class EnvelopeError(ValueError):
     """A bus message that is not an envelope of this protocol (logged and dropped)."""
 
 
-def pack(header: dict[str, Any], body: bytes = b"") -> bytes:
+def pack(header: Header, body: bytes = b"") -> bytes:
     """One envelope: the header as compact JSON, a newline, then ``body``."""
     return json.dumps(header, separators=(",", ":")).encode() + b"\n" + body
 
 
-def unpack(data: bytes) -> tuple[dict[str, Any], bytes]:
+def unpack(data: bytes) -> tuple[Header, bytes]:
     """The header and body of an envelope.
 
     :raises EnvelopeError: no newline, or a header that is not a JSON object with a kind ``k``.
@@ -84,7 +93,7 @@ def unpack(data: bytes) -> tuple[dict[str, Any], bytes]:
     return header, body
 
 
-def unpack_batch(data: bytes) -> list[tuple[dict[str, Any], bytes]]:
+def unpack_batch(data: bytes) -> list[tuple[Header, bytes]]:
     r"""The envelopes of a batch: envelopes joined by newlines (each is exactly two lines).
 
     >>> unpack_batch(pack({"k": "a"}) + b"\n" + pack({"k": "b"}, b"{}"))
@@ -100,14 +109,33 @@ def unpack_batch(data: bytes) -> list[tuple[dict[str, Any], bytes]]:
 
 # --- players ---------------------------------------------------------------------------------
 
+RatingEntry = tuple[str, str | None, float, float, float]
+"""One rating of a player: ``[variant, speed|null, rating, deviation, volatility]``."""
 
-def player_to_json(player: PlayerInfo) -> dict[str, Any]:
-    """A player's identity and ratings as JSON (ratings: ``[variant, speed|null, r, rd, vol]``)."""
-    ratings = []
+
+class PlayerIdentity(TypedDict):
+    """A player's identity and every rating, as nodes pass it (attach, forwarded commands)."""
+
+    id: str
+    name: str
+    guest: bool
+    ratings: list[RatingEntry]
+    bot: NotRequired[bool]
+    computer: NotRequired[bool]
+
+
+def player_to_json(player: PlayerInfo) -> PlayerIdentity:
+    """A player's identity and ratings as JSON."""
+    ratings: list[RatingEntry] = []
     for key, rating in player.ratings.items():
         variant, speed = (key, None) if isinstance(key, str) else key
-        ratings.append([variant, speed, rating.rating, rating.deviation, rating.volatility])
-    obj = {"id": player.id, "name": player.name, "guest": player.guest, "ratings": ratings}
+        ratings.append((variant, speed, rating.rating, rating.deviation, rating.volatility))
+    obj: PlayerIdentity = {
+        "id": player.id,
+        "name": player.name,
+        "guest": player.guest,
+        "ratings": ratings,
+    }
     if player.bot:
         obj["bot"] = True
     if player.computer:
@@ -144,7 +172,7 @@ def _tc(control: TimeControl) -> TimeControlView:
     return control.to_json()
 
 
-def _payload(command: Command) -> tuple[str, dict[str, Any]]:
+def _payload(command: Command) -> tuple[str, JsonObject]:
     """The frame type and payload of a command (``None`` fields left out)."""
     match command:
         case SeekCommand():
@@ -206,7 +234,7 @@ def _payload(command: Command) -> tuple[str, dict[str, Any]]:
     raise TypeError(f"not a hub command: {command!r}")
 
 
-def command_to_frame(command: Command, ack: str | int | None = None) -> dict[str, Any]:
+def command_to_frame(command: Command, ack: str | int | None = None) -> JsonObject:
     """The client frame of ``command`` with ack id ``ack`` (``parse_command`` reads it back).
 
     >>> from server.hub.commands import parse_command
@@ -215,7 +243,7 @@ def command_to_frame(command: Command, ack: str | int | None = None) -> dict[str
     {'t': 'move', 'd': {'game': 'g1', 'ply': 3, 'move': 'c4c5+'}, 'a': '~7'}
     """
     kind, payload = _payload(command)
-    frame: dict[str, Any] = {"t": kind, "d": {k: v for k, v in payload.items() if v is not None}}
+    frame: JsonObject = {"t": kind, "d": {k: v for k, v in payload.items() if v is not None}}
     if ack is not None:
         frame["a"] = ack
     return frame

@@ -156,4 +156,5 @@ class CommandError(Exception):
         super().__init__(text)
         self.code = code
         self.message = text
-        self.extra: dict[str, Any] = dict(extra or {})
+        self.extra: dict[str, object] = dict(extra or {})
+        """Fields the ``error`` payload carries besides code and message (``state``)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NotRequired, TypedDict
 
 from server.hub.errors import ErrorCode
 
@@ -22,10 +22,17 @@ if TYPE_CHECKING:  # payloads imports MessageKind from here
 AckId = int | str
 """Client-chosen id echoed in the ``ack`` or ``error`` answering its command."""
 
-JsonObject = dict[str, Any]
-
 Payload = Mapping[str, Any]
 """A message's ``d``: read-only, typically one of :mod:`server.hub.payloads`' ``TypedDict``."""
+
+
+class MessageJson(TypedDict):
+    """A message's wire form (:meth:`Message.to_json_obj`)."""
+
+    t: str
+    d: Payload
+    v: NotRequired[int]
+    a: NotRequired[AckId]
 
 
 class MessageKind:
@@ -96,13 +103,13 @@ class Message:
     v: int | None = None
     a: AckId | None = None
 
-    def to_json_obj(self) -> JsonObject:
+    def to_json_obj(self) -> MessageJson:
         """Return the wire form, ready for ``json.dumps``.
 
         >>> Message("ack", {}, a=7).to_json_obj()
         {'t': 'ack', 'd': {}, 'a': 7}
         """
-        obj: JsonObject = {"t": self.t, "d": self.d}
+        obj: MessageJson = {"t": self.t, "d": self.d}
         if self.v is not None:
             obj["v"] = self.v
         if self.a is not None:
@@ -123,7 +130,7 @@ def error_message(
 ) -> Message:
     """The negative answer to a command: ``{"t": "error", "d": {"code", "message", ...}}``;
     ``text`` defaults to the code's own."""
-    payload: JsonObject = {"code": code, "message": code.text if text is None else text}
+    payload: dict[str, object] = {"code": code, "message": code.text if text is None else text}
     if extra:
         payload.update(extra)
     return Message(MessageKind.ERROR, payload, a=ack)

@@ -19,10 +19,17 @@ the stored game's moves (:class:`StoredMoveView`) both extend; the room's view o
 (:class:`RoomStateView`) share :class:`PositionFields`.
 """
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 from server.hub.errors import ErrorCode
 from server.hub.messages import MessageKind
+from server.rules.analysis import (  # the analysis views, defined where they are built
+    AdviceView,
+    AnalysisLimitsView,
+    PlyEvalView,
+    ScoreView,  # noqa: F401 - a part of PlyEvalView, written to the TypeScript types too
+    SideSummaryView,
+)
 
 SideName = Literal["first", "second"]
 """A side as the protocol spells it (``SIDE_NAMES``)."""
@@ -273,6 +280,10 @@ class ChallengeEndedPayload(TypedDict):
     reason: str | None
 
 
+ChallengeOverPayload = IdPayload | ChallengeAcceptedPayload | ChallengeEndedPayload
+"""The payload of any message that ends a challenge (accepted, declined, withdrawn, cancelled)."""
+
+
 class GameStartPayload(TypedDict):
     game: str
     side: SideName
@@ -424,46 +435,9 @@ class ExportPayload(TypedDict):
     text: str
 
 
-class ScoreView(TypedDict, total=False):
-    cp: int
-    mate: int
-
-
-class PlyEvalView(TypedDict):
-    ply: int
-    score: ScoreView
-    best: str | None
-    pv: str
-    depth: int
-    nodes: int | None
-    time_ms: int
-
-
-class AdviceView(TypedDict):
-    ply: int
-    side: int
-    judgement: Literal["inaccuracy", "mistake", "blunder"]
-    kind: str
-    best: str | None
-
-
-class SideSummaryView(TypedDict):
-    inaccuracy: int
-    mistake: int
-    blunder: int
-    moves: int
-    acpl: int | None
-    accuracy: float | None
-
-
 class AnalysisProgress(TypedDict):
     done: int
     total: int
-
-
-class AnalysisLimitsView(TypedDict):
-    movetime_ms: int | None
-    depth: int | None
 
 
 class AnalysisView(TypedDict):
@@ -483,7 +457,7 @@ class AnalysisView(TypedDict):
 
 # ------------------------------------------------------------------------ the table
 
-PAYLOADS: dict[str, Any] = {
+PAYLOADS: dict[str, object] = {  # TypedDict classes (typing has no type for one)
     MessageKind.ACK: AckPayload,
     MessageKind.ERROR: ErrorPayload,
     MessageKind.WELCOME: WelcomePayload,

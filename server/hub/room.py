@@ -42,7 +42,7 @@ from server.hub.effects import ConnId, GameId
 from server.hub.eventlog import Audience, EventLog
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import GameTerms
-from server.hub.messages import JsonObject
+from server.hub.payloads import ChatLineView
 from server.hub.persist_tokens import PersistTokens
 from server.hub.room_lifecycle import Lifecycle
 from server.hub.room_moves import Moves
@@ -140,7 +140,7 @@ class GameRoom:
         return self.state.absent
 
     @property
-    def chat(self) -> dict[Audience, deque[JsonObject]]:
+    def chat(self) -> dict[Audience, deque[ChatLineView]]:
         return self.state.chat
 
     @property

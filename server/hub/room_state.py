@@ -19,7 +19,7 @@ from server.hub.errors import CommandError, ErrorCode
 from server.hub.eventlog import Audience, EventLog, RoomEvent
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import GameTerms
-from server.hub.messages import AckId, JsonObject, Message, MessageKind, Payload
+from server.hub.messages import AckId, Message, MessageKind, Payload
 from server.hub.offers import OfferBox
 from server.hub.payloads import (
     ChatLineView,
@@ -166,7 +166,7 @@ class RoomState:
         self.finished_ms: int | None = None
         self.abort_at: int | None = None
         self.absent: list[Absence | None] = [None, None]
-        self.chat: dict[Audience, deque[JsonObject]] = {
+        self.chat: dict[Audience, deque[ChatLineView]] = {
             Audience.PLAYERS: deque(maxlen=self.settings.chat_history),
             Audience.SPECTATORS: deque(maxlen=self.settings.chat_history),
         }
@@ -320,7 +320,7 @@ class RoomState:
                 else {"claimable": a.claimable, "claim_in_ms": max(0, self.claim_at(a) - now)}
                 for each, a in zip(SIDES, self.absent)
             },
-            "chat": cast(list[ChatLineView], list(self.chat[audience])),
+            "chat": list(self.chat[audience]),
         }
         return Message(MessageKind.GAME, data, v=self.log.version)
 
@@ -421,8 +421,8 @@ class RoomState:
     def chat_line(self, side: Side | None, author: PlayerInfo, text: str) -> list[Effect]:
         """Players write to the players' chat, everyone else to the spectators' chat."""
         audience = Audience.SPECTATORS if side is None else Audience.PLAYERS
-        line: JsonObject = {
-            "room": audience.value,
+        line: ChatLineView = {
+            "room": "spectators" if side is None else "players",
             "user": author.name,
             "user_id": author.id,
             "text": text,

@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 __all__ = [
     "ANALYSIS_STATES",
@@ -41,15 +41,20 @@ __all__ = [
     "MAX_CP",
     "MAX_DEPTH",
     "MAX_MATE",
+    "AdviceView",
     "AnalysisError",
     "AnalysisLimits",
+    "AnalysisLimitsView",
     "AnalysisRecord",
     "AnalysisState",
     "Judgement",
     "MoveAdvice",
     "PlyEval",
+    "PlyEvalView",
     "Score",
+    "ScoreView",
     "SideSummary",
+    "SideSummaryView",
     "advices",
     "judge",
     "move_accuracy",
@@ -60,6 +65,51 @@ __all__ = [
 ]
 
 Judgement = Literal["inaccuracy", "mistake", "blunder"]
+
+
+# The JSON views of this module's records (their ``as_json``), defined here, where they are
+# built, and used by name in the analysis message's payload (server.hub.payloads.AnalysisView).
+
+
+class ScoreView(TypedDict, total=False):
+    """Exactly one of ``cp`` and ``mate``."""
+
+    cp: int
+    mate: int
+
+
+class PlyEvalView(TypedDict):
+    ply: int
+    score: ScoreView
+    best: str | None
+    pv: str
+    depth: int
+    nodes: int | None
+    time_ms: int
+
+
+class AdviceView(TypedDict):
+    ply: int
+    side: int
+    judgement: Judgement
+    kind: str
+    best: str | None
+
+
+class SideSummaryView(TypedDict):
+    inaccuracy: int
+    mistake: int
+    blunder: int
+    moves: int
+    acpl: int | None
+    accuracy: float | None
+
+
+class AnalysisLimitsView(TypedDict):
+    movetime_ms: int | None
+    depth: int | None
+
+
 JUDGEMENTS: tuple[Judgement, ...] = ("inaccuracy", "mistake", "blunder")
 #: The move-assessment glyphs (PGN NAGs $6, $2, $4).
 JUDGEMENT_GLYPHS: dict[str, str] = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
@@ -123,7 +173,7 @@ class Score:
             return cls(cp=_int(obj, "cp", -MAX_CP, MAX_CP))
         return cls(mate=_int(obj, "mate", -MAX_MATE, MAX_MATE))
 
-    def as_json(self) -> dict[str, int]:
+    def as_json(self) -> ScoreView:
         return {"cp": self.cp} if self.cp is not None else {"mate": self.mate or 0}
 
     def for_side(self, side: int) -> Score:
@@ -197,7 +247,7 @@ class PlyEval:
             time_ms=_int(obj, "time_ms", 0, 2**31, optional=True) or 0,
         )
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> PlyEvalView:
         return {
             "ply": self.ply,
             "score": self.score.as_json(),
@@ -250,7 +300,7 @@ class MoveAdvice:
     kind: str
     best: str | None
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> AdviceView:
         return {
             "ply": self.ply,
             "side": self.side,
@@ -293,7 +343,7 @@ class SideSummary:
     _losses: list[int] = field(default_factory=list, repr=False)
     _accuracies: list[float] = field(default_factory=list, repr=False)
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> SideSummaryView:
         return {
             "inaccuracy": self.inaccuracies,
             "mistake": self.mistakes,
@@ -354,7 +404,7 @@ class AnalysisLimits:
     movetime_ms: int | None = None
     depth: int | None = None
 
-    def as_json(self) -> dict[str, int | None]:
+    def as_json(self) -> AnalysisLimitsView:
         return {"movetime_ms": self.movetime_ms, "depth": self.depth}
 
 

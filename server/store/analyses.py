@@ -26,7 +26,7 @@ from server.rules.analysis import (
 )
 from server.store.errors import GameStateError, StoreError, UnknownGameError
 from server.store.records import check_game_id, check_text, utc_now
-from server.store.schema import NAME_LENGTH, analyses, analysis_plies, games
+from server.store.schema import NAME_LENGTH, ColumnValues, analyses, analysis_plies, games
 from server.store.transactions import Transactions, dialect_insert, integrity_kind
 
 __all__ = ["AnalysisExistsError", "AnalysisStore", "UnknownAnalysisError"]
@@ -105,7 +105,7 @@ class AnalysisStore(Transactions):
         if existing is not None and existing != "failed":
             raise AnalysisExistsError(game_id, existing)
         now = utc_now()
-        values: dict[str, Any] = {
+        values: ColumnValues = {
             "state": "queued",
             "requested_by": requested_by,
             "movetime_ms": limits.movetime_ms,
@@ -164,7 +164,7 @@ class AnalysisStore(Transactions):
                     },
                 )
                 await connection.execute(statement)
-            changes: dict[str, Any] = {"state": "done" if done else "running"}
+            changes: ColumnValues = {"state": "done" if done else "running"}
             if done:
                 changes["finished_at"] = utc_now()
             await connection.execute(
@@ -234,7 +234,7 @@ def _check_limits(limits: AnalysisLimits) -> None:
         raise ValueError("depth must be positive")
 
 
-def _ply_values(game_id: str, entry: PlyEval) -> dict[str, Any]:
+def _ply_values(game_id: str, entry: PlyEval) -> ColumnValues:
     return {
         "game_id": game_id,
         "ply": entry.ply,

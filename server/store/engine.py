@@ -94,7 +94,7 @@ def _postgresql_engine(
 ) -> AsyncEngine:
     if url.get_driver_name() != "asyncpg":
         raise ValueError("PostgreSQL URLs must use the asyncpg driver: postgresql+asyncpg://")
-    connect_args: dict[str, Any] = {"timeout": connect_timeout}
+    connect_args: dict[str, object] = {"timeout": connect_timeout}
     if schema is not None:
         if not _SCHEMA_NAME.fullmatch(schema):
             raise ValueError(f"invalid schema name {schema!r}")

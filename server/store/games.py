@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
-from typing import Any, NoReturn, cast
+from typing import NoReturn, cast
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -42,6 +42,7 @@ from server.store.schema import (
     NAME_LENGTH,
     TERMINATION_LENGTH,
     VARIANT_LENGTH,
+    ColumnValues,
     game_moves,
     games,
 )
@@ -99,7 +100,7 @@ class GameStore(Transactions):
             raise ValueError("a player cannot play a rated game against themselves")
         if game_id is not None:
             check_game_id(game_id)
-        values: dict[str, Any] = {
+        values: ColumnValues = {
             "variant": variant,
             "start_fen": start_fen,
             "speed": speed_class(
@@ -377,5 +378,5 @@ def _check_final(plies: int | None, final_fen: str | None) -> None:
         check_text("final position", final_fen, 10_000)
 
 
-def _move_values(game_id: str, move: MoveRecord) -> dict[str, Any]:
+def _move_values(game_id: str, move: MoveRecord) -> ColumnValues:
     return dict(zip(MOVE_COLUMNS, move_row(game_id, move), strict=True))

@@ -25,22 +25,33 @@ import string
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Final, Literal, cast
+from typing import Any, Final, Literal, TypedDict, cast
 
 from sqlalchemy import case, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Row
 
+from server.rules.analysis import AnalysisLimitsView
 from server.store.records import check_game_id, check_text, utc_now
-from server.store.schema import JOB_ID_LENGTH, VARIANT_LENGTH, WORKER_LENGTH, engine_jobs
+from server.store.schema import (
+    JOB_ID_LENGTH,
+    VARIANT_LENGTH,
+    WORKER_LENGTH,
+    ColumnValues,
+    engine_jobs,
+)
 from server.store.transactions import Transactions
 
 __all__ = [
     "DEFAULT_LEASES",
     "JOB_KINDS",
+    "AnalysisJobPayload",
     "Job",
+    "JobClock",
     "JobKind",
+    "JobPayload",
     "JobState",
     "JobStore",
+    "MoveJobPayload",
     "QueueStatus",
     "new_job_id",
 ]
@@ -60,6 +71,39 @@ QueueStatus = dict[JobKind, dict[Literal["queued", "acquired"], int]]
 """``{"move": {"queued": n, "acquired": n}, "analysis": {...}}`` (FISHNET.md's status)."""
 
 
+class JobClock(TypedDict):
+    """Both clocks of a move job (FISHNET.md): main times, and the mover's byoyomi."""
+
+    kind: Literal["fischer", "byoyomi"]
+    first_ms: int
+    second_ms: int
+    increment_ms: int
+    byoyomi_ms: int
+    periods: int
+
+
+class MoveJobPayload(TypedDict):
+    """A move job's fields (FISHNET.md): the position and the computer's strength and clock."""
+
+    position: str | None
+    moves: str
+    level: int | None
+    clock: JobClock | None
+
+
+class AnalysisJobPayload(TypedDict):
+    """An analysis job's fields (FISHNET.md)."""
+
+    position: str
+    moves: str
+    limits: AnalysisLimitsView
+    skip_plies: list[int]
+
+
+JobPayload = MoveJobPayload | AnalysisJobPayload
+"""A job's fields besides its id, game and variant, by its kind (stored as JSON)."""
+
+
 def new_job_id() -> str:
     """A random job id: 12 characters from ``[0-9A-Za-z]``."""
     return "".join(secrets.choice(_ID_ALPHABET) for _ in range(_ID_LENGTH))
@@ -73,7 +117,7 @@ class Job:
     kind: JobKind
     game_id: str
     variant: str
-    payload: dict[str, Any]
+    payload: JobPayload
     state: JobState
     worker: str | None
     lease_until: datetime | None
@@ -93,7 +137,7 @@ def _job(row: Row[Any]) -> Job:
         kind=cast(JobKind, row.kind),
         game_id=row.game_id,
         variant=row.variant,
-        payload=dict(row.payload),
+        payload=cast(JobPayload, dict(row.payload)),
         state=cast(JobState, row.state),
         worker=row.worker,
         lease_until=row.lease_until,
@@ -119,7 +163,7 @@ class JobStore(Transactions):
     """The queue's reads and writes, each one transaction (see the module docstring)."""
 
     async def enqueue_move(
-        self, game_id: str, variant: str, payload: Mapping[str, Any], *, now: datetime | None = None
+        self, game_id: str, variant: str, payload: MoveJobPayload, *, now: datetime | None = None
     ) -> str:
         """Queue a computer's move in ``game_id``; its id.
 
@@ -129,7 +173,12 @@ class JobStore(Transactions):
         return await self._enqueue("move", game_id, variant, payload, now, supersede=True)
 
     async def enqueue_analysis(
-        self, game_id: str, variant: str, payload: Mapping[str, Any], *, now: datetime | None = None
+        self,
+        game_id: str,
+        variant: str,
+        payload: AnalysisJobPayload,
+        *,
+        now: datetime | None = None,
     ) -> str:
         """Queue the analysis of a stored game; its id."""
         return await self._enqueue("analysis", game_id, variant, payload, now, supersede=False)
@@ -139,7 +188,7 @@ class JobStore(Transactions):
         kind: JobKind,
         game_id: str,
         variant: str,
-        payload: Mapping[str, Any],
+        payload: JobPayload,
         now: datetime | None,
         *,
         supersede: bool,
@@ -242,7 +291,7 @@ class JobStore(Transactions):
             if held is None:
                 return False
             duration = _check_lease(lease_s if lease_s is not None else DEFAULT_LEASES[held.kind])
-            values: dict[str, Any] = {"lease_until": now + duration, "updated_at": now}
+            values: ColumnValues = {"lease_until": now + duration, "updated_at": now}
             if result is not None:
                 values["result"] = result
             await connection.execute(

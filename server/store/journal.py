@@ -22,6 +22,7 @@ from typing import Any, TypedDict
 
 from server.hub.effects import GameFinished
 from server.hub.game_ids import GAME_ID_PATTERN
+from server.jsontypes import JsonObject
 
 __all__ = ["JOURNAL_FORMAT", "EndJournal", "JournalEntry", "end_entry", "end_from_entry"]
 
@@ -145,10 +146,10 @@ class EndJournal:
         """
         self._path(game_id).unlink(missing_ok=True)
 
-    def entries(self) -> dict[str, dict[str, Any]]:
+    def entries(self) -> dict[str, JsonObject]:
         """Every entry, by game id (unreadable files are skipped: a crash mid-write leaves only a
         ``.tmp`` file, never a torn entry)."""
-        found: dict[str, dict[str, Any]] = {}
+        found: dict[str, JsonObject] = {}
         if not self.directory.is_dir():
             return found
         for path in sorted(self.directory.glob("*.json")):

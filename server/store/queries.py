@@ -22,7 +22,7 @@ from server.rules.record import (
     StoredTimeControl,
 )
 from server.store.records import check_game_id, check_result
-from server.store.schema import game_moves, games, players
+from server.store.schema import ColumnValues, game_moves, games, players
 from server.store.transactions import Transactions
 
 __all__ = ["GameQueries"]
@@ -210,7 +210,7 @@ def _stored_move(row: Row[Any]) -> MoveRecord:
     )
 
 
-def _game_fields(row: Row[*tuple[Any, ...]]) -> dict[str, Any]:
+def _game_fields(row: Row[*tuple[Any, ...]]) -> ColumnValues:
     return {
         "id": row.id,
         "variant": row.variant,

@@ -59,6 +59,7 @@ __all__ = [
     "AnalysisRow",
     "ApiTokenRow",
     "Base",
+    "ColumnValues",
     "EngineJobRow",
     "GameMoveRow",
     "GameRow",
@@ -77,6 +78,11 @@ __all__ = [
     "ratings",
     "sessions",
 ]
+
+ColumnValues = dict[str, Any]
+"""Column name -> value: what SQLAlchemy's ``insert().values()`` / ``update().values()`` take,
+and a row's fields read off as keyword arguments of a record. ``Any`` because SQLAlchemy types
+column values so; each value is checked against its column's type by the table."""
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",

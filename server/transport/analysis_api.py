@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Mapping
 from typing import Any, Protocol
 
 from server.hub.errors import ErrorCode
+from server.hub.payloads import AnalysisView
 from server.rules import Game, RulesError, get_variant
 from server.rules.analysis import (
     AnalysisLimits,
@@ -181,7 +182,7 @@ async def request_analysis(
     game_id: str,
     fields: Mapping[str, object],
     requested_by: str | None = None,
-) -> dict[str, Any]:
+) -> AnalysisView:
     """Request a computer analysis of a finished game; returns its view (state ``queued``).
 
     Refusals (nothing is stored): 400 bad limits / unknown field, 404 no such game, 409 the
@@ -209,7 +210,7 @@ async def request_analysis(
     return view_of(analysis, game.start_turn)
 
 
-async def analysis_view(store: AnalysisStore, game_id: str) -> dict[str, Any]:
+async def analysis_view(store: AnalysisStore, game_id: str) -> AnalysisView:
     """The analysis of a game as JSON; 404 ``no_analysis`` when none was requested."""
     analysis = await _call(store.get_analysis(game_id))
     if analysis is None:
@@ -225,10 +226,10 @@ def _estimate_s(analysis: AnalysisRecord) -> int:
     return -(-(analysis.plies_total - analysis.plies_done) * per // 1000)
 
 
-def view_of(analysis: AnalysisRecord, first_mover: int = 0) -> dict[str, Any]:
+def view_of(analysis: AnalysisRecord, first_mover: int = 0) -> AnalysisView:
     """The JSON view: state, progress, per-position evaluations, judged moves, per-side summary."""
     first, second = summarize(analysis.evals, first_mover)
-    view: dict[str, Any] = {
+    view: AnalysisView = {
         "game": analysis.game_id,
         "state": analysis.state,
         "requested_by": analysis.requested_by,

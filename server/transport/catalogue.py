@@ -8,7 +8,7 @@ player's orientation), from which the client draws the move diagram shown on hov
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from server.rules import VARIANTS, Variant
 from server.rules.betza import parse
@@ -23,6 +23,58 @@ from server.rules.variant import PieceType
 __all__ = ["CATALOGUE_PATH", "catalogue"]
 
 CATALOGUE_PATH = "/api/variants"
+
+
+class AtomView(TypedDict):
+    """One direction of a piece's movement (:class:`server.rules.betza.Atom`)."""
+
+    dx: int
+    dy: int
+    min: int
+    max: int
+    jump: bool
+    move: bool
+    capture: bool
+    initial: bool
+
+
+class PieceView(TypedDict):
+    symbol: str
+    name: str
+    abbrev: str
+    kanji: str | None
+    betza: str
+    royal: bool
+    promoted: bool
+    promotes_to: str | None
+    atoms: list[AtomView]
+    lion: list[list[int]] | None
+
+
+class PromotionView(TypedDict):
+    zone: int
+    style: str
+
+
+class VariantView(TypedDict):
+    """One variant of the catalogue: its board, rules and pieces."""
+
+    name: str
+    title: str
+    family: str
+    files: int
+    ranks: int
+    start_fen: str
+    drops: bool
+    draw_offers: bool
+    draw_claims: bool
+    byoyomi: bool
+    promotion: PromotionView | None
+    pieces: list[PieceView]
+
+
+class CatalogueView(TypedDict):
+    variants: list[VariantView]
 
 
 def _kanji(variant: Variant, piece: PieceType) -> str | None:
@@ -40,7 +92,7 @@ def _kanji(variant: Variant, piece: PieceType) -> str | None:
     return DAI_KANJI.get(piece.name)
 
 
-def _piece(variant: Variant, piece: PieceType) -> dict[str, Any]:
+def _piece(variant: Variant, piece: PieceType) -> PieceView:
     return {
         "symbol": piece.symbol,
         "name": piece.name,
@@ -67,7 +119,7 @@ def _piece(variant: Variant, piece: PieceType) -> dict[str, Any]:
     }
 
 
-def _variant(variant: Variant) -> dict[str, Any]:
+def _variant(variant: Variant) -> VariantView:
     promotion = variant.promotion
     return {
         "name": variant.name,
@@ -87,6 +139,6 @@ def _variant(variant: Variant) -> dict[str, Any]:
     }
 
 
-def catalogue() -> dict[str, Any]:
+def catalogue() -> CatalogueView:
     """The whole catalogue as one JSON-ready object (``{"variants": [...]}``)."""
     return {"variants": [_variant(v) for v in VARIANTS.values()]}

@@ -30,7 +30,7 @@ from urllib.parse import parse_qsl, urlsplit
 from server.hub.commands import Envelope, ack_of, parse_envelope, shown, valid_text
 from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.game_ids import GAME_ID_PATTERN
-from server.hub.messages import Message, error_message
+from server.hub.messages import Message, MessageJson, error_message
 from server.hub.payloads import (
     GameDetailView,
     GamesPayload,
@@ -590,7 +590,7 @@ def _only(payload: Mapping[str, Any], allowed: set[str] | frozenset[str], kind: 
 
 async def review_ws(
     store: ReviewStore, frame: Envelope | Mapping[str, Any], player: str | None = None
-) -> dict[str, Any]:
+) -> MessageJson:
     """Answer one websocket frame ``{"t": type, "d": payload, "a": ack}`` (or its checked
     envelope) whose type is in :data:`REVIEW_COMMAND_TYPES`; return the reply frame (wire form).
 

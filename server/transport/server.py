@@ -24,7 +24,7 @@ import logging
 import socket
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed, ConnectionClosedOK
@@ -65,6 +65,15 @@ from server.transport.ws_internals import (
 __all__ = ["AUTH_TIMEOUT_S", "ClientConnection", "TransportServer"]
 
 logger = logging.getLogger(__name__)
+
+
+class _Listen(TypedDict, total=False):
+    """Where ``serve`` listens: an address, or a socket the public listener owns."""
+
+    host: str
+    port: int
+    sock: socket.socket
+    start_serving: bool
 
 AUTH_TIMEOUT_S = 30.0
 """An unauthenticated connection is closed (1008) after this long."""
@@ -433,7 +442,7 @@ class TransportServer:
         public listening ``sock`` (:class:`~server.transport.public.PublicListener`), accept
         nothing by itself: the listener hands it connections through :meth:`protocol`."""
         settings = self.settings
-        where: dict[str, Any] = (
+        where: _Listen = (
             {"host": settings.host, "port": settings.port}
             if sock is None
             else {"sock": sock, "start_serving": False}

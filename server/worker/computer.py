@@ -16,9 +16,10 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
 
+from server.jsontypes import JsonObject
 from server.rules import Game, Position, get_variant
+from server.rules.analysis import PlyEvalView, ScoreView
 
 from .cecp import CecpEngine
 from .dialects import Dialect, EngineProgram, dialect_for, translate_line, variants_ini
@@ -46,7 +47,7 @@ def game_of(variant: str, position: str | None, moves: str | list[str]) -> Game:
     return game
 
 
-def clock_for(job_clock: dict[str, Any] | None, engine_is_first: bool, spent_ms: int = 0) -> EngineClock | None:
+def clock_for(job_clock: JsonObject | None, engine_is_first: bool, spent_ms: int = 0) -> EngineClock | None:
     """The job's clock (FISHNET.md) from the engine's side, less what the worker has spent."""
     if not job_clock:
         return None
@@ -93,14 +94,14 @@ class MoveAnswer:
 @dataclass(slots=True)
 class AnalysisEntry:
     ply: int
-    score: dict[str, int]
+    score: ScoreView
     best: str | None
     pv: list[str]
     depth: int
     nodes: int | None
     time_ms: int
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> PlyEvalView:
         return {
             "ply": self.ply,
             "score": self.score,
@@ -265,7 +266,7 @@ class Computer:
             pv = [best]
         score = result.score
         if score is None:
-            score_json = {"cp": 0}
+            score_json: ScoreView = {"cp": 0}
         else:
             score_json = (score if pos.turn == 0 else score.flipped()).as_json()
         return AnalysisEntry(

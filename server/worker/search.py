@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from server.rules.analysis import ScoreView
+
 __all__ = ["EngineClock", "EnginePosition", "Score", "SearchLimits", "SearchResult"]
 
 
@@ -55,7 +57,7 @@ class Score:
     def flipped(self) -> Score:
         return Score(None if self.cp is None else -self.cp, None if self.mate is None else -self.mate)
 
-    def as_json(self) -> dict[str, int]:
+    def as_json(self) -> ScoreView:
         return {"mate": self.mate} if self.mate is not None else {"cp": self.cp or 0}
 
 

@@ -17,7 +17,9 @@ from typing import Any
 
 import aiohttp
 
+from server.jsontypes import JsonObject
 from server.rules import RulesError
+from server.rules.analysis import PlyEvalView
 
 from .computer import Computer, clock_for, game_of
 from .dialects import CHOSEN, UnsupportedPosition
@@ -75,7 +77,7 @@ class Worker:
                     await computer.close()
                 self._session = None
 
-    def _acquire_body(self, computer: Computer) -> dict[str, Any]:
+    def _acquire_body(self, computer: Computer) -> JsonObject:
         engines = {key: "?" for key in sorted({computer.dialect(v).engine for v in self.config.variants})}
         engines.update(computer.versions())
         return {
@@ -87,7 +89,7 @@ class Worker:
             }
         }
 
-    async def _post(self, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
+    async def _post(self, path: str, body: JsonObject | None = None) -> tuple[int, Any]:
         assert self._session is not None
         async with self._session.post(self.base + path, json=body if body is not None else {}) as resp:
             data = await resp.json(content_type=None) if resp.status in (200, 202) else None
@@ -122,7 +124,8 @@ class Worker:
             failures = 0
             await self._handle(computer, job)
 
-    async def _handle(self, computer: Computer, job: dict[str, Any]) -> None:
+    async def _handle(self, computer: Computer, job: JsonObject) -> None:
+        """One job as the server sent it: read field by field, a bad one answered empty."""
         work = job.get("work")
         job_id = str(work.get("id", "")) if isinstance(work, dict) else ""
         acquired = time.monotonic()
@@ -150,7 +153,7 @@ class Worker:
             log.exception("job %s failed: giving it back", job_id)
             await self._abort(job_id)
 
-    async def _answer_empty(self, job: dict[str, Any], job_id: str) -> None:
+    async def _answer_empty(self, job: JsonObject, job_id: str) -> None:
         if not job_id:
             return
         kind = job.get("work", {}).get("type") if isinstance(job.get("work"), dict) else None
@@ -172,7 +175,7 @@ class Worker:
         except (aiohttp.ClientError, TimeoutError) as exc:
             log.warning("abort of %s failed: %s", job_id, exc)
 
-    async def _move_job(self, computer: Computer, job: dict[str, Any], job_id: str, acquired: float) -> None:
+    async def _move_job(self, computer: Computer, job: JsonObject, job_id: str, acquired: float) -> None:
         game = game_of(job["variant"], job.get("position"), job.get("moves") or "")
         engine_is_first = game.position.turn == 0
         spent = int((time.monotonic() - acquired) * 1000)
@@ -182,12 +185,12 @@ class Worker:
         if status not in (200, 204):
             log.warning("move %s for job %s answered %s", answer.move, job_id, status)
 
-    async def _analysis_job(self, computer: Computer, job: dict[str, Any], job_id: str) -> None:
+    async def _analysis_job(self, computer: Computer, job: JsonObject, job_id: str) -> None:
         game = game_of(job["variant"], job.get("position"), job.get("moves") or "")
         limits = job.get("limits") or {}
         movetime, depth = limits.get("movetime_ms"), limits.get("depth")
         skip = {int(p) for p in job.get("skip_plies") or ()}
-        entries: list[dict[str, Any]] = []
+        entries: list[PlyEvalView] = []
         last_sent = time.monotonic()
         for ply in range(game.ply + 1):
             if self._stop.is_set():

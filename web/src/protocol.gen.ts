@@ -3,7 +3,46 @@
 // server/transport/frames.py, server/transport/review.py). Do not edit: run
 // `python scripts/gen_types.py`; tests/test_vocabulary.py checks this file is fresh.
 
-// The payload of each message (server/hub/payloads.py).
+// The payload of each message (server/hub/payloads.py; the analysis views it imports from
+// server/rules/analysis.py, where they are built, come first).
+
+export interface AdviceView {
+  ply: number;
+  side: number;
+  judgement: "inaccuracy" | "mistake" | "blunder";
+  kind: string;
+  best: string | null;
+}
+
+export interface AnalysisLimitsView {
+  movetime_ms: number | null;
+  depth: number | null;
+}
+
+export interface PlyEvalView {
+  ply: number;
+  score: ScoreView;
+  best: string | null;
+  pv: string;
+  depth: number;
+  nodes: number | null;
+  time_ms: number;
+}
+
+/** Exactly one of `cp` and `mate`. */
+export interface ScoreView {
+  cp?: number;
+  mate?: number;
+}
+
+export interface SideSummaryView {
+  inaccuracy: number;
+  mistake: number;
+  blunder: number;
+  moves: number;
+  acpl: number | null;
+  accuracy: number | null;
+}
 
 export type SideName = "first" | "second";
 
@@ -354,46 +393,9 @@ export interface ExportPayload {
   text: string;
 }
 
-export interface ScoreView {
-  cp?: number;
-  mate?: number;
-}
-
-export interface PlyEvalView {
-  ply: number;
-  score: ScoreView;
-  best: string | null;
-  pv: string;
-  depth: number;
-  nodes: number | null;
-  time_ms: number;
-}
-
-export interface AdviceView {
-  ply: number;
-  side: number;
-  judgement: "inaccuracy" | "mistake" | "blunder";
-  kind: string;
-  best: string | null;
-}
-
-export interface SideSummaryView {
-  inaccuracy: number;
-  mistake: number;
-  blunder: number;
-  moves: number;
-  acpl: number | null;
-  accuracy: number | null;
-}
-
 export interface AnalysisProgress {
   done: number;
   total: number;
-}
-
-export interface AnalysisLimitsView {
-  movetime_ms: number | null;
-  depth: number | null;
 }
 
 /** A game's computer analysis (`analyse`, `analysis`; the HTTP API's analysis view). */

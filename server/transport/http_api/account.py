@@ -7,7 +7,7 @@ An account is shown as lichess shows one: ``id`` (the name in lower case), ``use
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from aiohttp import web
 
@@ -20,8 +20,26 @@ routes = web.RouteTableDef()
 BOT_TITLE = "BOT"
 
 
-def account_view(account: StoredPlayer, info: Any | None = None) -> dict[str, Any]:
-    view: dict[str, Any] = {
+class PerfView(TypedDict):
+    rating: int
+    prov: bool
+
+
+class AccountView(TypedDict):
+    """lichess's account object (``GET /api/account``), as far as we fill it."""
+
+    id: str
+    username: str
+    createdAt: int
+    title: NotRequired[str]
+    perfs: NotRequired[dict[str, PerfView]]
+    """By pool: ``"minishogi"``, ``"chess.blitz"``."""
+    online: NotRequired[bool]
+    """In the public user view (``GET /api/user/{name}``): a bot's event stream is open."""
+
+
+def account_view(account: StoredPlayer, info: Any | None = None) -> AccountView:
+    view: AccountView = {
         "id": account.name.lower(),
         "username": account.name,
         "createdAt": int(account.created_at.timestamp() * 1000),
@@ -29,7 +47,7 @@ def account_view(account: StoredPlayer, info: Any | None = None) -> dict[str, An
     if account.bot:
         view["title"] = BOT_TITLE
     if info is not None:
-        perfs: dict[str, Any] = {}
+        perfs: dict[str, PerfView] = {}
         for key, rating in info.ratings.items():
             name = ".".join(key) if isinstance(key, tuple) else key
             perfs[name] = {"rating": round(rating.rating), "prov": rating.provisional}

@@ -16,10 +16,13 @@ from typing import Any
 from aiohttp import web
 
 from server.hub.errors import ErrorCode
+from server.hub.payloads import AckPayload
+from server.jsontypes import JsonObject
 from server.transport.http_api.account import account_view
 from server.transport.http_api.auth import Caller, caller
 from server.transport.http_api.context import CONTEXT, api_error, held_link
 from server.transport.http_api.forms import flag, read_form
+from server.transport.http_api.lichess import LichessJson
 from server.transport.http_api.link import CommandFailed
 
 routes = web.RouteTableDef()
@@ -34,7 +37,7 @@ async def _bot(request: web.Request) -> Caller:
     return who
 
 
-async def _act(request: web.Request, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+async def _act(request: web.Request, kind: str, payload: JsonObject) -> AckPayload:
     """Run one hub command for the caller's link; its ack's payload."""
     who = await _bot(request)
     async with held_link(request, who.info) as link:
@@ -42,8 +45,8 @@ async def _act(request: web.Request, kind: str, payload: dict[str, Any]) -> dict
 
 
 async def _game_command(
-    request: web.Request, kind: str, extra: dict[str, Any] | None = None
-) -> dict[str, Any]:
+    request: web.Request, kind: str, extra: JsonObject | None = None
+) -> AckPayload:
     game_id = request.match_info["id"]
     return await _act(request, kind, {"game": game_id, **(extra or {})})
 
@@ -118,7 +121,7 @@ routes.post("/api/bot/game/{id}/takeback/{accept}")(_answer("takeback"))
 @routes.get("/api/account/playing")
 async def playing(request: web.Request) -> web.Response:
     who = await caller(request)
-    now: list[dict[str, Any]] = []
+    now: list[LichessJson] = []
     async with held_link(request, who.info) as link:
         start = await link.running_start()
         if start is not None:

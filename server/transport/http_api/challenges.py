@@ -10,11 +10,11 @@ it holds its event stream. Unknown fields are ignored.
 
 from __future__ import annotations
 
-from typing import Any
-
 from aiohttp import web
 
 from server.hub.commands import MAX_LEVEL, MIN_LEVEL
+from server.hub.payloads import AckPayload, TimeControlView
+from server.jsontypes import JsonObject
 from server.transport.http_api import lichess
 from server.transport.http_api.auth import caller
 from server.transport.http_api.context import api_error, held_link
@@ -34,7 +34,7 @@ def _integer(form: dict[str, str], name: str, default: int | None = None) -> int
     return int(raw)
 
 
-def _time_control(form: dict[str, str]) -> dict[str, Any]:
+def _time_control(form: dict[str, str]) -> TimeControlView:
     limit = _integer(form, "clock.limit", 300)
     if "clock.byoyomi" in form or "clock.periods" in form:
         return {
@@ -46,7 +46,7 @@ def _time_control(form: dict[str, str]) -> dict[str, Any]:
     return {"kind": "fischer", "base_s": limit, "inc_s": _integer(form, "clock.increment", 0)}
 
 
-async def _command(request: web.Request, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+async def _command(request: web.Request, kind: str, payload: JsonObject) -> AckPayload:
     """Answer (or withdraw) a challenge; the link forgets it once the hub took the answer (the
     hub tells the other party, not the one who answered)."""
     who = await caller(request)
@@ -132,7 +132,7 @@ async def accept(request: web.Request) -> web.Response:
 @routes.post("/api/challenge/{id}/decline")
 async def decline(request: web.Request) -> web.Response:
     form = await read_form(request)
-    payload: dict[str, Any] = {"id": _challenge_id(request)}
+    payload: JsonObject = {"id": _challenge_id(request)}
     if form.get("reason"):
         payload["reason"] = form["reason"][:140]
     await _command(request, "decline", payload)

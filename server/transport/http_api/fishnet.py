@@ -10,10 +10,13 @@ job *means* (a move to play, an analysis to store) is the queue's business
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from aiohttp import web
 
+from server.jsontypes import JsonObject
+from server.rules.analysis import PlyEvalView
 from server.transport.http_api.context import CONTEXT, api_error
 
 __all__ = ["AnalysisEntry", "WorkQueue", "parse_analysis", "routes"]
@@ -28,7 +31,8 @@ _MAX_ENTRIES = 2000
 _MAX_PV = 4096
 _MAX_INT = 2**53
 
-AnalysisEntry = dict[str, Any]
+AnalysisEntry = PlyEvalView
+"""An analysis entry as the endpoint checked it (the worker's submission, FISHNET.md)."""
 
 
 class WorkQueue(Protocol):
@@ -38,7 +42,7 @@ class WorkQueue(Protocol):
 
     async def acquire(
         self, worker: str, variants: list[str] | None, *, until_closed: Any
-    ) -> dict[str, Any] | None: ...
+    ) -> Mapping[str, object] | None: ...
 
     async def submit_move(self, job_id: str, bestmove: str | None) -> bool: ...
 
@@ -48,7 +52,7 @@ class WorkQueue(Protocol):
 
     async def abort(self, job_id: str) -> bool: ...
 
-    async def status(self) -> dict[str, Any]: ...
+    async def status(self) -> Mapping[str, object]: ...
 
 
 def _queue(request: web.Request) -> WorkQueue:
@@ -63,7 +67,7 @@ def _queue(request: web.Request) -> WorkQueue:
     return queue
 
 
-async def _body(request: web.Request) -> dict[str, Any]:
+async def _body(request: web.Request) -> JsonObject:
     try:
         body = await request.json()
     except ValueError:
@@ -94,7 +98,7 @@ def _optional_move(value: Any, what: str) -> str | None:
     return value
 
 
-def parse_analysis(body: dict[str, Any]) -> tuple[list[AnalysisEntry], bool]:
+def parse_analysis(body: JsonObject) -> tuple[list[AnalysisEntry], bool]:
     """The entries and the ``done`` flag of an analysis submission (FISHNET.md), checked.
 
     :raises ApiError: 400 naming what is wrong.
@@ -123,13 +127,14 @@ def parse_analysis(body: dict[str, Any]) -> tuple[list[AnalysisEntry], bool]:
         ):
             api_error(400, f'{what}.score must be {{"cp": n}} or {{"mate": n}}.')
         kind, value = next(iter(score.items()))
+        checked = _int(value, f"{what}.score.{kind}")
         pv = item.get("pv", "")
         if not isinstance(pv, str) or len(pv) > _MAX_PV:
             api_error(400, f"{what}.pv must be text of at most {_MAX_PV} characters.")
         nodes = item.get("nodes")
         entry: AnalysisEntry = {
             "ply": ply,
-            "score": {kind: _int(value, f"{what}.score.{kind}")},
+            "score": {"cp": checked} if kind == "cp" else {"mate": checked},
             "best": _optional_move(item.get("best"), f"{what}.best"),
             "pv": " ".join(pv.split()),
             "depth": _int(item.get("depth", 0), f"{what}.depth", minimum=0),

@@ -8,11 +8,18 @@ spaces. Clocks in milliseconds; under byoyomi ``wtime``/``btime`` are the main t
 
 from __future__ import annotations
 
-from typing import Any
-
+from server.hub.payloads import (
+    ChallengeView,
+    GameSnapshot,
+    PlayerView,
+    SideName,
+    TimeControlView,
+)
+from server.jsontypes import JsonObject
 from server.rules import get_variant
 
 __all__ = [
+    "LichessJson",
     "challenge_view",
     "colour_of",
     "game_event",
@@ -20,6 +27,11 @@ __all__ = [
     "game_state",
     "status_of",
 ]
+
+LichessJson = JsonObject
+"""An object of lichess's Bot API (an event line, a game or challenge object): lichess's format,
+documented by lichess (docs/bots.md), not a schema of ours; built here from our typed payloads
+and written out at once."""
 
 COLOUR = {"first": "white", "second": "black"}
 SIDE = {"white": "first", "black": "second", "random": "random"}
@@ -57,8 +69,8 @@ def variant_view(variant: str) -> dict[str, str]:
     return {"key": variant, "name": title, "short": title}
 
 
-def clock_view(tc: dict[str, Any]) -> dict[str, Any]:
-    if tc.get("kind") == "byoyomi":
+def clock_view(tc: TimeControlView) -> LichessJson:
+    if tc["kind"] == "byoyomi":
         return {
             "initial": tc["main_s"] * 1000,
             "increment": 0,
@@ -68,8 +80,8 @@ def clock_view(tc: dict[str, Any]) -> dict[str, Any]:
     return {"initial": tc["base_s"] * 1000, "increment": tc["inc_s"] * 1000}
 
 
-def time_control_view(tc: dict[str, Any]) -> dict[str, Any]:
-    if tc.get("kind") == "byoyomi":
+def time_control_view(tc: TimeControlView) -> LichessJson:
+    if tc["kind"] == "byoyomi":
         return {
             "type": "byoyomi",
             "limit": tc["main_s"],
@@ -85,7 +97,7 @@ def time_control_view(tc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def player_view(player: dict[str, Any] | None) -> dict[str, Any]:
+def player_view(player: PlayerView | None) -> LichessJson:
     if player is None:
         return {}
     view = {
@@ -98,25 +110,26 @@ def player_view(player: dict[str, Any] | None) -> dict[str, Any]:
     return view
 
 
-def game_state(game: dict[str, Any]) -> dict[str, Any]:
+def game_state(game: GameSnapshot) -> LichessJson:
     """A tracked game (a websocket snapshot kept up to date) as a ``gameState`` line."""
-    clocks = game.get("clocks") or {}
-    state: dict[str, Any] = {
+    clocks = game["clocks"]
+    state: LichessJson = {
         "type": "gameState",
         "moves": " ".join(game.get("moves", [])),
         "status": status_of(game.get("status", "started"), game.get("termination")),
     }
-    tc = game.get("tc") or {}
-    for side, prefix in (("first", "w"), ("second", "b")):
-        clock = clocks.get(side) or {}
-        state[f"{prefix}time"] = clock.get("ms", 0)
-        if tc.get("kind") == "byoyomi":
+    tc = game["tc"]
+    sides: tuple[tuple[SideName, str], ...] = (("first", "w"), ("second", "b"))
+    for side, prefix in sides:
+        clock = clocks[side]
+        state[f"{prefix}time"] = clock["ms"]
+        if tc["kind"] == "byoyomi":
             state[f"{prefix}inc"] = 0
             state[f"{prefix}byoyomi"] = clock.get("period_ms", 0)
             state[f"{prefix}periods"] = clock.get("periods", 0)
         else:
-            state[f"{prefix}inc"] = tc.get("inc_s", 0) * 1000
-    offers = game.get("offers") or {}
+            state[f"{prefix}inc"] = tc["inc_s"] * 1000
+    offers = game["offers"]
     state["wdraw"] = offers.get("draw") == "first"
     state["bdraw"] = offers.get("draw") == "second"
     state["wtakeback"] = offers.get("takeback") == "first"
@@ -127,18 +140,18 @@ def game_state(game: dict[str, Any]) -> dict[str, Any]:
     return state
 
 
-def game_full(game: dict[str, Any]) -> dict[str, Any]:
-    players = game.get("players") or {}
+def game_full(game: GameSnapshot) -> LichessJson:
+    players = game["players"]
     start_fen = game.get("start_fen")
     return {
         "type": "gameFull",
         "id": game["game"],
         "variant": variant_view(game["variant"]),
-        "clock": clock_view(game.get("tc") or {}),
+        "clock": clock_view(game["tc"]),
         "speed": game.get("speed"),
         "perf": {"name": game.get("speed")},
         "rated": bool(game.get("rated")),
-        "createdAt": game.get("created_ms", 0),
+        "createdAt": 0,  # a snapshot has no creation time
         "white": player_view(players.get("first")),
         "black": player_view(players.get("second")),
         "initialFen": start_fen if start_fen else "startpos",
@@ -146,10 +159,9 @@ def game_full(game: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def game_event(kind: str, game: dict[str, Any], me: str) -> dict[str, Any]:
+def game_event(kind: str, game: GameSnapshot, me: SideName) -> LichessJson:
     """``gameStart`` / ``gameFinish`` for the event stream; ``me`` is our side."""
-    players = game.get("players") or {}
-    opponent = players.get("second" if me == "first" else "first") or {}
+    opponent = game["players"]["second" if me == "first" else "first"]
     moves = game.get("moves", [])
     finished = game.get("status") == "finished"
     return {
@@ -180,7 +192,7 @@ def game_event(kind: str, game: dict[str, Any], me: str) -> dict[str, Any]:
     }
 
 
-def challenge_view(challenge: dict[str, Any], status: str = "created") -> dict[str, Any]:
+def challenge_view(challenge: ChallengeView, status: str = "created") -> LichessJson:
     """A hub challenge (``{"id", "from", "to", "variant", "tc", "speed", "rated", "colour"}``)."""
     colour = challenge.get("colour", "random")
     return {
@@ -192,7 +204,7 @@ def challenge_view(challenge: dict[str, Any], status: str = "created") -> dict[s
         "variant": variant_view(challenge["variant"]),
         "rated": bool(challenge.get("rated")),
         "speed": challenge.get("speed"),
-        "timeControl": time_control_view(challenge.get("tc") or {}),
+        "timeControl": time_control_view(challenge["tc"]),
         "color": COLOUR.get(colour, "random"),
         "perf": {"name": challenge.get("speed")},
     }

@@ -19,11 +19,27 @@ import contextlib
 import itertools
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from server.hub.commands import parse_command
 from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.identity import PlayerInfo
+from server.hub.payloads import (
+    AckPayload,
+    BackPayload,
+    ChallengeOverPayload,
+    ChallengeView,
+    ChatPayload,
+    EndPayload,
+    GameSnapshot,
+    GameStartPayload,
+    GonePayload,
+    HelloPayload,
+    MovePayload,
+    OfferPayload,
+    TakebackPayload,
+)
+from server.jsontypes import JsonObject
 from server.transport.codec import DecodeError, decode
 from server.transport.driver import HubDriver
 from server.transport.http_api import lichess
@@ -56,7 +72,7 @@ _STATUS: dict[ErrorCode, int] = {
 class CommandFailed(Exception):
     """The hub refused a command: ``status`` (lichess-style) and the hub's message."""
 
-    def __init__(self, status: int, code: ErrorCode, message: str, data: dict[str, Any]) -> None:
+    def __init__(self, status: int, code: ErrorCode, message: str, data: JsonObject) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
@@ -86,7 +102,7 @@ class NdjsonStream:
         """Called once when the stream is dropped: its writer may be blocked on a socket that
         is not read (waiting for it to drain), so the connection is cut from here."""
 
-    def send(self, event: dict[str, Any]) -> None:
+    def send(self, event: lichess.LichessJson) -> None:
         self._put(_line(event))
 
     def end(self) -> None:
@@ -125,7 +141,7 @@ class NdjsonStream:
             return b"\n"
 
 
-def _line(event: dict[str, Any]) -> bytes:
+def _line(event: lichess.LichessJson) -> bytes:
     import json
 
     return json.dumps(event, separators=(",", ":")).encode() + b"\n"
@@ -142,13 +158,13 @@ class BotLink:
         self._driver = driver
         self.conn_id = driver.new_conn_id()
         self._acks = itertools.count(1)
-        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
-        self.hello: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending: dict[str, asyncio.Future[AckPayload]] = {}
+        self.hello: asyncio.Future[HelloPayload] = asyncio.get_running_loop().create_future()
         self.events: set[NdjsonStream] = set()
         self.game_streams: set[NdjsonStream] = set()
-        self.games: dict[str, dict[str, Any]] = {}
+        self.games: dict[str, GameSnapshot] = {}
         """Games this connection follows: the last snapshot, kept up to date by room events."""
-        self.challenges: dict[int, dict[str, Any]] = {}
+        self.challenges: dict[int, ChallengeView] = {}
         self.running_game: str | None = None
         self._starting: set[str] = set()
         """Games whose ``game_start`` came and whose first snapshot (``gameStart``) has not."""
@@ -203,7 +219,7 @@ class BotLink:
 
     # --- commands -----------------------------------------------------------------------------
 
-    async def command(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    async def command(self, kind: str, payload: JsonObject) -> AckPayload:
         """Send one hub command; its ack's payload, or :class:`CommandFailed`."""
         if self.closed:
             raise CommandFailed(503, ErrorCode.UNAVAILABLE, "The hub connection closed; retry.", {})
@@ -215,7 +231,7 @@ class BotLink:
             command = parse_command({"t": kind, "d": payload, "a": ack})
         except ProtocolError as error:
             raise CommandFailed(400, error.code, str(error), {}) from None
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[AckPayload] = asyncio.get_running_loop().create_future()
         self._pending[ack] = future
         self.hold()
         try:
@@ -229,7 +245,7 @@ class BotLink:
             self._pending.pop(ack, None)
             self.release()
 
-    async def follow(self, game_id: str) -> dict[str, Any]:
+    async def follow(self, game_id: str) -> GameSnapshot:
         """The game as this connection sees it, joining its room first if needed."""
         game = self.games.get(game_id)
         if game is None:
@@ -239,7 +255,7 @@ class BotLink:
                 raise CommandFailed(404, ErrorCode.NO_SUCH_GAME, "No such game", {})
         return game
 
-    async def running_start(self) -> dict[str, Any] | None:
+    async def running_start(self) -> lichess.LichessJson | None:
         """The ``gameStart`` event of the account's running game, if it has one."""
         if self.running_game is None:
             return None
@@ -247,10 +263,10 @@ class BotLink:
             game = await self.follow(self.running_game)
         except CommandFailed:
             return None
-        role = game.get("role")
-        if role not in ("first", "second") or game.get("status") != "started":
+        role = game["role"]
+        if role == "spectator" or game["status"] != "started":
             return None
-        return lichess.game_event("gameStart", game, str(role))
+        return lichess.game_event("gameStart", game, role)
 
     # --- keeping the connection ---------------------------------------------------------------
 
@@ -273,7 +289,9 @@ class BotLink:
 
     # --- the hub's messages -------------------------------------------------------------------
 
-    def _on_message(self, message: dict[str, Any]) -> None:
+    def _on_message(self, message: JsonObject) -> None:
+        """One hub message (decoded off the frame the hub encoded): its handler gets the
+        payload of its kind."""
         kind = message.get("t")
         data = message.get("d") or {}
         ack = message.get("a")
@@ -281,7 +299,7 @@ class BotLink:
             future = self._pending[ack]
             if not future.done():
                 if kind == "ack":
-                    future.set_result(data)
+                    future.set_result(cast(AckPayload, data))
                 else:
                     code = ErrorCode.of(data.get("code")) or ErrorCode.INTERNAL_ERROR
                     future.set_exception(
@@ -294,54 +312,54 @@ class BotLink:
         if handler is not None:
             handler(self, data)
 
-    def _hello(self, data: dict[str, Any]) -> None:
+    def _hello(self, data: HelloPayload) -> None:
         self.running_game = data.get("game")
         for challenge in data.get("challenges") or []:
             self.challenges[challenge["id"]] = challenge
         if not self.hello.done():
             self.hello.set_result(data)
 
-    def _challenge(self, data: dict[str, Any]) -> None:
+    def _challenge(self, data: ChallengeView) -> None:
         self.challenges[data["id"]] = data
         self._event({"type": "challenge", "challenge": lichess.challenge_view(data)})
 
-    def _game_start(self, data: dict[str, Any]) -> None:
+    def _game_start(self, data: GameStartPayload) -> None:
         self.running_game = data.get("game")
         # The snapshot follows at once (the hub joins the players' connections): gameStart is
         # sent from it, when the game's terms are known.
         self.games.pop(str(data.get("game")), None)
         self._starting.add(str(data.get("game")))
 
-    def _snapshot(self, data: dict[str, Any]) -> None:
+    def _snapshot(self, data: GameSnapshot) -> None:
         game_id = data["game"]
-        self.games[game_id] = dict(data)
-        role = data.get("role")
+        self.games[game_id] = data.copy()
+        role = data["role"]
         if game_id in self._starting:
             self._starting.discard(game_id)
-            if role in ("first", "second") and data.get("status") == "started":
+            if role != "spectator" and data["status"] == "started":
                 self._event(lichess.game_event("gameStart", data, role))
         for stream in self.game_streams:
             if stream.game_id == game_id:
                 stream.send(lichess.game_full(data))
 
-    def _room_event(self, data: dict[str, Any], update: Callable[[dict[str, Any]], None]) -> None:
-        game = self.games.get(data.get("game", ""))
+    def _room_event(self, data: RoomEvent, update: Callable[[GameSnapshot], None]) -> None:
+        game = self.games.get(data["game"])
         if game is None:
             return
         update(game)
         self._state(game)
 
-    def _move(self, data: dict[str, Any]) -> None:
-        def update(game: dict[str, Any]) -> None:
-            moves = list(game.get("moves", []))
-            if data.get("ply") == len(moves) + 1:
+    def _move(self, data: MovePayload) -> None:
+        def update(game: GameSnapshot) -> None:
+            moves = list(game["moves"])
+            if data["ply"] == len(moves) + 1:
                 moves.append(data["uci"])
             game["moves"] = moves
-            game["fen"] = data.get("fen")
-            game["turn"] = data.get("turn")
-            game["clocks"] = data.get("clocks")
-            offers = dict(game.get("offers") or {})
-            mover = data.get("side")
+            game["fen"] = data["fen"]
+            game["turn"] = data["turn"]
+            game["clocks"] = data["clocks"]
+            offers = game["offers"].copy()
+            mover = data["side"]
             # A move cancels a pending takeback offer and declines the opponent's draw offer.
             offers["takeback"] = None
             if offers.get("draw") not in (None, mover):
@@ -350,43 +368,41 @@ class BotLink:
 
         self._room_event(data, update)
 
-    def _takeback(self, data: dict[str, Any]) -> None:
-        def update(game: dict[str, Any]) -> None:
-            game["moves"] = list(game.get("moves", []))[: data.get("ply", 0)]
-            game["fen"] = data.get("fen")
-            game["turn"] = data.get("turn")
-            game["clocks"] = data.get("clocks")
-            game["offers"] = {**(game.get("offers") or {}), "takeback": None}
+    def _takeback(self, data: TakebackPayload) -> None:
+        def update(game: GameSnapshot) -> None:
+            game["moves"] = list(game["moves"])[: data["ply"]]
+            game["fen"] = data["fen"]
+            game["turn"] = data["turn"]
+            game["clocks"] = data["clocks"]
+            game["offers"] = {**game["offers"], "takeback": None}
 
         self._room_event(data, update)
 
-    def _offer(self, data: dict[str, Any]) -> None:
-        kind, action = data.get("kind"), data.get("action")
-        if kind not in ("draw", "takeback"):
+    def _offer(self, data: OfferPayload) -> None:
+        kind, action = data["kind"], data["action"]
+        if kind == "rematch":
             return
 
-        def update(game: dict[str, Any]) -> None:
-            offers = dict(game.get("offers") or {})
-            offers[str(kind)] = data.get("side") if action == "offer" else None
+        def update(game: GameSnapshot) -> None:
+            offers = game["offers"].copy()
+            offers[kind] = data["side"] if action == "offer" else None
             game["offers"] = offers
 
         self._room_event(data, update)
 
-    def _end(self, data: dict[str, Any]) -> None:
-        game = self.games.get(data.get("game", ""))
+    def _end(self, data: EndPayload) -> None:
+        game = self.games.get(data["game"])
         if game is None:
             return
-        game.update(
-            status="finished",
-            result=data.get("result"),
-            winner=data.get("winner"),
-            termination=data.get("termination"),
-            clocks=data.get("clocks", game.get("clocks")),
-            offers={"draw": None, "takeback": None},
-        )
+        game["status"] = "finished"
+        game["result"] = data["result"]
+        game["winner"] = data["winner"]
+        game["termination"] = data["termination"]
+        game["clocks"] = data["clocks"]
+        game["offers"] = {"draw": None, "takeback": None, "rematch": None}
         self._state(game)
-        role = game.get("role")
-        if role in ("first", "second"):
+        role = game["role"]
+        if role != "spectator":
             self._event(lichess.game_event("gameFinish", game, role))
         if self.running_game == game["game"]:
             self.running_game = None
@@ -395,7 +411,7 @@ class BotLink:
                 stream.end()
         del self.games[game["game"]]  # a later request about it joins the room again
 
-    def _chat(self, data: dict[str, Any]) -> None:
+    def _chat(self, data: ChatPayload) -> None:
         line = {
             "type": "chatLine",
             "room": "player" if data.get("room") == "players" else "spectator",
@@ -406,48 +422,50 @@ class BotLink:
 
     # --- to the streams -----------------------------------------------------------------------
 
-    def _event(self, event: dict[str, Any]) -> None:
+    def _event(self, event: lichess.LichessJson) -> None:
         for stream in self.events:
             stream.send(event)
 
-    def _state(self, game: dict[str, Any]) -> None:
+    def _state(self, game: GameSnapshot) -> None:
         self._to_game(game["game"], lichess.game_state(game))
 
-    def _to_game(self, game_id: str, event: dict[str, Any]) -> None:
+    def _to_game(self, game_id: str, event: lichess.LichessJson) -> None:
         for stream in self.game_streams:
             if stream.game_id == game_id:
                 stream.send(event)
 
 
-def _challenge_over(status: str, event: str) -> Callable[[BotLink, dict[str, Any]], None]:
-    def handle(link: BotLink, data: dict[str, Any]) -> None:
+def _challenge_over(status: str, event: str) -> Callable[[BotLink, ChallengeOverPayload], None]:
+    def handle(link: BotLink, data: ChallengeOverPayload) -> None:
         known = link.challenges.pop(data.get("id", -1), None)
         if known is None or event == "":
             return
         view = lichess.challenge_view(known, status)
-        if data.get("reason"):
-            view["declineReason"] = data["reason"]
+        reason = data.get("reason")
+        if reason:
+            view["declineReason"] = reason
         link._event({"type": event, "challenge": view})
 
     return handle
 
 
-def _gone_or_back(gone: bool) -> Callable[[BotLink, dict[str, Any]], None]:
-    def handle(link: BotLink, data: dict[str, Any]) -> None:
-        game = link.games.get(data.get("game", ""))
+def _gone_or_back(gone: bool) -> Callable[[BotLink, GonePayload | BackPayload], None]:
+    def handle(link: BotLink, data: GonePayload | BackPayload) -> None:
+        game = link.games.get(data["game"])
         if game is None or data.get("side") == game.get("role"):
             return
-        event: dict[str, Any] = {"type": "opponentGone", "gone": gone}
+        event: lichess.LichessJson = {"type": "opponentGone", "gone": gone}
         if gone:
+            left = cast(GonePayload, data)
             event["claimWinInSeconds"] = (
-                0 if data.get("claimable") else int(data.get("claim_in_ms", 0)) // 1000
+                0 if left["claimable"] else int(left.get("claim_in_ms", 0)) // 1000
             )
         link._to_game(game["game"], event)
 
     return handle
 
 
-_HANDLERS: dict[str, Callable[[BotLink, dict[str, Any]], None]] = {
+_HANDLERS: dict[str, Callable[[BotLink, Any], None]] = {
     "hello": BotLink._hello,
     "challenge": BotLink._challenge,
     "challenge_accepted": _challenge_over("accepted", ""),
@@ -464,6 +482,9 @@ _HANDLERS: dict[str, Callable[[BotLink, dict[str, Any]], None]] = {
     "gone": _gone_or_back(True),
     "back": _gone_or_back(False),
 }
+
+
+RoomEvent = MovePayload | TakebackPayload | OfferPayload
 
 
 class BotLinks:

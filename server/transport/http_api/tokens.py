@@ -10,7 +10,7 @@ client holds it) or the name and password in the form; an API token cannot make 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from aiohttp import web
 
@@ -50,7 +50,13 @@ async def _owner(request: web.Request, form: dict[str, str]) -> StoredPlayer:
     return account
 
 
-def _listing(token: Any) -> dict[str, Any]:
+class TokenListing(TypedDict):
+    id: int
+    description: str
+    createdAt: int
+
+
+def _listing(token: Any) -> TokenListing:
     return {
         "id": token.id,
         "description": token.description,

@@ -7,10 +7,14 @@ job; the door imports nothing of the app). A refusal is one line in words, nothi
 
 from __future__ import annotations
 
-from typing import Any
-
 from server.hub.errors import ErrorCode
-from server.rules.analysis import JUDGEMENT_GLYPHS
+from server.rules.analysis import (
+    JUDGEMENT_GLYPHS,
+    AnalysisLimitsView,
+    Judgement,
+    ScoreView,
+    SideSummaryView,
+)
 from server.rules.record import GameRecord
 from server.transport.analysis_api import (
     AnalysisRequestError,
@@ -21,8 +25,6 @@ from server.transport.analysis_api import (
 from server.transport.ics.args import NO_SUCH_GAME
 
 __all__ = ["analysis_lines", "request_lines"]
-
-Json = dict[str, Any]
 
 
 def _refusal(error: AnalysisRequestError, number: int, game_id: str) -> str:
@@ -39,7 +41,7 @@ def _refusal(error: AnalysisRequestError, number: int, game_id: str) -> str:
     return error.message
 
 
-def _limits(limits: Json) -> str:
+def _limits(limits: AnalysisLimitsView) -> str:
     parts = []
     if limits.get("movetime_ms"):
         parts.append(f"{limits['movetime_ms']} ms")
@@ -64,16 +66,20 @@ async def request_lines(
     ]
 
 
-def _score(score: Json) -> str:
+def _score(score: ScoreView) -> str:
     if "mate" in score:
         return f"#{score['mate']}"
     return f"{score.get('cp', 0) / 100:+.2f}"
 
 
-_COUNTED = (("inaccuracy", "inaccuracies"), ("mistake", "mistakes"), ("blunder", "blunders"))
+_COUNTED: tuple[tuple[Judgement, str], ...] = (
+    ("inaccuracy", "inaccuracies"),
+    ("mistake", "mistakes"),
+    ("blunder", "blunders"),
+)
 
 
-def _side(name: str, summary: Json) -> str:
+def _side(name: str, summary: SideSummaryView) -> str:
     if summary["moves"] == 0:
         return f"{name}: no move analysed yet."
     counts = ", ".join(

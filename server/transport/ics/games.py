@@ -11,8 +11,16 @@ the end) and renders its style-12 and holdings lines for one viewer.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from server.hub.payloads import (
+    ClocksView,
+    GameSnapshot,
+    MovePayload,
+    PlayerView,
+    SideClockView,
+    TakebackPayload,
+    TimeControlView,
+)
 from server.rules import Position, RulesError
 from server.transport.ics.boards import board_lines
 from server.transport.ics.lines import clock_words
@@ -21,7 +29,6 @@ from server.transport.ics.variants import IcsVariant, ics_variant
 
 __all__ = ["GameNumbers", "GameView", "clock_ms", "side_index"]
 
-Json = dict[str, Any]
 MAX_REMEMBERED = 100_000
 
 
@@ -53,14 +60,14 @@ def side_index(side: str | None) -> int | None:
     return {"first": 0, "second": 1}.get(side or "")
 
 
-def clock_ms(clock: Json | None, tc: Json) -> int:
+def clock_ms(clock: SideClockView | None, tc: TimeControlView) -> int:
     """What a style-12 clock shows: the time until the flag falls if the player keeps thinking
     (under byoyomi: main time, then the current period, then the periods left)."""
     if not clock:
         return 0
     ms = int(clock.get("ms", 0))
     periods = int(clock.get("periods", 0) or 0)
-    if tc.get("kind") == "byoyomi" and periods > 0:
+    if tc["kind"] == "byoyomi" and periods > 0:
         period = int(tc["period_s"]) * 1000
         ms += int(clock.get("period_ms", period)) + (periods - 1) * period
     return ms
@@ -73,22 +80,22 @@ class GameView:
     game_id: str
     number: int
     ics: IcsVariant
-    players: tuple[Json, Json]
-    tc: Json
+    players: tuple[PlayerView, PlayerView]
+    tc: TimeControlView
     rated: bool
     role: str
     start_fen: str
     fen: str
     moves: list[str] = field(default_factory=list)
     displays: list[str] = field(default_factory=list)
-    clocks: Json | None = None
+    clocks: ClocksView | None = None
     finished: bool = False
     verbose: str = "none"
     pretty: str = "none"
     elapsed_ms: int = 0
 
     @classmethod
-    def from_snapshot(cls, snapshot: Json, number: int) -> GameView:
+    def from_snapshot(cls, snapshot: GameSnapshot, number: int) -> GameView:
         view = cls(
             game_id=snapshot["game"],
             number=number,
@@ -122,7 +129,7 @@ class GameView:
     def position(self) -> Position:
         return Position.from_fen(self.ics.variant, self.fen)
 
-    def update_snapshot(self, snapshot: Json) -> None:
+    def update_snapshot(self, snapshot: GameSnapshot) -> None:
         self.fen = snapshot["fen"]
         self.moves = list(snapshot.get("moves", []))
         self.displays = list(snapshot.get("displays", []))
@@ -156,7 +163,7 @@ class GameView:
             if uci == "@@@@":
                 self.pretty = "pass"
 
-    def apply_move(self, event: Json) -> None:
+    def apply_move(self, event: MovePayload) -> None:
         """A ``move`` room event."""
         try:
             before = self.position()
@@ -166,14 +173,14 @@ class GameView:
         self.displays.append(event.get("display", ""))
         self.fen = event["fen"]
         self.clocks = event.get("clocks")
-        self.elapsed_ms = int(event.get("spent_ms", 0))
+        self.elapsed_ms = int(event.get("spent_ms") or 0)  # None only in stored games
         if before is not None:
             try:
                 self._describe_last(before, event["uci"], event.get("display", ""))
             except RulesError:
                 self.verbose, self.pretty = "none", event.get("display", "none")
 
-    def apply_takeback(self, event: Json) -> None:
+    def apply_takeback(self, event: TakebackPayload) -> None:
         """A ``takeback`` room event: moves after ``ply`` are gone."""
         del self.moves[event["ply"] :]
         del self.displays[event["ply"] :]
@@ -196,7 +203,7 @@ class GameView:
         """The style-12 line and, for variants with hands, the ``<b1>`` line (a diagram for a
         board too wide for style-12 readers unless ``wide``: :mod:`.boards`)."""
         position = self.position()
-        clocks = self.clocks or {}
+        clocks = self.clocks
         minutes, seconds = clock_words(self.tc)
         info = Board12(
             game=self.number,
@@ -205,13 +212,13 @@ class GameView:
             relation=self.relation() if relation is None else relation,
             initial_min=minutes,
             increment_s=0 if self.tc.get("kind") == "byoyomi" else seconds,
-            white_ms=clock_ms(clocks.get("first"), self.tc),
-            black_ms=clock_ms(clocks.get("second"), self.tc),
+            white_ms=clock_ms(clocks["first"] if clocks else None, self.tc),
+            black_ms=clock_ms(clocks["second"] if clocks else None, self.tc),
             verbose=self.verbose,
             elapsed_ms=self.elapsed_ms,
             pretty=self.pretty,
             flip=self.my_side == 1,
-            ticking=clocks.get("running") is not None and not self.finished,
+            ticking=bool(clocks and clocks["running"] is not None) and not self.finished,
             ms=ms,
             double_push=_double_push(self.verbose),
         )

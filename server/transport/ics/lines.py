@@ -9,8 +9,7 @@ tp=spartan c=? rr=0-9999 a=t f=f``, ``Challenge: alice (1500) bob (1500) unrated
 
 from __future__ import annotations
 
-from typing import Any
-
+from server.hub.payloads import ChallengeView, PlayerView, SeekView, TimeControlView
 from server.transport.ics.variants import ics_variant
 
 __all__ = [
@@ -26,10 +25,8 @@ __all__ = [
     "sought_line",
 ]
 
-Json = dict[str, Any]
 
-
-def rating_text(player: Json) -> str:
+def rating_text(player: PlayerView) -> str:
     """A player's rating as FICS shows it: ``1500``, or ``++++`` for a guest."""
     rating = player.get("rating")
     if player.get("guest") or rating is None:
@@ -37,24 +34,24 @@ def rating_text(player: Json) -> str:
     return str(int(rating))
 
 
-def clock_words(tc: Json) -> tuple[int, int]:
+def clock_words(tc: TimeControlView) -> tuple[int, int]:
     """(minutes, seconds) of a time control as FICS writes them: base and increment, or for
     byoyomi the main time and the period."""
-    if tc.get("kind") == "byoyomi":
+    if tc["kind"] == "byoyomi":
         return int(tc["main_s"]) // 60, int(tc["period_s"])
     return int(tc["base_s"]) // 60, int(tc["inc_s"])
 
 
-def kind_words(variant: str, rated: bool, tc: Json) -> str:
+def kind_words(variant: str, rated: bool, tc: TimeControlView) -> str:
     """``unrated spartan`` / ``rated minishogi byoyomi/3``: rated-ness and the ICS variant word."""
     words = f"{'rated' if rated else 'unrated'} {ics_variant(variant).kind}"
-    if tc.get("kind") == "byoyomi":
+    if tc["kind"] == "byoyomi":
         words += f" byoyomi/{tc['periods']}"
     return words
 
 
 def creating_lines(
-    game: int, white: Json, black: Json, variant: str, rated: bool, tc: Json
+    game: int, white: PlayerView, black: PlayerView, variant: str, rated: bool, tc: TimeControlView
 ) -> list[str]:
     """The two lines announcing a new game to its players."""
     minutes, seconds = clock_words(tc)
@@ -103,13 +100,14 @@ def end_reason(termination: str, result: str | None, white: str, black: str, ply
     return reasons.get(termination, f"Game ended ({termination})")
 
 
-def _seek_rating(player: Json) -> str:
-    if player.get("guest") or player.get("rating") is None:
+def _seek_rating(player: PlayerView) -> str:
+    rating = player.get("rating")
+    if player.get("guest") or rating is None:
         return "0 "
-    return f"{int(player['rating'])}{'P' if player.get('provisional') else ' '}"
+    return f"{int(rating)}{'P' if player.get('provisional') else ' '}"
 
 
-def seek_line(seek: Json) -> str:
+def seek_line(seek: SeekView) -> str:
     """The ``<s>`` line of one seek (``iset seekinfo 1``)."""
     minutes, seconds = clock_words(seek["tc"])
     player = seek["player"]
@@ -123,7 +121,7 @@ def seek_line(seek: Json) -> str:
     )
 
 
-def _seek_words(seek: Json) -> tuple[str, str, int, int, str, str]:
+def _seek_words(seek: SeekView) -> tuple[str, str, int, int, str, str]:
     """(name, rating, minutes, seconds, kind, manual flag) of a seek, as FICS lists show them."""
     minutes, seconds = clock_words(seek["tc"])
     player = seek["player"]
@@ -132,7 +130,7 @@ def _seek_words(seek: Json) -> tuple[str, str, int, int, str, str]:
     return player["name"], rating_text(player), minutes, seconds, kind, manual
 
 
-def seek_announcement(seek: Json) -> str:
+def seek_announcement(seek: SeekView) -> str:
     """``alice (1500) seeking 5 0 unrated spartan ("play 8" to respond)``."""
     name, rating, minutes, seconds, kind, manual = _seek_words(seek)
     return (
@@ -141,7 +139,7 @@ def seek_announcement(seek: Json) -> str:
     )
 
 
-def sought_line(seek: Json) -> str:
+def sought_line(seek: SeekView) -> str:
     """One line of the ``sought`` list."""
     name, rating, minutes, seconds, kind, manual = _seek_words(seek)
     low, high = seek.get("range") or (0, 9999)
@@ -152,7 +150,7 @@ def sought_line(seek: Json) -> str:
     )
 
 
-def challenge_text(challenge: Json) -> str:
+def challenge_text(challenge: ChallengeView) -> str:
     """``alice (1500) [white] bob (1500) unrated spartan 5 0.`` (the sender first)."""
     sender, target = challenge["from"], challenge["to"]
     minutes, seconds = clock_words(challenge["tc"])

@@ -9,6 +9,25 @@ from server.hub.commands import (
 )
 from server.hub.errors import ErrorCode
 from server.hub.messages import MessageKind
+from server.hub.payloads import (
+    BackPayload,
+    ChallengeAcceptedPayload,
+    ChallengeEndedPayload,
+    ChallengeOverPayload,
+    ChallengeView,
+    ChatPayload,
+    DegradedPayload,
+    EndPayload,
+    GameSnapshot,
+    GameStartPayload,
+    GonePayload,
+    HelloPayload,
+    IdPayload,
+    MovePayload,
+    OfferPayload,
+    SeekView,
+    TakebackPayload,
+)
 from server.transport.ics.games import GameView, side_index
 from server.transport.ics.lines import (
     challenge_text,
@@ -44,7 +63,7 @@ class MessageRenderer(SessionState):
         elif kind == MessageKind.ERROR:
             self._write([error_text(data.get("code", ""), data.get("message", ""))])
 
-    def _on_hello(self, data: Json) -> None:
+    def _on_hello(self, data: HelloPayload) -> None:
         for challenge in data.get("challenges", []):
             self.challenges[challenge["id"]] = challenge
         game_id = data.get("game")
@@ -62,13 +81,13 @@ class MessageRenderer(SessionState):
 
         self._command(lambda a: JoinCommand(game_id, ack=a), answer)
 
-    def _on_seek_added(self, seek: Json) -> None:
+    def _on_seek_added(self, seek: SeekView) -> None:
         if self.vars["seekinfo"]:
             self._write([seek_line(seek)])
         elif self.vars["seek"] and seek["player"]["name"] != self.name:
             self._write([seek_announcement(seek)])
 
-    def _on_seek_removed(self, data: Json) -> None:
+    def _on_seek_removed(self, data: IdPayload) -> None:
         # FICS: "<sr> N" with seekinfo; "Ads removed: N" with seekremove for those who see
         # the announcements (XBoard's seek graph drops the dot on either line).
         if self.vars["seekinfo"]:
@@ -76,7 +95,7 @@ class MessageRenderer(SessionState):
         elif self.vars["seekremove"] and self.vars["seek"]:
             self._write([f"Ads removed: {data['id']}"])
 
-    def _on_challenge(self, challenge: Json) -> None:
+    def _on_challenge(self, challenge: ChallengeView) -> None:
         self.challenges[challenge["id"]] = challenge
         if challenge["to"]["name"] == self.name:
             self._write(
@@ -88,29 +107,31 @@ class MessageRenderer(SessionState):
         else:
             self._write([f"Issuing: {challenge_text(challenge)}"])
 
-    def _challenge_over(self, data: Json, text: Callable[[Json], str]) -> None:
+    def _challenge_over(
+        self, data: ChallengeOverPayload, text: Callable[[ChallengeView], str]
+    ) -> None:
         challenge = self.challenges.pop(data.get("id", -1), None)
         if challenge is not None:
             self._write([text(challenge)])
 
-    def _on_challenge_accepted(self, data: Json) -> None:
+    def _on_challenge_accepted(self, data: ChallengeAcceptedPayload) -> None:
         self._challenge_over(data, lambda c: f"{c['to']['name']} accepts the match offer.")
 
-    def _on_challenge_declined(self, data: Json) -> None:
+    def _on_challenge_declined(self, data: ChallengeEndedPayload) -> None:
         self._challenge_over(data, lambda c: f"{c['to']['name']} declines the match offer.")
 
-    def _on_challenge_withdrawn(self, data: Json) -> None:
+    def _on_challenge_withdrawn(self, data: IdPayload) -> None:
         self._challenge_over(data, lambda c: f"{c['from']['name']} withdraws the match offer.")
 
-    def _on_challenge_cancelled(self, data: Json) -> None:
+    def _on_challenge_cancelled(self, data: ChallengeEndedPayload) -> None:
         self._challenge_over(data, lambda c: f"Challenge {c['id']} removed.")
 
-    def _on_game_start(self, data: Json) -> None:
+    def _on_game_start(self, data: GameStartPayload) -> None:
         self._starting.add(data["game"])
         self.playing = data["game"]
         self.examination = None
 
-    def _on_game(self, snapshot: Json) -> None:
+    def _on_game(self, snapshot: GameSnapshot) -> None:
         game_id = snapshot["game"]
         number = self._host.numbers.number(game_id)
         game = self.games.get(game_id)
@@ -136,7 +157,7 @@ class MessageRenderer(SessionState):
             )
         self._write(lines + game.board_lines(self._ms, wide=self._wide))
 
-    def _on_move(self, event: Json) -> None:
+    def _on_move(self, event: MovePayload) -> None:
         game = self.games.get(event.get("game", ""))
         if game is None:
             return
@@ -145,7 +166,7 @@ class MessageRenderer(SessionState):
         game.apply_move(event)
         self._write(game.board_lines(self._ms, wide=self._wide))
 
-    def _on_takeback(self, event: Json) -> None:
+    def _on_takeback(self, event: TakebackPayload) -> None:
         game = self.games.get(event.get("game", ""))
         if game is None:
             return
@@ -158,7 +179,7 @@ class MessageRenderer(SessionState):
             ]
         )
 
-    def _on_end(self, event: Json) -> None:
+    def _on_end(self, event: EndPayload) -> None:
         game = self.games.get(event.get("game", ""))
         if game is None:
             return
@@ -177,7 +198,7 @@ class MessageRenderer(SessionState):
             lines.append(f"Removing game {game.number} from observation list.")
         self._write(lines)
 
-    def _on_offer(self, event: Json) -> None:
+    def _on_offer(self, event: OfferPayload) -> None:
         game = self.games.get(event.get("game", ""))
         if game is None or game.my_side is None or event.get("side") == game.role:
             return
@@ -196,18 +217,18 @@ class MessageRenderer(SessionState):
         verb = {"accept": "accepts", "decline": "declines", "cancel": "withdraws"}.get(action)
         self._write([f"{opponent} {verb or action} the {kind} offer."])
 
-    def _on_gone(self, event: Json) -> None:
+    def _on_gone(self, event: GonePayload) -> None:
         game = self.games.get(event.get("game", ""))
         if game is not None and game.my_side is not None and event.get("side") != game.role:
             seconds = int(event.get("claim_in_ms", 0)) // 1000
             self._write([f"Your opponent has lost contact or quit ({seconds} s to come back)."])
 
-    def _on_back(self, event: Json) -> None:
+    def _on_back(self, event: BackPayload) -> None:
         game = self.games.get(event.get("game", ""))
         if game is not None and game.my_side is not None and event.get("side") != game.role:
             self._write(["Your opponent has reconnected."])
 
-    def _on_chat(self, line: Json) -> None:
+    def _on_chat(self, line: ChatPayload) -> None:
         if line.get("user") == self.name:
             return
         game = self.games.get(line.get("game", ""))
@@ -217,6 +238,6 @@ class MessageRenderer(SessionState):
         else:
             self._write([f"{line.get('user')}[{number}] kibitzes: {line.get('text')}"])
 
-    def _on_degraded(self, data: Json) -> None:
+    def _on_degraded(self, data: DegradedPayload) -> None:
         if data.get("on"):
             self._write(["The server is running with reduced service; games go on."])

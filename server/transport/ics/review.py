@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Examination", "ReviewStore", "StoreViews"]
 
-Json = dict[str, Any]
 HISTORY_LENGTH = 10
 GAMES_LISTED = 100
 _END_CODES: dict[str, str] = {

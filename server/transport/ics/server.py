@@ -279,7 +279,7 @@ class IcsConnection:
         info = self.identity.info
         driver = self._server.driver
         self.conn_id = driver.new_conn_id()
-        self.session = IcsSession(dict(info.view()), self._send_command, self.write, self._server)
+        self.session = IcsSession(info.view(), self._send_command, self.write, self._server)
         self._server.remember(self)
         suffix = "(U)" if info.guest else ""
         self._send_raw(f"\r\n**** Starting FICS session as {info.name}{suffix} ****\r\n\r\n")

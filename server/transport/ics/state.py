@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from server.hub.commands import (
     ChatCommand,
@@ -14,13 +14,17 @@ from server.hub.commands import (
 from server.hub.errors import ErrorCode
 from server.hub.lobby import MAX_SEEKS_PER_PLAYER
 from server.hub.messages import MessageKind
+from server.hub.payloads import ChallengeView, PlayerView
+from server.jsontypes import JsonObject
 from server.transport.ics.args import number
 from server.transport.ics.games import GameNumbers, GameView
 from server.transport.ics.review import Examination, ReviewStore, StoreViews
 
 __all__ = ["Handler", "IcsHost", "Json", "OnlinePlayer", "SessionState", "error_text", "number"]
 
-Json = dict[str, Any]
+Json = JsonObject
+"""A hub message's payload as a session reads it: a command's answer is an ``ack``, an
+``error`` or the command's own message, so its handler reads the fields of the kind it got."""
 Handler = Callable[[str, Json], list[str]]
 """Answers a command's reply: (message type ``ack``/``error``/…, payload) -> lines."""
 
@@ -86,7 +90,7 @@ class SessionState:
 
     def __init__(
         self,
-        player: Json,
+        player: PlayerView,
         send: Callable[[Command], None],
         write: Callable[[list[str]], None],
         host: IcsHost,
@@ -103,7 +107,7 @@ class SessionState:
         self.last_game: str | None = None
         self._starting: set[str] = set()
         self._observing_asked: set[str] = set()
-        self.challenges: dict[int, Json] = {}
+        self.challenges: dict[int, ChallengeView] = {}
         self.offers: dict[str, str] = {}  # game id -> kind offered to me
         self.vars: dict[str, int] = {
             "style": 12,
