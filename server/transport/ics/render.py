@@ -12,6 +12,7 @@ from server.hub.messages import MessageKind
 from server.transport.ics.games import GameView, side_index
 from server.transport.ics.lines import (
     challenge_text,
+    computer_notice,
     creating_lines,
     end_line,
     end_reason,
@@ -82,11 +83,14 @@ class MessageRenderer(SessionState):
             self._write(
                 [
                     f"Challenge: {challenge_text(challenge)}",
+                    *computer_notice(challenge["from"]),
                     'You can "accept" or "decline", or propose different parameters.',
                 ]
             )
         else:
-            self._write([f"Issuing: {challenge_text(challenge)}"])
+            self._write(
+                [f"Issuing: {challenge_text(challenge)}", *computer_notice(challenge["to"])]
+            )
 
     def _challenge_over(self, data: Json, text: Callable[[Json], str]) -> None:
         challenge = self.challenges.pop(data.get("id", -1), None)
