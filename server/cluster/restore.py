@@ -5,7 +5,10 @@ store, like the restart recovery of ``server.app``. Registered players get back 
 (``u<store id>``) and their ratings; a guest's hub id is not stored (nor is the guest's session,
 which lived in the dead process), so a restored guest gets a new id: the guest cannot play on,
 and the opponent may claim the game once the absence countdown runs out. The computer (no
-player id, its reserved name) comes back as the computer.
+player id, its reserved name) comes back as the computer; a bot account comes back marked as a
+bot (``GameRecord.first_bot``/``second_bot``: the account's flag, read by the query that loads
+the games — ``Store.load_unfinished_games`` for a restart, ``Store.get_game`` for a takeover —
+so a resumed game's header shows it before the bot reconnects).
 """
 
 from __future__ import annotations
@@ -36,14 +39,14 @@ class Resumable:
     """The version ``v`` of the resumed room's first event (see :func:`resumable_game`)."""
 
 
-async def _player(store: Store, store_id: int | None, name: str) -> PlayerInfo:
+async def _player(store: Store, store_id: int | None, name: str, bot: bool) -> PlayerInfo:
     if store_id is None and name == COMPUTER.name:
         return COMPUTER  # a reserved name: only the computer plays under it
     if store_id is None:
         return PlayerInfo(guest_player_id(), name, True)
     ratings = await store.player_ratings(store_id)
     pools: dict[RatingKey, Rating] = {(r.variant, r.speed): r.rating for r in ratings}
-    return PlayerInfo(registered_player_id(store_id), name, False, pools)
+    return PlayerInfo(registered_player_id(store_id), name, False, pools, bot=bot)
 
 
 def version_above_all_issued() -> int:
@@ -63,8 +66,8 @@ async def resumable_game(store: Store, game: GameRecord) -> Resumable:
 
     :raises StoreUnavailableError: the database is unreachable.
     """
-    first = await _player(store, game.first_player_id, game.first_name)
-    second = await _player(store, game.second_player_id, game.second_name)
+    first = await _player(store, game.first_player_id, game.first_name, game.first_bot)
+    second = await _player(store, game.second_player_id, game.second_name, game.second_bot)
     terms = GameTerms(game.variant, control_of_record(game.time_control), game.rated)
     kept = await store.take_room_version(game.id)
     first_version = version_above_all_issued() if kept is None else kept + 1

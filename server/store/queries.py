@@ -52,12 +52,15 @@ class GameQueries(Transactions):
 
     async def load_unfinished_games(self) -> list[GameRecord]:
         """The unfinished games (``UNFINISHED_STATUSES``), oldest first, with their moves (each
-        with its clock), for restart recovery (``Lifecycle.restore`` in server.hub.room_lifecycle)."""
+        with its clock) and the players' bot flags (read in the same query), for restart
+        recovery (``Lifecycle.restore`` in server.hub.room_lifecycle)."""
         active = games.c.status.in_(UNFINISHED_STATUSES)
         async with self._transaction(write=False) as connection:
             game_rows = (
                 await connection.execute(
-                    select(games).where(active).order_by(games.c.created_at, games.c.id)
+                    select(games, *_bot_columns())
+                    .where(active)
+                    .order_by(games.c.created_at, games.c.id)
                 )
             ).all()
             move_rows = await connection.execute(

@@ -10,7 +10,9 @@ best at the game's clock: no depth cap, the clock handed to the engine.
 
 Whatever the level, a move job never thinks longer than its clock allows
 (:func:`think_limits`): the remaining time over the moves still expected, plus most of the
-increment or byoyomi, minus the time the job has already spent in the worker.
+increment or byoyomi, minus the time the job has already spent in the worker. An engine that has
+not answered by its move time (a loaded machine) is waited for up to the clock's bound (3 ×
+that budget, within the time left) before it counts as hung and the move falls back.
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ class Level:
     skill: int | None = None  # Fairy-Stockfish "Skill Level" (-20..20)
     noise: int | None = None  # Sjaak II "Random amplitude (0 to disable)" (0..100)
     blunder: float = 0.0  # the chance of playing a random legal move instead (HaChu: no skill option)
+    depth_bound: bool = False
+    """The depth is the level (its move time only a safety net, never reached on an idle core):
+    on a clock it searches to its depth within the clock's budget, so a loaded machine changes
+    how long it takes, not how deep it sees (:func:`think_limits`)."""
 
 
 FSF_LEVELS = {
@@ -59,10 +65,13 @@ HACHU_LEVELS = {
     # under load and were not separated (docs/benchmarks.md). Level 4 is now capped at depth 3
     # (done in 0.1-0.3 s on an idle core: the cap, not the clock, binds, whatever the load) and
     # level 5 gets 1.5 s for its depth 4; level 3 stays a step below level 4 at depth 2.
-    1: Level(1, 100, blunder=0.3),
-    2: Level(2, 200, blunder=0.15),
-    3: Level(2, 300, blunder=0.05),
-    4: Level(3, 500),
+    # Levels 1-4 are bound by their depth (docs/engines.md, "Levels under load"): HaChu heeds
+    # "?" only between iterations, so a cut at the move time made a starved level 4 stop at
+    # depth 2, or miss its deadline and fall back.
+    1: Level(1, 100, blunder=0.3, depth_bound=True),
+    2: Level(2, 200, blunder=0.15, depth_bound=True),
+    3: Level(2, 300, blunder=0.05, depth_bound=True),
+    4: Level(3, 500, depth_bound=True),
     5: Level(5, 1500),
     6: Level(6, 2000),
     7: Level(8, 2500),
@@ -128,8 +137,10 @@ def think_limits(engine: str, level: int, clock: EngineClock | None) -> SearchLi
         movetime = spec.movetime_ms or NO_CLOCK_MS
         return SearchLimits(movetime_ms=movetime, depth=spec.depth, options=options, commands=commands, deadline_ms=movetime + 2000)
     budget = min(budget_ms(clock), MAX_THINK_MS)
+    # The clock's bound on any search: what a slow (starved) engine is waited for before it
+    # counts as hung and the move falls back; never past the time the clock leaves.
+    hard = min(MAX_THINK_MS, max(budget * 3, MIN_THINK_MS), max(MIN_THINK_MS, clock.own_ms + clock.byoyomi_ms - OVERHEAD_MS))
     if spec.movetime_ms is None:  # level 8: the engine manages its clock, within the budget's bound
-        hard = min(MAX_THINK_MS, max(budget * 3, MIN_THINK_MS), max(MIN_THINK_MS, clock.own_ms + clock.byoyomi_ms - OVERHEAD_MS))
         return SearchLimits(clock=clock, depth=spec.depth, options=options, commands=commands, deadline_ms=hard)
-    movetime = min(spec.movetime_ms, budget)
-    return SearchLimits(movetime_ms=movetime, depth=spec.depth, options=options, commands=commands, deadline_ms=movetime + DEADLINE_MARGIN_MS)
+    movetime = budget if spec.depth_bound else min(spec.movetime_ms, budget)
+    return SearchLimits(movetime_ms=movetime, depth=spec.depth, options=options, commands=commands, deadline_ms=max(hard, movetime + DEADLINE_MARGIN_MS))

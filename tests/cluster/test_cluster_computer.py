@@ -3,12 +3,14 @@ so its ``/fishnet`` calls reach either hub), the job queue and the games' owners
 PostgreSQL and Redis. A player on hub2 plays the computer; hub2, which owns the game, is
 SIGKILLed mid-game while the computer's move job waits in the database; hub1 takes the game
 over, its own computer seat picks it up, and the computer keeps playing to the end
-(docs/engines.md, "Several hubs")."""
+(docs/engines.md, "Several hubs"). Then the worker itself is SIGKILLed mid-search on a job of
+hub2's game, and a second worker, talking to hub1 only, finishes that job."""
 
 from __future__ import annotations
 
 import json
 import random
+import signal
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -18,6 +20,7 @@ import asyncpg
 import pytest
 import pytest_asyncio
 from cluster_support import HUB_ENV, Client, LocalCluster, finished_game
+from processes import Child
 from support import create_database, drop_database, pg_dsn
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -194,4 +197,72 @@ async def test_the_computer_keeps_playing_when_its_games_hub_is_killed(
         assert len(jobs) == board.computer_moves + 1, jobs
     finally:
         await hub2.start()
+    await human.close()
+
+
+async def test_a_worker_killed_mid_search_leaves_the_clusters_job_to_another(
+    cluster: LocalCluster,
+) -> None:
+    """The only worker (through HAProxy) is SIGKILLed while it searches the computer's move in
+    a game hub2 owns; the job's lease runs out in the shared queue and a second worker, whose
+    ``/fishnet`` calls go to hub1 only, acquires it, answers it through hub1, and hub2's game
+    gets the move; the game goes on to its end."""
+    hub1, hub2 = cluster.hubs
+    (worker,) = cluster.workers
+    if not worker.running:
+        worker.start()
+    human = await Client.register(hub2.url, "vs_killed_worker")
+    # level 8 thinks on the clock: ~remaining/30 = 4 s a move here, long enough to be caught
+    answer = await human.ok(
+        "challenge_ai",
+        {
+            "variant": "minishogi",
+            "level": 8,
+            "colour": "first",
+            "tc": {"kind": "fischer", "base_s": 120, "inc_s": 0},
+        },
+    )
+    board = Board(answer["game"])
+    while board.turn is None:
+        await next_event(human, board)
+    await human.ok("move", {"game": board.game_id, "ply": 1, "move": sorted(board.legal)[0]})
+    await next_event(human, board)  # our move's room event
+    connection = await asyncpg.connect(pg_dsn(cluster.database_url))
+    rescuer = Child(
+        "rescuer",
+        [
+            *worker.argv[: worker.argv.index("--name")],
+            *("--name", "rescuer", "--url", f"http://127.0.0.1:{hub1.port}"),
+            *worker.argv[worker.argv.index("--key") :],
+        ],
+        worker.env,
+        cluster.log_dir,
+    )
+    query = (
+        "SELECT id, state, worker, attempts FROM engine_jobs"
+        " WHERE game_id = $1 AND kind = 'move' ORDER BY created_at"
+    )
+    try:
+        held: list[Any] = []
+        while not held:  # each look is a query: no sleeping
+            rows = await connection.fetch(query, board.game_id)
+            held = [r for r in rows if r["state"] == "acquired" and r["worker"] == "worker1"]
+        await worker.signal(signal.SIGKILL)  # mid-search: no abort, no goodbye
+        rescuer.start()
+        await next_event(human, board)  # the computer's move, by the rescuer after the lease
+        assert board.computer_moves == 1 and len(board.moves) == 2
+        job = next(
+            r for r in await connection.fetch(query, board.game_id) if r["id"] == held[0]["id"]
+        )
+        assert job["state"] == "done" and job["worker"] == "rescuer" and job["attempts"] >= 2
+        await human.ok("resign", {"game": board.game_id})
+        while board.end is None:
+            await next_event(human, board)
+        row, stored = await finished_game(cluster.database_url, board.game_id)
+        assert row["status"] == "finished" and stored == board.moves
+    finally:
+        await connection.close()
+        await rescuer.stop()
+        if not worker.running:
+            worker.start()
     await human.close()

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import func, select, update
 
+from server.cluster.restore import resumable_game
 from server.rules import MoveRecord
 from server.store import (
     DuplicateMoveError,
@@ -355,6 +356,25 @@ async def test_load_unfinished_games(store: Store, make_game: MakeGame) -> None:
         (0, 2),
     ]
     assert all(m.played_at is not None for m in game.moves)
+
+
+async def test_a_resumed_game_knows_its_bot_from_the_query_that_loads_it(
+    store: Store, make_game: MakeGame, make_player: MakePlayer
+) -> None:
+    """Restart recovery (``load_unfinished_games``) and a takeover (``get_game``) read each
+    player's bot flag with the game, so the restored room marks the bot (docs/bots.md)."""
+    human, robo = await make_player("human"), await make_player("robo")
+    assert await store.make_bot(robo)
+    game_id = await make_game(
+        first_name="human", second_name="robo", first_player_id=human, second_player_id=robo
+    )
+    (unfinished,) = [g for g in await store.load_unfinished_games() if g.id == game_id]
+    taken = await store.get_game(game_id)
+    assert taken is not None
+    for record in (unfinished, taken):
+        assert (record.first_bot, record.second_bot) == (False, True)
+        first, second = (await resumable_game(store, record)).players
+        assert not first.bot and second.bot and second.name == "robo"
 
 
 async def test_list_filters(store: Store, make_game: MakeGame, make_player: MakePlayer) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import berserk
@@ -247,3 +248,49 @@ async def test_a_bot_is_marked_in_who_the_game_header_and_on_ics(
     assert snapshot["d"]["players"]["second"]["bot"] is True
     full = await (await bot.game(game_id)).next("gameFull")
     assert full["black"]["title"] == "BOT" and full["white"]["title"] is None
+
+
+async def test_an_ics_player_challenging_a_bot_is_told_it_is_a_computer(
+    start_app: StartApp, open_client: OpenClient, ics_guest: Any
+) -> None:
+    """FICS's way over raw TCP: ``--** robo is a computer **--`` under the ``Issuing:`` line,
+    ``robo(C)`` in ``who``, and plain handles in the game lines clients parse."""
+    app = await start_app(ics=True)
+    bot = await make_bot(app, open_client, "robo")
+    events = await bot.events()
+    telnet = await ics_guest(app)
+    await telnet.send("match robo 1 0 minishogi")
+    await telnet.expect(r"^Issuing: .* robo \(\d+\) unrated minishogi 1 0\.$")
+    await telnet.expect(r"^--\*\* robo is a computer \*\*--$")
+    challenge = await events.next("challenge")
+    await call(bot.client.bots.accept_challenge, challenge["challenge"]["id"])
+    await telnet.expect(
+        rf"^Creating: (robo \(\d+\) {telnet.name}|{telnet.name} \(\+\+\+\+\) robo) "
+    )
+    await telnet.expect(rf"^{{Game \d+ \((robo vs\. {telnet.name}|{telnet.name} vs\. robo)\) ")
+
+
+async def test_a_game_resumed_after_a_restart_shows_the_bot_before_it_reconnects(
+    tmp_path: Path, start_app: StartApp, open_client: OpenClient
+) -> None:
+    """Restart recovery reads the bot flag with the unfinished games: the resumed game's
+    snapshot marks the bot while only the human is back."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'restart.sqlite3'}"
+    app = await start_app(database_url=url)
+    bot = await make_bot(app, open_client, "robo")
+    events = await bot.events()
+    human = await open_client(app, "alice")
+    await human.register("alice")
+    game_id = await _challenge_bot(human, bot, events, "minishogi", "first")
+    token = human.token
+    assert token is not None
+    await app.stop()
+
+    again = await start_app(database_url=url)
+    back = await open_client(again, "alice")
+    await back.resume(token)
+    await back.ok("join", {"game": game_id})
+    snapshot = await back.next("game")
+    players = snapshot["d"]["players"]
+    assert players["second"]["name"] == "robo" and players["second"]["bot"] is True
+    assert "bot" not in players["first"]

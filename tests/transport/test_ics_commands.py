@@ -109,7 +109,9 @@ async def test_abort_takeback_draw_resign_and_chat(start_app: StartApp, ics_gues
         fields = board_fields(await client.board(), 8)
         assert (fields["turn"], fields["move_number"]) == ("B", "1")
     bob.writer.write(b"say good\x00luck\r\n")  # a NUL the store could not keep: refused at the edge
-    await bob.expect(r"^Your line holds a NUL character, which this server does not accept; ignored\.$")
+    await bob.expect(
+        r"^Your line holds a NUL character, which this server does not accept; ignored\.$"
+    )
     await bob.send("say good luck")
     await bob.expect(rf"^\(told {alice.name}\)$")
     await alice.expect(rf"^{bob.name} says: good luck$")
@@ -195,7 +197,7 @@ async def test_who_finger_help_and_seek_lines(start_app: StartApp, ics_guest: Op
         rf"^<s> {seek_id} w={bob.name} ti=01 rt=0  t=3 i=0 r=u tp=minishogi c=\? rr=0-9999 a=f f=f$"
     )
     await alice.send("sought")
-    await alice.expect(rf"^\s*{seek_id} \+\+\+\+ {bob.name}\s+3\s+0 unrated minishogi .* m$")
+    await alice.expect(rf"^\s*{seek_id} \+\+\+\+ {bob.name}\(U\)\s+3\s+0 unrated minishogi .* m$")
     await alice.expect(r"^1 ad displayed\.$")
     await bob.send("unseek")
     await bob.expect(rf"^Your seek {seek_id} has been removed\.$")

@@ -117,7 +117,8 @@ async def test_seekremove_and_seekinfo_say_what_fics_says(
     await info.expect(rf"^<s> {seek} w={bob.name} ")
     await viewer.send("sought")
     listed = await viewer.expect(XBOARD_SOUGHT)
-    assert listed.groups() == (seek, "++++", bob.name, "5", "0", "unrated", "spartan")
+    # the handle with its title, as FICS lists it (a guest: "(U)")
+    assert listed.groups() == (seek, "++++", f"{bob.name}(U)", "5", "0", "unrated", "spartan")
     await bob.send("unseek")
     assert (await viewer.expect(XBOARD_REMOVED)).group(1) == seek
     await info.expect(rf"^<sr> {seek}$")

@@ -14,6 +14,7 @@ from server.rules import Game, IllegalMoveError, InvalidMoveError, Position, get
 from server.transport.ics.games import GameNumbers, GameView, clock_ms
 from server.transport.ics.lines import (
     challenge_text,
+    computer_notice,
     creating_lines,
     end_line,
     end_reason,
@@ -211,6 +212,27 @@ def test_seek_and_challenge_lines() -> None:
     assert challenge_text(challenge) == (
         "Guest-abc (++++) [white] alice (1612) unrated spartan 5 3."
     )
+    assert computer_notice(GUEST) == []
+
+
+def test_titles_where_fics_shows_them_and_not_in_game_lines() -> None:
+    """FICS marks a computer ``(C)`` and a guest ``(U)`` in ``sought``, sets ti= bits 0x2 and
+    0x1 in ``<s>``, and warns of a computer opponent in a challenge; game lines carry handles
+    only (clients read them)."""
+    robo = {"id": "r", "name": "robo", "guest": False, "bot": True, "rating": 1500}
+    seek = {"id": 9, "player": robo, "variant": "spartan", "rated": False, "colour": "random",
+            "range": None, "manual": False, "tc": FISCHER}  # fmt: skip
+    assert " ti=02 " in seek_line(seek)
+    assert sought_line(seek).split()[2] == "robo(C)"
+    assert sought_line({**seek, "player": GUEST}).split()[2] == "Guest-abc(U)"
+    assert " ti=01 " in seek_line({**seek, "player": GUEST})
+    computer = {"id": "computer", "name": "Computer", "guest": False, "computer": True}
+    assert computer_notice(computer) == ["--** Computer is a computer **--"]
+    assert computer_notice(robo) == ["--** robo is a computer **--"]
+    assert creating_lines(7, robo, ALICE, "spartan", False, FISCHER) == [
+        "Creating: robo (1500) alice (1612) unrated spartan 5 3",
+        "{Game 7 (robo vs. alice) Creating unrated spartan match.}",
+    ]
 
 
 # --------------------------------------------------------------------------------- session

@@ -72,12 +72,13 @@ def wrapper(tmp: Path, name: str, engine: str, mode: str) -> Path:
     asked to search, ``illegal`` turns every move it sends into one no rules allow,
     ``longline`` answers a search with a 200 kB line, ``illegal-once`` turns only the first
     move into an illegal one,
-    ``hang-once`` hangs the first time only (a marker file remembers)."""
+    ``hang-once`` hangs the first time only (a marker file remembers), ``slow-S`` sends each
+    move S seconds late (a search starved of CPU: its thinking lines come, its move does not)."""
     path = tmp / name
     marker = tmp / (name + ".hung")
     path.write_text(
         f"""#!{sys.executable}
-import os, subprocess, sys, threading
+import os, subprocess, sys, threading, time
 engine = subprocess.Popen([{PROGRAMS[engine].path!r}], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 mode = {mode!r}
 marker = {str(marker)!r}
@@ -91,6 +92,8 @@ def pump():
         if mode == "illegal-once" and line.startswith(("move ", "bestmove ")) and not os.path.exists(marker):
             open(marker, "w").close()
             line = line.split()[0] + " a1a1\\n"
+        if mode.startswith("slow-") and line.startswith(("move ", "bestmove ")):
+            time.sleep(float(mode[len("slow-"):]))
         if mode == "illegal" and line.startswith(("move ", "bestmove ")):
             word = line.split()[0]
             line = word + " a1a1\\n"

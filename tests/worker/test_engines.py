@@ -16,7 +16,8 @@ from server.rules import Game, get_variant
 from server.worker.cecp import CecpEngine, parse_thinking
 from server.worker.computer import Computer, fallback_move, game_of
 from server.worker.dialects import DIALECTS, PROGRAMS, EngineProgram, dialect_for, resolve_token
-from server.worker.search import SearchLimits
+from server.worker.levels import think_limits
+from server.worker.search import EngineClock, SearchLimits
 from server.worker.uci import UciEngine, parse_info
 
 from .engines_helpers import fsf_legal, random_positions, sjaak_legal, wrapper
@@ -273,6 +274,29 @@ async def test_an_engine_that_always_hangs_gets_the_fallback_move_counted(tmp_pa
         assert answer.move in game.legal_moves()
         assert computer.fallbacks["minishogi", "engine_failed"] == 1
         assert computer.restarts["fairy-stockfish"] == 2
+    finally:
+        await computer.close()
+
+
+async def test_a_starved_dai_shogi_level_4_keeps_its_depth_and_its_clock(tmp_path: Path) -> None:
+    """HaChu at level 4 (depth 3) on a 5-minute clock whose move comes 3 s late — past the
+    level's 0.5 s and the old deadline of move time + 1 s (+ 1 s after "?"), which killed it and
+    played the fallback: the engine's depth-3 move is played, nothing restarted or counted,
+    within the clock's bound."""
+    script = wrapper(tmp_path, "hachu-slow", "hachu", "slow-3")
+    computer = Computer(programs={"hachu": EngineProgram("hachu", str(script), "cecp")})
+    try:
+        game = game_of("daishogi", None, "")
+        clock = EngineClock(300_000, 300_000, 0, 0, True)
+        limits = think_limits("hachu", 4, clock)
+        started = time.monotonic()
+        answer = await computer.best_move(game, 4, clock)
+        spent_ms = (time.monotonic() - started) * 1000
+        assert answer.fallback is None and answer.engine_move is not None
+        assert answer.move in game.legal_moves() and answer.result is not None
+        assert answer.result.depth == 3
+        assert not computer.fallbacks and not computer.restarts
+        assert 3000 <= spent_ms < limits.deadline_ms <= 300_000
     finally:
         await computer.close()
 

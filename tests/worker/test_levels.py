@@ -6,7 +6,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from server.worker.computer import clock_for
-from server.worker.levels import LEVELS, MAX_THINK_MS, OVERHEAD_MS, think_limits
+from server.worker.levels import (
+    DEADLINE_MARGIN_MS,
+    LEVELS,
+    MAX_THINK_MS,
+    OVERHEAD_MS,
+    think_limits,
+)
 from server.worker.search import EngineClock
 
 
@@ -43,6 +49,9 @@ def test_no_level_may_think_past_the_clock(engine: str, level: int, own: int, in
     if limits.movetime_ms is not None:
         assert limits.movetime_ms <= max(available, 20)
         assert limits.movetime_ms <= MAX_THINK_MS
+        # a slow engine is waited for up to the clock's bound (or the old move time + margin)
+        bound = min(MAX_THINK_MS, max(available, 20))
+        assert limits.deadline_ms <= max(bound, limits.movetime_ms + DEADLINE_MARGIN_MS)
     else:
         assert limits.clock == clock
         assert limits.deadline_ms <= max(available, 20)
@@ -65,3 +74,16 @@ def test_sjaak_noise_is_switched_on_below_level_8_only() -> None:
     assert think_limits("sjaakii", 8, None).commands == ("random off",)
     assert level_commands("fairy-stockfish", 1) == () and level_commands("hachu", 1) == ()
     assert [level_blunder("sjaakii", n) for n in (1, 2, 3, 4, 8)] == [0.25, 0.1, 0.05, 0.0, 0.0]
+
+
+def test_a_depth_bound_level_searches_to_its_depth_within_the_clock_budget() -> None:
+    """Dai Shogi level 4 (HaChu depth 3): on a clock its move time is the clock's budget, not
+    its 0.5 s safety net, so a starved engine still completes depth 3; level 5 (time-bound)
+    keeps its 1.5 s; both wait for a slow engine up to 3 × the budget."""
+    clock = EngineClock(300_000, 300_000, 0, 0, True)
+    four, five = think_limits("hachu", 4, clock), think_limits("hachu", 5, clock)
+    assert four.depth == 3 and four.movetime_ms == (300_000 - OVERHEAD_MS) // 30
+    assert five.movetime_ms == 1500
+    assert four.deadline_ms == five.deadline_ms == min(MAX_THINK_MS, 3 * four.movetime_ms)
+    short = EngineClock(3_000, 3_000, 0, 0, True)  # time trouble: the budget binds both
+    assert think_limits("hachu", 4, short).movetime_ms == (3_000 - OVERHEAD_MS) // 30

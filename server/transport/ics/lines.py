@@ -15,6 +15,7 @@ from server.transport.ics.variants import ics_variant
 __all__ = [
     "challenge_text",
     "clock_words",
+    "computer_notice",
     "creating_lines",
     "end_line",
     "end_reason",
@@ -23,7 +24,26 @@ __all__ = [
     "seek_announcement",
     "seek_line",
     "sought_line",
+    "title_mark",
 ]
+
+
+
+def title_mark(guest: bool, computer: bool) -> str:
+    """FICS's title after a handle where it shows titles (``who``, ``sought``, ``finger``):
+    ``(U)`` unregistered (a guest), ``(C)`` a computer (the server's computer player or a bot
+    account). FICS never puts titles in game lines (``Creating:``, ``{Game N (a vs. b) …}``,
+    the observe header, ``games``, style 12): clients read plain handles there."""
+    return "(U)" if guest else "(C)" if computer else ""
+
+
+def _is_computer(player: PlayerView) -> bool:
+    return bool(player.get("computer") or player.get("bot"))
+
+
+def computer_notice(player: PlayerView) -> list[str]:
+    """FICS's ``--** robo is a computer **--`` after a challenge to or from a computer."""
+    return [f"--** {player['name']} is a computer **--"] if _is_computer(player) else []
 
 
 def rating_text(player: PlayerView) -> str:
@@ -113,8 +133,10 @@ def seek_line(seek: SeekView) -> str:
     player = seek["player"]
     low, high = seek.get("range") or (0, 9999)
     colour = {"first": "W", "second": "B"}.get(seek.get("colour", "random"), "?")
+    # FICS's ti= is a hex bit field of titles: 0x1 unregistered, 0x2 computer.
+    titles = (1 if player.get("guest") else 0) | (2 if _is_computer(player) else 0)
     return (
-        f"<s> {seek['id']} w={player['name']} ti={'01' if player.get('guest') else '00'} "
+        f"<s> {seek['id']} w={player['name']} ti={titles:02X} "
         f"rt={_seek_rating(player)} t={minutes} i={seconds} r={'r' if seek['rated'] else 'u'} "
         f"tp={ics_variant(seek['variant']).kind} c={colour} rr={low}-{high} "
         f"a={'f' if seek.get('manual') else 't'} f=f"
@@ -140,8 +162,10 @@ def seek_announcement(seek: SeekView) -> str:
 
 
 def sought_line(seek: SeekView) -> str:
-    """One line of the ``sought`` list."""
+    """One line of the ``sought`` list (the handle with its title, as FICS lists it)."""
     name, rating, minutes, seconds, kind, manual = _seek_words(seek)
+    player = seek["player"]
+    name += title_mark(bool(player.get("guest")), _is_computer(player))
     low, high = seek.get("range") or (0, 9999)
     colour = {"first": "[white]", "second": "[black]"}.get(seek.get("colour", "random"), "")
     return (

@@ -161,9 +161,7 @@ class LobbyCommands(SessionState):
             return [f"The computer (level {level}) accepts."]
 
         self._command(
-            lambda a: ChallengeAiCommand(
-                terms.ics.name, level, terms.control, terms.colour, ack=a
-            ),
+            lambda a: ChallengeAiCommand(terms.ics.name, level, terms.control, terms.colour, ack=a),
             answer,
         )
 

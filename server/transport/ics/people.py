@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from server.transport.ics.args import bad_handle, cut, handle_arg
 from server.transport.ics.games import GameView
+from server.transport.ics.lines import title_mark
 from server.transport.ics.parse import (
     CommandLine,
 )
@@ -11,9 +12,8 @@ from server.transport.ics.state import OnlinePlayer, SessionState
 
 
 def _mark(player: OnlinePlayer) -> str:
-    """FICS's marks after a name: ``(U)`` unregistered (a guest), ``(C)`` a computer: the
-    server's computer player or a bot account."""
-    return "(U)" if player.guest else "(C)" if player.computer or player.bot else ""
+    """FICS's title after a name (:func:`title_mark`)."""
+    return title_mark(player.guest, player.computer or player.bot)
 
 
 class PeopleCommands(SessionState):

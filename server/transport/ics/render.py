@@ -31,6 +31,7 @@ from server.hub.payloads import (
 from server.transport.ics.games import GameView, side_index
 from server.transport.ics.lines import (
     challenge_text,
+    computer_notice,
     creating_lines,
     end_line,
     end_reason,
@@ -101,11 +102,14 @@ class MessageRenderer(SessionState):
             self._write(
                 [
                     f"Challenge: {challenge_text(challenge)}",
+                    *computer_notice(challenge["from"]),
                     'You can "accept" or "decline", or propose different parameters.',
                 ]
             )
         else:
-            self._write([f"Issuing: {challenge_text(challenge)}"])
+            self._write(
+                [f"Issuing: {challenge_text(challenge)}", *computer_notice(challenge["to"])]
+            )
 
     def _challenge_over(
         self, data: ChallengeOverPayload, text: Callable[[ChallengeView], str]
