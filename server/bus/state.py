@@ -19,7 +19,7 @@ last acquire or renew, and then any node may take it over.
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from enum import StrEnum
 
 from server.bus.base import BusError
@@ -127,6 +127,46 @@ class GameLeases(ABC):
     @abstractmethod
     async def _owner(self, game_id: str) -> str | None:
         """:meth:`owner`, its arguments checked."""
+
+    # Batches: one round trip per chunk of games however many a node holds (a node of a big
+    # cluster renews hundreds of leases every ttl / 3; one call per lease took seconds).
+
+    async def hold_many(self, game_ids: Sequence[str], node_id: str, ttl_ms: int) -> set[str]:
+        """Keep the leases of ``game_ids`` for ``node_id``, ``ttl_ms`` ms from now: each lease
+        the node holds is renewed, each free one (it lapsed: Redis restarted, or a renewal came
+        late) is taken again, as :meth:`acquire` would. Returns the games whose lease another
+        node holds, left untouched.
+        """
+        for game_id in game_ids:
+            _check_id("game_id", game_id)
+        _check_node(node_id)
+        _check_ttl(ttl_ms)
+        return await self._hold_many(game_ids, node_id, ttl_ms) if game_ids else set()
+
+    @abstractmethod
+    async def _hold_many(self, game_ids: Sequence[str], node_id: str, ttl_ms: int) -> set[str]:
+        """:meth:`hold_many`, its arguments checked (at least one game)."""
+
+    async def release_many(self, game_ids: Sequence[str], node_id: str) -> int:
+        """:meth:`release` each of ``game_ids``; how many leases ``node_id`` gave up."""
+        for game_id in game_ids:
+            _check_id("game_id", game_id)
+        _check_node(node_id)
+        return await self._release_many(game_ids, node_id) if game_ids else 0
+
+    @abstractmethod
+    async def _release_many(self, game_ids: Sequence[str], node_id: str) -> int:
+        """:meth:`release_many`, its arguments checked (at least one game)."""
+
+    async def owners(self, game_ids: Sequence[str]) -> list[str | None]:
+        """:meth:`owner` of each of ``game_ids``, in their order."""
+        for game_id in game_ids:
+            _check_id("game_id", game_id)
+        return await self._owners(game_ids) if game_ids else []
+
+    @abstractmethod
+    async def _owners(self, game_ids: Sequence[str]) -> list[str | None]:
+        """:meth:`owners`, its arguments checked (at least one game)."""
 
 
 class SeekRegistry(ABC):

@@ -3,7 +3,7 @@
 """
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from server.bus.state import (
@@ -129,6 +129,22 @@ class _MemoryLeases(GameLeases):
 
     async def _owner(self, game_id: str) -> str | None:
         return self._holder(game_id)
+
+    async def _hold_many(self, game_ids: Sequence[str], node_id: str, ttl_ms: int) -> set[str]:
+        lost: set[str] = set()
+        for game_id in game_ids:
+            holder = self._holder(game_id)
+            if holder is None or holder == node_id:
+                self._state.leases[game_id] = (node_id, self._state.expiry(ttl_ms))
+            else:
+                lost.add(game_id)
+        return lost
+
+    async def _release_many(self, game_ids: Sequence[str], node_id: str) -> int:
+        return sum([await self._release(game_id, node_id) for game_id in game_ids])
+
+    async def _owners(self, game_ids: Sequence[str]) -> list[str | None]:
+        return [self._holder(game_id) for game_id in game_ids]
 
 
 class _MemorySeeks(SeekRegistry):

@@ -4,6 +4,7 @@ The scripts build key names from the key prefix; that is fine for one Redis serv
 Redis Cluster. Semantics: :mod:`server.bus.state`.
 """
 
+from collections.abc import Sequence
 from typing import Any
 
 from redis.asyncio import Redis
@@ -23,7 +24,11 @@ from server.bus.state import (
     merge_roles,
 )
 
-__all__ = ["redis_state"]
+__all__ = ["LEASE_BATCH", "redis_state"]
+
+LEASE_BATCH = 500
+"""Leases per script call of the batch methods (``hold_many`` …): Redis runs a script alone,
+so a chunk is kept short (500 leases: well under a millisecond of Redis's time)."""
 
 
 # Shared Lua helpers. P is the key prefix (ARGV[1]). A node's announcements live in:
@@ -95,6 +100,32 @@ return 1
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 return 1
+""",
+    # KEYS lease keys; ARGV node, ttl -> the (1-based) positions of the keys another node holds
+    "lease_hold_many": """
+local lost = {}
+for i, key in ipairs(KEYS) do
+  local holder = redis.call('GET', key)
+  if holder == ARGV[1] then
+    redis.call('PEXPIRE', key, ARGV[2])
+  elseif not holder then
+    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
+  else
+    lost[#lost + 1] = i
+  end
+end
+return lost
+""",
+    # KEYS lease keys; ARGV node -> how many were released
+    "lease_release_many": """
+local released = 0
+for _, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then
+    redis.call('DEL', key)
+    released = released + 1
+  end
+end
+return released
 """,
     # ARGV: P, node, ttl
     "heartbeat": _LUA_NODES + "return heartbeat(ARGV[2], ARGV[3])",
@@ -243,6 +274,13 @@ class _RedisScripts:
             raise BusUnavailableError(f"Redis at {self._url} failed (GET): {exc}") from exc
         return None if value is None else str(value)
 
+    async def get_many(self, keys: Sequence[str]) -> list[str | None]:
+        try:
+            values = await self.client.mget(keys)
+        except (RedisError, OSError) as exc:
+            raise BusUnavailableError(f"Redis at {self._url} failed (MGET): {exc}") from exc
+        return [None if value is None else str(value) for value in values]
+
 
 class _RedisLeases(GameLeases):
     def __init__(self, scripts: _RedisScripts) -> None:
@@ -265,6 +303,32 @@ class _RedisLeases(GameLeases):
 
     async def _owner(self, game_id: str) -> str | None:
         return await self._scripts.get(self._key(game_id))
+
+    async def _hold_many(self, game_ids: Sequence[str], node_id: str, ttl_ms: int) -> set[str]:
+        lost: set[str] = set()
+        for chunk in _chunks(game_ids):
+            keys = tuple(self._key(game_id) for game_id in chunk)
+            positions = await self._scripts.run("lease_hold_many", node_id, ttl_ms, keys=keys)
+            lost.update(chunk[position - 1] for position in positions)
+        return lost
+
+    async def _release_many(self, game_ids: Sequence[str], node_id: str) -> int:
+        released = 0
+        for chunk in _chunks(game_ids):
+            keys = tuple(self._key(game_id) for game_id in chunk)
+            released += int(await self._scripts.run("lease_release_many", node_id, keys=keys))
+        return released
+
+    async def _owners(self, game_ids: Sequence[str]) -> list[str | None]:
+        owners: list[str | None] = []
+        for chunk in _chunks(game_ids):
+            owners += await self._scripts.get_many([self._key(game_id) for game_id in chunk])
+        return owners
+
+
+def _chunks(game_ids: Sequence[str]) -> list[Sequence[str]]:
+    """``game_ids`` in runs of :data:`LEASE_BATCH`: one script call each."""
+    return [game_ids[i : i + LEASE_BATCH] for i in range(0, len(game_ids), LEASE_BATCH)]
 
 
 class _RedisSeeks(SeekRegistry):

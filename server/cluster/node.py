@@ -143,7 +143,13 @@ class ClusterDriver(HubDriver):
         self.cluster = cluster
         self.store = store
         self.settings = settings
-        self.ownership = Ownership(self, cluster.leases, store, settings.lease_ttl_ms)
+        self.ownership = Ownership(
+            self,
+            cluster.leases,
+            store,
+            settings.lease_ttl_ms,
+            listing_fresh_s=settings.presence_ttl_ms / 2000,
+        )
         super().__init__(hub, FencedRecorder(recorder, self.ownership), None, clock)
         rng = rng or random.Random()
         # Unique seek and challenge ids across the cluster's hubs (see ID_BASE_BITS).

@@ -21,6 +21,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from server.bus import BusError, GameLeases
@@ -44,10 +45,19 @@ ORPHANED = ""
 """What :meth:`Ownership.owner_of` returns for a game whose takeover is under way."""
 
 Takeover = Literal["taken", "pending", "none"]
-RENEW_CONCURRENCY = 16
 SWEEP_PAGE = 500
 PLAYER_GAMES = 4
 """How many of a player's newest stored games :meth:`Ownership.unfinished_game_of` looks at."""
+
+
+@dataclass(frozen=True)
+class _Listing:
+    """The sweep's last listing of the unfinished stored games."""
+
+    started: float
+    """When its first query was sent (``Ownership``'s clock)."""
+    games_of: dict[int, list[GameId]]
+    """Store player id -> the player's unfinished games."""
 
 
 class Owner(Protocol):
@@ -86,10 +96,15 @@ class Ownership:
         store: Store,
         ttl_ms: int,
         clock: Callable[[], float] = time.monotonic,
+        listing_fresh_s: float = 0.0,
     ):
         """``clock``: seconds from a monotonic source, for the renewal period and how long a
         lease has been seen free (a test injects a fake one; the leases' own expiry is the
-        cluster state's, :class:`~server.bus.InProcessClusterState` takes a clock too)."""
+        cluster state's, :class:`~server.bus.InProcessClusterState` takes a clock too).
+
+        ``listing_fresh_s``: how long the sweep's listing of the unfinished games answers
+        :meth:`unfinished_game_of` instead of a store query (0: never; a node gives half its
+        presence TTL, see there)."""
         self._node = node
         self._clock = clock
         self._leases = leases
@@ -103,6 +118,8 @@ class Ownership:
         self.taken_over = 0
         self.abandoned = 0
         """Games aborted because no hub could resume them (see :meth:`_give_up`)."""
+        self.listing_fresh_s = listing_fresh_s
+        self._listing: _Listing | None = None
 
     @property
     def node_id(self) -> str:
@@ -198,43 +215,27 @@ class Ownership:
             await asyncio.sleep(max(0.0, period - elapsed))
 
     async def renew_all(self) -> None:
-        """Renew every lease (several at once); release those of evicted rooms; fence the games
-        lost.
+        """Renew every lease in one batch (:meth:`GameLeases.hold_many`: a lease found free
+        again is re-acquired); release those of evicted rooms; fence the games lost.
 
         :raises BusError: Redis is unreachable (the leases renewed so far stay renewed).
         """
-        slots = asyncio.Semaphore(RENEW_CONCURRENCY)
-
-        async def renew(game_id: GameId) -> None:
-            async with slots:
-                await self._renew(game_id)
-
-        results = await asyncio.gather(
-            *(renew(game_id) for game_id in sorted(self.owned)), return_exceptions=True
-        )
-        for result in results:
-            if isinstance(result, BaseException):
-                raise result
-
-    async def _renew(self, game_id: GameId) -> None:
-        if self._node.hub.room(game_id) is None:
+        hub = self._node.hub
+        evicted = sorted(game_id for game_id in self.owned if hub.room(game_id) is None)
+        for game_id in evicted:
             self.owned.discard(game_id)
             self._owners.pop(game_id, None)
-            await self._leases.release(game_id, self.node_id)
-            return
-        if await self._leases.renew(game_id, self.node_id, self.ttl_ms):
-            return
-        if await self._leases.acquire(game_id, self.node_id, self.ttl_ms):
-            return  # the lease had lapsed (Redis restarted, or a late renewal): ours again
-        logger.warning("game %s is now owned by another node: fencing it here", game_id)
-        self.owned.discard(game_id)
-        self._owners.pop(game_id, None)
-        self.lost.add(game_id)
+        await self._leases.release_many(evicted, self.node_id)
+        lost = await self._leases.hold_many(sorted(self.owned), self.node_id, self.ttl_ms)
+        for game_id in sorted(lost):
+            logger.warning("game %s is now owned by another node: fencing it here", game_id)
+            self.owned.discard(game_id)
+            self._owners.pop(game_id, None)
+            self.lost.add(game_id)
 
     async def release_all(self) -> None:
         """Give up every lease (graceful shutdown: other nodes take the games over)."""
-        for game_id in sorted(self.owned):
-            await self._leases.release(game_id, self.node_id)
+        await self._leases.release_many(sorted(self.owned), self.node_id)
         self.owned.clear()
 
     # --- takeover -----------------------------------------------------------------------------
@@ -253,7 +254,14 @@ class Ownership:
                 logger.warning("takeover sweep: store unavailable (%s)", error)
 
     async def _unfinished_ids(self) -> list[GameId]:
+        """Every unfinished stored game; the listing is kept for :meth:`unfinished_game_of`.
+
+        Listed ``created`` first, then ``started``: a game that starts meanwhile is in one of
+        the two pages.
+        """
+        started = self._clock()
         found: list[GameId] = []
+        games_of: dict[int, list[GameId]] = {}
         for status in UNFINISHED_STATUSES:
             cursor: str | None = None
             while True:
@@ -262,19 +270,28 @@ class Ownership:
                     limit=SWEEP_PAGE,
                     cursor=cursor,
                 )
-                found += [game.id for game in page.games]
+                for game in page.games:
+                    found.append(game.id)
+                    for player in (game.first_player_id, game.second_player_id):
+                        if player is not None:
+                            games_of.setdefault(player, []).append(game.id)
                 cursor = page.next_cursor
                 if cursor is None:
                     break
+        self._listing = _Listing(started, games_of)
         return found
 
     async def sweep(self) -> int:
         """Take over every unfinished stored game without an owner; return how many."""
         taken = 0
-        for game_id in await self._unfinished_ids():
-            if self._node.hub.room(game_id) is not None or game_id in self.lost:
-                continue
-            owner = await self._leases.owner(game_id)
+        hub = self._node.hub
+        others = [
+            game_id
+            for game_id in await self._unfinished_ids()
+            if hub.room(game_id) is None and game_id not in self.lost
+        ]
+        # One round trip for all the owners; a takeover looks its lease up again.
+        for game_id, owner in zip(others, await self._leases.owners(others), strict=True):
             if owner is None:
                 taken += await self.take_over(game_id) == "taken"
             else:
@@ -388,21 +405,32 @@ class Ownership:
         who comes back (or seeks) before such a game is taken over must rejoin it, not start
         another: the takeover of a game whose player plays another one here is refused.
 
+        The store is asked only when the sweep's last listing of the unfinished games (every
+        ``lease_ttl_ms / 3`` or so) began more than ``listing_fresh_s`` ago: a login costs no
+        store query while the sweeps run. A game missing from a fresh listing was created
+        after it began, by a node then live, whose heartbeat (at least every third of the
+        presence TTL) therefore lapses no sooner than two thirds of that TTL after the
+        listing began: with ``listing_fresh_s`` half the TTL, presence still names such a game
+        (as for any game of a live node) when the listing does not.
+
         :raises BusError: Redis is unreachable.
         :raises StoreError: the store is unreachable.
         """
         store_id = store_player_id(player_id)
         if store_id is None:
             return None  # a guest's games are not stored under its hub id
-        # One query, the player's newest games: no new game starts while one is unfinished.
-        page = await self._store.list_games(player_id=store_id, limit=PLAYER_GAMES)
-        for game in page.games:
-            if game.status not in UNFINISHED_STATUSES:
+        listing = self._listing
+        if listing is not None and self._clock() - listing.started < self.listing_fresh_s:
+            candidates = listing.games_of.get(store_id, [])
+        else:
+            # One query, the player's newest games: no new game starts while one is unfinished.
+            page = await self._store.list_games(player_id=store_id, limit=PLAYER_GAMES)
+            candidates = [g.id for g in page.games if g.status in UNFINISHED_STATUSES]
+        for game_id in candidates:
+            if self._node.hub.room(game_id) is not None or game_id in self.lost:
                 continue
-            if self._node.hub.room(game.id) is not None or game.id in self.lost:
-                continue
-            if await self.owner_of(game.id, take_over=True) is not None:
-                return game.id
+            if await self.owner_of(game_id, take_over=True) is not None:
+                return game_id
         return None
 
 

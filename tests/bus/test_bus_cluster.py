@@ -12,6 +12,7 @@ import pytest
 from bus_support import ClusterFactory
 
 from server.bus import GameRole, NodeNotLiveError
+from server.bus.state_redis import LEASE_BATCH
 
 TTL = 60_000
 # Time passes on demand, so the short ttl need not be short in real time: far longer than a
@@ -69,6 +70,38 @@ async def test_renewal_keeps_a_lease_alive(make_cluster: ClusterFactory) -> None
     assert await node_b.leases.owner("g1") == "node-a"
     await make_cluster.elapse(KEEP_TTL + 1)  # renewals stop: it lapses one ttl later
     assert await node_b.leases.owner("g1") is None
+
+
+async def test_leases_held_released_and_looked_up_in_batches(
+    make_cluster: ClusterFactory,
+) -> None:
+    """``hold_many`` renews the node's leases and takes the free ones, in chunks of
+    ``LEASE_BATCH`` in Redis (1,100 leases: three), and names those another node holds."""
+    node_a, node_b = make_cluster(), make_cluster()
+    games = [f"g{i:04d}" for i in range(LEASE_BATCH * 2 + 100)]
+    ours, theirs = games[:700], set(games[700::3])
+    for game_id in ours:
+        assert await node_a.leases.acquire(game_id, "node-a", SHORT_TTL)
+    for game_id in theirs:
+        assert await node_b.leases.acquire(game_id, "node-b", TTL)
+    await make_cluster.elapse(SHORT_TTL // 2)
+
+    assert await node_a.leases.hold_many(games, "node-a", KEEP_TTL) == theirs
+    await make_cluster.elapse(SHORT_TTL // 2 + 1)  # the first acquires would have lapsed
+    owners = await node_b.leases.owners(games)
+    assert owners == ["node-b" if g in theirs else "node-a" for g in games]
+    await make_cluster.elapse(KEEP_TTL)  # ... and the renewals too
+    assert await node_b.leases.owners(games[:2]) == [None, None]
+    assert await node_a.leases.hold_many([], "node-a", KEEP_TTL) == set()
+
+    await node_a.leases.hold_many(games, "node-a", TTL)
+    assert await node_a.leases.release_many(games, "node-a") == len(games) - len(theirs)
+    assert await node_a.leases.release_many(games, "node-a") == 0
+    owners = await node_a.leases.owners(games)
+    assert owners == ["node-b" if g in theirs else None for g in games]
+    assert await node_a.leases.owners([]) == []
+    with pytest.raises(ValueError):
+        await node_a.leases.hold_many(["g1", ""], "node-a", TTL)
 
 
 async def test_lease_race_has_one_winner(make_cluster: ClusterFactory) -> None:

@@ -1,6 +1,7 @@
-"""Taking over a dead owner's game, timed by an injected clock: the lease must have been seen
-free for a renewal period (``ttl / 3``) first, and a sighting older than four ttls starts the
-wait again. The leases (in-process cluster state) and the ownership share one fake clock, so
+"""Ownership with an injected clock. Taking over a dead owner's game: the lease must have
+been seen free for a renewal period (``ttl / 3``) first, and a sighting older than four ttls
+starts the wait again; the renewal of every lease in one batch; a player's unfinished game from
+the sweep's listing. The leases (in-process cluster state) and the ownership share one fake clock, so
 nothing sleeps; the store is a real SQLite database.
 """
 
@@ -83,15 +84,17 @@ async def store(tmp_path: Path) -> AsyncIterator[Store]:
         yield store
 
 
-async def unfinished_game(store: Store) -> str:
+async def unfinished_game(
+    store: Store, first_player_id: int | None = None, second_player_id: int | None = None
+) -> str:
     game_id = await store.create_game(
         variant="minishogi",
         start_fen=START_FEN,
         time_control=StoredTimeControl("fischer", 180_000, 2_000),
         first_name="alice",
         second_name="bob",
-        first_player_id=None,
-        second_player_id=None,
+        first_player_id=first_player_id,
+        second_player_id=second_player_id,
         rated=False,
     )
     await store.start_game(game_id)
@@ -133,3 +136,58 @@ async def test_an_old_sighting_of_a_free_lease_starts_the_wait_again(store: Stor
     assert await ownership.take_over(game_id) == "pending"  # a fresh sighting
     clock.advance(PERIOD_S)
     assert await ownership.take_over(game_id) == "taken"
+
+
+async def test_renewal_renews_retakes_fences_and_releases_in_one_batch(store: Store) -> None:
+    """``renew_all``: a lease held is renewed, a lapsed one taken again, one another node
+    took is fenced here, an evicted room's lease released."""
+    clock = FakeClock()
+    leases = Cluster.in_process(InProcessClusterState(clock=clock)).leases
+    node = Node("node-b")
+    ownership = Ownership(node, leases, store, TTL_MS, clock=clock)
+    held, lapsed, taken, evicted = "held", "lapsed", "taken", "evicted"
+    for game_id in (held, lapsed, taken, evicted):
+        assert await ownership.claim_new(game_id)
+        node.hub.rooms[game_id] = Room()
+    del node.hub.rooms[evicted]
+    assert await leases.release(lapsed, "node-b")  # as if Redis had restarted
+    assert await leases.release(taken, "node-b")
+    assert await leases.acquire(taken, "node-c", 3 * TTL_MS)  # taken over while we were late
+    clock.advance(TTL_MS / 1000 - 0.001)
+
+    await ownership.renew_all()
+    assert ownership.owned == {held, lapsed}
+    assert ownership.lost == {taken} and not ownership.runs(taken)
+    clock.advance(TTL_MS / 1000 - 0.001)  # the first leases would have lapsed by now
+    assert await leases.owners([held, lapsed, taken, evicted]) == [
+        "node-b",
+        "node-b",
+        "node-c",
+        None,
+    ]
+    await ownership.release_all()
+    assert ownership.owned == set()
+    assert await leases.owners([held, lapsed, taken]) == [None, None, "node-c"]
+
+
+async def test_a_players_unfinished_game_comes_from_a_fresh_sweep_listing(store: Store) -> None:
+    """While the sweep's listing is fresh, a login asks it rather than the store (a game
+    created since is not in it); once it is older than ``listing_fresh_s``, the store."""
+    clock = FakeClock()
+    leases = Cluster.in_process(InProcessClusterState(clock=clock)).leases
+    node = Node("node-b")
+    ownership = Ownership(node, leases, store, TTL_MS, clock=clock, listing_fresh_s=1.0)
+    alice = (await store.create_player("alice", "x" * 20)).id
+    bob = (await store.create_player("bob", "x" * 20)).id
+    first = await unfinished_game(store, alice, None)
+    assert await leases.acquire(first, "node-a", TTL_MS)
+    assert await ownership.unfinished_game_of(f"u{alice}") == first  # no listing yet: store
+
+    assert await ownership.sweep() == 0  # the listing: node-a owns the game
+    later = await unfinished_game(store, None, bob)
+    assert await leases.acquire(later, "node-a", TTL_MS)
+    assert await ownership.unfinished_game_of(f"u{alice}") == first
+    assert await ownership.unfinished_game_of(f"u{bob}") is None  # not listed yet
+    assert await ownership.unfinished_game_of("gguest") is None
+    clock.advance(1.0)
+    assert await ownership.unfinished_game_of(f"u{bob}") == later  # the store again
