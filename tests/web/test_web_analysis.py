@@ -55,6 +55,7 @@ async def test_request_progress_graph_arrow_and_marks(hub: App, open_page, shots
     await expect(page.locator('.moves .mv[data-ply="9"] .glyph.mistake')).to_have_text("?")
     await expect(page.locator(".eval-graph .eval-mark.blunder")).to_have_count(1)
     await expect(page.locator('.analysis-summary tr[data-side="first"] td').nth(3)).to_have_text("1")
+    await expect(page.locator(".analysis-summary tr[data-side] td:first-child")).to_have_text(["White", "Black"])
     # At each ply the board shows the engine's best move from there.
     await page.locator('.moves .mv[data-ply="6"]').click()
     await expect(page.locator(f'.best-arrow[data-arrow="{game.moves[6]}"]')).to_be_visible()

@@ -27,9 +27,14 @@ async def test_history_in_a_live_game_and_clocks_in_the_replay(hub: App, open_pa
     await expect(page.locator('.clock.bottom .time.running')).to_be_visible()
     await page.keyboard.press("Home")
     await alice.wait_ply(0)
-    # Both clocks still show, alice's still running; the note says where she is.
-    await expect(page.locator('.clock.bottom .time.running')).to_be_visible()
+    # Both clocks still show, alice's still running (it counts down while she looks back, not
+    # the start position's 5:00 of a replay); the note says where she is.
+    running = page.locator('.clock.bottom .time.running')
+    await expect(running).to_be_visible()
     await expect(page.locator('.clock.top .time')).to_have_text("5:00")
+    await expect(running).not_to_have_text("5:00")
+    shown = await running.inner_text()
+    await expect(running).not_to_have_text(shown)
     await expect(note).to_contain_text("Move 0 of 2")
     await shots(page, "history-live")
     await page.click('button[data-action="back-to-game"]')

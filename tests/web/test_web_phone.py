@@ -1,6 +1,6 @@
 """Every page on a 360 px phone: no horizontal scroll (the document's scrollWidth is measured on
 each page: login, lobby with seeks, challenges and players, a live game with its buttons, a
-finished game, the game list, a profile), and Dai Shogi's zoom, whose squares are tap targets
+finished game with a challenge notice over it, the game list, a profile, a replay), and Dai Shogi's zoom, whose squares are tap targets
 of at least 40 px."""
 
 from __future__ import annotations
@@ -39,6 +39,10 @@ async def test_every_page_fits_a_360_px_phone_and_dai_shogi_zooms(hub: App, open
     await bob.register()
     await alice.seek("daishogi", kind="byoyomi", main_min=30, period=30, periods=3)
     await expect(bob.page.locator("table.seeks tr", has_text="alice")).to_be_visible()
+    # Sides in the variant's words, and a seek says which one its reader gets.
+    await expect(alice.page.locator('form.seek-form select[name=colour] option[value="first"]')).to_have_text("Sente")
+    await expect(bob.page.locator("table.seeks tr", has_text="alice")).to_contain_text("you play gote")
+    await expect(alice.page.locator("table.seeks tr.mine")).to_contain_text("you play sente")
     # A challenge too, so the lobby shows one.
     await bob.page.fill("form.seek-form input[name=opponent]", "alice")
     await bob.page.click("form.seek-form button[name=challenge]")
@@ -68,10 +72,21 @@ async def test_every_page_fits_a_360_px_phone_and_dai_shogi_zooms(hub: App, open
     await bob.action("resign")
     await alice.wait_end("alice wins by resignation")
     await fits(alice.page, shots, "daishogi-finished")
+    # A challenge reaching bob on the game page: a notice that fits the phone too.
+    await alice.page.click('nav a[href="/"]')
+    await alice.page.fill("form.seek-form input[name=opponent]", "bob")
+    await alice.page.click("form.seek-form button[name=challenge]")
+    notice = bob.page.locator(".notice.challenge")
+    await expect(notice.locator("button.decline")).to_be_visible()
+    await fits(bob.page, shots, "challenge-notice")
+    await notice.locator("button.decline").click()
+    await expect(alice.page.locator(".challenge")).to_have_count(0)
 
     await alice.page.click('nav a[href="/review"]')
     await alice.page.wait_for_selector(f'table.games tr[data-game="{game_id}"]', timeout=WAIT_MS)
     await fits(alice.page, shots, "review")
+    results = await alice.page.locator("form.filters select[name=result] option").all_inner_texts()
+    assert results == ["any", "sente / White won", "gote / Black won", "draw"], results
     # The player filter ignores case, as names do everywhere else.
     player = alice.page.locator("form.filters input[name=player]")
     for typed, found in (("nobody", 0), ("BOB", 1)):

@@ -1,6 +1,6 @@
 """Sho Shogi, Wild Castle, Spartan Chess and Dai Shogi played to their end in the browser:
 a player reloads mid-game, a Wild Castle castling, draw offer and takeback, chat, a Lion
-double move, and the piece tooltip."""
+double move and a Lion pass, and the piece tooltip."""
 
 from __future__ import annotations
 
@@ -187,6 +187,16 @@ async def test_daishogi_lion_double_move_and_tooltip(hub: App, open_page, shots)
     await expect(bob.page.locator("ol.moves .mv").last).to_contain_text("Ln")
     moves = (await api_json(hub, f"/api/games/{game_id}"))["moves"]
     assert moves[-1]["uci"] == "g8h9,h9h10"
+    # The Lion passes (out to the empty h9 and back): a button, written as the rules spec writes
+    # a pass (§5.9), a move to the Lion's own square: h10 is 8f.
+    await bob.click_move("b11", "b10")
+    await alice.wait_ply(10)
+    await alice.page.click('button[data-action="pass"]', timeout=WAIT_MS)
+    await bob.wait_ply(11)
+    passed = bob.page.locator('ol.moves .mv[data-ply="11"]')
+    await expect(passed).to_have_text("Ln-8f")
+    await expect(passed).to_have_attribute("title", "Lion pass: out and back to its own square")
+    assert (await api_json(hub, f"/api/games/{game_id}"))["moves"][-1]["uci"] == "@@@@"
     await alice.page.mouse.move(0, 0)
     await shots(bob.page, "daishogi")
     await bob.action("resign")

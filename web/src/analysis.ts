@@ -8,6 +8,7 @@
 import { errorText, type Ctx } from "./ctx";
 import type { AdviceView, AnalysisView, PlyEvalView, ScoreView } from "./protocol.gen";
 import { h, svg } from "./svg";
+import { sideTitle } from "./words";
 
 
 export const GLYPHS: Record<AdviceView["judgement"], string> = { inaccuracy: "?!", mistake: "?", blunder: "??" };
@@ -127,7 +128,7 @@ export class AnalysisPanel {
         .map(([t, title]) => h("th", { text: t, title }))),
       ...names.map((side) => {
         const s = v.summary[side];
-        return h("tr", { "data-side": side }, [h("td", { text: side === "first" ? "First" : "Second" }), h("td", { text: String(s.inaccuracy) }),
+        return h("tr", { "data-side": side }, [h("td", { text: sideTitle(this.ctx.variants.get(this.variant() ?? ""), side) }), h("td", { text: String(s.inaccuracy) }),
           h("td", { text: String(s.mistake) }), h("td", { text: String(s.blunder) }), h("td", { text: s.acpl === null ? "–" : String(s.acpl) }),
           h("td", { text: s.accuracy === null ? "–" : `${s.accuracy}%` })]);
       }),

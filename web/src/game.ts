@@ -426,6 +426,8 @@ export class GameView {
     this.drawActions();
     this.drawReview(ply);
     this.chatBox.hidden = this.live === null;
+    // A game that ended before its first move (aborted) has nothing to analyse.
+    this.analysis.el.hidden = this.status === "finished" && this.ply === 0;
   }
 
   private drawInfo(): void {

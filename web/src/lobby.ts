@@ -8,7 +8,7 @@ import type { Message } from "./net";
 import type { ChallengeView, Commands, GameSummaryView, SeekView, TimeControlView, WhoPlayerView } from "./protocol.gen";
 import { h } from "./svg";
 import { titledName } from "./names";
-import { challengeColour } from "./words";
+import { challengeColour, readerColour, sideTitle } from "./words";
 
 /** A challenge as its two players read it: who, what, and the side the reader gets. */
 export function challengeText(c: ChallengeView, ctx: Ctx): string {
@@ -18,13 +18,6 @@ export function challengeText(c: ChallengeView, ctx: Ctx): string {
 }
 
 type Colour = NonNullable<Commands["seek"]["colour"]>;
-
-/** The colour a seek asks for, in the words of its family. */
-function colourText(family: string | undefined, colour: string): string {
-  if (colour === "random") return "random";
-  const words = family === "shogi" ? { first: "sente", second: "gote" } : { first: "White", second: "Black" };
-  return words[colour as "first" | "second"] ?? colour;
-}
 
 export class Lobby {
   readonly el: HTMLElement;
@@ -45,7 +38,7 @@ export class Lobby {
       h("div", { class: "panel seek-panel" }, [h("h2", { text: "Create a game" }), this.buildForm(), this.formError]),
       h("div", { class: "panel" }, [
         h("h2", { text: "Open seeks" }),
-        h("table", { class: "seeks" }, [h("thead", {}, [h("tr", {}, ["Player", "Rating", "Variant", "Time", "Mode", "Colour", ""].map((c) => h("th", { text: c })))]), this.seekList]),
+        h("table", { class: "seeks" }, [h("thead", {}, [h("tr", {}, ["Player", "Rating", "Variant", "Time", "Mode", "Side", ""].map((c) => h("th", { text: c })))]), this.seekList]),
         this.listError,
         h("h2", { text: "Challenges" }), this.challengeBox,
       ]),
@@ -110,8 +103,11 @@ export class Lobby {
     const kind = h("select", { name: "kind" }, [h("option", { value: "fischer", text: "Fischer (increment)" }), h("option", { value: "byoyomi", text: "Byoyomi" })]);
     const fischer = h("div", { class: "tc fischer" }, [field("Minutes", num("base_min", 5, 0, 180)), field("+ seconds", num("base_sec", 0, 0, 59)), field("Increment (s)", num("inc", 3, 0, 180))]);
     const byoyomi = h("div", { class: "tc byoyomi", hidden: true }, [field("Main (min)", num("main_min", 10, 0, 180)), field("+ seconds", num("main_sec", 0, 0, 59)), field("Period (s)", num("period", 30, 1, 600)), field("Periods", num("periods", 3, 1, 10))]);
+    // The colour choice in the variant's words (Sente / Gote, White / Black…); its values stay.
+    const colour = h("select", { name: "colour" }, [["random", "Random"], ["first", ""], ["second", ""]].map(([v, t]) => h("option", { value: v, text: t })));
     const syncKind = () => {
       const v = this.ctx.variants.get(variant.value);
+      for (const side of ["first", "second"] as const) colour.querySelector<HTMLOptionElement>(`option[value="${side}"]`)!.textContent = sideTitle(v, side);
       const byo = kind.querySelector<HTMLOptionElement>('option[value="byoyomi"]')!;
       byo.disabled = !v?.byoyomi;
       if (!v?.byoyomi) kind.value = "fischer";
@@ -124,7 +120,7 @@ export class Lobby {
     const form = h("form", { class: "seek-form" }, [
       field("Variant", variant), field("Clock", kind), fischer, byoyomi,
       h("label", { class: "check" }, [h("input", { type: "checkbox", name: "rated", disabled: guest }), h("span", { text: guest ? "Rated (registered players only)" : "Rated" })]),
-      field("Colour", h("select", { name: "colour" }, [["random", "Random"], ["first", "First (sente / White)"], ["second", "Second (gote / Black)"]].map(([v, t]) => h("option", { value: v, text: t })))),
+      field("Colour", colour),
       h("div", { class: "range" }, [field("Rating from", h("input", { type: "number", name: "range_min", min: 0, max: 4000, placeholder: "any" })), field("to", h("input", { type: "number", name: "range_max", min: 0, max: 4000, placeholder: "any" }))]),
       h("label", { class: "check" }, [h("input", { type: "checkbox", name: "manual" }), h("span", { text: "Let me accept each opponent (manual)" })]),
       h("div", { class: "buttons" }, [h("button", { type: "submit", class: "primary", name: "seek", text: "Seek" }),
@@ -193,7 +189,7 @@ export class Lobby {
         h("td", {}, titledName(s.player)), h("td", { text: s.player.rating == null ? "–" : `${s.player.rating}${s.player.provisional ? "?" : ""}` }),
         h("td", { text: title }), h("td", { text: `${tcText(s.tc)} (${s.speed})` }),
         h("td", { text: (s.rated ? "rated" : "casual") + (s.range ? ` ${s.range[0]}–${s.range[1]}` : "") + (s.manual ? ", manual" : "") }),
-        h("td", { text: colourText(this.ctx.variants.get(s.variant)?.family, s.colour) }), h("td", {}, [button]),
+        h("td", { class: "colour", text: readerColour(s.colour, mine, this.ctx.variants.get(s.variant)) }), h("td", {}, [button]),
       ]);
     });
     this.seekList.replaceChildren(...(rows.length ? rows : [h("tr", {}, [h("td", { colspan: 7, class: "empty", text: "No open seeks: create one." })])]));

@@ -10,12 +10,22 @@ export function sideWord(v: VariantInfo | undefined, side: SideName): string {
   return side === "first" ? "White" : "Black";
 }
 
+/** A side's word starting a sentence or a list entry ("Sente", "The Persians (White)"). */
+export function sideTitle(v: VariantInfo | undefined, side: SideName): string {
+  const word = sideWord(v, side);
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}
+
+/** The side the reader gets from a seek or challenge whose author asked for `colour`. */
+export function readerColour(colour: string, authorIsMe: boolean, v: VariantInfo | undefined): string {
+  if (colour !== "first" && colour !== "second") return "colours drawn at random";
+  const mine: SideName = authorIsMe ? colour : colour === "first" ? "second" : "first";
+  return `you play ${sideWord(v, mine)}`;
+}
+
 /** The side a challenge gives the viewer (`colour` is the sender's wish). */
 export function challengeColour(c: ChallengeView, meId: string | undefined, v: VariantInfo | undefined): string {
-  if (c.colour !== "first" && c.colour !== "second") return "colours drawn at random";
-  const incoming = c.to.id === meId;
-  const mine: SideName = incoming ? (c.colour === "first" ? "second" : "first") : c.colour;
-  return `you play ${sideWord(v, mine)}`;
+  return readerColour(c.colour, c.to.id !== meId, v);
 }
 
 /** Why a game was aborted, from the `end` event's `detail` and the moves made. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChallengeView } from "../src/protocol.gen";
 import type { VariantInfo } from "../src/types";
-import { abortText, challengeColour, sideWord } from "../src/words";
+import { abortText, challengeColour, readerColour, sideTitle, sideWord } from "../src/words";
 
 const shogi = { name: "minishogi", family: "shogi" } as VariantInfo;
 const spartan = { name: "spartan", family: "chess" } as VariantInfo;
@@ -17,6 +17,16 @@ describe("words", () => {
     expect(challengeColour(c, "a", shogi)).toBe("you play sente");
     expect(challengeColour(c, "b", shogi)).toBe("you play gote");
     expect(challengeColour({ ...c, colour: "random" }, "b", shogi)).toBe("colours drawn at random");
+  });
+  it("tells the reader of a seek the side they get", () => {
+    expect(readerColour("first", false, shogi)).toBe("you play gote");
+    expect(readerColour("first", true, shogi)).toBe("you play sente");
+    expect(readerColour("second", false, spartan)).toBe("you play the Persians (White)");
+    expect(readerColour("random", false, spartan)).toBe("colours drawn at random");
+  });
+  it("starts a line with a side's word", () => {
+    expect(sideTitle(shogi, "first")).toBe("Sente");
+    expect(sideTitle(spartan, "second")).toBe("The Spartans (Black)");
   });
   it("says why a game was aborted", () => {
     expect(abortText("second_aborted", ["al", "bo"], 1)).toBe("Game aborted by bo");

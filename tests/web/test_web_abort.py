@@ -1,0 +1,49 @@
+"""A game aborted by the server because a player made no first move in time says who (on
+both pages, and after a reload), with no "*" score and nothing to analyse."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from playwright.async_api import expect
+from seats import WAIT_MS, start_game, two_players
+from ws_support import settings_for
+
+from server.app import App, hub_config
+
+FIRST_MOVE_WINDOW_MS = 8000  # long enough for the first move below, short for the test
+
+
+@pytest.fixture
+async def hub(tmp_path: Path) -> AsyncIterator[App]:
+    settings = settings_for(f"sqlite+aiosqlite:///{tmp_path / 'hub.sqlite3'}")
+    config = hub_config(settings)
+    config = replace(config, room=replace(config.room, first_move_window_ms=FIRST_MOVE_WINDOW_MS))
+    app = App(settings, config=config, rng=random.Random(13))
+    await app.start()
+    yield app
+    await app.stop()
+
+
+async def test_a_game_without_a_first_move_is_aborted_and_says_whose(hub: App, open_page) -> None:  # type: ignore[no-untyped-def]
+    alice, bob = await two_players(open_page)
+    await start_game(alice, bob, "minishogi")           # alice is sente, and does not move
+    for seat in (alice, bob):
+        await seat.wait_end("Game aborted: alice made no first move in time")
+        await expect(seat.page.locator(".banner")).not_to_contain_text("*")
+        await expect(seat.page.locator(".analysis")).to_be_hidden()
+    await bob.page.reload()                              # the snapshot says why too
+    await bob.wait_end("Game aborted: alice made no first move in time")
+
+    await alice.page.click('nav a[href="/"]')
+    await bob.page.click('nav a[href="/"]')
+    await bob.page.wait_for_selector("form.seek-form", timeout=WAIT_MS)
+    await start_game(alice, bob, "minishogi")
+    await alice.drag_move("e1", "e4")                    # alice moves; bob does not
+    await bob.wait_ply(1)
+    for seat in (alice, bob):
+        await seat.wait_end("Game aborted: bob made no first move in time")
