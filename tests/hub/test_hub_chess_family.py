@@ -1,13 +1,15 @@
 """Chess-family rules in rooms: draw offers, draw claims, and the time-out material rule."""
 
-from hub_harness import Harness, one, only, play, player, wild_game
+import random
+
+from hub_harness import Harness, one, only, play, player, start_game, wild_game
 
 from server.hub.clock import Fischer
 from server.hub.effects import GameFinished, Persist
 from server.hub.lobby import GameTerms
 from server.hub.persist_tokens import PersistTokens
 from server.hub.room import GameRoom
-from server.rules import Side, get_variant
+from server.rules import Game, Side, get_variant
 
 
 def test_draw_offer_is_declined_by_playing_on_then_accepted() -> None:
@@ -82,6 +84,54 @@ def test_the_server_says_when_a_draw_may_be_claimed() -> None:
     h.clear()
     h.send(2, "join", game=game_id)
     assert one(h.inbox(2), "game").d["draw_claim"] is False  # over: nothing to claim
+
+
+def quiet_line(game: Game, plies: int, rng: random.Random) -> list[str]:
+    """``plies`` moves from ``game``'s position with no capture or pawn move (each adds one to
+    the fifty-move count) and no position seen twice (so no repetition claim): found by a
+    depth-first search in a random order; ``game`` is left after them."""
+    line: list[str] = []
+
+    def extend() -> bool:
+        if len(line) == plies:
+            return True
+        moves = game.legal_moves()
+        rng.shuffle(moves)
+        before = game.position.halfmove
+        for move in moves:
+            game.play(move)
+            quiet = game.position.halfmove == before + 1
+            if quiet and game.repetitions() < 2 and game.outcome() is None:
+                line.append(move)
+                if extend():
+                    return True
+                line.pop()
+            game.undo()
+        return False
+
+    assert extend(), "no quiet line"
+    return line
+
+
+def test_the_server_says_when_the_fifty_move_draw_may_be_claimed() -> None:
+    """``draw_claim`` turns true on the hundredth quiet half-move (and not before), and the
+    claim then ends the game by the fifty-move rule."""
+    h = Harness()
+    game_id = start_game(h, variant="wildcastle")
+    room = h.hub.room(game_id)
+    assert room is not None
+    line = quiet_line(Game(room.variant, room.start_fen), 100, random.Random(1))
+    said = []
+    for move in line:
+        h.clear()
+        play(h, game_id, [move])
+        said.append(one(h.inbox(2), "move").d["draw_claim"])
+    assert said == [False] * 99 + [True]
+    h.clear()
+    h.send(2, "join", game=game_id)
+    assert one(h.inbox(2), "game").d["draw_claim"] is True
+    h.send(1, "claim_draw", game=game_id)
+    assert (room.result, room.termination) == ("1/2-1/2", "fifty_moves")
 
 
 def test_byoyomi_challenge_in_a_chess_variant_is_refused() -> None:

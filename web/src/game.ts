@@ -545,8 +545,20 @@ export class GameView {
   private drawReview(ply: number): void {
     const formats = this.storedGame?.formats ?? (this.variant?.family === "shogi" ? ["pgn", "kif", "usi"] : ["pgn"]);
     const links = formats.map((f) => h("a", { href: `/api/games/${this.id}.${f}`, download: `${this.id}.${f}`, class: "button", "data-export": f, text: f.toUpperCase() }));
-    const copy = h("button", { type: "button", "data-action": "copy-fen", text: this.variant?.family === "shogi" ? "Copy SFEN" : "Copy FEN" });
+    // One button for the page's life: a redraw while a click is being answered keeps its result.
+    const copy = this.copyButton;
+    if (copy.dataset.ply !== String(ply)) {
+      copy.dataset.ply = String(ply);
+      copy.textContent = this.variant?.family === "shogi" ? "Copy SFEN" : "Copy FEN";
+    }
+    const share = h("a", { href: `/game/${this.id}#${ply}`, class: "share", text: "Link to this position" });
+    this.review.replaceChildren(h("span", { class: "muted", text: "Download " }), ...links, copy, share);
+  }
+
+  private readonly copyButton: HTMLButtonElement = (() => {
+    const copy = h("button", { type: "button", "data-action": "copy-fen" });
     copy.addEventListener("click", async () => {
+      const ply = this.shownPly;
       let text = this.fens.get(ply) ?? "";
       if (this.variant?.family === "shogi") {
         if (!this.sfens.has(ply)) await this.storedPosition(ply);
@@ -555,9 +567,8 @@ export class GameView {
       copy.dataset.copied = text;
       navigator.clipboard?.writeText(text).then(() => { copy.textContent = "Copied"; }, () => { copy.textContent = "Copy failed"; });
     });
-    const share = h("a", { href: `/game/${this.id}#${ply}`, class: "share", text: "Link to this position" });
-    this.review.replaceChildren(h("span", { class: "muted", text: "Download " }), ...links, copy, share);
-  }
+    return copy;
+  })();
 
   private drawChat(): void {
     const lines = this.live?.chat ?? [];

@@ -19,6 +19,13 @@ export function challengeText(c: ChallengeView, ctx: Ctx): string {
 
 type Colour = NonNullable<Commands["seek"]["colour"]>;
 
+/** A seek's side for its reader: "you play gote" ("you play" is the column's header, spelt out
+ * on a phone where the header is hidden), or "random". */
+function seekSide(text: string): (HTMLElement | string)[] {
+  const side = text.startsWith("you play ") ? text.slice("you play ".length) : null;
+  return side === null ? ["random"] : [h("span", { class: "you", text: "you play " }), side];
+}
+
 export class Lobby {
   readonly el: HTMLElement;
   private seeks = new Map<number, SeekView>();
@@ -38,7 +45,7 @@ export class Lobby {
       h("div", { class: "panel seek-panel" }, [h("h2", { text: "Create a game" }), this.buildForm(), this.formError]),
       h("div", { class: "panel" }, [
         h("h2", { text: "Open seeks" }),
-        h("table", { class: "seeks" }, [h("thead", {}, [h("tr", {}, ["Player", "Rating", "Variant", "Time", "Mode", "Side", ""].map((c) => h("th", { text: c })))]), this.seekList]),
+        h("table", { class: "seeks" }, [h("thead", {}, [h("tr", {}, ["Player", "Rating", "Variant", "Time", "Mode", "You play", ""].map((c) => h("th", { text: c })))]), this.seekList]),
         this.listError,
         h("h2", { text: "Challenges" }), this.challengeBox,
       ]),
@@ -189,7 +196,7 @@ export class Lobby {
         h("td", {}, titledName(s.player)), h("td", { text: s.player.rating == null ? "–" : `${s.player.rating}${s.player.provisional ? "?" : ""}` }),
         h("td", { text: title }), h("td", { text: `${tcText(s.tc)} (${s.speed})` }),
         h("td", { text: (s.rated ? "rated" : "casual") + (s.range ? ` ${s.range[0]}–${s.range[1]}` : "") + (s.manual ? ", manual" : "") }),
-        h("td", { class: "colour", text: readerColour(s.colour, mine, this.ctx.variants.get(s.variant)) }), h("td", {}, [button]),
+        h("td", { class: "colour" }, seekSide(readerColour(s.colour, mine, this.ctx.variants.get(s.variant)))), h("td", {}, [button]),
       ]);
     });
     this.seekList.replaceChildren(...(rows.length ? rows : [h("tr", {}, [h("td", { colspan: 7, class: "empty", text: "No open seeks: create one." })])]));
