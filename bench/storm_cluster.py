@@ -31,9 +31,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from load_clients import percentile
+from load_clients import percentile, reconnect_failure
 from processes import cpu_seconds, probe_report
-from storm import SETTLE_S, GamePlayer, StormStats, resume, seed_players
+from storm import (
+    SETTLE_S,
+    GamePlayer,
+    StormStats,
+    resume,
+    seed_players,
+)
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
@@ -86,7 +92,14 @@ class IdlePlayer:
                 try:
                     self.ws, _ = await resume(self.url, self.token, stats)
                     break
-                except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError, RuntimeError):
+                except (
+                    OSError,
+                    ConnectionClosed,
+                    InvalidHandshake,
+                    TimeoutError,
+                    RuntimeError,
+                ) as error:
+                    stats.error(reconnect_failure(error))
                     await asyncio.sleep(0.2)
             self.reconnections += 1
 
@@ -169,7 +182,8 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
         f"the survivor, {on_victim:,} on the killed hub), {in_games:,} of them in {paired // 2:,} "
         f"running games at a move per {think_ms / 1000:g} s; the killed hub's players came back "
         f"to the survivor within {last_login - window_start:.1f} s ({len(stats.logins_ms):,} "
-        f"logins, {stats.rejoined:,} re-joined games, {stats.snapshots} snapshots); load average "
+        f"logins, {stats.rejoined:,} re-joined games, {stats.snapshots} snapshots, "
+        f"{stats.moved_on_rejoin} re-joins with the move and nothing new); load average "
         f"{load_before:.1f} → {os.getloadavg()[0]:.1f}, the survivor's cpu {100 * survivor_cpu:.0f}%",
         flush=True,
     )
@@ -204,6 +218,15 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
             f"(after {elapsed:.0f} s): {len(stalled)} (the hub's log says why)",
             flush=True,
         )
+        for game in sorted(stalled, key=str)[:5]:  # what its players were waiting for
+            views = [
+                f"{p.side or '?'}: ply {p.ply}, {'to move' if p.turn == p.side else 'waiting'}"
+                f"{', move in flight' if p.sent_at is not None else ''}"
+                f"{', joining' if p.joining else ''}, {p.logins} logins"
+                for p in gamers
+                if p.game == game
+            ]
+            print(f"    {game}: " + "; ".join(views), flush=True)
     print(
         f"  acknowledged moves: {len(acked):,}, missing from the database: {len(lost)}"
         f" | refusals and errors: {stats.errors or 'none'}",
