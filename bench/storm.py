@@ -161,7 +161,14 @@ class GamePlayer:
 
     async def run(self, until: float, stats: StormStats) -> None:
         self.stats = stats
-        self.ws, _ = await resume(self.url, self.token, None)
+        while self.ws is None:
+            try:
+                self.ws, _ = await resume(self.url, self.token, None)
+            except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError, RuntimeError) as e:
+                if not self.reconnect_on_close:
+                    raise
+                stats.error("first " + reconnect_failure(e))  # through HAProxy: try again
+                await asyncio.sleep(0.2)
         await self.send("seek", {"variant": "minishogi", "tc": TC})
         while time.monotonic() < until:
             timeout = None if self.drop_at is None else max(0.0, self.drop_at - time.monotonic())

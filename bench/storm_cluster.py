@@ -85,12 +85,14 @@ class IdlePlayer:
         self.reconnections = 0
 
     async def run(self, stats: StormStats) -> None:
-        self.ws, _ = await resume(self.url, self.token, None)
+        first = True  # a first login that fails is tried again too (a task that died
+        # there would hold up the bench's wait for every idle player for ever)
         while True:
-            await self.ws.wait_closed()
+            if self.ws is not None:
+                await self.ws.wait_closed()
             while True:
                 try:
-                    self.ws, _ = await resume(self.url, self.token, stats)
+                    self.ws, _ = await resume(self.url, self.token, None if first else stats)
                     break
                 except (
                     OSError,
@@ -99,9 +101,10 @@ class IdlePlayer:
                     TimeoutError,
                     RuntimeError,
                 ) as error:
-                    stats.error(reconnect_failure(error))
+                    stats.error(("first " if first else "") + reconnect_failure(error))
                     await asyncio.sleep(0.2)
-            self.reconnections += 1
+            self.reconnections += 0 if first else 1
+            first = False
 
 
 async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float) -> dict[str, Any]:
@@ -128,6 +131,8 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
         tasks += [asyncio.create_task(p.run(stats)) for p in batch]
         while sum(1 for p in batch if p.ws is not None) < len(batch):
             await asyncio.sleep(0.1)
+        if (start // 500) % 4 == 3:
+            print(f"  {start + len(batch):,} idle players logged in", flush=True)
     deadline = time.monotonic() + 120.0
     while sum(1 for p in gamers if p.game is not None) < in_games - 1:
         if time.monotonic() > deadline:
@@ -136,6 +141,8 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
     await asyncio.sleep(max(5.0, 3 * think_ms / 1000))
     stats.logins_ms.clear()
     stats.connects_ms.clear()
+    errors_before = dict(stats.errors)
+    stats.errors.clear()
     paired = sum(1 for p in gamers if p.game is not None)
     probe_path = Path(str(cluster.probe_file).replace("{node}", survivor.node_id))
     target = _Signalled(probe_path, survivor.child.pid)
@@ -165,6 +172,7 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
         await asyncio.sleep(0.1)
     last_login = max(stats.last_login, window_start)
     lag = await probe_report(target, signal.SIGUSR1, "window")
+    health = await survivor.health() or {}
     elapsed = time.monotonic() - window_start
     survivor_cpu = (cpu_seconds(survivor.child.pid) - cpu_before) / elapsed
     window_end = time.monotonic()
@@ -227,9 +235,16 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
                 if p.game == game
             ]
             print(f"    {game}: " + "; ".join(views), flush=True)
+    cluster_report = health.get("cluster", {})
+    print(
+        f"  the survivor: {cluster_report.get('taken_over')} games taken over, a player's "
+        f"unfinished game looked up (logins, seeks) {cluster_report.get('player_game_lookups')}",
+        flush=True,
+    )
     print(
         f"  acknowledged moves: {len(acked):,}, missing from the database: {len(lost)}"
-        f" | refusals and errors: {stats.errors or 'none'}",
+        f" | refusals and errors: {stats.errors or 'none'} (before the kill: "
+        f"{errors_before or 'none'})",
         flush=True,
     )
     return {"lag": lag, "lost": lost, "stats": stats}
