@@ -193,7 +193,8 @@ async def storm_run(args: argparse.Namespace) -> None:
         database_url=database,
         redis_url=None,
         env=env,
-        hub_argv=storm_cluster.hub_argv(),
+        # --hub-argv: another tree's bench/hub_probe.py (its server against this client)
+        hub_argv=args.hub_argv.split() if args.hub_argv else storm_cluster.hub_argv(),
         check_interval="2s",  # docker-compose's
         log_dir=log_dir,
     )

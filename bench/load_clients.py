@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import InvalidStatus
 
 try:  # the clients are the instrument: parse the hub's frames with the fastest decoder there is
     from orjson import loads as decode
@@ -343,3 +344,12 @@ class EchoClients:
 
     async def close(self) -> None:
         await asyncio.gather(*(ws.close() for ws in self.sockets), return_exceptions=True)
+
+
+def reconnect_failure(error: BaseException) -> str:
+    """How a reconnection failed, as counted in the storm's ``StormStats.errors``."""
+    if isinstance(error, InvalidStatus):  # refused by HAProxy (503: no hub up) or the hub
+        return f"reconnect failed: HTTP {error.response.status_code}"
+    if isinstance(error, RuntimeError):
+        return "reconnect failed: resume refused"
+    return f"reconnect failed: {type(error).__name__}"

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from load_clients import TC, decode, percentile
+from load_clients import TC, decode, percentile, reconnect_failure
 from processes import Process, cpu_seconds, probe_report
 from sqlalchemy import insert, select
 from websockets.asyncio.client import ClientConnection, connect
@@ -97,6 +97,8 @@ class StormStats:
     """(game, ply, sent, acknowledged; ``perf_counter``) of the same moves, for ``--phases``."""
     rejoined: int = 0
     snapshots: int = 0
+    moved_on_rejoin: int = 0
+    """Re-joins answered with nothing new while the player had the move (it plays then)."""
     errors: dict[str, int] = field(default_factory=dict)
     last_login: float = 0.0
 
@@ -159,7 +161,14 @@ class GamePlayer:
 
     async def run(self, until: float, stats: StormStats) -> None:
         self.stats = stats
-        self.ws, _ = await resume(self.url, self.token, None)
+        while self.ws is None:
+            try:
+                self.ws, _ = await resume(self.url, self.token, None)
+            except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError, RuntimeError) as e:
+                if not self.reconnect_on_close:
+                    raise
+                stats.error("first " + reconnect_failure(e))  # through HAProxy: try again
+                await asyncio.sleep(0.2)
         await self.send("seek", {"variant": "minishogi", "tc": TC})
         while time.monotonic() < until:
             timeout = None if self.drop_at is None else max(0.0, self.drop_at - time.monotonic())
@@ -187,7 +196,8 @@ class GamePlayer:
             try:
                 await self.reconnect()
                 return
-            except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError, RuntimeError):
+            except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError, RuntimeError) as e:
+                self.stats.error(reconnect_failure(e))
                 await asyncio.sleep(0.2)
 
     async def reconnect(self) -> None:
@@ -250,6 +260,17 @@ class GamePlayer:
             else:
                 return
         elif t == "ack":
+            if self.joining and d.get("game") == self.game and "v" in d:
+                # The re-join's answer, after its replay or snapshot: if the player has the
+                # move (the one it was about to send when its hub died never arrived, so the
+                # replay brought nothing new), it plays now; nothing else would wake it.
+                self.joining = False
+                if d.get("snapshot"):
+                    self.stats.snapshots += 1
+                if self.turn == self.side and self.sent_at is None:
+                    self.stats.moved_on_rejoin += 1
+                await self.play_if_my_turn(until)
+                return
             self.joining = False
             if d.get("snapshot"):
                 self.stats.snapshots += 1
@@ -267,12 +288,21 @@ class GamePlayer:
             self.legal, self.turn, self.ply = d["legal"], d["turn"], d["ply"]
             if t == "game" and d.get("role") in ("first", "second"):
                 self.side = d["role"]
+            if t == "game" and d.get("status") not in (None, "created", "started"):
+                # The snapshot of a game that ended while the player was away (no ``end``
+                # event reaches it then): seek another rather than wait in it for ever.
+                self.game = None
+                await self.send("seek", {"variant": "minishogi", "tc": TC})
+                return
         elif t == "end" and d.get("game") == self.game:
             self.game = None
             await self.send("seek", {"variant": "minishogi", "tc": TC})
             return
         else:
             return
+        await self.play_if_my_turn(until)
+
+    async def play_if_my_turn(self, until: float) -> None:
         if self.game is None or self.turn != self.side or self.sent_at is not None:
             return
         if not self.legal or time.monotonic() >= until:

@@ -31,9 +31,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from load_clients import percentile
+from load_clients import percentile, reconnect_failure
 from processes import cpu_seconds, probe_report
-from storm import SETTLE_S, GamePlayer, StormStats, resume, seed_players
+from storm import (
+    SETTLE_S,
+    GamePlayer,
+    StormStats,
+    resume,
+    seed_players,
+)
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
@@ -79,16 +85,26 @@ class IdlePlayer:
         self.reconnections = 0
 
     async def run(self, stats: StormStats) -> None:
-        self.ws, _ = await resume(self.url, self.token, None)
+        first = True  # a first login that fails is tried again too (a task that died
+        # there would hold up the bench's wait for every idle player for ever)
         while True:
-            await self.ws.wait_closed()
+            if self.ws is not None:
+                await self.ws.wait_closed()
             while True:
                 try:
-                    self.ws, _ = await resume(self.url, self.token, stats)
+                    self.ws, _ = await resume(self.url, self.token, None if first else stats)
                     break
-                except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError, RuntimeError):
+                except (
+                    OSError,
+                    ConnectionClosed,
+                    InvalidHandshake,
+                    TimeoutError,
+                    RuntimeError,
+                ) as error:
+                    stats.error(("first " if first else "") + reconnect_failure(error))
                     await asyncio.sleep(0.2)
-            self.reconnections += 1
+            self.reconnections += 0 if first else 1
+            first = False
 
 
 async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float) -> dict[str, Any]:
@@ -115,6 +131,8 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
         tasks += [asyncio.create_task(p.run(stats)) for p in batch]
         while sum(1 for p in batch if p.ws is not None) < len(batch):
             await asyncio.sleep(0.1)
+        if (start // 500) % 4 == 3:
+            print(f"  {start + len(batch):,} idle players logged in", flush=True)
     deadline = time.monotonic() + 120.0
     while sum(1 for p in gamers if p.game is not None) < in_games - 1:
         if time.monotonic() > deadline:
@@ -123,6 +141,8 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
     await asyncio.sleep(max(5.0, 3 * think_ms / 1000))
     stats.logins_ms.clear()
     stats.connects_ms.clear()
+    errors_before = dict(stats.errors)
+    stats.errors.clear()
     paired = sum(1 for p in gamers if p.game is not None)
     probe_path = Path(str(cluster.probe_file).replace("{node}", survivor.node_id))
     target = _Signalled(probe_path, survivor.child.pid)
@@ -152,6 +172,7 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
         await asyncio.sleep(0.1)
     last_login = max(stats.last_login, window_start)
     lag = await probe_report(target, signal.SIGUSR1, "window")
+    health = await survivor.health() or {}
     elapsed = time.monotonic() - window_start
     survivor_cpu = (cpu_seconds(survivor.child.pid) - cpu_before) / elapsed
     window_end = time.monotonic()
@@ -169,7 +190,8 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
         f"the survivor, {on_victim:,} on the killed hub), {in_games:,} of them in {paired // 2:,} "
         f"running games at a move per {think_ms / 1000:g} s; the killed hub's players came back "
         f"to the survivor within {last_login - window_start:.1f} s ({len(stats.logins_ms):,} "
-        f"logins, {stats.rejoined:,} re-joined games, {stats.snapshots} snapshots); load average "
+        f"logins, {stats.rejoined:,} re-joined games, {stats.snapshots} snapshots, "
+        f"{stats.moved_on_rejoin} re-joins with the move and nothing new); load average "
         f"{load_before:.1f} → {os.getloadavg()[0]:.1f}, the survivor's cpu {100 * survivor_cpu:.0f}%",
         flush=True,
     )
@@ -204,9 +226,25 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
             f"(after {elapsed:.0f} s): {len(stalled)} (the hub's log says why)",
             flush=True,
         )
+        for game in sorted(stalled, key=str)[:5]:  # what its players were waiting for
+            views = [
+                f"{p.side or '?'}: ply {p.ply}, {'to move' if p.turn == p.side else 'waiting'}"
+                f"{', move in flight' if p.sent_at is not None else ''}"
+                f"{', joining' if p.joining else ''}, {p.logins} logins"
+                for p in gamers
+                if p.game == game
+            ]
+            print(f"    {game}: " + "; ".join(views), flush=True)
+    cluster_report = health.get("cluster", {})
+    print(
+        f"  the survivor: {cluster_report.get('taken_over')} games taken over, a player's "
+        f"unfinished game looked up (logins, seeks) {cluster_report.get('player_game_lookups')}",
+        flush=True,
+    )
     print(
         f"  acknowledged moves: {len(acked):,}, missing from the database: {len(lost)}"
-        f" | refusals and errors: {stats.errors or 'none'}",
+        f" | refusals and errors: {stats.errors or 'none'} (before the kill: "
+        f"{errors_before or 'none'})",
         flush=True,
     )
     return {"lag": lag, "lost": lost, "stats": stats}

@@ -21,7 +21,14 @@ from server.bus.base import (
 from server.bus.cluster import Cluster
 from server.bus.memory import InProcessBroker, InProcessBus
 from server.bus.redis_bus import RedisBus
-from server.bus.state import GameLeases, GameRole, NodeNotLiveError, Presence, SeekRegistry
+from server.bus.state import (
+    GameLeases,
+    GameRole,
+    NodeNotLiveError,
+    Presence,
+    PresenceChanges,
+    SeekRegistry,
+)
 from server.bus.state_memory import InProcessClusterState
 from server.config import Settings
 
@@ -40,6 +47,7 @@ __all__ = [
     "InProcessClusterState",
     "NodeNotLiveError",
     "Presence",
+    "PresenceChanges",
     "RedisBus",
     "SeekRegistry",
     "create_bus",

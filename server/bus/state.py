@@ -20,6 +20,7 @@ last acquire or renew, and then any node may take it over.
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 
 from server.bus.base import BusError
@@ -30,6 +31,7 @@ __all__ = [
     "GameRole",
     "NodeNotLiveError",
     "Presence",
+    "PresenceChanges",
     "SeekRegistry",
     "merge_roles",
 ]
@@ -241,6 +243,23 @@ class SeekRegistry(ABC):
         """:meth:`claimant`, its arguments checked."""
 
 
+@dataclass(frozen=True)
+class PresenceChanges:
+    """What :meth:`Presence.announce` changes of a node's announcements, in this order."""
+
+    online: Sequence[str] = ()
+    """Players now online through the node (:meth:`Presence.set_online`)."""
+    offline: Sequence[str] = ()
+    """Players gone from the node, their games there too (:meth:`Presence.set_offline`)."""
+    games: Sequence[tuple[str, str, GameRole]] = ()
+    """(player, game, role) now announced through the node (:meth:`Presence.add_game`)."""
+    gone: Sequence[tuple[str, str]] = ()
+    """(player, game) no longer announced through the node (:meth:`Presence.remove_game`)."""
+
+    def __len__(self) -> int:
+        return len(self.online) + len(self.offline) + len(self.games) + len(self.gone)
+
+
 class Presence(ABC):
     """Which nodes are live, which players are online, which games they play or watch."""
 
@@ -257,6 +276,31 @@ class Presence(ABC):
     @abstractmethod
     async def _heartbeat(self, node_id: str, ttl_ms: int) -> bool:
         """:meth:`heartbeat`, its arguments checked."""
+
+    async def announce(self, node_id: str, ttl_ms: int, changes: PresenceChanges) -> bool:
+        """:meth:`heartbeat`, then every change of ``changes`` as the single calls would make
+        it, in one round trip (or one per 500 changes): a node announces thousands of players
+        after a reconnect storm or a lapse, and a call each took seconds.
+
+        Returns what :meth:`heartbeat` returns: when False, the node's earlier announcements
+        were gone, and only these changes are announced.
+        """
+        _check_node(node_id)
+        _check_ttl(ttl_ms)
+        for player_id in (*changes.online, *changes.offline):
+            _check_id("player_id", player_id)
+        for player_id, game_id, role in changes.games:
+            _check_id("player_id", player_id)
+            _check_id("game_id", game_id)
+            GameRole(role)
+        for player_id, game_id in changes.gone:
+            _check_id("player_id", player_id)
+            _check_id("game_id", game_id)
+        return await self._announce(node_id, ttl_ms, changes)
+
+    @abstractmethod
+    async def _announce(self, node_id: str, ttl_ms: int, changes: PresenceChanges) -> bool:
+        """:meth:`announce`, its arguments checked."""
 
     async def node_down(self, node_id: str) -> None:
         """Remove a node and all it announced at once (graceful shutdown)."""

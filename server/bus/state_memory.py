@@ -12,6 +12,7 @@ from server.bus.state import (
     GameRole,
     NodeNotLiveError,
     Presence,
+    PresenceChanges,
     SeekRegistry,
     merge_roles,
 )
@@ -192,6 +193,18 @@ class _MemoryPresence(Presence):
 
     async def _heartbeat(self, node_id: str, ttl_ms: int) -> bool:
         return self._state.heartbeat(node_id, ttl_ms)
+
+    async def _announce(self, node_id: str, ttl_ms: int, changes: PresenceChanges) -> bool:
+        was_live = self._state.heartbeat(node_id, ttl_ms)
+        for player_id in changes.online:
+            await self._set_online(player_id, node_id, ttl_ms)
+        for player_id in changes.offline:
+            await self._set_offline(player_id, node_id)
+        for player_id, game_id, role in changes.games:
+            await self._add_game(player_id, node_id, game_id, GameRole(role))
+        for player_id, game_id in changes.gone:
+            await self._remove_game(player_id, node_id, game_id)
+        return was_live
 
     async def _node_down(self, node_id: str) -> None:
         self._state.drop_node(node_id)

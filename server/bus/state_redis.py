@@ -5,6 +5,7 @@ Redis Cluster. Semantics: :mod:`server.bus.state`.
 """
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from redis.asyncio import Redis
@@ -20,6 +21,7 @@ from server.bus.state import (
     GameRole,
     NodeNotLiveError,
     Presence,
+    PresenceChanges,
     SeekRegistry,
     merge_roles,
 )
@@ -27,8 +29,9 @@ from server.bus.state import (
 __all__ = ["LEASE_BATCH", "redis_state"]
 
 LEASE_BATCH = 500
-"""Leases per script call of the batch methods (``hold_many`` …): Redis runs a script alone,
-so a chunk is kept short (500 leases: well under a millisecond of Redis's time)."""
+"""Leases (or presence changes) per script call of the batch methods (``hold_many``,
+``announce`` …): Redis runs a script alone, so a chunk is kept short (500 leases: about a
+millisecond of Redis's time)."""
 
 
 # Shared Lua helpers. P is the key prefix (ARGV[1]). A node's announcements live in:
@@ -131,6 +134,36 @@ return released
     "heartbeat": _LUA_NODES + "return heartbeat(ARGV[2], ARGV[3])",
     # ARGV: P, node
     "node_down": _LUA_NODES + "drop_node(ARGV[2]) return 1",
+    # ARGV: P, node, ttl, then the counts of players online, players offline, games added,
+    # games gone, then their items (a player; a player; player, game, role; player, game)
+    "announce": _LUA_NODES
+    + """
+local n = ARGV[2]
+local existed = heartbeat(n, ARGV[3])
+local i = 8
+for _ = 1, tonumber(ARGV[4]) do
+  redis.call('SADD', P .. 'online:' .. n, ARGV[i]); i = i + 1
+end
+for _ = 1, tonumber(ARGV[5]) do
+  local player = ARGV[i]; i = i + 1
+  redis.call('SREM', P .. 'online:' .. n, player)
+  redis.call('DEL', P .. 'games:' .. n .. ':' .. player)
+  redis.call('SREM', P .. 'gamers:' .. n, player)
+end
+for _ = 1, tonumber(ARGV[6]) do
+  local player = ARGV[i]
+  redis.call('HSET', P .. 'games:' .. n .. ':' .. player, ARGV[i + 1], ARGV[i + 2])
+  redis.call('SADD', P .. 'gamers:' .. n, player)
+  i = i + 3
+end
+for _ = 1, tonumber(ARGV[7]) do
+  local key = P .. 'games:' .. n .. ':' .. ARGV[i]
+  redis.call('HDEL', key, ARGV[i + 1])
+  if redis.call('EXISTS', key) == 0 then redis.call('SREM', P .. 'gamers:' .. n, ARGV[i]) end
+  i = i + 2
+end
+return existed
+""",
     # ARGV: P
     "live_nodes": _LUA_NODES + "return live_nodes()",
     # ARGV: P, player, node, ttl
@@ -326,6 +359,19 @@ class _RedisLeases(GameLeases):
         return owners
 
 
+def _parts(changes: PresenceChanges) -> list[PresenceChanges]:
+    """``changes`` in parts of at most :data:`LEASE_BATCH` changes, in order (one at least)."""
+    parts = [PresenceChanges()]
+    for field in ("online", "offline", "games", "gone"):
+        items: Sequence[Any] = getattr(changes, field)
+        for start in range(0, len(items), LEASE_BATCH):
+            chunk = items[start : start + LEASE_BATCH]
+            if len(parts[-1]) + len(chunk) > LEASE_BATCH:
+                parts.append(PresenceChanges())
+            parts[-1] = replace(parts[-1], **{field: chunk})
+    return parts
+
+
 def _chunks(game_ids: Sequence[str]) -> list[Sequence[str]]:
     """``game_ids`` in runs of :data:`LEASE_BATCH`: one script call each."""
     return [game_ids[i : i + LEASE_BATCH] for i in range(0, len(game_ids), LEASE_BATCH)]
@@ -365,6 +411,19 @@ class _RedisPresence(Presence):
 
     async def _heartbeat(self, node_id: str, ttl_ms: int) -> bool:
         return bool(await self._scripts.run("heartbeat", node_id, ttl_ms))
+
+    async def _announce(self, node_id: str, ttl_ms: int, changes: PresenceChanges) -> bool:
+        was_live: bool | None = None
+        for part in _parts(changes):
+            args: list[str | int] = [node_id, ttl_ms]
+            args += [len(part.online), len(part.offline), len(part.games), len(part.gone)]
+            args += [*part.online, *part.offline]
+            args += [item for p, g, role in part.games for item in (p, g, GameRole(role).value)]
+            args += [item for pair in part.gone for item in pair]
+            existed = bool(await self._scripts.run("announce", *args))
+            was_live = existed if was_live is None else was_live
+        assert was_live is not None
+        return was_live
 
     async def _node_down(self, node_id: str) -> None:
         await self._scripts.run("node_down", node_id)

@@ -348,6 +348,7 @@ class ClusterDriver(HubDriver):
             "fenced_games": len(self.ownership.lost),
             "taken_over": self.ownership.taken_over,
             "abandoned_games": self.ownership.abandoned,
+            "player_game_lookups": dict(self.ownership.lookups),
             "remote_connections": len(self.remotes),
             "dropped_publishes": self.sender.dropped,
         }

@@ -46,6 +46,8 @@ ORPHANED = ""
 
 Takeover = Literal["taken", "pending", "none"]
 SWEEP_PAGE = 500
+SWEEP_TAKEOVERS = 8
+"""Takeovers a sweep runs at once."""
 PLAYER_GAMES = 4
 """How many of a player's newest stored games :meth:`Ownership.unfinished_game_of` looks at."""
 
@@ -120,6 +122,8 @@ class Ownership:
         """Games aborted because no hub could resume them (see :meth:`_give_up`)."""
         self.listing_fresh_s = listing_fresh_s
         self._listing: _Listing | None = None
+        self.lookups = {"listing": 0, "store": 0}
+        """How :meth:`unfinished_game_of` answered (``/healthz``)."""
 
     @property
     def node_id(self) -> str:
@@ -291,12 +295,27 @@ class Ownership:
             if hub.room(game_id) is None and game_id not in self.lost
         ]
         # One round trip for all the owners; a takeover looks its lease up again.
+        due: list[GameId] = []
         for game_id, owner in zip(others, await self._leases.owners(others), strict=True):
-            if owner is None:
-                taken += await self.take_over(game_id) == "taken"
-            else:
+            if owner is not None:
                 self._owners[game_id] = owner
                 self._free_since.pop(game_id, None)
+            elif self._orphaned_long_enough(game_id):
+                due.append(game_id)
+            # else first seen free: a later sweep takes it (the listing said it is a game)
+        # A few at once: after a node died, its hundreds of games are taken over in a few
+        # rounds, and the next listing (for unfinished_game_of) is not long held up.
+        slots = asyncio.Semaphore(SWEEP_TAKEOVERS)
+
+        async def take(game_id: GameId) -> bool:
+            async with slots:
+                return await self.take_over(game_id) == "taken"
+
+        results = await asyncio.gather(*(take(g) for g in due), return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+            taken += result
         return taken
 
     async def take_over(self, game_id: GameId) -> Takeover:
@@ -422,7 +441,9 @@ class Ownership:
         listing = self._listing
         if listing is not None and self._clock() - listing.started < self.listing_fresh_s:
             candidates = listing.games_of.get(store_id, [])
+            self.lookups["listing"] += 1
         else:
+            self.lookups["store"] += 1
             # One query, the player's newest games: no new game starts while one is unfinished.
             page = await self._store.list_games(player_id=store_id, limit=PLAYER_GAMES)
             candidates = [g.id for g in page.games if g.status in UNFINISHED_STATUSES]

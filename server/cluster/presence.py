@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 
-from server.bus import GameRole, Presence
+from server.bus import GameRole, Presence, PresenceChanges
 from server.cluster.shared import Part, Shared
 from server.hub.effects import GameId
 from server.hub.identity import PlayerId
@@ -54,34 +54,40 @@ class Announcer:
         self._last_heartbeat = float("-inf")
 
     async def sync(self, wanted: Wanted) -> None:
-        """Heartbeat when due, then announce the differences.
+        """Announce the differences, with a heartbeat, in one batch (:meth:`Presence.announce`);
+        only a heartbeat when nothing changed and one is due.
 
         :raises BusError: Redis is unreachable (the next sync tries again).
         """
-        if time.monotonic() - self._last_heartbeat >= self._ttl_ms / 6000:
-            live = await self._presence.heartbeat(self._node_id, self._ttl_ms)
-            self._last_heartbeat = time.monotonic()
-            if not live:
-                self._online.clear()
-                self._games.clear()
-                await self._on_lapse()
         online, games = wanted
-        presence, node_id = self._presence, self._node_id
-        for player_id in sorted(online - self._online):
-            await presence.set_online(player_id, node_id, self._ttl_ms)
-            self._online.add(player_id)
-        for player_id in sorted(self._online - online):
-            await presence.set_offline(player_id, node_id)  # also drops its games here
-            self._online.discard(player_id)
-            for key in [key for key in self._games if key[0] == player_id]:
-                del self._games[key]
-        for key, role in games.items():
-            if self._games.get(key) is not role:
-                await presence.add_game(key[0], node_id, key[1], role)
-                self._games[key] = role
-        for key in [key for key in self._games if key not in games]:
-            await presence.remove_game(key[0], node_id, key[1])
-            del self._games[key]
+        changes = self._changes(online, games)
+        due = time.monotonic() - self._last_heartbeat >= self._ttl_ms / 6000
+        if not changes and not due:
+            return
+        live = await self._presence.announce(self._node_id, self._ttl_ms, changes)
+        self._last_heartbeat = time.monotonic()
+        if not live:  # what the node announced had lapsed: announce everything again
+            self._online.clear()
+            self._games.clear()
+            await self._on_lapse()
+            changes = self._changes(online, games)
+            await self._presence.announce(self._node_id, self._ttl_ms, changes)
+        self._online = set(online)
+        self._games = dict(games)
+
+    def _changes(
+        self, online: set[PlayerId], games: dict[tuple[PlayerId, GameId], GameRole]
+    ) -> PresenceChanges:
+        """From what was announced to ``online`` and ``games``: a player gone offline takes
+        its games announced here with it, so those still wanted are announced again."""
+        offline = self._online - online
+        kept = {key: role for key, role in self._games.items() if key[0] not in offline}
+        return PresenceChanges(
+            online=sorted(online - self._online),
+            offline=sorted(offline),
+            games=[(p, g, role) for (p, g), role in games.items() if kept.get((p, g)) is not role],
+            gone=[key for key in kept if key not in games],
+        )
 
 
 class PresenceKeeper(Part):

@@ -11,7 +11,7 @@ import json
 import pytest
 from bus_support import ClusterFactory
 
-from server.bus import GameRole, NodeNotLiveError
+from server.bus import GameRole, NodeNotLiveError, PresenceChanges
 from server.bus.state_redis import LEASE_BATCH
 
 TTL = 60_000
@@ -282,6 +282,50 @@ async def test_games_played_and_watched(make_cluster: ClusterFactory) -> None:
     assert await node_b.presence.games_of("nobody") == {}
 
 
+async def test_announce_makes_the_single_calls_changes_in_one_batch(
+    make_cluster: ClusterFactory,
+) -> None:
+    """``announce``: a heartbeat (its answer returned), then players online, offline (their
+    games here go), games added and removed — 1,300 changes: three script calls in Redis."""
+    node_a, node_b = make_cluster(), make_cluster()
+    players = [f"p{i:04d}" for i in range(1_000)]
+    first = PresenceChanges(
+        online=players,
+        games=[("p0001", "g1", GameRole.PLAYING), ("p0002", "g1", GameRole.PLAYING)]
+        + [(p, "g2", GameRole.WATCHING) for p in players[:300]],
+    )
+    assert not await node_a.presence.announce("node-a", SHORT_TTL, first)  # not live before
+    assert await node_b.presence.online_players() == set(players)
+    assert await node_b.presence.games_of("p0001") == {
+        "g1": GameRole.PLAYING,
+        "g2": GameRole.WATCHING,
+    }
+    second = PresenceChanges(
+        online=["late"],
+        offline=["p0001", "p0003"],
+        games=[("p0001", "g1", GameRole.PLAYING), ("late", "g2", GameRole.WATCHING)],
+        gone=[("p0002", "g2"), ("p0004", "g2")],
+    )
+    assert await node_a.presence.announce("node-a", SHORT_TTL, second)
+    online = await node_b.presence.online_players()
+    assert "late" in online and "p0001" not in online and len(online) == 999
+    assert await node_b.presence.games_of("p0001") == {"g1": GameRole.PLAYING}  # again
+    assert await node_b.presence.games_of("p0002") == {"g1": GameRole.PLAYING}
+    assert await node_b.presence.games_of("p0003") == {}
+    assert await node_b.presence.games_of("p0004") == {}
+    assert await node_b.presence.games_of("late") == {"g2": GameRole.WATCHING}
+
+    await make_cluster.elapse(SHORT_TTL // 2)
+    assert await node_a.presence.announce("node-a", SHORT_TTL, PresenceChanges())  # heartbeat
+    await make_cluster.elapse(SHORT_TTL // 2 + 1)
+    assert "late" in await node_b.presence.online_players()
+    await make_cluster.elapse(SHORT_TTL)  # no more heartbeats: everything goes with the node
+    assert await node_b.presence.online_players() == set()
+    assert not await node_a.presence.announce("node-a", TTL, PresenceChanges(online=["x"]))
+    assert await node_b.presence.online_players() == {"x"}
+    assert await node_b.presence.games_of("p0002") == {}
+
+
 async def test_add_game_needs_a_live_node(make_cluster: ClusterFactory) -> None:
     cluster = make_cluster()
     with pytest.raises(NodeNotLiveError):
@@ -316,6 +360,13 @@ async def test_node_down_removes_everything_at_once(make_cluster: ClusterFactory
         (lambda c: c.presence.heartbeat("", TTL), ValueError),
         (lambda c: c.presence.set_online("x" * 300, "node-a", TTL), ValueError),
         (lambda c: c.presence.heartbeat("node-a", True), TypeError),
+        (lambda c: c.presence.announce("node-a", TTL, PresenceChanges(offline=[""])), ValueError),
+        (
+            lambda c: c.presence.announce(
+                "node-a", TTL, PresenceChanges(games=[("alice", "g1", "spectating")])
+            ),
+            ValueError,
+        ),
     ],
 )
 async def test_bad_arguments_change_nothing(
