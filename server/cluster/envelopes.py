@@ -328,8 +328,8 @@ def parse_header(line: bytes) -> tuple[str, Header]:
     """
     try:
         obj = json.loads(line)
-    except ValueError as error:
-        raise EnvelopeError(f"envelope header is not JSON: {error}") from None
+    except (ValueError, RecursionError) as error:  # (too deeply nested for the decoder)
+        raise EnvelopeError(f"envelope header is not JSON: {error!r}") from None
     if type(obj) is not dict:
         raise EnvelopeError("an envelope header must be a JSON object")
     raw = obj.get("k")

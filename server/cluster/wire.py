@@ -92,7 +92,7 @@ def player_from_json(obj: Any) -> PlayerInfo:
             key: RatingKey = str(variant) if speed is None else (str(variant), str(speed))
             ratings[key] = Rating(float(rating), float(deviation), float(volatility))
         player_id, name, guest = obj["id"], obj["name"], obj["guest"]
-    except (KeyError, TypeError, ValueError) as error:
+    except (KeyError, TypeError, ValueError, OverflowError) as error:  # (an int past float's)
         raise ValueError(f"not a player identity: {error}") from None
     if not (isinstance(player_id, str) and isinstance(name, str) and isinstance(guest, bool)):
         raise ValueError("not a player identity: id and name must be strings, guest a bool")

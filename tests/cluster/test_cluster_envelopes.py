@@ -131,9 +131,12 @@ def test_cross_field_rules() -> None:
         {"k": "reply", "c": 1, "call": 2, "m": {"d": {}}},  # a message without its kind
         {"k": "attach", "c": 1, "p": {"id": "u", "name": "n", "guest": "no", "ratings": []}},
         {"k": "out", "t": "move", "c": [True]},  # a bool is not a connection id
+        {"k": "attach", "c": 1, "p": {**IDENTITY, "ratings": [["x", None, 10**400, 1.0, 1.0]]}},
     ):
         with pytest.raises(EnvelopeError):
             parse_header(json.dumps({**bad, "from": SENDER}).encode())
+    with pytest.raises(EnvelopeError):
+        parse_header(b"[" * 100_000)  # deeper than the decoder goes
 
 
 # --- anything else is refused, with EnvelopeError only ---------------------------------------
@@ -155,6 +158,18 @@ def _refused_or_parsed(line: bytes) -> None:
         return
     assert isinstance(sender, str) and header["k"] in EnvelopeKind
     assert _required(header["k"]) <= set(header)
+
+
+@given(
+    st.fixed_dictionaries(
+        {"id": JSON_VALUES, "name": JSON_VALUES, "guest": JSON_VALUES},
+        optional={"bot": JSON_VALUES, "ratings": st.lists(st.lists(JSON_VALUES, max_size=6))},
+    )
+)
+def test_random_identities_are_refused_or_read(identity: dict[str, Any]) -> None:
+    for header in ({"k": "attach", "c": 1, "p": identity}, {"k": "cmd", "c": 1, "f": {},
+                   "lag": 0, "call": 2, "p": identity}):  # fmt: skip
+        _refused_or_parsed(json.dumps({**header, "from": SENDER}).encode())
 
 
 @given(st.binary(max_size=200))
