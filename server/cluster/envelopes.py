@@ -27,7 +27,18 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, Literal, NotRequired, TypedDict, get_args, get_origin, get_type_hints
+from types import UnionType
+from typing import (
+    Any,
+    Literal,
+    NotRequired,
+    TypedDict,
+    Union,
+    cast,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from server.cluster.wire import PlayerIdentity, player_from_json
 from server.hub.messages import MessageJson
@@ -340,18 +351,25 @@ def parse_header(line: bytes) -> tuple[str, Header]:
     if type(sender) is not str:
         raise EnvelopeError(f"a {kind} envelope without its sender")
     obj["k"] = kind
-    for key, required, exact, check in _FIELDS[kind]:
-        value = obj.get(key, _MISSING)
+    for key, required, exact, items, check in _FIELDS[kind]:
+        value: Any = obj.get(key, _MISSING)
         if value is _MISSING:
             if required:
                 raise EnvelopeError(f"a {kind} envelope without {key!r}")
-        elif type(value) is not exact or (check is not None and not check(value)):
+            continue
+        if type(value) is not exact or (check is not None and not check(value)):
             raise EnvelopeError(f"a {kind} envelope with a bad {key!r}: {value!r}")
-    if kind is EnvelopeKind.OUT:
+        if items is not None:
+            for item in cast(
+                list[Any], value
+            ):  # a loop, no call: an out envelope's lists are checked per move
+                if type(item) not in items:
+                    raise EnvelopeError(f"a {kind} envelope with a bad {key!r}: {value!r}")
+    if kind is _OUT:
         pv = obj.get("pv")
         if pv is not None and len(pv) != len(obj["c"]):
             raise EnvelopeError("an out envelope needs one 'pv' per connection")
-    elif kind is EnvelopeKind.REPLY and not ("m" in obj or obj.get("moved") or obj.get("unknown")):
+    elif kind is _REPLY and not ("m" in obj or obj.get("moved") or obj.get("unknown")):
         raise EnvelopeError("a reply envelope needs 'm', 'moved' or 'unknown'")
     return sender, obj  # type: ignore[return-value]  # checked above, field by field
 
@@ -359,13 +377,8 @@ def parse_header(line: bytes) -> tuple[str, Header]:
 # --- the checks, derived from the TypedDicts -------------------------------------------------
 
 _MISSING: Any = object()
+_OUT, _REPLY = EnvelopeKind.OUT, EnvelopeKind.REPLY  # (a module global is read faster)
 _KINDS: dict[str, EnvelopeKind] = {kind.value: kind for kind in EnvelopeKind}
-
-Check = Callable[[Any], bool]
-
-
-def _is_int(value: Any) -> bool:
-    return type(value) is int  # not a bool
 
 
 def _is_player(value: Any) -> bool:
@@ -377,60 +390,53 @@ def _is_player(value: Any) -> bool:
 
 
 def _is_message(value: Any) -> bool:
-    return type(value) is dict and type(value.get("t")) is str
+    return type(value.get("t")) is str
 
 
-def _list_of(item: Check) -> Check:
-    def check(value: Any) -> bool:
-        if type(value) is not list:
-            return False
-        for x in value:  # noqa: SIM110 (cheaper than all() on the one-item lists of most moves)
-            if not item(x):
-                return False
-        return True
+_DEEP_CHECKS: dict[Any, Callable[[Any], bool]] = {
+    PlayerIdentity: _is_player,
+    MessageJson: _is_message,
+}
+"""The fields whose type is a shape of its own (after the ``dict`` test)."""
 
-    return check
+_EXACT = (int, str, bool, type(None))
 
 
-def _check_of(annotation: Any) -> Check:
-    """The check of one field's type (a field of a new type needs a case here)."""
-    if annotation is int:
-        return _is_int
-    if annotation in (str, bool, dict):
-        return lambda value: type(value) is annotation
-    if annotation is PlayerIdentity:
-        return _is_player
-    if annotation is MessageJson:
-        return _is_message
-    if annotation == JsonObject:
-        return lambda value: type(value) is dict
-    if get_origin(annotation) is list:
-        return _list_of(_check_of(get_args(annotation)[0]))
-    args = get_args(annotation)
-    if type(None) in args and len(args) == 2:
-        inner = _check_of(next(a for a in args if a is not type(None)))
-        return lambda value: value is None or inner(value)
-    raise TypeError(f"no check for envelope fields of type {annotation!r}")
+def _exact(hint: Any) -> tuple[type, ...]:
+    """The exact JSON types a list item of type ``hint`` may have (``int``: never a bool)."""
+    types = get_args(hint) if get_origin(hint) in (Union, UnionType) else (hint,)
+    if not all(t in _EXACT for t in types):
+        raise TypeError(f"no check for envelope list items of type {hint!r}")
+    return types
 
 
-def _fields(typed: type) -> tuple[tuple[str, bool, type, Check | None], ...]:
-    """``(key, required, JSON type, further check or None)`` of each field but ``k``: a plain
-    ``type() is`` test is all most fields need, cheaper than a call. (Required-ness comes from
-    the hints: Python 3.11's ``__required_keys__`` misses ``NotRequired`` in string
-    annotations.)"""
-    fields = []
+Field = tuple[str, bool, type, tuple[type, ...] | None, Callable[[Any], bool] | None]
+"""``(key, required, exact JSON type, exact types of its items if a list, deeper check)``."""
+
+
+def _fields(typed: type) -> tuple[Field, ...]:
+    """The fields of a kind but ``k``, as :func:`parse_header` checks them: an exact ``type()``
+    test, a loop over a list's items, and a call only for the rare fields of a shape of their
+    own (a new field type needs a case here, or the import fails). Required-ness comes from the
+    hints: Python 3.11's ``__required_keys__`` misses ``NotRequired`` in string annotations."""
+    fields: list[Field] = []
     for key, hint in get_type_hints(typed, include_extras=True).items():
         if key == "k":
             continue
         optional = get_origin(hint) is NotRequired
         if optional:
             hint = get_args(hint)[0]
-        exact = get_origin(hint) or hint
-        if isinstance(exact, type) and issubclass(exact, dict):  # JsonObject and TypedDicts
+        items = None
+        if get_origin(hint) is list:
+            exact: type = list
+            items = _exact(get_args(hint)[0])
+        elif hint == JsonObject or hint in _DEEP_CHECKS:
             exact = dict
-        check = _check_of(hint)
-        simple = check is _is_int or hint in (str, bool) or hint == JsonObject
-        fields.append((key, not optional, exact, None if simple else check))
+        elif hint in _EXACT:
+            exact = hint
+        else:
+            raise TypeError(f"no check for envelope fields of type {hint!r}")
+        fields.append((key, not optional, exact, items, _DEEP_CHECKS.get(hint)))
     return tuple(fields)
 
 
