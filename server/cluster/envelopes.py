@@ -34,7 +34,6 @@ from typing import (
     NotRequired,
     TypedDict,
     Union,
-    cast,
     get_args,
     get_origin,
     get_type_hints,
@@ -360,9 +359,7 @@ def parse_header(line: bytes) -> tuple[str, Header]:
         if type(value) is not exact or (check is not None and not check(value)):
             raise EnvelopeError(f"a {kind} envelope with a bad {key!r}: {value!r}")
         if items is not None:
-            for item in cast(
-                list[Any], value
-            ):  # a loop, no call: an out envelope's lists are checked per move
+            for item in obj[key]:  # a loop, no call: an out envelope's lists are checked per move
                 if type(item) not in items:
                     raise EnvelopeError(f"a {kind} envelope with a bad {key!r}: {value!r}")
     if kind is _OUT:
