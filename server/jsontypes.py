@@ -15,7 +15,7 @@ JsonObject = dict[str, Any]
 
 - input before validation: a frame, envelope header, request or job body, TOML table just
   decoded, which its reader then takes field by field, checking each value's type
-  (``parse_command``, the cluster's envelope handlers via ``server.cluster.wire.Header``, the
+  (``parse_command``, the cluster's envelope parser ``server.cluster.envelopes.parse_header``, the
   HTTP API's body readers, the worker's job handler, ``load_settings``), or a hub message
   decoded by one of the hub's own clients (the computer seat, the Bot API link, an ICS
   session), whose handler then takes it as its kind's payload type;

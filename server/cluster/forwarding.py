@@ -19,13 +19,13 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import cast
 
 from server.cluster.connections import Follow, LocalConnection
+from server.cluster.envelopes import OutHeader, ReplyHeader, cmd_header
 from server.cluster.host import INTERNAL_ACK, cluster_unavailable, node_unavailable
 from server.cluster.remote import CALL_ACK_PREFIX
 from server.cluster.shared import Part, Shared
-from server.cluster.wire import Header, command_game, command_to_frame, player_to_json
+from server.cluster.wire import command_game, command_to_frame, player_to_json
 from server.hub.commands import Command, JoinCommand
 from server.hub.effects import ConnId, GameId
 from server.hub.messages import AckId, Message, MessageJson, MessageKind
@@ -92,17 +92,12 @@ class Forwarder(Part):
             future.set_result(None)
             return future
         call_id, call = self._new_call(conn_id, node_id, command, lag_ms, internal, bounces)
-        header: Header = {
-            "k": "cmd",
-            "c": conn_id,
-            "f": command_to_frame(command, ack=f"{CALL_ACK_PREFIX}{call_id}"),
-            "lag": lag_ms,
-            "call": call_id,
-        }
+        frame = command_to_frame(command, ack=f"{CALL_ACK_PREFIX}{call_id}")
+        player = None
         if node_id not in local.attached:  # the identity goes with the first command only
-            header["p"] = player_to_json(local.player)
+            player = player_to_json(local.player)
             local.attached.add(node_id)
-        self._sender.envelope(node_id, header)
+        self._sender.envelope(node_id, cmd_header(conn_id, frame, lag_ms, call_id, player))
         return call.future
 
     async def call_internal(
@@ -181,10 +176,8 @@ class Forwarder(Part):
 
     # --- replies ------------------------------------------------------------------------------
 
-    def on_reply(self, node_id: str, header: Header) -> None:
-        call_id = header.get("call")
-        if not isinstance(call_id, int):
-            return
+    def on_reply(self, node_id: str, header: ReplyHeader) -> None:
+        call_id = header["call"]
         call = self._calls.get(call_id)
         if call is None:
             return
@@ -199,14 +192,13 @@ class Forwarder(Part):
                 self.forward(call.conn, local, node_id, call.command, call.lag, call.internal, 1)
             return
         message = header.get("m")
-        if not isinstance(message, dict):
+        if message is None:
             return
-        self._finish(call_id, cast(MessageJson, message))  # its readers use .get()
+        self._finish(call_id, message)  # its readers use .get()
         if call.internal:
             return
         self._host.send(
-            call.conn,
-            Message(str(message.get("t")), message.get("d") or {}, message.get("v"), call.ack),
+            call.conn, Message(message["t"], message.get("d") or {}, message.get("v"), call.ack)
         )
 
     def _reroute(self, call_id: int, call: _Call) -> None:
@@ -242,37 +234,33 @@ class Forwarder(Part):
 
     # --- frames from remote hubs --------------------------------------------------------------
 
-    def on_out(self, node_id: str, header: Header, body: bytes) -> None:
+    def on_out(self, node_id: str, header: OutHeader, body: bytes) -> None:
         """Frames from a remote hub for local connections."""
-        conns = header.get("c")
-        if not isinstance(conns, list):
-            return
+        conns = header["c"]
         game_id = header.get("g")
         version = header.get("v")
-        kind = header.get("t")
-        previous = header.get("pv")
-        if not isinstance(previous, list) or len(previous) != len(conns):
-            previous = [None] * len(conns)
+        kind = header["t"]
+        previous = header.get("pv") or [None] * len(conns)
         outboxes = []
         for conn_id, pv in zip(conns, previous, strict=True):
             local = self._locals.get(conn_id)
             peer = self._host.peer(conn_id)
             if local is None or peer is None:
                 continue
-            if isinstance(game_id, str):
+            if game_id is not None:
                 follow = local.follows.get(game_id)
                 known = follow is not None and follow.node == node_id
                 if follow is None or follow.node != node_id:
                     follow = local.follows[game_id] = Follow(node_id)
                     self._host.mark_presence()
-                if isinstance(version, int):
+                if version is not None:
                     if kind == MessageKind.GAME:  # a snapshot: everything up to its version
                         follow.version = version
                     elif version <= follow.version:
                         # Already delivered: a re-join's replay can overlap the live events
                         # that reached this connection while it was asked for.
                         continue
-                    elif known and isinstance(pv, int) and pv != follow.version:
+                    elif known and pv is not None and pv != follow.version:
                         self._resync(conn_id, local, node_id, game_id, follow)
                         continue
                     else:
@@ -281,7 +269,7 @@ class Forwarder(Part):
                     follow.finished = True
                     self._ended.saw_end(game_id)
                     self._host.mark_presence()
-            if kind == MessageKind.CHALLENGE and isinstance(header.get("cid"), int):
+            if kind == MessageKind.CHALLENGE and "cid" in header:
                 local.challenges[header["cid"]] = node_id
             outboxes.append(peer.outbox)
         if outboxes:

@@ -1,6 +1,8 @@
 """What a node receives on the bus: envelopes on its own channel, and the cluster notices.
 
-Each envelope kind goes to the part that handles it: ``out`` and ``reply`` (answers to this
+Each envelope kind (:class:`~server.cluster.envelopes.EnvelopeKind`, checked by
+:func:`~server.cluster.envelopes.parse_header`; a bad envelope is logged and dropped) goes to
+the part that handles it: ``out`` and ``reply`` (answers to this
 node's forwarded calls) to :mod:`~server.cluster.forwarding`; ``cmd``, ``attach`` and
 ``detach`` (another node's connections) to :mod:`~server.cluster.remote`; ``close`` (the
 remote hub closed a local connection) to the connection itself; ``here`` (the answer to a
@@ -10,16 +12,23 @@ remote hub closed a local connection) to the connection itself; ``here`` (the an
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from server.cluster.envelopes import (
+    EnvelopeError,
+    EnvelopeKind,
+    Header,
+    parse_header,
+    split_batch,
+    unpack,
+)
 from server.cluster.forwarding import Forwarder
 from server.cluster.remote import RemoteConnections
 from server.cluster.routing import Router
 from server.cluster.shared import Part, Shared
-from server.cluster.wire import EnvelopeError, Header, player_from_json, unpack, unpack_batch
+from server.cluster.wire import player_from_json
 from server.hub.effects import GameId
 
 __all__ = ["Inbox"]
@@ -48,57 +57,57 @@ class Inbox(Part):
         self._rejoin = rejoin
 
     def on_node_message(self, channel: str, data: bytes) -> None:
-        """A message on this node's channel: a batch of envelopes."""
+        """A message on this node's channel: a batch of envelopes (a bad one is dropped)."""
         try:
-            envelopes = unpack_batch(data)
+            envelopes = split_batch(data)
         except EnvelopeError as error:
             logger.warning("dropped a message on %s: %s", channel, error)
             return
-        for header, body in envelopes:
-            self._on_envelope(header, body)
+        for line, body in envelopes:
+            try:
+                node_id, header = parse_header(line)
+            except EnvelopeError as error:
+                logger.warning("dropped an envelope on %s: %s", channel, error)
+                continue
+            self._on_envelope(node_id, header, body)
 
-    def _on_envelope(self, header: Header, body: bytes) -> None:
-        kind = header["k"]
-        node_id = header.get("from")
-        if not isinstance(node_id, str):
-            return
-        if kind == "out":
-            self._forwarder.on_out(node_id, header, body)
-        elif kind == "reply":
-            self._forwarder.on_reply(node_id, header)
-        elif kind == "cmd":
-            self._remotes.on_cmd(node_id, header)
-        elif kind == "attach":
-            with contextlib.suppress(ValueError):
-                if isinstance(header.get("c"), int):
-                    self._remotes.attach(node_id, header["c"], player_from_json(header.get("p")))
-        elif kind == "detach":
-            if isinstance(header.get("c"), int):
+    def _on_envelope(self, node_id: str, header: Header, body: bytes) -> None:
+        match header["k"]:
+            case EnvelopeKind.OUT:
+                self._forwarder.on_out(node_id, header, body)
+            case EnvelopeKind.REPLY:
+                self._forwarder.on_reply(node_id, header)
+            case EnvelopeKind.CMD:
+                self._remotes.on_cmd(node_id, header)
+            case EnvelopeKind.ATTACH:
+                self._remotes.attach(node_id, header["c"], player_from_json(header["p"]))
+            case EnvelopeKind.DETACH:
                 self._remotes.detach(node_id, header["c"])
-        elif kind == "close":
-            peer = self._host.peer(header.get("c", -1))
-            local = self._locals.get(header.get("c", -1))
-            if local is not None:
-                local.attached.discard(node_id)
-            if peer is not None:
-                peer.close_soon(1008, str(header.get("r", "closed")))
-        elif kind == "here":
-            self._router.on_here(node_id, header)
+            case EnvelopeKind.CLOSE:
+                peer = self._host.peer(header["c"])
+                local = self._locals.get(header["c"])
+                if local is not None:
+                    local.attached.discard(node_id)
+                if peer is not None:
+                    peer.close_soon(1008, header["r"])
+            case EnvelopeKind.HERE:
+                self._router.on_here(node_id, header)
+            case kind:
+                logger.warning("dropped a %s notice sent to this node's channel", kind)
 
     def on_notice(self, channel: str, data: bytes) -> None:
         """A cluster-wide notice (see the module docstring)."""
         try:
-            header, _ = unpack(data)
-        except EnvelopeError:
+            node_id, header, _ = unpack(data)
+        except EnvelopeError as error:
+            logger.warning("dropped a notice: %s", error)
             return
-        node_id = header.get("from")
-        if not isinstance(node_id, str):
-            return
-        if header["k"] == "whois":
-            self._router.on_whois(node_id, header)
-        elif header["k"] == "moved" and node_id != self._host.node_id:
-            game_id = header.get("g")
-            players = header.get("players")
-            if isinstance(game_id, str):
-                self._ownership.set_cached_owner(game_id, node_id)
-                self._rejoin(game_id, players if isinstance(players, list) else [])
+        match header["k"]:
+            case EnvelopeKind.WHOIS:
+                self._router.on_whois(node_id, header)
+            case EnvelopeKind.MOVED:
+                if node_id != self._host.node_id:
+                    self._ownership.set_cached_owner(header["g"], node_id)
+                    self._rejoin(header["g"], header["players"])
+            case kind:
+                logger.warning("dropped a %s envelope sent as a notice", kind)

@@ -39,6 +39,7 @@ from typing import Any, TypedDict, TypeVar
 from server.bus import Bus, BusError, Cluster
 from server.cluster.connections import EndedGames, LocalConnection, LocalConnections
 from server.cluster.delivery import Delivery
+from server.cluster.envelopes import attach_header, detach_header
 from server.cluster.forwarding import Forwarder
 from server.cluster.host import (
     GAMES_CHANNEL,
@@ -58,9 +59,7 @@ from server.cluster.resync import Resync
 from server.cluster.routing import Router
 from server.cluster.seeks import ClusterSeeks
 from server.cluster.shared import Shared
-from server.cluster.wire import (
-    player_to_json,
-)
+from server.cluster.wire import player_to_json
 from server.config import Settings
 from server.hub.commands import Command
 from server.hub.effects import ConnId, Effect, GameId
@@ -398,7 +397,7 @@ class ClusterDriver(HubDriver):
             # End the player's absence on the owner: attach this connection there.
             local.attached.add(owner)
             player = player_to_json(local.player)
-            self.sender.envelope(owner, {"k": "attach", "c": conn_id, "p": player})
+            self.sender.envelope(owner, attach_header(conn_id, player))
 
     def disconnect(self, conn_id: ConnId) -> None:
         local = self.locals.remove(conn_id)
@@ -408,7 +407,7 @@ class ClusterDriver(HubDriver):
         local.closed = True
         self.seeks.forget(conn_id)
         for node_id in local.attached:
-            self.sender.envelope(node_id, {"k": "detach", "c": conn_id})
+            self.sender.envelope(node_id, detach_header(conn_id))
         self.forwarder.drop_of(conn_id)
         if local.connected:
             super().disconnect(conn_id)

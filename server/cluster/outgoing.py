@@ -12,8 +12,8 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from server.bus import Bus, BusError
-from server.cluster.host import NODE_CHANNEL_PREFIX, node_channel
-from server.cluster.wire import Header, pack
+from server.cluster.envelopes import Header, pack
+from server.cluster.host import NODE_CHANNEL_PREFIX, NODES_CHANNEL, node_channel
 
 __all__ = ["Outgoing", "Sender"]
 
@@ -59,8 +59,11 @@ class Sender:
 
     def envelope(self, node_id: str, header: Header, body: bytes = b"") -> None:
         """Queue an envelope for ``node_id``'s channel (signed with this node's id)."""
-        header["from"] = self._node_id
-        self.publish(node_channel(node_id), pack(header, body))
+        self.publish(node_channel(node_id), pack(header, self._node_id, body))
+
+    def notice(self, header: Header) -> None:
+        """Queue a notice for every node (the ``nodes`` channel; signed with this node's id)."""
+        self.publish(NODES_CHANNEL, pack(header, self._node_id))
 
     def enqueue(self, item: Outgoing, state: bool = False) -> None:
         """Queue a message (or, with ``state``, a cluster-state update) for its sender."""

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from server.bus import BusError, GameLeases
+from server.cluster.envelopes import moved_header, pack
 from server.cluster.host import NODES_CHANNEL
 from server.cluster.restore import Resumable, resumable_game
-from server.cluster.wire import Header, pack
 from server.hub.effects import GameCreated, GameFinished, GameId, MoveAppended, PersistRecord
 from server.hub.hub import Hub
 from server.hub.identity import PlayerId
@@ -384,9 +384,7 @@ class Ownership:
         self.taken_over += 1
         logger.warning("took over game %s (%d moves stored)", game_id, len(stored.moves))
         players = [player.id for player in resumable.players]
-        header: Header = {"k": "moved", "from": self.node_id, "g": game_id}
-        header["players"] = players
-        node.publish(NODES_CHANNEL, pack(header))
+        node.publish(NODES_CHANNEL, pack(moved_header(game_id, players), self.node_id))
         node.rejoin(game_id, ())  # this node's own followers of the game
         node.mark_presence()
         return "taken"

@@ -16,8 +16,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from server.cluster.envelopes import CmdHeader, OutHeader, close_header, out_header, reply_header
 from server.cluster.shared import Part, Shared
-from server.cluster.wire import Header, command_game, player_from_json
+from server.cluster.wire import command_game, player_from_json
 from server.hub.commands import JoinCommand, parse_command
 from server.hub.effects import Broadcast, ConnId, GameId
 from server.hub.errors import ErrorCode, ProtocolError
@@ -101,36 +102,30 @@ class RemoteConnections(Part):
         remote = self._remote_of.pop(hub_conn)
         self._last_sent.pop(hub_conn, None)
         self._hub_conns.pop((remote.node, remote.conn), None)
-        self._sender.envelope(remote.node, {"k": "close", "c": remote.conn, "r": reason})
+        self._sender.envelope(remote.node, close_header(remote.conn, reason))
 
     # --- commands in --------------------------------------------------------------------------
 
-    def on_cmd(self, node_id: str, header: Header) -> None:
+    def on_cmd(self, node_id: str, header: CmdHeader) -> None:
         """A command forwarded by a connection's home node: run it in this hub."""
-        call_id = header.get("call")
-        conn_id = header.get("c")
-        if not isinstance(call_id, int) or not isinstance(conn_id, int):
-            return
+        call_id = header["call"]
+        conn_id = header["c"]
         try:
-            command = parse_command(header.get("f"))
-            hub_conn = self._hub_conns.get((node_id, conn_id))
-            if hub_conn is None and "p" in header:
-                player: PlayerInfo | None = player_from_json(header["p"])
-            else:
-                player = None
+            command = parse_command(header["f"])
         except (ValueError, ProtocolError) as error:
             logger.warning("bad command from node %s: %s", node_id, error)
             return
+        hub_conn = self._hub_conns.get((node_id, conn_id))
+        player: PlayerInfo | None = None
+        if hub_conn is None and "p" in header:
+            player = player_from_json(header["p"])
         game_id = command_game(command)
         if game_id is not None and not self._ownership.runs(game_id):
-            self._sender.envelope(
-                node_id, {"k": "reply", "c": conn_id, "call": call_id, "moved": True}
-            )
+            self._sender.envelope(node_id, reply_header(conn_id, call_id, moved=True))
             return
         if hub_conn is None:
             if player is None:  # detached here meanwhile: the home node sends the identity
-                reply = {"k": "reply", "c": conn_id, "call": call_id, "unknown": True}
-                self._sender.envelope(node_id, reply)
+                self._sender.envelope(node_id, reply_header(conn_id, call_id, unknown=True))
                 return
             hub_conn = self.attach(node_id, conn_id, player)
         if isinstance(command, JoinCommand):
@@ -139,18 +134,15 @@ class RemoteConnections(Part):
                 sent.pop(command.game_id, None)
             else:
                 sent[command.game_id] = command.since
-        lag = header.get("lag")
-        lag_ms = lag if isinstance(lag, int) and lag >= 0 else 0
+        lag_ms = max(header["lag"], 0)
         hub = self._host.hub
         try:
             self._host.call(lambda now: hub.handle(hub_conn, command, now, lag_ms=lag_ms))
         except Exception:
             logger.exception("hub failed on %s from node %s", type(command).__name__, node_id)
             failure = error_message(ErrorCode.INTERNAL_ERROR)
-            self._sender.envelope(
-                node_id,
-                {"k": "reply", "c": conn_id, "call": call_id, "m": failure.to_json_obj()},
-            )
+            reply = reply_header(conn_id, call_id, message=failure.to_json_obj())
+            self._sender.envelope(node_id, reply)
 
     # --- effects out --------------------------------------------------------------------------
 
@@ -164,12 +156,11 @@ class RemoteConnections(Part):
             if call_id.isdigit():
                 obj = message.to_json_obj()
                 obj.pop("a", None)
-                header = {"k": "reply", "c": remote.conn, "call": int(call_id), "m": obj}
-                self._sender.envelope(remote.node, header)
+                reply = reply_header(remote.conn, int(call_id), message=obj)
+                self._sender.envelope(remote.node, reply)
                 return
-        out = _meta(message)
-        out["c"] = [remote.conn]
-        if "v" in out:
+        out = _meta(message, [remote.conn])
+        if "g" in out and "v" in out:
             out["pv"] = [self._previous(hub_conn, out["g"], out["v"], out["t"])]
         self._sender.envelope(remote.node, out, encode_message(message))
 
@@ -179,20 +170,20 @@ class RemoteConnections(Part):
         local: list[ConnId] = []
         by_node: dict[str, list[ConnId]] = {}
         previous: dict[str, list[int | None]] = {}
-        meta = _meta(effect.message)
+        meta = _meta(effect.message, [])
         for conn_id in effect.conn_ids:
             remote = self._remote_of.get(conn_id)
             if remote is None:
                 local.append(conn_id)
                 continue
             by_node.setdefault(remote.node, []).append(remote.conn)
-            if "v" in meta:
+            if "g" in meta and "v" in meta:
                 pv = self._previous(conn_id, meta["g"], meta["v"], meta["t"])
                 previous.setdefault(remote.node, []).append(pv)
         if by_node:
             frame = encode_message(effect.message)
             for node_id, conns in by_node.items():
-                header = {**meta, "c": conns}
+                header: OutHeader = {**meta, "c": conns}
                 if node_id in previous:
                     header["pv"] = previous[node_id]
                 self._sender.envelope(node_id, header, frame)
@@ -210,15 +201,17 @@ class RemoteConnections(Part):
         return previous
 
 
-def _meta(message: Message) -> Header:
-    """The header of an ``out`` envelope: what the home node needs to know of the frame."""
-    header: Header = {"k": "out", "t": message.t}
+def _meta(message: Message, conns: list[ConnId]) -> OutHeader:
+    """The header of an ``out`` envelope to ``conns``: what the home node needs to know of the
+    frame."""
     game_id = message.d.get("game")
-    if message.v is not None and isinstance(game_id, str):
-        header["g"] = game_id
-        header["v"] = message.v
-    elif message.t == MessageKind.GAME_START and isinstance(game_id, str):
-        header["g"] = game_id
-    if message.t == MessageKind.CHALLENGE and isinstance(message.d.get("id"), int):
-        header["cid"] = message.d["id"]
-    return header
+    if not isinstance(game_id, str) or (message.v is None and message.t != MessageKind.GAME_START):
+        game_id = None
+    challenge = message.d.get("id") if message.t == MessageKind.CHALLENGE else None
+    return out_header(
+        message.t,
+        conns,
+        game=game_id,
+        version=message.v if game_id is not None else None,
+        challenge=challenge if isinstance(challenge, int) else None,
+    )

@@ -16,16 +16,16 @@ from collections import deque
 
 from server.bus import BusError, GameRole
 from server.cluster.connections import LocalConnection
+from server.cluster.envelopes import HereHeader, WhoisHeader, here_header, whois_header
 from server.cluster.forwarding import Forwarder
 from server.cluster.host import (
-    NODES_CHANNEL,
     cluster_unavailable,
     node_unavailable,
 )
 from server.cluster.ownership import ORPHANED
 from server.cluster.seeks import ClusterSeeks
 from server.cluster.shared import Part, Shared
-from server.cluster.wire import Header, command_game, pack
+from server.cluster.wire import command_game
 from server.hub.commands import (
     AcceptCommand,
     ChallengeAiCommand,
@@ -261,22 +261,20 @@ class Router(Part):
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._whois[query] = future
         try:
-            header = {"k": "whois", "from": node_id, "q": query, "name": name.lower()}
-            self._sender.publish(NODES_CHANNEL, pack(header))
+            self._sender.notice(whois_header(query, name))
             return await asyncio.wait_for(future, WHOIS_TIMEOUT_S)
         except TimeoutError:
             return node_id
         finally:
             self._whois.pop(query, None)
 
-    def on_whois(self, node_id: str, header: Header) -> None:
+    def on_whois(self, node_id: str, header: WhoisHeader) -> None:
         """Another node asks where a player is: answer if the player is connected here."""
-        name = header.get("name")
-        if node_id != self._host.node_id and isinstance(name, str) and self._locals.has_name(name):
-            self._sender.envelope(node_id, {"k": "here", "q": header.get("q")})
+        if node_id != self._host.node_id and self._locals.has_name(header["name"]):
+            self._sender.envelope(node_id, here_header(header["q"]))
 
-    def on_here(self, node_id: str, header: Header) -> None:
+    def on_here(self, node_id: str, header: HereHeader) -> None:
         """The answer to this node's ``whois``: the player is connected on ``node_id``."""
-        future = self._whois.get(header.get("q", -1))
+        future = self._whois.get(header["q"])
         if future is not None and not future.done():
             future.set_result(node_id)

@@ -1,15 +1,5 @@
-"""What nodes send each other: envelopes, commands as frames, player identities.
-
-An **envelope** is a JSON header, a newline, and an optional body — usually a
-client frame that was encoded once by the hub's node and is passed to the client's socket
-unchanged (compact JSON never contains a raw newline, so the first one ends the header)::
-
-    >>> data = pack({"k": "out", "c": [3, 4]}, b'{"t":"move","d":{}}')
-    >>> unpack(data)
-    ({'k': 'out', 'c': [3, 4]}, b'{"t":"move","d":{}}')
-
-On a node channel several envelopes may travel as one bus message, joined by newlines
-(:func:`unpack_batch`): the sending node batches what queued up while it was publishing.
+"""What nodes send each other besides the envelopes themselves (:mod:`server.cluster.envelopes`):
+commands as frames, player identities.
 
 Commands travel as the client frames they came from (:func:`command_to_frame` is the inverse of
 :func:`server.hub.commands.parse_command`), so the receiving node validates them like any frame.
@@ -17,7 +7,6 @@ Commands travel as the client frames they came from (:func:`command_to_frame` is
 
 from __future__ import annotations
 
-import json
 from typing import Any, NotRequired, TypedDict
 
 from server.hub.clock import TimeControl
@@ -48,63 +37,12 @@ from server.hub.payloads import TimeControlView
 from server.jsontypes import JsonObject
 
 __all__ = [
-    "EnvelopeError",
-    "Header",
     "PlayerIdentity",
     "command_game",
     "command_to_frame",
-    "pack",
     "player_from_json",
     "player_to_json",
-    "unpack",
-    "unpack_batch",
 ]
-
-
-Header = JsonObject
-"""An envelope's header: its kind ``k`` and that kind's fields. Another node wrote it (maybe a
-node of another version, during a rolling upgrade), so each kind's handler reads and checks its
-fields one by one (``header.get(...)`` with ``isinstance``) rather than trusting a schema."""
-
-
-class EnvelopeError(ValueError):
-    """A bus message that is not an envelope of this protocol (logged and dropped)."""
-
-
-def pack(header: Header, body: bytes = b"") -> bytes:
-    """One envelope: the header as compact JSON, a newline, then ``body``."""
-    return json.dumps(header, separators=(",", ":")).encode() + b"\n" + body
-
-
-def unpack(data: bytes) -> tuple[Header, bytes]:
-    """The header and body of an envelope.
-
-    :raises EnvelopeError: no newline, or a header that is not a JSON object with a kind ``k``.
-    """
-    head, sep, body = data.partition(b"\n")
-    if not sep:
-        raise EnvelopeError("an envelope needs a header line")
-    try:
-        header = json.loads(head)
-    except ValueError as error:
-        raise EnvelopeError(f"envelope header is not JSON: {error}") from None
-    if not isinstance(header, dict) or not isinstance(header.get("k"), str):
-        raise EnvelopeError("an envelope header must be an object with a kind 'k'")
-    return header, body
-
-
-def unpack_batch(data: bytes) -> list[tuple[Header, bytes]]:
-    r"""The envelopes of a batch: envelopes joined by newlines (each is exactly two lines).
-
-    >>> unpack_batch(pack({"k": "a"}) + b"\n" + pack({"k": "b"}, b"{}"))
-    [({'k': 'a'}, b''), ({'k': 'b'}, b'{}')]
-
-    :raises EnvelopeError: an odd number of lines or a bad header.
-    """
-    lines = data.split(b"\n")
-    if len(lines) % 2:
-        raise EnvelopeError("a batch has a header line and a body line per envelope")
-    return [unpack(lines[i] + b"\n" + lines[i + 1]) for i in range(0, len(lines), 2)]
 
 
 # --- players ---------------------------------------------------------------------------------
@@ -154,7 +92,7 @@ def player_from_json(obj: Any) -> PlayerInfo:
             key: RatingKey = str(variant) if speed is None else (str(variant), str(speed))
             ratings[key] = Rating(float(rating), float(deviation), float(volatility))
         player_id, name, guest = obj["id"], obj["name"], obj["guest"]
-    except (KeyError, TypeError, ValueError) as error:
+    except (KeyError, TypeError, ValueError, OverflowError) as error:  # (an int past float's)
         raise ValueError(f"not a player identity: {error}") from None
     if not (isinstance(player_id, str) and isinstance(name, str) and isinstance(guest, bool)):
         raise ValueError("not a player identity: id and name must be strings, guest a bool")

@@ -1,4 +1,5 @@
-"""What nodes send each other (server/cluster/wire.py, lobby.py): pure functions, no I/O."""
+"""What nodes send each other (server/cluster/wire.py, lobby.py): pure functions, no I/O.
+The envelopes themselves: test_cluster_envelopes.py."""
 
 from __future__ import annotations
 
@@ -7,16 +8,7 @@ import json
 import pytest
 
 from server.cluster.lobby import listed_from_payload, registry_payload
-from server.cluster.wire import (
-    EnvelopeError,
-    command_game,
-    command_to_frame,
-    pack,
-    player_from_json,
-    player_to_json,
-    unpack,
-    unpack_batch,
-)
+from server.cluster.wire import command_game, command_to_frame, player_from_json, player_to_json
 from server.hub.clock import Byoyomi, Fischer
 from server.hub.commands import COMMAND_TYPES, parse_command, time_control_from_json
 from server.hub.identity import PlayerInfo, Rating
@@ -76,19 +68,6 @@ def test_a_command_travels_as_the_frame_it_came_from(frame: dict[str, object]) -
 
 def test_every_command_type_is_covered() -> None:
     assert {frame["t"] for frame in FRAMES} == COMMAND_TYPES
-
-
-def test_envelopes_and_batches() -> None:
-    frame = json.dumps({"t": "chat", "d": {"text": "two\nlines"}}, separators=(",", ":")).encode()
-    one = pack({"k": "out", "c": [1, 2], "g": "x", "v": 9}, frame)
-    assert unpack(one) == ({"k": "out", "c": [1, 2], "g": "x", "v": 9}, frame)
-    empty = pack({"k": "detach", "c": 3})
-    assert unpack_batch(b"\n".join([one, empty, one])) == [unpack(one), unpack(empty), unpack(one)]
-    for bad in (b"no newline", b"[1]\n", b'{"c": 1}\nbody', b"{oops\n"):
-        with pytest.raises(EnvelopeError):
-            unpack(bad)
-    with pytest.raises(EnvelopeError):
-        unpack_batch(one + b"\nstray")
 
 
 def test_a_player_travels_with_all_ratings() -> None:
