@@ -100,6 +100,8 @@ class ClusterReport(TypedDict):
     fenced_games: int
     taken_over: int
     abandoned_games: int
+    player_game_lookups: dict[str, int]
+    """How a login's unfinished game was looked up: from the sweep's listing, or the store."""
     remote_connections: int
     dropped_publishes: int
 
