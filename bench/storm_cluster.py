@@ -129,7 +129,12 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
     for start in range(0, len(idle), 500):
         batch = idle[start : start + 500]
         tasks += [asyncio.create_task(p.run(stats)) for p in batch]
+        batch_deadline = time.monotonic() + 120.0  # HAProxy's maxconn is a limit too
         while sum(1 for p in batch if p.ws is not None) < len(batch):
+            if time.monotonic() > batch_deadline:
+                missing = sum(1 for p in idle if p.ws is None)
+                print(f"  {missing:,} idle players could not log in (HAProxy full?)", flush=True)
+                break
             await asyncio.sleep(0.1)
         if (start // 500) % 4 == 3:
             print(f"  {start + len(batch):,} idle players logged in", flush=True)
