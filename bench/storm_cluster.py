@@ -129,7 +129,12 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
     for start in range(0, len(idle), 500):
         batch = idle[start : start + 500]
         tasks += [asyncio.create_task(p.run(stats)) for p in batch]
+        batch_deadline = time.monotonic() + 120.0  # HAProxy's maxconn is a limit too
         while sum(1 for p in batch if p.ws is not None) < len(batch):
+            if time.monotonic() > batch_deadline:
+                missing = sum(1 for p in idle if p.ws is None)
+                print(f"  {missing:,} idle players could not log in (HAProxy full?)", flush=True)
+                break
             await asyncio.sleep(0.1)
         if (start // 500) % 4 == 3:
             print(f"  {start + len(batch):,} idle players logged in", flush=True)
@@ -153,6 +158,7 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
     cpu_before = cpu_seconds(survivor.child.pid)
     load_before = os.getloadavg()[0]
     window_start = time.monotonic()
+    at_kill = {p.game for p in gamers if p.game is not None}
     await victim.kill()
     logins_before = sum(p.logins for p in gamers) + sum(p.reconnections for p in idle)
     # Everyone back: as many logins as the victim had connections (a connection cut while
@@ -161,11 +167,11 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
     stalled: set[str | None] = set()
     while time.monotonic() < deadline:
         back = sum(p.logins for p in gamers) + sum(p.reconnections for p in idle) - logins_before
-        # ... and every running game has had a move acknowledged since the kill (its owner
-        # alive or its takeover done).
-        stalled = {
-            p.game for p in gamers if p.game is not None and p.last_ack_at < window_start
-        } - {p.game for p in gamers if p.last_ack_at >= window_start}
+        # ... and every game running at the kill, unless it ended, has had a move acknowledged
+        # since (its owner alive or its takeover done). Games started since are not waited
+        # for (reported below when none of their moves was acknowledged).
+        moved = {p.game for p in gamers if p.last_ack_at >= window_start}
+        stalled = {p.game for p in gamers if p.game in at_kill} - moved
         quiet = time.monotonic() - max(stats.last_login, window_start) > SETTLE_S
         if back >= on_victim and not stalled and quiet:
             break
@@ -231,6 +237,24 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
                 f"{p.side or '?'}: ply {p.ply}, {'to move' if p.turn == p.side else 'waiting'}"
                 f"{', move in flight' if p.sent_at is not None else ''}"
                 f"{', joining' if p.joining else ''}, {p.logins} logins"
+                for p in gamers
+                if p.game == game
+            ]
+            print(f"    {game}: " + "; ".join(views), flush=True)
+    unmoved = {p.game for p in gamers if p.game is not None and p.game not in at_kill} - {
+        p.game for p in gamers if p.last_ack_at >= window_start
+    }
+    if unmoved:
+        print(
+            f"  games started after the kill without a move acknowledged when the window "
+            f"closed: {len(unmoved)} of "
+            f"{len({p.game for p in gamers if p.game is not None} - at_kill)}",
+            flush=True,
+        )
+        for game in sorted(unmoved, key=str)[:3]:
+            views = [
+                f"{p.side or '?'}: ply {p.ply}, {'to move' if p.turn == p.side else 'waiting'}"
+                f"{', move in flight' if p.sent_at is not None else ''}, {p.logins} logins"
                 for p in gamers
                 if p.game == game
             ]

@@ -20,7 +20,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -87,6 +87,9 @@ class Owner(Protocol):
 
     def mark_presence(self, reannounce: bool = False) -> None: ...
 
+    def spawn(self, coroutine: Awaitable[Any], name: str = "cluster") -> None:
+        """Run a background coroutine (cancelled when the node closes); its failure logged."""
+
 
 class Ownership:
     """The games this node runs and the owners of the others (see the module docstring)."""
@@ -122,6 +125,9 @@ class Ownership:
         """Games aborted because no hub could resume them (see :meth:`_give_up`)."""
         self.listing_fresh_s = listing_fresh_s
         self._listing: _Listing | None = None
+        self._sweeping: set[GameId] = set()
+        """Games a sweep is taking over in the background."""
+        self._sweep_slots = asyncio.Semaphore(SWEEP_TAKEOVERS)
         self.lookups = {"listing": 0, "store": 0}
         """How :meth:`unfinished_game_of` answered (``/healthz``)."""
 
@@ -251,7 +257,7 @@ class Ownership:
             if not self._node.healthy_for(self.ttl_ms / 1000):
                 continue
             try:
-                await self.sweep()
+                await self.sweep(wait=False)
             except BusError as error:
                 logger.info("takeover sweep: cluster unavailable (%s)", error)
             except StoreError as error:
@@ -285,8 +291,13 @@ class Ownership:
         self._listing = _Listing(started, games_of)
         return found
 
-    async def sweep(self) -> int:
-        """Take over every unfinished stored game without an owner; return how many."""
+    async def sweep(self, wait: bool = True) -> int:
+        """Take over every unfinished stored game without an owner; return how many.
+
+        ``wait=False`` (the sweeps of :meth:`sweep_forever`): the takeovers go on in the
+        background, at most :data:`SWEEP_TAKEOVERS` at once across sweeps, and 0 is returned:
+        the next listing, which :meth:`unfinished_game_of` asks, is not held up by them.
+        """
         taken = 0
         hub = self._node.hub
         others = [
@@ -303,12 +314,15 @@ class Ownership:
             elif self._orphaned_long_enough(game_id):
                 due.append(game_id)
             # else first seen free: a later sweep takes it (the listing said it is a game)
-        # A few at once: after a node died, its hundreds of games are taken over in a few
-        # rounds, and the next listing (for unfinished_game_of) is not long held up.
-        slots = asyncio.Semaphore(SWEEP_TAKEOVERS)
+        if not wait:
+            for game_id in due:
+                if game_id not in self._sweeping:
+                    self._sweeping.add(game_id)
+                    self._node.spawn(self._take_over_later(game_id), "takeover")
+            return 0
 
         async def take(game_id: GameId) -> bool:
-            async with slots:
+            async with self._sweep_slots:
                 return await self.take_over(game_id) == "taken"
 
         results = await asyncio.gather(*(take(g) for g in due), return_exceptions=True)
@@ -317,6 +331,15 @@ class Ownership:
                 raise result
             taken += result
         return taken
+
+    async def _take_over_later(self, game_id: GameId) -> None:
+        try:
+            async with self._sweep_slots:
+                await self.take_over(game_id)
+        except StoreError as error:
+            logger.warning("takeover of game %s: store unavailable (%s)", game_id, error)
+        finally:
+            self._sweeping.discard(game_id)
 
     async def take_over(self, game_id: GameId) -> Takeover:
         """Acquire a free lease and resume the stored game here.

@@ -7,7 +7,7 @@ nothing sleeps; the store is a real SQLite database.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +74,9 @@ class Node:
 
     def mark_presence(self, reannounce: bool = False) -> None:
         pass
+
+    def spawn(self, coroutine: Awaitable[Any], name: str = "cluster") -> None:
+        raise AssertionError("the tests sweep with wait=True")
 
 
 @pytest.fixture
