@@ -22,6 +22,7 @@ same moves (``move_phases.py``): the way in, the hub, the writer's queue, the co
 from __future__ import annotations
 
 import asyncio
+import collections
 import hashlib
 import itertools
 import json
@@ -153,6 +154,8 @@ class GamePlayer:
         self.joining = False
         self.last_ack_at = 0.0
         self.logins = 1
+        self.recent: collections.deque[str] = collections.deque(maxlen=8)
+        """The last messages received, in short (what a stalled game's players last saw)."""
 
     async def send(self, t: str, d: dict[str, Any]) -> None:
         assert self.ws is not None
@@ -226,6 +229,10 @@ class GamePlayer:
         message = decode(text)
         t, d = message["t"], message["d"]
         v = message.get("v")
+        self.recent.append(
+            f"{t} v={v} g={d.get('game')} {d.get('code', '')}{d.get('turn', '')}"
+            f"{d.get('ply', '')}{d.get('status', '')}"
+        )
         if v is not None:
             if v <= self.v and t != "game":
                 return  # a replayed event already applied

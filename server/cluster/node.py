@@ -178,7 +178,7 @@ class ClusterDriver(HubDriver):
         self.delivery = Delivery(shared, self.remotes, self.seeks)
         self.inbox = Inbox(shared, self.forwarder, self.remotes, self.router, self.rejoin)
         self.resync = Resync(shared, self.forwarder)
-        announcer = Announcer(cluster.presence, self.node_id, self._presence_ttl, self.seeks.relist)
+        announcer = Announcer(cluster.presence, self.node_id, self._presence_ttl, self._lapsed)
         self.presence = PresenceKeeper(shared, announcer)
 
     # ============================================================ lifecycle
@@ -237,6 +237,12 @@ class ClusterDriver(HubDriver):
                 await self.liveness.look()
             except BusError as error:
                 logger.info("presence: cluster unavailable (%s)", error)
+
+    async def _lapsed(self) -> None:
+        """This node's heartbeat found it had lapsed: the other nodes may have taken it for
+        dead meanwhile, dropped its seeks and the connections it had attached to them."""
+        await self.seeks.relist()
+        self.resync.rejoin_followed()
 
     def _looked(self, before: set[str], live: set[str]) -> None:
         """After a look at the live nodes: forget the dead ones, end the calls waiting for
