@@ -239,6 +239,7 @@ class GamePlayer:
             self.v = v
         if t == "game_start":
             self.game, self.side, self.v = d["game"], d["side"], 0
+            self.sent_at = None  # a move in flight in the game before is settled by its end
             return
         if t == "error":
             self.stats.error(d["code"])
@@ -248,6 +249,18 @@ class GamePlayer:
                     await self.send("join", {"game": self.game, "v": self.v})
                 else:  # it ended meanwhile
                     self.joining, self.game = False, None
+                    await self.send("seek", {"variant": "minishogi", "tc": TC})
+                return
+            if (
+                self.game is None
+                and self.sent_at is None
+                and d["code"] in (*RETRY, "already_playing")
+            ):
+                # The seek was refused for now (its node unreachable; or a game started for
+                # the player whose game_start never came, aborted after its first-move window):
+                # seek again rather than sit without a game for ever.
+                await asyncio.sleep(0.2 if d["code"] in RETRY else 2.0)
+                if self.game is None:
                     await self.send("seek", {"variant": "minishogi", "tc": TC})
                 return
             if d["code"] in RETRY and self.last_move is not None and self.sent_at is not None:
@@ -298,11 +311,11 @@ class GamePlayer:
             if t == "game" and d.get("status") not in (None, "created", "started"):
                 # The snapshot of a game that ended while the player was away (no ``end``
                 # event reaches it then): seek another rather than wait in it for ever.
-                self.game = None
+                self.game, self.sent_at = None, None
                 await self.send("seek", {"variant": "minishogi", "tc": TC})
                 return
         elif t == "end" and d.get("game") == self.game:
-            self.game = None
+            self.game, self.sent_at = None, None
             await self.send("seek", {"variant": "minishogi", "tc": TC})
             return
         else:

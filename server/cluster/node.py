@@ -233,7 +233,14 @@ class ClusterDriver(HubDriver):
             if self.degraded:
                 continue
             try:
-                self.mark_presence()
+                # The heartbeat by itself, now: the announcements wait their turn in the state
+                # queue behind the seek registry's updates, and a heartbeat that waited there
+                # past the TTL got the node taken for dead (the cluster storm's start-up).
+                if not await self.cluster.presence.heartbeat(self.node_id, self._presence_ttl):
+                    self.mark_presence(reannounce=True)
+                    self.sender.enqueue(self._lapsed, state=True)
+                else:
+                    self.mark_presence()
                 await self.liveness.look()
             except BusError as error:
                 logger.info("presence: cluster unavailable (%s)", error)
