@@ -102,6 +102,8 @@ class ClusterReport(TypedDict):
     abandoned_games: int
     player_game_lookups: dict[str, int]
     """How a login's unfinished game was looked up: from the sweep's listing, or the store."""
+    unfinished_listings: int
+    """The sweep's listings of the unfinished stored games so far."""
     remote_connections: int
     dropped_publishes: int
 
@@ -248,6 +250,7 @@ class ClusterDriver(HubDriver):
     async def _lapsed(self) -> None:
         """This node's heartbeat found it had lapsed: the other nodes may have taken it for
         dead meanwhile, dropped its seeks and the connections it had attached to them."""
+        logger.warning("this node's heartbeat had lapsed: relisting its seeks, re-joining games")
         await self.seeks.relist()
         self.resync.rejoin_followed()
 
@@ -363,6 +366,7 @@ class ClusterDriver(HubDriver):
             "taken_over": self.ownership.taken_over,
             "abandoned_games": self.ownership.abandoned,
             "player_game_lookups": dict(self.ownership.lookups),
+            "unfinished_listings": self.ownership.listings,
             "remote_connections": len(self.remotes),
             "dropped_publishes": self.sender.dropped,
         }
