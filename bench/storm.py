@@ -238,8 +238,12 @@ class GamePlayer:
                 return  # a replayed event already applied
             self.v = v
         if t == "game_start":
+            if self.last_move is not None and self.last_move[0] != d["game"]:
+                # A move in flight in the game before was settled by its end. (Not so in the
+                # same game: a takeover tells its players game_start again while a move may
+                # be in flight; that one's answer is still to come.)
+                self.sent_at = None
             self.game, self.side, self.v = d["game"], d["side"], 0
-            self.sent_at = None  # a move in flight in the game before is settled by its end
             return
         if t == "error":
             self.stats.error(d["code"])
