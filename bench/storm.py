@@ -22,6 +22,7 @@ same moves (``move_phases.py``): the way in, the hub, the writer's queue, the co
 from __future__ import annotations
 
 import asyncio
+import collections
 import hashlib
 import itertools
 import json
@@ -153,6 +154,8 @@ class GamePlayer:
         self.joining = False
         self.last_ack_at = 0.0
         self.logins = 1
+        self.recent: collections.deque[str] = collections.deque(maxlen=8)
+        """The last messages received, in short (what a stalled game's players last saw)."""
 
     async def send(self, t: str, d: dict[str, Any]) -> None:
         assert self.ws is not None
@@ -226,11 +229,20 @@ class GamePlayer:
         message = decode(text)
         t, d = message["t"], message["d"]
         v = message.get("v")
+        self.recent.append(
+            f"{t} v={v} g={d.get('game')} {d.get('code', '')}{d.get('turn', '')}"
+            f"{d.get('ply', '')}{d.get('status', '')}"
+        )
         if v is not None:
             if v <= self.v and t != "game":
                 return  # a replayed event already applied
             self.v = v
         if t == "game_start":
+            if self.last_move is not None and self.last_move[0] != d["game"]:
+                # A move in flight in the game before was settled by its end. (Not so in the
+                # same game: a takeover tells its players game_start again while a move may
+                # be in flight; that one's answer is still to come.)
+                self.sent_at = None
             self.game, self.side, self.v = d["game"], d["side"], 0
             return
         if t == "error":
@@ -241,6 +253,18 @@ class GamePlayer:
                     await self.send("join", {"game": self.game, "v": self.v})
                 else:  # it ended meanwhile
                     self.joining, self.game = False, None
+                    await self.send("seek", {"variant": "minishogi", "tc": TC})
+                return
+            if (
+                self.game is None
+                and self.sent_at is None
+                and d["code"] in (*RETRY, "already_playing")
+            ):
+                # The seek was refused for now (its node unreachable; or a game started for
+                # the player whose game_start never came, aborted after its first-move window):
+                # seek again rather than sit without a game for ever.
+                await asyncio.sleep(0.2 if d["code"] in RETRY else 2.0)
+                if self.game is None:
                     await self.send("seek", {"variant": "minishogi", "tc": TC})
                 return
             if d["code"] in RETRY and self.last_move is not None and self.sent_at is not None:
@@ -291,11 +315,11 @@ class GamePlayer:
             if t == "game" and d.get("status") not in (None, "created", "started"):
                 # The snapshot of a game that ended while the player was away (no ``end``
                 # event reaches it then): seek another rather than wait in it for ever.
-                self.game = None
+                self.game, self.sent_at = None, None
                 await self.send("seek", {"variant": "minishogi", "tc": TC})
                 return
         elif t == "end" and d.get("game") == self.game:
-            self.game = None
+            self.game, self.sent_at = None, None
             await self.send("seek", {"variant": "minishogi", "tc": TC})
             return
         else:

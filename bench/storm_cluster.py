@@ -184,6 +184,9 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
     window_end = time.monotonic()
     during = [rtt for at, rtt in stats.moves[before:] if window_start <= at <= window_end]
     earlier = [rtt for _, rtt in stats.moves[:before]]
+    died = [t.exception() for t in tasks if t.done() and not t.cancelled() and t.exception()]
+    if died:
+        print(f"  client tasks that died: {len(died)}: {died[:3]!r}", flush=True)
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -259,6 +262,7 @@ async def storm_after_kill(cluster: Any, count: int, games: int, think_ms: float
                 if p.game == game
             ]
             print(f"    {game}: " + "; ".join(views), flush=True)
+    await describe_games(cluster.database_url, gamers, sorted(stalled | unmoved, key=str)[:6])
     cluster_report = health.get("cluster", {})
     print(
         f"  the survivor: {cluster_report.get('taken_over')} games taken over, a player's "
@@ -288,6 +292,18 @@ async def lost_moves(
         for game, ply, uci in acked
         if len(stored[game]) < ply or stored[game][ply - 1] != uci
     )
+
+
+async def describe_games(database_url: str, gamers: list[GamePlayer], games: list[Any]) -> None:
+    """What the store says of some games, and what their players last received."""
+    async with Store.from_url(database_url, pool_size=2) as store:
+        for game_id in games:
+            game = await store.get_game(game_id)
+            where = "not stored" if game is None else f"{game.status}, {len(game.moves)} moves"
+            print(f"    {game_id}: stored {where}", flush=True)
+            for p in gamers:
+                if p.game == game_id:
+                    print(f"      {p.side}: " + " | ".join(p.recent), flush=True)
 
 
 def probe_env(log_dir: Path) -> tuple[dict[str, str], Path]:

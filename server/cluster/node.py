@@ -102,6 +102,8 @@ class ClusterReport(TypedDict):
     abandoned_games: int
     player_game_lookups: dict[str, int]
     """How a login's unfinished game was looked up: from the sweep's listing, or the store."""
+    unfinished_listings: int
+    """The sweep's listings of the unfinished stored games so far."""
     remote_connections: int
     dropped_publishes: int
 
@@ -178,7 +180,7 @@ class ClusterDriver(HubDriver):
         self.delivery = Delivery(shared, self.remotes, self.seeks)
         self.inbox = Inbox(shared, self.forwarder, self.remotes, self.router, self.rejoin)
         self.resync = Resync(shared, self.forwarder)
-        announcer = Announcer(cluster.presence, self.node_id, self._presence_ttl, self.seeks.relist)
+        announcer = Announcer(cluster.presence, self.node_id, self._presence_ttl, self._lapsed)
         self.presence = PresenceKeeper(shared, announcer)
 
     # ============================================================ lifecycle
@@ -233,10 +235,24 @@ class ClusterDriver(HubDriver):
             if self.degraded:
                 continue
             try:
-                self.mark_presence()
+                # The heartbeat by itself, now: the announcements wait their turn in the state
+                # queue behind the seek registry's updates, and a heartbeat that waited there
+                # past the TTL got the node taken for dead (the cluster storm's start-up).
+                if not await self.cluster.presence.heartbeat(self.node_id, self._presence_ttl):
+                    self.mark_presence(reannounce=True)
+                    self.sender.enqueue(self._lapsed, state=True)
+                else:
+                    self.mark_presence()
                 await self.liveness.look()
             except BusError as error:
                 logger.info("presence: cluster unavailable (%s)", error)
+
+    async def _lapsed(self) -> None:
+        """This node's heartbeat found it had lapsed: the other nodes may have taken it for
+        dead meanwhile, dropped its seeks and the connections it had attached to them."""
+        logger.warning("this node's heartbeat had lapsed: relisting its seeks, re-joining games")
+        await self.seeks.relist()
+        self.resync.rejoin_followed()
 
     def _looked(self, before: set[str], live: set[str]) -> None:
         """After a look at the live nodes: forget the dead ones, end the calls waiting for
@@ -350,6 +366,7 @@ class ClusterDriver(HubDriver):
             "taken_over": self.ownership.taken_over,
             "abandoned_games": self.ownership.abandoned,
             "player_game_lookups": dict(self.ownership.lookups),
+            "unfinished_listings": self.ownership.listings,
             "remote_connections": len(self.remotes),
             "dropped_publishes": self.sender.dropped,
         }

@@ -20,7 +20,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -121,6 +121,8 @@ class Ownership:
         self._taking: dict[GameId, asyncio.Future[Takeover]] = {}
         self._free_since: dict[GameId, float] = {}
         self.taken_over = 0
+        self.listings = 0
+        """How many listings of the unfinished games :meth:`sweep` made."""
         self.abandoned = 0
         """Games aborted because no hub could resume them (see :meth:`_give_up`)."""
         self.listing_fresh_s = listing_fresh_s
@@ -289,6 +291,7 @@ class Ownership:
                 if cursor is None:
                     break
         self._listing = _Listing(started, games_of)
+        self.listings += 1
         return found
 
     async def sweep(self, wait: bool = True) -> int:
@@ -437,7 +440,9 @@ class Ownership:
 
     # --- players ------------------------------------------------------------------------------
 
-    async def unfinished_game_of(self, player_id: PlayerId) -> GameId | None:
+    async def unfinished_game_of(
+        self, player_id: PlayerId, ended: Container[GameId] = ()
+    ) -> GameId | None:
         """A stored unfinished game of the registered player ``player_id`` that runs on
         another node, or whose owner died and whose takeover is pending (``None`` if none).
 
@@ -452,6 +457,10 @@ class Ownership:
         presence TTL) therefore lapses no sooner than two thirds of that TTL after the
         listing began: with ``listing_fresh_s`` half the TTL, presence still names such a game
         (as for any game of a live node) when the listing does not.
+
+        ``ended``: games the caller has seen end (their ``end`` delivered to a player here):
+        the listing may have been made before they ended, and the owner holds their lease
+        until it evicts the room.
 
         :raises BusError: Redis is unreachable.
         :raises StoreError: the store is unreachable.
@@ -470,6 +479,8 @@ class Ownership:
             candidates = [g.id for g in page.games if g.status in UNFINISHED_STATUSES]
         for game_id in candidates:
             if self._node.hub.room(game_id) is not None or game_id in self.lost:
+                continue
+            if game_id in ended:
                 continue
             if await self.owner_of(game_id, take_over=True) is not None:
                 return game_id

@@ -61,12 +61,19 @@ class Resync(Part):
         """After an outage: re-announce, re-acquire leases, re-join followed remote games."""
         self._host.mark_presence(reannounce=True)
         await self._ownership.renew_all()
-        followed: dict[GameId, set[ConnId]] = {}
-        for conn_id, local in self._locals.items():
+        self.rejoin_followed()
+
+    def rejoin_followed(self) -> None:
+        """Re-join every unfinished game the connections here follow, from the last version
+        each saw: after an outage, or after this node's heartbeat lapsed (the other nodes may
+        have taken it for dead and dropped its connections: its players there would get no
+        event of their games again, while their sockets here stay open)."""
+        followed: set[GameId] = set()
+        for _, local in self._locals.items():
             for game_id, follow in local.follows.items():
                 if not follow.finished:
-                    followed.setdefault(game_id, set()).add(conn_id)
-        for game_id in followed:
+                    followed.add(game_id)
+        for game_id in sorted(followed):
             self._ownership.forget(game_id)
             self.rejoin(game_id, ())
 

@@ -228,7 +228,7 @@ class Router(Part):
             if role is GameRole.PLAYING and self._host.hub.room(game_id) is None and not ended:
                 return game_id
         # Not within ``limited``: its slots are for Redis calls, and this waits on the store.
-        return await self._ownership.unfinished_game_of(player_id)
+        return await self._ownership.unfinished_game_of(player_id, self._ended)
 
     async def _refuse_if_playing(
         self, conn_id: ConnId, local: LocalConnection, command: Command

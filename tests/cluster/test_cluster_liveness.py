@@ -2,17 +2,22 @@
 
 Nodes look the live set up at most every ``LIVE_RECHECK_S``; a node that started after the
 last look must not be taken for dead (its games would be refused with ``node_unavailable``,
-as happened to a cluster test in the first second after the cluster started).
+as happened to a cluster test in the first second after the cluster started). Nor must a node
+be taken for dead because its heartbeat waited behind a burst of seek registry updates in the
+state queue (the cluster storm's start-up: each hub logged the other "gone").
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from redis.asyncio import Redis
+from support import poll
 
 from server.app import App
 from server.cluster.node import ClusterDriver
@@ -30,6 +35,7 @@ async def app(tmp_path: Path) -> AsyncIterator[App]:
         database_url=f"sqlite+aiosqlite:///{tmp_path / 'hub.sqlite3'}",
         redis_url=REDIS_URL,
         bus_prefix=f"liveness-{uuid.uuid4().hex[:8]}:",
+        presence_ttl_ms=600,
         log_level="WARNING",
         argon2_time_cost=1,
         argon2_memory_kib=8,
@@ -51,3 +57,18 @@ async def test_a_node_that_started_since_the_last_look_is_not_taken_for_dead(app
     await app.cluster.presence.heartbeat("node-b", 30_000)  # node-b starts right after it
     assert await driver.alive("node-b")
     assert not await driver.alive("node-c")
+
+
+async def test_the_heartbeat_does_not_wait_behind_the_state_queue(app: App) -> None:
+    driver = app.driver
+    assert isinstance(driver, ClusterDriver)
+    release = asyncio.Event()
+    driver.sender.enqueue(release.wait, state=True)  # seek updates that take their time
+    key = f"{app.settings.bus_prefix}node:node-a"
+    redis = Redis.from_url(REDIS_URL)
+    try:
+        await redis.delete(key)  # the node's key lapsed: the next heartbeat sets it again
+        assert await poll(lambda: redis.exists(key), timeout=10.0) == 1
+    finally:
+        release.set()
+        await redis.aclose()

@@ -261,3 +261,35 @@ async def test_haproxy_forwards_the_ics_port_to_a_hub(cluster: LocalCluster) -> 
             received += chunk
     finally:
         writer.close()
+
+
+async def listings(hub: Any) -> int:
+    """How many listings of the unfinished games ``hub``'s sweep made (``/healthz``)."""
+    report = await hub.health() or {}
+    count: int = report.get("cluster", {}).get("unfinished_listings", 0)
+    return count
+
+
+async def test_a_player_seeks_again_as_soon_as_its_game_on_another_node_ends(
+    cluster: LocalCluster,
+) -> None:
+    """The seek right after the ``end`` is not refused ``already_playing``: the sweep's
+    listing of the unfinished games (which a seek asks) may predate the end, and the owner
+    holds the game's lease until it evicts the room (4–24 such refusals per cluster storm)."""
+    hub1, hub2, _ = cluster.hubs
+    first = await Client.register(hub1.url, "again-first")
+    second = await Client.register(hub2.url, "again-second")
+    for _ in range(3):
+        game_id = await pair(first, second)  # owned by hub1; the second player is on hub2
+        # Two listings on hub2 begin after the game was created: the last one names it.
+        listed = await listings(hub2)
+        await poll(lambda: listings(hub2), lambda n, since=listed: n >= since + 2, TIMEOUT)
+        await first.ok("abort", {"game": game_id})
+        await second.next(lambda m, g=game_id: m["t"] == "end" and m["d"]["game"] == g)
+        answer = await second.request(
+            "seek", {"variant": "minishogi", "tc": FISCHER, "colour": "second"}
+        )
+        assert answer["t"] == "ack", answer
+        await second.ok("unseek")
+    for client in (first, second):
+        await client.close()

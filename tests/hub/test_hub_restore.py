@@ -53,6 +53,20 @@ def test_restore_in_the_opening_restarts_the_first_move_window() -> None:
     assert h.hub.next_deadline() == h.now + 30_000
 
 
+def test_a_game_restored_with_no_move_is_aborted_after_the_first_move_window() -> None:
+    """A game taken over at ply 0 (its owner died before the first move) does not wait for
+    ever: the first-move window restarts at the takeover and ends the game."""
+    h = Harness()
+    h.connect(1, player("alice"))
+    h.run(h.hub.restore_game("r0", TERMS, (player("alice"), player("bob")), START_FEN, [], h.now))
+    assert h.hub.next_deadline() == h.now + 30_000
+    h.clear()
+    h.tick(h.now + 30_000)
+    end = one(h.inbox(1), "end")
+    assert end.d["termination"] == "abort" and end.d["detail"] == "no_first_move"
+    assert h.hub.active_game("alice") is None and h.hub.active_game("bob") is None
+
+
 def test_restoring_a_finished_position_ends_the_game() -> None:
     moves = played_game(["a1b2", "a5a2", "b2c3", "d5c4"])
     h = Harness()
