@@ -19,6 +19,11 @@ Run by hand or by ``bench_load.py`` (never in CI)::
   the server's timer runs it (a full collection of what is not frozen, then ``gc.freeze()``),
   and measures what freezing leaks: it unfreezes the heap and counts the cyclic garbage a
   whole-heap collection finds (see ``Probe.dump_census``).
+* ``BENCH_STALL_HANDLES`` set: each callback the loop runs is timed (its CPU), and each window's
+  report lists the turns that used over 30 ms (``long_turns``: the turn's CPU, its number of
+  callbacks, their CPU summed by name — a task's coroutine, where it stopped and the task's
+  name — and the five longest): what holds the loop in the long turns. It costs two CPU
+  readings per callback, so its windows' lag figures are not the plain probe's.
 * ``BENCH_PHASES`` set: each window's report also holds the median time from a move frame to
   each phase of its round trip inside the hub (``move_phases.py``).
 
@@ -64,6 +69,45 @@ class Probe:
         self.window_start = time.monotonic()
         self._gc_started = (0.0, 0.0)
         self.phases: MovePhases | None = None  # BENCH_PHASES: where the moves' time goes
+        self.timing_handles = False
+        self.turn_handles: list[tuple[float, asyncio.Handle]] = []
+        self.long_turns: list[tuple[float, int, object, object]] = []
+        """BENCH_STALL_HANDLES: the turns that used over 30 ms of CPU, their callbacks by name."""
+
+    def install_handle_timer(self) -> None:
+        """Time each callback the loop runs (its CPU); a turn's callbacks are kept by name."""
+        import asyncio.events
+
+        probe = self
+        run = asyncio.events.Handle._run
+
+        def timed_run(handle: asyncio.Handle) -> None:
+            before = time.thread_time()
+            run(handle)
+            probe.turn_handles.append((time.thread_time() - before, handle))
+
+        asyncio.events.Handle._run = timed_run  # type: ignore[method-assign]
+
+    def note_turn(self, busy: float) -> None:
+        handles, self.turn_handles = self.turn_handles, []
+        if busy < 0.03:
+            return
+        by_name: collections.Counter[str] = collections.Counter()
+        counts: collections.Counter[str] = collections.Counter()
+        for cost, handle in handles:
+            name = _handle_name(handle)
+            by_name[name] += cost
+            counts[name] += 1
+        self.long_turns.append(
+            (
+                round(1000 * busy, 1),
+                len(handles),
+                [(n, round(1000 * c, 1), counts[n]) for n, c in by_name.most_common(8)],
+                sorted(((round(1000 * c, 1), _handle_name(h)) for c, h in handles), reverse=True)[
+                    :5
+                ],
+            )
+        )
 
     def on_gc(self, phase: str, info: dict[str, int]) -> None:
         # Wall time is the pause players feel; the thread's CPU time is the collector's own
@@ -90,6 +134,8 @@ class Probe:
             await asyncio.sleep(PROBE_INTERVAL_S)
             self.lags.append(time.perf_counter() - before - PROBE_INTERVAL_S)
             self.busy.append(time.thread_time() - cpu_before)
+            if self.timing_handles:
+                self.note_turn(self.busy[-1])
 
     def dump_window(self) -> None:
         lags = sorted(self.lags)
@@ -129,6 +175,9 @@ class Probe:
             self.profiler.enable()
         if self.phases is not None:
             report["phases_us"] = self.phases.report()
+        if self.long_turns:
+            report["long_turns"] = sorted(self.long_turns, key=lambda t: -t[0])[:60]
+            self.long_turns = []
         self._write("window", report)
         self.lags.clear()
         self.busy.clear()
@@ -185,6 +234,21 @@ class Probe:
             out.write(json.dumps({"kind": kind, **report}) + "\n")
 
 
+def _handle_name(handle: asyncio.Handle) -> str:
+    callback = getattr(handle, "_callback", None)
+    owner = getattr(callback, "__self__", None)
+    if isinstance(owner, asyncio.Task):
+        coro = owner.get_coro()
+        frame = getattr(coro, "cr_frame", None)
+        where = f"@{frame.f_code.co_filename.rsplit('/', 2)[-1]}:{frame.f_lineno}" if frame else ""
+        name = owner.get_name()
+        named = "" if name.startswith("Task-") else f" [{name}]"
+        return f"task {getattr(coro, '__qualname__', coro)}{where}{named}"
+    if owner is not None:
+        return f"{type(owner).__name__}.{getattr(callback, '__name__', callback)}"
+    return str(getattr(callback, "__qualname__", callback))
+
+
 def _types(objects: list[object]) -> collections.Counter[str]:
     return collections.Counter(f"{type(o).__module__}.{type(o).__qualname__}" for o in objects)
 
@@ -203,6 +267,9 @@ async def main() -> None:
     loop.add_signal_handler(signal.SIGUSR1, probe.dump_window)
     loop.add_signal_handler(signal.SIGUSR2, probe.dump_census)
     task = asyncio.create_task(probe.run(), name="loop-lag-probe")
+    if os.environ.get("BENCH_STALL_HANDLES"):
+        probe.timing_handles = True
+        probe.install_handle_timer()
     try:
         await serve(settings)
     finally:

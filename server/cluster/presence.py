@@ -11,6 +11,7 @@ everything is announced again.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 
@@ -20,6 +21,10 @@ from server.hub.effects import GameId
 from server.hub.identity import PlayerId
 
 __all__ = ["Announcer", "PresenceKeeper", "Wanted"]
+
+PRESENCE_STEP = 500
+"""Connections or games :meth:`PresenceKeeper.wanted` looks at in one turn of the loop: after a
+reconnect storm a node holds thousands of each, and all at once held the loop for tens of ms."""
 
 Wanted = tuple[set[PlayerId], dict[tuple[PlayerId, GameId], GameRole]]
 """(online players, (player, game) -> role)."""
@@ -111,22 +116,35 @@ class PresenceKeeper(Part):
 
     async def _sync(self) -> None:
         self._dirty = False
-        await self._announcer.sync(self.wanted())
+        await self._announcer.sync(await self.wanted())
 
-    def wanted(self) -> Wanted:
-        online = {local.player.id for _, local in self._locals.items() if local.connected}
+    async def wanted(self) -> Wanted:
+        """What to announce now, gathered :data:`PRESENCE_STEP` connections or games per turn of
+        the loop. A change meanwhile marks the keeper again (:meth:`mark`), so the sync that
+        follows this one announces it."""
+        local_items = self._locals.items
+        online: set[PlayerId] = set()
+        for n, (_, local) in enumerate(local_items(), 1):
+            if local.connected:
+                online.add(local.player.id)
+            if n % PRESENCE_STEP == 0:
+                await asyncio.sleep(0)
         games: dict[tuple[PlayerId, GameId], GameRole] = {}
-        for game_id in self._ownership.owned:
+        for n, game_id in enumerate(list(self._ownership.owned), 1):
             room = self._host.hub.room(game_id)
             if room is not None and room.started:
                 for player in room.players:
                     games[(player.id, game_id)] = GameRole.PLAYING
                 for conn_id, side in room.members.items():
-                    local = self._locals.get(conn_id)
-                    if side is None and local is not None:
-                        games.setdefault((local.player.id, game_id), GameRole.WATCHING)
-        for _, local in self._locals.items():
+                    watcher = self._locals.get(conn_id)
+                    if side is None and watcher is not None:
+                        games.setdefault((watcher.player.id, game_id), GameRole.WATCHING)
+            if n % PRESENCE_STEP == 0:
+                await asyncio.sleep(0)
+        for n, (_, local) in enumerate(local_items(), 1):
             for game_id, follow in local.follows.items():
                 if not follow.finished:
                     games.setdefault((local.player.id, game_id), GameRole.WATCHING)
+            if n % PRESENCE_STEP == 0:
+                await asyncio.sleep(0)
         return online, games
