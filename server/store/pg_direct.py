@@ -116,6 +116,9 @@ class PgDirect:
         write-ahead log's flush (``synchronous_commit`` off). All such a commit holds is a
         session's ``last_seen``, which a database crash may set back by a fraction of a
         second; waiting for the flush made every login queue behind the disk."""
+        self._health_idle: list[asyncpg.Connection] = []
+        """The health check's connection (:meth:`ping`), so that it never waits behind the
+        others' work."""
         self._inserts: dict[tuple[str, ...], str] = {}
         """``INSERT INTO games`` by its columns."""
         self._game_slots = asyncio.Semaphore(game_connections)
@@ -226,11 +229,21 @@ class PgDirect:
         self._release(connection, idle)
         return outcome
 
+    async def ping(self) -> None:
+        """``SELECT 1`` on the health check's own connection. Through the pool, a ping queued
+        behind a reconnect storm's logins timed out, HAProxy took the hub that was serving them
+        for down and cut all its connections (docs/benchmarks.md, "the cluster storm").
+
+        :raises StoreUnavailableError: the database is unreachable.
+        """
+        await self._run("SELECT 1", lambda c: c.fetchval("SELECT 1"), self._health_idle)
+
     async def close(self) -> None:
         """Close the idle connections; later calls reconnect."""
         idle, self._idle = self._idle, []
-        idle += self._login_idle
+        idle += self._login_idle + self._health_idle
         self._login_idle = []
+        self._health_idle = []
         for connection in idle:
             await _discard(connection)
 

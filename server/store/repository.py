@@ -123,9 +123,13 @@ class Store(
         await self.close()
 
     async def ping(self) -> None:
-        """Round-trip to the database.
+        """Round-trip to the database (PostgreSQL: on a connection of its own, not the pool's,
+        so a busy pool does not make a health check fail).
 
         :raises StoreUnavailableError: if it cannot be reached.
         """
+        if self._direct is not None:
+            await self._direct.ping()
+            return
         async with self._transaction(write=False) as connection:
             await connection.execute(select(1))

@@ -139,6 +139,24 @@ async def http_status(app: App, path: str) -> int:
     return await asyncio.to_thread(fetch)
 
 
+async def test_the_health_check_answers_while_every_pooled_connection_is_busy(
+    start_app: StartApp,
+) -> None:
+    """A reconnect storm's logins can hold every pooled connection for seconds: the health
+    check pings on a connection of its own, so HAProxy does not take a serving hub for down."""
+    app = await start_app("postgresql")
+    pool = app.store.engine.sync_engine.pool
+    held = []
+    try:
+        for _ in range(pool.size() + pool._max_overflow):  # type: ignore[attr-defined]
+            held.append(await app.store.engine.connect())
+        assert pool.checkedout() == len(held) >= 10
+        assert await http_status(app, "/healthz") == 200
+    finally:
+        for connection in held:
+            await connection.close()
+
+
 async def test_finished_games_can_be_reviewed_over_http_and_the_websocket(
     start_app: StartApp, open_client: OpenClient
 ) -> None:
