@@ -122,11 +122,12 @@ class PresenceKeeper(Part):
         """What to announce now, gathered :data:`PRESENCE_STEP` connections or games per turn of
         the loop. A change meanwhile marks the keeper again (:meth:`mark`), so the sync that
         follows this one announces it."""
-        local_items = self._locals.items
         online: set[PlayerId] = set()
-        for n, (_, local) in enumerate(local_items(), 1):
+        followed: list[tuple[PlayerId, GameId]] = []
+        for n, (_, local) in enumerate(self._locals.items(), 1):
             if local.connected:
                 online.add(local.player.id)
+            followed += [(local.player.id, g) for g, f in local.follows.items() if not f.finished]
             if n % PRESENCE_STEP == 0:
                 await asyncio.sleep(0)
         games: dict[tuple[PlayerId, GameId], GameRole] = {}
@@ -141,10 +142,6 @@ class PresenceKeeper(Part):
                         games.setdefault((watcher.player.id, game_id), GameRole.WATCHING)
             if n % PRESENCE_STEP == 0:
                 await asyncio.sleep(0)
-        for n, (_, local) in enumerate(local_items(), 1):
-            for game_id, follow in local.follows.items():
-                if not follow.finished:
-                    games.setdefault((local.player.id, game_id), GameRole.WATCHING)
-            if n % PRESENCE_STEP == 0:
-                await asyncio.sleep(0)
+        for key in followed:  # the games this node's players follow (watching, unless playing)
+            games.setdefault(key, GameRole.WATCHING)
         return online, games
