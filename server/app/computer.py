@@ -354,7 +354,9 @@ class ComputerSeat:
             try:
                 job_id = await self.jobs.enqueue_move(game.game_id, game.variant, payload)
             except StoreUnavailableError as error:
-                logger.warning("game %s: the move job could not be queued (%s)", game.game_id, error)
+                logger.warning(
+                    "game %s: the move job could not be queued (%s)", game.game_id, error
+                )
                 await asyncio.sleep(RETRY_S)
                 continue
             if game.asked_ply == ply and self.games.get(game.game_id) is game:

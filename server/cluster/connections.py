@@ -56,12 +56,17 @@ class LocalConnection:
 
 
 class LocalConnections:
-    """This node's connections, by id, by player and by lower-case player name."""
+    """This node's connections, by id, by player, by lower-case player name and by the remote
+    games they follow."""
 
     def __init__(self) -> None:
         self._by_conn: dict[ConnId, LocalConnection] = {}
         self._player_conns: dict[PlayerId, set[ConnId]] = {}
         self._names: dict[str, PlayerId] = {}
+        self._followers: dict[GameId, set[ConnId]] = {}
+        """Game -> the connections with a :class:`Follow` of it: a takeover re-joins a game's
+        followers, and walking every connection for each of a storm's hundreds of takeovers
+        held a survivor's loop 3 ms a game (issue 25)."""
 
     def __len__(self) -> int:
         return len(self._by_conn)
@@ -81,6 +86,8 @@ class LocalConnections:
         local = self._by_conn.pop(conn_id, None)
         if local is None:
             return None
+        for game_id in local.follows:
+            self._unindex(game_id, conn_id)
         player = local.player
         conns = self._player_conns.get(player.id, set())
         conns.discard(conn_id)
@@ -89,6 +96,32 @@ class LocalConnections:
             if self._names.get(player.name.lower()) == player.id:
                 del self._names[player.name.lower()]
         return local
+
+    def follow(self, conn_id: ConnId, local: LocalConnection, game_id: GameId, node: str) -> Follow:
+        """Start (or start again) following ``game_id``, run by ``node``, on ``conn_id``."""
+        follow = local.follows[game_id] = Follow(node)
+        self._followers.setdefault(game_id, set()).add(conn_id)
+        return follow
+
+    def unfollow(self, conn_id: ConnId, local: LocalConnection, game_id: GameId) -> None:
+        """Stop following ``game_id`` on ``conn_id`` (it left the game)."""
+        if local.follows.pop(game_id, None) is not None:
+            self._unindex(game_id, conn_id)
+
+    def followers(self, game_id: GameId) -> list[tuple[ConnId, LocalConnection]]:
+        """The connections here that follow ``game_id``."""
+        return [(c, self._by_conn[c]) for c in self._followers.get(game_id, ())]
+
+    def of_player(self, player_id: PlayerId) -> list[tuple[ConnId, LocalConnection]]:
+        """The connections here of ``player_id``."""
+        return [(c, self._by_conn[c]) for c in self._player_conns.get(player_id, ())]
+
+    def _unindex(self, game_id: GameId, conn_id: ConnId) -> None:
+        conns = self._followers.get(game_id)
+        if conns is not None:
+            conns.discard(conn_id)
+            if not conns:
+                del self._followers[game_id]
 
     def has_name(self, name: str) -> bool:
         """Whether a player named ``name`` (lower case) is connected here."""

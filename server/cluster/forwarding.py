@@ -251,7 +251,7 @@ class Forwarder(Part):
                 follow = local.follows.get(game_id)
                 known = follow is not None and follow.node == node_id
                 if follow is None or follow.node != node_id:
-                    follow = local.follows[game_id] = Follow(node_id)
+                    follow = self._locals.follow(conn_id, local, game_id, node_id)
                     self._host.mark_presence()
                 if version is not None:
                     if kind == MessageKind.GAME:  # a snapshot: everything up to its version

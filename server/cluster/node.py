@@ -84,6 +84,12 @@ logger = logging.getLogger(__name__)
 MIN_CALL_TIMEOUT_S = 5.0
 CLOSE_FLUSH_S = 1.0
 REDIS_CONCURRENCY = 32
+CONNECTS_AT_ONCE = 32
+"""Logins whose lookups (the player's game on another node) run at once; the others wait their
+turn before their first lookup. The public listener admits 32 connections opening at once, but
+lets a slot go after a second, and in a reconnect storm onto a busy survivor a login's lookups
+took seconds: hundreds ran at once and their steps, answered together, held turns of the loop
+for 40–50 ms (docs/benchmarks.md, issue 25). Bounded, a turn holds at most this many."""
 ID_BASE_BITS = 32
 """Each hub numbers seeks and challenges from a random multiple of 2**32 (ids stay < 2**53)."""
 
@@ -159,6 +165,7 @@ class ClusterDriver(HubDriver):
         hub.set_id_base(rng.randrange(1, 2**20) << ID_BASE_BITS)
         self._presence_ttl = settings.presence_ttl_ms
         self._redis_slots = asyncio.Semaphore(REDIS_CONCURRENCY)
+        self._connect_slots = asyncio.Semaphore(CONNECTS_AT_ONCE)
         self._background: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
         self._remove_degraded_listener: Callable[[], None] | None = None
@@ -395,10 +402,11 @@ class ClusterDriver(HubDriver):
         game_id: GameId | None = None
         owner: str | None = None
         try:
-            if not self.degraded:
-                game_id = await self.router.running_game_elsewhere(local.player.id)
-                if game_id is not None:
-                    owner = await self.limited(self.ownership.owner_of(game_id, take_over=True))
+            async with self._connect_slots:
+                if not self.degraded and not local.closed:
+                    game_id = await self.router.running_game_elsewhere(local.player.id)
+                    if game_id is not None:
+                        owner = await self.limited(self.ownership.owner_of(game_id, take_over=True))
         except (BusError, StoreError):
             game_id = None
         finally:

@@ -45,11 +45,11 @@ ORPHANED = ""
 """What :meth:`Ownership.owner_of` returns for a game whose takeover is under way."""
 
 Takeover = Literal["taken", "pending", "none"]
-SWEEP_PAGE = 500
 SWEEP_TAKEOVERS = 8
 """Takeovers a sweep runs at once."""
 PLAYER_GAMES = 4
-"""How many of a player's newest stored games :meth:`Ownership.unfinished_game_of` looks at."""
+"""How many of a player's newest unfinished stored games :meth:`Ownership.unfinished_game_of`
+looks at (one, unless a takeover is pending)."""
 
 
 @dataclass(frozen=True)
@@ -268,28 +268,19 @@ class Ownership:
     async def _unfinished_ids(self) -> list[GameId]:
         """Every unfinished stored game; the listing is kept for :meth:`unfinished_game_of`.
 
-        Listed ``created`` first, then ``started``: a game that starts meanwhile is in one of
-        the two pages.
+        One light query (ids and players only, ``Store.unfinished_games``): through the
+        store's paged listing, 500 whole rows with their moves counted held a survivor's loop
+        13–25 ms at a time during a reconnect storm (docs/benchmarks.md, issue 25).
         """
         started = self._clock()
         found: list[GameId] = []
         games_of: dict[int, list[GameId]] = {}
-        for status in UNFINISHED_STATUSES:
-            cursor: str | None = None
-            while True:
-                page = await self._store.list_games(
-                    status=status,
-                    limit=SWEEP_PAGE,
-                    cursor=cursor,
-                )
-                for game in page.games:
-                    found.append(game.id)
-                    for player in (game.first_player_id, game.second_player_id):
-                        if player is not None:
-                            games_of.setdefault(player, []).append(game.id)
-                cursor = page.next_cursor
-                if cursor is None:
-                    break
+        for game_id, first, second in await self._store.unfinished_games():
+            found.append(game_id)
+            if first is not None:
+                games_of.setdefault(first, []).append(game_id)
+            if second is not None and second != first:
+                games_of.setdefault(second, []).append(game_id)
         self._listing = _Listing(started, games_of)
         self.listings += 1
         return found
@@ -474,9 +465,7 @@ class Ownership:
             self.lookups["listing"] += 1
         else:
             self.lookups["store"] += 1
-            # One query, the player's newest games: no new game starts while one is unfinished.
-            page = await self._store.list_games(player_id=store_id, limit=PLAYER_GAMES)
-            candidates = [g.id for g in page.games if g.status in UNFINISHED_STATUSES]
+            candidates = await self._store.unfinished_games_of(store_id, PLAYER_GAMES)
         for game_id in candidates:
             if self._node.hub.room(game_id) is not None or game_id in self.lost:
                 continue

@@ -81,7 +81,10 @@ class Resync(Part):
         """Re-join a game that moved to another node (or after an outage): its followers here
         with the last version they saw, and its players' connections here."""
         players = {p for p in player_ids if isinstance(p, str)}
-        for conn_id, local in self._locals.items():
+        candidates = dict(self._locals.followers(game_id))
+        for player_id in players:
+            candidates.update(self._locals.of_player(player_id))
+        for conn_id, local in candidates.items():
             follow = local.follows.get(game_id)
             if follow is not None and not follow.finished:
                 since: int | None = follow.version

@@ -116,7 +116,7 @@ class Router(Part):
         self, conn_id: ConnId, local: LocalConnection, node_id: str, command: Command, lag_ms: int
     ) -> None:
         if isinstance(command, LeaveCommand):
-            local.follows.pop(command.game_id, None)
+            self._locals.unfollow(conn_id, local, command.game_id)
             self._host.mark_presence()
         if node_id == self._host.node_id:
             self._host.handle_here(conn_id, command, lag_ms)

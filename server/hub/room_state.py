@@ -329,9 +329,7 @@ class RoomState:
 
     # ------------------------------------------------------------- emitting
 
-    def emit(
-        self, t: str, data: Payload, audience: Audience = Audience.EVERYONE
-    ) -> list[Effect]:
+    def emit(self, t: str, data: Payload, audience: Audience = Audience.EVERYONE) -> list[Effect]:
         return self.deliver(self.log.append(t, {"game": self.game_id, **data}, audience))
 
     def deliver(self, event: RoomEvent) -> list[Effect]:

@@ -163,7 +163,9 @@ class Score:
         if self.cp is not None and not -MAX_CP <= self.cp <= MAX_CP:
             raise AnalysisError(f"cp must be between {-MAX_CP} and {MAX_CP}")
         if self.mate is not None and not (0 < abs(self.mate) <= MAX_MATE):
-            raise AnalysisError(f"mate must be a non-zero integer between {-MAX_MATE} and {MAX_MATE}")
+            raise AnalysisError(
+                f"mate must be a non-zero integer between {-MAX_MATE} and {MAX_MATE}"
+            )
 
     @classmethod
     def from_json(cls, obj: object) -> Score:

@@ -156,7 +156,9 @@ def _not_minor(pos: Position) -> frozenset[int]:
     codes = _NOT_MINOR.get(v.name)
     if codes is None:
         t = v.t
-        plain = [c for c in range(1, t.n + 1) if not t.royal[c] and t.types[c].betza not in ("B", "N")]
+        plain = [
+            c for c in range(1, t.n + 1) if not t.royal[c] and t.types[c].betza not in ("B", "N")
+        ]
         codes = _NOT_MINOR[v.name] = frozenset(plain + [-c for c in plain])
     return codes
 

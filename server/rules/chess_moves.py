@@ -15,7 +15,15 @@ from .move import NULL_SQUARE, Move
 if TYPE_CHECKING:
     from .position import Position
 
-__all__ = ["add_castlings", "castle_rook", "ep_capture_legal", "ep_target", "ep_victim", "is_castling", "is_ep"]
+__all__ = [
+    "add_castlings",
+    "castle_rook",
+    "ep_capture_legal",
+    "ep_target",
+    "ep_victim",
+    "is_castling",
+    "is_ep",
+]
 
 
 def add_castlings(pos: Position, out: list[Move]) -> None:
@@ -63,7 +71,9 @@ def add_castlings(pos: Position, out: list[Move]) -> None:
         out.append(move)
 
 
-def _castle_path(pos: Position, king: int, bit: int) -> tuple[int, tuple[int, ...], int, int, Move] | None:
+def _castle_path(
+    pos: Position, king: int, bit: int
+) -> tuple[int, tuple[int, ...], int, int, Move] | None:
     """For the side to move's castling king on ``king`` and the castling right ``bit`` (1
     towards the last file, 2 towards the first): the rook's corner, the squares between that
     must be empty, the square the king crosses, its destination and the castling move; None
@@ -78,9 +88,17 @@ def _castle_path(pos: Position, king: int, bit: int) -> tuple[int, tuple[int, ..
     path = None
     if g.rank_of(king) == back and abs(rook_file - kf) >= 2:
         step = 1 if rook_file > kf else -1
-        between = tuple(g.square(f, back) for f in range(min(kf, rook_file) + 1, max(kf, rook_file)))
+        between = tuple(
+            g.square(f, back) for f in range(min(kf, rook_file) + 1, max(kf, rook_file))
+        )
         dest = g.square(kf + 2 * step, back)
-        path = (g.square(rook_file, back), between, g.square(kf + step, back), dest, t.shared(Move(king, dest)))
+        path = (
+            g.square(rook_file, back),
+            between,
+            g.square(kf + step, back),
+            dest,
+            t.shared(Move(king, dest)),
+        )
     t.castle_paths[(side, king, bit)] = path
     return path
 

@@ -44,7 +44,9 @@ def drop_targets(pos: Position, code: int) -> tuple[tuple[int, int, Move], ...]:
     side = pos.turn
     mobile = t.mobile[side][code]
     targets = tuple(
-        (s, g.file_of(s), t.shared(Move(NULL_SQUARE, s, 0, code))) for s in range(g.size) if s in mobile
+        (s, g.file_of(s), t.shared(Move(NULL_SQUARE, s, 0, code)))
+        for s in range(g.size)
+        if s in mobile
     )
     t.drop_moves[(side, code)] = targets
     return targets

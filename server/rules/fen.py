@@ -155,7 +155,9 @@ def _validate(pos: Position) -> int:
         if not royals and v.royalty[side] is not RoyalModel.ROYAL_CAPTURE:
             raise InvalidFenError(f"the {'first' if side == 0 else 'second'} player has no king")
         if v.royalty[side] is RoyalModel.CHECKMATE and len(royals) > 1:
-            raise InvalidFenError(f"the {'first' if side == 0 else 'second'} player has more than one king")
+            raise InvalidFenError(
+                f"the {'first' if side == 0 else 'second'} player has more than one king"
+            )
     for sq, p in enumerate(pos.board):
         if p and sq not in t.mobile[0 if p > 0 else 1][abs(p)]:
             raise InvalidFenError(f"the piece on {v.geometry.name(sq)} could never move")
@@ -170,12 +172,16 @@ def _validate(pos: Position) -> int:
             back = 0 if side == 0 else g.ranks - 1
             sign = 1 if side == 0 else -1
             corner = g.square(g.files - 1 if bit % 2 == 0 else 0, back)
-            king_ok = any(
-                g.rank_of(r) == back
-                and pos.board[r] == sign * t.castle_king
-                and FILE_LETTERS[g.file_of(r)] in v.castling.king_files
-                for r in pos.royals[side]
-            ) if v.castling is not None else False
+            king_ok = (
+                any(
+                    g.rank_of(r) == back
+                    and pos.board[r] == sign * t.castle_king
+                    and FILE_LETTERS[g.file_of(r)] in v.castling.king_files
+                    for r in pos.royals[side]
+                )
+                if v.castling is not None
+                else False
+            )
             if not king_ok or pos.board[corner] != sign * t.castle_rook:
                 castling &= ~(1 << bit)
     return castling

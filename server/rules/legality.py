@@ -55,7 +55,9 @@ def attack_set(pos: Position, by: int, board: list[int] | tuple[int, ...]) -> se
     built = t.reach_by_piece
     covered: set[int] = set()
     pieces = enumerate(board)
-    for sq, p in (((s, p) for s, p in pieces if p > 0) if by == 0 else ((s, p) for s, p in pieces if p < 0)):
+    for sq, p in (
+        ((s, p) for s, p in pieces if p > 0) if by == 0 else ((s, p) for s, p in pieces if p < 0)
+    ):
         near, rays = (built.get(p) or t.attacks_from(p))[sq]
         covered.update(near)
         for squares, flags in rays:
@@ -229,7 +231,9 @@ def needs_test(pos: Position, m: Move) -> bool:
 
 def passes_safety(pos: Position, m: Move, scratch: list[int] | None = None) -> bool:
     """Whether the pseudo-legal move ``m`` is legal (``scratch``: a copy of the board)."""
-    if needs_test(pos, m) and not legal_after(pos, m, list(pos.board) if scratch is None else scratch):
+    if needs_test(pos, m) and not legal_after(
+        pos, m, list(pos.board) if scratch is None else scratch
+    ):
         return False
     return not (m.drop and m.drop in pos.variant.t.no_drop_mate and drop_mates(pos, m))
 
@@ -270,7 +274,11 @@ def _legal_one(pos: Position) -> list[Move]:
     side = pos.turn
     sign = 1 if side == 0 else -1
     king = pos.royals[side][0]
-    own = [s for s, p in enumerate(board) if p > 0] if side == 0 else [s for s, p in enumerate(board) if p < 0]
+    own = (
+        [s for s, p in enumerate(board) if p > 0]
+        if side == 0
+        else [s for s, p in enumerate(board) if p < 0]
+    )
     covered = None
     enemies = len(board) - board.count(0) - len(own)
     if enemies <= 4 * MAP_PIECES_PER_STEP:
@@ -329,7 +337,11 @@ def _legal_quiet(pos: Position, own: list[int], covered: set[int] | None) -> lis
         royal = t.royal
         castler = t.castle_king if not sole else 0
         for m in legal:
-            if m.via or m.to_sq == ep or (not sole and (royal[m.promotion] or abs(board[m.from_sq]) == castler)):
+            if (
+                m.via
+                or m.to_sq == ep
+                or (not sole and (royal[m.promotion] or abs(board[m.from_sq]) == castler))
+            ):
                 tested.append(m)
             else:
                 plain.append(m)
@@ -519,7 +531,9 @@ def has_legal_move(pos: Position) -> bool:
     squares = range(len(board)) if sign > 0 else range(len(board) - 1, -1, -1)
     others = (s for s in squares if board[s] * sign > 0 and s not in royals)
     in_check = guard_mode(pos) == GUARD_ALL
-    order: Iterable[int] = itertools.chain(royals, others) if in_check else itertools.chain(others, royals)
+    order: Iterable[int] = (
+        itertools.chain(royals, others) if in_check else itertools.chain(others, royals)
+    )
     for fr in order:
         for m in pos._pseudo_moves_from(fr):
             if passes_safety(pos, m, scratch):

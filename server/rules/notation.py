@@ -61,6 +61,8 @@ def hodges(pos: Position, move: Move) -> str:
     suffix = ""
     if move.promotion:
         suffix = "+"
-    elif t.promote[code] and pos.is_legal(Move(move.from_sq, move.to_sq, t.promote[code], 0, move.via)):
+    elif t.promote[code] and pos.is_legal(
+        Move(move.from_sq, move.to_sq, t.promote[code], 0, move.via)
+    ):
         suffix = "="
     return f"{piece}{origin}{sep}{shogi_square(pos, move.to_sq)}{suffix}"

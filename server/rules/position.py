@@ -43,7 +43,6 @@ PositionSnapshot = tuple[
 ]
 
 
-
 class Position:
     """One position. Treat every attribute as read-only; :meth:`play` returns a new one."""
 
@@ -185,7 +184,9 @@ class Position:
 
     # ----------------------------------------------------------------- attacks
 
-    def attacked(self, square: int, by: int, board: tuple[int, ...] | list[int] | None = None) -> bool:
+    def attacked(
+        self, square: int, by: int, board: tuple[int, ...] | list[int] | None = None
+    ) -> bool:
         """Whether a piece of side ``by`` could capture on ``square`` (spec §0.4).
 
         ``board`` (default: this position's) must be this board or one reached from it by a
@@ -227,7 +228,9 @@ class Position:
                     break
         return False
 
-    def _safe(self, board: tuple[int, ...] | list[int], side: int, royals: list[int] | tuple[int, ...]) -> bool:
+    def _safe(
+        self, board: tuple[int, ...] | list[int], side: int, royals: list[int] | tuple[int, ...]
+    ) -> bool:
         """Whether ``side``'s royals are allowed to stand as they do (its royal model)."""
         model = self.variant.royalty[side]
         if model is RoyalModel.ROYAL_CAPTURE or not royals:
@@ -387,7 +390,6 @@ class Position:
     is_legal = is_legal
     legal_moves_from = legal_moves_from
 
-
     def _pseudo_moves_from(self, square: int) -> list[Move]:
         """The pseudo-legal moves of the mover's piece on ``square``, castling included (cached:
         a move check, its notation and the has-a-move test often ask about the same piece)."""
@@ -396,7 +398,11 @@ class Position:
         moves = self._from.get(square)
         if moves is None:
             moves = []
-            code = self.board[square] * (1 if self.turn == 0 else -1) if 0 <= square < len(self.board) else 0
+            code = (
+                self.board[square] * (1 if self.turn == 0 else -1)
+                if 0 <= square < len(self.board)
+                else 0
+            )
             if code > 0:
                 self._piece_moves(square, code, moves)
                 if code == self.variant.t.castle_king and self.castling:
@@ -472,7 +478,12 @@ class Position:
             victims = [s for s in m.via if board[s] * sign < 0] if m.via else []
             if board[to] * sign < 0:
                 victims.append(to)
-            elif code in t.ep_codes and to == self.ep and board[to] == 0 and (to - fr) % v.geometry.files:
+            elif (
+                code in t.ep_codes
+                and to == self.ep
+                and board[to] == 0
+                and (to - fr) % v.geometry.files
+            ):
                 victims.append(ep_victim(v.geometry, m))
             for sq in victims:
                 victim = board[sq]

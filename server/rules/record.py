@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, get_args, overload
+from typing import Literal, NamedTuple, get_args, overload
 
 from .game import Side
 
@@ -32,6 +32,7 @@ __all__ = [
     "MoveRecord",
     "ResultCode",
     "StoredTimeControl",
+    "UnfinishedGame",
 ]
 
 ClockKind = Literal["fischer", "byoyomi"]
@@ -172,6 +173,16 @@ class MoveList(Sequence[MoveRecord]):
 
 def _row(r: MoveRecord) -> _Row:
     return (r.ply, r.uci, r.display, r.clock_ms, r.spent_ms, r.periods_left, r.played_at)
+
+
+class UnfinishedGame(NamedTuple):
+    """An unfinished game's id and its registered players' store ids (None for a guest): all
+    the cluster's sweep needs of each unfinished game, read without the rest of its row
+    (``Store.unfinished_games``)."""
+
+    id: str
+    first_player_id: int | None
+    second_player_id: int | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

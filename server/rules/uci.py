@@ -19,7 +19,14 @@ from .move import NULL_SQUARE, Move
 if TYPE_CHECKING:
     from .position import Position
 
-__all__ = ["explain_illegal", "legal_by_text", "legal_uci", "move_from_uci", "move_uci", "parse_uci"]
+__all__ = [
+    "explain_illegal",
+    "legal_by_text",
+    "legal_uci",
+    "move_from_uci",
+    "move_uci",
+    "parse_uci",
+]
 
 _UCI = re.compile(r"^([a-o])(\d{1,2})([a-o])(\d{1,2})(\+|[a-z][!']?)?$")
 _DROP = re.compile(r"^(\+?[A-Z][!']?)@([a-o])(\d{1,2})$")
@@ -102,18 +109,24 @@ def parse_uci(pos: Position, text: str) -> Move:
         if drop:
             sym, f, r = drop.groups()
             if sym not in t.code:
-                raise InvalidMoveError(f"{text!r}: there is no piece {sym!r} in {pos.variant.title}")
+                raise InvalidMoveError(
+                    f"{text!r}: there is no piece {sym!r} in {pos.variant.title}"
+                )
             return Move(NULL_SQUARE, g.parse(f + r), 0, t.code[sym])
         if "," in text:
             squares = [_leg(leg, g) for leg in text.split(",")]
             for (_, b), (c, _) in itertools.pairwise(squares):
                 if b != c:
-                    raise InvalidMoveError(f"{text!r}: each leg must start where the previous one ended")
+                    raise InvalidMoveError(
+                        f"{text!r}: each leg must start where the previous one ended"
+                    )
             via = tuple(a for a, _ in squares[1:])
             return Move(squares[0][0], squares[-1][1], 0, 0, via)
         m = _UCI.match(text)
         if not m:
-            raise InvalidMoveError(f"{text!r} is not a move in coordinate form (like e2e4, c4c5+, P@c3)")
+            raise InvalidMoveError(
+                f"{text!r} is not a move in coordinate form (like e2e4, c4c5+, P@c3)"
+            )
         f1, r1, f2, r2, suffix = m.groups()
         names = t.square_names
         fr = names.get(f1 + r1)
@@ -149,7 +162,9 @@ def _leg(leg: str, g: Geometry) -> tuple[int, int]:
 def move_from_uci(pos: Position, text: str) -> Move:
     """Parse and check a move; raise InvalidMoveError / IllegalMoveError with a reason."""
     if pos.variant.special_moves is not None and text.strip() == PASS:
-        passes = [m for m in pos.legal_moves() if m.from_sq == m.to_sq and m.via and not pos.is_capture(m)]
+        passes = [
+            m for m in pos.legal_moves() if m.from_sq == m.to_sq and m.via and not pos.is_capture(m)
+        ]
         if not passes:
             raise IllegalMoveError("no piece can pass here")
         return passes[0]

@@ -202,9 +202,15 @@ class Tables:
                 self.demote[i] = self.code[p.base_symbol]
         self.atoms = [[] if p is None else parse(p.betza) for p in types]
         self.zone = [self._zone(v, side) for side in (0, 1)]
-        self.last_rank = [frozenset(s for s in range(g.size) if g.relative_rank(s, side) == g.ranks - 1) for side in (0, 1)]
+        self.last_rank = [
+            frozenset(s for s in range(g.size) if g.relative_rank(s, side) == g.ranks - 1)
+            for side in (0, 1)
+        ]
         self.moves = [[self._move_rays(g, atoms, side) for atoms in self.atoms] for side in (0, 1)]
-        self.mobile = [[frozenset(s for s in range(g.size) if rays and rays[s]) for rays in self.moves[side]] for side in (0, 1)]
+        self.mobile = [
+            [frozenset(s for s in range(g.size) if rays and rays[s]) for rays in self.moves[side]]
+            for side in (0, 1)
+        ]
         self._geometry = g
         self._leap_dirs: list[dict[tuple[int, int], set[int]]] = []
         self._ray_dirs: list[dict[tuple[int, int], dict[int, set[int]]]] = []
@@ -217,12 +223,16 @@ class Tables:
         # legal list (a promotion's text depends on the moving piece when the variant has both
         # promotion styles: then only plain moves are kept).
         self.uci_texts: dict[Move, str] = {}
-        self.uci_by_move = not (any(self.promote) and v.promotion is not None and v.promotion.choices)
+        self.uci_by_move = not (
+            any(self.promote) and v.promotion is not None and v.promotion.choices
+        )
         # fen.board_fen: the FEN text of one rank, by its squares' contents (most ranks are
         # unchanged from one position to the next). Emptied when it reaches FEN_RANKS_KEPT.
         self.fen_ranks: dict[tuple[int, ...], str] = {}
         # chess_moves._castle_path: (side, king square, right) -> castling path or None.
-        self.castle_paths: dict[tuple[int, int, int], tuple[int, tuple[int, ...], int, int, Move] | None] = {}
+        self.castle_paths: dict[
+            tuple[int, int, int], tuple[int, tuple[int, ...], int, int, Move] | None
+        ] = {}
         # legality._royal_steps: (side, code, square) -> a royal's plain steps, or None.
         self.royal_steps: dict[tuple[int, int, int], tuple[tuple[int, Landing], ...] | None] = {}
         # Per ray of attack_rays, the codes that attack along it from beyond the first square:
@@ -245,12 +255,20 @@ class Tables:
         self.choices: dict[int, tuple[int, ...]] = {}
         self.limits: dict[int, int] = {}
         if promo is not None:
-            self.choices = {self.code[s]: tuple(self.code[c] for c in cs) for s, cs in promo.choices}
+            self.choices = {
+                self.code[s]: tuple(self.code[c] for c in cs) for s, cs in promo.choices
+            }
             self.limits = {self.code[s]: n for s, n in promo.limits}
-        self.one_per_file = frozenset(self.code[s] for s in (v.drops.one_per_file if v.drops else ()))
-        self.no_drop_mate = frozenset(self.code[s] for s in (v.drops.no_drop_mate if v.drops else ()))
+        self.one_per_file = frozenset(
+            self.code[s] for s in (v.drops.one_per_file if v.drops else ())
+        )
+        self.no_drop_mate = frozenset(
+            self.code[s] for s in (v.drops.no_drop_mate if v.drops else ())
+        )
         self.ep_codes = frozenset(self.code[s] for s in v.en_passant)
-        self.reset_codes = frozenset(self.code[s] for s in (v.move_rule.reset_by if v.move_rule else ()))
+        self.reset_codes = frozenset(
+            self.code[s] for s in (v.move_rule.reset_by if v.move_rule else ())
+        )
         self.castle_king = self.code[v.castling.king] if v.castling else 0
         self.castle_rook = self.code[v.castling.rook] if v.castling else 0
         self.castle_keep = [0b1111] * g.size
@@ -261,9 +279,13 @@ class Tables:
                 self.castle_keep[g.square(0, back)] &= ~(2 << (2 * side))
         rng = random.Random(zlib.crc32(v.name.encode()))  # stable across processes
         bits = 64
-        self.z_piece = [[rng.getrandbits(bits) for _ in range(g.size)] for _ in range(2 * (self.n + 1))]
+        self.z_piece = [
+            [rng.getrandbits(bits) for _ in range(g.size)] for _ in range(2 * (self.n + 1))
+        ]
         self.z_side = rng.getrandbits(bits)
-        self.z_hand = [[[rng.getrandbits(bits) for _ in range(40)] for _ in range(self.n + 1)] for _ in (0, 1)]
+        self.z_hand = [
+            [[rng.getrandbits(bits) for _ in range(40)] for _ in range(self.n + 1)] for _ in (0, 1)
+        ]
         for per_code in self.z_hand:
             for keys in per_code:
                 keys[0] = 0  # an empty hand adds nothing: Position.play's n -> n±1 updates then
@@ -272,7 +294,9 @@ class Tables:
         self.z_ep = [rng.getrandbits(bits) for _ in range(g.size)]
         # Codes whose promotion choices have a limit (counted on the board at run time): the
         # generator cannot use ready-made landings for them.
-        self.limited = frozenset(c for c, cs in self.choices.items() if any(x in self.limits for x in cs))
+        self.limited = frozenset(
+            c for c, cs in self.choices.items() if any(x in self.limits for x in cs)
+        )
         self.steps_by_code: list[list[list[Steps] | None]] = [[None] * (self.n + 1) for _ in (0, 1)]
         self._shared: dict[Move, Move] = {}
         self._landings: dict[Landing, Landing] = {}
@@ -283,7 +307,10 @@ class Tables:
         Shogi position holds a fraction of its 55 piece types)."""
         per_square = self.steps_by_code[side][code]
         if per_square is None:
-            per_square = [self._square_steps(side, code, fr, rays) for fr, rays in enumerate(self.moves[side][code])]
+            per_square = [
+                self._square_steps(side, code, fr, rays)
+                for fr, rays in enumerate(self.moves[side][code])
+            ]
             self.steps_by_code[side][code] = per_square
         return per_square
 
@@ -345,7 +372,10 @@ class Tables:
         reach = self._reach.get(key)
         if reach is None:
             reach = frozenset(
-                s for squares, _, _, can_capture in self.moves[side][code][square] if can_capture for s in squares
+                s
+                for squares, _, _, can_capture in self.moves[side][code][square]
+                if can_capture
+                for s in squares
             )
             self._reach[key] = reach
         return reach
@@ -368,7 +398,9 @@ class Tables:
             per_square = []
             for sq in range(g.size):
                 f, r = g.file_of(sq), g.rank_of(sq)
-                near = {g.square(f + dx, r + dy) for dx, dy in leap_dirs if g.on_board(f + dx, r + dy)}
+                near = {
+                    g.square(f + dx, r + dy) for dx, dy in leap_dirs if g.on_board(f + dx, r + dy)
+                }
                 rays = []
                 for (dx, dy), top, hits in ray_dirs:
                     squares = []
@@ -418,7 +450,12 @@ class Tables:
             out.append(tuple(rays))
         return out
 
-    def _attack_tables(self, g: Geometry) -> tuple[list[list[tuple[tuple[int, frozenset[int]], ...]]], list[list[tuple[tuple[tuple[int, ...], tuple[frozenset[int], ...]], ...]]]]:
+    def _attack_tables(
+        self, g: Geometry
+    ) -> tuple[
+        list[list[tuple[tuple[int, frozenset[int]], ...]]],
+        list[list[tuple[tuple[tuple[int, ...], tuple[frozenset[int], ...]], ...]]],
+    ]:
         """Reverse tables: who, standing where, attacks a square.
 
         ``leaps[by][sq]`` lists (source square, signed codes that leap from there onto sq);

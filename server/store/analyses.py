@@ -116,7 +116,9 @@ class AnalysisStore(Transactions):
             "finished_at": None,
         }
         if existing is not None:
-            await connection.execute(delete(analysis_plies).where(analysis_plies.c.game_id == game_id))
+            await connection.execute(
+                delete(analysis_plies).where(analysis_plies.c.game_id == game_id)
+            )
             await connection.execute(
                 update(analyses).where(analyses.c.game_id == game_id).values(values)
             )
@@ -127,9 +129,7 @@ class AnalysisStore(Transactions):
                 if integrity_kind(error) != "unique":
                     raise
                 raise AnalysisExistsError(game_id, "queued") from error
-        return AnalysisRecord(
-            game_id, "queued", requested_by, limits, plies_total, created_at=now
-        )
+        return AnalysisRecord(game_id, "queued", requested_by, limits, plies_total, created_at=now)
 
     async def save_analysis_plies(
         self, game_id: str, evals: Sequence[PlyEval], *, done: bool = False
@@ -220,9 +220,7 @@ async def _read(connection: AsyncConnection, game_id: str) -> AnalysisRecord | N
 
 
 def _has_plies(game_id: str) -> Any:
-    return (
-        select(analysis_plies.c.ply).where(analysis_plies.c.game_id == game_id).exists()
-    )
+    return select(analysis_plies.c.ply).where(analysis_plies.c.game_id == game_id).exists()
 
 
 def _check_limits(limits: AnalysisLimits) -> None:

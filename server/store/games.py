@@ -351,9 +351,7 @@ class GameStore(Transactions):
         resumed room issues new versions that a later crash would not record."""
         async with self._transaction(write=True) as connection:
             version = (
-                await connection.execute(
-                    select(games.c.room_version).where(games.c.id == game_id)
-                )
+                await connection.execute(select(games.c.room_version).where(games.c.id == game_id))
             ).scalar_one_or_none()
             if version is not None:
                 await connection.execute(

@@ -87,6 +87,21 @@ RESUME_SESSION = (
 )
 
 
+#: The unfinished games and their players: three columns found by the ``status`` index, where
+#: the store's listing (:meth:`~server.store.queries.GameQueries.list_games`) reads whole rows,
+#: counts each running game's moves and looks both players' bot flags up. A cluster node lists
+#: them every second or so, and a reconnect storm's logins ask a player's (issue 25).
+UNFINISHED_GAMES = (
+    "SELECT id, first_player_id, second_player_id FROM games WHERE status IN ('created', 'started')"
+)
+#: A registered player's unfinished games (``$1`` its store id), newest first, ``$2`` at most.
+UNFINISHED_GAMES_OF = (
+    "SELECT id FROM games WHERE status IN ('created', 'started')"
+    " AND (first_player_id = $1 OR second_player_id = $1)"
+    " ORDER BY created_at DESC, id DESC LIMIT $2"
+)
+
+
 class PgDirect:
     """Writes moves and games' creations and ends over connections of its own.
 
@@ -197,6 +212,30 @@ class PgDirect:
                 self._login_idle,
             )
             return rows
+
+    async def unfinished_games(self) -> list[asyncpg.Record]:
+        """:data:`UNFINISHED_GAMES`' rows, on a games' connection.
+
+        :raises StoreUnavailableError: as :meth:`append_moves`.
+        """
+        async with self._game_slots:
+            rows: list[asyncpg.Record] = await self._run(
+                UNFINISHED_GAMES, lambda c: c.fetch(UNFINISHED_GAMES)
+            )
+            return rows
+
+    async def unfinished_games_of(self, player_id: int, limit: int) -> list[str]:
+        """:data:`UNFINISHED_GAMES_OF`' ids, on a login connection (a login asks it).
+
+        :raises StoreUnavailableError: as :meth:`append_moves`.
+        """
+        async with self._login_slots:
+            rows: list[asyncpg.Record] = await self._run(
+                UNFINISHED_GAMES_OF,
+                lambda c: c.fetch(UNFINISHED_GAMES_OF, player_id, limit),
+                self._login_idle,
+            )
+            return [row[0] for row in rows]
 
     async def _game_write(self, statement: str, arguments: tuple[object, ...]) -> str:
         """Run a game row's statement once one of the ``game_connections`` is free; returns

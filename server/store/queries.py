@@ -20,6 +20,7 @@ from server.rules.record import (
     MoveRecord,
     ResultCode,
     StoredTimeControl,
+    UnfinishedGame,
 )
 from server.store.records import check_game_id, check_result
 from server.store.schema import ColumnValues, game_moves, games, players
@@ -75,6 +76,36 @@ class GameQueries(Transactions):
         return [
             GameRecord(**_game_fields(row), moves=tuple(moves.get(row.id, ()))) for row in game_rows
         ]
+
+    async def unfinished_games(self) -> list[UnfinishedGame]:
+        """Every unfinished game's id and registered players, in no order: one light query (on
+        PostgreSQL straight through asyncpg), for the cluster's sweep, which lists them every
+        second or so (``server.cluster.ownership``)."""
+        if self._direct is not None:
+            return [UnfinishedGame(*row) for row in await self._direct.unfinished_games()]
+        statement = select(games.c.id, games.c.first_player_id, games.c.second_player_id).where(
+            games.c.status.in_(UNFINISHED_STATUSES)
+        )
+        async with self._transaction(write=False) as connection:
+            return [UnfinishedGame(*row) for row in await connection.execute(statement)]
+
+    async def unfinished_games_of(self, player_id: int, limit: int = 4) -> list[str]:
+        """The ids of the registered player ``player_id``'s unfinished games, newest first, at
+        most ``limit`` (a player has one at a time, unless a takeover is pending): a login's
+        lookup when the sweep's listing is not fresh."""
+        if self._direct is not None:
+            return await self._direct.unfinished_games_of(player_id, limit)
+        statement = (
+            select(games.c.id)
+            .where(
+                games.c.status.in_(UNFINISHED_STATUSES),
+                or_(games.c.first_player_id == player_id, games.c.second_player_id == player_id),
+            )
+            .order_by(games.c.created_at.desc(), games.c.id.desc())
+            .limit(limit)
+        )
+        async with self._transaction(write=False) as connection:
+            return list((await connection.execute(statement)).scalars())
 
     async def list_games(
         self,

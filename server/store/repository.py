@@ -34,9 +34,7 @@ from server.store.tokens import TokenStore
 __all__ = ["Store", "new_game_id"]
 
 
-class Store(
-    PlayerStore, TokenStore, RatingStore, GameStore, GameQueries, JobStore, AnalysisStore
-):
+class Store(PlayerStore, TokenStore, RatingStore, GameStore, GameQueries, JobStore, AnalysisStore):
     """Players, login sessions, ratings, games and moves in one database.
 
     Build it with :meth:`from_url` (or around an existing engine) and

@@ -128,7 +128,9 @@ def _bad_text_at(obj: Any, path: str) -> str | None:
         return None if valid_text(obj) else path
     if isinstance(obj, dict):
         for key, value in obj.items():
-            where = f"{path}.{key}" if valid_text(key) and key.isidentifier() else f"{path}[{key!r}]"
+            where = (
+                f"{path}.{key}" if valid_text(key) and key.isidentifier() else f"{path}[{key!r}]"
+            )
             if not valid_text(key):
                 return where
             found = _bad_text_at(value, where)

@@ -77,6 +77,7 @@ AUTH_FRAME_FIELDS: dict[str, tuple[str, ...]] = {
 }
 """The frame types the transport handles itself, and their (string) fields."""
 
+
 def _strings(envelope: Envelope, *names: str) -> list[str]:
     fields = FieldReader(envelope.kind, envelope.payload)
     values = [fields.string(name, MAX_FIELD) for name in names]

@@ -214,7 +214,9 @@ def _moment(name: str, value: object) -> datetime:
         # In UTC, as the store compares: 0001-01-01T00:00:00+01:00 is before year 1.
         return moment.astimezone(UTC)
     except OverflowError:
-        raise _bad(f"{name} is out of range: {shown(text)} is not between years 1 and 9999 in UTC") from None
+        raise _bad(
+            f"{name} is out of range: {shown(text)} is not between years 1 and 9999 in UTC"
+        ) from None
 
 
 def _choice(name: str, value: object, options: Sequence[str]) -> str:

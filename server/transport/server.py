@@ -75,6 +75,7 @@ class _Listen(TypedDict, total=False):
     sock: socket.socket
     start_serving: bool
 
+
 AUTH_TIMEOUT_S = 30.0
 """An unauthenticated connection is closed (1008) after this long."""
 MAX_AUTH_FAILURES = 5

@@ -19,21 +19,38 @@ from .worker import Worker, WorkerConfig
 
 def parse_args(argv: list[str] | None = None) -> WorkerConfig:
     env = os.environ
-    parser = argparse.ArgumentParser(prog="python -m server.worker", description="Engine worker (fishnet-style)")
+    parser = argparse.ArgumentParser(
+        prog="python -m server.worker", description="Engine worker (fishnet-style)"
+    )
     parser.add_argument("--url", default=env.get("HUB_WORKER_URL", "http://127.0.0.1:8080"))
     parser.add_argument("--key", default=env.get("HUB_WORKER_KEY"))
     parser.add_argument("--key-file", default=env.get("HUB_WORKER_KEY_FILE", "data/worker.key"))
-    parser.add_argument("--slots", type=int, default=int(env.get("HUB_WORKER_SLOTS", "0")) or None,
-                        help="searches at once (default: one per core)")
-    parser.add_argument("--nice", type=int, default=int(env.get("HUB_WORKER_NICE", "10")),
-                        help="scheduling niceness added to the worker and its engines")
+    parser.add_argument(
+        "--slots",
+        type=int,
+        default=int(env.get("HUB_WORKER_SLOTS", "0")) or None,
+        help="searches at once (default: one per core)",
+    )
+    parser.add_argument(
+        "--nice",
+        type=int,
+        default=int(env.get("HUB_WORKER_NICE", "10")),
+        help="scheduling niceness added to the worker and its engines",
+    )
     parser.add_argument("--name", default=None)
-    parser.add_argument("--engine", action="append", default=[], metavar="VARIANT=ENGINE",
-                        help="use another engine for a variant (e.g. minishogi=sjaakii)")
+    parser.add_argument(
+        "--engine",
+        action="append",
+        default=[],
+        metavar="VARIANT=ENGINE",
+        help="use another engine for a variant (e.g. minishogi=sjaakii)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     key = args.key
     if not key:
         try:

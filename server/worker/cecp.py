@@ -34,7 +34,9 @@ _RESULT = re.compile(r"^(1-0|0-1|1/2-1/2)\b")
 MATE_BASE = 100_000  # the XBoard convention: mate in n moves scores 100000 + n
 
 
-def parse_thinking(line: str, mate_score: int | None = None) -> tuple[int, Score, int, int, list[str]] | None:
+def parse_thinking(
+    line: str, mate_score: int | None = None
+) -> tuple[int, Score, int, int, list[str]] | None:
     """``ply score time nodes pv`` → (depth, score, time in ms, nodes, pv tokens).
 
     Mate: the XBoard convention (100000 + n moves), or an engine's own ``mate_score`` minus
@@ -43,7 +45,9 @@ def parse_thinking(line: str, mate_score: int | None = None) -> tuple[int, Score
     if not m:
         return None
     depth, score, centis, nodes = (int(x) for x in m.groups()[:4])
-    pv = [t for t in m.group(5).split() if not _MOVE_NUMBER.match(t) and not t.startswith(("{", "("))]
+    pv = [
+        t for t in m.group(5).split() if not _MOVE_NUMBER.match(t) and not t.startswith(("{", "("))
+    ]
     if abs(score) >= MATE_BASE:
         moves = abs(score) - MATE_BASE
         value = Score(mate=moves if score > 0 else -moves)
@@ -148,8 +152,14 @@ class CecpEngine:
         clock = limits.clock
         if clock is not None:
             increment = (clock.increment_ms + clock.byoyomi_ms) / 1000
-            own = max(0, clock.own_ms - spent_ms) + (clock.byoyomi_ms if clock.increment_ms == 0 else 0)
-            lines += [f"level 0 {max(1, own // 60000)} {increment:g}", f"time {own // 10}", f"otim {clock.other_ms // 10}"]
+            own = max(0, clock.own_ms - spent_ms) + (
+                clock.byoyomi_ms if clock.increment_ms == 0 else 0
+            )
+            lines += [
+                f"level 0 {max(1, own // 60000)} {increment:g}",
+                f"time {own // 10}",
+                f"otim {clock.other_ms // 10}",
+            ]
         elif limits.movetime_ms is not None:
             centis = max(1, 2 * limits.movetime_ms // 10)
             lines += ["level 1 1 0", f"time {centis}", f"otim {centis}"]
@@ -214,7 +224,9 @@ class CecpEngine:
         # Take the engine's own move back: its board is then the position searched, and the
         # next search of this game (the reply, or the next ply analysed) only adds moves.
         self.process.send("force", *(["undo"] if result.bestmove is not None else []))
-        await self._sync(time.monotonic() + GRACE_S)  # whatever it still says belongs to this search
+        await self._sync(
+            time.monotonic() + GRACE_S
+        )  # whatever it still says belongs to this search
         self._board = (position.variant, position.fen, position.moves)
         return result
 

@@ -47,7 +47,9 @@ def game_of(variant: str, position: str | None, moves: str | list[str]) -> Game:
     return game
 
 
-def clock_for(job_clock: JsonObject | None, engine_is_first: bool, spent_ms: int = 0) -> EngineClock | None:
+def clock_for(
+    job_clock: JsonObject | None, engine_is_first: bool, spent_ms: int = 0
+) -> EngineClock | None:
     """The job's clock (FISHNET.md) from the engine's side, less what the worker has spent."""
     if not job_clock:
         return None
@@ -119,7 +121,9 @@ class Computer:
 
     nice: int = 0
     engines: dict[str, str] = field(default_factory=dict)  # variant -> engine override
-    programs: dict[str, EngineProgram] = field(default_factory=dict)  # engine key -> program override
+    programs: dict[str, EngineProgram] = field(
+        default_factory=dict
+    )  # engine key -> program override
     fallbacks: collections.Counter[tuple[str, str]] = field(default_factory=collections.Counter)
     restarts: collections.Counter[str] = field(default_factory=collections.Counter)
     rng: random.Random = field(default_factory=random.Random)
@@ -139,7 +143,9 @@ class Computer:
         if driver is not None:
             await driver.process.kill()
         driver = (
-            CecpEngine([program.path], nice=self.nice, name=program.key, mate_score=program.mate_score)
+            CecpEngine(
+                [program.path], nice=self.nice, name=program.key, mate_score=program.mate_score
+            )
             if program.protocol == "cecp"
             else UciEngine([program.path], nice=self.nice, name=program.key)
         )
@@ -201,7 +207,9 @@ class Computer:
         self.fallbacks[variant, reason] += 1
         log.warning("fallback in %s: %s (%s)", variant, reason, detail)
 
-    async def best_move(self, game: Game, level: int, clock: EngineClock | None = None) -> MoveAnswer:
+    async def best_move(
+        self, game: Game, level: int, clock: EngineClock | None = None
+    ) -> MoveAnswer:
         """The computer's move in ``game`` at ``level``: always legal by our rules, None
         only when the game is over."""
         legal = game.legal_moves()
@@ -228,12 +236,20 @@ class Computer:
         if dialect.program.protocol == "uci" and result.bestmove is not None:
             # Ask again, the search restricted to our legal moves (UCI "searchmoves"): the
             # engine's best move among those the spec allows.
-            retry = replace(limits, clock=None, movetime_ms=RETRY_MS, deadline_ms=RETRY_MS + DEADLINE_MARGIN_MS, searchmoves=tuple(legal))
+            retry = replace(
+                limits,
+                clock=None,
+                movetime_ms=RETRY_MS,
+                deadline_ms=RETRY_MS + DEADLINE_MARGIN_MS,
+                searchmoves=tuple(legal),
+            )
             try:
                 again = await self._search(dialect, position, retry)
             except EngineError:
                 again = None
-            alternative = dialect.from_engine(game.position, again.bestmove) if again is not None else None
+            alternative = (
+                dialect.from_engine(game.position, again.bestmove) if again is not None else None
+            )
             if alternative is not None:
                 return MoveAnswer(alternative, result.bestmove, reason, again)
         return MoveAnswer(fallback_move(game.position, legal), result.bestmove, reason, result)

@@ -70,9 +70,7 @@ PROGRAMS: dict[str, EngineProgram] = {
 }
 
 WILD_D_KING = "wildcastled"
-_VARIANTS_INI = (
-    f"[{WILD_D_KING}:chess]\ncastlingKingFile = d\ncastlingKingsideFile = f\ncastlingQueensideFile = b\n"
-)
+_VARIANTS_INI = f"[{WILD_D_KING}:chess]\ncastlingKingFile = d\ncastlingKingsideFile = f\ncastlingQueensideFile = b\n"
 
 
 @cache
@@ -123,7 +121,9 @@ class Dialect:
             return EnginePosition(engine_variant, pos.fen(), ())
         if self.send == "moves":
             if game.start_fen.split()[:2] != game.variant.start_fen.split()[:2]:
-                raise UnsupportedPosition(f"{self.engine} plays {self.variant} only from its standard start")
+                raise UnsupportedPosition(
+                    f"{self.engine} plays {self.variant} only from its standard start"
+                )
             return EnginePosition(engine_variant, None, moves)
         return EnginePosition(engine_variant, game.start_fen, moves)
 

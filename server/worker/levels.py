@@ -23,7 +23,13 @@ from .search import EngineClock, SearchLimits
 
 __all__ = [
     "DEADLINE_MARGIN_MS",
-    "LEVELS", "Level", "level_blunder", "level_commands", "level_options", "think_limits"]
+    "LEVELS",
+    "Level",
+    "level_blunder",
+    "level_commands",
+    "level_options",
+    "think_limits",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +38,9 @@ class Level:
     movetime_ms: int | None  # None: the clock decides (level 8)
     skill: int | None = None  # Fairy-Stockfish "Skill Level" (-20..20)
     noise: int | None = None  # Sjaak II "Random amplitude (0 to disable)" (0..100)
-    blunder: float = 0.0  # the chance of playing a random legal move instead (HaChu: no skill option)
+    blunder: float = (
+        0.0  # the chance of playing a random legal move instead (HaChu: no skill option)
+    )
     depth_bound: bool = False
     """The depth is the level (its move time only a safety net, never reached on an idle core):
     on a clock it searches to its depth within the clock's budget, so a loaded machine changes
@@ -135,12 +143,30 @@ def think_limits(engine: str, level: int, clock: EngineClock | None) -> SearchLi
     commands = level_commands(engine, level)
     if clock is None:
         movetime = spec.movetime_ms or NO_CLOCK_MS
-        return SearchLimits(movetime_ms=movetime, depth=spec.depth, options=options, commands=commands, deadline_ms=movetime + 2000)
+        return SearchLimits(
+            movetime_ms=movetime,
+            depth=spec.depth,
+            options=options,
+            commands=commands,
+            deadline_ms=movetime + 2000,
+        )
     budget = min(budget_ms(clock), MAX_THINK_MS)
     # The clock's bound on any search: what a slow (starved) engine is waited for before it
     # counts as hung and the move falls back; never past the time the clock leaves.
-    hard = min(MAX_THINK_MS, max(budget * 3, MIN_THINK_MS), max(MIN_THINK_MS, clock.own_ms + clock.byoyomi_ms - OVERHEAD_MS))
+    hard = min(
+        MAX_THINK_MS,
+        max(budget * 3, MIN_THINK_MS),
+        max(MIN_THINK_MS, clock.own_ms + clock.byoyomi_ms - OVERHEAD_MS),
+    )
     if spec.movetime_ms is None:  # level 8: the engine manages its clock, within the budget's bound
-        return SearchLimits(clock=clock, depth=spec.depth, options=options, commands=commands, deadline_ms=hard)
+        return SearchLimits(
+            clock=clock, depth=spec.depth, options=options, commands=commands, deadline_ms=hard
+        )
     movetime = budget if spec.depth_bound else min(spec.movetime_ms, budget)
-    return SearchLimits(movetime_ms=movetime, depth=spec.depth, options=options, commands=commands, deadline_ms=max(hard, movetime + DEADLINE_MARGIN_MS))
+    return SearchLimits(
+        movetime_ms=movetime,
+        depth=spec.depth,
+        options=options,
+        commands=commands,
+        deadline_ms=max(hard, movetime + DEADLINE_MARGIN_MS),
+    )

@@ -15,7 +15,14 @@ import signal
 import time
 from collections.abc import Sequence
 
-__all__ = ["MAX_LINE", "EngineCrashed", "EngineError", "EngineHung", "EngineProcess", "EngineRefused"]
+__all__ = [
+    "MAX_LINE",
+    "EngineCrashed",
+    "EngineError",
+    "EngineHung",
+    "EngineProcess",
+    "EngineRefused",
+]
 
 log = logging.getLogger(__name__)
 

@@ -55,7 +55,9 @@ class Score:
     mate: int | None = None
 
     def flipped(self) -> Score:
-        return Score(None if self.cp is None else -self.cp, None if self.mate is None else -self.mate)
+        return Score(
+            None if self.cp is None else -self.cp, None if self.mate is None else -self.mate
+        )
 
     def as_json(self) -> ScoreView:
         return {"mate": self.mate} if self.mate is not None else {"cp": self.cp or 0}

@@ -62,7 +62,9 @@ class UciEngine:
 
     protocol = "uci"
 
-    def __init__(self, argv: Sequence[str], nice: int = 0, name: str | None = None, hash_mb: int = 16) -> None:
+    def __init__(
+        self, argv: Sequence[str], nice: int = 0, name: str | None = None, hash_mb: int = 16
+    ) -> None:
         self.process = EngineProcess(argv, nice=nice, name=name)
         self.id_name = self.process.name
         self.hash_mb = hash_mb
@@ -108,7 +110,11 @@ class UciEngine:
         words = ["go"]
         clock = limits.clock
         if clock is not None:
-            first, second = (clock.own_ms, clock.other_ms) if clock.engine_is_first else (clock.other_ms, clock.own_ms)
+            first, second = (
+                (clock.own_ms, clock.other_ms)
+                if clock.engine_is_first
+                else (clock.other_ms, clock.own_ms)
+            )
             words += ["wtime", str(first), "btime", str(second)]
             if clock.increment_ms:
                 words += ["winc", str(clock.increment_ms), "binc", str(clock.increment_ms)]

@@ -49,7 +49,9 @@ class WorkerConfig:
 class Worker:
     def __init__(self, config: WorkerConfig) -> None:
         self.config = config
-        self.computers = [Computer(nice=config.nice, engines=dict(config.engines)) for _ in range(config.slots)]
+        self.computers = [
+            Computer(nice=config.nice, engines=dict(config.engines)) for _ in range(config.slots)
+        ]
         self.jobs_done = 0
         self._stop = asyncio.Event()
         self._session: aiohttp.ClientSession | None = None
@@ -78,7 +80,9 @@ class Worker:
                 self._session = None
 
     def _acquire_body(self, computer: Computer) -> JsonObject:
-        engines = {key: "?" for key in sorted({computer.dialect(v).engine for v in self.config.variants})}
+        engines = {
+            key: "?" for key in sorted({computer.dialect(v).engine for v in self.config.variants})
+        }
         engines.update(computer.versions())
         return {
             "worker": {
@@ -91,7 +95,9 @@ class Worker:
 
     async def _post(self, path: str, body: JsonObject | None = None) -> tuple[int, Any]:
         assert self._session is not None
-        async with self._session.post(self.base + path, json=body if body is not None else {}) as resp:
+        async with self._session.post(
+            self.base + path, json=body if body is not None else {}
+        ) as resp:
             data = await resp.json(content_type=None) if resp.status in (200, 202) else None
             return resp.status, data
 
@@ -175,7 +181,9 @@ class Worker:
         except (aiohttp.ClientError, TimeoutError) as exc:
             log.warning("abort of %s failed: %s", job_id, exc)
 
-    async def _move_job(self, computer: Computer, job: JsonObject, job_id: str, acquired: float) -> None:
+    async def _move_job(
+        self, computer: Computer, job: JsonObject, job_id: str, acquired: float
+    ) -> None:
         game = game_of(job["variant"], job.get("position"), job.get("moves") or "")
         engine_is_first = game.position.turn == 0
         spent = int((time.monotonic() - acquired) * 1000)
@@ -204,11 +212,15 @@ class Worker:
             if entry is not None:
                 entries.append(entry.as_json())
             if time.monotonic() - last_sent >= PARTIAL_EVERY_S:
-                status, _ = await self._post(f"/fishnet/analysis/{job_id}", {"analysis": entries, "done": False})
+                status, _ = await self._post(
+                    f"/fishnet/analysis/{job_id}", {"analysis": entries, "done": False}
+                )
                 last_sent = time.monotonic()
                 if status == 404:
                     log.warning("analysis job %s is gone: dropping it", job_id)
                     return
-        status, _ = await self._post(f"/fishnet/analysis/{job_id}", {"analysis": entries, "done": True})
+        status, _ = await self._post(
+            f"/fishnet/analysis/{job_id}", {"analysis": entries, "done": True}
+        )
         if status not in (200, 204):
             log.warning("analysis of job %s answered %s", job_id, status)

@@ -358,6 +358,38 @@ async def test_load_unfinished_games(store: Store, make_game: MakeGame) -> None:
     assert all(m.played_at is not None for m in game.moves)
 
 
+async def test_the_unfinished_games_and_their_players_in_one_light_read(
+    store: Store, make_game: MakeGame, make_player: MakePlayer
+) -> None:
+    """What the cluster's sweep lists and a login asks (``server.cluster.ownership``): the
+    unfinished games with their registered players; a player's own, newest first."""
+    alice, bob = await make_player("alice"), await make_player("bob")
+    waiting = await make_game(start=False, first_player_id=alice)
+    older = await make_game(first_player_id=alice, second_player_id=bob)
+    newer = await make_game(second_player_id=alice)
+    guests = await make_game()
+    done = await make_game(first_player_id=alice, second_player_id=bob)
+    aborted = await make_game(first_player_id=bob)
+    await store.append_move(*move(done, 1))
+    await store.finish_game(done, "1/2-1/2", "agreement")
+    await store.abort_game(aborted)
+
+    listed = await store.unfinished_games()
+    assert sorted(listed) == sorted(
+        [
+            (waiting, alice, None),
+            (older, alice, bob),
+            (newer, None, alice),
+            (guests, None, None),
+        ]
+    )
+    assert all(game.id == game[0] for game in listed)
+    assert await store.unfinished_games_of(alice) == [newer, older, waiting]
+    assert await store.unfinished_games_of(alice, limit=2) == [newer, older]
+    assert await store.unfinished_games_of(bob) == [older]
+    assert await store.unfinished_games_of(alice + bob + 1000) == []
+
+
 async def test_a_resumed_game_knows_its_bot_from_the_query_that_loads_it(
     store: Store, make_game: MakeGame, make_player: MakePlayer
 ) -> None:

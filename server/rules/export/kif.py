@@ -322,5 +322,3 @@ def write_kif(
     if summary:
         lines.append(summary)
     return "\n".join(lines) + "\n"
-
-

@@ -183,5 +183,3 @@ def _wrap(tokens: Sequence[str], width: int) -> list[str]:
     if line:
         lines.append(line)
     return lines
-
-

@@ -28,7 +28,6 @@ __all__ = [
 ]
 
 
-
 def title_mark(guest: bool, computer: bool) -> str:
     """FICS's title after a handle where it shows titles (``who``, ``sought``, ``finger``):
     ``(U)`` unregistered (a guest), ``(C)`` a computer (the server's computer player or a bot
