@@ -4,7 +4,7 @@ Two hubs (``bench/hub_probe.py``: ``python -m server`` plus the loop-lag probe) 
 (``scripts/cluster.py``'s ``LocalCluster``, ``config/haproxy.cfg``), Redis and a fresh
 PostgreSQL database. N registered players with session tokens (``storm.seed_players``) connect
 through HAProxy: 2G of them play G Mini-Shogi games at a move per ``--think-ms``
-(``storm.GamePlayer``), the others log in and stay idle. Once every game has played a while,
+(``storm_players.GamePlayer``), the others log in and stay idle. Once every game has played a while,
 the survivor's probe window opens and the other hub is killed (SIGKILL: no lease released, no
 goodbye): every player it served loses its connection and reconnects through HAProxy (which
 sends them to the survivor), resumes its session and re-joins its game with the last version
@@ -33,13 +33,8 @@ from typing import Any
 
 from load_clients import percentile, reconnect_failure
 from processes import cpu_seconds, probe_report
-from storm import (
-    SETTLE_S,
-    GamePlayer,
-    StormStats,
-    resume,
-    seed_players,
-)
+from storm import SETTLE_S, seed_players
+from storm_players import GamePlayer, StormStats, resume
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 

@@ -8,20 +8,27 @@ import { beep } from "./sound";
 const TITLE = "Variant Hub";
 
 export class TimePressure {
-  private wasLow = false;
-  private period = "";
+  /** What the last warning was for: "main" (Fischer or byoyomi main time), a byoyomi period's
+   * text ("period 3×10s"), or "" (nothing low since). */
+  private warned = "";
 
   /** Called on every clock redraw; `mine` is the player's clock while it is their turn. */
   update(myTurn: boolean, mine: ClockView | null, running: boolean, sound: boolean): void {
     const title = myTurn ? `Your turn${mine ? ` · ${mine.main}` : ""} · ${TITLE}` : TITLE;
     if (document.title !== title) document.title = title;
-    const low = running && mine !== null && mine.low;
-    const period = mine?.inByoyomi ? mine.byoyomi : "";
-    if (low && (!this.wasLow || period !== this.period)) beep("low", sound);
-    this.wasLow = low;
-    this.period = period;
+    if (!running || mine === null) {
+      // Main time that was low still is on the next move (a Fischer increment may lift it, seen
+      // then): one warning, not one a move. A byoyomi period is the move's own: the next is new.
+      if (this.warned !== "main") this.warned = "";
+      return;
+    }
+    if (!mine.low) { this.warned = ""; return; }
+    // Periods count down in the text, so a period used up mid-move warns again.
+    const what = mine.inByoyomi ? mine.byoyomi : "main";
+    if (what !== this.warned) beep("low", sound);
+    this.warned = what;
   }
 
   /** The game is left: the title goes back to the site's. */
-  stop(): void { document.title = TITLE; this.wasLow = false; }
+  stop(): void { document.title = TITLE; this.warned = ""; }
 }
