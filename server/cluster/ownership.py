@@ -144,10 +144,20 @@ class Ownership:
         return self._node.hub.room(game_id) is not None and game_id not in self.lost
 
     def cached_owner(self, game_id: GameId) -> str | None:
+        """The other node last known to run ``game_id`` (never this one: see :meth:`runs`)."""
         return self._owners.get(game_id)
 
     def set_cached_owner(self, game_id: GameId, node_id: str) -> None:
-        self._owners[game_id] = node_id
+        """Remember ``node_id`` as the game's owner; this node itself is never cached.
+
+        This node runs a game when its hub has the room (:meth:`runs`), not when the lease
+        names it: a takeover here holds the lease while it loads the game, before the room
+        exists, and a command routed here then would be answered ``no_such_game``.
+        """
+        if node_id == self.node_id:
+            self._owners.pop(game_id, None)
+        else:
+            self._owners[game_id] = node_id
 
     def forget(self, game_id: GameId) -> None:
         self._owners.pop(game_id, None)
@@ -176,7 +186,15 @@ class Ownership:
         if cached is not None and self._node.is_live(cached):
             return cached
         owner = await self._leases.owner(game_id)
-        # Right after an outage the owners re-acquire their leases first (see sweep_forever).
+        if owner == self.node_id:
+            # The lease names this node but its hub had no room: a takeover here acquired
+            # the lease while this lookup waited, and loads the game; or the room was evicted
+            # at its end (the lease goes at the next renewal); or a takeover here failed.
+            if self.runs(game_id):
+                return self.node_id
+            if game_id in self._taking:
+                return ORPHANED
+            owner = None  # the store tells below: over (None) or unfinished (taken over)
         if owner is None and take_over:
             if not self._node.healthy_for(self.ttl_ms / 1000):
                 return ORPHANED  # right after an outage owners re-acquire their leases first
@@ -185,7 +203,7 @@ class Ownership:
                 return ORPHANED
             owner = self.node_id if outcome == "taken" else None
         if owner is not None:
-            self._owners[game_id] = owner
+            self.set_cached_owner(game_id, owner)
         return owner
 
     # --- creation and fencing -----------------------------------------------------------------
@@ -206,7 +224,6 @@ class Ownership:
                 raise  # a passing failure: better no game than a game without an owner
             logger.info("creating game %s without a lease: Redis is unreachable", game_id)
         self.owned.add(game_id)
-        self._owners[game_id] = self.node_id
         return True
 
     # --- renewal ------------------------------------------------------------------------------
@@ -303,7 +320,8 @@ class Ownership:
         due: list[GameId] = []
         for game_id, owner in zip(others, await self._leases.owners(others), strict=True):
             if owner is not None:
-                self._owners[game_id] = owner
+                # This node, while a takeover of its own loads the game: not cached.
+                self.set_cached_owner(game_id, owner)
                 self._free_since.pop(game_id, None)
             elif self._orphaned_long_enough(game_id):
                 due.append(game_id)
@@ -397,7 +415,7 @@ class Ownership:
             return await self._give_up(game_id, str(error))
         self.owned.add(game_id)
         self.lost.discard(game_id)
-        self._owners[game_id] = self.node_id
+        self._owners.pop(game_id, None)
         self.taken_over += 1
         logger.warning("took over game %s (%d moves stored)", game_id, len(stored.moves))
         players = [player.id for player in resumable.players]

@@ -4,22 +4,28 @@ One in-process node (``node-b``, the survivor) on the real Redis and PostgreSQL;
 node's game is a stored unfinished row whose lease nobody holds. The survivor's takeover is
 held by its ownership's fake clock (a lease must be seen free for ``ttl / 3`` first), so the
 player's reconnection, seek and join deterministically happen while the takeover is pending.
+A takeover's load is held on a row lock the test takes in PostgreSQL.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
+import asyncpg
 import pytest
 from cluster_support import FISCHER, Client, pair, stored_game
-from support import FakeClock, create_database, drop_database
+from support import FakeClock, create_database, drop_database, pg_dsn, poll
 
 from server.app import App
 from server.cluster.node import ClusterDriver
+from server.cluster.ownership import Takeover
 from server.config import Settings
-from server.rules import MoveRecord
+from server.rules import Game, MoveRecord, get_variant
 from server.store import StoredTimeControl
 from server.transport.accounts import store_player_id
 
@@ -41,7 +47,12 @@ async def database() -> AsyncIterator[str]:
 
 
 @pytest.fixture
-async def survivor(database: str) -> AsyncIterator[tuple[App, FakeClock]]:
+async def survivor(
+    database: str, request: pytest.FixtureRequest
+) -> AsyncIterator[tuple[App, FakeClock]]:
+    """The survivor node; its lease TTL ``TTL_MS`` unless the test gives another
+    (``indirect`` parametrization)."""
+    ttl_ms: int = getattr(request, "param", TTL_MS)
     settings = Settings(
         port=0,
         ics_port=0,
@@ -49,7 +60,7 @@ async def survivor(database: str) -> AsyncIterator[tuple[App, FakeClock]]:
         database_url=database,
         redis_url=REDIS_URL,
         bus_prefix=f"race-{uuid.uuid4().hex[:8]}:",
-        lease_ttl_ms=TTL_MS,
+        lease_ttl_ms=ttl_ms,
         log_level="WARNING",
         argon2_time_cost=1,
         argon2_memory_kib=8,
@@ -143,4 +154,104 @@ async def test_a_game_no_hub_can_resume_is_aborted_not_retried_for_ever(
     assert await ownership.sweep() == 0 and ownership.abandoned == 2  # nothing left to try
     assert carol.player is not None and driver.hub.active_game(carol.player["id"]) == running
     for client in (carol, dave, erin):
+        await client.close()
+
+
+LONG_TTL_MS = 60_000
+"""A lease that cannot lapse while the test holds the takeover's load (Redis keeps real time)."""
+FIRST_MOVE = Game(get_variant("minishogi")).legal_moves()[0]
+
+
+@asynccontextmanager
+async def load_held(app: App, database: str, game_id: str) -> AsyncIterator[None]:
+    """Hold a takeover of ``game_id`` in its load from the store, lease acquired, until the
+    block ends: a kept room version makes the load write the game's row
+    (``Store.take_room_version``), and this holds that row locked."""
+    await app.store.save_room_versions({game_id: 7})
+    lock = await asyncpg.connect(pg_dsn(database))
+    locked = lock.transaction()
+    await locked.start()
+    try:
+        await lock.execute("SELECT 1 FROM games WHERE id = $1 FOR UPDATE", game_id)
+        yield
+    finally:
+        await locked.rollback()
+        await lock.close()
+
+
+async def takeover_loading(app: App, clock: FakeClock, game_id: str) -> asyncio.Task[Takeover]:
+    """A takeover of ``game_id`` by the survivor that has acquired the lease (and loads)."""
+    assert isinstance(app.driver, ClusterDriver)
+    ownership, leases = app.driver.ownership, app.driver.cluster.leases
+    assert await ownership.take_over(game_id) == "pending"  # first seen free
+    clock.advance(LONG_TTL_MS / 3000)
+    takeover = asyncio.create_task(ownership.take_over(game_id))
+    await poll(lambda: leases.owner(game_id), lambda owner: owner == "node-b")
+    return takeover
+
+
+@pytest.mark.parametrize("survivor", [LONG_TTL_MS], indirect=True)
+async def test_commands_wait_while_the_takeover_loads_the_game_then_it_is_served(
+    survivor: tuple[App, FakeClock], database: str
+) -> None:
+    """The survivor holds the lease of a game it is still loading (the bench's
+    ``no_such_game`` just before a takeover): its sweep sees the lease name this node, but no
+    room exists yet, so the players' commands are answered ``node_unavailable`` (retry), not
+    ``no_such_game``, until the game is restored; then they are served."""
+    app, clock = survivor
+    driver = app.driver
+    assert isinstance(driver, ClusterDriver)
+    alice = await Client.register(app.url, "alice")
+    bob = await Client.register(app.url, "bob")
+    game_id = await dead_nodes_game(app, alice, bob)
+    move = {"game": game_id, "ply": 1, "move": FIRST_MOVE}
+    async with load_held(app, database, game_id):
+        takeover = await takeover_loading(app, clock, game_id)
+        assert await driver.ownership.sweep() == 0  # lists the game: its lease names this node
+        assert driver.hub.room(game_id) is None and not takeover.done()
+        refused = await alice.request("move", move)
+        assert refused["t"] == "error" and refused["d"]["code"] == "node_unavailable", refused
+        joining = await bob.request("join", {"game": game_id})
+        assert joining["t"] == "error" and joining["d"]["code"] == "node_unavailable", joining
+        unknown = await alice.request("move", {**move, "game": "Zz0Zz0Zz"})  # no such game
+        assert unknown["t"] == "error" and unknown["d"]["code"] == "no_such_game", unknown
+
+    assert await takeover == "taken"
+    played = await alice.retry("move", move)
+    assert played["t"] == "ack" and played["d"]["ply"] == 1, played
+    _, moves = await stored_game(database, game_id)
+    assert moves == [FIRST_MOVE]
+    for client in (alice, bob):
+        await client.close()
+
+
+@pytest.mark.parametrize("survivor", [LONG_TTL_MS], indirect=True)
+async def test_a_takeover_stopped_half_way_leaves_its_game_to_the_next_one(
+    survivor: tuple[App, FakeClock], database: str
+) -> None:
+    """A takeover here that stopped after it took the lease (its task cancelled; a lost
+    Redis reply does the same) leaves the lease naming this node and no room: the owner
+    lookup asks the store, answers ``node_unavailable`` while the game waits for its next
+    takeover, and that one serves it."""
+    app, clock = survivor
+    driver = app.driver
+    assert isinstance(driver, ClusterDriver)
+    alice = await Client.register(app.url, "alice")
+    bob = await Client.register(app.url, "bob")
+    game_id = await dead_nodes_game(app, alice, bob)
+    move = {"game": game_id, "ply": 1, "move": FIRST_MOVE}
+    async with load_held(app, database, game_id):
+        takeover = await takeover_loading(app, clock, game_id)
+        takeover.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await takeover
+        assert await driver.cluster.leases.owner(game_id) == "node-b"
+        refused = await alice.request("move", move)
+        assert refused["t"] == "error" and refused["d"]["code"] == "node_unavailable", refused
+
+    clock.advance(LONG_TTL_MS / 3000)  # seen free (by the store's word) long enough
+    played = await alice.retry("move", move)
+    assert played["t"] == "ack" and played["d"]["ply"] == 1, played
+    assert driver.hub.room(game_id) is not None
+    for client in (alice, bob):
         await client.close()
