@@ -203,7 +203,7 @@ class Moves:
             Send(
                 conn,
                 error_message(
-                    ErrorCode.MOVE_NOT_SAVED, message, ack, {"state": state.summary(now)}
+                    ErrorCode.MOVE_NOT_SAVED, message, ack, state.summary(now)
                 ),
             )
             for conn, ack in pending.acks
