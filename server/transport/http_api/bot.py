@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any
+from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
@@ -98,7 +98,7 @@ async def resign(request: web.Request) -> web.Response:
     return web.json_response(OK)
 
 
-def _answer(kind: str) -> Any:
+def _answer(kind: str) -> Callable[[web.Request], Awaitable[web.Response]]:
     async def answer(request: web.Request) -> web.Response:
         choice = request.match_info["accept"]
         if choice not in ("yes", "no"):

@@ -21,6 +21,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, Literal, cast
 
+from server.config import Settings
 from server.hub.commands import parse_command
 from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.identity import PlayerInfo
@@ -470,6 +471,8 @@ def _gone_or_back(gone: bool) -> Callable[[BotLink, GonePayload | BackPayload], 
     return handle
 
 
+# Any: each handler takes the decoded ``d`` as its kind's payload type (server.jsontypes), and
+# a dict of handlers of different parameter types has no other common type.
 _HANDLERS: dict[str, Callable[[BotLink, Any], None]] = {
     "hello": BotLink._hello,
     "challenge": BotLink._challenge,
@@ -495,7 +498,7 @@ RoomEvent = MovePayload | TakebackPayload | OfferPayload
 class BotLinks:
     """The links of this process, one per account."""
 
-    def __init__(self, driver: HubDriver, settings: Any) -> None:
+    def __init__(self, driver: HubDriver, settings: Settings) -> None:
         self.driver = driver
         self.settings = settings
         self._links: dict[str, BotLink] = {}
