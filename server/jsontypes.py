@@ -1,7 +1,11 @@
 """The one open JSON type: :data:`JsonObject`.
 
 Every JSON object whose shape the server decides has a ``TypedDict`` (the messages' payloads in
-:mod:`server.hub.payloads`, the cluster's registry entries in :mod:`server.cluster.lobby`, ...).
+:mod:`server.hub.payloads`, the cluster's registry entries in :mod:`server.cluster.lobby`, ...),
+and so does every object the lichess-compatible Bot API sends, in lichess's shapes
+(:mod:`server.transport.http_api.lichess`). A read-only object that is one of several such types,
+chosen by a value a type cannot follow, is a ``Mapping[str, object]`` (a message's payload,
+``server.hub.messages.Payload``): its reader narrows what it reads.
 This module lives outside the layers so that every one of them, ``rules`` and the worker
 included, can name the same alias.
 """
@@ -19,8 +23,6 @@ JsonObject = dict[str, Any]
   HTTP API's body readers, the worker's job handler, ``load_settings``), or a hub message
   decoded by one of the hub's own clients (the computer seat, the Bot API link, an ICS
   session), whose handler then takes it as its kind's payload type;
-- output in a third party's format, built as it is written, with no schema of ours (the
-  lichess-compatible Bot API's objects: ``server.transport.http_api.lichess.LichessJson``);
 - a body that merges typed parts (a FISHNET.md job body: a job payload TypedDict spread with
   its ``work``, ``game_id`` and ``variant``).
 

@@ -24,7 +24,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from server.config import Settings
 from server.jsontypes import JsonObject
@@ -124,7 +124,7 @@ class JobQueue:
         return any(hmac.compare_digest(given, known) for known in self._keys)
 
     async def acquire(
-        self, worker: str, variants: list[str] | None, *, until_closed: Any = None
+        self, worker: str, variants: list[str] | None, *, until_closed: asyncio.Event | None = None
     ) -> JsonObject | None:
         """The next job for ``worker`` as its body (FISHNET.md), waiting up to
         ``fishnet_poll_s`` for one; None if none came (or the server is closing)."""

@@ -14,6 +14,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Iterable
+from typing import cast
 
 from server.bus import NodeNotLiveError
 from server.cluster.connections import LocalConnection
@@ -34,7 +35,7 @@ from server.hub.effects import ConnId
 from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.lobby import GameTerms, Seek, seeks_fit
 from server.hub.messages import Message, MessageKind, ack_message
-from server.hub.payloads import SoughtPayload
+from server.hub.payloads import AckPayload, SoughtPayload
 from server.jsontypes import JsonObject
 from server.rules import get_variant
 from server.transport.outbox import fan_out
@@ -130,7 +131,8 @@ class ClusterSeeks(Part):
         )
         for reply in replies:
             if reply is not None and reply.get("t") == MessageKind.ACK:
-                removed += reply.get("d", {}).get("removed", [])
+                answer = cast(AckPayload, reply["d"])  # another hub's ack, decoded
+                removed += answer.get("removed", [])
         host.send(conn_id, ack_message(command.ack, {"removed": sorted(removed)}))
 
     # --- sought -------------------------------------------------------------------------------
@@ -266,7 +268,10 @@ class ClusterSeeks(Part):
             return
         if not isinstance(game_id, str) or self._host.hub.room(game_id) is not None:
             return
-        players = [p.get("id") for p in message.d.get("players", []) if isinstance(p, dict)]
+        listed = message.d.get("players", [])
+        players = (
+            [p.get("id") for p in listed if isinstance(p, dict)] if isinstance(listed, list) else []
+        )
         self.withdraw_lobby_of([p for p in players if isinstance(p, str)])
 
     # --- challenges ---------------------------------------------------------------------------

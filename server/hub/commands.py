@@ -261,12 +261,12 @@ class FieldReader:
 
     __slots__ = ("payload", "seen", "where")
 
-    def __init__(self, where: str, payload: Mapping[str, Any]) -> None:
+    def __init__(self, where: str, payload: Mapping[str, object]) -> None:
         self.where = where
         self.payload = payload
         self.seen: set[str] = set()
 
-    def _get(self, name: str, required: bool) -> Any:
+    def _get(self, name: str, required: bool) -> object:
         self.seen.add(name)
         value = self.payload.get(name)
         if value is None:
@@ -495,7 +495,7 @@ def command_schema(kind: str) -> tuple[FieldSpec, ...]:
 
 
 _ENVELOPE_KEYS = frozenset({"t", "d", "a"})
-_EMPTY: Mapping[str, Any] = {}
+_EMPTY: Mapping[str, object] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -504,7 +504,7 @@ class Envelope:
     valid or ``None``. What ``kind`` means is for the reader of the payload to say."""
 
     kind: str
-    payload: Mapping[str, Any]
+    payload: Mapping[str, object]
     ack: AckId | None
 
 

@@ -10,9 +10,11 @@ the hub turns it into an ``error`` message for the client and changes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, cast
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:  # payloads imports ErrorCode from here
+    from server.hub.payloads import RoomStateView
 
 
 class ErrorCode(StrEnum):
@@ -146,15 +148,14 @@ class CommandError(Exception):
 
     :param code: stable machine-readable reason (documented in docs/protocol.md).
     :param message: a sentence a player can read; the code's default text when omitted.
-    :param extra: additional JSON-ready fields for the error payload (e.g. the current game state).
+    :param state: the room's state, sent with the refusal of a room command (``d.state``).
     """
 
     def __init__(
-        self, code: ErrorCode, message: str | None = None, extra: Mapping[str, Any] | None = None
+        self, code: ErrorCode, message: str | None = None, state: RoomStateView | None = None
     ) -> None:
         text = code.text if message is None else message
         super().__init__(text)
         self.code = code
         self.message = text
-        self.extra: dict[str, object] = dict(extra or {})
-        """Fields the ``error`` payload carries besides code and message (``state``)."""
+        self.state = state

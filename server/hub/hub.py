@@ -171,7 +171,7 @@ class Hub:
         try:
             handler(conn, command, now_ms, lag_ms, out)
         except CommandError as exc:
-            out.append(Send(conn_id, error_message(exc.code, exc.message, command.ack, exc.extra)))
+            out.append(Send(conn_id, error_message(exc.code, exc.message, command.ack, exc.state)))
         return out
 
     def tick(self, now_ms: int) -> list[Effect]:

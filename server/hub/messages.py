@@ -12,18 +12,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Final, NotRequired, TypedDict
 
 from server.hub.errors import ErrorCode
 
 if TYPE_CHECKING:  # payloads imports MessageKind from here
-    from server.hub.payloads import AckPayload
+    from server.hub.payloads import AckPayload, ErrorPayload, RoomStateView
 
 AckId = int | str
 """Client-chosen id echoed in the ``ack`` or ``error`` answering its command."""
 
-Payload = Mapping[str, Any]
-"""A message's ``d``: read-only, typically one of :mod:`server.hub.payloads`' ``TypedDict``."""
+Payload = Mapping[str, object]
+"""A message's ``d``: read-only, one of :mod:`server.hub.payloads`' ``TypedDict`` (every one is a
+``Mapping[str, object]``). Which one depends on the value of ``t``, which a type cannot say, so
+a reader of a ``Message`` it did not build narrows the fields it reads (``isinstance``); the
+builders annotate the payload with its ``TypedDict``, which mypy checks."""
 
 
 class MessageJson(TypedDict):
@@ -126,11 +129,12 @@ def error_message(
     code: ErrorCode,
     text: str | None = None,
     ack: AckId | None = None,
-    extra: Payload | None = None,
+    state: RoomStateView | None = None,
 ) -> Message:
-    """The negative answer to a command: ``{"t": "error", "d": {"code", "message", ...}}``;
-    ``text`` defaults to the code's own."""
-    payload: dict[str, object] = {"code": code, "message": code.text if text is None else text}
-    if extra:
-        payload.update(extra)
+    """The negative answer to a command: ``{"t": "error", "d": {"code", "message", "state"?}}``
+    (``state``: the room's, after a refused or unsaved room command); ``text`` defaults to the
+    code's own."""
+    payload: ErrorPayload = {"code": code, "message": code.text if text is None else text}
+    if state is not None:
+        payload["state"] = state
     return Message(MessageKind.ERROR, payload, a=ack)

@@ -211,7 +211,7 @@ class Lifecycle:
         assert pending.refusal is not None, "a player's ending carries its refusal"
         message = f"That could not be saved ({reason}); nothing changed, the game goes on."
         effects: list[Effect] = [
-            Send(conn, error_message(pending.refusal, message, ack, {"state": state.summary(now)}))
+            Send(conn, error_message(pending.refusal, message, ack, state.summary(now)))
         ]
         return effects + self.on_time(now)
 

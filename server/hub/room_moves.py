@@ -202,9 +202,7 @@ class Moves:
         effects: list[Effect] = [
             Send(
                 conn,
-                error_message(
-                    ErrorCode.MOVE_NOT_SAVED, message, ack, {"state": state.summary(now)}
-                ),
+                error_message(ErrorCode.MOVE_NOT_SAVED, message, ack, state.summary(now)),
             )
             for conn, ack in pending.acks
         ]

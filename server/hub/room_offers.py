@@ -140,7 +140,7 @@ class Offers:
                     ErrorCode.TAKEBACK_NOT_SAVED,
                     f"The takeback could not be saved ({reason}); the game goes on.",
                     ack,
-                    {"state": state.summary(now)},
+                    state.summary(now),
                 ),
             )
         ]

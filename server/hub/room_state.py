@@ -349,7 +349,7 @@ class RoomState:
         return effects
 
     def refuse(self, code: ErrorCode, now: int, text: str | None = None) -> CommandError:
-        return CommandError(code, text, {"state": self.summary(now)})
+        return CommandError(code, text, self.summary(now))
 
     # --------------------------------------------------------------- offers
 

@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
 
 __all__ = [
     "ANALYSIS_STATES",
@@ -138,15 +138,18 @@ class AnalysisError(ValueError):
     """An evaluation that is malformed (bad type, out of range, unknown field)."""
 
 
-def _int(obj: Mapping[str, Any], key: str, low: int, high: int, *, optional: bool = False) -> Any:
+def _int(obj: Mapping[str, object], key: str, low: int, high: int) -> int:
     value = obj.get(key)
-    if value is None and optional:
-        return None
     if type(value) is not int:
         raise AnalysisError(f"{key} must be an integer")
     if not low <= value <= high:
         raise AnalysisError(f"{key} must be between {low} and {high}")
     return value
+
+
+def _optional_int(obj: Mapping[str, object], key: str, low: int, high: int) -> int | None:
+    """Like :func:`_int`, with ``None`` for a missing or ``null`` field."""
+    return None if obj.get(key) is None else _int(obj, key, low, high)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,8 +248,8 @@ class PlyEval:
             best=best,
             pv=pv,
             depth=_int(obj, "depth", 0, MAX_DEPTH) if "depth" in obj else 0,
-            nodes=_int(obj, "nodes", 0, 2**62, optional=True),
-            time_ms=_int(obj, "time_ms", 0, 2**31, optional=True) or 0,
+            nodes=_optional_int(obj, "nodes", 0, 2**62),
+            time_ms=_optional_int(obj, "time_ms", 0, 2**31) or 0,
         )
 
     def as_json(self) -> PlyEvalView:

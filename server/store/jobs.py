@@ -29,8 +29,9 @@ from typing import Any, Final, Literal, TypedDict, cast
 
 from sqlalchemy import case, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Row
+from sqlalchemy.ext.asyncio import AsyncConnection
 
-from server.rules.analysis import AnalysisLimitsView
+from server.rules.analysis import AnalysisLimitsView, PlyEvalView
 from server.store.records import check_game_id, check_text, utc_now
 from server.store.schema import (
     JOB_ID_LENGTH,
@@ -49,9 +50,11 @@ __all__ = [
     "JobClock",
     "JobKind",
     "JobPayload",
+    "JobResult",
     "JobState",
     "JobStore",
     "MoveJobPayload",
+    "MoveJobResult",
     "QueueStatus",
     "new_job_id",
 ]
@@ -104,6 +107,16 @@ JobPayload = MoveJobPayload | AnalysisJobPayload
 """A job's fields besides its id, game and variant, by its kind (stored as JSON)."""
 
 
+class MoveJobResult(TypedDict):
+    """A move job's result: the engine's move (``None``: it had none)."""
+
+    bestmove: str | None
+
+
+JobResult = MoveJobResult | list[PlyEvalView]
+"""A job's result, by its kind (stored as JSON): an analysis's is its plies' evaluations."""
+
+
 def new_job_id() -> str:
     """A random job id: 12 characters from ``[0-9A-Za-z]``."""
     return "".join(secrets.choice(_ID_ALPHABET) for _ in range(_ID_LENGTH))
@@ -122,7 +135,8 @@ class Job:
     worker: str | None
     lease_until: datetime | None
     attempts: int
-    result: Any
+    result: JobResult | None
+    """None until a worker sent one (an analysis: with a lease renewal, before it is done)."""
     created_at: datetime
     updated_at: datetime
 
@@ -280,7 +294,7 @@ class JobStore(Transactions):
         now: datetime,
         *,
         lease_s: float | None = None,
-        result: Any = None,
+        result: list[PlyEvalView] | None = None,
     ) -> bool:
         """Extend the lease of a job a worker holds (by its kind's default lease, or
         ``lease_s``); a non-None ``result`` (an analysis so far) is stored with it. False when
@@ -299,7 +313,7 @@ class JobStore(Transactions):
             )
         return True
 
-    async def complete(self, job_id: str, result: Any, now: datetime) -> Job | None:
+    async def complete(self, job_id: str, result: JobResult, now: datetime) -> Job | None:
         """Store the result of a job a worker holds and end it; the job as it is now, or None
         (nothing changed) when the job is unknown, done, or its lease has run out."""
         _check_now(now)
@@ -405,7 +419,7 @@ class JobStore(Transactions):
         return gone.rowcount
 
     @staticmethod
-    async def _held(connection: Any, job_id: str, now: datetime) -> Job | None:
+    async def _held(connection: AsyncConnection, job_id: str, now: datetime) -> Job | None:
         if not isinstance(job_id, str) or not 0 < len(job_id) <= JOB_ID_LENGTH:
             return None
         row = (

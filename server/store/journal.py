@@ -18,7 +18,7 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TypedDict, TypeVar
 
 from server.hub.effects import GameFinished
 from server.hub.game_ids import GAME_ID_PATTERN
@@ -76,7 +76,10 @@ def end_entry(end: GameFinished) -> JournalEntry:
     }
 
 
-def end_from_entry(entry: Mapping[str, Any]) -> GameFinished:
+_T = TypeVar("_T")
+
+
+def end_from_entry(entry: Mapping[str, object]) -> GameFinished:
     """The game end a journal entry of any format holds.
 
     :raises ValueError: an unknown format, a missing field or one of the wrong type.
@@ -87,9 +90,9 @@ def end_from_entry(entry: Mapping[str, Any]) -> GameFinished:
     elif version != JOURNAL_FORMAT:
         raise ValueError(f"unknown journal format {version!r}")
 
-    def field(name: str, *types: type) -> Any:
+    def field(name: str, kind: type[_T]) -> _T:
         value = entry.get(name)
-        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
             raise ValueError(f"journal field {name!r} is {value!r}")
         return value
 
@@ -99,7 +102,7 @@ def end_from_entry(entry: Mapping[str, Any]) -> GameFinished:
         rated=field("rated", bool),
         first_id=field("first", str),
         second_id=field("second", str),
-        result=field("result", str, type(None)),
+        result=None if entry.get("result") is None else field("result", str),
         termination=field("termination", str),
         plies=field("plies", int),
         final_fen=field("fen", str),
@@ -123,8 +126,8 @@ class EndJournal:
             raise ValueError(f"not a game id for the journal: {game_id!r}")
         return self.directory / f"{game_id}.json"
 
-    def keep(self, game_id: str, entry: Mapping[str, Any]) -> None:
-        """Store ``entry`` (JSON-serialisable) for ``game_id`` durably, replacing any earlier one.
+    def keep(self, game_id: str, entry: JournalEntry) -> None:
+        """Store ``entry`` for ``game_id`` durably, replacing any earlier one.
 
         Returns after the file and its directory entry are on disk.
         """

@@ -20,7 +20,6 @@ import http
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
@@ -36,10 +35,13 @@ logger = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
-HealthCheck = Callable[[], Awaitable[tuple[bool, Mapping[str, Any]]]]
+# The reports are typed by the layers that build them (``server.app.HealthReport``,
+# ``server.cluster.node.PresenceReport``), which transport may not import; it only encodes them,
+# so any JSON object will do here.
+HealthCheck = Callable[[], Awaitable[tuple[bool, Mapping[str, object]]]]
 """Returns (healthy, report); the report is sent as JSON with 200 or 503."""
 
-PresenceReport = Callable[[], Awaitable[Mapping[str, Any]]]
+PresenceReport = Callable[[], Awaitable[Mapping[str, object]]]
 """Returns who is online and on which games; raises an exception when it cannot tell."""
 
 _CONTENT_TYPES = {

@@ -32,6 +32,8 @@ from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.game_ids import GAME_ID_PATTERN
 from server.hub.messages import Message, MessageJson, error_message
 from server.hub.payloads import (
+    AnalysisView,
+    ExportPayload,
     GameDetailView,
     GamesPayload,
     GameSummaryView,
@@ -584,14 +586,14 @@ async def review_http_target(store: ReviewStore, target: str) -> tuple[int, str,
 # ------------------------------------------------------------------------- websocket
 
 
-def _only(payload: Mapping[str, Any], allowed: set[str] | frozenset[str], kind: str) -> None:
+def _only(payload: Mapping[str, object], allowed: set[str] | frozenset[str], kind: str) -> None:
     unknown = sorted(shown(name) for name in set(payload) - allowed)
     if unknown:
         raise _bad(f"{kind}: unknown field(s) {', '.join(unknown)}")
 
 
 async def review_ws(
-    store: ReviewStore, frame: Envelope | Mapping[str, Any], player: str | None = None
+    store: ReviewStore, frame: Envelope | Mapping[str, object], player: str | None = None
 ) -> MessageJson:
     """Answer one websocket frame ``{"t": type, "d": payload, "a": ack}`` (or its checked
     envelope) whose type is in :data:`REVIEW_COMMAND_TYPES`; return the reply frame (wire form).
@@ -615,7 +617,7 @@ async def review_ws(
         except ProtocolError as error:
             return error_message(error.code, str(error), ack_of(frame)).to_json_obj()
     kind, payload, ack = frame.kind, frame.payload, frame.ack
-    data: Mapping[str, Any]
+    data: GamesPayload | GameDetailView | ExportPayload | AnalysisView
     try:
         if kind == "games":
             data = await list_games(store, parse_list_query(payload))

@@ -7,13 +7,15 @@ An account is shown as lichess shows one: ``id`` (the name in lower case), ``use
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
 
 from aiohttp import web
 
+from server.hub.identity import PlayerInfo
 from server.transport.accounts import StoredPlayer
 from server.transport.http_api.auth import Caller, caller, store_call
 from server.transport.http_api.context import CONTEXT, api_error
+from server.transport.http_api.lichess import OK
 
 routes = web.RouteTableDef()
 
@@ -38,7 +40,7 @@ class AccountView(TypedDict):
     """In the public user view (``GET /api/user/{name}``): a bot's event stream is open."""
 
 
-def account_view(account: StoredPlayer, info: Any | None = None) -> AccountView:
+def account_view(account: StoredPlayer, info: PlayerInfo | None = None) -> AccountView:
     view: AccountView = {
         "id": account.name.lower(),
         "username": account.name,
@@ -72,7 +74,7 @@ async def upgrade(request: web.Request) -> web.Response:
     context.callers.forget_account(who.account.id)  # the next request sees the bot flag
     if not made:
         api_error(400, "This account is already a bot account.")
-    return web.json_response({"ok": True})
+    return web.json_response(OK)
 
 
 @routes.get("/api/user/{name}")

@@ -29,6 +29,7 @@ from server.transport.http_api import (
     tokens,
 )
 from server.transport.http_api.context import CONTEXT, ApiContext, ApiError
+from server.transport.http_api.lichess import ErrorAnswer
 from server.transport.http_api.paths import API_PREFIXES, is_api_path
 
 __all__ = ["API_PREFIXES", "MAX_BODY_BYTES", "ROUTE_MODULES", "build_application", "is_api_path"]
@@ -61,16 +62,19 @@ async def lichess_errors(request: web.Request, handler: Handler) -> web.StreamRe
     try:
         return await handler(request)
     except ApiError as error:
-        return web.json_response({"error": error.message}, status=error.status)
+        return _refusal(error.status, error.message)
     except web.HTTPException as error:
         if error.status < 400:
             raise
-        return web.json_response(
-            {"error": error.reason}, status=error.status, headers=_allow(error)
-        )
+        return _refusal(error.status, error.reason, _allow(error))
     except Exception:
         logger.exception("HTTP API failed on %s %s", request.method, request.path)
-        return web.json_response({"error": "Internal server error."}, status=500)
+        return _refusal(500, "Internal server error.")
+
+
+def _refusal(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
+    body: ErrorAnswer = {"error": message}
+    return web.json_response(body, status=status, headers=headers)
 
 
 def _allow(error: web.HTTPException) -> dict[str, str]:

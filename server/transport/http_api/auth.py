@@ -9,8 +9,9 @@ refused (the API is for registered accounts).
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
 from aiohttp import web
 
@@ -34,7 +35,10 @@ class Caller:
     info: PlayerInfo
 
 
-async def store_call(call: Any) -> Any:
+_T = TypeVar("_T")
+
+
+async def store_call(call: Awaitable[_T]) -> _T:
     """Await a store call; the database being unreachable is a 503."""
     try:
         return await call

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any
+from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
@@ -22,12 +22,10 @@ from server.transport.http_api.account import account_view
 from server.transport.http_api.auth import Caller, caller
 from server.transport.http_api.context import CONTEXT, api_error, held_link
 from server.transport.http_api.forms import flag, read_form
-from server.transport.http_api.lichess import LichessJson
+from server.transport.http_api.lichess import OK, GameEventInfo, NowPlayingAnswer
 from server.transport.http_api.link import CommandFailed
 
 routes = web.RouteTableDef()
-
-OK = {"ok": True}
 
 
 async def _bot(request: web.Request) -> Caller:
@@ -100,7 +98,7 @@ async def resign(request: web.Request) -> web.Response:
     return web.json_response(OK)
 
 
-def _answer(kind: str) -> Any:
+def _answer(kind: str) -> Callable[[web.Request], Awaitable[web.Response]]:
     async def answer(request: web.Request) -> web.Response:
         choice = request.match_info["accept"]
         if choice not in ("yes", "no"):
@@ -121,12 +119,13 @@ routes.post("/api/bot/game/{id}/takeback/{accept}")(_answer("takeback"))
 @routes.get("/api/account/playing")
 async def playing(request: web.Request) -> web.Response:
     who = await caller(request)
-    now: list[LichessJson] = []
+    now: list[GameEventInfo] = []
     async with held_link(request, who.info) as link:
         start = await link.running_start()
         if start is not None:
             now.append(start["game"])
-    return web.json_response({"nowPlaying": now})
+    answer: NowPlayingAnswer = {"nowPlaying": now}
+    return web.json_response(answer)
 
 
 @routes.get("/api/bot/online")

@@ -17,7 +17,6 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
 
 __all__ = ["MAX_ENTRIES", "TTL_S", "CallerCache"]
 
@@ -28,7 +27,8 @@ MAX_ENTRIES = 10_000
 
 
 class CallerCache:
-    """token -> (expiry, the caller and its account id); see the module docstring."""
+    """token -> (expiry, the caller and its account id); see the module docstring. The caller
+    (``auth.Caller``, which imports this module) is kept as an ``object``; its reader checks it."""
 
     def __init__(
         self,
@@ -39,12 +39,12 @@ class CallerCache:
         self.ttl_s = ttl_s
         self.max_entries = max_entries
         self._clock = clock
-        self._entries: OrderedDict[str, tuple[float, int, Any]] = OrderedDict()
+        self._entries: OrderedDict[str, tuple[float, int, object]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def get(self, token: str) -> Any | None:
+    def get(self, token: str) -> object | None:
         """The cached caller of ``token``, or None (unknown or expired)."""
         entry = self._entries.get(token)
         if entry is None:
@@ -56,7 +56,7 @@ class CallerCache:
         self._entries.move_to_end(token)
         return value
 
-    def put(self, token: str, account_id: int, value: Any) -> None:
+    def put(self, token: str, account_id: int, value: object) -> None:
         if self.ttl_s <= 0:
             return
         self._entries[token] = (self._clock() + self.ttl_s, account_id, value)

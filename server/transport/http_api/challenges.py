@@ -88,17 +88,16 @@ async def create_ai(request: web.Request) -> web.Response:
     who = await caller(request)
     async with held_link(request, who.info) as link:
         answer = await link.command("challenge_ai", payload)
-    return web.json_response(
-        {
-            "id": str(answer.get("game")),
-            "rated": False,
-            "source": "ai",
-            "level": level,
-            "variant": lichess.variant_view(variant),
-            "clock": lichess.clock_view(tc),
-            "status": {"id": 20, "name": "started"},
-        }
-    )
+    started: lichess.AiChallengeAnswer = {
+        "id": str(answer.get("game")),
+        "rated": False,
+        "source": "ai",
+        "level": level,
+        "variant": lichess.variant_view(variant),
+        "clock": lichess.clock_view(tc),
+        "status": {"id": 20, "name": "started"},
+    }
+    return web.json_response(started)
 
 
 @routes.post("/api/challenge/{user}")
@@ -119,14 +118,18 @@ async def create(request: web.Request) -> web.Response:
         answer = await link.command("match", payload)
         challenge = link.challenges.get(answer.get("challenge", -1))
     if challenge is None:  # pragma: no cover - the hub tells both parties before the ack
-        return web.json_response({"id": str(answer.get("challenge")), "status": "created"})
+        pending: lichess.PendingChallengeAnswer = {
+            "id": str(answer.get("challenge")),
+            "status": "created",
+        }
+        return web.json_response(pending)
     return web.json_response(lichess.challenge_view(challenge))
 
 
 @routes.post("/api/challenge/{id}/accept")
 async def accept(request: web.Request) -> web.Response:
     await _command(request, "accept", {"id": _challenge_id(request)})
-    return web.json_response({"ok": True})
+    return web.json_response(lichess.OK)
 
 
 @routes.post("/api/challenge/{id}/decline")
@@ -136,10 +139,10 @@ async def decline(request: web.Request) -> web.Response:
     if form.get("reason"):
         payload["reason"] = form["reason"][:140]
     await _command(request, "decline", payload)
-    return web.json_response({"ok": True})
+    return web.json_response(lichess.OK)
 
 
 @routes.post("/api/challenge/{id}/cancel")
 async def cancel(request: web.Request) -> web.Response:
     await _command(request, "withdraw", {"id": _challenge_id(request)})
-    return web.json_response({"ok": True})
+    return web.json_response(lichess.OK)

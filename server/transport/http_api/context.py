@@ -22,7 +22,7 @@ from server.transport.http import HttpRoutes
 from server.transport.http_api.callers import CallerCache
 from server.transport.http_api.link import BotLink, BotLinks, CommandFailed
 
-__all__ = ["CONTEXT", "ApiContext", "ApiError", "api_error", "held_link", "json_response"]
+__all__ = ["CONTEXT", "ApiContext", "ApiError", "api_error", "held_link"]
 
 
 @dataclass
@@ -56,10 +56,6 @@ class ApiContext:
 
 
 CONTEXT = web.AppKey("context", ApiContext)
-
-
-def json_response(data: Any, status: int = 200) -> web.Response:
-    return web.json_response(data, status=status)
 
 
 class ApiError(Exception):

@@ -9,9 +9,10 @@ job *means* (a move to play, an analysis to store) is the queue's business
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Protocol
 
 from aiohttp import web
 
@@ -41,7 +42,7 @@ class WorkQueue(Protocol):
     def authorised(self, key: str) -> bool: ...
 
     async def acquire(
-        self, worker: str, variants: list[str] | None, *, until_closed: Any
+        self, worker: str, variants: list[str] | None, *, until_closed: asyncio.Event | None
     ) -> Mapping[str, object] | None: ...
 
     async def submit_move(self, job_id: str, bestmove: str | None) -> bool: ...
@@ -84,13 +85,13 @@ def _job_id(request: web.Request) -> str:
     return job_id
 
 
-def _int(value: Any, what: str, *, minimum: int = -_MAX_INT) -> int:
+def _int(value: object, what: str, *, minimum: int = -_MAX_INT) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= _MAX_INT:
         api_error(400, f"{what} must be an integer of at least {minimum}.")
     return value
 
 
-def _optional_move(value: Any, what: str) -> str | None:
+def _optional_move(value: object, what: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not _MOVE_TEXT.fullmatch(value):

@@ -4,9 +4,15 @@ Sides: the first player (who moves first: White, sente, the Persians) is lichess
 the second ``black``. Moves are our coordinate strings (the websocket ``legal`` list's), joined by
 spaces. Clocks in milliseconds; under byoyomi ``wtime``/``btime`` are the main time left and
 ``wbyoyomi``/``bbyoyomi``, ``wperiods``/``bperiods`` the current period's time and the periods left.
+
+Each object the API sends has a ``TypedDict`` here, with lichess's field names (camelCase, as
+lichess spells them) and as much of lichess's object as we fill. A key's place in the JSON is
+the order the builder writes it in, not the order it is declared in.
 """
 
 from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
 
 from server.hub.payloads import (
     ChallengeView,
@@ -15,11 +21,26 @@ from server.hub.payloads import (
     SideName,
     TimeControlView,
 )
-from server.jsontypes import JsonObject
 from server.rules import get_variant
 
 __all__ = [
-    "LichessJson",
+    "OK",
+    "AiChallengeAnswer",
+    "ChallengeEvent",
+    "ChallengeObject",
+    "ChatLineEvent",
+    "ErrorAnswer",
+    "EventStreamLine",
+    "GameEvent",
+    "GameEventInfo",
+    "GameFullEvent",
+    "GameStateEvent",
+    "GameStreamLine",
+    "NowPlayingAnswer",
+    "OkAnswer",
+    "OpponentGoneEvent",
+    "PendingChallengeAnswer",
+    "StreamLine",
     "challenge_view",
     "colour_of",
     "game_event",
@@ -28,10 +49,247 @@ __all__ = [
     "status_of",
 ]
 
-LichessJson = JsonObject
-"""An object of lichess's Bot API (an event line, a game or challenge object): lichess's format,
-documented by lichess (docs/bots.md), not a schema of ours; built here from our typed payloads
-and written out at once."""
+
+# ------------------------------------------------------------------------- shared parts
+
+
+class VariantObject(TypedDict):
+    key: str
+    name: str
+    short: str
+
+
+class PerfObject(TypedDict):
+    name: str
+
+
+class StatusObject(TypedDict):
+    name: str
+
+
+class ClockObject(TypedDict):
+    """A game's clock in ms (``gameFull``'s ``clock``): ``byoyomi``, ``periods`` under byoyomi."""
+
+    initial: int
+    increment: int
+    byoyomi: NotRequired[int]
+    periods: NotRequired[int]
+
+
+class ClockTimeControl(TypedDict):
+    """A challenge's Fischer clock, in seconds."""
+
+    type: Literal["clock"]
+    limit: int
+    increment: int
+    show: str
+
+
+class ByoyomiTimeControl(TypedDict):
+    """A challenge's byoyomi clock, in seconds (not lichess's: its shape follows ``clock``)."""
+
+    type: Literal["byoyomi"]
+    limit: int
+    byoyomi: int
+    periods: int
+    show: str
+
+
+TimeControlObject = ClockTimeControl | ByoyomiTimeControl
+"""A challenge's ``timeControl``."""
+
+
+class UserObject(TypedDict):
+    """A player of a game or challenge (``white``, ``black``, ``challenger``, ``destUser``)."""
+
+    id: str
+    name: str
+    title: str | None
+    rating: int | None
+    provisional: bool
+
+
+class NoUser(TypedDict):
+    """A player not known to the snapshot or challenge: ``{}``."""
+
+
+class OpponentObject(TypedDict):
+    id: str
+    username: str
+    rating: int | None
+
+
+class CompatObject(TypedDict):
+    bot: bool
+    board: bool
+
+
+# ------------------------------------------------------------ the game stream's lines
+
+
+class GameStateEvent(TypedDict):
+    """``gameState``: the moves, clocks and offers; ``winner`` once there is one."""
+
+    type: Literal["gameState"]
+    moves: str
+    status: str
+    wtime: int
+    winc: int
+    wbyoyomi: NotRequired[int]
+    wperiods: NotRequired[int]
+    btime: int
+    binc: int
+    bbyoyomi: NotRequired[int]
+    bperiods: NotRequired[int]
+    wdraw: bool
+    bdraw: bool
+    wtakeback: bool
+    btakeback: bool
+    winner: NotRequired[str]
+
+
+class GameFullEvent(TypedDict):
+    """``gameFull``: a game stream's first line."""
+
+    type: Literal["gameFull"]
+    id: str
+    variant: VariantObject
+    clock: ClockObject
+    speed: str
+    perf: PerfObject
+    rated: bool
+    createdAt: int
+    white: UserObject | NoUser
+    black: UserObject | NoUser
+    initialFen: str
+    state: GameStateEvent
+
+
+class ChatLineEvent(TypedDict):
+    type: Literal["chatLine"]
+    room: Literal["player", "spectator"]
+    username: str
+    text: str
+
+
+class OpponentGoneEvent(TypedDict):
+    """The opponent left (``claimWinInSeconds`` until the bot may claim the win) or is back."""
+
+    type: Literal["opponentGone"]
+    gone: bool
+    claimWinInSeconds: NotRequired[int]
+
+
+# ----------------------------------------------------------- the event stream's lines
+
+
+class GameEventInfo(TypedDict):
+    """A game as the event stream (``gameStart``, ``gameFinish``) and ``nowPlaying`` show it,
+    from the bot's side."""
+
+    gameId: str
+    fullId: str
+    id: str
+    color: str
+    fen: str
+    hasMoved: bool
+    isMyTurn: bool
+    lastMove: str
+    opponent: OpponentObject
+    rated: bool
+    speed: str
+    perf: str
+    source: str
+    status: StatusObject
+    variant: VariantObject
+    winner: str | None
+    compat: CompatObject
+
+
+class GameEvent(TypedDict):
+    type: Literal["gameStart", "gameFinish"]
+    game: GameEventInfo
+
+
+class ChallengeObject(TypedDict):
+    """A challenge (``challenge`` events, ``POST /api/challenge/{user}``'s answer)."""
+
+    id: str
+    url: str
+    status: str
+    challenger: UserObject | NoUser
+    destUser: UserObject | NoUser
+    variant: VariantObject
+    rated: bool
+    speed: str
+    timeControl: TimeControlObject
+    color: str
+    perf: PerfObject
+    declineReason: NotRequired[str]
+
+
+class ChallengeEvent(TypedDict):
+    type: Literal["challenge", "challengeDeclined", "challengeCanceled"]
+    challenge: ChallengeObject
+
+
+EventStreamLine = GameEvent | ChallengeEvent
+"""A line of the event stream (``GET /api/stream/event``)."""
+
+GameStreamLine = GameFullEvent | GameStateEvent | ChatLineEvent | OpponentGoneEvent
+"""A line of a game stream (``GET /api/bot/game/stream/{id}``)."""
+
+StreamLine = EventStreamLine | GameStreamLine
+
+
+# ------------------------------------------------------------------- plain answers
+
+
+class OkAnswer(TypedDict):
+    """An action done (a move, a chat line, an answer to a challenge ...)."""
+
+    ok: bool
+
+
+OK: OkAnswer = {"ok": True}
+
+
+class ErrorAnswer(TypedDict):
+    """Every refusal, with its HTTP status."""
+
+    error: str
+
+
+class NowPlayingAnswer(TypedDict):
+    """``GET /api/account/playing``."""
+
+    nowPlaying: list[GameEventInfo]
+
+
+class StartedStatus(StatusObject):
+    id: int
+
+
+class AiChallengeAnswer(TypedDict):
+    """``POST /api/challenge/ai``: the game, started at once."""
+
+    id: str
+    rated: bool
+    source: str
+    level: int
+    variant: VariantObject
+    clock: ClockObject
+    status: StartedStatus
+
+
+class PendingChallengeAnswer(TypedDict):
+    """``POST /api/challenge/{user}`` when the challenge is not known to the link (yet)."""
+
+    id: str
+    status: str
+
+
+# ------------------------------------------------------------------------ builders
 
 COLOUR = {"first": "white", "second": "black"}
 SIDE = {"white": "first", "black": "second", "random": "random"}
@@ -64,12 +322,12 @@ def status_of(status: str, termination: str | None) -> str:
     return STATUS.get(termination, "unknownFinish")
 
 
-def variant_view(variant: str) -> dict[str, str]:
+def variant_view(variant: str) -> VariantObject:
     title = get_variant(variant).title
     return {"key": variant, "name": title, "short": title}
 
 
-def clock_view(tc: TimeControlView) -> LichessJson:
+def clock_view(tc: TimeControlView) -> ClockObject:
     if tc["kind"] == "byoyomi":
         return {
             "initial": tc["main_s"] * 1000,
@@ -80,7 +338,7 @@ def clock_view(tc: TimeControlView) -> LichessJson:
     return {"initial": tc["base_s"] * 1000, "increment": tc["inc_s"] * 1000}
 
 
-def time_control_view(tc: TimeControlView) -> LichessJson:
+def time_control_view(tc: TimeControlView) -> TimeControlObject:
     if tc["kind"] == "byoyomi":
         return {
             "type": "byoyomi",
@@ -97,10 +355,10 @@ def time_control_view(tc: TimeControlView) -> LichessJson:
     }
 
 
-def player_view(player: PlayerView | None) -> LichessJson:
+def player_view(player: PlayerView | None) -> UserObject | NoUser:
     if player is None:
         return {}
-    view = {
+    view: UserObject = {
         "id": str(player.get("name", "")).lower(),
         "name": player.get("name"),
         "title": "BOT" if player.get("bot") else None,
@@ -110,37 +368,55 @@ def player_view(player: PlayerView | None) -> LichessJson:
     return view
 
 
-def game_state(game: GameSnapshot) -> LichessJson:
+def game_state(game: GameSnapshot) -> GameStateEvent:
     """A tracked game (a websocket snapshot kept up to date) as a ``gameState`` line."""
-    clocks = game["clocks"]
-    state: LichessJson = {
-        "type": "gameState",
-        "moves": " ".join(game.get("moves", [])),
-        "status": status_of(game.get("status", "started"), game.get("termination")),
-    }
-    tc = game["tc"]
-    sides: tuple[tuple[SideName, str], ...] = (("first", "w"), ("second", "b"))
-    for side, prefix in sides:
-        clock = clocks[side]
-        state[f"{prefix}time"] = clock["ms"]
-        if tc["kind"] == "byoyomi":
-            state[f"{prefix}inc"] = 0
-            state[f"{prefix}byoyomi"] = clock.get("period_ms", 0)
-            state[f"{prefix}periods"] = clock.get("periods", 0)
-        else:
-            state[f"{prefix}inc"] = tc["inc_s"] * 1000
+    first, second = game["clocks"]["first"], game["clocks"]["second"]
+    moves = " ".join(game.get("moves", []))
+    status = status_of(game.get("status", "started"), game.get("termination"))
     offers = game["offers"]
-    state["wdraw"] = offers.get("draw") == "first"
-    state["bdraw"] = offers.get("draw") == "second"
-    state["wtakeback"] = offers.get("takeback") == "first"
-    state["btakeback"] = offers.get("takeback") == "second"
+    draw, takeback = offers.get("draw"), offers.get("takeback")
+    tc = game["tc"]
+    state: GameStateEvent
+    if tc["kind"] == "byoyomi":
+        state = {
+            "type": "gameState",
+            "moves": moves,
+            "status": status,
+            "wtime": first["ms"],
+            "winc": 0,
+            "wbyoyomi": first.get("period_ms", 0),
+            "wperiods": first.get("periods", 0),
+            "btime": second["ms"],
+            "binc": 0,
+            "bbyoyomi": second.get("period_ms", 0),
+            "bperiods": second.get("periods", 0),
+            "wdraw": draw == "first",
+            "bdraw": draw == "second",
+            "wtakeback": takeback == "first",
+            "btakeback": takeback == "second",
+        }
+    else:
+        inc_ms = tc["inc_s"] * 1000
+        state = {
+            "type": "gameState",
+            "moves": moves,
+            "status": status,
+            "wtime": first["ms"],
+            "winc": inc_ms,
+            "btime": second["ms"],
+            "binc": inc_ms,
+            "wdraw": draw == "first",
+            "bdraw": draw == "second",
+            "wtakeback": takeback == "first",
+            "btakeback": takeback == "second",
+        }
     winner = colour_of(game.get("winner"))
     if winner is not None:
         state["winner"] = winner
     return state
 
 
-def game_full(game: GameSnapshot) -> LichessJson:
+def game_full(game: GameSnapshot) -> GameFullEvent:
     players = game["players"]
     start_fen = game.get("start_fen")
     return {
@@ -159,7 +435,9 @@ def game_full(game: GameSnapshot) -> LichessJson:
     }
 
 
-def game_event(kind: str, game: GameSnapshot, me: SideName) -> LichessJson:
+def game_event(
+    kind: Literal["gameStart", "gameFinish"], game: GameSnapshot, me: SideName
+) -> GameEvent:
     """``gameStart`` / ``gameFinish`` for the event stream; ``me`` is our side."""
     opponent = game["players"]["second" if me == "first" else "first"]
     moves = game.get("moves", [])
@@ -192,7 +470,7 @@ def game_event(kind: str, game: GameSnapshot, me: SideName) -> LichessJson:
     }
 
 
-def challenge_view(challenge: ChallengeView, status: str = "created") -> LichessJson:
+def challenge_view(challenge: ChallengeView, status: str = "created") -> ChallengeObject:
     """A hub challenge (``{"id", "from", "to", "variant", "tc", "speed", "rated", "colour"}``)."""
     colour = challenge.get("colour", "random")
     return {

@@ -19,8 +19,9 @@ import contextlib
 import itertools
 import logging
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, Literal, cast
 
+from server.config import Settings
 from server.hub.commands import parse_command
 from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.identity import PlayerInfo
@@ -102,7 +103,7 @@ class NdjsonStream:
         """Called once when the stream is dropped: its writer may be blocked on a socket that
         is not read (waiting for it to drain), so the connection is cut from here."""
 
-    def send(self, event: lichess.LichessJson) -> None:
+    def send(self, event: lichess.StreamLine) -> None:
         self._put(_line(event))
 
     def end(self) -> None:
@@ -141,7 +142,7 @@ class NdjsonStream:
             return b"\n"
 
 
-def _line(event: lichess.LichessJson) -> bytes:
+def _line(event: lichess.StreamLine) -> bytes:
     import json
 
     return json.dumps(event, separators=(",", ":")).encode() + b"\n"
@@ -255,7 +256,7 @@ class BotLink:
                 raise CommandFailed(404, ErrorCode.NO_SUCH_GAME, "No such game", {})
         return game
 
-    async def running_start(self) -> lichess.LichessJson | None:
+    async def running_start(self) -> lichess.GameEvent | None:
         """The ``gameStart`` event of the account's running game, if it has one."""
         if self.running_game is None:
             return None
@@ -412,7 +413,7 @@ class BotLink:
         del self.games[game["game"]]  # a later request about it joins the room again
 
     def _chat(self, data: ChatPayload) -> None:
-        line = {
+        line: lichess.ChatLineEvent = {
             "type": "chatLine",
             "room": "player" if data.get("room") == "players" else "spectator",
             "username": data.get("user"),
@@ -422,27 +423,32 @@ class BotLink:
 
     # --- to the streams -----------------------------------------------------------------------
 
-    def _event(self, event: lichess.LichessJson) -> None:
+    def _event(self, event: lichess.EventStreamLine) -> None:
         for stream in self.events:
             stream.send(event)
 
     def _state(self, game: GameSnapshot) -> None:
         self._to_game(game["game"], lichess.game_state(game))
 
-    def _to_game(self, game_id: str, event: lichess.LichessJson) -> None:
+    def _to_game(self, game_id: str, event: lichess.GameStreamLine) -> None:
         for stream in self.game_streams:
             if stream.game_id == game_id:
                 stream.send(event)
 
 
-def _challenge_over(status: str, event: str) -> Callable[[BotLink, ChallengeOverPayload], None]:
+def _challenge_over(
+    status: str, event: Literal["challengeDeclined", "challengeCanceled"] | None
+) -> Callable[[BotLink, ChallengeOverPayload], None]:
+    """The handler of a message ending a challenge: the link forgets it and, unless ``event`` is
+    None, tells the event stream."""
+
     def handle(link: BotLink, data: ChallengeOverPayload) -> None:
         known = link.challenges.pop(data.get("id", -1), None)
-        if known is None or event == "":
+        if known is None or event is None:
             return
         view = lichess.challenge_view(known, status)
-        reason = data.get("reason")
-        if reason:
+        reason = data.get("reason")  # a decline's (a str or None); absent otherwise
+        if isinstance(reason, str) and reason:
             view["declineReason"] = reason
         link._event({"type": event, "challenge": view})
 
@@ -454,7 +460,7 @@ def _gone_or_back(gone: bool) -> Callable[[BotLink, GonePayload | BackPayload], 
         game = link.games.get(data["game"])
         if game is None or data.get("side") == game.get("role"):
             return
-        event: lichess.LichessJson = {"type": "opponentGone", "gone": gone}
+        event: lichess.OpponentGoneEvent = {"type": "opponentGone", "gone": gone}
         if gone:
             left = cast(GonePayload, data)
             event["claimWinInSeconds"] = (
@@ -465,10 +471,12 @@ def _gone_or_back(gone: bool) -> Callable[[BotLink, GonePayload | BackPayload], 
     return handle
 
 
+# Any: each handler takes the decoded ``d`` as its kind's payload type (server.jsontypes), and
+# a dict of handlers of different parameter types has no other common type.
 _HANDLERS: dict[str, Callable[[BotLink, Any], None]] = {
     "hello": BotLink._hello,
     "challenge": BotLink._challenge,
-    "challenge_accepted": _challenge_over("accepted", ""),
+    "challenge_accepted": _challenge_over("accepted", None),
     "challenge_declined": _challenge_over("declined", "challengeDeclined"),
     "challenge_withdrawn": _challenge_over("canceled", "challengeCanceled"),
     "challenge_cancelled": _challenge_over("canceled", "challengeCanceled"),
@@ -490,7 +498,7 @@ RoomEvent = MovePayload | TakebackPayload | OfferPayload
 class BotLinks:
     """The links of this process, one per account."""
 
-    def __init__(self, driver: HubDriver, settings: Any) -> None:
+    def __init__(self, driver: HubDriver, settings: Settings) -> None:
         self.driver = driver
         self.settings = settings
         self._links: dict[str, BotLink] = {}

@@ -8,12 +8,12 @@ stored game goes through the rules engine in a worker thread, as the review API 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from server.hub.clock import control_of_record
+from server.hub.payloads import TimeControlView
 from server.rules import Position, RulesError, Termination
 from server.rules.record import UNFINISHED_STATUSES, GameRecord
 from server.transport.ics.args import NO_SUCH_GAME, bad_handle, game_id_arg, handle_arg, number
@@ -48,7 +48,7 @@ _END_CODES: dict[str, str] = {
 }
 
 
-def _minutes_increment(tc: Mapping[str, Any]) -> tuple[int, int]:
+def _minutes_increment(tc: TimeControlView) -> tuple[int, int]:
     if tc["kind"] == "byoyomi":
         return tc["main_s"] // 60, tc["period_s"]
     return tc["base_s"] // 60, tc["inc_s"]
@@ -70,7 +70,7 @@ class Examination:
     ics: IcsVariant
     white: str
     black: str
-    tc: Mapping[str, Any]
+    tc: TimeControlView
     moves: list[str]
     displays: list[str]
     clocks: list[int]
