@@ -4,6 +4,10 @@
     python bench/bench_engines.py match VARIANT ENGINE_A ENGINE_B [--level L] [--games G]
     python bench/bench_engines.py analysis VARIANT [--plies P] [--movetime MS] [--depth D]
     python bench/bench_engines.py movetime VARIANT [--levels 1,8] [--moves N] [--clock-ms C] [--increment-ms I]
+    python bench/bench_engines.py beginner VARIANT [--level 1] [--games G] [--max-plies P]
+
+``beginner``: level L (default 1) against :class:`novice.Novice`, a beginner's stand-in (a
+mate in one, free pieces, else mostly random); points are the novice's.
 
 Every move goes through :meth:`Computer.best_move`, so an engine move our rules refuse is
 counted (``fallbacks``) and never played. Colours alternate; a game still going after
@@ -88,11 +92,23 @@ def pct(values: list[float], q: float) -> float:
 
 
 async def match(
-    variant: str, a: dict[str, Any], b: dict[str, Any], games: int, max_plies: int, clock: tuple[int, int] | None = None
+    variant: str,
+    a: dict[str, Any],
+    b: dict[str, Any],
+    games: int,
+    max_plies: int,
+    clock: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
-    """``a`` and ``b``: {"engine": name or None, "level": n}; points are a's."""
-    ca = Computer(engines={variant: a["engine"]} if a.get("engine") else {})
+    """``a`` and ``b``: {"engine": name or None, "level": n}; points are a's. ``a`` may be
+    {"novice": seed, "level": 0}: the beginner's stand-in (:mod:`novice`)."""
     cb = Computer(engines={variant: b["engine"]} if b.get("engine") else {})
+    ca: Any
+    if "novice" in a:
+        from novice import Novice
+
+        ca = Novice(random.Random(a["novice"]), cb)
+    else:
+        ca = Computer(engines={variant: a["engine"]} if a.get("engine") else {})
     score = {"a": 0.0, "b": 0.0}
     results = []
     ta: list[float] = []
@@ -103,13 +119,19 @@ async def match(
             a_first = g % 2 == 0
             white, black = (ca, cb) if a_first else (cb, ca)
             levels = (a["level"], b["level"]) if a_first else (b["level"], a["level"])
-            result, t1, t2, n = await play(white, black, levels, variant, max_plies, seed=g, clock=clock)
+            result, t1, t2, n = await play(
+                white, black, levels, variant, max_plies, seed=g, clock=clock
+            )
             (ta, tb)[0 if a_first else 1].extend(t1)
             (tb, ta)[0 if a_first else 1].extend(t2)
             plies.append(n)
             results.append(result)
             # one line per game on stderr: a long match shows how far it is
-            print(json.dumps({"game": g + 1, "a_first": a_first, "result": result, "plies": n}), file=sys.stderr, flush=True)
+            print(
+                json.dumps({"game": g + 1, "a_first": a_first, "result": result, "plies": n}),
+                file=sys.stderr,
+                flush=True,
+            )
             if result.split()[0] in ("1-0", "0-1"):
                 winner_first = result.startswith("1-0")
                 score["a" if winner_first == a_first else "b"] += 1
@@ -137,7 +159,9 @@ async def match(
         await cb.close()
 
 
-async def analysis(variant: str, plies: int, movetime: int | None, depth: int | None) -> dict[str, Any]:
+async def analysis(
+    variant: str, plies: int, movetime: int | None, depth: int | None
+) -> dict[str, Any]:
     computer = Computer()
     try:
         rng = random.Random(1)
@@ -170,7 +194,9 @@ async def analysis(variant: str, plies: int, movetime: int | None, depth: int | 
         await computer.close()
 
 
-async def movetimes(variant: str, levels: list[int], moves: int, clock_ms: int, increment_ms: int) -> dict[str, Any]:
+async def movetimes(
+    variant: str, levels: list[int], moves: int, clock_ms: int, increment_ms: int
+) -> dict[str, Any]:
     """Time per move at each level on a Fischer clock (``clock_ms`` + ``increment_ms``), in
     the positions of one level-1 self-play game."""
     from server.worker.search import EngineClock
@@ -184,7 +210,12 @@ async def movetimes(variant: str, levels: list[int], moves: int, clock_ms: int, 
             answer = await computer.best_move(game, 1)
             assert answer.move is not None
             game.play(answer.move)
-        out: dict[str, Any] = {"variant": variant, "engine": computer.dialect(variant).engine, "clock_ms": clock_ms, "increment_ms": increment_ms}
+        out: dict[str, Any] = {
+            "variant": variant,
+            "engine": computer.dialect(variant).engine,
+            "clock_ms": clock_ms,
+            "increment_ms": increment_ms,
+        }
         for level in levels:
             times = []
             for moves_so_far in positions:
@@ -196,7 +227,11 @@ async def movetimes(variant: str, levels: list[int], moves: int, clock_ms: int, 
                 answer = await computer.best_move(g, level, clock)
                 times.append(time.perf_counter() - t)
                 assert answer.move in g.legal_moves()
-            out[f"level{level}_ms"] = {"p50": round(pct(times, 0.5) * 1000), "p95": round(pct(times, 0.95) * 1000), "n": len(times)}
+            out[f"level{level}_ms"] = {
+                "p50": round(pct(times, 0.5) * 1000),
+                "p95": round(pct(times, 0.95) * 1000),
+                "n": len(times),
+            }
         out["fallbacks"] = {f"{k[0]}/{k[1]}": n for k, n in computer.fallbacks.items()}
         return out
     finally:
@@ -214,10 +249,18 @@ def main() -> None:
     mt.add_argument("engine_a")
     mt.add_argument("engine_b")
     mt.add_argument("--level", type=int, default=8)
-    for p in (lv, mt):
+    bg = sub.add_parser("beginner")
+    bg.add_argument("variant")
+    bg.add_argument("--level", type=int, default=1)
+    for p in (lv, mt, bg):
         p.add_argument("--games", type=int, default=4)
         p.add_argument("--max-plies", type=int, default=200)
-        p.add_argument("--clock", default=None, metavar="MAIN_MS+INC_MS", help="play on a clock, e.g. 60000+1000")
+        p.add_argument(
+            "--clock",
+            default=None,
+            metavar="MAIN_MS+INC_MS",
+            help="play on a clock, e.g. 60000+1000",
+        )
     an = sub.add_parser("analysis")
     an.add_argument("variant")
     an.add_argument("--plies", type=int, default=20)
@@ -235,14 +278,30 @@ def main() -> None:
         main_ms, _, inc_ms = args.clock.partition("+")
         clock = (int(main_ms), int(inc_ms or 0))
     if args.cmd == "levels":
-        out = asyncio.run(match(args.variant, {"level": args.level + 1}, {"level": args.level}, args.games, args.max_plies, clock))
+        out = asyncio.run(
+            match(
+                args.variant,
+                {"level": args.level + 1},
+                {"level": args.level},
+                args.games,
+                args.max_plies,
+                clock,
+            )
+        )
     elif args.cmd == "match":
         a = {"engine": args.engine_a, "level": args.level}
         b = {"engine": args.engine_b, "level": args.level}
         out = asyncio.run(match(args.variant, a, b, args.games, args.max_plies, clock))
+    elif args.cmd == "beginner":
+        novice = {"novice": 1, "level": 0}
+        out = asyncio.run(
+            match(args.variant, novice, {"level": args.level}, args.games, args.max_plies, clock)
+        )
     elif args.cmd == "movetime":
         levels = [int(x) for x in args.levels.split(",")]
-        out = asyncio.run(movetimes(args.variant, levels, args.moves, args.clock_ms, args.increment_ms))
+        out = asyncio.run(
+            movetimes(args.variant, levels, args.moves, args.clock_ms, args.increment_ms)
+        )
     else:
         out = asyncio.run(analysis(args.variant, args.plies, args.movetime, args.depth))
     print(json.dumps(out), flush=True)
