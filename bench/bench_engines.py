@@ -4,7 +4,7 @@
     python bench/bench_engines.py match VARIANT ENGINE_A ENGINE_B [--level L] [--games G]
     python bench/bench_engines.py analysis VARIANT [--plies P] [--movetime MS] [--depth D]
     python bench/bench_engines.py movetime VARIANT [--levels 1,8] [--moves N] [--clock-ms C] [--increment-ms I]
-    python bench/bench_engines.py beginner VARIANT [--level 1] [--games G] [--max-plies P]
+    python bench/bench_engines.py beginner VARIANT [--level 1] [--careful] [--games G] [--max-plies P]
 
 ``beginner``: level L (default 1) against :class:`novice.Novice`, a beginner's stand-in (a
 mate in one, free pieces, else mostly random); points are the novice's.
@@ -106,7 +106,7 @@ async def match(
     if "novice" in a:
         from novice import Novice
 
-        ca = Novice(random.Random(a["novice"]), cb)
+        ca = Novice(random.Random(a["novice"]), cb, careful=a.get("careful", False))
     else:
         ca = Computer(engines={variant: a["engine"]} if a.get("engine") else {})
     score = {"a": 0.0, "b": 0.0}
@@ -252,6 +252,7 @@ def main() -> None:
     bg = sub.add_parser("beginner")
     bg.add_argument("variant")
     bg.add_argument("--level", type=int, default=1)
+    bg.add_argument("--careful", action="store_true", help="the novice keeps its pieces safe")
     for p in (lv, mt, bg):
         p.add_argument("--games", type=int, default=4)
         p.add_argument("--max-plies", type=int, default=200)
@@ -293,7 +294,7 @@ def main() -> None:
         b = {"engine": args.engine_b, "level": args.level}
         out = asyncio.run(match(args.variant, a, b, args.games, args.max_plies, clock))
     elif args.cmd == "beginner":
-        novice = {"novice": 1, "level": 0}
+        novice = {"novice": 1, "level": 0, "careful": args.careful}
         out = asyncio.run(
             match(args.variant, novice, {"level": args.level}, args.games, args.max_plies, clock)
         )

@@ -5,7 +5,10 @@ depth and the time per move, and for Fairy-Stockfish sets its ``Skill Level``; S
 skill option over CECP, so its low levels add evaluation noise (``Random amplitude`` with
 ``random on``) to a shallow search. HaChu has neither: its levels are depth and time. For both,
 at levels 1–3 the worker plays a random legal move instead of the engine's now and then
-(``blunder``). Level 8 is the engine's
+(``blunder``; at level 1 every second move: with a quarter, a beginner's stand-in that takes
+free pieces and keeps its own safe never beat Sjaak II's level 1 in Spartan Chess, 0 of 10;
+with a half it scored 6 of 10 — docs/benchmarks.md, "Level 1 against a beginner's stand-in").
+Level 8 is the engine's
 best at the game's clock: no depth cap, the clock handed to the engine.
 
 Whatever the level, a move job never thinks longer than its clock allows
@@ -58,7 +61,7 @@ FSF_LEVELS = {
     8: Level(None, None, skill=20),
 }
 SJAAK_LEVELS = {
-    1: Level(1, 50, noise=100, blunder=0.25),
+    1: Level(1, 50, noise=100, blunder=0.5),
     2: Level(2, 100, noise=70, blunder=0.1),
     3: Level(3, 150, noise=50, blunder=0.05),
     4: Level(4, 200, noise=35),
@@ -76,7 +79,7 @@ HACHU_LEVELS = {
     # Levels 1-4 are bound by their depth (docs/engines.md, "Levels under load"): HaChu heeds
     # "?" only between iterations, so a cut at the move time made a starved level 4 stop at
     # depth 2, or miss its deadline and fall back.
-    1: Level(1, 100, blunder=0.3, depth_bound=True),
+    1: Level(1, 100, blunder=0.5, depth_bound=True),
     2: Level(2, 200, blunder=0.15, depth_bound=True),
     3: Level(2, 300, blunder=0.05, depth_bound=True),
     4: Level(3, 500, depth_bound=True),

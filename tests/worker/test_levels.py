@@ -73,7 +73,7 @@ def test_sjaak_noise_is_switched_on_below_level_8_only() -> None:
     assert think_limits("sjaakii", 1, None).commands == ("random on",)
     assert think_limits("sjaakii", 8, None).commands == ("random off",)
     assert level_commands("fairy-stockfish", 1) == () and level_commands("hachu", 1) == ()
-    assert [level_blunder("sjaakii", n) for n in (1, 2, 3, 4, 8)] == [0.25, 0.1, 0.05, 0.0, 0.0]
+    assert [level_blunder("sjaakii", n) for n in (1, 2, 3, 4, 8)] == [0.5, 0.1, 0.05, 0.0, 0.0]
 
 
 def test_a_depth_bound_level_searches_to_its_depth_within_the_clock_budget() -> None:
