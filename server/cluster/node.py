@@ -166,6 +166,8 @@ class ClusterDriver(HubDriver):
         self._presence_ttl = settings.presence_ttl_ms
         self._redis_slots = asyncio.Semaphore(REDIS_CONCURRENCY)
         self._connect_slots = asyncio.Semaphore(CONNECTS_AT_ONCE)
+        self._dropping: set[str] = set()
+        """Dead nodes whose connections are leaving this hub (``RemoteConnections.drop_node``)."""
         self._background: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
         self._remove_degraded_listener: Callable[[], None] | None = None
@@ -269,9 +271,16 @@ class ClusterDriver(HubDriver):
         self.forwarder.fail_dead(live)
         # Right after an outage the other nodes may not have heartbeated yet: wait a TTL.
         if self.healthy_for(self._presence_ttl / 1000):
-            for node_id in self.remotes.nodes() - live:
+            for node_id in self.remotes.nodes() - live - self._dropping:
                 logger.warning("node %s is gone: dropping its connections here", node_id)
-                self.remotes.drop_node(node_id)
+                self._dropping.add(node_id)
+                self.spawn(self._drop_node(node_id), "drop-node")
+
+    async def _drop_node(self, node_id: str) -> None:
+        try:
+            await self.remotes.drop_node(node_id)
+        finally:
+            self._dropping.discard(node_id)
 
     # ============================================================ the parts' Host and Owner
 

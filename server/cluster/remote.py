@@ -13,6 +13,7 @@ count there, since the hub replays the events after it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 
@@ -31,6 +32,10 @@ __all__ = ["CALL_ACK_PREFIX", "Remote", "RemoteConnections"]
 logger = logging.getLogger(__name__)
 
 CALL_ACK_PREFIX = "~"
+DROP_STEP = 250
+"""A dead node's connections leave this hub this many per turn of the loop: the 2,000-odd of a
+killed hub, each leaving its games' rooms at once, held a survivor's loop 19 ms in one step
+(docs/benchmarks.md, issue 25)."""
 """A forwarded command runs with ack ``~<call id>``: its answer is the call's reply."""
 
 
@@ -50,6 +55,8 @@ class RemoteConnections(Part):
         super().__init__(shared)
         self._hub_conns: dict[tuple[str, ConnId], ConnId] = {}
         self._remote_of: dict[ConnId, Remote] = {}
+        self._doomed: set[tuple[str, ConnId]] = set()
+        """Connections of dead nodes waiting for their turn to leave (:meth:`drop_node`)."""
         self._last_sent: dict[ConnId, dict[GameId, int]] = {}
         """The version of the last room event of each game sent to each remote connection."""
 
@@ -74,6 +81,7 @@ class RemoteConnections(Part):
 
     def attach(self, node_id: str, conn_id: ConnId, player: PlayerInfo) -> ConnId:
         key = (node_id, conn_id)
+        self._doomed.discard(key)  # its node is back: it stays
         hub_conn = self._hub_conns.get(key)
         if hub_conn is None:
             hub = self._host.hub
@@ -92,10 +100,22 @@ class RemoteConnections(Part):
         hub = self._host.hub
         self._host.call(lambda now: hub.disconnect(hub_conn, now))
 
-    def drop_node(self, node_id: str) -> None:
-        """A node is dead: its connections leave this hub."""
-        for key in [key for key in self._hub_conns if key[0] == node_id]:
-            self.detach(*key)
+    async def drop_node(self, node_id: str) -> None:
+        """A node is dead: its connections leave this hub, :data:`DROP_STEP` per turn of the
+        loop (one that came back meanwhile is attached again by its ``attach``: a detach of a
+        connection already gone does nothing; one attached again before its turn stays)."""
+        keys = [key for key in self._hub_conns if key[0] == node_id]
+        self._doomed.update(keys)
+        try:
+            for start in range(0, len(keys), DROP_STEP):
+                if start:
+                    await asyncio.sleep(0)
+                for key in keys[start : start + DROP_STEP]:
+                    if key in self._doomed:
+                        self._doomed.discard(key)
+                        self.detach(*key)
+        finally:
+            self._doomed.difference_update(keys)
 
     def closed(self, hub_conn: ConnId, reason: str) -> None:
         """The hub closed a remote connection: tell its home node."""
