@@ -262,7 +262,10 @@ class Computer:
         depth: int | None,
         on_info: Callable[[SearchResult], None] | None = None,
     ) -> AnalysisEntry | None:
-        """The evaluation of ``game`` after ``ply`` moves (None for a finished position)."""
+        """The evaluation of ``game`` after ``ply`` moves (None for a finished position, and
+        for one the engine refuses: its rules differ from the spec's, and the game got there by
+        a move the spec allows and it does not — counted as ``analysis_refused``; the job goes
+        on with the other plies rather than being given back to fail again and again)."""
         pos = game.position_at(ply)
         probe = Game(game.variant, pos.fen()) if ply < game.ply else game
         if ply < game.ply and not probe.legal_moves():
@@ -275,7 +278,11 @@ class Computer:
         budget = movetime_ms if movetime_ms is not None else DEPTH_ONLY_MS
         limits = SearchLimits(movetime_ms=movetime_ms, depth=depth, deadline_ms=budget + 2000)
         started = time.monotonic()
-        result = await self._search(dialect, dialect.position(game, ply), limits, on_info)
+        try:
+            result = await self._search(dialect, dialect.position(game, ply), limits, on_info)
+        except EngineRefused as exc:
+            self._count(game.variant.name, "analysis_refused", f"ply {ply}: {exc}")
+            return None
         best = dialect.from_engine(pos, result.bestmove)
         pv = translate_line(game, ply, dialect, result.pv)
         if best is not None and (not pv or pv[0] != best):

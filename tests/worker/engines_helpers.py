@@ -73,7 +73,9 @@ def wrapper(tmp: Path, name: str, engine: str, mode: str) -> Path:
     ``longline`` answers a search with a 200 kB line, ``illegal-once`` turns only the first
     move into an illegal one,
     ``hang-once`` hangs the first time only (a marker file remembers), ``slow-S`` sends each
-    move S seconds late (a search starved of CPU: its thinking lines come, its move does not)."""
+    move S seconds late (a search starved of CPU: its thinking lines come, its move does not),
+    ``refuse-M`` answers the move ``M`` sent to it (CECP) with ``Illegal move: M`` instead of
+    taking it (an engine whose rules forbid a move the spec allows)."""
     path = tmp / name
     marker = tmp / (name + ".hung")
     path.write_text(
@@ -101,6 +103,10 @@ def pump():
         sys.stdout.flush()
 threading.Thread(target=pump, daemon=True).start()
 for line in sys.stdin:
+    if mode.startswith("refuse-") and line.split()[-1:] == [mode[len("refuse-"):]]:
+        sys.stdout.write("Illegal move: " + mode[len("refuse-"):] + "\\n")
+        sys.stdout.flush()
+        continue
     if line.split()[:1] in (["go"],) and mode.startswith("hang"):
         if mode == "hang" or not os.path.exists(marker):
             open(marker, "w").close()

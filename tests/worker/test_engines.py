@@ -31,7 +31,9 @@ def test_the_engines_are_installed() -> None:
 
 
 async def test_a_missing_engine_binary_is_an_engine_failure_and_the_move_still_comes() -> None:
-    computer = Computer(programs={"sjaakii": EngineProgram("sjaakii", "/nonexistent/sjaakii", "cecp")})
+    computer = Computer(
+        programs={"sjaakii": EngineProgram("sjaakii", "/nonexistent/sjaakii", "cecp")}
+    )
     try:
         game = game_of("shoshogi", None, "")
         answer = await computer.best_move(game, 1)
@@ -41,7 +43,9 @@ async def test_a_missing_engine_binary_is_an_engine_failure_and_the_move_still_c
 
 
 @pytest.mark.parametrize(("variant", "engine"), sorted(DIALECTS))
-async def test_each_engine_plays_legal_moves_in_each_variant_it_serves(variant: str, engine: str) -> None:
+async def test_each_engine_plays_legal_moves_in_each_variant_it_serves(
+    variant: str, engine: str
+) -> None:
     computer = Computer(engines={variant: engine})
     try:
         game = Game(get_variant(variant))
@@ -57,11 +61,19 @@ async def test_each_engine_plays_legal_moves_in_each_variant_it_serves(variant: 
 
 CORNERS = {
     # pawn-drop mate forbidden (P@a4), nifu, a pawn that must promote
-    "minishogi": ["kr3/1p3/G4/5/4K[P] w - - 0 1", "4k/4p/5/P4/K4[Pp] w - - 0 1", "4k/P4/5/5/K4[] w - - 0 1"],
+    "minishogi": [
+        "kr3/1p3/G4/5/4K[P] w - - 0 1",
+        "4k/4p/5/P4/K4[Pp] w - - 0 1",
+        "4k/P4/5/5/K4[] w - - 0 1",
+    ],
     # King and Crown Prince: neither is protected (model M2), the king may step into attack
     "shoshogi": ["4k4/9/9/9/9/9/4r4/9/3+E1K3 w - - 0 1", "4k4/9/9/9/4E4/9/9/9/4K4 w - - 0 1"],
     # two Spartan kings (duple check); a hoplite promoting with one king and with two
-    "spartan": ["3kk3/8/8/8/8/8/8/3RK3 b - - 0 1", "k7/8/8/8/8/8/7h/4K3 b - - 0 1", "kk6/8/8/8/8/8/7h/4K3 b - - 0 1"],
+    "spartan": [
+        "3kk3/8/8/8/8/8/8/3RK3 b - - 0 1",
+        "k7/8/8/8/8/8/7h/4K3 b - - 0 1",
+        "kk6/8/8/8/8/8/7h/4K3 b - - 0 1",
+    ],
     "wildcastle": ["r2k3r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R2K3R w KQkq - 0 1"],
 }
 
@@ -90,7 +102,11 @@ async def test_sjaak_lists_the_same_legal_moves_as_our_rules(variant: str) -> No
             if variant == "wildcastle" and any(t.startswith("O-O") for t in theirs):
                 # Sjaak castles a d-file king the Chess960 way (to g1 / c1): not the spec's move
                 unread = [t for t in unread if not t.startswith("O-O")]
-                ours = {m for m in ours if not (m[0] == "d" and m[1] in "18" and m[2] in "bf" and m[1] == m[3])}
+                ours = {
+                    m
+                    for m in ours
+                    if not (m[0] == "d" and m[1] in "18" and m[2] in "bf" and m[1] == m[3])
+                }
                 read.discard(None)
                 read = {m for m in read if m in ours}
             assert set(unread) == ENGINE_ONLY.get(fen, set()), (fen, unread)
@@ -100,8 +116,12 @@ async def test_sjaak_lists_the_same_legal_moves_as_our_rules(variant: str) -> No
         await engine.close()
 
 
-@pytest.mark.parametrize(("variant", "fsf_variant"), [("minishogi", "minishogi"), ("wildcastle", None)])
-async def test_fairy_stockfish_lists_our_legal_moves_exactly(variant: str, fsf_variant: str | None) -> None:
+@pytest.mark.parametrize(
+    ("variant", "fsf_variant"), [("minishogi", "minishogi"), ("wildcastle", None)]
+)
+async def test_fairy_stockfish_lists_our_legal_moves_exactly(
+    variant: str, fsf_variant: str | None
+) -> None:
     engine = UciEngine([PROGRAMS["fairy-stockfish"].path], name="fairy-stockfish")
     await engine.start()
     try:
@@ -119,8 +139,12 @@ async def test_fairy_stockfish_lists_our_legal_moves_exactly(variant: str, fsf_v
             assert name is not None
             theirs = await fsf_legal(engine, name, fen)
             theirs = [t for t in theirs if t not in ENGINE_ONLY.get(fen, set())]
-            assert {dialect.from_engine(game.position, t) for t in theirs} == set(game.legal_moves()), fen
-            assert sorted(theirs) == game.legal_moves(), fen  # the same texts: no translation needed
+            assert {dialect.from_engine(game.position, t) for t in theirs} == set(
+                game.legal_moves()
+            ), fen
+            assert sorted(theirs) == game.legal_moves(), (
+                fen
+            )  # the same texts: no translation needed
     finally:
         await engine.close()
 
@@ -140,7 +164,9 @@ async def test_hachu_accepts_our_dai_shogi_moves_and_we_accept_its() -> None:
                 lion = [m for m in legal if "," in m]
                 game.play(rng.choice(lion) if lion else rng.choice(legal))
                 continue
-            result = await engine.search(dialect.position(game), SearchLimits(movetime_ms=60, depth=2, deadline_ms=5000))
+            result = await engine.search(
+                dialect.position(game), SearchLimits(movetime_ms=60, depth=2, deadline_ms=5000)
+            )
             ours = dialect.from_engine(game.position, result.bestmove)
             assert ours is not None, result.bestmove
             game.play(ours)
@@ -153,7 +179,9 @@ async def test_hachu_accepts_our_dai_shogi_moves_and_we_accept_its() -> None:
 
 
 def refusals(lines: list[str]) -> list[str]:
-    return [line for line in lines if line.startswith(("Illegal", "Error")) or "tellusererror" in line]
+    return [
+        line for line in lines if line.startswith(("Illegal", "Error")) or "tellusererror" in line
+    ]
 
 
 def lion_positions(count: int, seed: int) -> list[list[str]]:
@@ -170,12 +198,26 @@ def lion_positions(count: int, seed: int) -> list[list[str]]:
             if any("," in m for m in legal):
                 found.append(list(game.moves))
                 break
-            captures = [m for m in legal if game.position.is_capture(game.position.legal_by_text()[m])] if "@@@@" not in legal else []
-            game.play(rng.choice(captures) if captures and rng.random() < 0.7 else rng.choice(legal))
+            captures = (
+                [m for m in legal if game.position.is_capture(game.position.legal_by_text()[m])]
+                if "@@@@" not in legal
+                else []
+            )
+            game.play(
+                rng.choice(captures) if captures and rng.random() < 0.7 else rng.choice(legal)
+            )
     return found
 
 
-@pytest.mark.parametrize(("engine", "variant"), [("sjaakii", "minishogi"), ("sjaakii", "shoshogi"), ("sjaakii", "spartan"), ("hachu", "daishogi")])
+@pytest.mark.parametrize(
+    ("engine", "variant"),
+    [
+        ("sjaakii", "minishogi"),
+        ("sjaakii", "shoshogi"),
+        ("sjaakii", "spartan"),
+        ("hachu", "daishogi"),
+    ],
+)
 async def test_the_engine_accepts_every_legal_move_of_ours(engine: str, variant: str) -> None:
     """Our move texts (Lion double moves, igui and the pass included in Dai Shogi) go to the
     engine unchanged, and it takes each one: ``usermove``/move, ``ping``, ``undo``."""
@@ -187,7 +229,14 @@ async def test_the_engine_accepts_every_legal_move_of_ours(engine: str, variant:
         if variant == "daishogi":
             games = [game_of(variant, None, moves) for moves in lion_positions(1, seed=9)]
         else:
-            games = [Game(v, fen) for fen in [v.start_fen, *random_positions(variant, 4, 40, seed=3), *CORNERS[variant]]]
+            games = [
+                Game(v, fen)
+                for fen in [
+                    v.start_fen,
+                    *random_positions(variant, 4, 40, seed=3),
+                    *CORNERS[variant],
+                ]
+            ]
         prefix = "usermove " if driver.features.get("usermove") == "1" else ""
         multi_leg = 0
         for game in games:
@@ -197,7 +246,9 @@ async def test_the_engine_accepts_every_legal_move_of_ours(engine: str, variant:
             driver.process.send(*setup, *[prefix + m for m in position.moves])
             assert not refusals(await driver._sync(time.monotonic() + 10))
             legal = game.legal_moves()
-            if variant == "daishogi":  # every Lion move and the pass, every 8th other (HaChu takes ~10 ms a move)
+            if (
+                variant == "daishogi"
+            ):  # every Lion move and the pass, every 8th other (HaChu takes ~10 ms a move)
                 legal = [m for i, m in enumerate(legal) if "," in m or "@" in m or i % 8 == 0]
             for move in legal:
                 multi_leg += "," in move
@@ -217,14 +268,30 @@ def test_hachu_trailing_comma_step_is_read_as_the_plain_step() -> None:
 
 
 def test_thinking_and_info_lines_are_parsed() -> None:
-    depth, score, ms, nodes, pv = parse_thinking("  5   -25     10      8116  1. Pc4 Pg6 2. Bxh8+ Sxh8 3. Kf2") or (0,) * 5
-    assert (depth, score.cp, ms, nodes, pv) == (5, -25, 100, 8116, ["Pc4", "Pg6", "Bxh8+", "Sxh8", "Kf2"])
+    depth, score, ms, nodes, pv = (
+        parse_thinking("  5   -25     10      8116  1. Pc4 Pg6 2. Bxh8+ Sxh8 3. Kf2") or (0,) * 5
+    )
+    assert (depth, score.cp, ms, nodes, pv) == (
+        5,
+        -25,
+        100,
+        8116,
+        ["Pc4", "Pg6", "Bxh8+", "Sxh8", "Kf2"],
+    )
     assert parse_thinking("  7 100003 5 99 ... e2e4")[1].mate == 3  # type: ignore[index]
     assert parse_thinking("# not thinking") is None
     assert parse_thinking("  2  15999      0       122  1. G@a4", mate_score=16000)[1].mate == 1  # type: ignore[index]
     assert parse_thinking("  4 -15996 0 9 a1a2", mate_score=16000)[1].mate == -2  # type: ignore[index]
-    info = parse_info("info depth 9 seldepth 12 multipv 1 score mate -2 nodes 1234 nps 1 pv e2e4 e7e5")
-    assert info is not None and info[0] == 9 and info[1] is not None and info[1].mate == -2 and info[3] == ["e2e4", "e7e5"]
+    info = parse_info(
+        "info depth 9 seldepth 12 multipv 1 score mate -2 nodes 1234 nps 1 pv e2e4 e7e5"
+    )
+    assert (
+        info is not None
+        and info[0] == 9
+        and info[1] is not None
+        and info[1].mate == -2
+        and info[3] == ["e2e4", "e7e5"]
+    )
     assert parse_info("info depth x score cp") is None
     assert parse_info("bestmove e2e4") is None
 
@@ -266,7 +333,9 @@ async def test_a_hung_engine_is_killed_restarted_and_answers(tmp_path: Path) -> 
 
 async def test_an_engine_that_always_hangs_gets_the_fallback_move_counted(tmp_path: Path) -> None:
     script = wrapper(tmp_path, "fsf-hang", "fairy-stockfish", "hang")
-    computer = Computer(programs={"fairy-stockfish": EngineProgram("fairy-stockfish", str(script), "uci")})
+    computer = Computer(
+        programs={"fairy-stockfish": EngineProgram("fairy-stockfish", str(script), "uci")}
+    )
     try:
         game = game_of("minishogi", None, "")
         answer = await computer.best_move(game, 1)
@@ -301,8 +370,13 @@ async def test_a_starved_dai_shogi_level_4_keeps_its_depth_and_its_clock(tmp_pat
         await computer.close()
 
 
-@pytest.mark.parametrize(("variant", "engine", "protocol"), [("minishogi", "fairy-stockfish", "uci"), ("shoshogi", "sjaakii", "cecp")])
-async def test_an_illegal_engine_move_is_never_the_answer(tmp_path: Path, variant: str, engine: str, protocol: str) -> None:
+@pytest.mark.parametrize(
+    ("variant", "engine", "protocol"),
+    [("minishogi", "fairy-stockfish", "uci"), ("shoshogi", "sjaakii", "cecp")],
+)
+async def test_an_illegal_engine_move_is_never_the_answer(
+    tmp_path: Path, variant: str, engine: str, protocol: str
+) -> None:
     script = wrapper(tmp_path, f"{engine}-illegal", engine, "illegal")
     computer = Computer(programs={engine: EngineProgram(engine, str(script), protocol)})
     try:
@@ -312,6 +386,29 @@ async def test_an_illegal_engine_move_is_never_the_answer(tmp_path: Path, varian
         assert answer.move != "a1a1" and answer.move in game.legal_moves()
         assert answer.fallback == "illegal_move"
         assert computer.fallbacks[variant, "illegal_move"] == 1
+    finally:
+        await computer.close()
+
+
+async def test_an_analysis_goes_on_past_a_position_the_engine_refuses(tmp_path: Path) -> None:
+    """An engine whose rules forbid a move the spec allows refuses every position after it:
+    those plies get no evaluation (counted), the plies before it are analysed, nothing raises
+    (a raise gave the job back to fail again and again: found by the beginner bench in Dai
+    Shogi, where HaChu refused a position our rules reached)."""
+    game = game_of("shoshogi", None, "")
+    rng = random.Random(5)
+    for _ in range(6):
+        game.play(sorted(game.legal_moves())[rng.randrange(len(game.legal_moves()))])
+    refused = game.moves[3]
+    script = wrapper(tmp_path, "sjaak-refuses", "sjaakii", f"refuse-{refused}")
+    computer = Computer(programs={"sjaakii": EngineProgram("sjaakii", str(script), "cecp")})
+    try:
+        entries = [await computer.analyse(game, ply, 100, None) for ply in range(game.ply + 1)]
+        assert [entry is not None for entry in entries] == [True] * 4 + [False] * 3
+        assert computer.fallbacks["shoshogi", "analysis_refused"] == 3
+        assert all(
+            e is not None and e.best in game.position_at(e.ply).legal_by_text() for e in entries[:4]
+        )
     finally:
         await computer.close()
 
@@ -337,11 +434,16 @@ async def test_mate_scores_are_mates_from_the_first_players_view() -> None:
         try:
             sente_mates = game_of("minishogi", "kr3/1p3/G4/5/4K[G] w - - 0 1", "")
             entry = await computer.analyse(sente_mates, 0, 150, None)
-            assert entry is not None and entry.score == {"mate": 1} and entry.best == "G@a4", (engine, entry)
+            assert entry is not None and entry.score == {"mate": 1} and entry.best == "G@a4", (
+                engine,
+                entry,
+            )
             # the same, gote to move and about to be mated: still from sente's view
             gote_to_move = game_of("minishogi", "kr3/1p3/G4/5/4K[G] w - - 0 1", "e1d1")
             entry = await computer.analyse(gote_to_move, 1, 150, None)
-            assert entry is not None and (entry.score.get("mate", 0) > 0 or entry.score.get("cp", 0) > 500), (engine, entry)
+            assert entry is not None and (
+                entry.score.get("mate", 0) > 0 or entry.score.get("cp", 0) > 500
+            ), (engine, entry)
         finally:
             await computer.close()
 
@@ -367,14 +469,20 @@ async def test_analysis_of_each_variant_gives_legal_best_moves_and_lines(variant
         await computer.close()
 
 
-async def test_after_an_illegal_move_the_uci_engine_is_asked_again_among_legal_moves(tmp_path: Path) -> None:
+async def test_after_an_illegal_move_the_uci_engine_is_asked_again_among_legal_moves(
+    tmp_path: Path,
+) -> None:
     script = wrapper(tmp_path, "fsf-illegal-once", "fairy-stockfish", "illegal-once")
-    computer = Computer(programs={"fairy-stockfish": EngineProgram("fairy-stockfish", str(script), "uci")})
+    computer = Computer(
+        programs={"fairy-stockfish": EngineProgram("fairy-stockfish", str(script), "uci")}
+    )
     try:
         game = game_of("minishogi", None, "e1e4")
         answer = await computer.best_move(game, 7)
         assert answer.engine_move == "a1a1" and answer.fallback == "illegal_move"
-        assert answer.result is not None and answer.move == answer.result.bestmove  # the engine's choice
+        assert (
+            answer.result is not None and answer.move == answer.result.bestmove
+        )  # the engine's choice
         assert answer.move in game.legal_moves()
         assert computer.fallbacks["minishogi", "illegal_move"] == 1
     finally:
