@@ -12,6 +12,7 @@ import importlib.util
 import io
 import json
 import random
+import re
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -436,3 +437,38 @@ async def test_websocket_errors(store: Store) -> None:
         else:
             assert reply["t"] == "error" and reply["d"]["code"] == code, (frame, reply)
             assert reply["d"]["message"]
+
+
+# --------------------------------------------------------------------------- stable JSON
+
+GOLDEN = Path(__file__).with_name("review_golden.json")
+_WALL_CLOCK = re.compile(r"\d{4}[-.]\d\d[-.]\d\d.*|\d\d:\d\d:\d\d")
+
+
+def _scrubbed(value: Any, game_id: str) -> Any:
+    """The JSON with what differs between runs (the game id, wall-clock times) replaced."""
+    if isinstance(value, dict):
+        return {key: _scrubbed(item, game_id) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed(item, game_id) for item in value]
+    if isinstance(value, str):
+        if value == game_id:
+            return "<id>"
+        if _WALL_CLOCK.fullmatch(value):
+            return "<time>"
+    return value
+
+
+async def test_review_json_of_a_fischer_and_a_byoyomi_game_is_stable(store: Store) -> None:
+    """The review API's JSON (listing and game view, time control included) is exactly what it
+    was when this test was written: refactors of the time-control type must not change it."""
+    seen: dict[str, Any] = {}
+    for variant, seed in (("spartan", 5), ("minishogi", 6)):
+        game_id, _ = await save_game(store, variant=variant, moves=random_moves(variant, seed, 6))
+        _, _, listing = await get(store, "/api/games")
+        _, _, view = await get(store, f"/api/games/{game_id}")
+        seen[variant] = {
+            "summary": _scrubbed(next(g for g in listing["games"] if g["id"] == game_id), game_id),
+            "game": _scrubbed(view, game_id),
+        }
+    assert seen == json.loads(GOLDEN.read_text(encoding="utf-8"))
