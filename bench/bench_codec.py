@@ -41,8 +41,8 @@ sys.path.insert(0, str(ROOT))
 from bench_frames import best_ns  # noqa: E402  (the same timer as the frame bench)
 
 from server.hub import commands as cmd  # noqa: E402
-from server.hub.clock import Byoyomi, Fischer, TimeControl  # noqa: E402
 from server.hub.game_ids import GAME_ID_MAX_LENGTH  # noqa: E402
+from server.rules.time_control import Byoyomi, Fischer, TimeControl  # noqa: E402
 from server.transport import codec  # noqa: E402
 
 FRAMES = {

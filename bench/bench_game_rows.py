@@ -29,15 +29,15 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from support import create_database, drop_database  # noqa: E402
 
+from server.rules.time_control import Fischer  # noqa: E402
 from server.store import (  # noqa: E402
     Store,
-    StoredTimeControl,
     create_engine,
     new_game_id,
 )
 from server.store.migrate import upgrade_to_head  # noqa: E402
 
-CONTROL = StoredTimeControl("fischer", 60_000)
+CONTROL = Fischer(60_000)
 
 
 async def timed(calls: list[Callable[[], Awaitable[object]]]) -> tuple[float, float]:

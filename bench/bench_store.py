@@ -45,7 +45,8 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
 from server.rules import MoveRecord
-from server.store import MoveWriter, Store, StoredTimeControl
+from server.rules.time_control import Fischer
+from server.store import MoveWriter, Store
 from server.store.migrate import upgrade_to_head
 from server.store.schema import game_moves
 
@@ -76,7 +77,7 @@ async def run_games(
         await store.create_game(
             variant="minishogi",
             start_fen="rbsgk/4p/5/P4/KGSBR[-] w 0 1",
-            time_control=StoredTimeControl("fischer", 180_000, 2_000),
+            time_control=Fischer(180_000, 2_000),
             first_name=f"first{index}",
             second_name=f"second{index}",
         )
@@ -166,7 +167,7 @@ async def insert_paths(pg_url: str, batches: int = 3000) -> None:
                 await store.create_game(
                     variant="minishogi",
                     start_fen="rbsgk/4p/5/P4/KGSBR[-] w 0 1",
-                    time_control=StoredTimeControl("fischer", 180_000, 2_000),
+                    time_control=Fischer(180_000, 2_000),
                     first_name="first",
                     second_name="second",
                 )

@@ -27,7 +27,8 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from server.config import Settings
 from server.rules import MoveRecord
-from server.store import Store, StoredTimeControl
+from server.rules.time_control import Fischer
+from server.store import Store
 from server.store.migrate import upgrade_to_head
 from server.store.writer import MoveWriter
 
@@ -52,7 +53,7 @@ async def commit_echo_main(port: int, database_url: str) -> None:
             game_id = await store.create_game(
                 variant="minishogi",
                 start_fen="rbsgk/4p/5/P4/KGSBR[-] w 0 1",
-                time_control=StoredTimeControl("fischer", 3_600_000),
+                time_control=Fischer(3_600_000),
                 first_name="echo",
                 second_name="echo",
             )

@@ -18,6 +18,7 @@ from server.hub.effects import (
     MovesRetracted,
     PersistRecord,
 )
+from server.hub.glicko2 import speed_of
 from server.rules import ENGINE_TERMINATIONS
 from server.rules.record import UNFINISHED_STATUSES
 from server.store import (
@@ -125,12 +126,11 @@ class StoreRecorder:
             asyncio.get_running_loop().call_soon(written, _persist_error(record, error))
 
     async def _create(self, record: GameCreated) -> None:
-        control = record.control.to_record()
         await self._store.create_game(
             game_id=record.game_id,
             variant=record.variant,
             start_fen=record.start_fen,
-            time_control=control,
+            time_control=record.control,
             first_name=record.first.name,
             second_name=record.second.name,
             first_player_id=None if record.first.guest else store_player_id(record.first.player_id),
@@ -140,7 +140,7 @@ class StoreRecorder:
             rated=record.rated,
             started=True,  # the hub creates a game when it starts: one commit
         )
-        self._speeds[record.game_id] = record.control.speed()
+        self._speeds[record.game_id] = speed_of(record.control)
 
     def remember(self, game: GameRecord) -> None:
         """Know a game this process did not create (restored after a restart)."""

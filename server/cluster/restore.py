@@ -16,7 +16,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from server.hub.clock import control_of_record
 from server.hub.identity import COMPUTER, PlayerInfo, Rating, RatingKey
 from server.hub.lobby import GameTerms
 from server.rules import MoveRecord
@@ -68,7 +67,7 @@ async def resumable_game(store: Store, game: GameRecord) -> Resumable:
     """
     first = await _player(store, game.first_player_id, game.first_name, game.first_bot)
     second = await _player(store, game.second_player_id, game.second_name, game.second_bot)
-    terms = GameTerms(game.variant, control_of_record(game.time_control), game.rated)
+    terms = GameTerms(game.variant, game.time_control, game.rated)
     kept = await store.take_room_version(game.id)
     first_version = version_above_all_issued() if kept is None else kept + 1
     return Resumable(game.id, terms, (first, second), game.start_fen, game.moves, first_version)

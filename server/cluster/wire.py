@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, NotRequired, TypedDict
 
-from server.hub.clock import TimeControl
+from server.hub.clock import time_control_view
 from server.hub.commands import (
     AbandonClaimCommand,
     AbortCommand,
@@ -35,6 +35,7 @@ from server.hub.commands import (
 from server.hub.identity import PlayerInfo, Rating, RatingKey
 from server.hub.payloads import TimeControlView
 from server.jsontypes import JsonObject
+from server.rules.time_control import TimeControl
 
 __all__ = [
     "PlayerIdentity",
@@ -107,7 +108,7 @@ def player_from_json(obj: Any) -> PlayerInfo:
 
 
 def _tc(control: TimeControl) -> TimeControlView:
-    return control.to_json()
+    return time_control_view(control)
 
 
 def _payload(command: Command) -> tuple[str, JsonObject]:

@@ -1,12 +1,9 @@
 """Game clocks in integer milliseconds, with the time passed in (never read from the system).
 
-One :class:`GameClock` serves every time control; the control is a strategy:
-
-* :class:`Fischer` — main time plus an increment added after each move.
-* :class:`Byoyomi` — main time, then ``periods`` periods of ``period_ms`` each. Once main time is
-  gone the player is in byoyomi: a move made inside the current period keeps it (the next turn starts
-  with a full period again); a move that spans *k* whole periods (the thinking time after main time
-  ran out is ``>= k * period_ms``) spends *k* periods; the flag falls when the last period runs out.
+One :class:`GameClock` serves every time control; the control
+(``server.rules.time_control``: :class:`~server.rules.time_control.Fischer` or
+:class:`~server.rules.time_control.Byoyomi`) is its strategy: it says what a move, a stop and the
+passing of time do to a player's :class:`~server.rules.time_control.SideTime`.
 
 Boundary rule (deadline inclusive): a player whose turn started at ``t0`` with budget ``B``
 (Fischer: remaining time; byoyomi: main + periods left × period) has the half-open interval
@@ -24,152 +21,32 @@ moves the deadline, so flags stay exactly where :meth:`GameClock.deadline` says.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
-from server.hub.glicko2 import Speed, estimated_game_seconds, speed_class
-from server.hub.payloads import ByoyomiView, ClocksView, FischerView, SideClockView
-from server.rules import Side, record
+from server.hub.glicko2 import estimated_total_ms
+from server.hub.payloads import ClocksView, SideClockView, TimeControlView
+from server.rules import Side
+from server.rules.time_control import Fischer, LiveTime, SideTime, TimeControl
 
 
 class ClockError(RuntimeError):
     """A clock operation that the caller should have prevented (e.g. pressing a stopped clock)."""
 
 
-@dataclass(frozen=True)
-class SideTime:
-    """One player's stored time: main time left and byoyomi periods left (0 under Fischer)."""
-
-    main_ms: int
-    periods: int = 0
-
-
-@dataclass(frozen=True)
-class LiveTime:
-    """One player's time as it stands at some instant, for display."""
-
-    main_ms: int
-    periods: int
-    period_left_ms: int | None
-    """Time left in the current byoyomi period (``None`` under Fischer)."""
-
-
-@dataclass(frozen=True)
-class Fischer:
-    """Fischer time control: ``base_ms`` at the start, ``increment_ms`` added after each move."""
-
-    base_ms: int
-    increment_ms: int
-    kind: ClassVar[str] = "fischer"
-
-    @classmethod
-    def from_seconds(cls, base_s: int, inc_s: int) -> Fischer:
-        return cls(base_s * 1000, inc_s * 1000)
-
-    def initial(self) -> SideTime:
-        return SideTime(self.base_ms)
-
-    def budget_ms(self, time: SideTime) -> int:
-        return time.main_ms
-
-    def after_move(self, time: SideTime, spent_ms: int) -> SideTime:
-        return SideTime(time.main_ms - spent_ms + self.increment_ms)
-
-    def stopped(self, time: SideTime, spent_ms: int) -> SideTime:
-        return SideTime(max(0, time.main_ms - spent_ms))
-
-    def live(self, time: SideTime, elapsed_ms: int) -> LiveTime:
-        return LiveTime(max(0, time.main_ms - elapsed_ms), 0, None)
-
-    def estimated_total_ms(self) -> int:
-        """One player's expected thinking time for a game (the rating pools' estimate)."""
-        return round(1000 * estimated_game_seconds(self.base_ms, self.increment_ms))
-
-    def speed(self) -> Speed:
-        """The rating pool speed of this control (shared with the store)."""
-        return speed_class(self.base_ms, self.increment_ms)
-
-    def to_json(self) -> FischerView:
+def time_control_view(control: TimeControl) -> TimeControlView:
+    """The protocol's ``tc`` object of a time control (read back by
+    ``server.hub.commands.time_control_from_json``)."""
+    if isinstance(control, Fischer):
         return {
             "kind": "fischer",
-            "base_s": self.base_ms // 1000,
-            "inc_s": self.increment_ms // 1000,
+            "base_s": control.base_ms // 1000,
+            "inc_s": control.increment_ms // 1000,
         }
-
-    def to_record(self) -> record.StoredTimeControl:
-        """This control as a game record keeps it (see :func:`control_of_record`)."""
-        return record.StoredTimeControl("fischer", self.base_ms, self.increment_ms)
-
-
-@dataclass(frozen=True)
-class Byoyomi:
-    """Byoyomi: ``main_ms`` of main time, then ``periods`` periods of ``period_ms``."""
-
-    main_ms: int
-    period_ms: int
-    periods: int
-    kind: ClassVar[str] = "byoyomi"
-
-    @classmethod
-    def from_seconds(cls, main_s: int, period_s: int, periods: int) -> Byoyomi:
-        return cls(main_s * 1000, period_s * 1000, periods)
-
-    def initial(self) -> SideTime:
-        return SideTime(self.main_ms, self.periods)
-
-    def budget_ms(self, time: SideTime) -> int:
-        # The current period is full at every turn start, so the budget is main + all periods left.
-        return time.main_ms + time.periods * self.period_ms
-
-    def after_move(self, time: SideTime, spent_ms: int) -> SideTime:
-        if spent_ms < time.main_ms:
-            return SideTime(time.main_ms - spent_ms, time.periods)
-        whole_periods_used = (spent_ms - time.main_ms) // self.period_ms
-        return SideTime(0, time.periods - whole_periods_used)
-
-    def stopped(self, time: SideTime, spent_ms: int) -> SideTime:
-        if spent_ms >= self.budget_ms(time):
-            return SideTime(0, 0)
-        return self.after_move(time, spent_ms)
-
-    def live(self, time: SideTime, elapsed_ms: int) -> LiveTime:
-        if elapsed_ms < time.main_ms:
-            return LiveTime(time.main_ms - elapsed_ms, time.periods, self.period_ms)
-        over = elapsed_ms - time.main_ms
-        used, into_period = divmod(over, self.period_ms)
-        if used >= time.periods:
-            return LiveTime(0, 0, 0)
-        return LiveTime(0, time.periods - used, self.period_ms - into_period)
-
-    def estimated_total_ms(self) -> int:
-        return round(1000 * estimated_game_seconds(self.main_ms, 0, self.period_ms, self.periods))
-
-    def speed(self) -> Speed:
-        """The rating pool speed of this control (shared with the store)."""
-        return speed_class(self.main_ms, 0, self.period_ms, self.periods)
-
-    def to_json(self) -> ByoyomiView:
-        return {
-            "kind": "byoyomi",
-            "main_s": self.main_ms // 1000,
-            "period_s": self.period_ms // 1000,
-            "periods": self.periods,
-        }
-
-    def to_record(self) -> record.StoredTimeControl:
-        """This control as a game record keeps it (see :func:`control_of_record`)."""
-        return record.StoredTimeControl(
-            "byoyomi", self.main_ms, byoyomi_ms=self.period_ms, periods=self.periods
-        )
-
-
-TimeControl = Fischer | Byoyomi
-
-
-def control_of_record(kept: record.StoredTimeControl) -> TimeControl:
-    """The clock strategy of a recorded time control (the inverse of ``to_record``)."""
-    if kept.kind == "fischer":
-        return Fischer(kept.base_ms, kept.increment_ms)
-    return Byoyomi(kept.base_ms, kept.byoyomi_ms, kept.periods)
+    return {
+        "kind": "byoyomi",
+        "main_s": control.base_ms // 1000,
+        "period_s": control.period_ms // 1000,
+        "periods": control.periods,
+    }
 
 
 @dataclass(frozen=True)
@@ -184,7 +61,7 @@ class LagPolicy:
     @classmethod
     def for_control(cls, control: TimeControl) -> LagPolicy:
         """Scale with the game's length: 100 ms per move from 3 minutes up, less for bullet."""
-        gain = max(10, min(100, control.estimated_total_ms() // 1800))
+        gain = max(10, min(100, estimated_total_ms(control) // 1800))
         return cls(gain_ms=gain, initial_ms=3 * gain, max_ms=7 * gain)
 
 

@@ -21,10 +21,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
-from server.hub.clock import Byoyomi, Fischer, TimeControl
 from server.hub.errors import ProtocolError
 from server.hub.game_ids import GAME_ID_MAX_LENGTH
 from server.hub.messages import AckId, Message, error_message
+from server.rules.time_control import Byoyomi, Fischer, TimeControl
 
 ColourChoice = Literal["first", "second", "random"]
 OfferKind = Literal["draw", "takeback", "rematch"]

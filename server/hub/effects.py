@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.hub.clock import TimeControl
 from server.hub.identity import PlayerId
 from server.hub.messages import Message
 from server.rules import MoveRecord
+from server.rules.time_control import TimeControl
 
 ConnId = int
 """A connection id chosen by the transport adapter."""

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from server.rules.time_control import Fischer, TimeControl
+
 __all__ = [
     "DEFAULT_DEVIATION",
     "DEFAULT_RATING",
@@ -232,6 +234,22 @@ def estimated_game_seconds(
     if min(base_ms, increment_ms, byoyomi_ms, periods) < 0:
         raise ValueError("time control values must not be negative")
     return (base_ms + 40 * increment_ms + 25 * byoyomi_ms * periods) / 1000.0
+
+
+def estimated_total_ms(control: TimeControl) -> int:
+    """One player's expected thinking time for a game under *control*, in milliseconds."""
+    if isinstance(control, Fischer):
+        return round(1000 * estimated_game_seconds(control.base_ms, control.increment_ms))
+    return round(
+        1000 * estimated_game_seconds(control.base_ms, 0, control.period_ms, control.periods)
+    )
+
+
+def speed_of(control: TimeControl) -> Speed:
+    """The rating pool of a game's time control (the hub's and the store's)."""
+    if isinstance(control, Fischer):
+        return speed_class(control.base_ms, control.increment_ms)
+    return speed_class(control.base_ms, 0, control.period_ms, control.periods)
 
 
 def speed_class(

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.hub.clock import Byoyomi, TimeControl
 from server.hub.commands import (
     AcceptCommand,
     ChallengeAiCommand,
@@ -30,6 +29,7 @@ from server.hub.messages import Message, MessageKind, ack_message
 from server.hub.payloads import SoughtPayload
 from server.hub.who import who_view
 from server.rules import VARIANT_NAMES, Variant, get_variant
+from server.rules.time_control import Byoyomi, TimeControl
 
 
 class Lobby:

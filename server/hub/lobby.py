@@ -17,11 +17,13 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from server.hub.clock import TimeControl
+from server.hub.clock import time_control_view
 from server.hub.commands import ColourChoice
 from server.hub.errors import CommandError, ErrorCode
+from server.hub.glicko2 import speed_of
 from server.hub.identity import PlayerId, PlayerInfo, Rating
 from server.hub.payloads import ChallengeView, PlayerView, SeekView, TermsView
+from server.rules.time_control import TimeControl
 
 MAX_SEEKS_PER_PLAYER = 3
 """Open seeks a player may have at once (the default of :class:`SeekBook`)."""
@@ -40,7 +42,7 @@ class GameTerms:
     @property
     def speed(self) -> str:
         """The speed class of the time control: with the variant, the rating pool."""
-        return self.control.speed()
+        return speed_of(self.control)
 
     def rating_of(self, player: PlayerInfo) -> Rating:
         """``player``'s rating in this game's pool (guests: the default rating)."""
@@ -52,7 +54,7 @@ class GameTerms:
     def view(self) -> TermsView:
         return {
             "variant": self.variant,
-            "tc": self.control.to_json(),
+            "tc": time_control_view(self.control),
             "speed": self.speed,
             "rated": self.rated,
         }

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from server.hub.clock import SideTime
 from server.hub.effects import Effect, GameFinished, Persist, Publish, Send
 from server.hub.errors import ErrorCode
 from server.hub.messages import Message, MessageKind, ack_message, error_message
@@ -27,6 +26,7 @@ from server.rules import (
     Termination,
     has_mating_material,
 )
+from server.rules.time_control import SideTime
 
 
 class Lifecycle:

@@ -13,10 +13,11 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import cast
 
-from server.hub.clock import Byoyomi, ClockState, GameClock
+from server.hub.clock import ClockState, GameClock
 from server.hub.effects import Broadcast, ConnId, Effect, GameId, Send
 from server.hub.errors import CommandError, ErrorCode
 from server.hub.eventlog import Audience, EventLog, RoomEvent
+from server.hub.glicko2 import estimated_total_ms
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import GameTerms
 from server.hub.messages import AckId, Message, MessageKind, Payload
@@ -32,6 +33,7 @@ from server.hub.payloads import (
 )
 from server.hub.persist_tokens import PersistTokens, WriteKind
 from server.rules import SIDES, Game, MoveList, MoveRecord, Side, Variant
+from server.rules.time_control import Byoyomi
 
 RESULTS = ("1-0", "0-1")
 DRAW = "1/2-1/2"
@@ -212,7 +214,7 @@ class RoomState:
         countdown = self._abandon_countdown_ms
         if countdown is None:  # the terms never change: computed once
             settings = self.settings
-            scaled = int(self.terms.control.estimated_total_ms() * settings.abandon_fraction)
+            scaled = int(estimated_total_ms(self.terms.control) * settings.abandon_fraction)
             countdown = max(settings.abandon_min_ms, min(settings.abandon_max_ms, scaled))
             self._abandon_countdown_ms = countdown
         return countdown

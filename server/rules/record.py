@@ -5,8 +5,8 @@ are played, the store keeps them and returns :class:`GameInfo` (listings) and
 :class:`GameRecord` (a game with its moves), the review API and the export writers
 (``server.rules.export``) read them. They live here, in the lowest layer, because the lowest
 reader is the export writers. Plain values: a :class:`MoveRecord` has no checks on
-construction, so the hub's move path pays nothing for it (the store checks what it writes); a
-:class:`StoredTimeControl` refuses impossible clocks.
+construction, so the hub's move path pays nothing for it (the store checks what it writes). A
+game's time control is the one :data:`~server.rules.time_control.TimeControl` the hub's clock runs.
 """
 
 from __future__ import annotations
@@ -17,13 +17,12 @@ from datetime import datetime
 from typing import Literal, NamedTuple, get_args, overload
 
 from .game import Side
+from .time_control import TimeControl
 
 __all__ = [
-    "CLOCK_KINDS",
     "GAME_STATUSES",
     "RESULT_CODES",
     "UNFINISHED_STATUSES",
-    "ClockKind",
     "GameInfo",
     "GamePage",
     "GameRecord",
@@ -31,60 +30,18 @@ __all__ = [
     "MoveList",
     "MoveRecord",
     "ResultCode",
-    "StoredTimeControl",
     "UnfinishedGame",
 ]
 
-ClockKind = Literal["fischer", "byoyomi"]
 GameStatus = Literal["created", "started", "finished", "aborted"]
 #: First-player win, second-player win, draw.
 ResultCode = Literal["1-0", "0-1", "1/2-1/2"]
 
-CLOCK_KINDS: tuple[ClockKind, ...] = get_args(ClockKind)
 GAME_STATUSES: tuple[GameStatus, ...] = get_args(GameStatus)
 RESULT_CODES: tuple[ResultCode, ...] = get_args(ResultCode)
 UNFINISHED_STATUSES: tuple[GameStatus, ...] = ("created", "started")
 """The statuses of a game that has not ended: restart recovery resumes such a game, a takeover
 takes it over, the store still accepts its moves and its end."""
-
-
-def _check_count(what: str, value: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ValueError(f"{what} must be an integer >= 0, got {value!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class StoredTimeControl:
-    """A game's clock as recorded: Fischer (base + increment) or byoyomi (base, then periods).
-
-    The stored form, in the store's units; the hub's running clock rule is
-    ``server.hub.clock.TimeControl`` (``Fischer | Byoyomi``: ``to_record`` and
-    ``control_of_record`` convert), whose JSON form (``to_json``) is the protocol's ``tc``.
-
-    >>> StoredTimeControl("byoyomi", 600_000, byoyomi_ms=30_000, periods=1)
-    StoredTimeControl(kind='byoyomi', base_ms=600000, increment_ms=0, byoyomi_ms=30000, periods=1)
-
-    :raises ValueError: an unknown kind, a negative or non-integer number, byoyomi fields on a
-        Fischer clock, a byoyomi clock without periods, or no time at all.
-    """
-
-    kind: ClockKind
-    base_ms: int
-    increment_ms: int = 0
-    byoyomi_ms: int = 0
-    periods: int = 0
-
-    def __post_init__(self) -> None:
-        if self.kind not in CLOCK_KINDS:
-            raise ValueError(f"clock kind must be 'fischer' or 'byoyomi', got {self.kind!r}")
-        for name in ("base_ms", "increment_ms", "byoyomi_ms", "periods"):
-            _check_count(name, getattr(self, name))
-        if self.kind == "fischer" and (self.byoyomi_ms or self.periods):
-            raise ValueError("a Fischer clock has no byoyomi periods")
-        if self.kind == "byoyomi" and (self.byoyomi_ms == 0 or self.periods == 0):
-            raise ValueError("a byoyomi clock needs byoyomi_ms > 0 and at least one period")
-        if self.base_ms == 0 and self.increment_ms == 0 and self.byoyomi_ms == 0:
-            raise ValueError("a clock needs some time: base, increment or byoyomi")
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +158,7 @@ class GameInfo:
     id: str
     variant: str
     start_fen: str
-    time_control: StoredTimeControl
+    time_control: TimeControl
     speed: str
     rated: bool
     first_name: str

@@ -9,18 +9,17 @@ The pieces the rest of the server uses:
 * ``upgrade_to_head`` / ``downgrade_to_base`` in ``server.store.migrate`` (not re-exported
   here, so that ``python -m server.store.migrate`` runs cleanly);
 * the records passed in and out: the game records shared by every layer
-  (``server.rules.record``, re-exported here) and the store's own (``server.store.records``),
+  (``server.rules.record``, re-exported here; their time control is
+  ``server.rules.time_control``'s) and the store's own (``server.store.records``),
   and the narrow errors (``server.store.errors``).
 """
 
 from server.rules.record import (
-    ClockKind,
     GameInfo,
     GamePage,
     GameRecord,
     GameStatus,
     ResultCode,
-    StoredTimeControl,
 )
 from server.store.analyses import AnalysisExistsError, UnknownAnalysisError
 from server.store.engine import DEFAULT_URL, create_engine
@@ -51,7 +50,6 @@ __all__ = [
     "TOKEN_PREFIX",
     "AnalysisExistsError",
     "ApiToken",
-    "ClockKind",
     "DuplicateMoveError",
     "EndJournal",
     "GameInfo",
@@ -69,7 +67,6 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreUnavailableError",
-    "StoredTimeControl",
     "TooManyTokensError",
     "UnknownAnalysisError",
     "UnknownGameError",

@@ -11,13 +11,13 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from server.hub import game_ids
-from server.hub.glicko2 import speed_class
+from server.hub.glicko2 import speed_of
 from server.rules.record import (
     UNFINISHED_STATUSES,
     MoveRecord,
     ResultCode,
-    StoredTimeControl,
 )
+from server.rules.time_control import Byoyomi, Fischer, TimeControl
 from server.store.errors import (
     DuplicateMoveError,
     GameStateError,
@@ -35,6 +35,7 @@ from server.store.records import (
     check_move,
     check_result,
     check_text,
+    control_columns,
     move_row,
     utc_now,
 )
@@ -68,7 +69,7 @@ class GameStore(Transactions):
         *,
         variant: str,
         start_fen: str,
-        time_control: StoredTimeControl,
+        time_control: TimeControl,
         first_name: str,
         second_name: str,
         first_player_id: int | None = None,
@@ -92,7 +93,7 @@ class GameStore(Transactions):
         check_text("start position", start_fen, 10_000)
         check_text("first player's name", first_name, NAME_LENGTH)
         check_text("second player's name", second_name, NAME_LENGTH)
-        if not isinstance(time_control, StoredTimeControl):
+        if not isinstance(time_control, (Fischer, Byoyomi)):
             raise ValueError("time_control must be a TimeControl")
         if rated and (first_player_id is None or second_player_id is None):
             raise ValueError("a rated game needs two registered players")
@@ -103,21 +104,12 @@ class GameStore(Transactions):
         values: ColumnValues = {
             "variant": variant,
             "start_fen": start_fen,
-            "speed": speed_class(
-                time_control.base_ms,
-                time_control.increment_ms,
-                time_control.byoyomi_ms,
-                time_control.periods,
-            ),
+            "speed": speed_of(time_control),
             "first_player_id": first_player_id,
             "second_player_id": second_player_id,
             "first_name": first_name,
             "second_name": second_name,
-            "clock_kind": time_control.kind,
-            "base_ms": time_control.base_ms,
-            "increment_ms": time_control.increment_ms,
-            "byoyomi_ms": time_control.byoyomi_ms,
-            "periods": time_control.periods,
+            **control_columns(time_control),
             "rated": rated,
             "status": "created",
             "created_at": utc_now(),

@@ -19,10 +19,9 @@ from server.rules.record import (
     GameStatus,
     MoveRecord,
     ResultCode,
-    StoredTimeControl,
     UnfinishedGame,
 )
-from server.store.records import check_game_id, check_result
+from server.store.records import check_game_id, check_result, control_of_columns
 from server.store.schema import ColumnValues, game_moves, games, players
 from server.store.transactions import Transactions
 
@@ -250,12 +249,8 @@ def _game_fields(row: Row[*tuple[Any, ...]]) -> ColumnValues:
         "variant": row.variant,
         "start_fen": row.start_fen,
         "speed": row.speed,
-        "time_control": StoredTimeControl(
-            kind=row.clock_kind,
-            base_ms=row.base_ms,
-            increment_ms=row.increment_ms,
-            byoyomi_ms=row.byoyomi_ms,
-            periods=row.periods,
+        "time_control": control_of_columns(
+            row.clock_kind, row.base_ms, row.increment_ms, row.byoyomi_ms, row.periods
         ),
         "rated": bool(row.rated),
         "status": row.status,

@@ -1,18 +1,21 @@
 """Plain values passed into and returned by the store, and the checks of what it writes.
 
 The game records themselves (:class:`~server.rules.record.GameRecord`, ``GameInfo``,
-``MoveRecord``, ``StoredTimeControl``, ``GamePage``) are shared by every layer and live in
-``server.rules.record``. Malformed input raises :class:`ValueError` before any SQL runs.
+``MoveRecord``, ``GamePage``) are shared by every layer and live in ``server.rules.record``, the
+time control in ``server.rules.time_control`` (mapped to and from the ``games`` table's clock
+columns here). Malformed input raises :class:`ValueError` before any SQL runs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TypedDict
 
 from server.hub.game_ids import GAME_ID_MAX_LENGTH, GAME_ID_PATTERN
 from server.hub.glicko2 import Rating, Speed
 from server.rules.record import RESULT_CODES, MoveRecord, ResultCode
+from server.rules.time_control import Byoyomi, Fischer, TimeControl
 from server.store.schema import DISPLAY_LENGTH, UCI_LENGTH
 
 __all__ = [
@@ -24,6 +27,51 @@ __all__ = [
 
 #: The score of the first player for each result.
 FIRST_PLAYER_SCORE: dict[ResultCode, float] = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+
+
+class ClockColumns(TypedDict):
+    """A time control as the ``games`` table keeps it (one row for both kinds)."""
+
+    clock_kind: str
+    base_ms: int
+    increment_ms: int
+    byoyomi_ms: int
+    periods: int
+
+
+def control_columns(control: TimeControl) -> ClockColumns:
+    """The ``games`` columns of a time control (the inverse of :func:`control_of_columns`)."""
+    if isinstance(control, Fischer):
+        return {
+            "clock_kind": "fischer",
+            "base_ms": control.base_ms,
+            "increment_ms": control.increment_ms,
+            "byoyomi_ms": 0,
+            "periods": 0,
+        }
+    return {
+        "clock_kind": "byoyomi",
+        "base_ms": control.base_ms,
+        "increment_ms": 0,
+        "byoyomi_ms": control.period_ms,
+        "periods": control.periods,
+    }
+
+
+def control_of_columns(
+    clock_kind: str, base_ms: int, increment_ms: int, byoyomi_ms: int, periods: int
+) -> TimeControl:
+    """The time control of a ``games`` row's clock columns.
+
+    :raises ValueError: an unknown kind, the other kind's fields set, or an impossible clock.
+    """
+    if clock_kind == "fischer" and not (byoyomi_ms or periods):
+        return Fischer(base_ms, increment_ms)
+    if clock_kind == "byoyomi" and not increment_ms:
+        return Byoyomi(base_ms, byoyomi_ms, periods)
+    raise ValueError(
+        f"not a time control: {clock_kind!r} {base_ms}+{increment_ms}, {periods}x{byoyomi_ms}"
+    )
 
 
 def utc_now() -> datetime:

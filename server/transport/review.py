@@ -40,6 +40,7 @@ from server.hub.payloads import (
     StoredMoveView,
     StoredPlayerView,
     StoredPositionView,
+    StoredTimeControlView,
 )
 from server.rules import SIDE_NAMES, VARIANT_NAMES, Game, RulesError, Variant, get_variant
 from server.rules.analysis import PlyEval
@@ -61,6 +62,7 @@ from server.rules.record import (
     MoveRecord,
     ResultCode,
 )
+from server.rules.time_control import Fischer, TimeControl
 from server.transport.analysis_api import (
     AnalysisRequestError,
     AnalysisStore,
@@ -292,9 +294,25 @@ def _stored_player(
     return view
 
 
+def stored_time_control_view(control: TimeControl) -> StoredTimeControlView:
+    """The review API's ``time_control`` object: the ``games`` table's clock fields (byoyomi's
+    period as ``byoyomi_ms``, the other kind's fields 0) and the PGN text."""
+    if isinstance(control, Fischer):
+        increment_ms, byoyomi_ms, periods = control.increment_ms, 0, 0
+    else:
+        increment_ms, byoyomi_ms, periods = 0, control.period_ms, control.periods
+    return {
+        "kind": control.kind,
+        "base_ms": control.base_ms,
+        "increment_ms": increment_ms,
+        "byoyomi_ms": byoyomi_ms,
+        "periods": periods,
+        "text": format_time_control(control),
+    }
+
+
 def game_summary(info: GameInfo) -> GameSummaryView:
     """The JSON form of a listed game (no moves)."""
-    control = info.time_control
     return {
         "id": info.id,
         "variant": info.variant,
@@ -303,14 +321,7 @@ def game_summary(info: GameInfo) -> GameSummaryView:
         "termination": info.termination,
         "rated": info.rated,
         "speed": info.speed,
-        "time_control": {
-            "kind": control.kind,
-            "base_ms": control.base_ms,
-            "increment_ms": control.increment_ms,
-            "byoyomi_ms": control.byoyomi_ms,
-            "periods": control.periods,
-            "text": format_time_control(control),
-        },
+        "time_control": stored_time_control_view(info.time_control),
         "first": _stored_player(
             info.first_name,
             info.first_player_id,

@@ -26,7 +26,7 @@ from server.cluster.node import ClusterDriver
 from server.cluster.ownership import Takeover
 from server.config import Settings
 from server.rules import Game, MoveRecord, get_variant
-from server.store import StoredTimeControl
+from server.rules.time_control import Fischer
 from server.transport.accounts import store_player_id
 
 REDIS_URL = os.environ.get("HUB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -83,7 +83,7 @@ async def dead_nodes_game(app: App, first: Client, second: Client) -> str:
     game_id = await app.store.create_game(
         variant="minishogi",
         start_fen=START_FEN,
-        time_control=StoredTimeControl("fischer", 300_000, 0),
+        time_control=Fischer(300_000, 0),
         first_name=first.name,
         second_name=second.name,
         first_player_id=store_player_id(first.player["id"]),

@@ -9,10 +9,10 @@ import pytest
 
 from server.cluster.lobby import listed_from_payload, registry_payload
 from server.cluster.wire import command_game, command_to_frame, player_from_json, player_to_json
-from server.hub.clock import Byoyomi, Fischer
 from server.hub.commands import COMMAND_TYPES, parse_command, time_control_from_json
 from server.hub.identity import PlayerInfo, Rating
 from server.hub.lobby import GameTerms, Seek, seeks_fit
+from server.rules.time_control import Byoyomi, Fischer
 
 FISCHER = {"kind": "fischer", "base_s": 180, "inc_s": 2}
 BYOYOMI = {"kind": "byoyomi", "main_s": 300, "period_s": 10, "periods": 3}

@@ -17,7 +17,8 @@ from support import FakeClock
 from server.bus import Cluster, InProcessClusterState
 from server.cluster.ownership import Ownership
 from server.cluster.restore import Resumable
-from server.store import Store, StoredTimeControl
+from server.rules.time_control import Fischer
+from server.store import Store
 from server.store.migrate import upgrade_to_head
 
 TTL_MS = 9_000
@@ -93,7 +94,7 @@ async def unfinished_game(
     game_id = await store.create_game(
         variant="minishogi",
         start_fen=START_FEN,
-        time_control=StoredTimeControl("fischer", 180_000, 2_000),
+        time_control=Fischer(180_000, 2_000),
         first_name="alice",
         second_name="bob",
         first_player_id=first_player_id,

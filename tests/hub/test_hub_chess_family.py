@@ -4,12 +4,12 @@ import random
 
 from hub_harness import Harness, one, only, play, player, start_game, wild_game
 
-from server.hub.clock import Fischer
 from server.hub.effects import GameFinished, Persist
 from server.hub.lobby import GameTerms
 from server.hub.persist_tokens import PersistTokens
 from server.hub.room import GameRoom
 from server.rules import Game, Side, get_variant
+from server.rules.time_control import Fischer
 
 
 def test_draw_offer_is_declined_by_playing_on_then_accepted() -> None:

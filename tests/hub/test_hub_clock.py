@@ -2,15 +2,9 @@
 
 import pytest
 
-from server.hub.clock import (
-    Byoyomi,
-    ClockError,
-    Fischer,
-    GameClock,
-    LagPolicy,
-    SideTime,
-)
+from server.hub.clock import ClockError, GameClock, LagPolicy, time_control_view
 from server.rules import Side
+from server.rules.time_control import Byoyomi, Fischer, SideTime
 
 NO_LAG = LagPolicy(gain_ms=0, initial_ms=0, max_ms=0)
 
@@ -262,8 +256,12 @@ def test_state_restore_undoes_a_press_exactly() -> None:
 
 
 def test_time_control_wire_form() -> None:
-    assert Fischer.from_seconds(180, 2).to_json() == {"kind": "fischer", "base_s": 180, "inc_s": 2}
-    assert Byoyomi.from_seconds(600, 30, 3).to_json() == {
+    assert time_control_view(Fischer.from_seconds(180, 2)) == {
+        "kind": "fischer",
+        "base_s": 180,
+        "inc_s": 2,
+    }
+    assert time_control_view(Byoyomi.from_seconds(600, 30, 3)) == {
         "kind": "byoyomi",
         "main_s": 600,
         "period_s": 30,

@@ -4,7 +4,6 @@ from typing import Any
 
 import pytest
 
-from server.hub.clock import Byoyomi, Fischer
 from server.hub.commands import (
     COMMAND_TYPES,
     AbandonClaimCommand,
@@ -24,6 +23,7 @@ from server.hub.commands import (
     parse_command,
 )
 from server.hub.errors import ProtocolError
+from server.rules.time_control import Byoyomi, Fischer
 
 FISCHER = {"kind": "fischer", "base_s": 180, "inc_s": 2}
 

@@ -4,7 +4,6 @@ import random
 
 import pytest
 
-from server.hub.clock import Byoyomi, Fischer
 from server.hub.commands import ColourChoice
 from server.hub.errors import CommandError
 from server.hub.identity import PlayerInfo, Rating
@@ -19,6 +18,7 @@ from server.hub.lobby import (
     range_accepts,
     seeks_fit,
 )
+from server.rules.time_control import Byoyomi, Fischer
 
 BLITZ = GameTerms("spartan", Fischer.from_seconds(180, 2), rated=True)
 

@@ -3,10 +3,10 @@
 import pytest
 from hub_harness import Harness, one, player, start_game
 
-from server.hub.clock import Byoyomi, SideTime
 from server.hub.effects import GameFinished, MoveAppended
 from server.hub.lobby import GameTerms
 from server.rules import MoveRecord
+from server.rules.time_control import Byoyomi, SideTime
 
 TC = {"kind": "byoyomi", "main_s": 60, "period_s": 10, "periods": 2}
 TERMS = GameTerms("minishogi", Byoyomi.from_seconds(60, 10, 2), rated=True)

@@ -37,13 +37,14 @@ from server.rules.export import (
     write_pgn,
     write_usi,
 )
-from server.rules.record import GameRecord, StoredTimeControl
+from server.rules.record import GameRecord
 from server.rules.san import parse_san
+from server.rules.time_control import Byoyomi, Fischer
 
 STARTED = datetime(2024, 5, 1, 12, 30, 5, tzinfo=UTC)
 FINISHED = datetime(2024, 5, 1, 12, 58, 0, tzinfo=UTC)
-BLITZ = StoredTimeControl("fischer", 180_000, 2_000)
-BYOYOMI = StoredTimeControl("byoyomi", 600_000, byoyomi_ms=30_000, periods=3)
+BLITZ = Fischer(180_000, 2_000)
+BYOYOMI = Byoyomi(600_000, 30_000, 3)
 SITE = "https://hub.example/g1"
 
 Policy = Callable[[Game, list[str], random.Random], str]
@@ -181,8 +182,8 @@ def expected_clock(ms: int) -> float:
 
 def test_time_control_and_clock_texts() -> None:
     assert format_time_control(BLITZ) == "180+2"
-    assert format_time_control(StoredTimeControl("fischer", 300_000, 0)) == "300+0"
-    assert format_time_control(StoredTimeControl("fischer", 90_500, 500)) == "90.5+0.5"
+    assert format_time_control(Fischer(300_000, 0)) == "300+0"
+    assert format_time_control(Fischer(90_500, 500)) == "90.5+0.5"
     assert format_time_control(BYOYOMI) == "600+30x3"
     assert clock_text(0) == "0:00:00"
     assert clock_text(59_999) == "0:00:59.9"

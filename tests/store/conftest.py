@@ -23,11 +23,12 @@ import pytest
 import support
 from support import PG_URL
 
-from server.store import Store, StoredTimeControl
+from server.rules.time_control import Fischer, TimeControl
+from server.store import Store
 from server.store.migrate import upgrade_to_head
 
 BACKENDS = ("sqlite", "postgresql")
-BLITZ = StoredTimeControl("fischer", 180_000, 2_000)
+BLITZ = Fischer(180_000, 2_000)
 START_FEN = "rbsgk/4p/5/P4/KGSBR[-] w 0 1"
 
 
@@ -131,7 +132,7 @@ def make_game(store: Store) -> Callable[..., Awaitable[str]]:
         second_player_id: int | None = None,
         variant: str = "minishogi",
         rated: bool = False,
-        time_control: StoredTimeControl = BLITZ,
+        time_control: TimeControl = BLITZ,
         start: bool = True,
     ) -> str:
         game_id = await store.create_game(

@@ -17,11 +17,11 @@ from sqlalchemy.exc import IntegrityError
 from support import counting_commits, pg_dsn, wait_until
 
 from server.rules import MoveRecord
+from server.rules.time_control import Byoyomi
 from server.store import (
     GameMove,
     GameStateError,
     Store,
-    StoredTimeControl,
     StoreUnavailableError,
     UnknownGameError,
     UnknownPlayerError,
@@ -137,7 +137,7 @@ async def create(store: Store, **fields: Any) -> str:
     return await store.create_game(
         variant="minishogi",
         start_fen="rbsgk/4p/5/P4/KGSBR[-] w 0 1",
-        time_control=StoredTimeControl("byoyomi", 600_000, 0, 10_000, 3),
+        time_control=Byoyomi(600_000, 10_000, 3),
         first_name="alice",
         second_name="bob",
         **fields,
@@ -161,7 +161,7 @@ async def test_a_game_is_created_and_ended_without_sqlalchemy(store: Store) -> N
         17,
         "9/9 b 0 9",
     )
-    assert game.time_control == StoredTimeControl("byoyomi", 600_000, 0, 10_000, 3)
+    assert game.time_control == Byoyomi(600_000, 10_000, 3)
     assert game.speed == "rapid" and not game.rated
     assert game.started_at == game.created_at and game.finished_at is not None
     assert game.finished_at.tzinfo is not None and game.finished_at >= game.created_at

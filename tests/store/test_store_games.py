@@ -11,21 +11,22 @@ from sqlalchemy import func, select, update
 
 from server.cluster.restore import resumable_game
 from server.rules import MoveRecord
+from server.rules.time_control import Byoyomi, Fischer, TimeControl
 from server.store import (
     DuplicateMoveError,
     GameMove,
     GameRecord,
     GameStateError,
     Store,
-    StoredTimeControl,
     UnknownGameError,
     UnknownPlayerError,
 )
+from server.store.records import control_columns, control_of_columns
 from server.store.schema import game_moves, games
 
 MakeGame = Callable[..., Awaitable[str]]
 MakePlayer = Callable[[str], Awaitable[int]]
-BYOYOMI = StoredTimeControl("byoyomi", 600_000, byoyomi_ms=30_000, periods=3)
+BYOYOMI = Byoyomi(600_000, 30_000, 3)
 
 
 def move(game_id: str, ply: int, uci: str = "a1a2", clock_ms: int = 60_000) -> GameMove:
@@ -68,7 +69,7 @@ async def test_caller_chosen_game_id(store: Store) -> None:
     kwargs = dict(
         variant="spartan",
         start_fen="x",
-        time_control=StoredTimeControl("fischer", 60_000),
+        time_control=Fischer(60_000),
         first_name="a",
         second_name="b",
     )
@@ -85,7 +86,7 @@ async def test_game_with_unknown_player(store: Store) -> None:
         await store.create_game(
             variant="spartan",
             start_fen="x",
-            time_control=StoredTimeControl("fischer", 60_000),
+            time_control=Fischer(60_000),
             first_name="a",
             second_name="b",
             first_player_id=999,
@@ -106,7 +107,7 @@ async def test_bad_games_are_refused(store: Store, change: dict[str, object]) ->
     arguments: dict[str, object] = {
         "variant": "spartan",
         "start_fen": "x",
-        "time_control": StoredTimeControl("fischer", 60_000),
+        "time_control": Fischer(60_000),
         "first_name": "a",
         "second_name": "b",
     }
@@ -117,26 +118,33 @@ async def test_bad_games_are_refused(store: Store, change: dict[str, object]) ->
 
 
 @pytest.mark.parametrize(
-    "arguments",
+    "columns",
     [
         ("fischer", 0, 0, 0, 0),  # no time at all
         ("fischer", 60_000, 0, 10_000, 1),  # byoyomi fields on a Fischer clock
+        ("byoyomi", 60_000, 1_000, 10_000, 1),  # an increment on a byoyomi clock
         ("byoyomi", 60_000, 0, 0, 1),  # byoyomi without a period length
         ("byoyomi", 60_000, 0, 10_000, 0),  # byoyomi without periods
         ("hourglass", 60_000, 0, 0, 0),
         ("fischer", -1, 0, 0, 0),
     ],
 )
-def test_bad_time_controls(arguments: tuple[str, int, int, int, int]) -> None:
+def test_impossible_clock_columns_are_refused(columns: tuple[str, int, int, int, int]) -> None:
     with pytest.raises(ValueError):
-        StoredTimeControl(*arguments)  # type: ignore[arg-type]
+        control_of_columns(*columns)
+
+
+@pytest.mark.parametrize("control", [Fischer(60_000, 2_000), Byoyomi(0, 10_000, 3)])
+def test_clock_columns_round_trip(control: TimeControl) -> None:
+    columns = control_columns(control)
+    assert control_of_columns(**columns) == control
 
 
 async def test_a_game_can_be_stored_already_started_in_one_commit(store: Store) -> None:
     game_id = await store.create_game(
         variant="minishogi",
         start_fen="rbsgk/4p/5/P4/KGSBR[-] w 0 1",
-        time_control=StoredTimeControl("fischer", 60_000),
+        time_control=Fischer(60_000),
         first_name="a",
         second_name="b",
         started=True,

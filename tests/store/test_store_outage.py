@@ -15,11 +15,11 @@ from sqlalchemy import text
 from support import TcpForwarder, poll
 
 from server.rules import MoveRecord
+from server.rules.time_control import Fischer
 from server.store import (
     GameMove,
     MoveWriter,
     Store,
-    StoredTimeControl,
     StoreUnavailableError,
 )
 from server.store.migrate import upgrade_to_head
@@ -48,7 +48,7 @@ async def new_game(store: Store) -> str:
     return await store.create_game(
         variant="spartan",
         start_fen="x",
-        time_control=StoredTimeControl("fischer", 60_000),
+        time_control=Fischer(60_000),
         first_name="a",
         second_name="b",
     )

@@ -10,7 +10,8 @@ from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError
 
 from server.hub.glicko2 import Rating, rate_game
-from server.store import PlayerRating, Store, StoredTimeControl, UnknownPlayerError
+from server.rules.time_control import Fischer
+from server.store import PlayerRating, Store, UnknownPlayerError
 from server.store.schema import ratings
 
 MakeGame = Callable[..., Awaitable[str]]
@@ -167,12 +168,10 @@ async def test_pools_follow_the_time_control(
     store: Store, make_game: MakeGame, make_player: MakePlayer
 ) -> None:
     alice, bob = await make_player("alice"), await make_player("bob")
-    bullet = await rated_game(
-        make_game, alice, bob, time_control=StoredTimeControl("fischer", 60_000)
-    )
+    bullet = await rated_game(make_game, alice, bob, time_control=Fischer(60_000))
     await store.finish_game(bullet, "0-1", "time")
     spartan = await rated_game(
-        make_game, alice, bob, variant="spartan", time_control=StoredTimeControl("fischer", 900_000)
+        make_game, alice, bob, variant="spartan", time_control=Fischer(900_000)
     )
     await store.finish_game(spartan, "1-0", "checkmate")
     pools = [(r.variant, r.speed, r.games) for r in await store.player_ratings(alice)]

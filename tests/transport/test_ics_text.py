@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from server.hub.clock import Byoyomi, Fischer
 from server.hub.commands import Command, JoinCommand, MoveCommand, SeekCommand
 from server.rules import Game, IllegalMoveError, InvalidMoveError, Position, get_variant
+from server.rules.time_control import Byoyomi, Fischer
 from server.transport.ics.games import GameNumbers, GameView, clock_ms
 from server.transport.ics.lines import (
     challenge_text,

@@ -22,7 +22,8 @@ import chess.pgn
 from sqlalchemy import update
 
 from server.rules import Game, MoveRecord, get_variant
-from server.store import Store, StoredTimeControl
+from server.rules.time_control import Byoyomi, Fischer, TimeControl
+from server.store import Store
 from server.store.schema import games
 from server.transport.review import (
     REVIEW_COMMAND_TYPES,
@@ -43,8 +44,8 @@ empty_database = _store_fixtures.empty_database
 database = _store_fixtures.database
 store = _store_fixtures.store
 
-BLITZ = StoredTimeControl("fischer", 180_000, 2_000)
-BYOYOMI = StoredTimeControl("byoyomi", 600_000, byoyomi_ms=30_000, periods=3)
+BLITZ = Fischer(180_000, 2_000)
+BYOYOMI = Byoyomi(600_000, 30_000, 3)
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 
 
@@ -67,7 +68,7 @@ async def save_game(
     termination: str = "resignation",
     start_fen: str | None = None,
     created_at: datetime | None = None,
-    control: StoredTimeControl | None = None,
+    control: TimeControl | None = None,
 ) -> tuple[str, Game]:
     """Store a game played by the engine: created, started, its moves with clocks, and (with a
     result) finished, or aborted when ``termination == "abort"``."""

@@ -19,7 +19,8 @@ from ws_support import Client, OpenClient, StartApp, pg_behind_proxy, start_game
 from server.app import App
 from server.app.adapters import StoreRecorder
 from server.hub.effects import GameFinished
-from server.store import EndJournal, MoveWriter, Store, StoredTimeControl
+from server.rules.time_control import Fischer
+from server.store import EndJournal, MoveWriter, Store
 from server.store.migrate import upgrade_to_head
 from server.transport.driver import PersistError
 
@@ -263,7 +264,7 @@ async def test_only_ends_that_cannot_be_decided_again_are_kept_in_the_journal(
             game_id = await store.create_game(
                 variant="minishogi",
                 start_fen=start,
-                time_control=StoredTimeControl("fischer", 60_000),
+                time_control=Fischer(60_000),
                 first_name="a",
                 second_name="b",
                 started=True,

@@ -9,7 +9,8 @@ from datetime import datetime
 from ..analysis import PlyEval
 from ..game import Game, Side, Termination
 from ..position import NULL_SQUARE, Move, Position
-from ..record import GameRecord, StoredTimeControl
+from ..record import GameRecord
+from ..time_control import Byoyomi, TimeControl
 from ..variant import PieceType, Variant
 from .annotate import annotate, kif_comment_lines
 from .replay import is_standard_start, moves_of, record_variant, replay_record, seconds_text
@@ -224,10 +225,10 @@ def _kif_ending(record: GameRecord, game: Game) -> tuple[str | None, str | None]
     return special, f"まで{n}手で引き分け"
 
 
-def _kif_time_control(control: StoredTimeControl) -> str:
+def _kif_time_control(control: TimeControl) -> str:
     base = _minutes_text(control.base_ms)
-    if control.kind == "byoyomi":
-        return f"{base}+秒読み{seconds_text(control.byoyomi_ms)}秒×{control.periods}"
+    if isinstance(control, Byoyomi):
+        return f"{base}+秒読み{seconds_text(control.period_ms)}秒×{control.periods}"
     return f"{base}+{seconds_text(control.increment_ms)}秒"
 
 

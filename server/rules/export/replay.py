@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from ..errors import RulesError
 from ..game import Game
 from ..position import Move, Position
-from ..record import GameRecord, StoredTimeControl
+from ..record import GameRecord
+from ..time_control import Byoyomi, TimeControl
 from ..variant import Variant
 from ..variants import get_variant
 
@@ -64,16 +65,16 @@ def is_standard_start(game: Game) -> bool:
     return game.position_at(0).fen() == Position.from_fen(v, v.start_fen).fen()
 
 
-def format_time_control(control: StoredTimeControl) -> str:
+def format_time_control(control: TimeControl) -> str:
     """The PGN ``TimeControl`` value: ``"300+3"`` (Fischer: base and increment in seconds),
     ``"600+30x3"`` (byoyomi: main time, then 3 periods of 30 s).
 
-    >>> format_time_control(StoredTimeControl("byoyomi", 600_000, byoyomi_ms=30_000, periods=3))
+    >>> format_time_control(Byoyomi(600_000, 30_000, 3))
     '600+30x3'
     """
     base = seconds_text(control.base_ms)
-    if control.kind == "byoyomi":
-        return f"{base}+{seconds_text(control.byoyomi_ms)}x{control.periods}"
+    if isinstance(control, Byoyomi):
+        return f"{base}+{seconds_text(control.period_ms)}x{control.periods}"
     return f"{base}+{seconds_text(control.increment_ms)}"
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from server.hub.clock import Byoyomi, Fischer, TimeControl
 from server.hub.commands import (
     MAX_BASE_S,
     MAX_INCREMENT_S,
@@ -22,6 +21,7 @@ from server.hub.commands import (
 )
 from server.rules import InvalidMoveError, Position
 from server.rules.san import parse_san
+from server.rules.time_control import Byoyomi, Fischer, TimeControl
 from server.transport.ics.variants import ICS_VARIANTS, IcsVariant, variant_by_word
 
 __all__ = [

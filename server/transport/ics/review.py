@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from server.hub.clock import control_of_record
+from server.hub.clock import time_control_view
 from server.hub.payloads import TimeControlView
 from server.rules import Position, RulesError, Termination
 from server.rules.record import UNFINISHED_STATUSES, GameRecord
@@ -141,7 +141,7 @@ class StoreViews:
         page = await self._store.list_games(status="started", limit=GAMES_LISTED)
         lines = []
         for game in page.games:
-            tc = control_of_record(game.time_control).to_json()
+            tc = time_control_view(game.time_control)
             minutes, increment = _minutes_increment(tc)
             kind = ics_variant(game.variant).kind
             lines.append(
@@ -169,7 +169,7 @@ class StoreViews:
             outcome = (
                 "=" if game.result == "1/2-1/2" else "+" if won else "-" if won is False else "*"
             )
-            tc = control_of_record(game.time_control).to_json()
+            tc = time_control_view(game.time_control)
             minutes, increment = _minutes_increment(tc)
             end = _END_CODES.get(game.termination or "", "---")
             lines.append(
@@ -226,7 +226,7 @@ class StoreViews:
             ics=ics,
             white=stored.first_name,
             black=stored.second_name,
-            tc=control_of_record(stored.time_control).to_json(),
+            tc=time_control_view(stored.time_control),
             moves=moves,
             displays=[m.display for m in stored.moves],
             clocks=[m.clock_ms for m in stored.moves],
@@ -242,7 +242,7 @@ class StoreViews:
             return [NO_SUCH_GAME]
         number = self._numbers.number(stored.id)
         ics = ics_variant(stored.variant)
-        tc = control_of_record(stored.time_control).to_json()
+        tc = time_control_view(stored.time_control)
         minutes, increment = _minutes_increment(tc)
         white, black = stored.first_name, stored.second_name
         lines = [
