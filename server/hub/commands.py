@@ -543,8 +543,8 @@ def parse_envelope(obj: object) -> Envelope:
 
 
 def time_control_from_json(value: object, where: str = "tc") -> TimeControl:
-    """The time control of the protocol's ``tc`` object (``Fischer.to_json`` /
-    ``Byoyomi.to_json`` read back), with the same checks as every command's ``tc``.
+    """The time control of the protocol's ``tc`` object (``server.hub.clock.time_control_view``
+    read back), with the same checks as every command's ``tc``.
 
     :raises ProtocolError: not a valid time control (``where`` names it in the message).
     """
