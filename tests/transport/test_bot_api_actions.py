@@ -13,7 +13,7 @@ from typing import Any
 
 import berserk
 import pytest
-from bot_support import Bot, StreamReader, call, challenge_bot, make_bot
+from bot_support import Bot, StreamReader, base_url, call, challenge_bot, make_bot
 from ws_support import Client, OpenClient, StartApp
 
 from server.app import App
@@ -128,6 +128,13 @@ async def test_the_bot_accepts_a_draw_offer_with_draw_yes(
     assert finish["game"]["status"]["name"] == "draw" and finish["game"]["winner"] is None
     ended = await human.next("end")
     assert ended["d"]["termination"] == "agreement", ended
+    # The export (docs/bots.md): PGN for a chess variant; KIF and USI are shogi's only.
+    export = f"{base_url(game.app)}/game/export/{game_id}"
+    pgn = await call(bot.session.get, export, timeout=10)
+    assert pgn.status_code == 200 and '[Result "1/2-1/2"]' in pgn.text, pgn.text
+    for fmt in ("kif", "usi"):
+        refused = await call(bot.session.get, f"{export}?format={fmt}", timeout=10)
+        assert refused.status_code == 400 and refused.json()["error"], refused.text
 
 
 async def test_the_bot_declines_a_draw_offer_with_draw_no_and_the_game_goes_on(
