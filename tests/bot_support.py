@@ -9,6 +9,7 @@ server stopping) or the test closes it.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -89,6 +90,24 @@ class Bot:
         assert await asyncio.wait_for(opened, TIMEOUT) == 200
         return reader
 
+    async def raw(self, path: str) -> StreamReader:
+        """An NDJSON stream (``path``) read without berserk, once the server answered its
+        request: each line JSON-decoded as sent (berserk turns clock fields into timedeltas and
+        skips blank lines); a blank keep-alive line is ``{}``."""
+        response = await call(
+            self.session.get, base_url(self.app) + path, stream=True, timeout=TIMEOUT
+        )
+        assert response.status_code == 200, response.text
+        assert response.headers["Content-Type"].startswith("application/x-ndjson")
+
+        def lines() -> Iterator[Event]:
+            for line in response.iter_lines():
+                yield json.loads(line) if line else {}
+
+        reader = StreamReader(lines())
+        self.streams.append(reader)
+        return reader
+
     async def game(self, game_id: str) -> StreamReader:
         opened = self._expect(f"/api/bot/game/stream/{game_id}")
         reader = StreamReader(self.client.bots.stream_game_state(game_id))
@@ -159,3 +178,29 @@ async def make_bot(app: App, open_client: Any, name: str) -> Bot:
     bot = Bot(app, name, await new_token(app, name))
     await call(bot.client.account.upgrade_to_bot)
     return bot
+
+
+async def challenge_bot(
+    human: Any,
+    bot: Bot,
+    events: StreamReader,
+    variant: str,
+    colour: str,
+    tc: dict[str, Any] | None = None,
+) -> str:
+    """The websocket player ``human`` (a ``ws_support.Client``) challenges the bot (``colour``:
+    the human's side), which accepts with berserk: the game id, once both sides have it."""
+    terms = tc or {"kind": "fischer", "base_s": 60, "inc_s": 0}
+    answer = await human.ok(
+        "match", {"to": bot.name, "variant": variant, "tc": terms, "colour": colour}
+    )
+    challenge = await events.next("challenge")
+    assert challenge["challenge"]["id"] == str(answer["challenge"])
+    assert challenge["challenge"]["variant"]["key"] == variant
+    assert challenge["challenge"]["challenger"]["name"] == human.name
+    await call(bot.client.bots.accept_challenge, challenge["challenge"]["id"])
+    start = await events.next("gameStart")
+    game_id: str = start["game"]["gameId"]
+    assert start["game"]["color"] == ("black" if colour == "first" else "white")
+    await human.next(lambda m: m["t"] == "game" and m["d"]["game"] == game_id)
+    return game_id

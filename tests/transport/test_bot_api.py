@@ -7,28 +7,10 @@ from typing import Any
 
 import berserk
 import pytest
-from bot_support import Bot, call, make_bot
+from bot_support import Bot, call, challenge_bot, make_bot
 from ws_support import Client, OpenClient, StartApp
 
 MINI_MATE = ["a1b2", "a5a2", "b2c3", "d5c4"]  # Mini-Shogi: the second player mates
-FISCHER = {"kind": "fischer", "base_s": 60, "inc_s": 0}
-
-
-async def _challenge_bot(human: Client, bot: Bot, events: Any, variant: str, colour: str) -> str:
-    """The websocket player challenges the bot, which accepts: the game id."""
-    answer = await human.ok(
-        "match", {"to": bot.name, "variant": variant, "tc": FISCHER, "colour": colour}
-    )
-    challenge = await events.next("challenge")
-    assert challenge["challenge"]["id"] == str(answer["challenge"])
-    assert challenge["challenge"]["variant"]["key"] == variant
-    assert challenge["challenge"]["challenger"]["name"] == human.name
-    await call(bot.client.bots.accept_challenge, challenge["challenge"]["id"])
-    start = await events.next("gameStart")
-    game_id: str = start["game"]["gameId"]
-    assert start["game"]["color"] == ("black" if colour == "first" else "white")
-    await human.next(lambda m: m["t"] == "game" and m["d"]["game"] == game_id)
-    return game_id
 
 
 async def test_a_bot_upgrades_and_shows_its_account(
@@ -51,7 +33,7 @@ async def test_a_bot_plays_mini_shogi_to_mate_against_a_websocket_player(
     events = await bot.events()
     human = await open_client(app, "alice")
     await human.register("alice")
-    game_id = await _challenge_bot(human, bot, events, "minishogi", "first")
+    game_id = await challenge_bot(human, bot, events, "minishogi", "first")
     stream = await bot.game(game_id)
     full = await stream.next("gameFull")
     assert full["id"] == game_id and full["variant"]["key"] == "minishogi"
@@ -106,7 +88,7 @@ async def _bot_game(
     events = await bot.events()
     human = await open_client(app, "alice")
     await human.register("alice")
-    game_id = await _challenge_bot(human, bot, events, variant, "first")
+    game_id = await challenge_bot(human, bot, events, variant, "first")
     stream = await bot.game(game_id)
     full = await stream.next("gameFull")
     assert full["variant"]["key"] == variant and full["clock"] == {"initial": 60000, "increment": 0}
@@ -243,7 +225,7 @@ async def test_a_bot_is_marked_in_who_the_game_header_and_on_ics(
     telnet = await ics_guest(app)
     await telnet.send("who")
     await telnet.expect(r"robo\(C\)")
-    game_id = await _challenge_bot(human, bot, events, "minishogi", "first")
+    game_id = await challenge_bot(human, bot, events, "minishogi", "first")
     snapshot = next(m for m in reversed(human.seen) if m["t"] == "game")
     assert snapshot["d"]["players"]["second"]["bot"] is True
     full = await (await bot.game(game_id)).next("gameFull")
@@ -281,7 +263,7 @@ async def test_a_game_resumed_after_a_restart_shows_the_bot_before_it_reconnects
     events = await bot.events()
     human = await open_client(app, "alice")
     await human.register("alice")
-    game_id = await _challenge_bot(human, bot, events, "minishogi", "first")
+    game_id = await challenge_bot(human, bot, events, "minishogi", "first")
     token = human.token
     assert token is not None
     await app.stop()

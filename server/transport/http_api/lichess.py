@@ -43,6 +43,7 @@ __all__ = [
     "StreamLine",
     "challenge_view",
     "colour_of",
+    "decline_reason",
     "game_event",
     "game_full",
     "game_state",
@@ -226,6 +227,9 @@ class ChallengeObject(TypedDict):
     color: str
     perf: PerfObject
     declineReason: NotRequired[str]
+    """``challengeDeclined``: the reason as text (lichess's sentence for one of its keys)."""
+    declineReasonKey: NotRequired[str]
+    """``challengeDeclined``: lichess's key (``generic``, ``later``, ``tooFast`` ...)."""
 
 
 class ChallengeEvent(TypedDict):
@@ -468,6 +472,36 @@ def game_event(
             "compat": {"bot": True, "board": False},
         },
     }
+
+
+DECLINE_REASONS = {
+    "generic": "I'm not accepting challenges at the moment.",
+    "later": "This is not the right time for me, please ask again later.",
+    "tooFast": "This time control is too fast for me, please challenge again with a slower game.",
+    "tooSlow": "This time control is too slow for me, please challenge again with a faster game.",
+    "timeControl": "I'm not accepting challenges with this time control.",
+    "rated": "Please send me a rated challenge instead.",
+    "casual": "Please send me a casual challenge instead.",
+    "standard": "I'm not accepting variant challenges right now.",
+    "variant": "I'm not willing to play this variant right now.",
+    "noBot": "I'm not accepting challenges from bots.",
+    "onlyBot": "I'm only accepting challenges from bots.",
+}
+"""lichess's decline reason keys (what berserk and lichess-bot send) and lichess's English text."""
+
+_DECLINE_KEYS = {key.lower(): key for key in DECLINE_REASONS}
+
+
+def decline_reason(reason: str | None) -> tuple[str, str]:
+    """``(declineReasonKey, declineReason)`` of a decline's reason as the hub passed it on: one
+    of lichess's keys (any case) gets lichess's text; free text (a websocket or ICS player's)
+    is shown as given under the key ``generic``; none is lichess's generic reason."""
+    if not reason:
+        return "generic", DECLINE_REASONS["generic"]
+    key = _DECLINE_KEYS.get(reason.lower())
+    if key is None:
+        return "generic", reason
+    return key, DECLINE_REASONS[key]
 
 
 def challenge_view(challenge: ChallengeView, status: str = "created") -> ChallengeObject:

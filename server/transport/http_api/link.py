@@ -384,12 +384,17 @@ class BotLink:
         if kind == "rematch":
             return
 
-        def update(game: GameSnapshot) -> None:
-            offers = game["offers"].copy()
-            offers[kind] = data["side"] if action == "offer" else None
-            game["offers"] = offers
-
-        self._room_event(data, update)
+        game = self.games.get(data["game"])
+        if game is None:
+            return
+        offers = game["offers"].copy()
+        offers[kind] = data["side"] if action == "offer" else None
+        game["offers"] = offers
+        # An accepted offer is followed at once by what it agreed to (the end, the takeback),
+        # whose gameState shows it: one line for the agreement, as lichess sends, not a first
+        # one with the offer gone and the game seemingly going on.
+        if action != "accept":
+            self._state(game)
 
     def _end(self, data: EndPayload) -> None:
         game = self.games.get(data["game"])
@@ -447,9 +452,11 @@ def _challenge_over(
         if known is None or event is None:
             return
         view = lichess.challenge_view(known, status)
-        reason = data.get("reason")  # a decline's (a str or None); absent otherwise
-        if isinstance(reason, str) and reason:
-            view["declineReason"] = reason
+        if event == "challengeDeclined":
+            reason = data.get("reason")  # a str or None
+            key, text = lichess.decline_reason(reason if isinstance(reason, str) else None)
+            view["declineReasonKey"] = key
+            view["declineReason"] = text
         link._event({"type": event, "challenge": view})
 
     return handle
@@ -492,7 +499,7 @@ _HANDLERS: dict[str, Callable[[BotLink, Any], None]] = {
 }
 
 
-RoomEvent = MovePayload | TakebackPayload | OfferPayload
+RoomEvent = MovePayload | TakebackPayload
 
 
 class BotLinks:
