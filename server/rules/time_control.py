@@ -12,7 +12,7 @@ Both are plain values in integer milliseconds that refuse impossible clocks on c
 both carry the arithmetic of their rule (:meth:`Fischer.after_move` …) so that
 ``server.hub.clock.GameClock`` can run either as a strategy. Their other forms are each built by
 one function: the protocol's ``tc`` object (``server.hub.clock.time_control_view``), the review
-API's ``time_control`` (``server.transport.review.stored_time_control_view``), the store's
+API's ``time_control`` (``server.transport.review_views.stored_time_control_view``), the store's
 columns (``server.store.records.control_columns`` / ``control_of_columns``), the PGN and KIF
 headers (``server.rules.export``).
 """

@@ -10,9 +10,11 @@ The transport calls two functions and sends what they return:
 
 Both read the store only (any object with the :class:`ReviewStore` methods; adapters do
 not import each other, so the store is handed over by ``server.app``; the records it returns
-are the shared ``server.rules.record`` ones) and replay stored moves through the adjudicator
-to compute positions, headers and exports. Replays run in a worker thread: a long Dai Shogi game takes
-a noticeable fraction of a second to replay, which must not stall the event loop.
+are the shared ``server.rules.record`` ones). This module checks the requests and pages
+the store; the JSON of the games and the export texts are built by
+:mod:`server.transport.review_views`, which replays the stored moves through the adjudicator.
+Replays run in a worker thread: a long Dai Shogi game takes a noticeable fraction of a second
+to replay, which must not stall the event loop.
 """
 
 from __future__ import annotations
@@ -31,27 +33,8 @@ from server.hub.commands import Envelope, ack_of, parse_envelope, shown, valid_t
 from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.game_ids import GAME_ID_PATTERN
 from server.hub.messages import Message, MessageJson, error_message
-from server.hub.payloads import (
-    AnalysisView,
-    ExportPayload,
-    GameDetailView,
-    GamesPayload,
-    GameSummaryView,
-    StoredMoveView,
-    StoredPlayerView,
-    StoredPositionView,
-    StoredTimeControlView,
-)
-from server.rules import SIDE_NAMES, VARIANT_NAMES, Game, RulesError, Variant, get_variant
-from server.rules.analysis import PlyEval
-from server.rules.export import (
-    format_time_control,
-    pgn_tags,
-    replay,
-    write_kif,
-    write_pgn,
-    write_usi,
-)
+from server.hub.payloads import AnalysisView, ExportPayload, GameDetailView, GamesPayload
+from server.rules import VARIANT_NAMES
 from server.rules.record import (
     GAME_STATUSES,
     RESULT_CODES,
@@ -59,16 +42,21 @@ from server.rules.record import (
     GamePage,
     GameRecord,
     GameStatus,
-    MoveRecord,
     ResultCode,
 )
-from server.rules.time_control import Fischer, TimeControl
 from server.transport.analysis_api import (
     AnalysisRequestError,
     AnalysisStore,
     analysis_path_game,
     analysis_view,
     request_analysis,
+)
+from server.transport.review_views import (
+    ReviewError,
+    bad_request,
+    export_text,
+    game_detail,
+    game_summary,
 )
 
 __all__ = [
@@ -142,20 +130,6 @@ class ReviewStore(AnalysisStore, Protocol):
 # ---------------------------------------------------------------------------- errors
 
 
-class ReviewError(Exception):
-    """A refused review request: HTTP ``status`` and a stable ``code`` for the websocket."""
-
-    def __init__(self, status: int, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-
-
-def _bad(message: str) -> ReviewError:
-    return ReviewError(400, ErrorCode.BAD_REQUEST, message)
-
-
 def _not_found(game_id: str) -> ReviewError:
     return ReviewError(404, ErrorCode.NOT_FOUND, f"no game with id {game_id!r}")
 
@@ -180,9 +154,9 @@ class ListQuery:
 
 def _text(name: str, value: object) -> str:
     if not isinstance(value, str) or not value:
-        raise _bad(f"{name} must be a non-empty string")
+        raise bad_request(f"{name} must be a non-empty string")
     if len(value) > MAX_TEXT_LENGTH or not valid_text(value):
-        raise _bad(
+        raise bad_request(
             f"{name} must be valid Unicode text without NUL, at most {MAX_TEXT_LENGTH} characters"
         )
     return value
@@ -191,14 +165,16 @@ def _text(name: str, value: object) -> str:
 def _integer(name: str, value: object, low: int, high: int) -> int:
     if isinstance(value, str):
         if not re.fullmatch(r"\d{1,9}", value):
-            raise _bad(f"{name} must be an integer between {low} and {high}, got {shown(value)}")
+            raise bad_request(
+                f"{name} must be an integer between {low} and {high}, got {shown(value)}"
+            )
         number = int(value)
     elif isinstance(value, int) and not isinstance(value, bool):
         number = value
     else:
-        raise _bad(f"{name} must be an integer between {low} and {high}")
+        raise bad_request(f"{name} must be an integer between {low} and {high}")
     if not low <= number <= high:
-        raise _bad(f"{name} must be an integer between {low} and {high}, got {number}")
+        raise bad_request(f"{name} must be an integer between {low} and {high}, got {number}")
     return number
 
 
@@ -208,7 +184,7 @@ def _moment(name: str, value: object) -> datetime:
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
-        raise _bad(
+        raise bad_request(
             f"{name} must be an ISO 8601 date or date-time (like 2024-05-01 or "
             f"2024-05-01T12:00:00Z), got {shown(text)}"
         ) from None
@@ -218,7 +194,7 @@ def _moment(name: str, value: object) -> datetime:
         # In UTC, as the store compares: 0001-01-01T00:00:00+01:00 is before year 1.
         return moment.astimezone(UTC)
     except OverflowError:
-        raise _bad(
+        raise bad_request(
             f"{name} is out of range: {shown(text)} is not between years 1 and 9999 in UTC"
         ) from None
 
@@ -226,7 +202,7 @@ def _moment(name: str, value: object) -> datetime:
 def _choice(name: str, value: object, options: Sequence[str]) -> str:
     text = _text(name, value)
     if text not in options:
-        raise _bad(f"{name} must be one of {', '.join(options)}, got {shown(text)}")
+        raise bad_request(f"{name} must be one of {', '.join(options)}, got {shown(text)}")
     return text
 
 
@@ -237,7 +213,7 @@ def parse_list_query(fields: Mapping[str, object]) -> ListQuery:
     if "player" in fields:
         player = _text("player", fields["player"])
         if len(player) > MAX_NAME_LENGTH:
-            raise _bad(f"player must be at most {MAX_NAME_LENGTH} characters")
+            raise bad_request(f"player must be at most {MAX_NAME_LENGTH} characters")
     if "variant" in fields:
         variant = _choice("variant", fields["variant"], VARIANT_NAMES)
     result = status = None
@@ -248,13 +224,13 @@ def parse_list_query(fields: Mapping[str, object]) -> ListQuery:
     since = _moment("since", fields["since"]) if "since" in fields else None
     until = _moment("until", fields["until"]) if "until" in fields else None
     if since is not None and until is not None and since >= until:
-        raise _bad("since must be earlier than until")
+        raise bad_request("since must be earlier than until")
     limit = _integer("limit", fields["limit"], 1, MAX_LIMIT) if "limit" in fields else DEFAULT_LIMIT
     offset = _integer("offset", fields["offset"], 0, MAX_OFFSET) if "offset" in fields else 0
     if "cursor" in fields:
         cursor = _text("cursor", fields["cursor"])
         if not _CURSOR.fullmatch(cursor):
-            raise _bad("cursor must be the next_cursor of an earlier page")
+            raise bad_request("cursor must be the next_cursor of an earlier page")
     return ListQuery(player, variant, result, status, since, until, limit, offset, cursor)
 
 
@@ -263,178 +239,6 @@ def _game_id(value: object) -> str:
     if not isinstance(value, str) or not GAME_ID_PATTERN.fullmatch(value):
         raise ReviewError(404, ErrorCode.NOT_FOUND, f"no game with id {shown(value)}")
     return value
-
-
-# -------------------------------------------------------------------------- JSON views
-
-
-def _iso(moment: datetime | None) -> str | None:
-    """:func:`_utc_text`, or None."""
-    return None if moment is None else _utc_text(moment)
-
-
-def _utc_text(moment: datetime) -> str:
-    """UTC ISO 8601 with ``Z`` (a naive datetime from the database is taken as UTC)."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-def _stored_player(
-    name: str, store_id: int | None, before: int | None, after: int | None, *, bot: bool
-) -> StoredPlayerView:
-    view: StoredPlayerView = {
-        "name": name,
-        "id": store_id,
-        "rating_before": before,
-        "rating_after": after,
-    }
-    if bot:
-        view["bot"] = True
-    return view
-
-
-def stored_time_control_view(control: TimeControl) -> StoredTimeControlView:
-    """The review API's ``time_control`` object: the ``games`` table's clock fields (byoyomi's
-    period as ``byoyomi_ms``, the other kind's fields 0) and the PGN text."""
-    if isinstance(control, Fischer):
-        increment_ms, byoyomi_ms, periods = control.increment_ms, 0, 0
-    else:
-        increment_ms, byoyomi_ms, periods = 0, control.period_ms, control.periods
-    return {
-        "kind": control.kind,
-        "base_ms": control.base_ms,
-        "increment_ms": increment_ms,
-        "byoyomi_ms": byoyomi_ms,
-        "periods": periods,
-        "text": format_time_control(control),
-    }
-
-
-def game_summary(info: GameInfo) -> GameSummaryView:
-    """The JSON form of a listed game (no moves)."""
-    return {
-        "id": info.id,
-        "variant": info.variant,
-        "status": info.status,
-        "result": info.result,
-        "termination": info.termination,
-        "rated": info.rated,
-        "speed": info.speed,
-        "time_control": stored_time_control_view(info.time_control),
-        "first": _stored_player(
-            info.first_name,
-            info.first_player_id,
-            info.first_rating_before,
-            info.first_rating_after,
-            bot=info.first_bot,
-        ),
-        "second": _stored_player(
-            info.second_name,
-            info.second_player_id,
-            info.second_rating_before,
-            info.second_rating_after,
-            bot=info.second_bot,
-        ),
-        "plies": info.plies,
-        "start_fen": info.start_fen,
-        "final_fen": info.final_fen,
-        "created_at": _utc_text(info.created_at),
-        "started_at": _iso(info.started_at),
-        "finished_at": _iso(info.finished_at),
-    }
-
-
-def _variant(record: GameInfo) -> Variant:
-    try:
-        return get_variant(record.variant)
-    except KeyError:
-        raise ReviewError(
-            500,
-            ErrorCode.CORRUPT_RECORD,
-            f"game {record.id} has an unknown variant {record.variant!r}",
-        ) from None
-
-
-def _replayed(record: GameRecord) -> Game:
-    variant = _variant(record)
-    try:
-        return replay(variant, record.start_fen, (m.uci for m in record.moves))
-    except RulesError as exc:
-        raise ReviewError(
-            500,
-            ErrorCode.CORRUPT_RECORD,
-            f"game {record.id}: the stored moves do not replay: {exc}",
-        ) from exc
-
-
-def _position_view(game: Game, ply: int) -> StoredPositionView:
-    position = game.position_at(ply)
-    view: StoredPositionView = {
-        "ply": ply,
-        "fen": position.fen(),
-        "turn": SIDE_NAMES[position.turn],
-        "move": game.moves[ply - 1] if ply else None,
-        "check": position.is_check(),
-    }
-    if game.variant.family == "shogi":
-        view["sfen"] = position.sfen()
-    return view
-
-
-def _detail(record: GameRecord, ply: int | None) -> GameDetailView:
-    """The JSON form of one game (runs in a worker thread: it replays the moves)."""
-    game = _replayed(record)
-    if ply is not None and ply > game.ply:
-        raise _bad(f"ply must be between 0 and {game.ply} for this game, got {ply}")
-    view: GameDetailView = {
-        **game_summary(record),
-        "headers": pgn_tags(record, game),
-        "formats": _formats(game.variant),
-        "moves": [
-            _stored_move(move, uci, display)
-            for uci, display, move in zip(game.moves, game.displays, record.moves)
-        ],
-    }
-    if ply is not None:
-        view["position"] = _position_view(game, ply)
-    return view
-
-
-def _stored_move(move: MoveRecord, uci: str, display: str) -> StoredMoveView:
-    """A stored move as the review shows it: the record's fields under the names the live
-    ``move`` event gives them (``MoveFields``), ``uci`` and ``display`` as the replay spells
-    them, ``played_at`` as ``at``."""
-    return {
-        "ply": move.ply,
-        "uci": uci,
-        "display": display,
-        "spent_ms": move.spent_ms,
-        "clock_ms": move.clock_ms,
-        "periods_left": move.periods_left,
-        "at": _iso(move.played_at),
-    }
-
-
-def _formats(variant: Variant) -> list[str]:
-    return ["pgn", "kif", "usi"] if variant.family == "shogi" else ["pgn"]
-
-
-def _export(record: GameRecord, fmt: str, analysis: Sequence[PlyEval] = ()) -> str:
-    """The export text (runs in a worker thread), with a finished analysis's comments."""
-    variant = _variant(record)
-    if fmt not in _formats(variant):
-        raise ReviewError(
-            400,
-            ErrorCode.UNSUPPORTED_FORMAT,
-            f"{fmt.upper()} export is for shogi variants; {variant.title} games export as PGN",
-        )
-    game = _replayed(record)
-    if fmt == "pgn":
-        return write_pgn(record, game, analysis=analysis)
-    if fmt == "kif":
-        return write_kif(record, game, analysis=analysis)
-    return write_usi(record, game)
 
 
 # ------------------------------------------------------------------------ operations
@@ -446,7 +250,7 @@ async def _from_store(call: Any) -> Any:
     try:
         return await call
     except ValueError as exc:
-        raise _bad(str(exc)) from exc
+        raise bad_request(str(exc)) from exc
     except Exception as exc:
         logger.exception("review: store call failed")
         raise ReviewError(
@@ -500,17 +304,17 @@ async def show_game(store: ReviewStore, game_id: str, ply: int | None = None) ->
     """One game: summary, PGN-style headers, every move with its clock, and with ``ply`` the
     position after that many moves."""
     stored = await _stored(store, _game_id(game_id))
-    return await asyncio.to_thread(_detail, stored, ply)
+    return await asyncio.to_thread(game_detail, stored, ply)
 
 
 async def export_game(store: ReviewStore, game_id: str, fmt: str) -> str:
     """The game as PGN, KIF or USI text."""
     if fmt not in CONTENT_TYPES:
-        raise _bad(f"format must be one of {', '.join(CONTENT_TYPES)}, got {shown(fmt)}")
+        raise bad_request(f"format must be one of {', '.join(CONTENT_TYPES)}, got {shown(fmt)}")
     stored = await _stored(store, _game_id(game_id))
     analysis = await _from_store(store.get_analysis(stored.id))
     evals = analysis.evals if analysis is not None and analysis.state == "done" else ()
-    return await asyncio.to_thread(_export, stored, fmt, evals)
+    return await asyncio.to_thread(export_text, stored, fmt, evals)
 
 
 # ------------------------------------------------------------------------------ HTTP
@@ -585,11 +389,11 @@ async def review_http_target(store: ReviewStore, target: str) -> tuple[int, str,
     try:
         pairs = parse_qsl(parts.query, keep_blank_values=True, errors="strict")
     except UnicodeDecodeError:
-        return _error_response(_bad("the query is not valid percent-encoded UTF-8"))
+        return _error_response(bad_request("the query is not valid percent-encoded UTF-8"))
     query: dict[str, str] = {}
     for name, value in pairs:
         if name in query:
-            return _error_response(_bad(f"field {shown(name)} is given more than once"))
+            return _error_response(bad_request(f"field {shown(name)} is given more than once"))
         query[name] = value
     return await review_http(store, parts.path, query)
 
@@ -600,7 +404,7 @@ async def review_http_target(store: ReviewStore, target: str) -> tuple[int, str,
 def _only(payload: Mapping[str, object], allowed: set[str] | frozenset[str], kind: str) -> None:
     unknown = sorted(shown(name) for name in set(payload) - allowed)
     if unknown:
-        raise _bad(f"{kind}: unknown field(s) {', '.join(unknown)}")
+        raise bad_request(f"{kind}: unknown field(s) {', '.join(unknown)}")
 
 
 async def review_ws(
@@ -635,7 +439,7 @@ async def review_ws(
         elif kind == "review":
             _only(payload, {"game", "ply"}, "review")
             if payload.get("game") is None:
-                raise _bad("review: field 'game' is required")
+                raise bad_request("review: field 'game' is required")
             ply = (
                 _integer("ply", payload["ply"], 0, 100_000)
                 if payload.get("ply") is not None
@@ -645,7 +449,7 @@ async def review_ws(
         elif kind == "export":
             _only(payload, {"game", "format"}, "export")
             if payload.get("game") is None or payload.get("format") is None:
-                raise _bad("export: fields 'game' and 'format' are required")
+                raise bad_request("export: fields 'game' and 'format' are required")
             fmt = _choice("format", payload["format"], tuple(CONTENT_TYPES))
             game_id = _text("game", payload["game"])
             text = await export_game(store, game_id, fmt)
@@ -659,7 +463,7 @@ async def review_ws(
             allowed = {"game"} if kind == "analysis" else {"game", "movetime_ms", "depth"}
             _only(payload, allowed, kind)
             if payload.get("game") is None:
-                raise _bad(f"{kind}: field 'game' is required")
+                raise bad_request(f"{kind}: field 'game' is required")
             game_id = _game_id(_text("game", payload["game"]))
             try:
                 if kind == "analysis":
@@ -669,7 +473,7 @@ async def review_ws(
             except AnalysisRequestError as exc:
                 raise ReviewError(exc.status, exc.code, exc.message) from exc
         else:
-            raise _bad(f"unknown review command {shown(kind)}")
+            raise bad_request(f"unknown review command {shown(kind)}")
     except ReviewError as error:
         return error_message(error.code, error.message, ack).to_json_obj()
     return Message(kind, data, a=ack).to_json_obj()
