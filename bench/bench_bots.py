@@ -1,15 +1,26 @@
 """Bots on the Bot API under load: N bot accounts each hold an event stream and play Mini-Shogi
-against each other through the HTTP API, while the hub's stall probe watches the event loop.
+against each other through the HTTP API, while a few human pairs play on websockets and the
+hub's stall probe watches the event loop.
 
     .venv/bin/python bench/bench_bots.py --bots 200 --seconds 30
-    .venv/bin/python bench/bench_bots.py --database-url postgresql+asyncpg://postgres@127.0.0.1/bench
+    .venv/bin/python bench/bench_bots.py --bots 200 --seconds 30 --backend postgresql
 
 Each pair of bots: one challenges the other (``POST /api/challenge/{user}``), the other accepts,
 both open the game stream and, on their turn, post a random legal move (the rules engine in the
 bench process replays ``gameState.moves``) after ``--think-ms``; after ``--max-plies`` the
-first bot resigns, and the pair starts a new game. Reported: moves, the move POST's round trip
-(from the request to the 200, i.e. until the move is stored and acknowledged), and the probe's
-window (largest event-loop lag of the hub, lags over 50 ms, collector pauses). Not run in CI.
+first bot resigns, and the pair starts a new game.
+
+The humans (``--human-pairs``, ``bot_humans.py``: ``bench_load.py``'s players, in a process of
+their own) seek and play Mini-Shogi with a mean think time of ``--human-think-ms`` for the whole
+run, whose phases are: the humans connect; the humans alone (``--seconds``); the bots register,
+take a token, upgrade, open their event streams and start playing (``--warmup``); the bots play
+(``--seconds``, measured); the bots leave (their tasks cancelled, streams closed); the humans
+alone again (``--seconds``: the machine's drift shows as a difference between the two alone
+phases). Reported for each phase: the humans' move round trip (the websocket move to its
+``ack``, i.e. until the move is durable), and the probe's window (largest event-loop lag of
+the hub, lags over 50 ms, collector pauses), with the hub's CPU; then the bots' moves and
+move POST round trip (until the move is stored and acknowledged), and the probe's maximum over
+the whole run, connections and logins included. Not run in CI.
 """
 
 from __future__ import annotations
@@ -20,9 +31,11 @@ import json
 import os
 import random
 import signal
+import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +44,11 @@ from websockets.asyncio.client import connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from load_clients import percentile
-from processes import probe_report, raise_fd_limit, start_hub
+from load_clients import describe, percentile, print_phases, way_in_and_out
+from processes import Process, cpu_seconds, probe_report, raise_fd_limit, start_hub
+from support import create_database, drop_database
 
 from server.rules import Game, get_variant
 
@@ -159,24 +174,179 @@ class Bench:
                 self.games += 1
 
 
+@dataclass
+class Phase:
+    """A stretch of the run: the human moves sent in it, the hub's probe window over it."""
+
+    name: str
+    start: float
+    end: float
+    window: dict[str, Any]
+    hub_cpu: float
+    """Share of one CPU the hub used."""
+    bench_cpu: float
+    """Share of one CPU this process (the bots' clients) used."""
+
+    def human_moves(self, trips: list[list[Any]]) -> list[tuple[str, int, float, float]]:
+        """The human moves (game, ply, sent, acknowledged) sent in this phase."""
+        return [
+            (game, ply, sent, acked)
+            for game, ply, sent, acked in trips
+            if self.start <= sent < self.end
+        ]
+
+
+class Timeline:
+    """Cuts the run into phases; each ends with a probe window, so that the windows cover the
+    whole run from the humans' first connection on."""
+
+    def __init__(self, hub: Process) -> None:
+        self.hub = hub
+        self.phases: list[Phase] = []
+        self.start = 0.0
+        self.cpu = (0.0, 0.0)
+
+    async def begin(self) -> None:
+        await probe_report(self.hub, signal.SIGUSR1, "window")  # a new window starts now
+        self.start = time.perf_counter()
+        self.cpu = (cpu_seconds(self.hub.popen.pid), cpu_seconds(os.getpid()))
+
+    async def close(self, name: str) -> Phase:
+        window = await probe_report(self.hub, signal.SIGUSR1, "window")
+        end = time.perf_counter()
+        hub_cpu, bench_cpu = cpu_seconds(self.hub.popen.pid), cpu_seconds(os.getpid())
+        seconds = end - self.start
+        phase = Phase(
+            name,
+            self.start,
+            end,
+            window,
+            (hub_cpu - self.cpu[0]) / seconds,
+            (bench_cpu - self.cpu[1]) / seconds,
+        )
+        self.phases.append(phase)
+        self.start, self.cpu = end, (hub_cpu, bench_cpu)
+        return phase
+
+
+class Humans:
+    """The human pairs' process (``bot_humans.py``)."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self.popen = popen
+
+    @classmethod
+    async def start(cls, port: int, args: argparse.Namespace) -> Humans:
+        popen = subprocess.Popen(
+            [
+                sys.executable,
+                str(Path(__file__).resolve().parent / "bot_humans.py"),
+                str(port),
+                str(args.human_pairs),
+                str(args.human_think_ms),
+                str(args.max_plies),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        assert popen.stdout is not None
+        line = await asyncio.to_thread(popen.stdout.readline)
+        assert line.strip() == b"ready", line
+        return cls(popen)
+
+    async def stop(self) -> dict[str, Any]:
+        """Stop playing; every acknowledged move as [sent, acknowledged], errors, games."""
+        assert self.popen.stdin is not None and self.popen.stdout is not None
+        self.popen.stdin.close()
+        line = await asyncio.to_thread(self.popen.stdout.readline)
+        await asyncio.to_thread(self.popen.wait, 30)
+        result: dict[str, Any] = json.loads(line)
+        return result
+
+
+def ms(values: list[float], q: float) -> str:
+    return f"{percentile(values, q):.2f}" if values else "-"
+
+
+def print_phase(phase: Phase, trips: list[list[Any]]) -> list[float]:
+    moves = phase.human_moves(trips)
+    human = [1000 * (acked - sent) for _, _, sent, acked in moves]
+    window = phase.window
+    print(
+        f"  {phase.name} ({phase.end - phase.start:.0f} s): human moves {len(human)}, round trip "
+        f"p50 {ms(human, 0.5)} ms, p99 {ms(human, 0.99)} ms, max {max(human, default=0):.1f} ms"
+        f" | hub loop lag max {window['lag_max_ms']:.1f} ms, p99.9 {window['lag_p999_ms']:.1f} "
+        f"ms, over 50 ms {window['lags_over_50ms']}, hub's own CPU between wake-ups at most "
+        f"{window['busy_max_ms']:.1f} ms | CPU: hub {100 * phase.hub_cpu:.0f}%, bots' clients "
+        f"{100 * phase.bench_cpu:.0f}%",
+        flush=True,
+    )
+    if window.get("phases_us"):  # --phases: where the humans' round trips go
+        print_phases(window["phases_us"], moves)
+        tail = way_in_and_out(moves, window["phases_us"].get("raw", []), 0.99)
+        if tail:
+            print(f"{'':10} the whole round trip, p99 of each part, µs: " + describe(tail))
+    return human
+
+
+async def make_bots(
+    bench: Bench, http: aiohttp.ClientSession, count: int
+) -> tuple[
+    list[tuple[str, dict[str, str], asyncio.Queue[dict[str, Any]]]], list[asyncio.Task[None]]
+]:
+    """Register, token and upgrade ``count`` bots; open their event streams."""
+    bots: list[tuple[str, dict[str, str], asyncio.Queue[dict[str, Any]]]] = []
+    for index in range(count):
+        headers = await bench.make_bot(http, f"bot{index:04d}")
+        bots.append((f"bot{index:04d}", headers, asyncio.Queue()))
+    streams = []
+    for _, headers, inbox in bots:
+        opened = asyncio.Event()
+        streams.append(asyncio.create_task(bench.events(http, headers, inbox, opened)))
+        await opened.wait()
+    return bots, streams
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=200)
-    parser.add_argument("--seconds", type=float, default=30.0)
-    parser.add_argument("--warmup", type=float, default=5.0)
-    parser.add_argument("--think-ms", type=float, default=200.0)
+    parser.add_argument("--seconds", type=float, default=30.0, help="length of each phase")
+    parser.add_argument("--warmup", type=float, default=5.0, help="the bots' games, unmeasured")
+    parser.add_argument("--think-ms", type=float, default=200.0, help="each bot's, fixed")
     parser.add_argument("--max-plies", type=int, default=40)
-    parser.add_argument("--database-url", default=None)
+    parser.add_argument("--human-pairs", type=int, default=4)
+    parser.add_argument(
+        "--human-think-ms", type=float, default=100.0, help="mean (uniform from 0 to twice it)"
+    )
+    parser.add_argument(
+        "--backend",
+        choices=["sqlite", "postgresql"],
+        default="sqlite",
+        help="a fresh SQLite file, or a fresh database on the tests' PostgreSQL (dropped after)",
+    )
+    parser.add_argument("--database-url", default=None, help="instead of --backend")
+    parser.add_argument(
+        "--phases",
+        action="store_true",
+        help="where the humans' round trips go (move_phases.py; PostgreSQL only)",
+    )
     args = parser.parse_args()
+    if args.phases:
+        os.environ["BENCH_PHASES"] = "1"  # the hub's probe (move_phases.py), inherited
     raise_fd_limit()
+    load_before = os.getloadavg()[0]
     workdir = Path(tempfile.mkdtemp(prefix="bench-bots-"))
-    url = args.database_url or f"sqlite+aiosqlite:///{workdir / 'hub.sqlite3'}"
+    fresh = args.database_url is None and args.backend == "postgresql"
+    url = await create_database("bench_bots") if fresh else args.database_url
+    url = url or f"sqlite+aiosqlite:///{workdir / 'hub.sqlite3'}"
     os.environ.update(
         HUB_ARGON2_TIME_COST="1", HUB_ARGON2_MEMORY_KIB="8", HUB_ARGON2_PARALLELISM="1"
     )
     hub = await start_hub(url, workdir)
+    humans: Humans | None = None
     try:
         bench = Bench(hub.port, args)
+        timeline = Timeline(hub)
         connector = aiohttp.TCPConnector(limit=0)
         async with aiohttp.ClientSession(
             connector=connector, timeout=aiohttp.ClientTimeout(total=None)
@@ -186,50 +356,78 @@ async def main() -> None:
                 f"{bench.base}/healthz", timeout=aiohttp.ClientTimeout(total=120)
             ) as health:
                 assert health.status == 200
-            bots = []
-            for index in range(args.bots):
-                headers = await bench.make_bot(http, f"bot{index:04d}")
-                bots.append((f"bot{index:04d}", headers, asyncio.Queue()))
-            streams = []
-            for _, headers, inbox in bots:
-                opened = asyncio.Event()
-                streams.append(asyncio.create_task(bench.events(http, headers, inbox, opened)))
-                await opened.wait()
+            # From here on every probe window counts: connections and logins included.
+            await timeline.begin()
+            humans = await Humans.start(hub.port, args)
+            await asyncio.sleep(2.0)  # the humans' first games start
+            await timeline.close("humans connect")
+            await asyncio.sleep(args.seconds)
+            await timeline.close("humans alone")
+            bots, streams = await make_bots(bench, http, args.bots)
             pairs = [
                 asyncio.create_task(bench.pair(http, bots[i], bots[i + 1]))
                 for i in range(0, len(bots) - 1, 2)
             ]
             await asyncio.sleep(args.warmup)
-            await probe_report(hub, signal.SIGUSR1, "window")  # a new window starts now
+            await timeline.close(f"{args.bots} bots connect, streams, {args.warmup:.0f} s play")
             bench.measuring = True
-            started = time.perf_counter()
             await asyncio.sleep(args.seconds)
             bench.measuring = False
-            elapsed = time.perf_counter() - started
-            window = await probe_report(hub, signal.SIGUSR1, "window")
+            playing = await timeline.close(f"with {args.bots} bots playing")
             for task in [*pairs, *streams]:
                 task.cancel()
             await asyncio.gather(*pairs, *streams, return_exceptions=True)
-        trips = bench.round_trips
+            await asyncio.sleep(2.0)  # the hub drops the bots' streams
+            await timeline.close("bots leave")
+            await asyncio.sleep(args.seconds)
+            await timeline.close("humans alone again")
+            played = await humans.stop()
+            humans = None
+        trips = played["trips"]
+        phases = timeline.phases
         print(
-            f"{args.bots} bots ({len(streams)} event streams, {len(pairs)} games at a time), "
-            f"{elapsed:.0f} s, database {url.split(':')[0]}"
+            f"{args.bots} bots ({len(streams)} event streams, {len(pairs)} games at a time, "
+            f"{args.think_ms:.0f} ms thought), {args.human_pairs} human pairs on websockets "
+            f"({args.human_think_ms:.0f} ms mean thought), {args.seconds:.0f} s per phase, "
+            f"database {url.split(':')[0]}, load average {load_before:.1f} before, "
+            f"{os.getloadavg()[0]:.1f} after",
+            flush=True,
         )
+        human = {phase.name: print_phase(phase, trips) for phase in phases}
+        elapsed = playing.end - playing.start
+        bot_trips = bench.round_trips
         print(
-            f"  moves {bench.moves} ({bench.moves / elapsed:.0f}/s), games finished {bench.games}"
+            f"  bots while playing: moves {bench.moves} ({bench.moves / elapsed:.0f}/s), games "
+            f"finished {bench.games}, move POST round trip p50 "
+            f"{1000 * percentile(bot_trips, 0.5):.1f} ms, p99 "
+            f"{1000 * percentile(bot_trips, 0.99):.1f} ms, max "
+            f"{1000 * max(bot_trips, default=0):.1f} ms"
         )
+        alone = human["humans alone"] + human["humans alone again"]
+        with_bots = human[playing.name]
         print(
-            f"  move POST round trip: p50 {1000 * percentile(trips, 0.5):.1f} ms, "
-            f"p99 {1000 * percentile(trips, 0.99):.1f} ms, max {1000 * max(trips, default=0):.1f} ms"
+            f"  human move round trip, alone (both phases) -> with the bots playing: p50 "
+            f"{ms(alone, 0.5)} -> {ms(with_bots, 0.5)} ms, p99 {ms(alone, 0.99)} -> "
+            f"{ms(with_bots, 0.99)} ms"
         )
+        worst = max(phases, key=lambda phase: phase.window["lag_max_ms"] or 0.0)
+        collections = {
+            g: max(phase.window["gc"][g]["max_ms"] for phase in phases) for g in ("0", "1", "2")
+        }
         print(
-            f"  hub stall probe: max lag {window['lag_max_ms']:.1f} ms, p99.9 "
-            f"{window['lag_p999_ms']:.1f} ms, lags over 50 ms {window['lags_over_50ms']}, "
-            f"gc {window['gc']}"
+            f"  hub stall probe over the whole run ({phases[-1].end - phases[0].start:.0f} s, "
+            f"connect phases included): max lag {worst.window['lag_max_ms']:.1f} ms "
+            f"({worst.name}), lags over 50 ms "
+            f"{sum(phase.window['lags_over_50ms'] for phase in phases)}, longest collections "
+            + ", ".join(f"gen {g} {pause:.1f} ms" for g, pause in collections.items())
         )
-        print(f"  errors {bench.errors or 'none'}")
+        print(f"  errors: bots {bench.errors or 'none'}, humans {played['errors'] or 'none'}")
     finally:
+        if humans is not None:
+            humans.popen.kill()
         hub.stop()
+        if fresh:
+            await drop_database(url)
 
 
 if __name__ == "__main__":

@@ -260,14 +260,15 @@ def print_phases(phases: dict[str, Any], trips: list[tuple[str, int, float, floa
 
 
 def way_in_and_out(
-    trips: list[tuple[str, int, float, float]], raw: list[list[Any]]
+    trips: list[tuple[str, int, float, float]], raw: list[list[Any]], q: float | None = None
 ) -> dict[str, float]:
     """Join the clients' send and ack times with the hub's marks of the same moves (``raw`` of
     ``move_phases.py``; both are ``time.perf_counter()``, the system-wide monotonic clock):
     median µs of ``in`` (the client's send to the hub's ``data_received``: the kernel, and the
     hub's loop busy with other work), ``parse`` (to the frame's handler), ``hub`` (to every
     frame written), ``out`` (to the client's reading of the ack: the kernel, and the clients'
-    loop) and ``rtt``, with ``moves``, how many were joined."""
+    loop) and ``rtt``, with ``moves``, how many were joined. With ``q``, each part's quantile
+    ``q`` instead of its median (each part's own: they do not add up to the round trip's)."""
     marks = {(game, ply): rest for game, ply, *rest in raw}
     # RAW order: received, frame, queued, sent, committed, released, written.
     rows = [
@@ -278,7 +279,15 @@ def way_in_and_out(
     if not rows:
         return {}
     names = ("in", "parse", "hub", "out", "rtt")
-    parts = {n: 1e6 * statistics.median(r[i] for r in rows) for i, n in enumerate(names)}
+    parts = {
+        n: 1e6
+        * (
+            statistics.median(r[i] for r in rows)
+            if q is None
+            else percentile([r[i] for r in rows], q)
+        )
+        for i, n in enumerate(names)
+    }
     return {**parts, "moves": float(len(rows))}
 
 
