@@ -320,3 +320,14 @@ def test_unfinished_statuses_are_spelled_only_in_the_record() -> None:
         pg_direct.UNFINISHED_GAMES_OF,
     ):
         assert pg_direct.UNFINISHED in sql, sql
+
+
+def test_architecture_md_names_the_http_api_paths() -> None:
+    """The public listener's hand-over in docs/architecture.md lists ``API_PREFIXES`` (HAProxy's
+    list is checked in tests/transport/test_analysis_http.py)."""
+    from server.transport.http_api.paths import API_PREFIXES
+
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    start = text.index("paths under `/api/")
+    listed = re.findall(r"`(/[^`]*)`", text[start : text.index("go to aiohttp", start)])
+    assert sorted(listed) == sorted(API_PREFIXES)
