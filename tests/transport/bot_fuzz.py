@@ -31,6 +31,7 @@ from urllib.parse import quote, urlencode
 from bot_requests import (
     BAD_CREDENTIALS,
     ENDPOINTS,
+    FORM,
     GAME_ACTIONS,
     JSON,
     LEGAL,
@@ -48,7 +49,6 @@ from bot_requests import (
     junk_game,
     junk_id,
     junk_name,
-    misses_route,
     not_a_number_of,
     path_of,
     refused_move,
@@ -65,18 +65,17 @@ from server.transport.http_api.app import MAX_BODY_BYTES
 
 
 @st.composite
-def own_game_calls(draw: st.DrawFn) -> Call:
-    """Robo on its real game, its turn: bad moves, bad chat bodies, bad offer answers."""
-    choice = draw(st.integers(0, 9))
+def own_game_calls(draw: st.DrawFn, kind: str) -> Call:
+    """Robo on its real game, its turn: bad moves (``kind`` ``move``), a legal move with a bad
+    flag (``flag``), bad chat bodies (``chat``), bad offer answers (``answer``)."""
     game = Live("game")
-    if choice <= 4:
+    if kind == "move":
         uci = draw(bad_move)
         query = draw(st.sampled_from(["", "", "offeringDraw=true", "offeringDraw=false"]))
-        # The empty move matches no route either.
-        expect = codes(405) if not uci or misses_route(uci) else codes(400)
         path = path_of(ENDPOINTS["move"][1], game=game, move=segment(uci))
-        return Call("own_move", "POST", path, "bot", expect=expect, query=query)
-    if choice == 5:
+        # 400, or 405 when no route takes the move (empty, a brace: :class:`Call`).
+        return Call("own_move", "POST", path, "bot", expect=codes(400), query=query)
+    if kind == "flag":
         # A legal move with a bad offeringDraw is refused before the move is played.
         uci = draw(st.sampled_from(LEGAL))
         value = draw(
@@ -91,16 +90,15 @@ def own_game_calls(draw: st.DrawFn) -> Call:
             expect=codes(400),
             query=urlencode({"offeringDraw": value}),
         )
-    if choice <= 7:
-        body, kind = draw(bad_chat_body())
+    if kind == "chat":
+        body, content_type = draw(bad_chat_body())
         expect = codes(413) if body is not None and len(body) > MAX_BODY_BYTES else codes(400)
         path = path_of(ENDPOINTS["chat"][1], game=game)
-        return Call("own_chat", "POST", path, "bot", body, kind, expect)
+        return Call("own_chat", "POST", path, "bot", body, content_type, expect)
     action = draw(st.sampled_from(["draw", "takeback"]))
     answer = draw(st.text(max_size=20).filter(lambda s: s not in ("", ".", "..", "yes", "no")))
-    expect = codes(405) if misses_route(answer) else codes(404)
     path = path_of(ENDPOINTS[action][1], game=game, answer=segment(answer))
-    return Call("own_answer", "POST", path, "bot", expect=expect)
+    return Call("own_answer", "POST", path, "bot", expect=codes(404))
 
 
 valid_chat_text = st.text(min_size=1, max_size=300).filter(
@@ -143,10 +141,10 @@ def bad_chat_body(draw: st.DrawFn) -> Body:
 
 
 @st.composite
-def wrong_party_calls(draw: st.DrawFn) -> Call:
+def wrong_party_calls(draw: st.DrawFn, who: str) -> Call:
     """Valid requests on robo's game, but by someone who may not make them."""
     game = Live("game")
-    if draw(st.booleans()):
+    if who == "other":
         # Tron is no player of the game: it may watch it (a stream is refused: not its game),
         # never act in it. Not chat: a spectator may chat.
         action = draw(
@@ -230,20 +228,21 @@ TOKEN_ENDPOINTS = (
     "token_revoke",
     "token_revoke_form",
 )
+TOKEN_CASES = ("alice_revoke", "alice_create", "api_token_manages", "password", "revoke_own")
 token_id = st.one_of(st.sampled_from([Live("robo_token"), Live("tron_token")]), junk_id)
 
 
 @st.composite
-def token_calls(draw: st.DrawFn) -> Call:
-    choice = draw(st.integers(0, 4))
-    if choice == 0:
+def token_calls(draw: st.DrawFn, kind: str) -> Call:
+    """Token management refused: ``kind`` names the case (below)."""
+    if kind == "alice_revoke":
         # Alice (her login session) owns no API token: robo's, tron's and made-up ids are 404.
         action = draw(st.sampled_from(["token_revoke", "token_revoke_form"]))
         method, template = ENDPOINTS[action]
         return Call(
             "alice_revoke", method, path_of(template, id=draw(token_id)), "human", expect=codes(404)
         )
-    if choice == 1:
+    if kind == "alice_create":
         # Alice may make a token, but not with a description over 100 characters.
         description = draw(
             st.text(alphabet="ab €", min_size=101, max_size=200).filter(
@@ -254,7 +253,7 @@ def token_calls(draw: st.DrawFn) -> Call:
         return Call(
             "alice_create", "POST", ("/", "api", "/", "token"), "human", body, kind, codes(400)
         )
-    if choice == 2:
+    if kind == "api_token_manages":
         # An API token manages no tokens (not even its own account's).
         action = draw(st.sampled_from(TOKEN_ENDPOINTS))
         method, template = ENDPOINTS[action]
@@ -266,7 +265,7 @@ def token_calls(draw: st.DrawFn) -> Call:
             draw(st.sampled_from(["bot", "other"])),
             expect=codes(403),
         )
-    if choice == 3:
+    if kind == "password":
         # By name and password, without a session: a wrong password, an unknown name, or none.
         action = draw(st.sampled_from(TOKEN_ENDPOINTS))
         method, template = ENDPOINTS[action]
@@ -277,9 +276,14 @@ def token_calls(draw: st.DrawFn) -> Call:
         }
         if draw(st.booleans()):
             del fields[draw(st.sampled_from(["name", "password"]))]
-        body, kind = draw(st.sampled_from([form(fields), json_object(fields)]))
+        body, content_type = draw(st.sampled_from([form(fields), json_object(fields)]))
+        # A form refuses NUL in any field before the password is checked (JSON does not).
+        nul = content_type == FORM and "\x00" in fields.get("password", "")
         path = path_of(template, id=draw(token_id))
-        return Call("password", method, path, "none", body, kind, codes(401))
+        return Call(
+            "password", method, path, "none", body, content_type, codes(400 if nul else 401)
+        )
+    assert kind == "revoke_own", kind
     # ``DELETE /api/token`` revokes the API token sent: never a valid one.
     who = draw(st.sampled_from(["human", *BAD_CREDENTIALS]))
     return Call("revoke_own", "DELETE", ("/", "api", "/", "token"), who, expect=codes(401))
@@ -333,17 +337,19 @@ def stranger_call(endpoint: str, drawn: Stranger) -> Call:
 # --- valid tokens with nothing to act on --------------------------------------------------------
 
 
+NOTHING_THERE_CASES = ("no_challenge", "no_player", "no_game", "upgrade_again", "online_method")
+
+
 @st.composite
-def nothing_there_calls(draw: st.DrawFn) -> Call:
+def nothing_there_calls(draw: st.DrawFn, kind: str) -> Call:
     """Valid tokens on what does not exist (games, players, challenges) or is done already."""
     who = draw(st.sampled_from(["bot", "other", "human"]))
-    choice = draw(st.integers(0, 4))
-    if choice == 0:
+    if kind == "no_challenge":
         action = draw(st.sampled_from(["accept", "decline", "cancel"]))
         method, template = ENDPOINTS[action]
         path = path_of(template, id=draw(st.just(Live("answered")) | junk_id))
         return Call("no_challenge", method, path, who, expect=codes(404))
-    if choice == 1:
+    if kind == "no_player":
         # To no one (a name no account has); robo is playing, so refused anyway.
         body, kind = form({"variant": draw(st.sampled_from(VARIANT_NAMES))})
         path = path_of(ENDPOINTS["challenge"][1], name=draw(junk_name))
@@ -356,7 +362,7 @@ def nothing_there_calls(draw: st.DrawFn) -> Call:
             kind,
             codes(400, 404),
         )
-    if choice == 2:
+    if kind == "no_game":
         action = draw(
             st.sampled_from(["game_stream", "move", "abort", "resign", "draw", "takeback", "chat"])
         )
@@ -372,8 +378,7 @@ def nothing_there_calls(draw: st.DrawFn) -> Call:
             kind,
             codes(400, 404),
         )
-    if choice == 3:
-        # A second upgrade.
+    if kind == "upgrade_again":  # a second upgrade
         return Call(
             "upgrade_again",
             "POST",
@@ -381,8 +386,9 @@ def nothing_there_calls(draw: st.DrawFn) -> Call:
             draw(st.sampled_from(["bot", "other"])),
             expect=codes(400),
         )
-    method = draw(st.sampled_from(["POST", "PUT", "DELETE"]))
+    assert kind == "online_method", kind
     # The list of bots online is read with GET only (any other method: 405).
+    method = draw(st.sampled_from(["POST", "PUT", "DELETE"]))
     return Call("online_method", method, path_of(ENDPOINTS["online"][1]), who, expect=codes(405))
 
 
@@ -400,11 +406,15 @@ def online_calls(draw: st.DrawFn) -> Call:
 
 
 SAMPLES: list[tuple[st.SearchStrategy[Call], int]] = [
-    (own_game_calls(), 160),
-    (wrong_party_calls(), 40),
+    (own_game_calls("move"), 100),
+    (own_game_calls("flag"), 10),
+    (own_game_calls("chat"), 40),
+    (own_game_calls("answer"), 16),
+    (wrong_party_calls("other"), 20),
+    (wrong_party_calls("human"), 20),
     (ai_calls(), 60),
-    (token_calls(), 60),
-    (nothing_there_calls(), 50),
+    *((token_calls(kind), 12) for kind in TOKEN_CASES),
+    *((nothing_there_calls(kind), 10) for kind in NOTHING_THERE_CASES),
     (online_calls(), 15),
 ]
 """Each strategy and how many requests of it the test sends (the same ones on every run)."""
@@ -440,7 +450,8 @@ def edge_calls() -> list[Call]:
             path = path_of(ENDPOINTS["challenge_ai"][1])
             calls.append(Call("edge_ai", "POST", path, "other", body, kind, codes(400)))
     # (Blanks around a move are accepted: "a5a4" and 28 blanks is a move, not an edge.)
-    for uci in ("a1a1" + "+" * 28, "a1a1" + "+" * 29, "\x00", "a5a4\x00", "a5a4\ud800"):
+    edges = ("a1a1" + "+" * 28, "a1a1" + "+" * 29, "\x00", "a5a4\x00", "a5a4\ud800", "ａ５ａ４", "")
+    for uci in edges:
         assert refused_move(uci), uci
         path = path_of(ENDPOINTS["move"][1], game=Live("game"), move=segment(uci))
         calls.append(Call("edge_move", "POST", path, "bot", expect=codes(400)))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, unquote, urlencode
 
 from hypothesis import strategies as st
 
@@ -68,6 +68,15 @@ class Call:
     expect: frozenset[int] = frozenset()
     query: str = ""
 
+    def __post_init__(self) -> None:
+        # A path no route takes is answered before any handler: by the page fallback, which
+        # takes GETs only (an API path there is a 404; any other method a 405), or when even
+        # the fallback's ``.*`` does not match (a newline) by aiohttp's 404.
+        if self.expect and any(isinstance(p, str) and misses_route(p) for p in self.path[1::2]):
+            object.__setattr__(
+                self, "expect", codes(404) if self.method == "GET" else codes(404, 405)
+            )
+
 
 def codes(*codes: int) -> frozenset[int]:
     return frozenset(codes)
@@ -81,11 +90,10 @@ def segment(text: str) -> str:
     return quote(text.encode("utf-8", "surrogatepass"), safe="")
 
 
-def misses_route(text: str) -> bool:
-    """Whether a path part holding ``text`` matches no route: aiohttp's ``{name}`` takes no
-    ``{`` or ``}`` (even percent-encoded; an encoded ``/`` stays in the part). A POST there is a
-    405 (the page fallback takes GETs only)."""
-    return any(c in text for c in "{}")
+def misses_route(part: str) -> bool:
+    """Whether a path part (percent-encoded) matches no route's ``{name}``: aiohttp's takes no
+    ``{`` or ``}``, even percent-encoded, and no empty part (an encoded ``/`` stays in it)."""
+    return not part or any(c in unquote(part, errors="replace") for c in "{}")
 
 
 def not_a_number_of(max_digits: int) -> st.SearchStrategy[str]:
