@@ -6,9 +6,11 @@ when a request is sent):
 
 * ``robo`` (credential ``bot``), a bot account in a Mini-Shogi game (``Live("game")``) against
   ``alice`` after her first move ``a1b2`` (:data:`OPENING`), robo to move; robo's event
-  stream and game stream are open. Robo's valid token on its real game appears only with a bad
-  move, a bad body or a bad path part; resign and abort (always valid there) and draw or takeback
-  answers (``yes``/``no``) never.
+  stream and game stream are open. Robo's valid token on its real game appears only with a move
+  the adjudicator refuses (:func:`~bot_requests.refused_move`), a legal move with a bad
+  ``offeringDraw`` (refused before the move), a bad chat body or a bad offer answer; resign and
+  abort (always valid there) and the answers ``yes``/``no`` never. The test checks the sample
+  for this (``test_the_sample_reaches_the_bots_own_game_and_every_endpoint``).
 * ``tron`` (``other``), an idle bot: only where it is no party (robo's game, a challenge
   answered long ago), or the computer challenge with at least one bad parameter.
 * ``alice`` (``human``, a login session token): not a bot, so refused by every bot endpoint;
