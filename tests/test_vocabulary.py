@@ -226,3 +226,108 @@ def test_side_names_are_the_rules_sides() -> None:
 
     assert tuple(side.name.lower() for side in Side) == SIDE_NAMES
     assert [SIDE_NAMES[side] for side in Side] == ["first", "second"]
+
+
+# A character class of the game-id alphabet (digits, both cases of letters, "_" and "-").
+_ID_CLASS = re.compile(r"\[(?=[^\]]*0-9)(?=[^\]]*A-Z)(?=[^\]]*a-z)(?=[^\]]*_)[^\]]*\]")
+
+
+def _code_strings(tree: ast.AST) -> list[ast.Constant]:
+    """The string constants of a module's code (f-strings' text parts too), not docstrings."""
+    prose = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose
+    ]
+
+
+def _game_id_spellings(source: str) -> list[tuple[int, str]]:
+    """Code strings that spell a game id's characters where a game is meant: the text names a game (``/api/game/…``) or is assigned to a name that does."""
+    tree = ast.parse(source)
+    gamey: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any("game" in ast.unparse(target).lower() for target in targets):
+                gamey.update(id(inner) for inner in ast.walk(node.value))
+    return [
+        (node.lineno, node.value)
+        for node in _code_strings(tree)
+        if _ID_CLASS.search(node.value) and (id(node) in gamey or "game" in node.value.lower())
+    ]
+
+
+def test_game_ids_are_spelled_only_in_game_ids_py() -> None:
+    """Every door checks a game id with ``GAME_ID_PATTERN`` (or its length): a copy of the
+    pattern drifts (the analysis paths took 32 characters where the store holds 16)."""
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line}: {value!r}"
+        for path in sorted((ROOT / "server").rglob("*.py"))
+        if path.name != "game_ids.py"
+        for line, value in _game_id_spellings(path.read_text())
+    ]
+    assert offenders == []
+    # The check sees the copies it is for.
+    old = 'ANALYSIS_PATH = re.compile(r"/api/game/([0-9A-Za-z_-]{1,32})/analysis/?")'
+    assert _game_id_spellings(old) and _game_id_spellings('_GAME = r"[0-9A-Za-z_-]+"')
+    assert not _game_id_spellings('_CURSOR = re.compile(r"[0-9A-Za-z_-]{1,256}")')
+
+
+def test_the_analysis_paths_take_exactly_game_ids() -> None:
+    from server.hub.game_ids import GAME_ID_MAX_LENGTH, GAME_ID_PATTERN
+    from server.transport.analysis_api import analysis_path_game
+    from server.transport.http_api.analysis import routes
+
+    longest = "aZ0_-" * (GAME_ID_MAX_LENGTH // 5) + "x" * (GAME_ID_MAX_LENGTH % 5)
+    assert analysis_path_game(f"/api/game/{longest}/analysis") == longest
+    assert analysis_path_game(f"/api/game/{longest}x/analysis") is None
+    assert analysis_path_game("/api/game/a.b/analysis") is None
+    paths = {getattr(route, "path", None) for route in routes}
+    assert paths == {f"/api/game/{{id:{GAME_ID_PATTERN.pattern}}}/analysis"}
+
+
+def _unfinished_status_lists(source: str) -> list[tuple[int, str]]:
+    """String constants with an SQL ``IN (…)`` list of exactly the unfinished statuses."""
+    from server.rules.record import UNFINISHED_STATUSES
+
+    return [
+        (node.lineno, node.value)
+        for node in _code_strings(ast.parse(source))
+        for listed in re.findall(r"\bIN\s*\(([^)]*)\)", node.value, re.IGNORECASE)
+        if set(re.findall(r"'(\w+)'", listed)) == set(UNFINISHED_STATUSES)
+    ]
+
+
+def test_unfinished_statuses_are_spelled_only_in_the_record() -> None:
+    """SQL written by hand builds its filter from ``UNFINISHED_STATUSES`` (the SQLAlchemy
+    queries use ``in_(UNFINISHED_STATUSES)``): a status added there reaches every statement."""
+    from server.rules.record import UNFINISHED_STATUSES
+    from server.store import pg_direct
+
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line}: {value!r}"
+        for path in sorted((ROOT / "server").rglob("*.py"))
+        for line, value in _unfinished_status_lists(path.read_text())
+    ]
+    assert offenders == []
+    assert _unfinished_status_lists("""X = "WHERE status in ('started', 'created')" """)
+    assert re.findall(r"'(\w+)'", pg_direct.UNFINISHED) == list(UNFINISHED_STATUSES)
+    for sql in (
+        pg_direct.FINISH_UNRATED,
+        pg_direct.ABORT,
+        pg_direct.UNFINISHED_GAMES,
+        pg_direct.UNFINISHED_GAMES_OF,
+    ):
+        assert pg_direct.UNFINISHED in sql, sql
+
+
+def test_architecture_md_names_the_http_api_paths() -> None:
+    """The public listener's hand-over in docs/architecture.md lists ``API_PREFIXES`` (HAProxy's
+    list is checked in tests/transport/test_analysis_http.py)."""
+    from server.transport.http_api.paths import API_PREFIXES
+
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    start = text.index("paths under `/api/")
+    listed = re.findall(r"`(/[^`]*)`", text[start : text.index("go to aiohttp", start)])
+    assert sorted(listed) == sorted(API_PREFIXES)

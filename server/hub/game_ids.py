@@ -2,8 +2,9 @@
 
 An id is 1 to :data:`GAME_ID_MAX_LENGTH` characters of ``[0-9A-Za-z_-]`` (the store's column
 holds that many); the hub generates :data:`GAME_ID_LENGTH` letters and digits
-(:func:`new_game_id`). Commands, the review API, the store and the end journal all check ids
-with :data:`GAME_ID_PATTERN` or :data:`GAME_ID_MAX_LENGTH`.
+(:func:`new_game_id`). Commands, the review and analysis APIs, the store and the end journal all
+check ids with :data:`GAME_ID_PATTERN` or :data:`GAME_ID_MAX_LENGTH` (tests/test_vocabulary.py
+finds copies).
 """
 
 from __future__ import annotations

@@ -41,6 +41,7 @@ import asyncpg
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import IntegrityError
 
+from server.rules.record import UNFINISHED_STATUSES
 from server.store.errors import StoreUnavailableError
 from server.store.records import MOVE_COLUMNS, GameMove, move_row
 
@@ -63,8 +64,11 @@ _CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
+#: ``UNFINISHED_STATUSES`` as SQL (fixed words of ``GameStatus``, never input, so inlined).
+_UNFINISHED_WORDS = ", ".join(f"'{status}'" for status in UNFINISHED_STATUSES)
+UNFINISHED = f"status IN ({_UNFINISHED_WORDS})"
 #: A game's end changes its row only while the game runs (``$1`` is its id).
-_RUNNING = " WHERE id = $1 AND status IN ('created', 'started')"
+_RUNNING = f" WHERE id = $1 AND {UNFINISHED}"
 FINISH_UNRATED = (
     "UPDATE games SET status = 'finished', result = $2, termination = $3, finished_at = $4,"
     " plies = $5, final_fen = $6" + _RUNNING + " AND NOT rated"
@@ -91,12 +95,10 @@ RESUME_SESSION = (
 #: the store's listing (:meth:`~server.store.queries.GameQueries.list_games`) reads whole rows,
 #: counts each running game's moves and looks both players' bot flags up. A cluster node lists
 #: them every second or so, and a reconnect storm's logins ask a player's (issue 25).
-UNFINISHED_GAMES = (
-    "SELECT id, first_player_id, second_player_id FROM games WHERE status IN ('created', 'started')"
-)
+UNFINISHED_GAMES = f"SELECT id, first_player_id, second_player_id FROM games WHERE {UNFINISHED}"
 #: A registered player's unfinished games (``$1`` its store id), newest first, ``$2`` at most.
 UNFINISHED_GAMES_OF = (
-    "SELECT id FROM games WHERE status IN ('created', 'started')"
+    f"SELECT id FROM games WHERE {UNFINISHED}"
     " AND (first_player_id = $1 OR second_player_id = $1)"
     " ORDER BY created_at DESC, id DESC LIMIT $2"
 )

@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Mapping
 from typing import Any, Protocol
 
 from server.hub.errors import ErrorCode
+from server.hub.game_ids import GAME_ID_PATTERN
 from server.hub.payloads import AnalysisView
 from server.rules import Game, RulesError, get_variant
 from server.rules.analysis import (
@@ -69,7 +70,7 @@ MAX_DEPTH = 30
 #: The worker's own setup and round trips per position, for the estimate.
 OVERHEAD_MS = 50
 
-ANALYSIS_PATH = re.compile(r"/api/game/([0-9A-Za-z_-]{1,32})/analysis/?")
+ANALYSIS_PATH = re.compile(rf"/api/game/({GAME_ID_PATTERN.pattern})/analysis/?")
 _REQUEST_FIELDS = frozenset({"movetime_ms", "depth", "game"})
 
 

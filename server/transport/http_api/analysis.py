@@ -19,6 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
+from server.hub.game_ids import GAME_ID_PATTERN
 from server.transport.accounts import AuthError
 from server.transport.analysis_api import (
     AnalysisRequestError,
@@ -31,7 +32,7 @@ __all__ = ["routes"]
 
 routes = web.RouteTableDef()
 
-_PATH = "/api/game/{id:[0-9A-Za-z_-]{1,32}}/analysis"
+_PATH = f"/api/game/{{id:{GAME_ID_PATTERN.pattern}}}/analysis"
 
 
 def _desk(request: web.Request) -> Any:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from server.hub.commands import MAX_LEVEL, MIN_LEVEL
+from server.hub.commands import MAX_ID, MAX_LEVEL, MIN_LEVEL
 from server.hub.payloads import AckPayload, TimeControlView
 from server.jsontypes import JsonObject
 from server.transport.http_api import lichess
 from server.transport.http_api.auth import caller
 from server.transport.http_api.context import api_error, held_link
-from server.transport.http_api.forms import flag, read_form
+from server.transport.http_api.forms import flag, read_form, whole_number
 
 routes = web.RouteTableDef()
 
@@ -29,9 +29,10 @@ def _integer(form: dict[str, str], name: str, default: int | None = None) -> int
         if default is None:
             api_error(400, f"{name}: required")
         return default
-    if not raw.isdigit() or len(raw) > 9:
+    value = whole_number(raw, 9)
+    if value is None:
         api_error(400, f"{name}: must be a whole number of seconds")
-    return int(raw)
+    return value
 
 
 def _time_control(form: dict[str, str]) -> TimeControlView:
@@ -57,10 +58,10 @@ async def _command(request: web.Request, kind: str, payload: JsonObject) -> AckP
 
 
 def _challenge_id(request: web.Request) -> int:
-    raw = request.match_info["id"]
-    if not raw.isdigit() or len(raw) > 16:  # ids are below 2**53
+    found = whole_number(request.match_info["id"], len(str(MAX_ID)))
+    if found is None or not 1 <= found <= MAX_ID:  # the hub's range of ids
         api_error(404, "No such challenge")
-    return int(raw)
+    return found
 
 
 # Registered before ``/api/challenge/{user}``: aiohttp tries routes in order, and "ai" would

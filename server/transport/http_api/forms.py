@@ -11,7 +11,7 @@ from aiohttp import web
 
 from server.transport.http_api.context import api_error
 
-__all__ = ["flag", "read_form"]
+__all__ = ["flag", "read_form", "whole_number"]
 
 
 async def read_form(request: web.Request) -> dict[str, str]:
@@ -61,3 +61,17 @@ def flag(fields: dict[str, str], name: str, default: bool = False) -> bool:
     if lowered not in ("true", "false"):
         api_error(400, f"{name}: must be true or false")
     return lowered == "true"
+
+
+def whole_number(raw: str, max_digits: int) -> int | None:
+    """``raw`` as a whole number of at most ``max_digits`` ASCII digits, or None.
+
+    ``str.isdigit`` alone is not enough: it accepts digits ``int`` refuses (``²``) and other
+    scripts' digits (``٣``), which no client means as a number here.
+
+    >>> whole_number("042", 3), whole_number("²", 3), whole_number("٣", 3), whole_number("1234", 3)
+    (42, None, None, None)
+    """
+    if not raw.isascii() or not raw.isdigit() or len(raw) > max_digits:
+        return None
+    return int(raw)

@@ -18,7 +18,7 @@ from server.hub.errors import ErrorCode
 from server.transport.accounts import AuthError, StoredPlayer
 from server.transport.http_api.auth import API_TOKEN_PREFIX, bearer, store_call
 from server.transport.http_api.context import CONTEXT, api_error
-from server.transport.http_api.forms import read_form
+from server.transport.http_api.forms import read_form, whole_number
 
 routes = web.RouteTableDef()
 
@@ -96,11 +96,11 @@ async def list_tokens(request: web.Request) -> web.Response:
 @routes.post("/api/token/{id}/revoke")
 async def revoke_token(request: web.Request) -> web.Response:
     owner = await _owner(request, await read_form(request))
-    raw = request.match_info["id"]
-    if not raw.isdigit() or len(raw) > 12:
+    token_id = whole_number(request.match_info["id"], 12)
+    if token_id is None:
         api_error(404, "No such token")
     context = request.app[CONTEXT]
-    revoked = await store_call(context.store.revoke_api_token(owner.id, int(raw)))
+    revoked = await store_call(context.store.revoke_api_token(owner.id, token_id))
     # The token's value is not known here (only its id): forget every cached token of the owner.
     context.callers.forget_account(owner.id)
     if not revoked:
