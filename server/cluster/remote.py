@@ -173,7 +173,7 @@ class RemoteConnections(Part):
             return  # the connection's hello came from its home node
         if isinstance(message.a, str) and message.a.startswith(CALL_ACK_PREFIX):
             call_id = message.a[len(CALL_ACK_PREFIX) :]
-            if call_id.isdigit():
+            if call_id.isascii() and call_id.isdigit():
                 obj = message.to_json_obj()
                 obj.pop("a", None)
                 reply = reply_header(remote.conn, int(call_id), message=obj)

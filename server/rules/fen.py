@@ -48,8 +48,8 @@ def read_fen(cls: type[Position], variant: Variant, fen: str) -> Position:
     turn = 0 if turn_text == "w" else 1
     rest = rest[1:]
     castling, ep = 0, NULL_SQUARE
-    numbers = [x for x in rest if x.isdigit()]
-    others = [x for x in rest if not x.isdigit()]
+    numbers = [x for x in rest if _number(x)]
+    others = [x for x in rest if not _number(x)]
     if others:
         castling = _read_castling(variant, others[0])
     if len(others) > 1 and others[1] != "-":
@@ -72,7 +72,7 @@ def read_sfen(cls: type[Position], variant: Variant, sfen: str) -> Position:
     if len(fields) < 2 or fields[1] not in ("b", "w"):
         raise InvalidFenError(f"{sfen!r} is not an SFEN (board side hand number)")
     hand = fields[2] if len(fields) > 2 else "-"
-    number = int(fields[3]) if len(fields) > 3 and fields[3].isdigit() else 1
+    number = int(fields[3]) if len(fields) > 3 and _number(fields[3]) else 1
     turn = "w" if fields[1] == "b" else "b"
     board = fields[0] + (f"[{'' if hand == '-' else hand}]" if hand != "-" else "")
     return read_fen(cls, variant, f"{board} {turn} - - 0 {max(1, (number + 1) // 2)}")
@@ -90,9 +90,9 @@ def _read_board(variant: Variant, text: str) -> tuple[int, ...]:
         file = 0
         pos = 0
         while pos < len(row):
-            if row[pos].isdigit():
+            if _number(row[pos]):
                 j = pos
-                while j < len(row) and row[j].isdigit():
+                while j < len(row) and _number(row[j]):
                     j += 1
                 file += int(row[pos:j])
                 pos = j
@@ -255,3 +255,9 @@ def write_sfen(pos: Position, ply: int | None = None) -> str:
     number = ply + 1 if ply is not None else 2 * (pos.fullmove - 1) + pos.turn + 1
     hand = hand_text(pos, counts=True) or "-"
     return f"{board_fen(pos)} {'bw'[pos.turn]} {hand} {number}"
+
+
+def _number(text: str) -> bool:
+    """Whether ``text`` is a number of ASCII digits: ``str.isdigit`` also takes digits
+    ``int`` refuses (``²``), which made a FEN with one raise a bare ``ValueError``."""
+    return text.isascii() and text.isdigit()

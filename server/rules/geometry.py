@@ -54,7 +54,11 @@ class Geometry:
 
     def parse(self, text: str) -> int:
         """Parse ``"c4"``/``"o15"``; raise ``ValueError`` for anything else."""
-        if len(text) < 2 or text[0] not in FILE_LETTERS or not text[1:].isdigit():
+        if (
+            len(text) < 2
+            or text[0] not in FILE_LETTERS
+            or not (text[1:].isascii() and text[1:].isdigit())
+        ):
             raise ValueError(f"{text!r} is not a square")
         file = FILE_LETTERS.index(text[0])
         rank = int(text[1:]) - 1

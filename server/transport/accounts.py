@@ -152,7 +152,7 @@ def store_player_id(player_id: PlayerId) -> int | None:
     >>> store_player_id("u42"), store_player_id("g0123456789abcdef")
     (42, None)
     """
-    if player_id.startswith("u") and player_id[1:].isdigit():
+    if player_id.startswith("u") and player_id[1:].isascii() and player_id[1:].isdigit():
         return int(player_id[1:])
     return None
 

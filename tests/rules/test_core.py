@@ -225,6 +225,9 @@ def test_fen_reads_what_fairy_stockfish_writes() -> None:
         ("minishogi", "rbsgk/4p/5/P4/KGSB[] w", "rank 1 has 4 squares, expected 5"),
         ("minishogi", "rbsgk/4p/5/P4/KGSBRR[] w", "rank 1 has more than 5 squares"),
         ("minishogi", "rb?gk/4p/5/P4/KGSBR[] w", "unexpected '?' in rank 5"),
+        # a digit int() refuses (str.isdigit takes it): a bare ValueError before
+        ("minishogi", "rbsgk/4p/\u00b2/P4/KGSBR[] w", "unexpected '\u00b2' in rank 3"),
+        ("minishogi", "rbsgk/4p/\u0665/P4/KGSBR[] w", "unexpected '\u0665' in rank 3"),
         ("minishogi", "rbsgk/4p/5/P4/KGSBX[] w", "unknown piece 'X' in Mini-Shogi"),
         ("minishogi", "rbsgk/4p/5/P4/KGSBR[] x", "side to move must be 'w' or 'b'"),
         ("minishogi", "rbsgk/4p/5/P4/KGSBR[] w KQ - 0 1", "bad castling field"),

@@ -204,3 +204,26 @@ async def test_who_finger_help_and_seek_lines(start_app: StartApp, ics_guest: Op
     await alice.expect(rf"^<sr> {seek_id}$")
     await asyncio.wait_for(bob.send("quit"), 5)
     await bob.expect(r"^Logging you out\.$")
+
+
+async def test_a_computer_command_with_a_digit_int_refuses_gets_a_clear_error(
+    start_app: StartApp, ics_guest: OpenIcs
+) -> None:
+    """``str.isdigit`` takes ``²`` and ``٣``, ``int`` does not: such a word is not a level or a
+    time, and the command is refused as bad game terms are; the session goes on."""
+    app = await start_app(ics=True)
+    client = await ics_guest(app)
+    for words, refused in (
+        ("\u00b2", "\u00b2"),
+        ("\u0663 5 0", "\u0663"),
+        ("1 \u00b2 0", "\u00b2"),
+    ):
+        await client.send(f"computer {words}")
+        # Before: "²" failed the command ("could not do that just now"), "٣ 5 0" started a
+        # level-3 game. The next line answering is the refusal, not a game's creation.
+        answer = await client.expect(r"^(Unknown seek/match term|Creating:|computer:)")
+        assert answer.group(0) == "Unknown seek/match term", (words, answer.string)
+        assert refused in answer.string
+    await client.send("date")
+    await client.expect(r"^Server time")
+    assert app.hub.running_versions() == {}  # no game started

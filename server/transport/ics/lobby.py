@@ -138,7 +138,7 @@ class LobbyCommands(SessionState):
         first number is the level when one or three numbers lead (``computer 3 5 0``)."""
         words = list(cmd.words)
         leading = 0
-        while leading < len(words) and words[leading].isdigit():
+        while leading < len(words) and words[leading].isascii() and words[leading].isdigit():
             leading += 1
         level = DEFAULT_COMPUTER_LEVEL
         if leading in (1, 3):
