@@ -202,6 +202,11 @@ async def storm_run(args: argparse.Namespace) -> None:
     print(f"logs in {log_dir}", flush=True)
     try:
         await cluster.start()
+        if args.clients_nice:
+            # The clients only (the cluster's processes are started): in a deployment the
+            # players are not on the hubs' machine; here they share its two cores.
+            os.nice(args.clients_nice)
+            print(f"the clients run at nice {args.clients_nice}", flush=True)
         await storm_cluster.storm_after_kill(
             cluster, args.storm_after_kill, args.games[0], args.think_ms
         )
@@ -237,6 +242,14 @@ def main() -> None:
         metavar="N",
         help="instead: N registered players on two hubs, 2 x --games of them playing; one hub "
         "is killed and its players reconnect through HAProxy to the other (storm_cluster.py)",
+    )
+    parser.add_argument(
+        "--clients-nice",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --storm-after-kill: the bench's clients run at this nice value once the "
+        "cluster has started (the hubs, HAProxy, PostgreSQL and Redis keep theirs)",
     )
     asyncio.run(main_async(parser.parse_args()))
 
