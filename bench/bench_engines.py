@@ -12,7 +12,8 @@ mate in one, free pieces, else mostly random); points are the novice's.
 Every move goes through :meth:`Computer.best_move`, so an engine move our rules refuse is
 counted (``fallbacks``) and never played. Colours alternate; a game still going after
 ``--max-plies`` is adjudicated by a 1 s search of its final position (a win at ±300 cp or a
-mate, "1-0 adj"), else counts as a draw ("unfinished"). Prints one JSON line per run.
+mate, "1-0 adj"), else counts as a draw ("unfinished"). Prints one JSON line per run (a match:
+scores, results, fallbacks, time and depth reached per move of each side).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from server.rules import Game, get_variant
@@ -38,10 +40,12 @@ async def play(
     max_plies: int,
     seed: int,
     clock: tuple[int, int] | None = None,
+    depths: tuple[list[int], list[int]] | None = None,
 ) -> tuple[str, list[float], list[float], int]:
     """One game; the result from the first player's view, the move times of each side.
     ``clock``: (main ms, increment ms) for each side, kept like a server would (a flag fall
-    loses)."""
+    loses). ``depths``: filled with the depth each side's engine reached on each move (a
+    level bound by time may reach no deeper than the level below)."""
     from server.worker.search import EngineClock
 
     v = get_variant(variant)
@@ -62,6 +66,8 @@ async def play(
         answer = await computer.best_move(game, level, engine_clock)
         elapsed = time.perf_counter() - t
         times[side].append(elapsed)
+        if depths is not None and answer.result is not None and answer.result.depth:
+            depths[side].append(answer.result.depth)
         assert answer.move is not None
         if clock and remaining:
             remaining[side] -= int(elapsed * 1000)
@@ -84,11 +90,23 @@ async def play(
 ADJUDICATE_CP = 300
 
 
-def pct(values: list[float], q: float) -> float:
+def pct(values: Sequence[float], q: float) -> float:
     if not values:
         return 0.0
     values = sorted(values)
     return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def depth_summary(depths: list[int]) -> dict[str, float]:
+    """The depth an engine reported, over the moves it searched (slips and fallbacks aside)."""
+    if not depths:
+        return {}
+    return {
+        "mean": round(statistics.mean(depths), 1),
+        "p5": pct(depths, 0.05),
+        "p50": pct(depths, 0.5),
+        "p95": pct(depths, 0.95),
+    }
 
 
 async def match(
@@ -114,16 +132,21 @@ async def match(
     ta: list[float] = []
     tb: list[float] = []
     plies = []
+    da: list[int] = []
+    db: list[int] = []
     try:
         for g in range(games):
             a_first = g % 2 == 0
             white, black = (ca, cb) if a_first else (cb, ca)
             levels = (a["level"], b["level"]) if a_first else (b["level"], a["level"])
+            game_depths: tuple[list[int], list[int]] = ([], [])
             result, t1, t2, n = await play(
-                white, black, levels, variant, max_plies, seed=g, clock=clock
+                white, black, levels, variant, max_plies, seed=g, clock=clock, depths=game_depths
             )
             (ta, tb)[0 if a_first else 1].extend(t1)
             (tb, ta)[0 if a_first else 1].extend(t2)
+            (da, db)[0 if a_first else 1].extend(game_depths[0])
+            (db, da)[0 if a_first else 1].extend(game_depths[1])
             plies.append(n)
             results.append(result)
             # one line per game on stderr: a long match shows how far it is
@@ -153,6 +176,8 @@ async def match(
             "restarts": dict(ca.restarts + cb.restarts),
             "move_ms_a": {"p50": round(pct(ta, 0.5) * 1000), "p95": round(pct(ta, 0.95) * 1000)},
             "move_ms_b": {"p50": round(pct(tb, 0.5) * 1000), "p95": round(pct(tb, 0.95) * 1000)},
+            "depth_a": depth_summary(da),
+            "depth_b": depth_summary(db),
         }
     finally:
         await ca.close()
@@ -204,7 +229,7 @@ async def movetimes(
     computer = Computer()
     try:
         game = Game(get_variant(variant))
-        positions = []
+        positions: list[list[str]] = []
         while len(positions) < moves and game.legal_moves():
             positions.append(list(game.moves))
             answer = await computer.best_move(game, 1)
