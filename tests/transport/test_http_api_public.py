@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import socket
 
 import aiohttp
+import pytest
 from support import wait_until
 from ws_support import StartApp
 
@@ -83,6 +85,26 @@ async def test_a_request_line_in_pieces_is_still_routed(start_app: StartApp) -> 
     assert answer.rstrip().endswith(b'{"error": "Not found."}')
     answer = await _raw(app, b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", pieces=4)
     assert answer.startswith(b"HTTP/1.1 200")
+
+
+async def test_an_unparsable_api_request_is_answered_400_and_logged_in_one_line(
+    start_app: StartApp, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A raw non-ASCII byte in an API path: aiohttp answers 400 and used to log it at ERROR
+    with a traceback (any client could fill the log); now one INFO line."""
+    app = await start_app()
+    with caplog.at_level(logging.INFO, logger="aiohttp.server"):
+        answer = await _raw(app, b"GET /api/bot/\xc3\xa9 HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.0 400")
+        # the next request is served, and its answer comes after the record of the bad one
+        async with (
+            aiohttp.ClientSession() as http,
+            http.get(f"http://127.0.0.1:{app.port}/healthz") as healthz,
+        ):
+            assert healthz.status == 200
+    records = [r for r in caplog.records if r.name == "aiohttp.server"]
+    assert [(r.levelname, r.exc_info) for r in records] == [("INFO", None)]
+    assert "InvalidURLError (answered 400)" in records[0].getMessage()
 
 
 async def test_garbage_and_silence_are_closed(start_app: StartApp) -> None:

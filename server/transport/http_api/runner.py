@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from aiohttp import web
+from aiohttp.http_exceptions import BadHttpMessage
 
 from server.transport.http_api.app import build_application
 from server.transport.http_api.context import ApiContext
@@ -18,6 +20,25 @@ KEEPALIVE_S = 75.0
 """An idle kept-alive connection is closed after this long."""
 
 
+class UnparsableRequests(logging.Filter):
+    """aiohttp logs a request it cannot parse (a raw non-ASCII byte in its path, a broken
+    request line or header) at ERROR with a traceback, after answering it 400 and closing: any
+    client could fill the server's log that way. Such a record passes as one INFO line, without
+    the traceback; every other record of aiohttp's server is left as it is."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, BadHttpMessage):
+            record.msg = f"{record.getMessage()}: {type(error).__name__} (answered 400)"
+            record.args = ()
+            record.levelno, record.levelname = logging.INFO, "INFO"
+            record.exc_info = record.exc_text = None
+        return True
+
+
+_AIOHTTP_SERVER_LOG = logging.getLogger("aiohttp.server")
+
+
 class HttpApiServer:
     """aiohttp's server for the HTTP API, without a listening socket of its own."""
 
@@ -26,6 +47,8 @@ class HttpApiServer:
         self._runner: web.AppRunner | None = None
 
     async def start(self) -> None:
+        if not any(isinstance(f, UnparsableRequests) for f in _AIOHTTP_SERVER_LOG.filters):
+            _AIOHTTP_SERVER_LOG.addFilter(UnparsableRequests())
         runner = web.AppRunner(
             build_application(self.context),
             handle_signals=False,
