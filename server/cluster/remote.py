@@ -32,11 +32,11 @@ __all__ = ["CALL_ACK_PREFIX", "Remote", "RemoteConnections"]
 logger = logging.getLogger(__name__)
 
 CALL_ACK_PREFIX = "~"
+"""A forwarded command runs with ack ``~<call id>``: its answer is the call's reply."""
 DROP_STEP = 250
 """A dead node's connections leave this hub this many per turn of the loop: the 2,000-odd of a
 killed hub, each leaving its games' rooms at once, held a survivor's loop 19 ms in one step
 (docs/benchmarks.md, issue 25)."""
-"""A forwarded command runs with ack ``~<call id>``: its answer is the call's reply."""
 
 
 @dataclass(frozen=True)
