@@ -340,8 +340,11 @@ class LocalCluster:
             Child(
                 f"worker{i + 1}",
                 [sys.executable, "-m", "server.worker", "--name", f"worker{i + 1}",
-                 "--url", f"http://127.0.0.1:{self.proxy.port}", "--key", worker_key],
-                {**os.environ},
+                 "--url", f"http://127.0.0.1:{self.proxy.port}"],
+                # The key by environment: a random key may begin with "-", which argparse
+                # takes for an option after "--key" (a worker failed to start so, 1 run in ~64),
+                # and the environment keeps it out of the process list.
+                {**os.environ, "HUB_WORKER_KEY": worker_key},
                 self.log_dir,
             )
             for i in range(workers)

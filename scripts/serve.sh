@@ -43,7 +43,7 @@ for _ in $(seq 1 600); do
 done
 worker_args=(--url "$url")
 if [[ -n "${HUB_WORKER_KEYS:-}" ]]; then
-    worker_args+=(--key "${HUB_WORKER_KEYS%%,*}")
+    worker_args+=("--key=${HUB_WORKER_KEYS%%,*}")  # "=": a key may begin with "-"
 else
     worker_args+=(--key-file "$key_file")
 fi

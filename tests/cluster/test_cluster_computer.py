@@ -240,8 +240,7 @@ async def test_a_worker_killed_mid_search_leaves_the_clusters_job_to_another(
         [
             *worker.argv[: worker.argv.index("--name")],
             *("--name", "rescuer", "--url", f"http://127.0.0.1:{hub1.port}"),
-            *worker.argv[worker.argv.index("--key") :],
-        ],
+        ],  # the key is in worker.env (HUB_WORKER_KEY)
         worker.env,
         cluster.log_dir,
     )

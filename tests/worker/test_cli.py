@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -32,3 +33,27 @@ def test_a_missing_key_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFi
         parse_args(["--key-file", str(tmp_path / "absent.key")])
     assert exc.value.code == 2
     assert "no worker key" in capsys.readouterr().err
+
+
+def test_a_key_beginning_with_a_dash_reaches_the_worker(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``secrets.token_urlsafe`` begins with "-" one time in 64: after ``--key`` argparse takes
+    such a key for an option (a cluster test's worker failed to start so). The launchers pass
+    it as ``--key=KEY`` (``scripts/serve.sh``) or in ``HUB_WORKER_KEY`` (``scripts/cluster.py``)."""
+    assert parse_args(["--key=-dash-key"]).key == "-dash-key"
+    monkeypatch.setenv("HUB_WORKER_KEY", "-env-key")
+    assert parse_args([]).key == "-env-key"
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    try:
+        from cluster import LocalCluster
+
+        local = LocalCluster(
+            hubs=1, workers=1, database_url="postgresql://x/y", redis_url="redis://z", log_dir=tmp_path
+        )
+        (worker,) = local.workers
+        key = worker.env["HUB_WORKER_KEY"]
+        assert key and key in local.hubs[0].child.env["HUB_WORKER_KEYS"].split(",")
+        assert "--key" not in worker.argv and key not in worker.argv
+    finally:
+        sys.path.remove(str(Path(__file__).resolve().parents[2] / "scripts"))
