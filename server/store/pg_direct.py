@@ -207,13 +207,7 @@ class PgDirect:
 
         :raises StoreUnavailableError: as :meth:`append_moves`.
         """
-        async with self._login_slots:
-            rows: list[asyncpg.Record] = await self._run(
-                RESUME_SESSION,
-                lambda c: c.fetch(RESUME_SESSION, token_hash, now),
-                self._login_idle,
-            )
-            return rows
+        return await self._login_fetch(RESUME_SESSION, token_hash, now)
 
     async def unfinished_games(self) -> list[asyncpg.Record]:
         """:data:`UNFINISHED_GAMES`' rows, on a games' connection.
@@ -231,13 +225,15 @@ class PgDirect:
 
         :raises StoreUnavailableError: as :meth:`append_moves`.
         """
+        return [row[0] for row in await self._login_fetch(UNFINISHED_GAMES_OF, player_id, limit)]
+
+    async def _login_fetch(self, statement: str, *arguments: object) -> list[asyncpg.Record]:
+        """A query of a login's, once one of the ``login_connections`` is free."""
         async with self._login_slots:
             rows: list[asyncpg.Record] = await self._run(
-                UNFINISHED_GAMES_OF,
-                lambda c: c.fetch(UNFINISHED_GAMES_OF, player_id, limit),
-                self._login_idle,
+                statement, lambda c: c.fetch(statement, *arguments), self._login_idle
             )
-            return [row[0] for row in rows]
+            return rows
 
     async def _game_write(self, statement: str, arguments: tuple[object, ...]) -> str:
         """Run a game row's statement once one of the ``game_connections`` is free; returns
