@@ -41,11 +41,13 @@ async def play(
     seed: int,
     clock: tuple[int, int] | None = None,
     depths: tuple[list[int], list[int]] | None = None,
+    opening_plies: int = 0,
 ) -> tuple[str, list[float], list[float], int]:
     """One game; the result from the first player's view, the move times of each side.
     ``clock``: (main ms, increment ms) for each side, kept like a server would (a flag fall
     loses). ``depths``: filled with the depth each side's engine reached on each move (a
-    level bound by time may reach no deeper than the level below)."""
+    level bound by time may reach no deeper than the level below). ``opening_plies``: the game
+    opens with that many random legal moves (from ``seed``), not counted as either side's."""
     from server.worker.search import EngineClock
 
     v = get_variant(variant)
@@ -54,6 +56,8 @@ async def play(
     start = v.random_start_fen(rng) if v.start_fen_generator is not None else None
     game = Game(v, start)
     times: tuple[list[float], list[float]] = ([], [])
+    while game.ply < opening_plies and game.outcome() is None:
+        game.play(rng.choice(game.legal_moves()))
     while game.ply < max_plies:
         if game.outcome() is not None:
             break
@@ -116,9 +120,13 @@ async def match(
     games: int,
     max_plies: int,
     clock: tuple[int, int] | None = None,
+    opening_plies: int = 0,
+    opening_seed: int = 0,
 ) -> dict[str, Any]:
     """``a`` and ``b``: {"engine": name or None, "level": n}; points are a's. ``a`` may be
-    {"novice": seed, "level": 0}: the beginner's stand-in (:mod:`novice`)."""
+    {"novice": seed, "level": 0}: the beginner's stand-in (:mod:`novice`). With
+    ``opening_plies``, games 2k and 2k+1 open with the same random moves, each side playing
+    each colour once: two levels bound by depth play the same game every time otherwise."""
     cb = Computer(engines={variant: b["engine"]} if b.get("engine") else {})
     ca: Any
     if "novice" in a:
@@ -141,7 +149,15 @@ async def match(
             levels = (a["level"], b["level"]) if a_first else (b["level"], a["level"])
             game_depths: tuple[list[int], list[int]] = ([], [])
             result, t1, t2, n = await play(
-                white, black, levels, variant, max_plies, seed=g, clock=clock, depths=game_depths
+                white,
+                black,
+                levels,
+                variant,
+                max_plies,
+                seed=opening_seed + g // 2 if opening_plies else g,
+                clock=clock,
+                depths=game_depths,
+                opening_plies=opening_plies,
             )
             (ta, tb)[0 if a_first else 1].extend(t1)
             (tb, ta)[0 if a_first else 1].extend(t2)
@@ -167,6 +183,8 @@ async def match(
             "b": b,
             "games": games,
             "clock": clock,
+            "opening_plies": opening_plies,
+            "opening_seed": opening_seed,
             "score_a": score["a"],
             "score_b": score["b"],
             "results": results,
@@ -282,6 +300,13 @@ def main() -> None:
         p.add_argument("--games", type=int, default=4)
         p.add_argument("--max-plies", type=int, default=200)
         p.add_argument(
+            "--random-plies",
+            type=int,
+            default=0,
+            help="open each pair of games (one per colour) with this many random moves",
+        )
+        p.add_argument("--opening-seed", type=int, default=0, help="the first pair's opening")
+        p.add_argument(
             "--clock",
             default=None,
             metavar="MAIN_MS+INC_MS",
@@ -312,12 +337,25 @@ def main() -> None:
                 args.games,
                 args.max_plies,
                 clock,
+                args.random_plies,
+                args.opening_seed,
             )
         )
     elif args.cmd == "match":
         a = {"engine": args.engine_a, "level": args.level}
         b = {"engine": args.engine_b, "level": args.level}
-        out = asyncio.run(match(args.variant, a, b, args.games, args.max_plies, clock))
+        out = asyncio.run(
+            match(
+                args.variant,
+                a,
+                b,
+                args.games,
+                args.max_plies,
+                clock,
+                args.random_plies,
+                args.opening_seed,
+            )
+        )
     elif args.cmd == "beginner":
         novice = {"novice": 1, "level": 0, "careful": args.careful}
         out = asyncio.run(

@@ -44,6 +44,8 @@ class Level:
     blunder: float = (
         0.0  # the chance of playing a random legal move instead (HaChu: no skill option)
     )
+    unclocked_ms: int | None = None
+    """Level 8's time per move in a game without a clock (default :data:`NO_CLOCK_MS`)."""
     depth_bound: bool = False
     """The depth is the level (its move time only a safety net, never reached on an idle core):
     on a clock it searches to its depth within the clock's budget, so a loaded machine changes
@@ -71,22 +73,24 @@ SJAAK_LEVELS = {
     8: Level(None, None, noise=0),
 }
 HACHU_LEVELS = {
-    # HaChu reaches depth 2-3 in 200 ms and ~4 in 1 s in Dai Shogi, and a deeper iteration
-    # costs 5-10 times the last: levels 4 and 5, 0.5 s and 1 s apart, reached the same depth
-    # under load and were not separated (docs/benchmarks.md). Level 4 is now capped at depth 3
-    # (done in 0.1-0.3 s on an idle core: the cap, not the clock, binds, whatever the load) and
-    # level 5 gets 1.5 s for its depth 4; level 3 stays a step below level 4 at depth 2.
-    # Levels 1-4 are bound by their depth (docs/engines.md, "Levels under load"): HaChu heeds
-    # "?" only between iterations, so a cut at the move time made a starved level 4 stop at
-    # depth 2, or miss its deadline and fall back.
+    # HaChu's depth steps are steep in Dai Shogi: on an idle core depth 3 takes 0.05-0.15 s,
+    # depth 4 0.1-0.5 s, depth 5 0.3-5.6 s, depth 6 0.5-8 s (docs/benchmarks.md). Levels that
+    # differed only by time (0.5 s vs 1 s; 1.5 s vs 2 s vs 2.5 s) reached the same depth and were
+    # not separated, the more so under load; so every level below 8 is bound by its depth
+    # (docs/engines.md, "Levels under load"): on a clock its move time is the clock's budget,
+    # and its own time below is a safety net only. HaChu heeds "?" only between iterations,
+    # which is why a cut at a level's time made a starved level 4 stop at depth 2, or miss its
+    # deadline and fall back.
     1: Level(1, 100, blunder=0.5, depth_bound=True),
     2: Level(2, 200, blunder=0.15, depth_bound=True),
     3: Level(2, 300, blunder=0.05, depth_bound=True),
     4: Level(3, 500, depth_bound=True),
-    5: Level(5, 1500),
-    6: Level(6, 2000),
-    7: Level(8, 2500),
-    8: Level(None, None),
+    5: Level(4, 2000, depth_bound=True),
+    6: Level(5, 4000, depth_bound=True),
+    7: Level(6, 6000, depth_bound=True),
+    # Without a clock level 8 gets about level 7's time, unbounded: HaChu's iterations are too
+    # steep for a few seconds more to buy a ply (level 8 is the engine's best at the clock).
+    8: Level(None, None, unclocked_ms=6000),
 }
 LEVELS: dict[str, dict[int, Level]] = {
     "fairy-stockfish": FSF_LEVELS,
@@ -104,6 +108,20 @@ engine was told to move at the move time: only a starved or stuck engine needs m
 MIN_THINK_MS = 20
 MAX_THINK_MS = 15_000
 """A move job's lease is 20 s: no search may come near it."""
+MAX_UNCLOCKED_DEADLINE_MS = 16_000
+"""Within the move job's 20 s lease, with room for the engine's set-up (HaChu replays a long
+Dai Shogi game in 1-2 s)."""
+
+
+def unclocked_deadline_ms(movetime_ms: int) -> int:
+    """How long a search without a clock is waited for. A CECP engine is given twice the move
+    time and told to move ("?") when it is up; HaChu heeds "?" only between iterations and cuts
+    an iteration itself near the time it was given, so it may answer up to twice the move time:
+    a deadline before that would count a depth-bound level's last iteration as a hung engine."""
+    return min(
+        MAX_UNCLOCKED_DEADLINE_MS,
+        max(movetime_ms + 2000, 2 * movetime_ms + DEADLINE_MARGIN_MS),
+    )
 
 
 def level_blunder(engine: str, level: int) -> float:
@@ -145,13 +163,13 @@ def think_limits(engine: str, level: int, clock: EngineClock | None) -> SearchLi
     options, spec = level_options(engine, level)
     commands = level_commands(engine, level)
     if clock is None:
-        movetime = spec.movetime_ms or NO_CLOCK_MS
+        movetime = spec.movetime_ms or spec.unclocked_ms or NO_CLOCK_MS
         return SearchLimits(
             movetime_ms=movetime,
             depth=spec.depth,
             options=options,
             commands=commands,
-            deadline_ms=movetime + 2000,
+            deadline_ms=unclocked_deadline_ms(movetime),
         )
     budget = min(budget_ms(clock), MAX_THINK_MS)
     # The clock's bound on any search: what a slow (starved) engine is waited for before it

@@ -30,9 +30,36 @@ def test_without_a_clock_each_level_thinks_its_time() -> None:
     assert think_limits("fairy-stockfish", 1, None).options == (("Skill Level", "-9"),)
     assert think_limits("sjaakii", 8, None).movetime_ms == 1000
     assert think_limits("hachu", 3, None).depth == 2
-    # Dai Shogi level 4 is bound by its depth, level 5 by its time (docs/engines.md, Levels)
+    # Dai Shogi levels 1-7 are bound by their depth (docs/engines.md, Levels)
     assert think_limits("hachu", 4, None).depth == 3
-    assert think_limits("hachu", 5, None).movetime_ms == 1500
+    assert think_limits("hachu", 5, None).depth == 4
+    assert think_limits("hachu", 7, None).depth == 6
+    # level 8 has no depth cap; without a clock it gets about level 7's time, not 1 s
+    assert think_limits("hachu", 8, None).depth is None
+    assert think_limits("hachu", 8, None).movetime_ms == 6000
+
+
+def test_hachu_levels_below_8_differ_by_depth() -> None:
+    """HaChu's levels that differed only by time reached the same depth and were not separated:
+    each of levels 3-7 searches one ply deeper than the one below, whatever the load."""
+    from server.worker.levels import HACHU_LEVELS
+
+    assert all(HACHU_LEVELS[n].depth_bound for n in range(1, 8))
+    assert [HACHU_LEVELS[n].depth for n in range(3, 8)] == [2, 3, 4, 5, 6]
+
+
+def test_without_a_clock_an_engine_is_waited_for_past_its_last_iteration() -> None:
+    """A CECP engine is given twice the move time and HaChu may finish its last iteration only
+    near that: the deadline must not come first, nor past the move job's lease."""
+    from server.store.jobs import DEFAULT_LEASES
+
+    for engine in LEVELS:
+        for level in range(1, 9):
+            limits = think_limits(engine, level, None)
+            assert limits.movetime_ms is not None
+            assert limits.deadline_ms >= limits.movetime_ms + 2000, (engine, level)
+            assert limits.deadline_ms >= 2 * limits.movetime_ms + DEADLINE_MARGIN_MS, (engine, level)
+            assert limits.deadline_ms + 3000 <= DEFAULT_LEASES["move"] * 1000, (engine, level)
 
 
 @given(
@@ -77,13 +104,17 @@ def test_sjaak_noise_is_switched_on_below_level_8_only() -> None:
 
 
 def test_a_depth_bound_level_searches_to_its_depth_within_the_clock_budget() -> None:
-    """Dai Shogi level 4 (HaChu depth 3): on a clock its move time is the clock's budget, not
-    its 0.5 s safety net, so a starved engine still completes depth 3; level 5 (time-bound)
-    keeps its 1.5 s; both wait for a slow engine up to 3 × the budget."""
+    """Dai Shogi levels 4 and 7 (HaChu depth 3 and 6): on a clock their move time is the
+    clock's budget, not their safety net, so a starved engine still completes its depth; a
+    level bound by its time (Sjaak II level 5) keeps its 0.3 s; all wait for a slow engine up
+    to 3 × the budget."""
     clock = EngineClock(300_000, 300_000, 0, 0, True)
-    four, five = think_limits("hachu", 4, clock), think_limits("hachu", 5, clock)
+    four, seven = think_limits("hachu", 4, clock), think_limits("hachu", 7, clock)
+    timed = think_limits("sjaakii", 5, clock)
     assert four.depth == 3 and four.movetime_ms == (300_000 - OVERHEAD_MS) // 30
-    assert five.movetime_ms == 1500
-    assert four.deadline_ms == five.deadline_ms == min(MAX_THINK_MS, 3 * four.movetime_ms)
-    short = EngineClock(3_000, 3_000, 0, 0, True)  # time trouble: the budget binds both
+    assert seven.depth == 6 and seven.movetime_ms == four.movetime_ms
+    assert timed.movetime_ms == 300
+    assert four.deadline_ms == timed.deadline_ms == min(MAX_THINK_MS, 3 * four.movetime_ms)
+    short = EngineClock(3_000, 3_000, 0, 0, True)  # time trouble: the budget binds them all
     assert think_limits("hachu", 4, short).movetime_ms == (3_000 - OVERHEAD_MS) // 30
+    assert think_limits("hachu", 7, short).movetime_ms == (3_000 - OVERHEAD_MS) // 30
