@@ -367,3 +367,27 @@ async def test_over_the_rate_limit_a_bot_gets_429_and_nothing_changes(
         "text": "still there?",
     }
     assert not [m for m in await human.settled() if m["t"] == "move" and m["d"]["ply"] > 1]
+
+
+async def test_playing_on_declines_a_draw_offer_in_one_game_state(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    """The bot's move declines the human's draw offer and cancels a takeback offer: the stream
+    gets one ``gameState`` with the move and the offers gone, as on lichess, not first one
+    with only the offer gone and the game seemingly waiting for the bot."""
+    game = await _game(start_app, open_client, "spartan")
+    human, bot, stream, game_id = game.human, game.bot, game.stream, game.game_id
+    await _spartan_opening(human, bot, stream, game_id)
+    await human.ok("move", {"game": game_id, "ply": 3, "move": "b2b3"})
+    assert (await _next_state(stream))["moves"] == "a2a3 a7b6 b2b3"
+    await human.ok("draw_offer", {"game": game_id})
+    assert (await _next_state(stream))["wdraw"] is True
+    await human.ok("takeback_offer", {"game": game_id})
+    assert (await _next_state(stream))["wtakeback"] is True
+    await call(bot.client.bots.make_move, game_id, "b7c6")
+    state = await _next_state(stream)
+    assert state["moves"] == "a2a3 a7b6 b2b3 b7c6", state
+    assert not (state["wdraw"] or state["bdraw"] or state["wtakeback"] or state["btakeback"])
+    # The sentinel: the human's next move is the very next line.
+    await human.ok("move", {"game": game_id, "ply": 5, "move": "c2c3"})
+    assert (await _next_state(stream))["moves"] == "a2a3 a7b6 b2b3 b7c6 c2c3"

@@ -171,6 +171,8 @@ class BotLink:
         """Games whose ``game_start`` came and whose first snapshot (``gameStart``) has not."""
         self._busy = 0
         self._linger: asyncio.TimerHandle | None = None
+        self._cancelled_offers: dict[str, asyncio.Handle] = {}
+        """Games whose offer was cancelled this turn and whose ``gameState`` waits for its end."""
         self.closed = False
         settings = links.settings
         self._bucket = TokenBucket(
@@ -392,8 +394,22 @@ class BotLink:
         game["offers"] = offers
         # An accepted offer is followed at once by what it agreed to (the end, the takeback),
         # whose gameState shows it: one line for the agreement, as lichess sends, not a first
-        # one with the offer gone and the game seemingly going on.
-        if action != "accept":
+        # one with the offer gone and the game seemingly going on. A cancel mostly comes with
+        # the move that caused it, in the same turn: its line waits for the turn's end, and the
+        # move's line, which shows the offer gone too, replaces it.
+        if action == "cancel":
+            game_id = game["game"]
+            if game_id not in self._cancelled_offers:
+                self._cancelled_offers[game_id] = asyncio.get_running_loop().call_soon(
+                    self._cancelled_state, game_id
+                )
+        elif action != "accept":
+            self._state(game)
+
+    def _cancelled_state(self, game_id: str) -> None:
+        self._cancelled_offers.pop(game_id, None)
+        game = self.games.get(game_id)
+        if game is not None:
             self._state(game)
 
     def _end(self, data: EndPayload) -> None:
@@ -433,6 +449,9 @@ class BotLink:
             stream.send(event)
 
     def _state(self, game: GameSnapshot) -> None:
+        waiting = self._cancelled_offers.pop(game["game"], None)
+        if waiting is not None:
+            waiting.cancel()
         self._to_game(game["game"], lichess.game_state(game))
 
     def _to_game(self, game_id: str, event: lichess.GameStreamLine) -> None:
