@@ -23,7 +23,7 @@ from server.rules.analysis import PlyEvalView, ScoreView
 
 from .cecp import CecpEngine
 from .dialects import Dialect, EngineProgram, dialect_for, translate_line, variants_ini
-from .levels import DEADLINE_MARGIN_MS, level_blunder, think_limits
+from .levels import DEADLINE_MARGIN_MS, level_blunder, search_deadline_ms, think_limits
 from .process import EngineError, EngineRefused
 from .search import EngineClock, EnginePosition, SearchLimits, SearchResult
 from .uci import UciEngine
@@ -275,8 +275,8 @@ class Computer:
         dialect = self.dialect(game.variant.name)
         if movetime_ms is None and depth is None:
             movetime_ms = 1000
-        budget = movetime_ms if movetime_ms is not None else DEPTH_ONLY_MS
-        limits = SearchLimits(movetime_ms=movetime_ms, depth=depth, deadline_ms=budget + 2000)
+        deadline = DEPTH_ONLY_MS + 2000 if movetime_ms is None else search_deadline_ms(movetime_ms)
+        limits = SearchLimits(movetime_ms=movetime_ms, depth=depth, deadline_ms=deadline)
         started = time.monotonic()
         try:
             result = await self._search(dialect, dialect.position(game, ply), limits, on_info)

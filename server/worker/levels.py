@@ -31,6 +31,7 @@ __all__ = [
     "level_blunder",
     "level_commands",
     "level_options",
+    "search_deadline_ms",
     "think_limits",
 ]
 
@@ -113,15 +114,18 @@ MAX_UNCLOCKED_DEADLINE_MS = 16_000
 Dai Shogi game in 1-2 s)."""
 
 
+def search_deadline_ms(movetime_ms: int) -> int:
+    """How long a search given ``movetime_ms`` without a clock (a move job, an analysed ply)
+    is waited for. A CECP engine is given twice the move time and told to move ("?") when it
+    is up; HaChu heeds "?" only between iterations and cuts an iteration itself near the time
+    it was given, so it may answer up to twice the move time: a deadline before that counted
+    its last iteration as a hung engine (a Dai Shogi analysis at 5 s a ply restarted HaChu)."""
+    return max(movetime_ms + 2000, 2 * movetime_ms + DEADLINE_MARGIN_MS)
+
+
 def unclocked_deadline_ms(movetime_ms: int) -> int:
-    """How long a search without a clock is waited for. A CECP engine is given twice the move
-    time and told to move ("?") when it is up; HaChu heeds "?" only between iterations and cuts
-    an iteration itself near the time it was given, so it may answer up to twice the move time:
-    a deadline before that would count a depth-bound level's last iteration as a hung engine."""
-    return min(
-        MAX_UNCLOCKED_DEADLINE_MS,
-        max(movetime_ms + 2000, 2 * movetime_ms + DEADLINE_MARGIN_MS),
-    )
+    """:func:`search_deadline_ms` within a move job's lease."""
+    return min(MAX_UNCLOCKED_DEADLINE_MS, search_deadline_ms(movetime_ms))
 
 
 def level_blunder(engine: str, level: int) -> float:

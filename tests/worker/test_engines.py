@@ -9,6 +9,7 @@ import random
 import signal
 import time
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -409,6 +410,32 @@ async def test_an_analysis_goes_on_past_a_position_the_engine_refuses(tmp_path: 
         assert all(
             e is not None and e.best in game.position_at(e.ply).legal_by_text() for e in entries[:4]
         )
+    finally:
+        await computer.close()
+
+
+async def test_an_analysed_ply_waits_for_the_engines_last_iteration() -> None:
+    """A ply analysed at 1.5 s is waited for twice that and a margin (HaChu finishes its last
+    iteration up to twice the ply's time: at 5 s a ply the old wait of the time + 2 s restarted
+    it in Dai Shogi), and still gets its evaluation."""
+    from server.worker.levels import DEADLINE_MARGIN_MS
+
+    class Recording(Computer):
+        seen: ClassVar[list[SearchLimits]] = []
+
+        async def _search(self, dialect, position, limits, on_info=None):  # type: ignore[no-untyped-def]
+            self.seen.append(limits)
+            return await super()._search(dialect, position, limits, on_info)
+
+    computer = Recording()
+    try:
+        game = game_of("shoshogi", None, "")
+        entry = await computer.analyse(game, 0, 1500, None)
+        assert entry is not None and entry.best in game.legal_moves()
+        (limits,) = computer.seen
+        assert limits.movetime_ms == 1500
+        assert limits.deadline_ms >= 2 * 1500 + DEADLINE_MARGIN_MS
+        assert not computer.restarts
     finally:
         await computer.close()
 

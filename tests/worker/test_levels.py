@@ -118,3 +118,13 @@ def test_a_depth_bound_level_searches_to_its_depth_within_the_clock_budget() -> 
     short = EngineClock(3_000, 3_000, 0, 0, True)  # time trouble: the budget binds them all
     assert think_limits("hachu", 4, short).movetime_ms == (3_000 - OVERHEAD_MS) // 30
     assert think_limits("hachu", 7, short).movetime_ms == (3_000 - OVERHEAD_MS) // 30
+
+
+def test_an_analysed_ply_is_waited_for_past_the_engines_last_iteration() -> None:
+    """The same wait for an analysis: at 5 s a ply HaChu's last Dai Shogi iteration ran to
+    9-10 s, past the old deadline of the ply's time + 2 s, and each such ply restarted it."""
+    from server.worker.levels import search_deadline_ms
+
+    for movetime in (50, 200, 1000, 5000, 10_000):
+        assert search_deadline_ms(movetime) >= 2 * movetime + DEADLINE_MARGIN_MS
+        assert search_deadline_ms(movetime) >= movetime + 2000
