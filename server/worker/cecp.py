@@ -7,7 +7,10 @@ then the time control and ``go``. ``memory N`` is sent once after the handshake,
 search (HaChu segfaults on its first search without it).
 
 Time: a fixed move time is given as one move per session (``level 1 1 0``) with ``time`` and
-``otim`` set to it, so the engine spends at most about that; a game clock as ``level 0 …``
+``otim`` set to twice it (CECP engines spend about half of what they are given) and ``?`` sent
+when it is up — but never past the search's deadline less a second: HaChu heeds ``?`` only
+between iterations and cuts an iteration itself near the time it was given, and that cut must
+come before the deadline, or its last iteration counts as a hung engine; a game clock as ``level 0 …``
 with the remaining times (``time``/``otim`` in centiseconds; byoyomi, which CECP lacks, is
 added to the remaining time as a per-move increment). ``sd`` caps the depth.
 """
@@ -27,6 +30,8 @@ __all__ = ["CecpEngine", "parse_thinking"]
 HANDSHAKE_S = 5.0
 GRACE_S = 1.0  # after "?" (move now), before the engine is given up
 SETUP_S = 2.0
+ENGINE_CUT_MARGIN_MS = 1000
+"""A fixed move time's engine clock ends this long before the search's deadline."""
 SETUP_S_PER_LINE = 0.03
 _THINKING = re.compile(r"^\s*(\d+)\s+(-?\d+)\s+(\d+)\s+(\d+)\s*(.*)$")
 _MOVE_NUMBER = re.compile(r"^(\d+\.+|\.+)$")
@@ -161,7 +166,11 @@ class CecpEngine:
                 f"otim {clock.other_ms // 10}",
             ]
         elif limits.movetime_ms is not None:
-            centis = max(1, 2 * limits.movetime_ms // 10)
+            given = min(
+                2 * limits.movetime_ms,
+                max(limits.movetime_ms, limits.deadline_ms - ENGINE_CUT_MARGIN_MS),
+            )
+            centis = max(1, given // 10)
             lines += ["level 1 1 0", f"time {centis}", f"otim {centis}"]
         if limits.depth is not None:
             lines.append(f"sd {limits.depth}")

@@ -45,6 +45,10 @@ class Level:
     blunder: float = (
         0.0  # the chance of playing a random legal move instead (HaChu: no skill option)
     )
+    clock_to_engine: bool = True
+    """Level 8 hands the engine the game's clock, to manage as it likes; False: it searches the
+    clock's budget as a fixed move time (HaChu, which heeds "?" only between iterations, planned
+    more than a move job may take on long clocks, and was killed and replaced by a 0.2 s retry)."""
     unclocked_ms: int | None = None
     """Level 8's time per move in a game without a clock (default :data:`NO_CLOCK_MS`)."""
     depth_bound: bool = False
@@ -91,7 +95,7 @@ HACHU_LEVELS = {
     7: Level(6, 6000, depth_bound=True),
     # Without a clock level 8 gets about level 7's time, unbounded: HaChu's iterations are too
     # steep for a few seconds more to buy a ply (level 8 is the engine's best at the clock).
-    8: Level(None, None, unclocked_ms=6000),
+    8: Level(None, None, unclocked_ms=6000, clock_to_engine=False),
 }
 LEVELS: dict[str, dict[int, Level]] = {
     "fairy-stockfish": FSF_LEVELS,
@@ -183,11 +187,15 @@ def think_limits(engine: str, level: int, clock: EngineClock | None) -> SearchLi
         max(budget * 3, MIN_THINK_MS),
         max(MIN_THINK_MS, clock.own_ms + clock.byoyomi_ms - OVERHEAD_MS),
     )
-    if spec.movetime_ms is None:  # level 8: the engine manages its clock, within the budget's bound
+    if spec.movetime_ms is None and spec.clock_to_engine:
+        # level 8: the engine manages its clock, within the budget's bound
         return SearchLimits(
             clock=clock, depth=spec.depth, options=options, commands=commands, deadline_ms=hard
         )
-    movetime = budget if spec.depth_bound else min(spec.movetime_ms, budget)
+    if spec.movetime_ms is None or spec.depth_bound:
+        movetime = budget
+    else:
+        movetime = min(spec.movetime_ms, budget)
     return SearchLimits(
         movetime_ms=movetime,
         depth=spec.depth,

@@ -371,6 +371,28 @@ async def test_a_starved_dai_shogi_level_4_keeps_its_depth_and_its_clock(tmp_pat
         await computer.close()
 
 
+async def test_dai_shogi_level_8_on_a_long_increment_moves_within_the_job() -> None:
+    """Handed the game's clock (10 s + 30 s a move), HaChu planned more than a move job may
+    take; it heeds "?" only between iterations, so it was killed and the move was a 0.2 s
+    retry. Level 8 now searches the clock's budget as a fixed time whose end HaChu itself
+    keeps before the deadline: its own move, no restart, within the budget's bound."""
+    computer = Computer()
+    try:
+        game = game_of("daishogi", None, "")
+        clock = EngineClock(10_000, 10_000, 30_000, 0, True)
+        limits = think_limits("hachu", 8, clock)
+        started = time.monotonic()
+        answer = await computer.best_move(game, 8, clock)
+        spent_ms = (time.monotonic() - started) * 1000
+        assert answer.fallback is None and answer.engine_move is not None
+        assert answer.move in game.legal_moves()
+        assert not computer.restarts and not computer.fallbacks
+        assert spent_ms < limits.deadline_ms <= 10_000
+        assert limits.clock is None and limits.movetime_ms is not None
+    finally:
+        await computer.close()
+
+
 @pytest.mark.parametrize(
     ("variant", "engine", "protocol"),
     [("minishogi", "fairy-stockfish", "uci"), ("shoshogi", "sjaakii", "cecp")],

@@ -128,3 +128,27 @@ def test_an_analysed_ply_is_waited_for_past_the_engines_last_iteration() -> None
     for movetime in (50, 200, 1000, 5000, 10_000):
         assert search_deadline_ms(movetime) >= 2 * movetime + DEADLINE_MARGIN_MS
         assert search_deadline_ms(movetime) >= movetime + 2000
+
+
+def test_hachu_level_8_searches_the_budget_of_a_clock_and_ends_before_the_deadline() -> None:
+    """HaChu is not handed the clock (it planned past a move job's time on long clocks): level 8
+    searches the clock's budget as a fixed move time, and the time CECP gives the engine ends a
+    second before the deadline, so HaChu's own cut of an iteration comes first."""
+    from server.worker.cecp import ENGINE_CUT_MARGIN_MS, CecpEngine
+
+    for own, increment in ((1_800_000, 30_000), (10_000, 30_000), (60_000, 1000), (3000, 0)):
+        clock = EngineClock(own, own, increment, 0, True)
+        limits = think_limits("hachu", 8, clock)
+        assert limits.clock is None and limits.depth is None
+        assert limits.movetime_ms is not None and limits.movetime_ms <= MAX_THINK_MS
+        assert limits.movetime_ms < limits.deadline_ms <= max(own - OVERHEAD_MS, 20)
+        engine = CecpEngine(["true"])  # not started: only its time control is built
+        (given,) = [
+            int(line.split()[1]) * 10
+            for line in engine._time_control(limits, 0)
+            if line.startswith("time ")
+        ]
+        # (whole centiseconds; never less than the move time itself)
+        assert limits.movetime_ms - 10 < given <= 2 * limits.movetime_ms
+        assert given <= max(limits.deadline_ms - ENGINE_CUT_MARGIN_MS, limits.movetime_ms)
+    assert think_limits("sjaakii", 8, EngineClock(60_000, 60_000, 0, 0, True)).clock is not None
