@@ -20,6 +20,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from server.bus import BusError
 from server.cluster.connections import Follow, LocalConnection
 from server.cluster.envelopes import OutHeader, ReplyHeader, cmd_header
 from server.cluster.host import INTERNAL_ACK, cluster_unavailable, node_unavailable
@@ -28,7 +29,8 @@ from server.cluster.shared import Part, Shared
 from server.cluster.wire import command_game, command_to_frame, player_to_json
 from server.hub.commands import Command, JoinCommand
 from server.hub.effects import ConnId, GameId
-from server.hub.messages import AckId, Message, MessageJson, MessageKind
+from server.hub.errors import ErrorCode
+from server.hub.messages import AckId, Message, MessageJson, MessageKind, error_message
 from server.transport.outbox import fan_out
 
 __all__ = ["Forwarder", "Locate"]
@@ -216,7 +218,20 @@ class Forwarder(Part):
         self._host.spawn(self._reroute_call(call, local, game_id), "reroute")
 
     async def _reroute_call(self, call: _Call, local: LocalConnection, game_id: GameId) -> None:
-        destination = await self._locate(call.conn, game_id, call.command)
+        try:
+            destination = await self._locate(call.conn, game_id, call.command)
+        except BusError:  # as any command routed while Redis is unreachable
+            if not call.internal:
+                self._host.send(call.conn, cluster_unavailable(call.ack))
+            return
+        except Exception:
+            logger.exception("re-routing %s failed", type(call.command).__name__)
+            if not call.internal:
+                failure = "The server failed on this command."
+                self._host.send(
+                    call.conn, error_message(ErrorCode.INTERNAL_ERROR, failure, call.ack)
+                )
+            return
         if not destination or local.closed:
             return
         if destination == self._host.node_id:
