@@ -90,12 +90,14 @@ HACHU_LEVELS = {
     2: Level(2, 200, blunder=0.15, depth_bound=True),
     3: Level(2, 300, blunder=0.05, depth_bound=True),
     4: Level(3, 500, depth_bound=True),
-    5: Level(4, 2000, depth_bound=True),
-    6: Level(5, 4000, depth_bound=True),
-    7: Level(6, 6000, depth_bound=True),
-    # Without a clock level 8 gets about level 7's time, unbounded: HaChu's iterations are too
-    # steep for a few seconds more to buy a ply (level 8 is the engine's best at the clock).
-    8: Level(None, None, unclocked_ms=6000, clock_to_engine=False),
+    # Their times are safety nets for a game without a clock (a starved HaChu, which cuts its
+    # own iteration only near twice the time: up to 10-14 s; idle, depth 6 takes up to ~8 s).
+    5: Level(4, 5000, depth_bound=True),
+    6: Level(5, 7000, depth_bound=True),
+    7: Level(6, 7000, depth_bound=True),
+    # Without a clock level 8 gets level 7's time, unbounded: HaChu's iterations are too steep
+    # for a few seconds more to buy a ply (level 8 is the engine's best at the clock).
+    8: Level(None, None, unclocked_ms=7000, clock_to_engine=False),
 }
 LEVELS: dict[str, dict[int, Level]] = {
     "fairy-stockfish": FSF_LEVELS,

@@ -36,7 +36,7 @@ def test_without_a_clock_each_level_thinks_its_time() -> None:
     assert think_limits("hachu", 7, None).depth == 6
     # level 8 has no depth cap; without a clock it gets about level 7's time, not 1 s
     assert think_limits("hachu", 8, None).depth is None
-    assert think_limits("hachu", 8, None).movetime_ms == 6000
+    assert think_limits("hachu", 8, None).movetime_ms == 7000
 
 
 def test_hachu_levels_below_8_differ_by_depth() -> None:
