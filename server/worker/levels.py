@@ -3,13 +3,14 @@
 As on lichess (fishnet's Stockfish levels) and pychess-variants: each level caps the search
 depth and the time per move, and for Fairy-Stockfish sets its ``Skill Level``; Sjaak II has no
 skill option over CECP, so its low levels add evaluation noise (``Random amplitude`` with
-``random on``) to a shallow search. HaChu has neither: its levels are depth and time. For both,
-at levels 1–3 the worker plays a random legal move instead of the engine's now and then
+``random on``) to a shallow search. HaChu has neither: its levels are depths. For both, at
+levels 1–3 the worker plays a random legal move instead of the engine's now and then
 (``blunder``; at level 1 every second move: with a quarter, a beginner's stand-in that takes
 free pieces and keeps its own safe never beat Sjaak II's level 1 in Spartan Chess, 0 of 10;
-with a half it scored 6 of 10 — docs/benchmarks.md, "Level 1 against a beginner's stand-in").
-Level 8 is the engine's
-best at the game's clock: no depth cap, the clock handed to the engine.
+with a half it scored 6 of 10 — docs/benchmarks.md, "Level 1 against a beginner's stand-in");
+HaChu's levels 6 and 7 too, at depth 5, the deepest that paid in Dai Shogi. Level 8 is the
+engine's best at the game's clock: no depth cap, the clock handed to the engine (HaChu: the
+clock's budget as its time).
 
 Whatever the level, a move job never thinks longer than its clock allows
 (:func:`think_limits`): the remaining time over the moves still expected, plus most of the
@@ -92,9 +93,11 @@ HACHU_LEVELS = {
     4: Level(3, 500, depth_bound=True),
     # Their times are safety nets for a game without a clock (a starved HaChu, which cuts its
     # own iteration only near twice the time: up to 10-14 s; idle, depth 6 takes up to ~8 s).
+    # Depth 6 did not beat depth 5 (2.5-5.5 in 8 games, docs/benchmarks.md) and depth 7 takes
+    # longer than a move job may: above depth 5 the levels differ by their slips.
     5: Level(4, 5000, depth_bound=True),
-    6: Level(5, 7000, depth_bound=True),
-    7: Level(6, 7000, depth_bound=True),
+    6: Level(5, 7000, blunder=0.1, depth_bound=True),
+    7: Level(5, 7000, blunder=0.04, depth_bound=True),
     # Without a clock level 8 gets level 7's time, unbounded: HaChu's iterations are too steep
     # for a few seconds more to buy a ply (level 8 is the engine's best at the clock).
     8: Level(None, None, unclocked_ms=7000, clock_to_engine=False),
