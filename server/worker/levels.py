@@ -96,8 +96,8 @@ HACHU_LEVELS = {
     # Depth 6 did not beat depth 5 (2.5-5.5 in 8 games, docs/benchmarks.md) and depth 7 takes
     # longer than a move job may: above depth 5 the levels differ by their slips.
     5: Level(4, 5000, depth_bound=True),
-    6: Level(5, 7000, blunder=0.1, depth_bound=True),
-    7: Level(5, 7000, blunder=0.04, depth_bound=True),
+    6: Level(5, 7000, blunder=0.04, depth_bound=True),
+    7: Level(5, 7000, blunder=0.015, depth_bound=True),
     # Without a clock level 8 gets level 7's time, unbounded: HaChu's iterations are too steep
     # for a few seconds more to buy a ply (level 8 is the engine's best at the clock).
     8: Level(None, None, unclocked_ms=7000, clock_to_engine=False),
