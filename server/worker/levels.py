@@ -3,14 +3,13 @@
 As on lichess (fishnet's Stockfish levels) and pychess-variants: each level caps the search
 depth and the time per move, and for Fairy-Stockfish sets its ``Skill Level``; Sjaak II has no
 skill option over CECP, so its low levels add evaluation noise (``Random amplitude`` with
-``random on``) to a shallow search. HaChu has neither: its levels are depths. For both, at
+``random on``) to a shallow search. HaChu has neither: its levels are depth and time. For both, at
 levels 1–3 the worker plays a random legal move instead of the engine's now and then
 (``blunder``; at level 1 every second move: with a quarter, a beginner's stand-in that takes
 free pieces and keeps its own safe never beat Sjaak II's level 1 in Spartan Chess, 0 of 10;
-with a half it scored 6 of 10 — docs/benchmarks.md, "Level 1 against a beginner's stand-in");
-HaChu's levels 6 and 7 too, at depth 5, the deepest that paid in Dai Shogi. Level 8 is the
-engine's best at the game's clock: no depth cap, the clock handed to the engine (HaChu: the
-clock's budget as its time).
+with a half it scored 6 of 10 — docs/benchmarks.md, "Level 1 against a beginner's stand-in").
+Level 8 is the engine's best at the game's clock: no depth cap, the clock handed to the engine
+(HaChu: the clock's budget as its time).
 
 Whatever the level, a move job never thinks longer than its clock allows
 (:func:`think_limits`): the remaining time over the moves still expected, plus most of the
@@ -80,26 +79,23 @@ SJAAK_LEVELS = {
 }
 HACHU_LEVELS = {
     # HaChu's depth steps are steep in Dai Shogi: on an idle core depth 3 takes 0.05-0.15 s,
-    # depth 4 0.1-0.5 s, depth 5 0.3-5.6 s, depth 6 0.5-8 s (docs/benchmarks.md). Levels that
-    # differed only by time (0.5 s vs 1 s; 1.5 s vs 2 s vs 2.5 s) reached the same depth and were
-    # not separated, the more so under load; so every level below 8 is bound by its depth
-    # (docs/engines.md, "Levels under load"): on a clock its move time is the clock's budget,
-    # and its own time below is a safety net only. HaChu heeds "?" only between iterations,
-    # which is why a cut at a level's time made a starved level 4 stop at depth 2, or miss its
-    # deadline and fall back.
+    # depth 4 0.1-0.5 s, depth 5 0.3-5.6 s, depth 6 0.5-8 s (docs/benchmarks.md). Levels 1-4
+    # are bound by their depth (docs/engines.md, "Levels under load"): on a clock their move
+    # time is the clock's budget and their own time a safety net; HaChu heeds "?" only between
+    # iterations, which is why a cut at a level's time made a starved level 4 stop at depth 2,
+    # or miss its deadline and fall back.
     1: Level(1, 100, blunder=0.5, depth_bound=True),
     2: Level(2, 200, blunder=0.15, depth_bound=True),
     3: Level(2, 300, blunder=0.05, depth_bound=True),
     4: Level(3, 500, depth_bound=True),
-    # Their times are safety nets for a game without a clock (a starved HaChu, which cuts its
-    # own iteration only near twice the time: up to 10-14 s; idle, depth 6 takes up to ~8 s).
-    # Depth 6 did not beat depth 5 (2.5-5.5 in 8 games, docs/benchmarks.md) and depth 7 takes
-    # longer than a move job may: above depth 5 the levels differ by their slips.
-    5: Level(4, 5000, depth_bound=True),
-    6: Level(5, 7000, blunder=0.04, depth_bound=True),
-    7: Level(5, 7000, blunder=0.015, depth_bound=True),
-    # Without a clock level 8 gets level 7's time, unbounded: HaChu's iterations are too steep
-    # for a few seconds more to buy a ply (level 8 is the engine's best at the clock).
+    # Levels 5-7 are bound by their time, depth capped: every depth-bound alternative measured
+    # did worse in 200-ply matches (docs/benchmarks.md, "Session 13": depth 4 vs 3 1.5-2.5,
+    # depth 5 with 4 % slips vs depth 4 0.5-3.5, depth 6 vs 5 2.5-5.5), while level 5 as it is
+    # beat level 4 9.5-2.5 in 12 games (300 plies).
+    5: Level(5, 1500),
+    6: Level(6, 2000),
+    7: Level(8, 2500),
+    # Without a clock level 8 gets 7 s (1 s, other engines' default, would be below level 7).
     8: Level(None, None, unclocked_ms=7000, clock_to_engine=False),
 }
 LEVELS: dict[str, dict[int, Level]] = {
