@@ -140,12 +140,14 @@ class Router(Part):
         return None
 
     def _degraded_destination(self, command: Command) -> str | None:
-        """Where a command goes while Redis is down: here, unless it needs another node."""
+        """Where a command goes while Redis is down: here, unless it needs another node (None:
+        it is answered ``cluster_unavailable``). A game this node does not run goes here only
+        when it saw the game end (the hub answers); any other may run on a node that cannot be
+        asked now — here it would get ``no_such_game`` for a game going on elsewhere."""
         node_id = self._host.node_id
         game_id = command_game(command)
         if game_id is not None and not self._ownership.runs(game_id):
-            known_elsewhere = self._ownership.cached_owner(game_id) not in (None, node_id)
-            return None if known_elsewhere else node_id
+            return node_id if game_id in self._ended else None
         return node_id
 
     async def _route(self, conn_id: ConnId, local: LocalConnection, command: Command) -> str:

@@ -128,7 +128,7 @@ async def test_a_players_node_killed_the_owner_counts_the_absence_until_the_retu
 
 async def test_redis_restarted_mid_game(cluster: LocalCluster) -> None:
     assert cluster.redis is not None
-    hub1, hub2, _ = cluster.hubs
+    hub1, hub2, hub3 = cluster.hubs
     first = await Client.register(hub1.url, "first2")
     second = await Client.register(hub2.url, "second2")
     game_id = await pair(first, second)  # owned by hub1, where the first player is
@@ -149,6 +149,12 @@ async def test_redis_restarted_mid_game(cluster: LocalCluster) -> None:
     # The second player's node cannot reach the owner meanwhile, and says so.
     blocked = await second.request("move", {"game": game_id, "ply": ply + 1, "move": moves[ply]})
     assert blocked["t"] == "error" and blocked["d"]["code"] == "cluster_unavailable"
+    # Nor can a node that never saw the game tell whether it exists: "cluster_unavailable"
+    # (retry), not "no_such_game" for a game going on.
+    watcher = await Client.register(hub3.url, "watcher2")
+    unknown = await watcher.request("join", {"game": game_id})
+    assert unknown["t"] == "error" and unknown["d"]["code"] == "cluster_unavailable", unknown
+    await watcher.close()
 
     await cluster.redis.start()
     for client in (first, second):
