@@ -10,9 +10,9 @@ Time: a fixed move time is given as one move per session (``level 1 1 0``) with 
 ``otim`` set to twice it (CECP engines spend about half of what they are given) and ``?`` sent
 when it is up — but never past the search's deadline less a second: HaChu heeds ``?`` only
 between iterations and cuts an iteration itself near the time it was given, and that cut must
-come before the deadline, or its last iteration counts as a hung engine; a game clock as ``level 0 …``
-with the remaining times (``time``/``otim`` in centiseconds; byoyomi, which CECP lacks, is
-added to the remaining time as a per-move increment). ``sd`` caps the depth.
+come before the deadline, or its last iteration counts as a hung engine. A game clock is given
+as ``level 0 …`` with the remaining times (``time``/``otim`` in centiseconds; byoyomi, which
+CECP lacks, is added to the remaining time as a per-move increment). ``sd`` caps the depth.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 As on lichess (fishnet's Stockfish levels) and pychess-variants: each level caps the search
 depth and the time per move, and for Fairy-Stockfish sets its ``Skill Level``; Sjaak II has no
 skill option over CECP, so its low levels add evaluation noise (``Random amplitude`` with
-``random on``) to a shallow search. HaChu has neither: its levels are depth and time. For both, at
-levels 1–3 the worker plays a random legal move instead of the engine's now and then
+``random on``) to a shallow search. HaChu has neither: its levels are depth and time. For both,
+at levels 1–3 the worker plays a random legal move instead of the engine's now and then
 (``blunder``; at level 1 every second move: with a quarter, a beginner's stand-in that takes
 free pieces and keeps its own safe never beat Sjaak II's level 1 in Spartan Chess, 0 of 10;
 with a half it scored 6 of 10 — docs/benchmarks.md, "Level 1 against a beginner's stand-in").
@@ -128,11 +128,6 @@ def search_deadline_ms(movetime_ms: int) -> int:
     return max(movetime_ms + 2000, 2 * movetime_ms + DEADLINE_MARGIN_MS)
 
 
-def unclocked_deadline_ms(movetime_ms: int) -> int:
-    """:func:`search_deadline_ms` within a move job's lease."""
-    return min(MAX_UNCLOCKED_DEADLINE_MS, search_deadline_ms(movetime_ms))
-
-
 def level_blunder(engine: str, level: int) -> float:
     return LEVELS[engine][max(1, min(8, level))].blunder
 
@@ -178,7 +173,7 @@ def think_limits(engine: str, level: int, clock: EngineClock | None) -> SearchLi
             depth=spec.depth,
             options=options,
             commands=commands,
-            deadline_ms=unclocked_deadline_ms(movetime),
+            deadline_ms=min(MAX_UNCLOCKED_DEADLINE_MS, search_deadline_ms(movetime)),
         )
     budget = min(budget_ms(clock), MAX_THINK_MS)
     # The clock's bound on any search: what a slow (starved) engine is waited for before it

@@ -15,7 +15,7 @@ import pytest
 
 from server.rules import Game, get_variant
 from server.worker.cecp import CecpEngine, parse_thinking
-from server.worker.computer import Computer, fallback_move, game_of
+from server.worker.computer import Computer, MoveAnswer, fallback_move, game_of
 from server.worker.dialects import DIALECTS, PROGRAMS, EngineProgram, dialect_for, resolve_token
 from server.worker.levels import think_limits
 from server.worker.search import EngineClock, SearchLimits
@@ -356,41 +356,44 @@ async def test_a_starved_dai_shogi_level_4_keeps_its_depth_and_its_clock(tmp_pat
     script = wrapper(tmp_path, "hachu-slow", "hachu", "slow-3")
     computer = Computer(programs={"hachu": EngineProgram("hachu", str(script), "cecp")})
     try:
-        game = game_of("daishogi", None, "")
         clock = EngineClock(300_000, 300_000, 0, 0, True)
-        limits = think_limits("hachu", 4, clock)
-        started = time.monotonic()
-        answer = await computer.best_move(game, 4, clock)
-        spent_ms = (time.monotonic() - started) * 1000
-        assert answer.fallback is None and answer.engine_move is not None
-        assert answer.move in game.legal_moves() and answer.result is not None
-        assert answer.result.depth == 3
-        assert not computer.fallbacks and not computer.restarts
+        answer, limits, spent_ms = await _dai_shogi_engine_move(computer, 4, clock)
+        assert answer.result is not None and answer.result.depth == 3
         assert 3000 <= spent_ms < limits.deadline_ms <= 300_000
     finally:
         await computer.close()
 
 
-async def test_dai_shogi_level_8_on_a_long_increment_moves_within_the_job() -> None:
-    """Handed the game's clock (10 s + 30 s a move), HaChu planned more than a move job may
-    take; it heeds "?" only between iterations, so it was killed and the move was a 0.2 s
-    retry. Level 8 now searches the clock's budget as a fixed time whose end HaChu itself
-    keeps before the deadline: its own move, no restart, within the budget's bound."""
+async def test_dai_shogi_level_8_searches_the_clocks_budget_within_the_job() -> None:
+    """Handed the game's clock, HaChu planned by its own rules: 0.4 s a move on 10 s + 30 s,
+    and on 30 min + 30 s more than a move job may take, when, heeding "?" only between
+    iterations, it was killed and the move was a 0.2 s retry (docs/engines.md). Level 8 now
+    searches the clock's budget as a fixed time whose end HaChu itself keeps before the
+    deadline: its own move, no restart, within the budget's bound."""
     computer = Computer()
     try:
-        game = game_of("daishogi", None, "")
         clock = EngineClock(10_000, 10_000, 30_000, 0, True)
-        limits = think_limits("hachu", 8, clock)
-        started = time.monotonic()
-        answer = await computer.best_move(game, 8, clock)
-        spent_ms = (time.monotonic() - started) * 1000
-        assert answer.fallback is None and answer.engine_move is not None
-        assert answer.move in game.legal_moves()
-        assert not computer.restarts and not computer.fallbacks
+        _, limits, spent_ms = await _dai_shogi_engine_move(computer, 8, clock)
         assert spent_ms < limits.deadline_ms <= 10_000
         assert limits.clock is None and limits.movetime_ms is not None
     finally:
         await computer.close()
+
+
+async def _dai_shogi_engine_move(
+    computer: Computer, level: int, clock: EngineClock
+) -> tuple[MoveAnswer, SearchLimits, float]:
+    """HaChu's first move of a Dai Shogi game at ``level`` on ``clock``, which must be the
+    engine's own (no fallback, no restart); its limits and the milliseconds it took."""
+    game = game_of("daishogi", None, "")
+    limits = think_limits("hachu", level, clock)
+    started = time.monotonic()
+    answer = await computer.best_move(game, level, clock)
+    spent_ms = (time.monotonic() - started) * 1000
+    assert answer.fallback is None and answer.engine_move is not None
+    assert answer.move in game.legal_moves()
+    assert not computer.fallbacks and not computer.restarts
+    return answer, limits, spent_ms
 
 
 @pytest.mark.parametrize(
