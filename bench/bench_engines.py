@@ -1,6 +1,6 @@
 """Engines through our adjudicator: matches (engine vs engine, level n vs n+1) and analysis speed.
 
-    python bench/bench_engines.py levels VARIANT N [--games G] [--max-plies P] [--clock 60000+1000]
+    python bench/bench_engines.py levels VARIANT N [--against M] [--games G] [--max-plies P] [--clock 60000+1000]
     python bench/bench_engines.py match VARIANT ENGINE_A ENGINE_B [--level L] [--games G]
     python bench/bench_engines.py analysis VARIANT [--plies P] [--movetime MS] [--depth D]
     python bench/bench_engines.py movetime VARIANT [--levels 1,8] [--moves N] [--clock-ms C] [--increment-ms I]
@@ -287,6 +287,13 @@ def main() -> None:
     lv = sub.add_parser("levels")
     lv.add_argument("variant")
     lv.add_argument("level", type=int)
+    lv.add_argument(
+        "--against",
+        type=int,
+        default=None,
+        metavar="M",
+        help="level M instead of N against N+1 (a step of several levels)",
+    )
     mt = sub.add_parser("match")
     mt.add_argument("variant")
     mt.add_argument("engine_a")
@@ -333,7 +340,7 @@ def main() -> None:
             match(
                 args.variant,
                 {"level": args.level + 1},
-                {"level": args.level},
+                {"level": args.level if args.against is None else args.against},
                 args.games,
                 args.max_plies,
                 clock,
