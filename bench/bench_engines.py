@@ -1,6 +1,7 @@
 """Engines through our adjudicator: matches (engine vs engine, level n vs n+1) and analysis speed.
 
     python bench/bench_engines.py levels VARIANT N [--against M] [--games G] [--max-plies P] [--clock 60000+1000]
+        [--set-level ENGINE:N=DEPTH/MS]…  (a level's depth cap and move time, tried in-process)
     python bench/bench_engines.py match VARIANT ENGINE_A ENGINE_B [--level L] [--games G]
     python bench/bench_engines.py analysis VARIANT [--plies P] [--movetime MS] [--depth D]
     python bench/bench_engines.py movetime VARIANT [--levels 1,8] [--moves N] [--clock-ms C] [--increment-ms I]
@@ -281,6 +282,22 @@ async def movetimes(
         await computer.close()
 
 
+def set_level(spec: str) -> None:
+    """Replace one level's depth cap and move time in this process (``hachu:5=5/1000``), to
+    measure a ladder before it goes into :mod:`server.worker.levels`."""
+    from dataclasses import replace
+
+    from server.worker.levels import LEVELS
+
+    engine, _, rest = spec.partition(":")
+    level, _, limits = rest.partition("=")
+    depth, _, ms = limits.partition("/")
+    old = LEVELS[engine][int(level)]
+    LEVELS[engine][int(level)] = replace(
+        old, depth=int(depth) if depth else None, movetime_ms=int(ms) if ms else None
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -304,6 +321,13 @@ def main() -> None:
     bg.add_argument("--level", type=int, default=1)
     bg.add_argument("--careful", action="store_true", help="the novice keeps its pieces safe")
     for p in (lv, mt, bg):
+        p.add_argument(
+            "--set-level",
+            action="append",
+            default=[],
+            metavar="ENGINE:N=DEPTH/MS",
+            help="try another depth cap / move time for a level, e.g. hachu:5=5/1000",
+        )
         p.add_argument("--games", type=int, default=4)
         p.add_argument("--max-plies", type=int, default=200)
         p.add_argument(
@@ -331,6 +355,8 @@ def main() -> None:
     mv.add_argument("--clock-ms", type=int, default=60_000)
     mv.add_argument("--increment-ms", type=int, default=1000)
     args = parser.parse_args()
+    for spec in getattr(args, "set_level", []):
+        set_level(spec)
     clock = None
     if getattr(args, "clock", None):
         main_ms, _, inc_ms = args.clock.partition("+")
