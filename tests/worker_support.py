@@ -7,6 +7,7 @@ import asyncio
 import os
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,3 +64,8 @@ class WorkerProcess:
         """SIGKILL the worker and everything in its process group (its engines)."""
         with suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
+
+
+StartWorker = Callable[..., Awaitable[WorkerProcess]]
+"""The ``start_worker`` fixture (tests/transport/conftest.py): ``start_worker(app, name,
+*flags)`` starts a worker process on the app's port, stopped after the test."""

@@ -136,7 +136,7 @@ class JobQueue:
                 worker, self.clock(), variants=variants, leases=self._leases
             )
             if job is not None:
-                return job_body(job)
+                return job_body(job, self._leases[job.kind])
             left = deadline - loop.time()
             if left <= 0 or self._closed.is_set() or (until_closed and until_closed.is_set()):
                 return None
@@ -172,6 +172,15 @@ class JobQueue:
             await _guarded(handler(job, entries, done), "analysis", job_id)
         return True
 
+    async def keepalive(self, job_id: str) -> bool:
+        """Renew the lease of a job a worker still works on (a long search); False when the job
+        is unknown, done (its game ended, or it was cancelled) or its lease had run out: the
+        worker then drops it and frees its core."""
+        held = await self.store.job(job_id)
+        if held is None:
+            return False
+        return await self.store.renew(job_id, self.clock(), lease_s=self._leases[held.kind])
+
     async def abort(self, job_id: str) -> bool:
         given_back = await self.store.abort(job_id, self.clock())
         if given_back:
@@ -182,11 +191,12 @@ class JobQueue:
         return {"queue": await self.store.status(self.clock())}
 
 
-def job_body(job: Job) -> JsonObject:
+def job_body(job: Job, lease_s: float) -> JsonObject:
     """A job as a worker receives it (FISHNET.md): its payload (a :class:`MoveJobPayload` or
-    :class:`AnalysisJobPayload`) with its ``work``, ``game_id`` and ``variant``."""
+    :class:`AnalysisJobPayload`) with its ``work`` (type, id, and the lease a worker keeps alive
+    with ``/fishnet/keepalive``), ``game_id`` and ``variant``."""
     return {
-        "work": {"type": job.kind, "id": job.id},
+        "work": {"type": job.kind, "id": job.id, "lease_s": lease_s},
         "game_id": job.game_id,
         "variant": job.variant,
         **job.payload,

@@ -12,8 +12,10 @@ import logging
 import os
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 
+from .dialects import PROGRAMS
 from .worker import Worker, WorkerConfig
 
 
@@ -45,6 +47,13 @@ def parse_args(argv: list[str] | None = None) -> WorkerConfig:
         metavar="VARIANT=ENGINE",
         help="use another engine for a variant (e.g. minishogi=sjaakii)",
     )
+    parser.add_argument(
+        "--program",
+        action="append",
+        default=[],
+        metavar="ENGINE=PATH",
+        help="run an engine from another binary, same protocol (e.g. hachu=/opt/hachu/hachu)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -65,6 +74,11 @@ def parse_args(argv: list[str] | None = None) -> WorkerConfig:
     for item in args.engine:
         variant, _, engine = item.partition("=")
         config.engines[variant] = engine
+    for item in args.program:
+        engine, _, path = item.partition("=")
+        if engine not in PROGRAMS or not path:
+            parser.error(f"--program {item!r}: ENGINE=PATH, ENGINE one of {', '.join(PROGRAMS)}")
+        config.programs[engine] = replace(PROGRAMS[engine], path=path)
     return config
 
 

@@ -161,6 +161,14 @@ class Computer:
         for driver in drivers.values():
             await driver.close()
 
+    async def reset(self) -> None:
+        """Kill every engine: a search was abandoned midway (its job is over), and a driver
+        cut off in the middle of a search is in no state to be asked again. The next search
+        starts its engine afresh."""
+        drivers, self._drivers = self._drivers, {}
+        for driver in drivers.values():
+            await driver.process.kill()
+
     async def _search(
         self,
         dialect: Dialect,

@@ -88,15 +88,15 @@ HACHU_LEVELS = {
     2: Level(2, 200, blunder=0.15, depth_bound=True),
     3: Level(2, 300, blunder=0.05, depth_bound=True),
     4: Level(3, 500, depth_bound=True),
-    # Levels 5-7 are bound by their time, depth capped: every depth-bound alternative measured
-    # did worse in 200-ply matches (docs/benchmarks.md, "Session 13": depth 4 vs 3 1.5-2.5,
-    # depth 5 with 4 % slips vs depth 4 0.5-3.5, depth 6 vs 5 2.5-5.5), while level 5 as it is
-    # beat level 4 9.5-2.5 in 12 games (300 plies).
-    5: Level(5, 1500),
-    6: Level(6, 2000),
-    7: Level(8, 2500),
-    # Without a clock level 8 gets 7 s (1 s, other engines' default, would be below level 7).
-    8: Level(None, None, unclocked_ms=7000, clock_to_engine=False),
+    # Levels 5-7 are bound by their time, in wide steps: HaChu's next iteration costs 5-10
+    # times the last, so a step of a third more time changed little (1.5 s vs 2 s: 10-10 in 20
+    # games), while depth 3 -> 1 s -> 2.5 s -> 7 s scored better at each step (docs/benchmarks.md,
+    # "Session 15"). Depth-bound levels 5-7 did worse (session 13).
+    5: Level(5, 1000),
+    6: Level(8, 2500),
+    7: Level(None, 7000),
+    # Level 8 searches the clock's budget (up to MAX_THINK_MS); without a clock 15 s, above L7.
+    8: Level(None, None, unclocked_ms=15_000, clock_to_engine=False),
 }
 LEVELS: dict[str, dict[int, Level]] = {
     "fairy-stockfish": FSF_LEVELS,
@@ -112,11 +112,10 @@ DEADLINE_MARGIN_MS = 1000
 """Past its move time a search gets this long to answer before its engine counts as hung (the
 engine was told to move at the move time: only a starved or stuck engine needs more)."""
 MIN_THINK_MS = 20
-MAX_THINK_MS = 15_000
-"""A move job's lease is 20 s: no search may come near it."""
-MAX_UNCLOCKED_DEADLINE_MS = 16_000
-"""Within the move job's 20 s lease, with room for the engine's set-up (HaChu replays a long
-Dai Shogi game in 1-2 s)."""
+MAX_THINK_MS = 30_000
+"""The longest a move may think, whatever the clock: level 8 on a long clock (a 30-minute game
+gives a minute's budget) would otherwise hold a worker's core for a minute while other games'
+moves wait. A search longer than a job's lease keeps the job with ``/fishnet/keepalive``."""
 
 
 def search_deadline_ms(movetime_ms: int) -> int:
@@ -173,7 +172,7 @@ def think_limits(engine: str, level: int, clock: EngineClock | None) -> SearchLi
             depth=spec.depth,
             options=options,
             commands=commands,
-            deadline_ms=min(MAX_UNCLOCKED_DEADLINE_MS, search_deadline_ms(movetime)),
+            deadline_ms=search_deadline_ms(movetime),
         )
     budget = min(budget_ms(clock), MAX_THINK_MS)
     # The clock's bound on any search: what a slow (starved) engine is waited for before it

@@ -12,6 +12,7 @@ import contextlib
 import logging
 import os
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +23,7 @@ from server.rules import RulesError
 from server.rules.analysis import PlyEvalView
 
 from .computer import Computer, clock_for, game_of
-from .dialects import CHOSEN, UnsupportedPosition
+from .dialects import CHOSEN, EngineProgram, UnsupportedPosition
 
 __all__ = ["VERSION", "Worker", "WorkerConfig"]
 
@@ -33,6 +34,15 @@ EMPTY_POLL_S = 1.0
 """After a 204 that came at once, the next acquire waits this long (no busy polling)."""
 PARTIAL_EVERY_S = 1.0
 """Partial analyses go at most this often (each also renews the lease)."""
+DEFAULT_LEASE_S = 20.0
+"""A job's lease when the server does not say (``work.lease_s``)."""
+KEEPALIVES_PER_LEASE = 3
+"""A job still being worked on is kept alive this many times a lease (``/fishnet/keepalive``):
+a search may think longer than a lease, and a late keepalive or two still keep the job."""
+
+
+class JobGone(Exception):
+    """The server no longer wants the job (its game ended, it was cancelled, its lease ran out)."""
 
 
 @dataclass
@@ -44,13 +54,15 @@ class WorkerConfig:
     name: str = field(default_factory=lambda: f"worker-{os.getpid()}")
     variants: tuple[str, ...] = tuple(CHOSEN)
     engines: dict[str, str] = field(default_factory=dict)  # variant -> engine override
+    programs: dict[str, EngineProgram] = field(default_factory=dict)  # engine -> other binary
 
 
 class Worker:
     def __init__(self, config: WorkerConfig) -> None:
         self.config = config
         self.computers = [
-            Computer(nice=config.nice, engines=dict(config.engines)) for _ in range(config.slots)
+            Computer(nice=config.nice, engines=dict(config.engines), programs=dict(config.programs))
+            for _ in range(config.slots)
         ]
         self.jobs_done = 0
         self._stop = asyncio.Event()
@@ -138,12 +150,15 @@ class Worker:
         try:
             kind = job["work"]["type"]
             if kind == "move":
-                await self._move_job(computer, job, job_id, acquired)
+                work = self._move_job(computer, job, job_id, acquired)
             elif kind == "analysis":
-                await self._analysis_job(computer, job, job_id)
+                work = self._analysis_job(computer, job, job_id)
             else:
                 raise ValueError(f"unknown job type {kind!r}")
+            await self._kept_alive(computer, job_id, _lease_s(job), work)
             self.jobs_done += 1
+        except JobGone:
+            log.info("job %s is over on the server: search abandoned, engines restarted", job_id)
         except asyncio.CancelledError:
             await asyncio.shield(self._abort(job_id))
             raise
@@ -158,6 +173,36 @@ class Worker:
         except Exception:
             log.exception("job %s failed: giving it back", job_id)
             await self._abort(job_id)
+
+    async def _kept_alive(
+        self, computer: Computer, job_id: str, lease_s: float, work: Coroutine[Any, Any, None]
+    ) -> None:
+        """Run ``work`` while renewing the job's lease (a level may think longer than a lease).
+        A keepalive answered ``404`` means the job is over: the search is abandoned, its
+        engines killed (a driver cut off mid-search cannot be asked again) and :exc:`JobGone`
+        raised. A keepalive the server could not answer is only logged: the lease may still
+        hold, and the result's submission will tell."""
+        task = asyncio.ensure_future(work)
+        interval = lease_s / KEEPALIVES_PER_LEASE
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=interval)
+                if done:
+                    return task.result()
+                try:
+                    status, _ = await self._post(f"/fishnet/keepalive/{job_id}")
+                except (aiohttp.ClientError, TimeoutError) as exc:
+                    log.warning("keepalive of job %s failed: %s", job_id, exc)
+                    continue
+                if status == 404:
+                    task.cancel()
+                    await asyncio.gather(task, return_exceptions=True)
+                    await computer.reset()
+                    raise JobGone(job_id)
+        finally:
+            if not task.done():  # the worker is stopping: the search goes with it
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
 
     async def _answer_empty(self, job: JsonObject, job_id: str) -> None:
         if not job_id:
@@ -224,3 +269,12 @@ class Worker:
         )
         if status not in (200, 204):
             log.warning("analysis of job %s answered %s", job_id, status)
+
+
+def _lease_s(job: JsonObject) -> float:
+    """The job's lease as the server gave it (``work.lease_s``), else :data:`DEFAULT_LEASE_S`;
+    at least a second, so that keepalives never flood the server."""
+    lease = job["work"].get("lease_s")
+    if isinstance(lease, bool) or not isinstance(lease, int | float) or not lease > 0:
+        return DEFAULT_LEASE_S
+    return max(1.0, float(lease))

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from ics_support import IcsClient, OpenIcs
 from support import create_database, drop_database
+from worker_support import StartWorker, WorkerProcess
 from ws_support import (
     Client,
     OpenClient,
@@ -85,3 +86,19 @@ async def ics_guest() -> AsyncIterator[OpenIcs]:
     yield open_
     for client in clients:
         await client.close()
+
+
+@pytest.fixture
+async def start_worker(tmp_path: Path) -> AsyncIterator[StartWorker]:
+    """Engine workers (``python -m server.worker``, real engines), stopped afterwards; each
+    logs to ``<tmp_path>/<name>.log``."""
+    workers: list[WorkerProcess] = []
+
+    async def start(app: App, name: str = "w1", *extra: str) -> WorkerProcess:
+        worker = await WorkerProcess.start(app.port, tmp_path / f"{name}.log", name, *extra)
+        workers.append(worker)
+        return worker
+
+    yield start
+    for worker in workers:
+        await worker.stop()

@@ -7,15 +7,15 @@ from __future__ import annotations
 import asyncio
 import random
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import aiohttp
 import pytest
 from bot_support import call, make_bot
-from computer_support import TURN_TIMEOUT_S, HumanGame, WorkerProcess, play_the_computer
+from computer_support import TURN_TIMEOUT_S, HumanGame, play_the_computer
 from ics_support import OpenIcs, board_fields
 from support import wait_until
+from worker_support import StartWorker
 from ws_support import TEST_WORKER_KEY, Client, OpenClient, StartApp, settings_for
 
 from server.app import App
@@ -34,21 +34,6 @@ RULE_ENDINGS = {
     "seventy_five_moves",
     "dead_position",
 }
-StartWorker = Callable[..., Awaitable[WorkerProcess]]
-
-
-@pytest.fixture
-async def start_worker(tmp_path: Path) -> AsyncIterator[StartWorker]:
-    workers: list[WorkerProcess] = []
-
-    async def start(app: App, name: str = "w1", *extra: str) -> WorkerProcess:
-        worker = await WorkerProcess.start(app.port, tmp_path / f"{name}.log", name, *extra)
-        workers.append(worker)
-        return worker
-
-    yield start
-    for worker in workers:
-        await worker.stop()
 
 
 @pytest.mark.parametrize(

@@ -105,7 +105,7 @@ async def test_a_move_job_goes_to_a_worker_and_its_move_comes_back(
     status, body = await post(http, app, "/fishnet/acquire", WORKER)
     assert status == 202
     assert body == {
-        "work": {"type": "move", "id": job_id},
+        "work": {"type": "move", "id": job_id, "lease_s": 20.0},
         "game_id": "g1",
         "variant": "minishogi",
         **MOVE_PAYLOAD,
@@ -205,6 +205,47 @@ async def test_an_expired_lease_goes_to_another_worker(
     assert (await get_status(http, app))["queue"]["move"] == {"queued": 1, "acquired": 0}
 
 
+async def test_a_keepalive_keeps_a_job_past_its_lease_until_the_job_is_over(
+    start_app: StartApp, http: aiohttp.ClientSession
+) -> None:
+    """A search longer than the lease: each keepalive renews it from now (the lease the job
+    came with, ``work.lease_s``); once the job is over (done, cancelled, given back, expired,
+    unknown) a keepalive is 404 — the worker's sign to drop it."""
+    app = await start_app(fishnet_poll_s=0, move_lease_s=5)
+    now = [datetime(2026, 11, 28, 8, 0, tzinfo=UTC)]
+    app.jobs.clock = lambda: now[0]
+    job_id = await app.jobs.enqueue_move("g1", "minishogi", MOVE_PAYLOAD)
+    status, body = await post(http, app, "/fishnet/acquire", WORKER)
+    assert status == 202 and body["work"] == {"type": "move", "id": job_id, "lease_s": 5.0}
+    for _ in range(3):  # 12 s in all, more than twice the lease
+        now[0] += timedelta(seconds=4)
+        assert (await post(http, app, f"/fishnet/keepalive/{job_id}"))[0] == 204
+        assert (await post(http, app, "/fishnet/acquire", {"worker": {"name": "w2"}}))[0] == 204
+    assert (await post(http, app, f"/fishnet/keepalive/{job_id}", {}))[0] == 204  # a {} body
+    job = await app.store.job(job_id)
+    assert job is not None and job.attempts == 1 and job.lease_until == now[0] + timedelta(seconds=5)
+    assert (await post(http, app, f"/fishnet/move/{job_id}", {"move": {"bestmove": "a2a3"}}))[
+        0
+    ] == 204
+    status, error = await post(http, app, f"/fishnet/keepalive/{job_id}")
+    assert status == 404 and "error" in error
+    # cancelled (its game ended) while held
+    other = await app.jobs.enqueue_move("g2", "minishogi", MOVE_PAYLOAD)
+    assert (await post(http, app, "/fishnet/acquire", WORKER))[0] == 202
+    assert await app.store.cancel(other, now[0])
+    assert (await post(http, app, f"/fishnet/keepalive/{other}"))[0] == 404
+    # expired: a keepalive after the lease ran out does not take the job back
+    third = await app.jobs.enqueue_analysis("g3", "minishogi", ANALYSIS_PAYLOAD)
+    status, body = await post(http, app, "/fishnet/acquire", WORKER)
+    assert status == 202 and body["work"] == {"type": "analysis", "id": third, "lease_s": 60.0}
+    now[0] += timedelta(seconds=61)
+    assert (await post(http, app, f"/fishnet/keepalive/{third}"))[0] == 404
+    assert (await get_status(http, app))["queue"]["analysis"] == {"queued": 1, "acquired": 0}
+    for job_id in ("unknown", "x" * 17):
+        assert (await post(http, app, f"/fishnet/keepalive/{job_id}"))[0] == 404
+    assert (await post(http, app, f"/fishnet/keepalive/{third}", headers={}))[0] == 401
+
+
 async def test_keys_are_checked(start_app: StartApp, http: aiohttp.ClientSession) -> None:
     app = await start_app(fishnet_poll_s=0)
     job_id = await app.jobs.enqueue_move("g1", "minishogi", MOVE_PAYLOAD)
@@ -286,6 +327,7 @@ BODIES = {
         st.builds(lambda entries: {"analysis": entries, "done": True}, ENTRY_FUZZ),
     ),
 }
+BODIES["keepalive"] = json_values  # any object (or no body at all); nothing else
 RAW = st.one_of(
     st.binary(max_size=40), st.just(b""), st.just(b"[]"), st.just(b"null"), st.just(b"{")
 )
@@ -297,6 +339,8 @@ def accepted(kind: str, body: Any) -> bool:
 
     if not isinstance(body, dict):
         return False
+    if kind == "keepalive":
+        return True
     try:
         if kind == "analysis":
             fishnet.parse_analysis(body)
@@ -344,6 +388,7 @@ async def test_bad_bodies_are_refused_and_change_nothing(
         "acquire": "/fishnet/acquire",
         "move": f"/fishnet/move/{move_job}",
         "analysis": f"/fishnet/analysis/{analysis_job}",
+        "keepalive": f"/fishnet/keepalive/{move_job}",
     }
     cases: list[tuple[str, Any, bytes | None]] = []
     for kind, strategy in BODIES.items():
@@ -353,6 +398,8 @@ async def test_bad_bodies_are_refused_and_change_nothing(
     for kind, body, raw in cases:
         if raw is None and accepted(kind, body):
             continue
+        if kind == "keepalive" and raw in (None, b"") and body is None:
+            continue  # no body at all: a keepalive (it would renew the lease)
         status, answer = await post(http, app, paths[kind], body, data=raw)
         assert status == 400, (kind, body, raw, status, answer)
         assert isinstance(answer, dict) and isinstance(answer.get("error"), str)

@@ -28,6 +28,8 @@ class Job:
     done: asyncio.Event = field(default_factory=asyncio.Event)
     progressed: asyncio.Event = field(default_factory=asyncio.Event)
     aborted: asyncio.Event = field(default_factory=asyncio.Event)
+    keepalives: int = 0
+    kept_alive: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class FakeFishnet:
@@ -44,7 +46,8 @@ class FakeFishnet:
 
     def add(self, body: dict[str, Any]) -> Job:
         job_id = f"j{next(self._ids)}"
-        job = Job(job_id, {"work": {"type": body.pop("type"), "id": job_id}, "game_id": "g" + job_id, **body})
+        work = {"type": body.pop("type"), "id": job_id, "lease_s": self.lease_s}
+        job = Job(job_id, {"work": work, "game_id": "g" + job_id, **body})
         self.jobs[job_id] = job
         self._wake.set()
         return job
@@ -55,6 +58,7 @@ class FakeFishnet:
         app.router.add_post("/fishnet/move/{id}", self.move)
         app.router.add_post("/fishnet/analysis/{id}", self.analysis)
         app.router.add_post("/fishnet/abort/{id}", self.abort)
+        app.router.add_post("/fishnet/keepalive/{id}", self.keepalive)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -127,6 +131,21 @@ class FakeFishnet:
             job.partial_holders.append(job.holder)
             job.progressed.set()
         return web.Response(status=204)
+
+    async def keepalive(self, request: web.Request) -> web.StreamResponse:
+        if not self._authorised(request):
+            return web.Response(status=401)
+        job = self._job(request)
+        if job is None:
+            return web.Response(status=404)
+        job.leased_until = time.monotonic() + self.lease_s
+        job.keepalives += 1
+        job.kept_alive.set()
+        return web.Response(status=204)
+
+    def cancel(self, job: Job) -> None:
+        """The job is over on the server (its game ended): every call about it is a 404."""
+        job.done.set()
 
     async def abort(self, request: web.Request) -> web.StreamResponse:
         job = self.jobs.get(request.match_info["id"])

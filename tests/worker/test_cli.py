@@ -57,3 +57,15 @@ def test_a_key_beginning_with_a_dash_reaches_the_worker(
         assert "--key" not in worker.argv and key not in worker.argv
     finally:
         sys.path.remove(str(Path(__file__).resolve().parents[2] / "scripts"))
+
+
+def test_an_engine_binary_can_be_replaced(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--program ENGINE=PATH``: another build of a known engine (same protocol)."""
+    from server.worker.dialects import PROGRAMS
+
+    config = parse_args(["--key=k", "--program", "hachu=/opt/hachu/hachu"])
+    assert config.programs["hachu"] == PROGRAMS["hachu"].__class__("hachu", "/opt/hachu/hachu", "cecp")
+    for bad in ("stockfish=/usr/bin/stockfish", "hachu=", "hachu"):
+        with pytest.raises(SystemExit):
+            parse_args(["--key=k", "--program", bad])
+        assert "ENGINE=PATH" in capsys.readouterr().err

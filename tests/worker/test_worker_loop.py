@@ -95,6 +95,29 @@ async def test_move_jobs_in_every_variant_get_legal_moves(fishnet: FakeFishnet) 
     assert hello["name"] == "test" and set(hello["variants"]) == {"minishogi", "shoshogi", "wildcastle", "spartan", "daishogi"}
 
 
+async def test_a_job_over_on_the_server_is_dropped_at_the_next_keepalive() -> None:
+    """Dai Shogi level 8 without a clock thinks 15 s, many times the 1 s lease: the worker keeps
+    the job alive. Once the server has ended it (its game ended), the next keepalive is a 404:
+    the search is abandoned, HaChu killed (a driver cut off mid-search is not asked again),
+    and the slot serves the next job with the engine it needs."""
+    fishnet = FakeFishnet(lease_s=1.0)
+    await fishnet.start()
+    try:
+        start = get_variant("daishogi").start_fen
+        long = fishnet.add({"type": "move", "variant": "daishogi", "position": start, "moves": "", "level": 8, "clock": None})
+        async with running_worker(fishnet.url) as worker:
+            await asyncio.wait_for(long.kept_alive.wait(), 60)
+            (computer,) = worker.computers
+            assert "hachu" in computer._drivers
+            fishnet.cancel(long)
+            quick = fishnet.add({"type": "move", "variant": "minishogi", "position": get_variant("minishogi").start_fen, "moves": "", "level": 1, "clock": None})
+            await asyncio.wait_for(quick.done.wait(), 60)
+            assert quick.result in Game(get_variant("minishogi")).legal_moves()
+            assert long.result is None and "hachu" not in computer._drivers
+    finally:
+        await fishnet.stop()
+
+
 async def test_analysis_scores_are_from_the_first_players_view(fishnet: FakeFishnet) -> None:
     # sente is a rook, a bishop and more ahead; gote to move at ply 1
     fen = "4k/5/5/5/RBGSK[RBP] w - - 0 1"
