@@ -172,7 +172,7 @@ class JobQueue:
             await _guarded(handler(job, entries, done), "analysis", job_id)
         return True
 
-    async def keepalive(self, job_id: str) -> bool:
+    async def renew_lease(self, job_id: str) -> bool:
         """Renew the lease of a job a worker still works on (a long search); False when the job
         is unknown, done (its game ended, or it was cancelled) or its lease had run out: the
         worker then drops it and frees its core."""

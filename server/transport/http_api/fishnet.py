@@ -51,7 +51,7 @@ class WorkQueue(Protocol):
         self, job_id: str, entries: list[AnalysisEntry], done: bool
     ) -> bool: ...
 
-    async def keepalive(self, job_id: str) -> bool: ...
+    async def renew_lease(self, job_id: str) -> bool: ...
 
     async def abort(self, job_id: str) -> bool: ...
 
@@ -196,14 +196,14 @@ async def analysis(request: web.Request) -> web.StreamResponse:
 
 
 @routes.post("/fishnet/keepalive/{id}")
-async def keepalive(request: web.Request) -> web.StreamResponse:
+async def job_keepalive(request: web.Request) -> web.StreamResponse:
     """Our addition to fishnet: a worker still searching renews its lease (a level that thinks
     longer than a lease). ``404``: the job is over (its game ended) — stop working on it."""
     queue = _queue(request)
     job_id = _job_id(request)
     if request.body_exists:
         await _body(request)  # an empty body, or any JSON object
-    if not await queue.keepalive(job_id):
+    if not await queue.renew_lease(job_id):
         api_error(404, "No such job (finished, cancelled, expired or unknown).")
     return web.Response(status=204)
 
