@@ -30,7 +30,14 @@ from server.config import Settings
 from server.jsontypes import JsonObject
 from server.rules.analysis import PlyEvalView
 from server.store import Store
-from server.store.jobs import AnalysisJobPayload, Job, JobKind, MoveJobPayload, QueueStatus
+from server.store.jobs import (
+    AnalysisJobPayload,
+    Job,
+    JobKind,
+    JobWork,
+    MoveJobPayload,
+    QueueStatus,
+)
 from server.store.records import utc_now
 
 __all__ = ["REPOLL_S", "AnalysisHandler", "JobQueue", "MoveHandler", "load_worker_keys"]
@@ -176,10 +183,7 @@ class JobQueue:
         """Renew the lease of a job a worker still works on (a long search); False when the job
         is unknown, done (its game ended, or it was cancelled) or its lease had run out: the
         worker then drops it and frees its core."""
-        held = await self.store.job(job_id)
-        if held is None:
-            return False
-        return await self.store.renew(job_id, self.clock(), lease_s=self._leases[held.kind])
+        return await self.store.renew(job_id, self.clock(), leases=self._leases)
 
     async def abort(self, job_id: str) -> bool:
         given_back = await self.store.abort(job_id, self.clock())
@@ -195,8 +199,9 @@ def job_body(job: Job, lease_s: float) -> JsonObject:
     """A job as a worker receives it (FISHNET.md): its payload (a :class:`MoveJobPayload` or
     :class:`AnalysisJobPayload`) with its ``work`` (type, id, and the lease a worker keeps alive
     with ``/fishnet/keepalive``), ``game_id`` and ``variant``."""
+    work: JobWork = {"type": job.kind, "id": job.id, "lease_s": lease_s}
     return {
-        "work": {"type": job.kind, "id": job.id, "lease_s": lease_s},
+        "work": work,
         "game_id": job.game_id,
         "variant": job.variant,
         **job.payload,

@@ -53,6 +53,7 @@ __all__ = [
     "JobResult",
     "JobState",
     "JobStore",
+    "JobWork",
     "MoveJobPayload",
     "MoveJobResult",
     "QueueStatus",
@@ -72,6 +73,15 @@ assert _ID_LENGTH <= JOB_ID_LENGTH
 
 QueueStatus = dict[JobKind, dict[Literal["queued", "acquired"], int]]
 """``{"move": {"queued": n, "acquired": n}, "analysis": {...}}`` (FISHNET.md's status)."""
+
+
+class JobWork(TypedDict):
+    """A job body's ``work`` (FISHNET.md): what to do, the job's id, and its lease in seconds,
+    which the worker renews with ``/fishnet/keepalive`` while it works on the job."""
+
+    type: JobKind
+    id: str
+    lease_s: float
 
 
 class JobClock(TypedDict):
@@ -294,9 +304,10 @@ class JobStore(Transactions):
         now: datetime,
         *,
         lease_s: float | None = None,
+        leases: Mapping[JobKind, float] = DEFAULT_LEASES,
         result: list[PlyEvalView] | None = None,
     ) -> bool:
-        """Extend the lease of a job a worker holds (by its kind's default lease, or
+        """Extend the lease of a job a worker holds (by its kind's lease in ``leases``, or
         ``lease_s``); a non-None ``result`` (an analysis so far) is stored with it. False when
         the job is unknown, done, or its lease has run out."""
         _check_now(now)
@@ -304,7 +315,7 @@ class JobStore(Transactions):
             held = await self._held(connection, job_id, now)
             if held is None:
                 return False
-            duration = _check_lease(lease_s if lease_s is not None else DEFAULT_LEASES[held.kind])
+            duration = _check_lease(lease_s if lease_s is not None else leases[held.kind])
             values: ColumnValues = {"lease_until": now + duration, "updated_at": now}
             if result is not None:
                 values["result"] = result
