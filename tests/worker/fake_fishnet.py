@@ -28,7 +28,6 @@ class Job:
     done: asyncio.Event = field(default_factory=asyncio.Event)
     progressed: asyncio.Event = field(default_factory=asyncio.Event)
     aborted: asyncio.Event = field(default_factory=asyncio.Event)
-    keepalives: int = 0
     kept_alive: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -97,29 +96,24 @@ class FakeFishnet:
         job.holder = next(self._acquire_count)
         return web.json_response(job.body, status=202)
 
-    def _job(self, request: web.Request) -> Job | None:
+    def _held(self, request: web.Request) -> Job:
+        """The job a worker's call is about: 401 without the key, 404 unless it is held."""
+        if not self._authorised(request):
+            raise web.HTTPUnauthorized
         job = self.jobs.get(request.match_info["id"])
         if job is None or job.done.is_set() or job.leased_until <= time.monotonic():
-            return None
+            raise web.HTTPNotFound
         return job
 
     async def move(self, request: web.Request) -> web.StreamResponse:
-        if not self._authorised(request):
-            return web.Response(status=401)
-        job = self._job(request)
-        if job is None:
-            return web.Response(status=404)
+        job = self._held(request)
         body = await request.json()
         job.result = body["move"]["bestmove"]
         job.done.set()
         return web.Response(status=204)
 
     async def analysis(self, request: web.Request) -> web.StreamResponse:
-        if not self._authorised(request):
-            return web.Response(status=401)
-        job = self._job(request)
-        if job is None:
-            return web.Response(status=404)
+        job = self._held(request)
         body = await request.json()
         job.leased_until = time.monotonic() + self.lease_s
         if body["done"]:
@@ -133,13 +127,8 @@ class FakeFishnet:
         return web.Response(status=204)
 
     async def keepalive(self, request: web.Request) -> web.StreamResponse:
-        if not self._authorised(request):
-            return web.Response(status=401)
-        job = self._job(request)
-        if job is None:
-            return web.Response(status=404)
+        job = self._held(request)
         job.leased_until = time.monotonic() + self.lease_s
-        job.keepalives += 1
         job.kept_alive.set()
         return web.Response(status=204)
 
