@@ -23,7 +23,13 @@ class WorkerProcess:
     log: Path
 
     @classmethod
-    async def start(cls, port: int, log: Path, name: str, *extra: str) -> WorkerProcess:
+    async def start(
+        cls, port: int, log: Path, name: str, *extra: str, tmpdir: Path | None = None
+    ) -> WorkerProcess:
+        """``tmpdir``: the worker's temporary directory (``TMPDIR``), else the test's own."""
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        if tmpdir is not None:
+            env["TMPDIR"] = str(tmpdir)
         handle = log.open("ab")
         try:
             process = await asyncio.create_subprocess_exec(
@@ -40,7 +46,7 @@ class WorkerProcess:
                 name,
                 *extra,
                 cwd=ROOT,
-                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                env=env,
                 stdout=handle,
                 stderr=handle,
                 start_new_session=True,

@@ -21,6 +21,8 @@ castling options are global.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import re
 import tempfile
@@ -75,11 +77,20 @@ _VARIANTS_INI = f"[{WILD_D_KING}:chess]\ncastlingKingFile = d\ncastlingKingsideF
 
 @cache
 def variants_ini() -> str:
-    """The path of Fairy-Stockfish's extra variant file (written once per process)."""
+    """The path of Fairy-Stockfish's extra variant file, written once per process and removed
+    when the process exits (a worker stopped by SIGTERM or SIGINT exits normally; only a
+    SIGKILL leaves it behind). Fairy-Stockfish reads it again whenever an engine is started
+    with its ``VariantPath``, so it lives as long as the process."""
     fd, path = tempfile.mkstemp(prefix="hub-fsf-", suffix=".ini")
     with os.fdopen(fd, "w") as f:
         f.write(_VARIANTS_INI)
+    atexit.register(_remove, path)
     return path
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
 
 
 def _wild_variant(pos: Position) -> str:
