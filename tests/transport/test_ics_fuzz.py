@@ -31,6 +31,8 @@ from ws_support import StartApp
 
 from server.app import App
 from server.transport.ics.parse import ALIASES, COMMANDS, QUIET, looks_like_move, split_command
+from server.transport.ics.server import MAX_LINE
+from server.transport.ics.telnet import TelnetLines
 
 CI_LINES = {"sqlite": 1500, "postgresql": 1000}
 LONG_LINES = 60_000
@@ -86,17 +88,17 @@ long_lines = st.builds(
     st.one_of(st.sampled_from([1025, 4096, 4097, 70_000]), st.integers(1025, 70_000)),
     st.sampled_from([b"x", b"\xff", b"\x00", b"\xe2\x82", b"ab "]),
 )
-_TELNET = re.compile(rb"\xff[\xfb-\xfe].|\xff[\xf0-\xfa]|\xff\xff", re.DOTALL)
 
 
 def malformed(line: bytes) -> bool:
     """Whether every line the server will read from ``line`` is one it must refuse or answer
     without acting: random bytes can spell a well-formed command (``q`` is ``quit``, ``e4`` a
     move, ``resign 1`` resigns game 1), which may rightly change a game; such draws are left
-    out. (The server's reading: telnet bytes dropped, split at line ends, ``$``/``@``.)"""
-    for raw in _TELNET.sub(b"", line + b"\r\n").split(b"\n")[:-1]:
-        text = raw.decode("utf-8", "replace").replace("\r", "").strip().lstrip("$@").strip()
-        if not text or len(raw) > 1024 or "\x00" in text:
+    out. (The server's reading: :class:`TelnetLines`, tested on its own in test_ics_telnet.py,
+    then ``$``/``@``.)"""
+    for read in TelnetLines(MAX_LINE).feed(line + b"\r\n"):
+        text = (read or "").strip().lstrip("$@").strip()
+        if not text or "\x00" in text:
             continue
         if looks_like_move(text.split()[0]) and " " not in text:
             return False

@@ -1,7 +1,8 @@
 """The ICS listener: plain TCP, one line per command, FICS text back.
 
-Each connection is a :class:`IcsConnection`: it reads lines (telnet negotiation bytes are
-dropped, lines longer than :data:`MAX_LINE` are refused), passes each through the same token
+Each connection is a :class:`IcsConnection`: it reads lines (:class:`TelnetLines`: CR LF, CR NUL
+or LF ends a line, telnet negotiation bytes and NULs are dropped, lines longer than
+:data:`MAX_LINE` characters are refused), passes each through the same token
 bucket as a websocket frame, logs the player in the FICS way (``login:`` then ``password:``, or
 ``guest`` and return), and then hands lines to its :class:`IcsSession`. To the
 :class:`~server.transport.driver.HubDriver` it is a peer like a websocket: the hub's messages
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +29,7 @@ from server.transport.driver import HubDriver
 from server.transport.ics.games import GameNumbers
 from server.transport.ics.review import ReviewStore
 from server.transport.ics.session import IcsSession, OnlinePlayer
+from server.transport.ics.telnet import TelnetLines
 from server.transport.ratelimit import TokenBucket, Verdict
 from server.transport.server import AUTH_TIMEOUT_S, MAX_AUTH_FAILURES
 
@@ -42,7 +43,6 @@ MAX_LINE = 1024
 WRITE_LIMIT = 1024 * 1024
 """A client that lets this much output pile up unread is dropped (a slow consumer)."""
 READ_CHUNK = 4096
-_TELNET = re.compile(rb"\xff[\xfb-\xfe].|\xff[\xf0-\xfa]|\xff\xff", re.DOTALL)
 
 BANNER = [
     "",
@@ -151,24 +151,13 @@ class IcsConnection:
     # --- input --------------------------------------------------------------------------------
 
     async def _read_lines(self) -> Any:
-        buffer = b""
-        discarding = False
+        lines = TelnetLines(MAX_LINE)
         while True:
             chunk = await self._reader.read(READ_CHUNK)
             if not chunk:
                 return
-            buffer += _TELNET.sub(b"", chunk)
-            while b"\n" in buffer:
-                raw, buffer = buffer.split(b"\n", 1)
-                if discarding:
-                    discarding = False
-                    continue
-                yield raw.decode("utf-8", "replace").replace("\r", "")
-            if len(buffer) > MAX_LINE:
-                if not discarding:
-                    yield None  # too long: refused
-                discarding = True
-                buffer = b""
+            for line in lines.feed(chunk):
+                yield line  # None: too long, refused
 
     async def run(self) -> None:
         auth_timer = self._loop.call_later(AUTH_TIMEOUT_S, self._auth_timeout)
