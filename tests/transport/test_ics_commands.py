@@ -95,7 +95,7 @@ async def test_abort_takeback_draw_resign_and_chat(start_app: StartApp, ics_gues
     number = await start_spartan(alice, bob)
     await alice.send("abort")
     for client in (alice, bob):
-        await client.expect(rf"^\{{Game {number} \(.*\) Game aborted on move 1\}} \*$")
+        await client.expect(rf"^\{{Game {number} \(.*\) Game aborted on move 1 by {alice.name}\}} \*$")
     number = await start_spartan(alice, bob)
     await play_moves(alice, bob, ["e4", "h7g6", "d4"])
     await alice.send("abort")

@@ -108,6 +108,11 @@ async def test_seekremove_and_seekinfo_say_what_fics_says(
     for line in ("iset seekremove 1", "set seek 1"):  # what XBoard sends on logging in
         await viewer.send(line)
     await viewer.expect(r"^seek set\.$")
+    # Values other than 0/1 (on/off …) are refused and change nothing (issue 38, item 15).
+    for line in ("iset seekremove 2", "set seek 7"):
+        await viewer.send(line)
+        name = line.split()[1]
+        await viewer.expect(rf"^Bad value given for variable {name}: it is 0 or 1\.$")
     await info.send("iset seekinfo 1")
     await info.expect(r"^<sc>$")
     await bob.send("seek 5 0 spartan")
@@ -209,3 +214,42 @@ async def test_sought_all_and_refresh_of_a_game_as_on_fics(
     for line in (f"refresh {number + 1}", "refresh x", f"refresh {number} x"):
         await alice.send(line)
         await alice.expect(r"^There is no such game\.$")
+
+
+async def test_observe_of_a_finished_game_says_it_is_over(
+    start_app: StartApp, ics_guest: OpenIcs
+) -> None:
+    """Issue 38, item 14: ``observe N`` of a game that has ended (its room still in memory)
+    says so and where to read it, and follows nothing: no live board, nothing to unobserve."""
+    app = await start_app(ics=True)
+    alice, bob, carol = [await ics_guest(app) for _ in range(3)]
+    number = await start_spartan(alice, bob)
+    game_id = game_of(app, alice.name)
+    await alice.send("resign")
+    await bob.expect(r"^\{Game \d+ .* resigns\} 0-1$")
+    assert app.hub.room(game_id) is not None  # still held: the case of the issue
+    await carol.send(f"observe {number}")
+    await carol.expect(
+        rf'^Game {number} is over \(0-1\); "smoves #{game_id}" lists its moves, '
+        rf'"examine #{game_id}" steps through them\.$'
+    )
+    await carol.send("unobserve")
+    await carol.expect(r"^You are not observing any games\.$")
+    assert not [line for line in carol.seen if line.startswith(("<12>", "You are now observing"))]
+    await carol.send(f"smoves #{game_id}")
+    await carol.expect(r"^Movelist for game \d+:$")  # what the line points to answers
+
+
+async def test_adjourn_is_answered_with_a_sentence(start_app: StartApp, ics_guest: OpenIcs) -> None:
+    """Issue 38, item 15: XBoard's F7 sends ``adjourn``; it is answered (games are not adjourned
+    here, and why), not taken for an unknown command, and the game goes on."""
+    app = await start_app(ics=True)
+    alice, bob = await ics_guest(app), await ics_guest(app)
+    await start_spartan(alice, bob)
+    game_id = game_of(app, alice.name)
+    await alice.send("adjourn")
+    await alice.expect(r"^Games are not adjourned on this server: a game goes on while you are away\.")
+    await alice.send("help adjourn")
+    await alice.expect(r"^adjourn  -- games are not adjourned here")
+    room = app.hub.room(game_id)
+    assert room is not None and room.status == "started"

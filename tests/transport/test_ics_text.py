@@ -195,6 +195,16 @@ def test_game_start_and_end_lines() -> None:
     assert end_reason("repetition", "1/2-1/2", "a", "b", 20) == "Game drawn by repetition"
     assert end_reason("time", "1-0", "alice", "bob", 30) == "bob forfeits on time"
     assert end_reason("abort", None, "a", "b", 1) == "Game aborted on move 1"
+    # why, when the end event says (issue 38, item 1): who made no first move, who aborted
+    assert end_reason("abort", None, "a", "b", 0, "no_first_move") == (
+        "Game aborted on move 1: a made no first move in time"
+    )
+    assert end_reason("abort", None, "a", "b", 1, "no_first_move") == (
+        "Game aborted on move 1: b made no first move in time"
+    )
+    assert end_reason("abort", None, "a", "b", 1, "second_aborted") == (
+        "Game aborted on move 1 by b"
+    )
     assert end_line(3, "a", "b", "Game aborted on move 1", None).endswith("} *")
 
 

@@ -22,6 +22,7 @@ SUMMARY = {
     "abort": "abort  -- abort the game before both players have moved",
     "takeback": "takeback  -- ask to take back your last move (unrated games)",
     "flag": "flag  -- the server ends games on time by itself",
+    "adjourn": "adjourn  -- games are not adjourned here (see the answer)",
     "rematch": "rematch  -- offer a rematch after a game",
     "observe": "observe <game number|name>",
     "unobserve": "unobserve [game number]",

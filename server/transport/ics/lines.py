@@ -87,8 +87,33 @@ def end_line(game: int, white: str, black: str, reason: str, result: str | None)
     return f"{{Game {game} ({white} vs. {black}) {reason}}} {result or '*'}"
 
 
-def end_reason(termination: str, result: str | None, white: str, black: str, ply: int) -> str:
-    """The words FICS uses for an ending, naming the player concerned."""
+def finished_game_line(game: int, game_id: str, result: str | None) -> str:
+    """The answer to ``observe`` of a game that has ended (its room is still held a while):
+    where to read it instead.
+
+    >>> finished_game_line(4, "Xq3fT0aa", "1-0")
+    'Game 4 is over (1-0); "smoves #Xq3fT0aa" lists its moves, "examine #Xq3fT0aa" steps through them.'
+    """
+    return (
+        f"Game {game} is over ({result or '*'}); \"smoves #{game_id}\" lists its moves, "
+        f'"examine #{game_id}" steps through them.'
+    )
+
+
+def end_reason(
+    termination: str,
+    result: str | None,
+    white: str,
+    black: str,
+    ply: int,
+    detail: str | None = None,
+) -> str:
+    """The words FICS uses for an ending, naming the player concerned; an abort says why when
+    ``detail`` does (the end event's ``detail``).
+
+    >>> end_reason("abort", None, "alice", "bob", 1, "no_first_move")
+    'Game aborted on move 1: bob made no first move in time'
+    """
     if result == "1-0":
         winner, loser = white, black
     elif result == "0-1":
@@ -113,7 +138,12 @@ def end_reason(termination: str, result: str | None, white: str, black: str, ply
         ),
     }
     if termination == "abort":
-        return f"Game aborted on move {(ply + 2) // 2}"
+        aborted = f"Game aborted on move {(ply + 2) // 2}"
+        if detail == "no_first_move":
+            return f"{aborted}: {black if ply % 2 else white} made no first move in time"
+        if detail in ("first_aborted", "second_aborted"):
+            return f"{aborted} by {white if detail == 'first_aborted' else black}"
+        return aborted
     if termination == "time" and not decided:
         return "Game drawn: a player ran out of time and the other has no mating material"
     return reasons.get(termination, f"Game ended ({termination})")

@@ -38,6 +38,7 @@ __all__ = [
 COMMANDS = (
     "abort",
     "accept",
+    "adjourn",
     "alias",
     "analysis",
     "analyze",

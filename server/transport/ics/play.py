@@ -21,6 +21,12 @@ from server.transport.ics.parse import (
 )
 from server.transport.ics.state import Json, SessionState, error_text, number
 
+ADJOURN_ANSWER = (
+    "Games are not adjourned on this server: a game goes on while you are away. If you lose "
+    "the connection, log in again within the reconnection grace to carry on; after it your "
+    "opponent may claim the game."
+)
+
 
 class PlayCommands(SessionState):
     """The ICS commands of playing and watching: moves, resign, abort, draw, takeback, flag, rematch, observe, unobserve, refresh, games, moves."""
@@ -60,6 +66,11 @@ class PlayCommands(SessionState):
         self._in_game(
             lambda g: self._command(lambda a: AbortCommand(g.game_id, ack=a), self._plain())
         )
+
+    def _cmd_adjourn(self, cmd: CommandLine) -> None:
+        # XBoard sends it for F7 ("Adjourn"); FICS stores the game for later, which a server
+        # whose clocks run while a player is away has no use for.
+        self._write([ADJOURN_ANSWER])
 
     def _offer(self, kind: str, done: str) -> None:
         def act(game: GameView) -> None:

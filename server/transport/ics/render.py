@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from server.hub.commands import (
     JoinCommand,
+    LeaveCommand,
 )
 from server.hub.errors import ErrorCode
 from server.hub.messages import MessageKind
@@ -35,6 +36,7 @@ from server.transport.ics.lines import (
     creating_lines,
     end_line,
     end_reason,
+    finished_game_line,
     rating_text,
     seek_announcement,
     seek_line,
@@ -153,6 +155,11 @@ class MessageRenderer(SessionState):
             self.playing = game_id
         if game_id in self._observing_asked:
             self._observing_asked.discard(game_id)
+            if game.finished:  # a finished game stays in memory a while; it is not followed
+                del self.games[game_id]
+                self._command(lambda a: LeaveCommand(game_id, ack=a))
+                self._write([finished_game_line(number, game_id, snapshot.get("result"))])
+                return
             lines.append(f"You are now observing game {number}.")
             lines.append(
                 f"Game {number}: {game.white} ({rating_text(game.players[0])}) "
@@ -190,7 +197,12 @@ class MessageRenderer(SessionState):
         game.finished = True
         game.clocks = event.get("clocks", game.clocks)
         reason = end_reason(
-            event.get("termination", ""), event.get("result"), game.white, game.black, game.ply
+            event.get("termination", ""),
+            event.get("result"),
+            game.white,
+            game.black,
+            game.ply,
+            event.get("detail"),
         )
         lines = [end_line(game.number, game.white, game.black, reason, event.get("result"))]
         self.offers.pop(game.game_id, None)

@@ -14,6 +14,10 @@ from server.transport.ics.parse import (
 )
 from server.transport.ics.state import Json, SessionState
 
+_TRUE = frozenset({"", "1", "on", "true", "yes"})
+"""The values that set a variable that is on or off (none: set it)."""
+_FALSE = frozenset({"0", "off", "false", "no"})
+
 
 class SettingsCommands(SessionState):
     """The ICS settings and housekeeping commands: set, iset, style, alias, help, date, quit."""
@@ -32,7 +36,11 @@ class SettingsCommands(SessionState):
             self._write(["Style 12 set."])
             return
         if name in self.vars:
-            on = value.lower() in ("1", "on", "true", "yes", "") if value else True
+            word = value.lower()
+            if word not in _TRUE and word not in _FALSE:
+                self._write([f"Bad value given for variable {name}: it is 0 or 1."])
+                return
+            on = word in _TRUE
             self.vars[name] = int(on)
             if name == "seekinfo" and on:
                 self._command(lambda a: SoughtCommand(True, ack=a), self._seekinfo_list)
