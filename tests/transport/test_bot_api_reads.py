@@ -10,6 +10,7 @@ timedeltas and drops blank lines, and these tests check the lines as sent.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import aiohttp
@@ -187,3 +188,32 @@ async def test_online_bots_and_the_public_user_view(
     person = await call(bot.client.users.get_public_data, "alice")
     assert person["username"] == "alice" and "title" not in person
     assert person["online"] is False
+
+
+async def test_each_game_stream_gets_one_game_full_with_the_games_creation_time(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    """Issue 38: a second stream of the same game gets its own ``gameFull``, and the stream
+    already open gets none (at most the same state again); ``createdAt`` is the game's stored
+    creation time, not 0."""
+    app = await start_app(BACKEND)
+    bot = await make_bot(app, open_client, "robo")
+    events = await bot.events()
+    human = await open_client(app, "alice")
+    await human.register("alice")
+    game_id = await challenge_bot(human, bot, events, "minishogi", "first", BYOYOMI)
+    first = await bot.raw(f"/api/bot/game/stream/{game_id}")
+    full = await first.next()
+    stored = await app.store.get_game(game_id)
+    assert stored is not None
+    assert full["type"] == "gameFull"
+    assert full["createdAt"] == int(stored.created_at.timestamp() * 1000)
+    assert abs(full["createdAt"] / 1000 - time.time()) < 600
+    second = await bot.raw(f"/api/bot/game/stream/{game_id}")
+    assert (await second.next())["type"] == "gameFull"
+    await human.ok("move", {"game": game_id, "ply": 1, "move": MINI_MATE[0]})
+    for stream in (first, second):
+        seen = []
+        while not seen or seen[-1].get("moves") != MINI_MATE[0]:
+            seen.append(await stream.next())
+        assert [line["type"] for line in seen] in (["gameState"], ["gameState"] * 2), seen

@@ -159,7 +159,8 @@ class GameFullEvent(TypedDict):
     speed: str
     perf: PerfObject
     rated: bool
-    createdAt: int
+    createdAt: NotRequired[int]
+    """When the game was created (ms since the epoch), as stored; left out if not known."""
     white: UserObject | NoUser
     black: UserObject | NoUser
     initialFen: str
@@ -420,10 +421,12 @@ def game_state(game: GameSnapshot) -> GameStateEvent:
     return state
 
 
-def game_full(game: GameSnapshot) -> GameFullEvent:
+def game_full(game: GameSnapshot, created_at_ms: int | None = None) -> GameFullEvent:
+    """A game stream's first line; ``created_at_ms`` the game's creation (the snapshot has
+    none: it is the store's)."""
     players = game["players"]
     start_fen = game.get("start_fen")
-    return {
+    full: GameFullEvent = {
         "type": "gameFull",
         "id": game["game"],
         "variant": variant_view(game["variant"]),
@@ -431,12 +434,14 @@ def game_full(game: GameSnapshot) -> GameFullEvent:
         "speed": game.get("speed"),
         "perf": {"name": game.get("speed")},
         "rated": bool(game.get("rated")),
-        "createdAt": 0,  # a snapshot has no creation time
         "white": player_view(players.get("first")),
         "black": player_view(players.get("second")),
         "initialFen": start_fen if start_fen else "startpos",
         "state": game_state(game),
     }
+    if created_at_ms is not None:
+        full["createdAt"] = created_at_ms
+    return full
 
 
 def game_event(

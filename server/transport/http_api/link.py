@@ -341,9 +341,12 @@ class BotLink:
             self._starting.discard(game_id)
             if role != "spectator" and data["status"] == "started":
                 self._event(lichess.game_event("gameStart", data, role))
+        # A stream already open has had its gameFull: a snapshot arriving now (another stream
+        # of this game joined again, or the room was resent after a move between servers) is
+        # the same game's state, not a new start.
         for stream in self.game_streams:
             if stream.game_id == game_id:
-                stream.send(lichess.game_full(data))
+                stream.send(lichess.game_state(data))
 
     def _room_event(self, data: RoomEvent, update: Callable[[GameSnapshot], None]) -> None:
         game = self.games.get(data["game"])

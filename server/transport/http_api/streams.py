@@ -9,6 +9,7 @@ behind by :data:`~.link.MAX_QUEUED` lines is cut off.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 
 from aiohttp import web
@@ -87,13 +88,33 @@ async def game_stream(request: web.Request) -> web.StreamResponse:
             link.games.pop(game_id, None)
             api_error(404, "No such game (not one of yours)")
         link.game_streams.add(stream)
-        stream.send(lichess.game_full(game))
+        stream.send(lichess.game_full(game, await _created_at_ms(request, game_id)))
         if game.get("status") == "finished":
             stream.end()
         return await _pump(request, stream)
     finally:
         link.game_streams.discard(stream)
         link.release()
+
+
+CREATED_AT_WAIT_S = 2.0
+"""How long a game stream's start waits for the store's creation time before it leaves it out."""
+
+
+async def _created_at_ms(request: web.Request, game_id: str) -> int | None:
+    """The game's creation time as stored (``gameFull``'s ``createdAt``), or None when the
+    database cannot say it now: the stream does not wait for a detail."""
+    try:
+        record = await asyncio.wait_for(
+            request.app[CONTEXT].store.get_game(game_id), CREATED_AT_WAIT_S
+        )
+    except TimeoutError:
+        return None
+    except Exception as error:
+        if type(error).__name__ == "StoreUnavailableError":
+            return None
+        raise
+    return None if record is None else int(record.created_at.timestamp() * 1000)
 
 
 async def _link(request: web.Request, info: object) -> BotLink:
