@@ -16,8 +16,6 @@ __all__ = ["SHUTDOWN_GRACE_S", "HttpApiServer"]
 SHUTDOWN_GRACE_S = 2.0
 """How long requests in progress may take to finish when the server stops (open streams end at
 once: :meth:`BotLinks.close`)."""
-KEEPALIVE_S = 75.0
-"""An idle kept-alive connection is closed after this long."""
 
 
 class UnparsableRequests(logging.Filter):
@@ -54,7 +52,10 @@ class HttpApiServer:
             handle_signals=False,
             access_log=None,
             shutdown_timeout=SHUTDOWN_GRACE_S,
-            keepalive_timeout=KEEPALIVE_S,
+            # An idle kept-alive connection is closed after this long; aiohttp's timer also
+            # runs while a later request's headers arrive (and a first one's, after the public
+            # listener's own header_timeout_s), so it bounds a trickled head too.
+            keepalive_timeout=self.context.settings.http_keepalive_s,
         )
         await runner.setup()
         self._runner = runner
