@@ -199,6 +199,7 @@ class App:
                 header_timeout_s=settings.header_timeout_s,
                 max_queued=settings.max_queued,
                 max_queued_per_address=settings.max_queued_per_address,
+                max_opening=settings.max_opening,
             ),
             admission=self.admission,
             trusted=TrustedProxies(settings.trusted_proxies),

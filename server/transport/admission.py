@@ -90,8 +90,12 @@ class Admission:
         self.max_total = max_total
         self._reserve = reserve
         self._clock = clock
-        self._open: dict[int, tuple[Descriptor, tuple[Door, str]]] = {}
-        self._by_key: dict[tuple[Door, str], set[int]] = {}
+        # Two maps, keyed by a string ("door address"), rather than one of (socket, key) pairs:
+        # a pair, or a key holding the Door member, would be one more object per connection for
+        # the garbage collector to track (tests/transport/test_transport_memory.py).
+        self._open: dict[int, Descriptor] = {}
+        self._key_of: dict[int, str] = {}
+        self._by_key: dict[str, set[int]] = {}
         self._swept_at = -SWEEP_EVERY_S
 
     @property
@@ -101,10 +105,11 @@ class Admission:
 
     def count(self, door: Door, address: str) -> int:
         """Open connections of ``address`` on ``door`` (closed ones dropped first)."""
-        fds = self._by_key.get((door, address))
+        key = f"{door.value} {address}"
+        fds = self._by_key.get(key)
         if not fds:
             return 0
-        self._prune((door, address), fds)
+        self._prune(key, fds)
         return len(fds)
 
     def admit(self, sock: Descriptor, door: Door, address: str, per_address: int) -> Admit:
@@ -112,7 +117,7 @@ class Admission:
         ``per_address`` open there or the process is at its cap (then nothing is counted)."""
         fd = sock.fileno()
         self._forget(fd)  # a closed connection's descriptor, reused
-        key = (door, address)
+        key = f"{door.value} {address}"
         fds = self._by_key.get(key)
         if fds is not None and len(fds) >= per_address:
             self._prune(key, fds)
@@ -125,7 +130,8 @@ class Admission:
                 return Admit.FULL
             if len(self._open) >= self.max_total:
                 verdict = Admit.RESERVE
-        self._open[fd] = (sock, key)
+        self._open[fd] = sock
+        self._key_of[fd] = key
         if fds is None:
             self._by_key[key] = fds = set()
         fds.add(fd)
@@ -135,22 +141,21 @@ class Admission:
         """``sock`` is closing: it no longer counts (a door that knows when it closes says so;
         the others are found out lazily)."""
         fd = sock.fileno()
-        entry = self._open.get(fd)
-        if entry is not None and entry[0] is sock:
+        if self._open.get(fd) is sock:
             self._forget(fd)
 
     def _forget(self, fd: int) -> None:
-        entry = self._open.pop(fd, None)
-        if entry is None:
+        if self._open.pop(fd, None) is None:
             return
-        fds = self._by_key.get(entry[1])
+        key = self._key_of.pop(fd)
+        fds = self._by_key.get(key)
         if fds is not None:
             fds.discard(fd)
             if not fds:
-                del self._by_key[entry[1]]
+                del self._by_key[key]
 
-    def _prune(self, key: tuple[Door, str], fds: set[int]) -> None:
-        for fd in [fd for fd in fds if self._open[fd][0].fileno() != fd]:
+    def _prune(self, key: str, fds: set[int]) -> None:
+        for fd in [fd for fd in fds if self._open[fd].fileno() != fd]:
             self._forget(fd)
 
     def _sweep(self) -> None:
@@ -158,7 +163,7 @@ class Admission:
         if now - self._swept_at < SWEEP_EVERY_S:
             return
         self._swept_at = now
-        for fd in [fd for fd, (sock, _) in self._open.items() if sock.fileno() != fd]:
+        for fd in [fd for fd, sock in self._open.items() if sock.fileno() != fd]:
             self._forget(fd)
 
 
