@@ -117,6 +117,9 @@ class ListenerLimits:
     """The one path served to a connection accepted over the cap (within the reserve)."""
 
 
+_OPENING_FULL = "Too many connections opening; try again shortly."
+
+
 def request_path(peeked: bytes) -> str | None:
     """The path of the request line at the start of ``peeked``, or ``None`` while the line is
     not complete. A line that is not ``METHOD TARGET VERSION`` gives ``""``.
@@ -345,18 +348,32 @@ class PublicListener:
             self._open(conn, path or "")
             return
         line = self._queued.get(waiting.address)
-        if self._queued_count >= self.limits.max_queued or (
-            line is not None and len(line) >= self.limits.max_queued_per_address
+        queued_here = 0 if line is None else len(line)
+        if queued_here >= self.limits.max_queued_per_address or (
+            self._queued_count >= self.limits.max_queued and not self._evict(queued_here)
         ):
-            self.refusals.refuse(
-                conn, http_refusal(503, "Too many connections opening; try again shortly.")
-            )
+            self.refusals.refuse(conn, http_refusal(503, _OPENING_FULL))
             return
         if line is None:
             self._queued[waiting.address] = line = deque()
         line.append(_Queued(conn, path or "", asyncio.get_running_loop().time()))
         self._queued_count += 1
         self._open_queued()
+
+    def _evict(self, queued_here: int) -> bool:
+        """The queue is full: make room for a connection of an address with ``queued_here``
+        waiting, by refusing the oldest of the longest line if that is longer (many addresses'
+        connections, each within its share, cannot keep out an address with fewer); False if
+        no line is longer."""
+        longest = max(self._queued, key=lambda address: len(self._queued[address]))
+        line = self._queued[longest]
+        if len(line) <= queued_here + 1:
+            return False
+        evicted = line.popleft()
+        self._queued_count -= 1
+        if evicted.conn.fileno() >= 0:
+            self.refusals.refuse(evicted.conn, http_refusal(503, _OPENING_FULL))
+        return True
 
     def _open(self, conn: socket.socket, path: str) -> None:
         """Hand over a websocket, which holds a slot until it logs in (or for

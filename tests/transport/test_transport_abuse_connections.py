@@ -136,8 +136,9 @@ async def test_silent_websockets_of_one_address_do_not_queue_ahead_of_an_honest_
     """Item 3: complete upgrades that never log in hold an opening slot for 1 s each; the
     queue behind the slots serves addresses in turn, so an honest login waits for one slot,
     not for the attacker's whole queue (FIFO: 20 / 2 slots = 10 s here). Over the address's
-    share of the queue, the attacker gets 503."""
-    app = await start_app(max_opening=2, max_queued_per_address=18)
+    share of the queue, the attacker gets 503; the queue full (of the attacker's), the honest
+    connection takes the place of the attacker's oldest."""
+    app = await start_app(max_opening=2, max_queued_per_address=18, max_queued=18)
     attackers = [await raw(app, data=WS_UPGRADE) for _ in range(20)]
     await wait_until(lambda: app.listener.opening == 2 and app.listener.queued == 18)
     reader, _ = await raw(app, data=WS_UPGRADE)
