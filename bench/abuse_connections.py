@@ -40,9 +40,13 @@ from typing import Any
 
 import aiohttp
 from load_clients import Player, Stats, login_guest, percentile
-from processes import probe_report, raise_fd_limit, start_hub
+from processes import ROOT, probe_report, raise_fd_limit, start_hub
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
+
+sys.path.insert(0, str(ROOT))  # this tree's settings, as the hub it starts
+
+from server.config import Settings
 
 KINDS = {
     "slow_head": (b"GET /api/account HTTP/1.1\r\nHost: hub\r\nX-Slow: ", b"a"),
@@ -194,8 +198,11 @@ def figures(values: list[float]) -> str:
 
 async def main(args: argparse.Namespace) -> None:
     limit = raise_fd_limit()
-    if args.unlimited:
-        os.environ["HUB_MAX_CONNECTIONS_PER_ADDRESS"] = "100000"
+    defaults = Settings()  # the attacked hub's limits are the defaults (start_hub raises them)
+    os.environ["HUB_MAX_CONNECTIONS_PER_ADDRESS"] = str(
+        100_000 if args.unlimited else defaults.max_connections_per_address
+    )
+    os.environ["HUB_MAX_QUEUED_PER_ADDRESS"] = str(defaults.max_queued_per_address)
     with tempfile.TemporaryDirectory() as workdir:
         url = f"sqlite+aiosqlite:///{Path(workdir) / 'hub.sqlite3'}"
         hub = await start_hub(url, Path(workdir))
