@@ -100,6 +100,10 @@ async def start_hub(
     probe_file = workdir / "probe.jsonl"
     env = {
         "BENCH_PROBE_FILE": str(probe_file),
+        # Every bench client is 127.0.0.1: the per-address limits are raised for its crowds
+        # (the environment may set them: bench/abuse_connections.py keeps the defaults).
+        "HUB_MAX_CONNECTIONS_PER_ADDRESS": "100000",
+        "HUB_MAX_QUEUED_PER_ADDRESS": "100000",
         **os.environ,
         "PYTHONPATH": str(root),
         "HUB_PORT": str(port),

@@ -331,6 +331,13 @@ class LocalCluster:
             "HUB_HOST": "127.0.0.1",
             "HUB_ICS_PORT": "0",  # several hubs on one machine: no shared fixed ICS port
             "HUB_WORKER_KEYS": secrets.token_urlsafe(24),
+            # HAProxy connects from 127.0.0.1 and names each client in a PROXY header
+            # (config/haproxy.cfg); every local client is 127.0.0.1 too, so its per-address
+            # limits are raised for the tests' and benchmarks' crowds of clients.
+            "HUB_TRUSTED_PROXIES": "127.0.0.1",
+            "HUB_MAX_CONNECTIONS_PER_ADDRESS": "100000",
+            "HUB_ICS_MAX_CONNECTIONS_PER_ADDRESS": "100000",
+            "HUB_MAX_QUEUED_PER_ADDRESS": "100000",
             **(env or {}),
         }
         self.hubs = [Hub(f"hub{i + 1}", hub_env, self.log_dir, hub_argv) for i in range(hubs)]

@@ -19,6 +19,7 @@ False
 """
 
 import dataclasses
+import ipaddress
 import math
 import os
 import re
@@ -133,6 +134,16 @@ def _worker_keys(value: str) -> str | None:
     return None
 
 
+def _networks(value: str) -> str | None:
+    try:
+        for item in value.split(","):
+            if item.strip():
+                ipaddress.ip_network(item.strip(), strict=False)
+    except ValueError:
+        return "must be empty or comma-separated IP addresses or networks (10.0.0.5, 10.0.0.0/8)"
+    return None
+
+
 def _setting(section: str, default: Any, check: Check) -> Any:
     """A field in TOML section ``section``; ``check`` validates every value it receives."""
     metadata = {"section": section, "check": check}
@@ -181,6 +192,18 @@ class Settings:
     move_lease_s: float = _setting("engines", 20.0, _positive)
     analysis_lease_s: float = _setting("engines", 60.0, _positive)
     fishnet_poll_s: float = _setting("engines", 5.0, _at_least(0))
+    # [connections]
+    trusted_proxies: str = _setting("connections", "", _networks)
+    max_connections: int = _setting("connections", 16000, _at_least(16))
+    max_connections_per_address: int = _setting("connections", 64, _at_least(1))
+    ics_max_connections_per_address: int = _setting("connections", 8, _at_least(1))
+    header_timeout_s: float = _setting("connections", 10.0, _positive)
+    body_timeout_s: float = _setting("connections", 20.0, _positive)
+    http_keepalive_s: float = _setting("connections", 30.0, _positive)
+    login_timeout_s: float = _setting("connections", 30.0, _positive)
+    max_opening: int = _setting("connections", 32, _at_least(1))
+    max_queued: int = _setting("connections", 1024, _at_least(1))
+    max_queued_per_address: int = _setting("connections", 16, _at_least(1))
     # [auth]
     argon2_time_cost: int = _setting("auth", 3, _at_least(1))
     argon2_memory_kib: int = _setting("auth", 65536, _at_least(8))

@@ -47,12 +47,14 @@ from server.hub.room import RoomSettings
 from server.store import EndJournal, MoveWriter, Store, StoreUnavailableError
 from server.store.migrate import upgrade_to_head
 from server.transport.accounts import Accounts
+from server.transport.addresses import TrustedProxies
+from server.transport.admission import Admission, connection_cap
 from server.transport.driver import HubDriver
 from server.transport.http_api.context import ApiContext
 from server.transport.http_api.paths import is_api_path
 from server.transport.http_api.runner import HttpApiServer
 from server.transport.ics.server import IcsServer
-from server.transport.public import ProtocolFactory, PublicListener
+from server.transport.public import ListenerLimits, ProtocolFactory, PublicListener
 from server.transport.server import TransportServer
 
 __all__ = ["App", "hub_config", "main"]
@@ -60,6 +62,8 @@ __all__ = ["App", "hub_config", "main"]
 logger = logging.getLogger("server")
 
 HEALTH_DB_TIMEOUT_S = 2.0
+HEALTH_CHECK_RESERVE = 64
+"""Connections accepted over ``max_connections`` to answer ``/healthz`` only (others get 503)."""
 
 
 def hub_config(settings: Settings) -> HubConfig:
@@ -176,6 +180,13 @@ class App:
                 analysis=self.analysis,
             )
         )
+        # Every door counts its connections per client address, and all of them together
+        # below the open-file limit (server/transport/admission.py); a few more are accepted
+        # over that cap for a health check only, so that HAProxy does not take a full hub for
+        # a dead one.
+        self.admission = Admission(
+            connection_cap(settings.max_connections), reserve=HEALTH_CHECK_RESERVE
+        )
         # A websocket holds its admission slot until it logs in (a reconnect storm opens only
         # so many at once: server/transport/public.py).
         self.listener = PublicListener(
@@ -183,13 +194,29 @@ class App:
             settings.port,
             self._door_for,
             holds=lambda path: path == settings.ws_path,
+            limits=ListenerLimits(
+                per_address=settings.max_connections_per_address,
+                header_timeout_s=settings.header_timeout_s,
+                max_queued=settings.max_queued,
+                max_queued_per_address=settings.max_queued_per_address,
+                max_opening=settings.max_opening,
+            ),
+            admission=self.admission,
+            trusted=TrustedProxies(settings.trusted_proxies),
         )
         self.server.on_login = self.listener.admitted
         # The ICS text interface: a second transport over the same hub (docs/ics.md).
         ics_port = settings.ics_port if ics_listen is None else ics_listen
         self.ics = (
             # the analysis desk: the store's reads, and analysis requests that queue their job
-            IcsServer(settings, self.driver, self.accounts, self.analysis, port=ics_port)
+            IcsServer(
+                settings,
+                self.driver,
+                self.accounts,
+                self.analysis,
+                port=ics_port,
+                admission=self.admission,
+            )
             if settings.ics_port or ics_listen is not None
             else None
         )

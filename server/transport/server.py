@@ -5,7 +5,8 @@ Built on ``websockets.asyncio.server.serve`` (no compression; incoming frames up
 trip also measures the lag credited to moves).
 
 A connection first authenticates (``register``, ``login``, ``guest`` or ``resume``; see
-:mod:`server.transport.frames`) within :data:`AUTH_TIMEOUT_S`; the answer is ``welcome`` with the
+:mod:`server.transport.frames`) within ``login_timeout_s`` (else it is closed with 1008,
+"authentication timeout"); the answer is ``welcome`` with the
 player and the session token, followed by the hub's ``hello``. After that every text frame is a
 hub command, except the review commands (``games``, ``review``, ``export``; see
 :mod:`server.transport.review`), which read the store and need no login. Each incoming frame first passes the connection's token bucket: over the limit it is
@@ -62,7 +63,7 @@ from server.transport.ws_internals import (
     forget_handshake,
 )
 
-__all__ = ["AUTH_TIMEOUT_S", "ClientConnection", "TransportServer"]
+__all__ = ["AUTH_TIMEOUT_REASON", "ClientConnection", "TransportServer"]
 
 logger = logging.getLogger(__name__)
 
@@ -76,8 +77,8 @@ class _Listen(TypedDict, total=False):
     start_serving: bool
 
 
-AUTH_TIMEOUT_S = 30.0
-"""An unauthenticated connection is closed (1008) after this long."""
+AUTH_TIMEOUT_REASON = "authentication timeout"
+"""The close reason (code 1008) of a connection not logged in within ``login_timeout_s``."""
 MAX_AUTH_FAILURES = 5
 """Failed logins per connection before it is closed (1008)."""
 MAX_LAG_MS = 500
@@ -139,7 +140,7 @@ class ClientConnection:
         """The rest of a frame handled at once, if it had to wait (a login, a review query),
         until it is done."""
         self._auth_timer: asyncio.TimerHandle | None = None
-        """Closes the connection if it is still anonymous after :data:`AUTH_TIMEOUT_S`."""
+        """Closes the connection if it is still anonymous after ``login_timeout_s``."""
 
     # --- Peer ---------------------------------------------------------------------------------
 
@@ -174,7 +175,9 @@ class ClientConnection:
         self.send(error_message(code, text, ack))
 
     async def run(self) -> None:
-        self._auth_timer = self._loop.call_later(AUTH_TIMEOUT_S, self._auth_timeout)
+        self._auth_timer = self._loop.call_later(
+            self._server.settings.login_timeout_s, self._auth_timeout
+        )
         ws = self.ws
         forget_handshake(ws)
         if isinstance(ws, JitteredConnection):
@@ -214,7 +217,7 @@ class ClientConnection:
     def _auth_timeout(self) -> None:
         self._auth_timer = None
         if self.identity is None:
-            self.close_soon(CloseCode.POLICY_VIOLATION, "authentication timeout")
+            self.close_soon(CloseCode.POLICY_VIOLATION, AUTH_TIMEOUT_REASON)
 
     def _stop_auth_timer(self) -> None:
         timer = self._auth_timer
@@ -452,6 +455,9 @@ class TransportServer:
             self._handle,
             process_request=self._routes,
             compression=None,
+            # The handshake of a connection handed over (its request head has come whole)
+            # and of one served directly (tests) alike.
+            open_timeout=settings.header_timeout_s,
             max_size=settings.max_frame_bytes,
             ping_interval=settings.ping_interval_s,
             ping_timeout=settings.ping_timeout_s,

@@ -13,7 +13,7 @@ import subprocess
 from collections.abc import AsyncIterator
 from http import HTTPStatus
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 import yaml
@@ -23,6 +23,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
 from server.config import load_settings
+from server.transport.addresses import ProxyHeader, parse_proxy_header
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
@@ -51,7 +52,13 @@ def test_docker_compose_config_accepts_the_file() -> None:
         timeout=60,
     )
     assert set(services.stdout.split()) == {
-        "postgres", "redis", "migrate", "hub1", "hub2", "proxy", "worker"
+        "postgres",
+        "redis",
+        "migrate",
+        "hub1",
+        "hub2",
+        "proxy",
+        "worker",
     }
 
 
@@ -128,9 +135,29 @@ def test_the_image_and_the_replica_settings() -> None:
     assert (settings.host, settings.port) == ("0.0.0.0", 8080)
     assert settings.database_url.startswith("postgresql+asyncpg://")
     assert settings.worker_key_list == (default_key,)
+    # The hubs believe the PROXY header of the proxy's fixed address only.
+    proxy = compose()["services"]["proxy"]["networks"]["default"]["ipv4_address"]
+    assert settings.trusted_proxies == proxy
 
 
 # --- HAProxy from config/haproxy.cfg, as scripts/cluster.py starts it ------------------------
+
+
+class ProxiedConnection(ServerConnection):
+    """A websocket server's connection that first reads HAProxy's PROXY header, as a hub's
+    listener does (``send-proxy-v2`` in config/haproxy.cfg; server/transport/addresses.py)."""
+
+    headers: ClassVar[list[ProxyHeader]] = []
+    """The PROXY headers read, by every backend."""
+
+    def data_received(self, data: bytes) -> None:
+        if not getattr(self, "_proxy_read", False):
+            self._proxy_read = True
+            header = parse_proxy_header(data)  # all in the first segment: HAProxy writes it at once
+            assert header is not None
+            ProxiedConnection.headers.append(header)
+            data = data[header.length :]
+        super().data_received(data)
 
 
 class Backend:
@@ -144,7 +171,13 @@ class Backend:
         self.server: Server | None = None
 
     async def start(self) -> None:
-        self.server = await serve(self._echo, "127.0.0.1", self.port, process_request=self._health)
+        self.server = await serve(
+            self._echo,
+            "127.0.0.1",
+            self.port,
+            process_request=self._health,
+            create_connection=ProxiedConnection,
+        )
 
     async def stop(self) -> None:
         """Close the listening socket and every websocket (like a dying hub)."""
@@ -227,6 +260,8 @@ async def test_haproxy_spreads_websockets_and_drops_an_unhealthy_backend(
         clients = [await connect(proxy.url), await connect(proxy.url)]
         names = [await client.recv() for client in clients]
         assert sorted(names) == ["hub1", "hub2"]  # each to the one with the fewest connections
+        # Each connection began with HAProxy's PROXY header naming the client (this test).
+        assert any(header.address == "127.0.0.1" for header in ProxiedConnection.headers)
         on_hub1 = clients[names.index("hub1")]
         backends[0].status = 503  # hub1's database went away
         await proxy.wait_states({"hub1": "DOWN"})

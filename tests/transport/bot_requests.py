@@ -150,6 +150,7 @@ def json_object(fields: dict[str, Any]) -> Body:
 broken_body: st.SearchStrategy[Body] = st.one_of(
     st.just((b"x" * (MAX_BODY_BYTES + 10), FORM)),
     st.just((b'{"text": ' * 200, JSON)),
+    st.just((b'{"text": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", JSON)),  # RecursionError once
     st.sampled_from([b"[1, 2]", b'"text"', b"null", b"{", b"\xff\xfe", b'{"text": [1]}']).map(
         lambda raw: (raw, JSON)
     ),
@@ -157,8 +158,8 @@ broken_body: st.SearchStrategy[Body] = st.one_of(
         lambda raw: (raw, FORM)
     ),
 )
-"""A body no endpoint reads: over the size limit, not JSON, a JSON non-object or nested value,
-not UTF-8, a field given twice, NUL."""
+"""A body no endpoint reads: over the size limit, not JSON, a JSON non-object or nested value
+(100,000 levels deep too), not UTF-8, a field given twice, NUL."""
 any_body: st.SearchStrategy[Body] = st.one_of(  # valid or not: for callers refused anyway
     st.just((None, None)),
     broken_body,

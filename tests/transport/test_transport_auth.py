@@ -7,7 +7,6 @@ from support import poll
 from websockets.exceptions import ConnectionClosed
 from ws_support import OpenClient, StartApp, start_game
 
-import server.transport.server as transport_server
 from server.hub.identity import Rating
 
 BACKENDS = ["sqlite", "postgresql"]
@@ -164,10 +163,9 @@ async def test_ratings_are_loaded_from_the_store_at_login(
 
 
 async def test_unauthenticated_connections_are_closed_after_a_timeout(
-    start_app: StartApp, open_client: OpenClient, monkeypatch: pytest.MonkeyPatch
+    start_app: StartApp, open_client: OpenClient
 ) -> None:
-    monkeypatch.setattr(transport_server, "AUTH_TIMEOUT_S", 0.2)
-    app = await start_app()
+    app = await start_app(login_timeout_s=0.2)
     client = await open_client(app)
     with pytest.raises(ConnectionClosed) as closed:
         await client.recv(timeout=5)

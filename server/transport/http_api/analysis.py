@@ -27,6 +27,7 @@ from server.transport.analysis_api import (
     request_analysis,
 )
 from server.transport.http_api.context import CONTEXT, api_error
+from server.transport.http_api.forms import json_body
 
 __all__ = ["routes"]
 
@@ -44,16 +45,10 @@ def _desk(request: web.Request) -> Any:
 
 async def _fields(request: web.Request) -> dict[str, object]:
     fields: dict[str, object] = dict(request.query)
-    if not request.can_read_body:
+    if not request.body_exists:
         return fields
     if request.content_type == "application/json":
-        try:
-            body = await request.json()
-        except ValueError:
-            api_error(400, "The body is not JSON.")
-        if not isinstance(body, dict):
-            api_error(400, "The body must be a JSON object.")
-        fields.update(body)
+        fields.update(await json_body(request))
     else:
         fields.update(await request.post())
     return fields

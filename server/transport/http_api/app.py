@@ -6,17 +6,22 @@ this application rather than to the websocket server).
 
 Every error is answered the lichess way, a status and ``{"error": "…"}``: the handlers' own
 (:func:`~server.transport.http_api.context.api_error`), aiohttp's (404, 405, 413 …) and a bug
-(500, logged).
+(500, logged with its traceback). What a client can cause — a body that does not come in time
+(408), a body cut off by the client going away — is logged as one INFO line
+(:func:`whole_bodies`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from types import ModuleType
 
 from aiohttp import web
+from aiohttp.http_exceptions import PayloadEncodingError
 
+from server.transport.addresses import client_address
 from server.transport.http_api import (
     account,
     analysis,
@@ -72,6 +77,43 @@ async def lichess_errors(request: web.Request, handler: Handler) -> web.StreamRe
         return _refusal(500, "Internal server error.")
 
 
+@web.middleware
+async def whole_bodies(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Read a request's whole body before its handler runs, within ``body_timeout_s`` (a body
+    trickled byte by byte, or announced and never sent, would hold the connection and the
+    handler for ever), so that no handler meets a slow or broken body: a body late is a 408
+    and the connection closed; a body cut off (the client reset or closed the connection) is
+    logged as one INFO line and answered with a 400 that nobody reads. Handlers then read the
+    body aiohttp keeps (``request.read()``, :func:`~server.transport.http_api.forms.json_body`)."""
+    if request.can_read_body:
+        limit = request.app[CONTEXT].settings.body_timeout_s
+        try:
+            async with asyncio.timeout(limit):
+                await request.read()  # bounded by the application's client_max_size (413)
+        except TimeoutError:
+            logger.info(
+                "HTTP API: %s %s from %s: body not received within %g s (answered 408)",
+                request.method,
+                request.path,
+                client_address(request.transport) if request.transport else "?",
+                limit,
+            )
+            answer = _refusal(408, f"The request body did not arrive within {limit:g} s.")
+            answer.force_close()
+            return answer
+        except (ConnectionError, PayloadEncodingError) as error:
+            logger.info(
+                "HTTP API: %s %s: the client went away during its body (%s)",
+                request.method,
+                request.path,
+                type(error).__name__,
+            )
+            answer = _refusal(400, "The request body was cut off.")
+            answer.force_close()
+            return answer
+    return await handler(request)
+
+
 def _refusal(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
     body: ErrorAnswer = {"error": message}
     return web.json_response(body, status=status, headers=headers)
@@ -84,7 +126,9 @@ def _allow(error: web.HTTPException) -> dict[str, str]:
 
 def build_application(context: ApiContext) -> web.Application:
     """The application: the route modules' routes, then the plain pages as a fallback."""
-    app = web.Application(middlewares=[lichess_errors], client_max_size=MAX_BODY_BYTES)
+    app = web.Application(
+        middlewares=[lichess_errors, whole_bodies], client_max_size=MAX_BODY_BYTES
+    )
     app[CONTEXT] = context
     for module in ROUTE_MODULES:
         app.add_routes(module.routes)

@@ -19,6 +19,7 @@ from aiohttp import web
 from server.jsontypes import JsonObject
 from server.rules.analysis import PlyEvalView
 from server.transport.http_api.context import CONTEXT, api_error
+from server.transport.http_api.forms import json_body
 
 __all__ = ["AnalysisEntry", "WorkQueue", "parse_analysis", "routes"]
 
@@ -68,16 +69,6 @@ def _queue(request: web.Request) -> WorkQueue:
     if scheme.lower() != "bearer" or not key or not queue.authorised(key.strip()):
         api_error(401, "Missing or wrong worker key.")
     return queue
-
-
-async def _body(request: web.Request) -> JsonObject:
-    try:
-        body = await request.json()
-    except ValueError:
-        api_error(400, "The body is not JSON.")
-    if not isinstance(body, dict):
-        api_error(400, "The body must be a JSON object.")
-    return body
 
 
 def _job_id(request: web.Request) -> str:
@@ -151,7 +142,7 @@ def parse_analysis(body: JsonObject) -> tuple[list[AnalysisEntry], bool]:
 @routes.post("/fishnet/acquire")
 async def acquire(request: web.Request) -> web.StreamResponse:
     queue = _queue(request)
-    body = await _body(request)
+    body = await json_body(request)
     worker = body.get("worker")
     if not isinstance(worker, dict):
         api_error(400, "worker must be an object with a name.")
@@ -175,7 +166,7 @@ async def acquire(request: web.Request) -> web.StreamResponse:
 async def move(request: web.Request) -> web.StreamResponse:
     queue = _queue(request)
     job_id = _job_id(request)
-    body = await _body(request)
+    body = await json_body(request)
     answer = body.get("move")
     if not isinstance(answer, dict) or "bestmove" not in answer:
         api_error(400, 'move must be {"bestmove": "<move>" | null}.')
@@ -189,7 +180,7 @@ async def move(request: web.Request) -> web.StreamResponse:
 async def analysis(request: web.Request) -> web.StreamResponse:
     queue = _queue(request)
     job_id = _job_id(request)
-    entries, done = parse_analysis(await _body(request))
+    entries, done = parse_analysis(await json_body(request))
     if not await queue.submit_analysis(job_id, entries, done):
         api_error(404, "No such analysis job (finished, expired or unknown).")
     return web.Response(status=204)
@@ -202,7 +193,7 @@ async def job_keepalive(request: web.Request) -> web.StreamResponse:
     queue = _queue(request)
     job_id = _job_id(request)
     if request.body_exists:
-        await _body(request)  # an empty body, or any JSON object
+        await json_body(request)  # an empty body, or any JSON object
     if not await queue.renew_lease(job_id):
         api_error(404, "No such job (finished, cancelled, expired or unknown).")
     return web.Response(status=204)

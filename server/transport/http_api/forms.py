@@ -1,22 +1,46 @@
 """Request bodies: ``application/x-www-form-urlencoded`` (what lichess's API and berserk send)
 or a JSON object of scalars. Unknown fields are ignored, as lichess does; a field given twice,
-a body that is neither, or one over the size limit (413, aiohttp's) is refused."""
+a body that is neither, or one over the size limit (413, aiohttp's) is refused.
+
+Every JSON body of the HTTP API is parsed by :func:`json_body`: the websocket's decoder
+(:func:`server.transport.codec.decode`), with its bounds on depth, numbers and text, so a
+deeply nested body is a 400 like any other bad JSON, never a ``RecursionError``. The body
+itself has been read whole, within ``body_timeout_s``, before any handler runs
+(:func:`server.transport.http_api.app.whole_bodies`)."""
 
 from __future__ import annotations
 
-import json
+from typing import Any
 from urllib.parse import parse_qsl
 
 from aiohttp import web
 
+from server.jsontypes import JsonObject
+from server.transport.codec import DecodeError, decode
 from server.transport.http_api.context import api_error
 
-__all__ = ["flag", "read_form", "whole_number"]
+__all__ = ["flag", "json_body", "parse_json_object", "read_form", "whole_number"]
+
+
+def parse_json_object(raw: bytes) -> JsonObject:
+    """``raw`` as a JSON object, or a 400 saying why not."""
+    try:
+        value: Any = decode(raw)
+    except DecodeError as exc:
+        api_error(400, exc.message.replace("The frame", "The body", 1))
+    if not isinstance(value, dict):
+        api_error(400, "The JSON body must be an object.")
+    return value
+
+
+async def json_body(request: web.Request) -> JsonObject:
+    """The request's body as a JSON object (:func:`parse_json_object`)."""
+    return parse_json_object(await request.read())
 
 
 async def read_form(request: web.Request) -> dict[str, str]:
     """The body's fields as text (JSON numbers and booleans as their JSON text)."""
-    if not request.can_read_body:
+    if not request.body_exists:
         return {}
     raw = await request.read()  # bounded by the application's client_max_size
     if not raw:
@@ -24,13 +48,7 @@ async def read_form(request: web.Request) -> dict[str, str]:
     kind = request.content_type
     fields: dict[str, str] = {}
     if kind == "application/json":
-        try:
-            value = json.loads(raw)
-        except (ValueError, RecursionError):
-            api_error(400, "The body is not valid JSON.")
-        if not isinstance(value, dict):
-            api_error(400, "The JSON body must be an object.")
-        for name, item in value.items():
+        for name, item in parse_json_object(raw).items():
             if isinstance(item, bool):
                 fields[name] = "true" if item else "false"
             elif isinstance(item, str | int | float):

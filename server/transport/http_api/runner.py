@@ -8,6 +8,7 @@ import logging
 from aiohttp import web
 from aiohttp.http_exceptions import BadHttpMessage
 
+from server.transport.admission import LINGER_S
 from server.transport.http_api.app import build_application
 from server.transport.http_api.context import ApiContext
 
@@ -16,8 +17,6 @@ __all__ = ["SHUTDOWN_GRACE_S", "HttpApiServer"]
 SHUTDOWN_GRACE_S = 2.0
 """How long requests in progress may take to finish when the server stops (open streams end at
 once: :meth:`BotLinks.close`)."""
-KEEPALIVE_S = 75.0
-"""An idle kept-alive connection is closed after this long."""
 
 
 class UnparsableRequests(logging.Filter):
@@ -54,7 +53,14 @@ class HttpApiServer:
             handle_signals=False,
             access_log=None,
             shutdown_timeout=SHUTDOWN_GRACE_S,
-            keepalive_timeout=KEEPALIVE_S,
+            # An idle kept-alive connection is closed after this long; aiohttp's timer also
+            # runs while a later request's headers arrive (and a first one's, after the public
+            # listener's own header_timeout_s), so it bounds a trickled head too.
+            keepalive_timeout=self.context.settings.http_keepalive_s,
+            # After an answer given before its body was read whole (a 408, a 413), the rest is
+            # read and dropped this long at most, so that the answer is not lost to a reset
+            # (aiohttp's default, 10 s, would let a trickled body hold the connection on).
+            lingering_time=LINGER_S,
         )
         await runner.setup()
         self._runner = runner

@@ -24,6 +24,14 @@ from server.hub.commands import Command, valid_text
 from server.hub.effects import ConnId
 from server.hub.errors import ErrorCode
 from server.transport.accounts import Accounts, AuthError, Identity
+from server.transport.addresses import (
+    ProxyHeaderError,
+    TrustedProxies,
+    client_address,
+    read_proxy_header,
+    remember_forwarded,
+)
+from server.transport.admission import Admission, Admit, Door
 from server.transport.codec import DecodeError, decode
 from server.transport.driver import HubDriver
 from server.transport.ics.games import GameNumbers
@@ -31,7 +39,7 @@ from server.transport.ics.review import ReviewStore
 from server.transport.ics.session import IcsSession, OnlinePlayer
 from server.transport.ics.telnet import TelnetLines
 from server.transport.ratelimit import TokenBucket, Verdict
-from server.transport.server import AUTH_TIMEOUT_S, MAX_AUTH_FAILURES
+from server.transport.server import MAX_AUTH_FAILURES
 
 __all__ = ["IcsConnection", "IcsServer"]
 
@@ -160,7 +168,9 @@ class IcsConnection:
                 yield line  # None: too long, refused
 
     async def run(self) -> None:
-        auth_timer = self._loop.call_later(AUTH_TIMEOUT_S, self._auth_timeout)
+        auth_timer = self._loop.call_later(
+            self._server.settings.login_timeout_s, self._auth_timeout
+        )
         self._send_raw("\r\n".join(BANNER) + "\r\nlogin: ")
         state = "login"
         name = ""
@@ -295,9 +305,16 @@ class IcsServer:
         store: ReviewStore | None = None,
         *,
         port: int | None = None,
+        admission: Admission | None = None,
     ) -> None:
-        """``port`` overrides ``settings.ics_port`` (0: any free port)."""
+        """``port`` overrides ``settings.ics_port`` (0: any free port); ``admission``: the
+        process's count of connections (by default one of this listener's own, with the cap of
+        the settings)."""
         self.settings = settings
+        self.admission = admission or Admission(settings.max_connections)
+        self._trusted = TrustedProxies(settings.trusted_proxies)
+        self.refused = 0
+        """Connections refused so far (over a limit, or a bad PROXY header)."""
         self._port = settings.ics_port if port is None else port
         self.driver = driver
         self.accounts = accounts
@@ -322,6 +339,11 @@ class IcsServer:
         return int(self._server.sockets[0].getsockname()[1])
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        sock = writer.get_extra_info("socket")
+        if not await self._admit(reader, writer):
+            self.refused += 1
+            writer.close()
+            return
         connection = IcsConnection(self, reader, writer)
         self._connections.add(connection)
         task = asyncio.current_task()
@@ -330,9 +352,38 @@ class IcsServer:
         try:
             await connection.run()
         finally:
+            self.admission.release(sock)
             self._connections.discard(connection)
             if task is not None:
                 self._tasks.discard(task)
+
+    async def _admit(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        """Read a trusted balancer's PROXY header, then count the connection for its client
+        address (:mod:`server.transport.admission`); False (said to the client) if refused."""
+        sock = writer.get_extra_info("socket")
+        address = client_address(writer.transport)
+        if self._trusted.trusts(address):
+            try:
+                header = await asyncio.wait_for(
+                    read_proxy_header(reader), self.settings.header_timeout_s
+                )
+            except (ProxyHeaderError, asyncio.IncompleteReadError, OSError, TimeoutError):
+                logger.info("ICS connection from balancer %s without a PROXY header", address)
+                return False
+            if header.address is not None:
+                remember_forwarded(sock, header.address)
+                address = header.address
+        limit = self.settings.ics_max_connections_per_address
+        verdict = self.admission.admit(sock, Door.ICS, address, limit)
+        if verdict is Admit.ADMIT:
+            return True
+        if verdict is Admit.PER_ADDRESS:
+            why = f"too many connections from your address (at most {limit})"
+        else:
+            why = "the server is full"
+            self.admission.release(sock)  # counted within the reserve: not served here
+        writer.write(f"\r\n**** Sorry, {why}; try again later. ****\r\n".encode())
+        return False
 
     # --- IcsHost ------------------------------------------------------------------------------
 
