@@ -34,6 +34,7 @@ from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.game_ids import GAME_ID_PATTERN
 from server.hub.messages import Message, MessageJson, error_message
 from server.hub.payloads import AnalysisView, ExportPayload, GameDetailView, GamesPayload
+from server.hub.user_text import text_problem
 from server.rules import VARIANT_NAMES
 from server.rules.record import (
     GAME_STATUSES,
@@ -159,6 +160,9 @@ def _text(name: str, value: object) -> str:
         raise bad_request(
             f"{name} must be valid Unicode text without NUL, at most {MAX_TEXT_LENGTH} characters"
         )
+    problem = text_problem(value)  # a name, a variant, a date: never a control character
+    if problem is not None:
+        raise bad_request(f"{name} {problem}")
     return value
 
 

@@ -14,7 +14,8 @@ from typing import Any, TypedDict
 
 from aiohttp import web
 
-from server.hub.errors import ErrorCode
+from server.hub.errors import ErrorCode, ProtocolError
+from server.hub.user_text import check_user_text
 from server.transport.accounts import AuthError, StoredPlayer
 from server.transport.http_api.auth import API_TOKEN_PREFIX, bearer, store_call
 from server.transport.http_api.context import CONTEXT, api_error
@@ -71,6 +72,10 @@ async def create_token(request: web.Request) -> web.Response:
     description = form.get("description", "").strip() or "API token"
     if len(description) > MAX_DESCRIPTION:
         api_error(400, f"description: at most {MAX_DESCRIPTION} characters")
+    try:
+        check_user_text(description, "description", MAX_DESCRIPTION)
+    except ProtocolError as error:
+        api_error(400, str(error))
     try:
         token, listed = await store_call(
             request.app[CONTEXT].store.create_api_token(owner.id, description)

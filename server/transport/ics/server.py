@@ -23,6 +23,7 @@ from server.config import Settings
 from server.hub.commands import Command, valid_text
 from server.hub.effects import ConnId
 from server.hub.errors import ErrorCode
+from server.hub.user_text import forbidden_character, neutralised
 from server.transport.accounts import Accounts, AuthError, Identity
 from server.transport.codec import DecodeError, decode
 from server.transport.driver import HubDriver
@@ -111,9 +112,13 @@ class IcsConnection:
     # --- output -------------------------------------------------------------------------------
 
     def write(self, lines: list[str]) -> None:
+        """Queue ``lines`` (each without its line end) for the end of this turn. Each is made
+        one line of visible text (:func:`neutralised`): user text in it — a chat line, a name,
+        a stored game's record written before the edge refused control characters — can
+        neither end the line to start one of its own nor send a terminal escape."""
         if self._closing or not lines:
             return
-        self._lines.extend(lines)
+        self._lines.extend(map(neutralised, lines))
         self._schedule()
 
     def _schedule(self) -> None:
@@ -192,7 +197,7 @@ class IcsConnection:
                         ]
                     )
                     continue
-                if line is None or not valid_text(line):
+                if line is None or not valid_text(line) or forbidden_character(line) >= 0:
                     self._answering = self.session is not None
                     self.write([_refusal(line)])
                     if self.session is None:
@@ -404,8 +409,18 @@ def _refusal(line: str | None) -> str:
     """Why a typed line is refused before it reaches a session (``None``: it was too long).
 
     Lines are decoded with replacement characters, so no lone surrogate gets this far; a NUL
-    byte does, and the store could not keep it (the same check as the JSON transport's).
+    byte does, and the store could not keep it (the same check as the JSON transport's). Nor
+    does any line holding a control character (ESC, TAB, DEL …) or a bidirectional override
+    get further: what a user types may reach other people's screens (a tell, a kibitz), and
+    the one rule of user text (:mod:`server.hub.user_text`) is applied to the whole line here,
+    at the edge.
     """
     if line is None:
         return f"Line too long (more than {MAX_LINE} characters); ignored."
-    return "Your line holds a NUL character, which this server does not accept; ignored."
+    if "\x00" in line:
+        return "Your line holds a NUL character, which this server does not accept; ignored."
+    bad = ord(line[forbidden_character(line)])
+    return (
+        f"Your line holds a control character (U+{bad:04X}), which this server does not "
+        "accept; ignored."
+    )

@@ -15,6 +15,7 @@ from server.hub.errors import ErrorCode
 from server.hub.lobby import MAX_SEEKS_PER_PLAYER
 from server.hub.messages import MessageKind
 from server.hub.payloads import ChallengeView, PlayerView
+from server.hub.user_text import text_problem
 from server.jsontypes import JsonObject
 from server.transport.ics.args import number
 from server.transport.ics.games import GameNumbers, GameView
@@ -182,11 +183,22 @@ class SessionState:
             return
         act(game)
 
+    def _refused_text(self, text: str) -> bool:
+        """Whether ``text`` is not user text (:mod:`server.hub.user_text`), saying so. The line
+        reader refuses such lines already; this holds for text that reaches others without a
+        hub command's check (an ICS tell) or in a command built here (a chat line)."""
+        problem = text_problem(text)
+        if problem is not None:
+            self._write([f"Not sent: your text {problem}."])
+        return problem is not None
+
     def _chat(self, game: GameView | None, text: str, done: str) -> None:
         if game is None:
             self._write(["You are not playing or observing a game."])
             return
         if not text.strip():
             self._write(["Say what?"])
+            return
+        if self._refused_text(text):
             return
         self._command(lambda a: ChatCommand(game.game_id, text[:300], ack=a), self._plain(done))
