@@ -34,10 +34,12 @@ from server.jsontypes import JsonObject
 __all__ = [
     "DEFAULT_CONFIG_PATH",
     "ENV_PREFIX",
+    "PLACEHOLDER_WORKER_KEYS",
     "ConfigError",
     "Settings",
     "load_settings",
     "new_node_id",
+    "worker_key_problem",
 ]
 
 DEFAULT_CONFIG_PATH = Path(__file__).resolve().parent.parent / "config" / "default.toml"
@@ -126,10 +128,30 @@ def _bus_prefix(value: str) -> str | None:
     return "must be at most 64 characters" if len(value) > 64 else _no_whitespace(value)
 
 
+PLACEHOLDER_WORKER_KEYS = frozenset({"change-this-worker-key-0000"})
+"""Worker keys that were published (docker-compose.yml's old default): anyone could submit the
+computer's moves and analyses with them."""
+
+
+def worker_key_problem(key: str) -> str | None:
+    """Why ``key`` may not be an engine worker's key (too short, odd characters, a published
+    placeholder), or ``None``."""
+    if len(key) < 16 or not _WORKER_KEY_RE.fullmatch(key):
+        return "a worker key has 16-128 characters A-Z a-z 0-9 _ -"
+    squashed = key.lower().replace("-", "").replace("_", "")
+    if key in PLACEHOLDER_WORKER_KEYS or "changeme" in squashed or "changethis" in squashed:
+        return (
+            f"{key!r} is a placeholder, published for anyone to use; generate a key: "
+            "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+        )
+    return None
+
+
 def _worker_keys(value: str) -> str | None:
     keys = [key.strip() for key in value.split(",")] if value.strip() else []
-    if any(len(key) < 16 or not _WORKER_KEY_RE.fullmatch(key) for key in keys):
-        return "must be empty or comma-separated keys of 16-128 characters A-Z a-z 0-9 _ -"
+    problems = [problem for key in keys if (problem := worker_key_problem(key)) is not None]
+    if problems:
+        return f"must be empty or comma-separated keys: {problems[0]}"
     return None
 
 

@@ -387,7 +387,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         import uvloop
     except ImportError:
-        asyncio.run(serve(settings))
+        run = asyncio.run
     else:  # pragma: no cover - optional speed-up
-        uvloop.run(serve(settings))
+        run = uvloop.run
+    try:
+        run(serve(settings))
+    except ConfigError as error:  # found while starting (the engine workers' key file)
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     return 0

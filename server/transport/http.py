@@ -27,6 +27,7 @@ from websockets.http11 import Request, Response
 
 from server.transport.catalogue import CATALOGUE_PATH, catalogue
 from server.transport.codec import encode
+from server.transport.headers import SECURITY_HEADERS
 from server.transport.review import ReviewStore, is_review_path, review_http_target
 
 __all__ = ["STATIC_DIR", "HealthCheck", "HttpRoutes", "load_static"]
@@ -113,6 +114,17 @@ class HttpRoutes:
         self._review_store = review_store
         self._static = dict(load_static() if static is None else static)
         self._catalogue = encode(catalogue()) + b"\n"
+
+    @staticmethod
+    def secured(connection: ServerConnection, request: Request, response: Response) -> None:
+        """websockets' ``process_response`` hook: every answer but the websocket's own ``101``
+        carries :data:`~server.transport.headers.SECURITY_HEADERS` (websockets' own refusals,
+        such as the ``426`` of a plain GET of the websocket path, included)."""
+        if response.status_code == http.HTTPStatus.SWITCHING_PROTOCOLS:
+            return
+        for name, value in SECURITY_HEADERS:
+            if name not in response.headers:
+                response.headers[name] = value
 
     async def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
         answer = await self.answer(request.path)

@@ -50,6 +50,7 @@ from server.transport.frames import (
     ResumeFrame,
     parse_transport_frame,
 )
+from server.transport.headers import SERVER_NAME
 from server.transport.http import HealthCheck, HttpRoutes, PresenceReport
 from server.transport.outbox import Outbox
 from server.transport.public import BACKLOG
@@ -451,6 +452,8 @@ class TransportServer:
         self._server = await serve(
             self._handle,
             process_request=self._routes,
+            process_response=self._routes.secured,
+            server_header=SERVER_NAME,
             compression=None,
             max_size=settings.max_frame_bytes,
             ping_interval=settings.ping_interval_s,

@@ -17,6 +17,7 @@ from types import ModuleType
 
 from aiohttp import web
 
+from server.transport.headers import SECURITY_HEADERS, SERVER_NAME
 from server.transport.http_api import (
     account,
     analysis,
@@ -82,9 +83,18 @@ def _allow(error: web.HTTPException) -> dict[str, str]:
     return {"Allow": allow} if allow else {}
 
 
+async def _secured(request: web.Request, response: web.StreamResponse) -> None:
+    """Every answer (streams included) names the server without versions and carries the
+    security headers (:mod:`server.transport.headers`) it does not set itself."""
+    response.headers["Server"] = SERVER_NAME
+    for name, value in SECURITY_HEADERS:
+        response.headers.setdefault(name, value)
+
+
 def build_application(context: ApiContext) -> web.Application:
     """The application: the route modules' routes, then the plain pages as a fallback."""
     app = web.Application(middlewares=[lichess_errors], client_max_size=MAX_BODY_BYTES)
+    app.on_response_prepare.append(_secured)
     app[CONTEXT] = context
     for module in ROUTE_MODULES:
         app.add_routes(module.routes)
