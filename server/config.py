@@ -207,6 +207,14 @@ class Settings:
     argon2_time_cost: int = _setting("auth", 3, _at_least(1))
     argon2_memory_kib: int = _setting("auth", 65536, _at_least(8))
     argon2_parallelism: int = _setting("auth", 4, _at_least(1))
+    # [reads]
+    review_cache_games: int = _setting("reads", 32, _at_least(0))
+    review_cache_bytes: int = _setting("reads", 16 * 1024 * 1024, _at_least(0))
+    review_replay_threads: int = _setting("reads", 1, _at_least(1))
+    review_reads_per_s: float = _setting("reads", 10.0, _positive)
+    review_reads_burst: int = _setting("reads", 60, _at_least(1))
+    review_replays_per_s: float = _setting("reads", 2.0, _positive)
+    review_replays_burst: int = _setting("reads", 20, _at_least(1))
 
     def __post_init__(self) -> None:
         for spec in dataclasses.fields(self):

@@ -189,7 +189,14 @@ class App:
         ics_port = settings.ics_port if ics_listen is None else ics_listen
         self.ics = (
             # the analysis desk: the store's reads, and analysis requests that queue their job
-            IcsServer(settings, self.driver, self.accounts, self.analysis, port=ics_port)
+            IcsServer(
+                settings,
+                self.driver,
+                self.accounts,
+                self.analysis,
+                port=ics_port,
+                reads=self.server.reads,
+            )
             if settings.ics_port or ics_listen is not None
             else None
         )

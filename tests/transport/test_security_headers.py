@@ -57,7 +57,9 @@ async def test_every_answer_of_both_servers_carries_the_headers(start_app: Start
     writer.write(b"GET /api/account/\xff HTTP/1.1\r\nHost: x\r\n\r\n")
     head = (await asyncio.wait_for(reader.read(4096), 10)).decode("latin-1")
     writer.close()
-    assert head.startswith(("HTTP/1.0 400", "HTTP/1.1 400")) and "\r\nServer: variant-hub\r\n" in head, head
+    assert (
+        head.startswith(("HTTP/1.0 400", "HTTP/1.1 400")) and "\r\nServer: variant-hub\r\n" in head
+    ), head
     # The websocket's own handshake answer names the server without versions too.
     reader, writer = await asyncio.open_connection("127.0.0.1", app.port)
     writer.write(

@@ -61,15 +61,22 @@ CONTEXT = web.AppKey("context", ApiContext)
 class ApiError(Exception):
     """An HTTP error answered as lichess's ``{"error": message}`` (by the app's middleware)."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = headers
 
 
-def api_error(status: int, message: str) -> NoReturn:
-    """Stop the handler with ``status`` and ``{"error": message}``."""
-    raise ApiError(status, message)
+def api_error(status: int, message: str, headers: dict[str, str] | None = None) -> NoReturn:
+    """Stop the handler with ``status`` and ``{"error": message}`` (and ``headers``, such as a
+    429's ``Retry-After``)."""
+    raise ApiError(status, message, headers)
+
+
+def client_address(request: web.Request) -> str:
+    """The address an HTTP API request comes from (the one place this door reads it)."""
+    return request.remote or ""
 
 
 @contextlib.asynccontextmanager

@@ -8,6 +8,8 @@ stored game goes through the rules engine in a worker thread, as the review API 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -22,6 +24,7 @@ from server.transport.ics.lines import end_reason
 from server.transport.ics.style12 import Board12, style12_line, verbose_move
 from server.transport.ics.variants import IcsVariant, ics_variant
 from server.transport.review import ReviewStore
+from server.transport.review_reads import ReviewReads
 
 if TYPE_CHECKING:
     from server.transport.ics.games import GameNumbers
@@ -125,9 +128,12 @@ class Examination:
 class StoreViews:
     """Text of the store-backed commands; without a store each says so."""
 
-    def __init__(self, store: ReviewStore | None, numbers: GameNumbers) -> None:
+    def __init__(
+        self, store: ReviewStore | None, numbers: GameNumbers, reads: ReviewReads | None = None
+    ) -> None:
         self._store = store
         self._numbers = numbers
+        self._reads = reads
 
     async def running_game_of(self, name: str) -> str | None:
         if self._store is None:
@@ -211,14 +217,23 @@ class StoreViews:
             # The store's own check (its ids may be shorter than the hub's): no such game.
             return None
 
-    async def examine(self, game_id: str) -> Examination | str:
+    async def examine(self, game_id: str, requester: str = "") -> Examination | str:
+        """Replay a stored game to step through: in a thread, behind the gate of the
+        process's stored-game reads, counted against ``requester``'s replay limit."""
+        reads = self._reads
+        if reads is not None and requester:
+            wait = reads.admit(requester, time.monotonic(), "replay")
+            if wait is not None:
+                return f"Too many stored games examined; try again in {wait} s."
         stored = await self._load(game_id)
         if stored is None:
             return NO_SUCH_GAME
         ics = ics_variant(stored.variant)
         moves = [m.uci for m in stored.moves]
+        gate = contextlib.nullcontext() if reads is None else reads.gate()
         try:
-            positions = await asyncio.to_thread(_replay, ics, stored.start_fen, moves)
+            async with gate:
+                positions = await asyncio.to_thread(_replay, ics, stored.start_fen, moves)
         except RulesError as error:
             return f"The stored game does not replay: {error}"
         return Examination(

@@ -31,6 +31,7 @@ from server.transport.ics.games import GameNumbers
 from server.transport.ics.review import ReviewStore
 from server.transport.ics.session import IcsSession, OnlinePlayer
 from server.transport.ratelimit import TokenBucket, Verdict
+from server.transport.review_reads import ReviewReads, account_key, address_key
 from server.transport.server import AUTH_TIMEOUT_S, MAX_AUTH_FAILURES
 
 __all__ = ["IcsConnection", "IcsServer"]
@@ -64,6 +65,9 @@ class IcsConnection:
         self._server = server
         self._reader = reader
         self._writer = writer
+        peer = writer.get_extra_info("peername")
+        self.address = str(peer[0]) if peer else ""
+        """The address this connection comes from (the one place this door reads it)."""
         self._loop = asyncio.get_running_loop()
         limits = server.settings
         self._bucket = TokenBucket(
@@ -311,9 +315,12 @@ class IcsServer:
         store: ReviewStore | None = None,
         *,
         port: int | None = None,
+        reads: ReviewReads | None = None,
     ) -> None:
-        """``port`` overrides ``settings.ics_port`` (0: any free port)."""
+        """``port`` overrides ``settings.ics_port`` (0: any free port); ``reads`` is the
+        process's stored-game reads' gate and limits (:mod:`server.transport.review_reads`)."""
         self.settings = settings
+        self.reads = reads
         self._port = settings.ics_port if port is None else port
         self.driver = driver
         self.accounts = accounts
@@ -327,6 +334,15 @@ class IcsServer:
     @property
     def store(self) -> ReviewStore | None:
         return self._store
+
+    def requester(self, name: str) -> str:
+        """Whose stored-game reads ``name``'s are: a registered player's account, a guest's
+        address (:mod:`server.transport.review_reads`)."""
+        for connection in self._by_name.get(name.lower(), ()):
+            identity = connection.identity
+            if identity is not None and identity.guest:
+                return address_key(connection.address)
+        return account_key(name)
 
     async def start(self) -> None:
         """Listen on ``settings.host`` and the ICS port."""

@@ -20,6 +20,7 @@ from server.jsontypes import JsonObject
 from server.transport.ics.args import number
 from server.transport.ics.games import GameNumbers, GameView
 from server.transport.ics.review import Examination, ReviewStore, StoreViews
+from server.transport.review_reads import ReviewReads
 
 __all__ = ["Handler", "IcsHost", "Json", "OnlinePlayer", "SessionState", "error_text", "number"]
 
@@ -47,6 +48,15 @@ class IcsHost(Protocol):
 
     @property
     def store(self) -> ReviewStore | None: ...
+
+    @property
+    def reads(self) -> ReviewReads | None:
+        """The stored-game reads' gate and limits (:mod:`server.transport.review_reads`)."""
+        ...
+
+    def requester(self, name: str) -> str:
+        """Whose stored-game reads ``name``'s count as (an account or an address key)."""
+        ...
 
     def online(self) -> list[OnlinePlayer]: ...
 
@@ -122,7 +132,7 @@ class SessionState:
             "wide12": 0,
         }
         self.examination: Examination | None = None
-        self.views = StoreViews(host.store, host.numbers)
+        self.views = StoreViews(host.store, host.numbers, host.reads)
         self.quit = False
 
     @property
