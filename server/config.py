@@ -210,7 +210,8 @@ class Settings:
     # [reads]
     review_cache_games: int = _setting("reads", 32, _at_least(0))
     review_cache_bytes: int = _setting("reads", 16 * 1024 * 1024, _at_least(0))
-    review_replay_threads: int = _setting("reads", 1, _at_least(1))
+    review_replays_at_once: int = _setting("reads", 1, _at_least(1))
+    review_replay_queue: int = _setting("reads", 32, _at_least(0))
     review_reads_per_s: float = _setting("reads", 10.0, _positive)
     review_reads_burst: int = _setting("reads", 60, _at_least(1))
     review_replays_per_s: float = _setting("reads", 2.0, _positive)

@@ -55,13 +55,14 @@ from server.transport.analysis_api import (
     analysis_view,
     request_analysis,
 )
-from server.transport.review_reads import ReviewReads
+from server.transport.review_reads import ReplayQueueFull, ReviewReads, run_sliced
 from server.transport.review_views import (
     ReviewError,
     bad_request,
     export_text,
     game_detail,
     game_summary,
+    replay_steps,
     replayed,
 )
 
@@ -324,8 +325,8 @@ def _admit(reads: ReviewReads | None, requester: str | None, kind: str) -> None:
 async def _replay(
     store: ReviewStore, game_id: str, reads: ReviewReads | None, requester: str | None
 ) -> tuple[GameRecord, Game]:
-    """A stored game and its replay: kept ones from the cache, others replayed in a thread
-    behind the gate (at most ``review_replay_threads`` at once), counted against the
+    """A stored game and its replay: kept ones from the cache, others read and replayed on the
+    loop a slice at a time, one at a time (:mod:`review_reads`), counted against the
     requester's replay limit; a finished game's replay is kept."""
     if reads is None:
         stored = await _stored(store, _game_id(game_id))
@@ -334,15 +335,29 @@ async def _replay(
     if kept is not None:
         return kept
     _admit(reads, requester, "replay")
-    stored = await _stored(store, _game_id(game_id))
-    async with reads.gate():
-        kept = reads.game(game_id)  # replayed while this request waited for the gate
-        if kept is not None:
-            return kept
-        game = await asyncio.to_thread(replayed, stored)
-        reads.replays += 1
+    game_id = _game_id(game_id)
+    try:
+        async with reads.turn():
+            kept = reads.game(game_id)  # replayed while this request waited for its turn
+            if kept is not None:
+                return kept
+            # Read in turn too: on SQLite the moves' commits share the one connection.
+            stored = await _stored(store, game_id)
+            game = await run_sliced(replay_steps(stored))
+            reads.replays += 1
+    except ReplayQueueFull:
+        raise _busy(reads) from None
     reads.keep_game(stored, game)
     return stored, game
+
+
+def _busy(reads: ReviewReads) -> ReviewError:
+    """The refusal of a replay when ``review_replay_queue`` wait already."""
+    return ReviewError(
+        429,
+        ErrorCode.RATE_LIMITED,
+        f"the server is replaying too many stored games; try again in {reads.retry_after_s} s",
+    )
 
 
 async def _game_view(
@@ -399,8 +414,11 @@ async def export_game(
     # Writing a long game's KIF takes 10-20 ms: in a thread, behind the gate, too.
     if reads is None:
         return await asyncio.to_thread(export_text, stored, fmt, evals, game)
-    async with reads.gate():
-        text = await asyncio.to_thread(export_text, stored, fmt, evals, game)
+    try:
+        async with reads.turn():
+            text = await asyncio.to_thread(export_text, stored, fmt, evals, game)
+    except ReplayQueueFull:
+        raise _busy(reads) from None
     reads.keep_answer(stored, key, text, len(text))
     return text
 

@@ -2,10 +2,11 @@
 games, the gate their replays pass, and the rate limit per requester.
 
 A stored game is shown by replaying its moves through the rules (a 240-ply Dai Shogi game takes
-65–200 ms of CPU), in a worker thread so the event loop is not blocked. Threads still share the
-interpreter lock: 27 such requests a second kept five threads busy and every running game's
-move acknowledgement went from 4 ms to 690 ms. Three things keep that work from competing with
-the move path:
+65–200 ms of CPU). Replays used to run in worker threads, which still share the interpreter
+lock: 27 such requests a second kept five threads busy and every running game's move
+acknowledgement went from 4 ms to 690 ms — each time the loop wanted the lock back it waited for
+a replay thread's switch interval (5 ms), several times per move. Four things keep that work
+from competing with the move path:
 
 * **The cache** (:class:`ReviewReads`): a *finished* game never changes (its moves, players and
   result are final; an analysis is not part of its view, and the exports that include one are
@@ -14,10 +15,14 @@ the move path:
   encoded answers built from it (the review view of any ply, the exports) in one bounded by
   ``review_cache_bytes``. A hit costs no replay and no database query; it returns the very
   bytes of the first answer. Unfinished games are never cached.
-* **The gate** (:meth:`ReviewReads.gate`): at most ``review_replay_threads`` replays run at
-  once (default 1); the others queue, in order, instead of taking the interpreter lock from
-  the loop all together. A request that waited re-checks the cache first: a burst of requests
-  for one game replays it once.
+* **Slices** (:func:`run_sliced`): a replay runs on the event loop itself, a move at a time,
+  handing the loop back whenever it has used :data:`REPLAY_SLICE_S` (2 ms): a move frame
+  waits for at most one slice, and no thread contends for the interpreter lock.
+* **The gate** (:meth:`ReviewReads.turn`): at most ``review_replays_at_once`` replays run at
+  once (default 1), so the loop's time is shared between the moves and one replay; the others
+  queue, in order, at most ``review_replay_queue`` of them (further ones are refused like a
+  read over its limit: the server is busy). A request that waited re-checks the cache first: a
+  burst of requests for one game replays it once.
 * **The rate limits** (:meth:`ReviewReads.admit`), per requester — the account of a logged-in
   registered player, else the address — across connections
   (:class:`~server.transport.ratelimit.KeyedBuckets`): every read, ``review_reads_per_s``
@@ -31,18 +36,51 @@ the move path:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
+import time
 from collections import OrderedDict
-from collections.abc import Hashable
-from contextlib import AbstractAsyncContextManager
-from typing import Any
+from collections.abc import AsyncIterator, Generator, Hashable
+from typing import Any, TypeVar
 
 from server.config import Settings
 from server.rules import Game
 from server.rules.record import UNFINISHED_STATUSES, GameRecord
 from server.transport.ratelimit import KeyedBuckets, Verdict
 
-__all__ = ["ReviewReads", "account_key", "address_key"]
+__all__ = [
+    "REPLAY_SLICE_S",
+    "ReplayQueueFull",
+    "ReviewReads",
+    "account_key",
+    "address_key",
+    "run_sliced",
+]
+
+T = TypeVar("T")
+
+REPLAY_SLICE_S = 0.002
+"""A replay hands the event loop back after this much time (:func:`run_sliced`)."""
+
+
+class ReplayQueueFull(Exception):
+    """More replays are waiting for their turn than ``review_replay_queue``."""
+
+
+async def run_sliced(steps: Generator[None, None, T]) -> T:
+    """Run ``steps`` (a generator that yields after each unit of work and returns the result)
+    on the event loop, letting every other ready callback run whenever it has used
+    :data:`REPLAY_SLICE_S`."""
+    deadline = time.perf_counter() + REPLAY_SLICE_S
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            result: T = done.value
+            return result
+        if time.perf_counter() >= deadline:
+            await asyncio.sleep(0)
+            deadline = time.perf_counter() + REPLAY_SLICE_S
 
 
 def address_key(address: str) -> str:
@@ -98,7 +136,8 @@ class ReviewReads:
         *,
         cache_games: int = 32,
         cache_bytes: int = 16 * 1024 * 1024,
-        replay_threads: int = 1,
+        replays_at_once: int = 1,
+        replay_queue: int = 32,
         reads_per_s: float = 10.0,
         reads_burst: int = 60,
         replays_per_s: float = 2.0,
@@ -107,8 +146,10 @@ class ReviewReads:
     ) -> None:
         self._games = _Lru(cache_games, cache_games)
         self._answers = _Lru(1_000_000, cache_bytes)
-        self._threads = replay_threads
+        self._at_once = replays_at_once
+        self._queue = replay_queue
         self._gate: asyncio.Semaphore | None = None
+        self._waiting = 0
         self._reads = KeyedBuckets(reads_per_s, reads_burst, max_keys=max_keys)
         self._replays = KeyedBuckets(replays_per_s, replays_burst, max_keys=max_keys)
         self._waits = {
@@ -125,7 +166,8 @@ class ReviewReads:
         return cls(
             cache_games=settings.review_cache_games,
             cache_bytes=settings.review_cache_bytes,
-            replay_threads=settings.review_replay_threads,
+            replays_at_once=settings.review_replays_at_once,
+            replay_queue=settings.review_replay_queue,
             reads_per_s=settings.review_reads_per_s,
             reads_burst=settings.review_reads_burst,
             replays_per_s=settings.review_replays_per_s,
@@ -145,12 +187,27 @@ class ReviewReads:
 
     # --- the gate -------------------------------------------------------------------------
 
-    def gate(self) -> AbstractAsyncContextManager[Any]:
-        """Held while a replay runs (``async with reads.gate(): …``); at most
-        ``review_replay_threads`` at once, the others wait in order."""
+    @contextlib.asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        """Held while a replay runs (``async with reads.turn(): …``): at most
+        ``review_replays_at_once`` at once, the others wait in order.
+
+        :raises ReplayQueueFull: ``review_replay_queue`` replays are waiting already.
+        """
         if self._gate is None:  # made on first use, inside the running loop
-            self._gate = asyncio.Semaphore(self._threads)
-        return self._gate
+            self._gate = asyncio.Semaphore(self._at_once)
+        gate = self._gate
+        if gate.locked() and self._waiting >= self._queue:
+            raise ReplayQueueFull
+        self._waiting += 1
+        try:
+            await gate.acquire()
+        finally:
+            self._waiting -= 1
+        try:
+            yield
+        finally:
+            gate.release()
 
     # --- the cache ------------------------------------------------------------------------
 

@@ -10,8 +10,9 @@ and give its result to :func:`game_detail` and :func:`export_text`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from datetime import UTC, datetime
+from typing import cast
 
 from server.hub.errors import ErrorCode
 from server.hub.payloads import (
@@ -27,7 +28,6 @@ from server.rules.analysis import PlyEval
 from server.rules.export import (
     format_time_control,
     pgn_tags,
-    replay,
     write_kif,
     write_pgn,
     write_usi,
@@ -41,6 +41,7 @@ __all__ = [
     "export_text",
     "game_detail",
     "game_summary",
+    "replay_steps",
     "replayed",
     "stored_time_control_view",
 ]
@@ -155,20 +156,42 @@ def _variant(record: GameInfo) -> Variant:
         ) from None
 
 
-def replayed(record: GameRecord) -> Game:
-    """The stored moves replayed (CPU-heavy for a long game: callers run it in a thread).
+def replay_steps(record: GameRecord) -> Generator[None, None, Game]:
+    """The stored moves replayed one at a time: the generator yields after each move and
+    returns the game (CPU-heavy for a long game: :func:`~server.transport.review_reads.run_sliced`
+    runs it on the event loop a slice at a time, :func:`replayed` at once).
 
     :raises ReviewError: 500 ``corrupt_record``, the moves do not replay.
     """
     variant = _variant(record)
     try:
-        return replay(variant, record.start_fen, (m.uci for m in record.moves))
+        game = Game(variant, record.start_fen)
+        for ply, move in enumerate(record.moves, 1):
+            try:
+                game.play(move.uci)
+            except RulesError as exc:  # the message of server.rules.export.replay
+                raise type(exc)(f"move {ply} ({move.uci}): {exc}") from exc
+            yield
     except RulesError as exc:
         raise ReviewError(
             500,
             ErrorCode.CORRUPT_RECORD,
             f"game {record.id}: the stored moves do not replay: {exc}",
         ) from exc
+    return game
+
+
+def replayed(record: GameRecord) -> Game:
+    """:func:`replay_steps` at once.
+
+    :raises ReviewError: 500 ``corrupt_record``, the moves do not replay.
+    """
+    steps = replay_steps(record)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return cast(Game, done.value)
 
 
 def _position_view(game: Game, ply: int) -> StoredPositionView:

@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Generator
 
 import aiohttp
+import pytest
 from test_review import random_moves, save_game
 from ws_support import OpenClient, StartApp, start_game
+
+from server.transport.review_reads import REPLAY_SLICE_S, ReplayQueueFull, ReviewReads, run_sliced
 
 LIMITS = {
     "review_reads_per_s": 0.01,  # no token comes back while the test runs
@@ -99,3 +103,34 @@ async def test_websocket_and_ics_reads_are_limited_per_requester(
         await ics.send("unexamine")
     await ics.send(f"examine {finished}")
     await ics.expect(r"^Too many stored games examined; try again in 100 s\.$")
+
+
+async def test_replays_take_turns_in_slices_and_a_full_queue_is_refused() -> None:
+    reads = ReviewReads(replays_at_once=1, replay_queue=1)
+    turns = 0
+
+    def steps() -> Generator[None, None, str]:
+        for _ in range(20):
+            deadline = time.perf_counter() + 0.001  # a millisecond of CPU per step
+            while time.perf_counter() < deadline:
+                pass
+            yield
+        return "done"
+
+    async def other_callbacks() -> None:
+        nonlocal turns
+        while True:
+            turns += 1
+            await asyncio.sleep(0)
+
+    counting = asyncio.create_task(other_callbacks())
+    await asyncio.sleep(0)
+    assert await run_sliced(steps()) == "done"
+    counting.cancel()
+    assert turns >= 20 * 0.001 / REPLAY_SLICE_S - 2, turns  # the loop ran between the slices
+    async with reads.turn():
+        waiter = asyncio.create_task(reads.turn().__aenter__())
+        await asyncio.sleep(0)
+        with pytest.raises(ReplayQueueFull):
+            await reads.turn().__aenter__()
+    await waiter  # it had its turn once the first ended
