@@ -25,7 +25,7 @@ from websockets.asyncio.client import connect
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
-from server.config import load_settings
+from server.config import ConfigError, load_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
@@ -113,17 +113,19 @@ def test_no_default_secret_the_hubs_generate_the_workers_key() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "chown hub /app/data /app/keys" in dockerfile  # the volume starts owned by the user
     # The hub's own check: a placeholder or a short key stops it at start, with the reason.
-    for bad in ("change-this-worker-key-0000", "short"):
-        done = subprocess.run(
-            [sys.executable, "-m", "server"],
-            cwd=ROOT,
-            env={**os.environ, "HUB_WORKER_KEYS": bad, "HUB_PORT": "0", "HUB_ICS_PORT": "0"},
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert done.returncode == 2 and "worker_keys" in done.stderr, done.stderr
-        assert "Traceback" not in done.stderr
+    for bad in ("change-this-worker-key-0000", "short", "a-changeme-key-0123"):
+        with pytest.raises(ConfigError, match="worker_keys"):
+            load_settings(env={"HUB_WORKER_KEYS": bad})
+    done = subprocess.run(
+        [sys.executable, "-m", "server"],
+        cwd=ROOT,
+        env={**os.environ, "HUB_WORKER_KEYS": "change-this-worker-key-0000", "HUB_PORT": "0"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "is a placeholder" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_haproxy_balances_websockets_over_both_hubs_checked_on_healthz() -> None:
