@@ -20,7 +20,7 @@ COPY migrations ./migrations
 COPY config ./config
 RUN pip install --no-cache-dir -e ".[speed]" \
     && useradd --system --uid 10001 --home-dir /app hub \
-    && mkdir -p /app/data && chown hub /app/data
+    && mkdir -p /app/data /app/keys && chown hub /app/data /app/keys
 
 # The engine worker: the same package and the engines from Debian (in /usr/games).
 FROM base AS worker

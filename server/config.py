@@ -35,10 +35,12 @@ from server.jsontypes import JsonObject
 __all__ = [
     "DEFAULT_CONFIG_PATH",
     "ENV_PREFIX",
+    "PLACEHOLDER_WORKER_KEYS",
     "ConfigError",
     "Settings",
     "load_settings",
     "new_node_id",
+    "worker_key_problem",
 ]
 
 DEFAULT_CONFIG_PATH = Path(__file__).resolve().parent.parent / "config" / "default.toml"
@@ -127,10 +129,30 @@ def _bus_prefix(value: str) -> str | None:
     return "must be at most 64 characters" if len(value) > 64 else _no_whitespace(value)
 
 
+PLACEHOLDER_WORKER_KEYS = frozenset({"change-this-worker-key-0000"})
+"""Worker keys that were published (docker-compose.yml's old default): anyone could submit the
+computer's moves and analyses with them."""
+
+
+def worker_key_problem(key: str) -> str | None:
+    """Why ``key`` may not be an engine worker's key (too short, odd characters, a published
+    placeholder), or ``None``."""
+    if len(key) < 16 or not _WORKER_KEY_RE.fullmatch(key):
+        return "a worker key has 16-128 characters A-Z a-z 0-9 _ -"
+    squashed = key.lower().replace("-", "").replace("_", "")
+    if key in PLACEHOLDER_WORKER_KEYS or "changeme" in squashed or "changethis" in squashed:
+        return (
+            f"{key!r} is a placeholder, published for anyone to use; generate a key: "
+            "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+        )
+    return None
+
+
 def _worker_keys(value: str) -> str | None:
     keys = [key.strip() for key in value.split(",")] if value.strip() else []
-    if any(len(key) < 16 or not _WORKER_KEY_RE.fullmatch(key) for key in keys):
-        return "must be empty or comma-separated keys of 16-128 characters A-Z a-z 0-9 _ -"
+    problems = [problem for key in keys if (problem := worker_key_problem(key)) is not None]
+    if problems:
+        return f"must be empty or comma-separated keys: {problems[0]}"
     return None
 
 
@@ -208,6 +230,15 @@ class Settings:
     argon2_time_cost: int = _setting("auth", 3, _at_least(1))
     argon2_memory_kib: int = _setting("auth", 65536, _at_least(8))
     argon2_parallelism: int = _setting("auth", 4, _at_least(1))
+    # [reads]
+    review_cache_games: int = _setting("reads", 32, _at_least(0))
+    review_cache_bytes: int = _setting("reads", 16 * 1024 * 1024, _at_least(0))
+    review_replays_at_once: int = _setting("reads", 1, _at_least(1))
+    review_replay_queue: int = _setting("reads", 32, _at_least(0))
+    review_reads_per_s: float = _setting("reads", 10.0, _positive)
+    review_reads_burst: int = _setting("reads", 60, _at_least(1))
+    review_replays_per_s: float = _setting("reads", 2.0, _positive)
+    review_replays_burst: int = _setting("reads", 20, _at_least(1))
 
     def __post_init__(self) -> None:
         for spec in dataclasses.fields(self):

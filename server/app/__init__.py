@@ -216,6 +216,7 @@ class App:
                 self.analysis,
                 port=ics_port,
                 admission=self.admission,
+                reads=self.server.reads,
             )
             if settings.ics_port or ics_listen is not None
             else None
@@ -414,7 +415,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         import uvloop
     except ImportError:
-        asyncio.run(serve(settings))
+        run = asyncio.run
     else:  # pragma: no cover - optional speed-up
-        uvloop.run(serve(settings))
+        run = uvloop.run
+    try:
+        run(serve(settings))
+    except ConfigError as error:  # found while starting (the engine workers' key file)
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     return 0

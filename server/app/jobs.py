@@ -20,13 +20,14 @@ import asyncio
 import contextlib
 import hmac
 import logging
+import os
 import secrets
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TypedDict
 
-from server.config import Settings
+from server.config import ConfigError, Settings, worker_key_problem
 from server.jsontypes import JsonObject
 from server.rules.analysis import PlyEvalView
 from server.store import Store
@@ -60,19 +61,35 @@ class WorkStatus(TypedDict):
 
 
 def load_worker_keys(settings: Settings) -> tuple[str, ...]:
-    """The keys workers may use: ``worker_keys``, else the key file's (created if missing)."""
+    """The keys workers may use: ``worker_keys``, else the key file's (created if missing).
+
+    Never a default: a key file that does not exist is created with a random key, readable by
+    its owner only. Hubs that start together on one shared file (docker-compose.yml's
+    ``workerkey`` volume) agree on one key: each writes its key to a file of its own and links
+    it into place, which fails if another was first; then all read the one in place.
+
+    :raises ConfigError: the file's key is too short, or a published placeholder.
+    """
     keys = settings.worker_key_list
     if keys:
         return keys
     path = Path(settings.worker_key_file)
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(secrets.token_urlsafe(32) + "\n")
-        path.chmod(0o600)
-        logger.info("created the engine workers' key in %s", path)
+        mine = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
+        mine.write_text(secrets.token_urlsafe(32) + "\n")
+        mine.chmod(0o600)
+        try:
+            os.link(mine, path)
+            logger.info("created the engine workers' key in %s", path)
+        except FileExistsError:
+            pass  # another hub was first: its key is the one
+        finally:
+            mine.unlink()
     key = path.read_text().strip()
-    if len(key) < 16:
-        raise ValueError(f"{path}: a worker key has at least 16 characters")
+    problem = worker_key_problem(key)
+    if problem is not None:
+        raise ConfigError(f"{path}: {problem}")
     return (key,)
 
 

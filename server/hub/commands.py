@@ -6,7 +6,8 @@ string of 1 to 64 characters). :func:`parse_envelope` checks that shape for *eve
 the transport's own (login, review) included, before anything looks at ``t``; :func:`command_of`
 then reads the payload of a hub command with its schema (the ``_PARSERS`` table below, through a
 :class:`FieldReader`). Unknown types, missing fields, wrong JSON types, out-of-range values,
-unknown fields and text that is not valid Unicode all raise
+unknown fields, text that is not valid Unicode and control characters in text
+(:mod:`server.hub.user_text`) all raise
 :class:`~server.hub.errors.ProtocolError` with a message that names the field. Parsing is pure
 and checks shape only; whether a variant exists or a seek id is open is decided by the hub.
 
@@ -24,6 +25,7 @@ from typing import Any, Literal, cast
 from server.hub.errors import ProtocolError
 from server.hub.game_ids import GAME_ID_MAX_LENGTH
 from server.hub.messages import AckId, Message, error_message
+from server.hub.user_text import text_problem
 from server.rules.time_control import Byoyomi, Fischer, TimeControl
 
 ColourChoice = Literal["first", "second", "random"]
@@ -275,7 +277,11 @@ class FieldReader:
             return None
         return value
 
-    def string(self, name: str, max_length: int, required: bool = True) -> Any:
+    def string(
+        self, name: str, max_length: int, required: bool = True, *, secret: bool = False
+    ) -> Any:
+        """1 to ``max_length`` characters of user text (:mod:`server.hub.user_text`); a
+        ``secret`` (password, token: shown to nobody) need only be valid Unicode without NUL."""
         value = self._get(name, required)
         if value is None:
             return None
@@ -289,6 +295,9 @@ class FieldReader:
             raise ProtocolError(
                 f"{self.where}: field {name!r} must be valid Unicode text without NUL"
             )
+        problem = None if secret else text_problem(value)
+        if problem is not None:
+            raise ProtocolError(f"{self.where}: field {name!r} {problem}")
         return value
 
     def integer(self, name: str, low: int, high: int, required: bool = True) -> Any:
@@ -461,7 +470,9 @@ class _SchemaReader(FieldReader):
         super().__init__(where, _EMPTY)
         self.fields: list[FieldSpec] = []
 
-    def string(self, name: str, max_length: int, required: bool = True) -> Any:
+    def string(
+        self, name: str, max_length: int, required: bool = True, *, secret: bool = False
+    ) -> Any:
         self.fields.append(FieldSpec(name, "string", required))
         return "x"
 

@@ -78,9 +78,14 @@ AUTH_FRAME_FIELDS: dict[str, tuple[str, ...]] = {
 """The frame types the transport handles itself, and their (string) fields."""
 
 
+SECRET_FIELDS = frozenset({"password", "token"})
+"""Fields nobody is shown: any valid Unicode text (a password may hold what it likes); the
+others (``name``) are user text (:mod:`server.hub.user_text`)."""
+
+
 def _strings(envelope: Envelope, *names: str) -> list[str]:
     fields = FieldReader(envelope.kind, envelope.payload)
-    values = [fields.string(name, MAX_FIELD) for name in names]
+    values = [fields.string(name, MAX_FIELD, secret=name in SECRET_FIELDS) for name in names]
     fields.done()
     return values
 

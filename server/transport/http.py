@@ -25,9 +25,12 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from server.transport.addresses import client_address
 from server.transport.catalogue import CATALOGUE_PATH, catalogue
 from server.transport.codec import encode
+from server.transport.headers import SECURITY_HEADERS
 from server.transport.review import ReviewStore, is_review_path, review_http_target
+from server.transport.review_reads import ReviewReads, address_key
 
 __all__ = ["STATIC_DIR", "HealthCheck", "HttpRoutes", "load_static"]
 
@@ -83,7 +86,9 @@ def load_static(directory: Path = STATIC_DIR) -> dict[str, tuple[bytes, str]]:
     return files
 
 
-def response(status: http.HTTPStatus, body: bytes, content_type: str) -> Response:
+def response(
+    status: http.HTTPStatus, body: bytes, content_type: str, retry_after_s: int | None = None
+) -> Response:
     headers = Headers(
         [
             ("Date", email.utils.formatdate(usegmt=True)),
@@ -93,7 +98,16 @@ def response(status: http.HTTPStatus, body: bytes, content_type: str) -> Respons
             ("Cache-Control", "no-cache"),
         ]
     )
+    if retry_after_s is not None:
+        headers["Retry-After"] = str(retry_after_s)
     return Response(status.value, status.phrase, headers, body)
+
+
+def peer_address(connection: ServerConnection) -> str:
+    """The client address a websocket-server connection comes from (the one place this door
+    reads it: :func:`~server.transport.addresses.client_address`, a trusted balancer's PROXY
+    header honoured)."""
+    return client_address(connection.transport)
 
 
 class HttpRoutes:
@@ -106,25 +120,46 @@ class HttpRoutes:
         static: Mapping[str, tuple[bytes, str]] | None = None,
         review_store: ReviewStore | None = None,
         presence: PresenceReport | None = None,
+        reads: ReviewReads | None = None,
     ) -> None:
         self._ws_path = ws_path
+        self.reads = reads
+        """The stored-game reads' cache, gate and limits (:mod:`server.transport.review_reads`)."""
         self._health = health
         self._presence = presence
         self._review_store = review_store
         self._static = dict(load_static() if static is None else static)
         self._catalogue = encode(catalogue()) + b"\n"
 
+    @staticmethod
+    def secured(connection: ServerConnection, request: Request, response: Response) -> None:
+        """websockets' ``process_response`` hook: every answer but the websocket's own ``101``
+        carries :data:`~server.transport.headers.SECURITY_HEADERS` (websockets' own refusals,
+        such as the ``426`` of a plain GET of the websocket path, included)."""
+        if response.status_code == http.HTTPStatus.SWITCHING_PROTOCOLS:
+            return
+        for name, value in SECURITY_HEADERS:
+            if name not in response.headers:
+                response.headers[name] = value
+
     async def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
-        answer = await self.answer(request.path)
+        answer = await self.answer(request.path, address_key(peer_address(connection)))
         if answer is None:
             return None
         status, body, content_type = answer
-        return response(http.HTTPStatus(status), body, content_type)
+        return response(http.HTTPStatus(status), body, content_type, self.retry_after(status))
 
-    async def answer(self, target: str) -> tuple[int, bytes, str] | None:
+    def retry_after(self, status: int) -> int | None:
+        """The ``Retry-After`` of an answer: the stored-game reads' wait on a 429."""
+        return self.reads.retry_after_s if status == 429 and self.reads is not None else None
+
+    async def answer(
+        self, target: str, requester: str | None = None
+    ) -> tuple[int, bytes, str] | None:
         """(status, body, content type) for a GET of ``target`` (path and query), or ``None``
         for the websocket path (the handshake goes on). The HTTP API's connections ask this
-        too, for a page requested on a connection it kept alive."""
+        too, for a page requested on a connection it kept alive. ``requester`` (an address key)
+        is whose stored-game reads are counted (:mod:`server.transport.review_reads`)."""
         path = target.split("?", 1)[0]
         if path == self._ws_path:
             return None
@@ -133,7 +168,9 @@ class HttpRoutes:
         if path == "/presence" and self._presence is not None:
             return await self._presence_report(self._presence)
         if self._review_store is not None and is_review_path(path):
-            status, content_type, body = await review_http_target(self._review_store, target)
+            status, content_type, body = await review_http_target(
+                self._review_store, target, self.reads, requester
+            )
             return status, body, content_type
         if path == CATALOGUE_PATH:
             return 200, self._catalogue, "application/json"

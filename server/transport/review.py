@@ -14,7 +14,9 @@ are the shared ``server.rules.record`` ones). This module checks the requests an
 the store; the JSON of the games and the export texts are built by
 :mod:`server.transport.review_views`, which replays the stored moves through the adjudicator.
 Replays run in a worker thread: a long Dai Shogi game takes a noticeable fraction of a second
-to replay, which must not stall the event loop.
+to replay, which must not stall the event loop; given a :class:`ReviewReads`, finished games
+are replayed once and kept, replays pass its gate, and each requester's reads are limited
+(:mod:`server.transport.review_reads`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import asyncio
 import json
 import logging
 import re
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -34,7 +37,8 @@ from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.game_ids import GAME_ID_PATTERN
 from server.hub.messages import Message, MessageJson, error_message
 from server.hub.payloads import AnalysisView, ExportPayload, GameDetailView, GamesPayload
-from server.rules import VARIANT_NAMES
+from server.hub.user_text import text_problem
+from server.rules import VARIANT_NAMES, Game
 from server.rules.record import (
     GAME_STATUSES,
     RESULT_CODES,
@@ -51,12 +55,15 @@ from server.transport.analysis_api import (
     analysis_view,
     request_analysis,
 )
+from server.transport.review_reads import ReplayQueueFull, ReviewReads, run_sliced
 from server.transport.review_views import (
     ReviewError,
     bad_request,
     export_text,
     game_detail,
     game_summary,
+    replay_steps,
+    replayed,
 )
 
 __all__ = [
@@ -159,6 +166,9 @@ def _text(name: str, value: object) -> str:
         raise bad_request(
             f"{name} must be valid Unicode text without NUL, at most {MAX_TEXT_LENGTH} characters"
         )
+    problem = text_problem(value)  # a name, a variant, a date: never a control character
+    if problem is not None:
+        raise bad_request(f"{name} {problem}")
     return value
 
 
@@ -300,21 +310,117 @@ async def _stored(store: ReviewStore, game_id: str) -> GameRecord:
     return stored
 
 
-async def show_game(store: ReviewStore, game_id: str, ply: int | None = None) -> GameDetailView:
+def _admit(reads: ReviewReads | None, requester: str | None, kind: str) -> None:
+    """Refuse (429 ``rate_limited``) a read over the requester's limit (:mod:`review_reads`)."""
+    if reads is None or requester is None:
+        return
+    wait = reads.admit(requester, time.monotonic(), kind)
+    if wait is not None:
+        what = "reads" if kind == "read" else "reads of games not in the cache"
+        raise ReviewError(
+            429, ErrorCode.RATE_LIMITED, f"too many stored-game {what}; try again in {wait} s"
+        )
+
+
+async def _replay(
+    store: ReviewStore, game_id: str, reads: ReviewReads | None, requester: str | None
+) -> tuple[GameRecord, Game]:
+    """A stored game and its replay: kept ones from the cache, others read and replayed on the
+    loop a slice at a time, one at a time (:mod:`review_reads`), counted against the
+    requester's replay limit; a finished game's replay is kept."""
+    if reads is None:
+        stored = await _stored(store, _game_id(game_id))
+        return stored, await asyncio.to_thread(replayed, stored)
+    kept = reads.game(game_id)
+    if kept is not None:
+        return kept
+    _admit(reads, requester, "replay")
+    game_id = _game_id(game_id)
+    try:
+        async with reads.turn():
+            kept = reads.game(game_id)  # replayed while this request waited for its turn
+            if kept is not None:
+                return kept
+            # Read in turn too: on SQLite the moves' commits share the one connection.
+            stored = await _stored(store, game_id)
+            game = await run_sliced(replay_steps(stored))
+            reads.replays += 1
+    except ReplayQueueFull:
+        raise _busy(reads) from None
+    reads.keep_game(stored, game)
+    return stored, game
+
+
+def _busy(reads: ReviewReads) -> ReviewError:
+    """The refusal of a replay when ``review_replay_queue`` wait already."""
+    return ReviewError(
+        429,
+        ErrorCode.RATE_LIMITED,
+        f"the server is replaying too many stored games; try again in {reads.retry_after_s} s",
+    )
+
+
+async def _game_view(
+    store: ReviewStore,
+    game_id: str,
+    ply: int | None,
+    reads: ReviewReads | None,
+    requester: str | None,
+) -> tuple[GameDetailView, bytes]:
+    """:func:`show_game`'s view and its JSON body (kept for a finished game: a later request
+    gets the very same bytes)."""
+    key = ("view", game_id, ply)
+    kept = None if reads is None else reads.answer(key)
+    if kept is not None:
+        return cast(tuple[GameDetailView, bytes], kept)
+    stored, game = await _replay(store, game_id, reads, requester)
+    view = game_detail(stored, ply, game)  # from the replay: about a millisecond
+    body = _json_body(view)
+    if reads is not None:
+        reads.keep_answer(stored, key, (view, body), len(body))
+    return view, body
+
+
+async def show_game(
+    store: ReviewStore,
+    game_id: str,
+    ply: int | None = None,
+    reads: ReviewReads | None = None,
+    requester: str | None = None,
+) -> GameDetailView:
     """One game: summary, PGN-style headers, every move with its clock, and with ``ply`` the
     position after that many moves."""
-    stored = await _stored(store, _game_id(game_id))
-    return await asyncio.to_thread(game_detail, stored, ply)
+    return (await _game_view(store, game_id, ply, reads, requester))[0]
 
 
-async def export_game(store: ReviewStore, game_id: str, fmt: str) -> str:
-    """The game as PGN, KIF or USI text."""
+async def export_game(
+    store: ReviewStore,
+    game_id: str,
+    fmt: str,
+    reads: ReviewReads | None = None,
+    requester: str | None = None,
+) -> str:
+    """The game as PGN, KIF or USI text (kept for a finished game, under the analysis it
+    includes: an analysis finished later is a new text)."""
     if fmt not in CONTENT_TYPES:
         raise bad_request(f"format must be one of {', '.join(CONTENT_TYPES)}, got {shown(fmt)}")
-    stored = await _stored(store, _game_id(game_id))
-    analysis = await _from_store(store.get_analysis(stored.id))
-    evals = analysis.evals if analysis is not None and analysis.state == "done" else ()
-    return await asyncio.to_thread(export_text, stored, fmt, evals)
+    analysis = await _from_store(store.get_analysis(_game_id(game_id)))
+    evals = tuple(analysis.evals) if analysis is not None and analysis.state == "done" else ()
+    key = ("export", game_id, fmt, evals)
+    kept = None if reads is None else reads.answer(key)
+    if kept is not None:
+        return cast(str, kept)
+    stored, game = await _replay(store, game_id, reads, requester)
+    # Writing a long game's KIF takes 10-20 ms: in a thread, behind the gate, too.
+    if reads is None:
+        return await asyncio.to_thread(export_text, stored, fmt, evals, game)
+    try:
+        async with reads.turn():
+            text = await asyncio.to_thread(export_text, stored, fmt, evals, game)
+    except ReplayQueueFull:
+        raise _busy(reads) from None
+    reads.keep_answer(stored, key, text, len(text))
+    return text
 
 
 # ------------------------------------------------------------------------------ HTTP
@@ -342,17 +448,24 @@ def _error_response(error: ReviewError) -> tuple[int, str, bytes]:
 
 
 async def review_http(
-    store: ReviewStore, path: str, query: Mapping[str, str]
+    store: ReviewStore,
+    path: str,
+    query: Mapping[str, str],
+    reads: ReviewReads | None = None,
+    requester: str | None = None,
 ) -> tuple[int, str, bytes]:
-    """Answer ``GET path?query`` (query already decoded, one value per name).
+    """Answer ``GET path?query`` (query already decoded, one value per name) for ``requester``
+    (:func:`~server.transport.review_reads.address_key`; ``None``: not rate-limited).
 
     ``/api/games`` lists (JSON), ``/api/games/{id}`` shows one game (JSON, optional ``ply``),
     ``/api/games/{id}.pgn|.kif|.usi`` exports. Returns ``(status, content type, body)``:
     200, 400 (bad filter, ply, unknown field, KIF/USI of a chess game), 404 (unknown game or
-    path), 500 (a stored game that does not replay), 503 (database unavailable).
+    path), 429 (over the requester's read limits), 500 (a stored game that does not replay),
+    503 (database unavailable).
     """
     analysed = analysis_path_game(path)
     try:
+        _admit(reads, requester, "read")
         if analysed is not None:
             _only(query, set(), "analysis")
             try:
@@ -369,20 +482,25 @@ async def review_http(
         if fmt is None:
             _only(query, {"ply"}, "game")
             ply = _integer("ply", query["ply"], 0, 100_000) if "ply" in query else None
-            return 200, JSON_TYPE, _json_body(await show_game(store, game_id, ply))
+            return 200, JSON_TYPE, (await _game_view(store, game_id, ply, reads, requester))[1]
         fmt = fmt.lower()
         if fmt not in CONTENT_TYPES:
             raise ReviewError(
                 404, ErrorCode.NOT_FOUND, f"no export format {shown(fmt)} (use pgn, kif or usi)"
             )
         _only(query, set(), "export")
-        text = await export_game(store, game_id, fmt)
+        text = await export_game(store, game_id, fmt, reads, requester)
         return 200, CONTENT_TYPES[fmt], text.encode()
     except ReviewError as error:
         return _error_response(error)
 
 
-async def review_http_target(store: ReviewStore, target: str) -> tuple[int, str, bytes]:
+async def review_http_target(
+    store: ReviewStore,
+    target: str,
+    reads: ReviewReads | None = None,
+    requester: str | None = None,
+) -> tuple[int, str, bytes]:
     """:func:`review_http` for a raw request target such as ``/api/games?variant=spartan``
     (percent-decoded here; a name given twice is a 400)."""
     parts = urlsplit(target)
@@ -395,7 +513,7 @@ async def review_http_target(store: ReviewStore, target: str) -> tuple[int, str,
         if name in query:
             return _error_response(bad_request(f"field {shown(name)} is given more than once"))
         query[name] = value
-    return await review_http(store, parts.path, query)
+    return await review_http(store, parts.path, query, reads, requester)
 
 
 # ------------------------------------------------------------------------- websocket
@@ -408,7 +526,11 @@ def _only(payload: Mapping[str, object], allowed: set[str] | frozenset[str], kin
 
 
 async def review_ws(
-    store: ReviewStore, frame: Envelope | Mapping[str, object], player: str | None = None
+    store: ReviewStore,
+    frame: Envelope | Mapping[str, object],
+    player: str | None = None,
+    reads: ReviewReads | None = None,
+    requester: str | None = None,
 ) -> MessageJson:
     """Answer one websocket frame ``{"t": type, "d": payload, "a": ack}`` (or its checked
     envelope) whose type is in :data:`REVIEW_COMMAND_TYPES`; return the reply frame (wire form).
@@ -423,8 +545,9 @@ async def review_ws(
       ``no_analysis``, ``analysis_exists``, ``game_not_finished``).
 
     Refusals are ``{"t": "error", "d": {"code", "message"}}`` with the codes ``bad_request``,
-    ``not_found``, ``unsupported_format``, ``corrupt_record``, ``unavailable``. The ack id
-    ``a`` is echoed in either case (when it is a valid one).
+    ``not_found``, ``unsupported_format``, ``corrupt_record``, ``unavailable``,
+    ``rate_limited`` (over ``requester``'s read limits). The ack id ``a`` is echoed in either
+    case (when it is a valid one).
     """
     if not isinstance(frame, Envelope):
         try:
@@ -434,6 +557,7 @@ async def review_ws(
     kind, payload, ack = frame.kind, frame.payload, frame.ack
     data: GamesPayload | GameDetailView | ExportPayload | AnalysisView
     try:
+        _admit(reads, requester, "read")
         if kind == "games":
             data = await list_games(store, parse_list_query(payload))
         elif kind == "review":
@@ -445,14 +569,14 @@ async def review_ws(
                 if payload.get("ply") is not None
                 else None
             )
-            data = await show_game(store, _text("game", payload["game"]), ply)
+            data = await show_game(store, _text("game", payload["game"]), ply, reads, requester)
         elif kind == "export":
             _only(payload, {"game", "format"}, "export")
             if payload.get("game") is None or payload.get("format") is None:
                 raise bad_request("export: fields 'game' and 'format' are required")
             fmt = _choice("format", payload["format"], tuple(CONTENT_TYPES))
             game_id = _text("game", payload["game"])
-            text = await export_game(store, game_id, fmt)
+            text = await export_game(store, game_id, fmt, reads, requester)
             data = {
                 "game": game_id,
                 "format": fmt,

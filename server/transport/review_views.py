@@ -2,15 +2,17 @@
 and of a shown one (:func:`game_detail`), and the export texts (:func:`export_text`), with
 :class:`ReviewError`, the refusal they and the requests (:mod:`server.transport.review`) raise.
 
-Synchronous and free of I/O: :func:`game_detail` and :func:`export_text` replay the stored
-moves through the adjudicator, which for a long Dai Shogi game takes a noticeable fraction of
-a second, so the requests call them in a worker thread.
+Synchronous and free of I/O: :func:`replayed` replays the stored moves through the
+adjudicator, which for a long Dai Shogi game takes a noticeable fraction of a second, so the
+requests call it in a worker thread, behind the gate of :mod:`server.transport.review_reads`,
+and give its result to :func:`game_detail` and :func:`export_text`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from datetime import UTC, datetime
+from typing import cast
 
 from server.hub.errors import ErrorCode
 from server.hub.payloads import (
@@ -26,7 +28,6 @@ from server.rules.analysis import PlyEval
 from server.rules.export import (
     format_time_control,
     pgn_tags,
-    replay,
     write_kif,
     write_pgn,
     write_usi,
@@ -40,6 +41,8 @@ __all__ = [
     "export_text",
     "game_detail",
     "game_summary",
+    "replay_steps",
+    "replayed",
     "stored_time_control_view",
 ]
 
@@ -153,16 +156,42 @@ def _variant(record: GameInfo) -> Variant:
         ) from None
 
 
-def _replayed(record: GameRecord) -> Game:
+def replay_steps(record: GameRecord) -> Generator[None, None, Game]:
+    """The stored moves replayed one at a time: the generator yields after each move and
+    returns the game (CPU-heavy for a long game: :func:`~server.transport.review_reads.run_sliced`
+    runs it on the event loop a slice at a time, :func:`replayed` at once).
+
+    :raises ReviewError: 500 ``corrupt_record``, the moves do not replay.
+    """
     variant = _variant(record)
     try:
-        return replay(variant, record.start_fen, (m.uci for m in record.moves))
+        game = Game(variant, record.start_fen)
+        for ply, move in enumerate(record.moves, 1):
+            try:
+                game.play(move.uci)
+            except RulesError as exc:  # the message of server.rules.export.replay
+                raise type(exc)(f"move {ply} ({move.uci}): {exc}") from exc
+            yield
     except RulesError as exc:
         raise ReviewError(
             500,
             ErrorCode.CORRUPT_RECORD,
             f"game {record.id}: the stored moves do not replay: {exc}",
         ) from exc
+    return game
+
+
+def replayed(record: GameRecord) -> Game:
+    """:func:`replay_steps` at once.
+
+    :raises ReviewError: 500 ``corrupt_record``, the moves do not replay.
+    """
+    steps = replay_steps(record)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return cast(Game, done.value)
 
 
 def _position_view(game: Game, ply: int) -> StoredPositionView:
@@ -179,9 +208,10 @@ def _position_view(game: Game, ply: int) -> StoredPositionView:
     return view
 
 
-def game_detail(record: GameRecord, ply: int | None) -> GameDetailView:
-    """The JSON form of one game (runs in a worker thread: it replays the moves)."""
-    game = _replayed(record)
+def game_detail(record: GameRecord, ply: int | None, game: Game | None = None) -> GameDetailView:
+    """The JSON form of one game; from ``game``, its replay, when given (a millisecond for a
+    long game), else replaying it (in a worker thread then)."""
+    game = replayed(record) if game is None else game
     if ply is not None and ply > game.ply:
         raise bad_request(f"ply must be between 0 and {game.ply} for this game, got {ply}")
     view: GameDetailView = {
@@ -220,8 +250,11 @@ def _formats(variant: Variant) -> list[str]:
 # ------------------------------------------------------------------------- export texts
 
 
-def export_text(record: GameRecord, fmt: str, analysis: Sequence[PlyEval] = ()) -> str:
-    """The export text (runs in a worker thread), with a finished analysis's comments."""
+def export_text(
+    record: GameRecord, fmt: str, analysis: Sequence[PlyEval] = (), game: Game | None = None
+) -> str:
+    """The export text, with a finished analysis's comments; from ``game``, the record's replay,
+    when given, else replaying it (in a worker thread then)."""
     variant = _variant(record)
     if fmt not in _formats(variant):
         raise ReviewError(
@@ -229,7 +262,7 @@ def export_text(record: GameRecord, fmt: str, analysis: Sequence[PlyEval] = ()) 
             ErrorCode.UNSUPPORTED_FORMAT,
             f"{fmt.upper()} export is for shogi variants; {variant.title} games export as PGN",
         )
-    game = _replayed(record)
+    game = replayed(record) if game is None else game
     if fmt == "pgn":
         return write_pgn(record, game, analysis=analysis)
     if fmt == "kif":

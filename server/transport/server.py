@@ -51,11 +51,13 @@ from server.transport.frames import (
     ResumeFrame,
     parse_transport_frame,
 )
-from server.transport.http import HealthCheck, HttpRoutes, PresenceReport
+from server.transport.headers import SERVER_NAME
+from server.transport.http import HealthCheck, HttpRoutes, PresenceReport, peer_address
 from server.transport.outbox import Outbox
 from server.transport.public import BACKLOG
 from server.transport.ratelimit import TokenBucket, Verdict
 from server.transport.review import REVIEW_COMMAND_TYPES, ReviewStore, review_ws
+from server.transport.review_reads import ReviewReads, account_key, address_key
 from server.transport.ws_internals import (
     HandedOver,
     JitteredConnection,
@@ -342,9 +344,17 @@ class ClientConnection:
         return None
 
     async def _on_review(self, store: ReviewStore, envelope: Envelope) -> None:
-        # Stored games are public (as over HTTP): no login needed.
-        player = self.identity.info.name if self.identity is not None else None
-        self.outbox.put(encode(await review_ws(store, envelope, player)))
+        # Stored games are public (as over HTTP): no login needed. A registered player's reads
+        # are counted per account, anyone else's per address (server/transport/review_reads.py).
+        identity = self.identity
+        player = identity.info.name if identity is not None else None
+        requester = (
+            account_key(identity.info.name)
+            if identity is not None and not identity.guest
+            else address_key(peer_address(self.ws))
+        )
+        reads = self._server.reads
+        self.outbox.put(encode(await review_ws(store, envelope, player, reads, requester)))
 
     # --- authentication -----------------------------------------------------------------------
 
@@ -426,7 +436,11 @@ class TransportServer:
         self.driver = driver
         self.accounts = accounts
         self.review_store = review_store
-        self._routes = HttpRoutes(settings.ws_path, health, static, review_store, presence)
+        self.reads = ReviewReads.from_settings(settings)
+        """The stored-game reads' cache, gate and limits, shared with the other doors."""
+        self._routes = HttpRoutes(
+            settings.ws_path, health, static, review_store, presence, self.reads
+        )
         self._server: Server | None = None
         self._handed_over: HandedOver | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -454,6 +468,8 @@ class TransportServer:
         self._server = await serve(
             self._handle,
             process_request=self._routes,
+            process_response=self._routes.secured,
+            server_header=SERVER_NAME,
             compression=None,
             # The handshake of a connection handed over (its request head has come whole)
             # and of one served directly (tests) alike.

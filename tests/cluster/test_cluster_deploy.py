@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import re
 import shutil
 import subprocess
+import sys
 from collections.abc import AsyncIterator
 from http import HTTPStatus
 from pathlib import Path
@@ -22,7 +25,7 @@ from websockets.asyncio.client import connect
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
-from server.config import load_settings
+from server.config import ConfigError, load_settings
 from server.transport.addresses import ProxyHeader, parse_proxy_header
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,6 +101,40 @@ def test_compose_has_the_topology_with_health_checks() -> None:
     assert worker["depends_on"]["proxy"]["condition"] == "service_healthy"
 
 
+def test_no_default_secret_the_hubs_generate_the_workers_key() -> None:
+    """Issue 37: with HUB_WORKER_KEYS unset, no published key (the old default
+    ``change-this-worker-key-0000``) may be used: the hubs generate one into a shared volume,
+    the worker reads it there."""
+    text = COMPOSE.read_text()
+    defaults = re.findall(r"\$\{(\w+):-([^}]*)\}", text)
+    assert defaults and all(value == "" for name, value in defaults if "KEY" in name), defaults
+    assert "change-this" not in text
+    services = compose()["services"]
+    hubs, worker = [services["hub1"], services["hub2"]], services["worker"]
+    assert "workerkey" in compose()["volumes"]
+    for hub in hubs:
+        assert hub["environment"]["HUB_WORKER_KEY_FILE"] == "/app/keys/worker.key"
+        assert "workerkey:/app/keys" in hub["volumes"]
+    assert worker["environment"]["HUB_WORKER_KEY_FILE"] == "/app/keys/worker.key"
+    assert worker["volumes"] == ["workerkey:/app/keys:ro"]
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "chown hub /app/data /app/keys" in dockerfile  # the volume starts owned by the user
+    # The hub's own check: a placeholder or a short key stops it at start, with the reason.
+    for bad in ("change-this-worker-key-0000", "short", "a-changeme-key-0123"):
+        with pytest.raises(ConfigError, match="worker_keys"):
+            load_settings(env={"HUB_WORKER_KEYS": bad})
+    done = subprocess.run(
+        [sys.executable, "-m", "server"],
+        cwd=ROOT,
+        env={**os.environ, "HUB_WORKER_KEYS": "change-this-worker-key-0000", "HUB_PORT": "0"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "is a placeholder" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_haproxy_balances_websockets_over_both_hubs_checked_on_healthz() -> None:
     lines = [line.split() for line in (ROOT / "config" / "haproxy.cfg").read_text().splitlines()]
     words = [line for line in lines if line and not line[0].startswith("#")]
@@ -134,7 +171,8 @@ def test_the_image_and_the_replica_settings() -> None:
     assert settings.uses_redis and settings.node_id == "hub1"
     assert (settings.host, settings.port) == ("0.0.0.0", 8080)
     assert settings.database_url.startswith("postgresql+asyncpg://")
-    assert settings.worker_key_list == (default_key,)
+    assert default_key == "" and settings.worker_key_list == ()  # the key file's, generated
+    assert settings.worker_key_file == "/app/keys/worker.key"
     # The hubs believe the PROXY header of the proxy's fixed address only.
     proxy = compose()["services"]["proxy"]["networks"]["default"]["ipv4_address"]
     assert settings.trusted_proxies == proxy

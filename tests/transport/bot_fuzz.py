@@ -57,9 +57,10 @@ from bot_requests import (
     segment,
     wrong_password,
 )
-from fuzz_frames import draw_examples
+from fuzz_frames import CONTROL_CHARACTERS, draw_examples
 from hypothesis import strategies as st
 
+from server.hub.user_text import forbidden_character
 from server.rules import VARIANT_NAMES
 from server.transport.http_api.app import MAX_BODY_BYTES
 
@@ -104,7 +105,7 @@ def own_game_calls(draw: st.DrawFn, kind: str) -> Call:
 
 
 valid_chat_text = st.text(min_size=1, max_size=300).filter(
-    lambda s: "\x00" not in s and not any(0xD800 <= ord(c) <= 0xDFFF for c in s)
+    lambda s: forbidden_character(s) < 0 and not any(0xD800 <= ord(c) <= 0xDFFF for c in s)
 )
 
 
@@ -118,7 +119,9 @@ def bad_chat_body(draw: st.DrawFn) -> Body:
     if draw(st.booleans()):
         fields["room"] = draw(st.sampled_from(["player", "spectator"]))
     fields["text"] = draw(valid_chat_text)
-    defect = draw(st.sampled_from(["room", "empty", "long", "nul", "surrogate", "nested"]))
+    defect = draw(
+        st.sampled_from(["room", "empty", "long", "nul", "surrogate", "nested", "control"])
+    )
     if defect == "room":
         fields["room"] = draw(
             st.text(max_size=20).filter(lambda s: s not in ("player", "spectator"))
@@ -129,6 +132,10 @@ def bad_chat_body(draw: st.DrawFn) -> Body:
         fields["text"] = draw(st.text(alphabet="ab€字", min_size=301, max_size=600))
     elif defect == "nul":
         fields["text"] += "\x00"
+    elif defect == "control":  # a line break, an escape, an override (server.hub.user_text)
+        text = fields["text"][:299]
+        at = draw(st.integers(0, len(text)))
+        fields["text"] = text[:at] + draw(CONTROL_CHARACTERS) + text[at:]
     elif defect == "surrogate":
         # Only JSON can carry a lone surrogate (escaped); a form's bytes would be bad UTF-8.
         return json.dumps({**fields, "text": fields["text"] + "\ud800"}).encode(), JSON
@@ -245,11 +252,13 @@ def token_calls(draw: st.DrawFn, kind: str) -> Call:
             "alice_revoke", method, path_of(template, id=draw(token_id)), "human", expect=codes(404)
         )
     if kind == "alice_create":
-        # Alice may make a token, but not with a description over 100 characters.
+        # Alice may make a token, but not with a description over 100 characters, nor one
+        # holding a control character inside it (server.hub.user_text).
         description = draw(
             st.text(alphabet="ab €", min_size=101, max_size=200).filter(
                 lambda s: len(s.strip()) > 100
             )
+            | st.builds(lambda bad: f"my{bad}bot", CONTROL_CHARACTERS)
         )
         body, kind = form({"description": description})
         return Call(

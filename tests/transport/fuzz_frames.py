@@ -47,6 +47,7 @@ class Field:
     valid: Any = None  # a valid value (or a Live)
     low: int = 0
     high: int = 0
+    secret: bool = False  # a password or token: any valid Unicode, control characters too
 
 
 def _game() -> Field:
@@ -106,14 +107,14 @@ SCHEMA: dict[str, dict[str, Field]] = {
     },
     "register": {
         "name": Field("string", valid="fuzzer"),
-        "password": Field("string", valid="correct horse"),
+        "password": Field("string", valid="correct horse", secret=True),
     },
     "login": {
         "name": Field("string", valid=Live("name")),
-        "password": Field("string", valid="correct horse"),
+        "password": Field("string", valid="correct horse", secret=True),
     },
     "guest": {},
-    "resume": {"token": Field("string", valid=Live("token"))},
+    "resume": {"token": Field("string", valid=Live("token"), secret=True)},
     "logout": {},
     "ping": {},
     "games": {
@@ -158,6 +159,17 @@ bad_text = st.builds(
     BAD_CHARACTERS,
     st.text(max_size=6),
 )
+CONTROL_CHARACTERS = st.sampled_from(["\t", "\r", "\n", "\x1b", "\x7f", "\x85", "\x9b"]) | (
+    st.sampled_from(["\u2028", "\u2029", "\u202a", "\u202e", "\u2066", "\u2069"])
+)
+control_text = st.builds(
+    lambda before, bad, after: before + bad + after,
+    st.text(max_size=6),
+    CONTROL_CHARACTERS,
+    st.text(max_size=6),
+)
+"""Text no user-text field accepts: a control character, line break or bidirectional override
+(``server.hub.user_text``); secrets (passwords, tokens) may hold them."""
 deep = st.builds(
     lambda n, kind: Raw("[" * n + "]" * n if kind else '{"x":' * n + "0" + "}" * n),
     st.integers(min_value=17, max_value=3000),
@@ -199,6 +211,8 @@ def wrong_value(spec: Field) -> st.SearchStrategy[Any]:
     choices += [deep, huge_number, bad_text.map(lambda text: [text])]
     if spec.kind in ("string", "choice", "count"):
         choices.append(bad_text)
+    if spec.kind in ("string", "choice") and not spec.secret:
+        choices.append(control_text)
     if spec.kind == "int":
         choices.append(
             st.integers(max_value=spec.low - 1) | st.integers(min_value=spec.high + 1)

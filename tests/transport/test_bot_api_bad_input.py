@@ -22,13 +22,13 @@ import pytest
 from bot_fuzz import sample
 from bot_requests import BAD_CREDENTIALS, ENDPOINTS, PASSWORD, Call, Live, refused_move
 from bot_support import base_url, call, make_bot, new_token
-from ws_support import OpenClient, StartApp
+from ws_support import UNLIMITED_READS, OpenClient, StartApp
 from yarl import URL
 
 from server.transport.http_api.link import MAX_QUEUED, NdjsonStream
 
 FISCHER = {"kind": "fischer", "base_s": 600, "inc_s": 0}
-FAST = {"rate_limit_per_s": 100_000.0, "rate_limit_burst": 100_000}
+FAST = {"rate_limit_per_s": 100_000.0, "rate_limit_burst": 100_000, **UNLIMITED_READS}
 
 
 def test_the_sample_reaches_the_bots_own_game_and_every_endpoint() -> None:

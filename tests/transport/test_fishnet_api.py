@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -265,7 +266,7 @@ async def test_keys_are_checked(start_app: StartApp, http: aiohttp.ClientSession
 
 def test_the_embedded_run_creates_and_keeps_its_key(tmp_path: Any) -> None:
     from server.app.jobs import load_worker_keys
-    from server.config import Settings
+    from server.config import ConfigError, Settings
 
     path = tmp_path / "data" / "worker.key"
     settings = Settings(worker_key_file=str(path))
@@ -276,6 +277,17 @@ def test_the_embedded_run_creates_and_keeps_its_key(tmp_path: Any) -> None:
         "a" * 16,
         "b" * 16,
     )
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    # Hubs starting together on one shared file agree on one key (the first one linked).
+    shared = Settings(worker_key_file=str(tmp_path / "keys" / "worker.key"))
+    with ThreadPoolExecutor(8) as pool:
+        assert len(set(pool.map(lambda _: load_worker_keys(shared), range(8)))) == 1
+    assert [p.name for p in (tmp_path / "keys").iterdir()] == ["worker.key"]
+    # Never a published placeholder, nor a short key, from the file either.
+    for bad in ("change-this-worker-key-0000", "short"):
+        path.write_text(bad + "\n")
+        with pytest.raises(ConfigError, match=r"worker\.key"):
+            load_worker_keys(settings)
 
 
 # --- bad input ------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from fuzz_frames import draw_examples
 from hypothesis import strategies as st
 from ics_support import IcsClient, board_fields, game_of, game_state, start_spartan
 from support import wait_until
-from ws_support import StartApp
+from ws_support import UNLIMITED_READS, StartApp
 
 from server.app import App
 from server.transport.ics.parse import ALIASES, COMMANDS, QUIET, looks_like_move, split_command
@@ -38,7 +38,7 @@ CI_LINES = {"sqlite": 1500, "postgresql": 1000}
 LONG_LINES = 60_000
 BATCH = 20
 MAX_PLIES = 30
-FAST = {"rate_limit_per_s": 100_000.0, "rate_limit_burst": 100_000}
+FAST = {"rate_limit_per_s": 100_000.0, "rate_limit_burst": 100_000, **UNLIMITED_READS}
 
 pytestmark = [
     pytest.mark.timeout(3600),

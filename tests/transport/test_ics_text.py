@@ -252,6 +252,7 @@ class FakeHost:
     def __init__(self) -> None:
         self.numbers = GameNumbers()
         self.store = None
+        self.reads = None
         self.tells: list[tuple[str, str, str]] = []
         self.delayed: list[Callable[[], None]] = []
 
@@ -264,6 +265,9 @@ class FakeHost:
 
     def later(self, delay_s: float, call: Callable[[], None]) -> None:
         self.delayed.append(call)
+
+    def requester(self, name: str) -> str:
+        return f"account:{name}"
 
 
 def _session() -> tuple[IcsSession, list[Command], list[str], FakeHost]:

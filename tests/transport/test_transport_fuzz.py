@@ -42,7 +42,7 @@ from fuzz_frames import (
 from hypothesis import strategies as st
 from support import wait_until
 from websockets.protocol import State
-from ws_support import Client, Game, OpenClient, StartApp, start_game
+from ws_support import UNLIMITED_READS, Client, Game, OpenClient, StartApp, start_game
 
 from server.app import App
 
@@ -56,7 +56,7 @@ BATCH = 25
 MAX_PLIES = 40
 LONG_CLOCK = {"kind": "fischer", "base_s": 3600, "inc_s": 0}
 LONG_TIMEOUT_S = 3600  # the --long sizes; in CI each test takes seconds (and every wait has its own)
-FAST = {"rate_limit_per_s": 100_000.0, "rate_limit_burst": 100_000}
+FAST = {"rate_limit_per_s": 100_000.0, "rate_limit_burst": 100_000, **UNLIMITED_READS}
 
 
 @dataclass

@@ -45,6 +45,14 @@ def settings_for(database_url: str, **overrides: Any) -> Settings:
 
 Msg = dict[str, Any]
 TIMEOUT = 10.0
+UNLIMITED_READS = {
+    "review_reads_per_s": 100_000.0,
+    "review_reads_burst": 100_000,
+    "review_replays_per_s": 100_000.0,
+    "review_replays_burst": 100_000,
+}
+"""Settings lifting the stored-game read limits, for tests that read thousands of times."""
+
 MINI_FISCHER = {"kind": "fischer", "base_s": 60, "inc_s": 0}
 
 

@@ -22,6 +22,7 @@ from aiohttp import web
 from aiohttp.http_exceptions import PayloadEncodingError
 
 from server.transport.addresses import client_address
+from server.transport.headers import SECURITY_HEADERS, SERVER_NAME
 from server.transport.http_api import (
     account,
     analysis,
@@ -67,7 +68,7 @@ async def lichess_errors(request: web.Request, handler: Handler) -> web.StreamRe
     try:
         return await handler(request)
     except ApiError as error:
-        return _refusal(error.status, error.message)
+        return _refusal(error.status, error.message, error.headers)
     except web.HTTPException as error:
         if error.status < 400:
             raise
@@ -124,11 +125,20 @@ def _allow(error: web.HTTPException) -> dict[str, str]:
     return {"Allow": allow} if allow else {}
 
 
+async def _secured(request: web.Request, response: web.StreamResponse) -> None:
+    """Every answer (streams included) names the server without versions and carries the
+    security headers (:mod:`server.transport.headers`) it does not set itself."""
+    response.headers["Server"] = SERVER_NAME
+    for name, value in SECURITY_HEADERS:
+        response.headers.setdefault(name, value)
+
+
 def build_application(context: ApiContext) -> web.Application:
     """The application: the route modules' routes, then the plain pages as a fallback."""
     app = web.Application(
         middlewares=[lichess_errors, whole_bodies], client_max_size=MAX_BODY_BYTES
     )
+    app.on_response_prepare.append(_secured)
     app[CONTEXT] = context
     for module in ROUTE_MODULES:
         app.add_routes(module.routes)

@@ -17,6 +17,7 @@ from aiohttp import web
 from server.config import Settings
 from server.hub.identity import PlayerInfo
 from server.transport.accounts import Accounts
+from server.transport.addresses import client_address
 from server.transport.driver import HubDriver
 from server.transport.http import HttpRoutes
 from server.transport.http_api.callers import CallerCache
@@ -61,15 +62,24 @@ CONTEXT = web.AppKey("context", ApiContext)
 class ApiError(Exception):
     """An HTTP error answered as lichess's ``{"error": message}`` (by the app's middleware)."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = headers
 
 
-def api_error(status: int, message: str) -> NoReturn:
-    """Stop the handler with ``status`` and ``{"error": message}``."""
-    raise ApiError(status, message)
+def api_error(status: int, message: str, headers: dict[str, str] | None = None) -> NoReturn:
+    """Stop the handler with ``status`` and ``{"error": message}`` (and ``headers``, such as a
+    429's ``Retry-After``)."""
+    raise ApiError(status, message, headers)
+
+
+def request_address(request: web.Request) -> str:
+    """The client address an HTTP API request comes from (the one place this door reads it:
+    :func:`~server.transport.addresses.client_address`, a trusted balancer's PROXY header
+    honoured)."""
+    return client_address(request.transport) if request.transport is not None else "unknown"
 
 
 @contextlib.asynccontextmanager

@@ -7,8 +7,9 @@ import json
 
 from aiohttp import web
 
-from server.transport.http_api.context import CONTEXT, api_error
+from server.transport.http_api.context import CONTEXT, api_error, request_address
 from server.transport.review import review_http
+from server.transport.review_reads import address_key
 
 routes = web.RouteTableDef()
 
@@ -19,13 +20,21 @@ async def export(request: web.Request) -> web.Response:
     fmt = request.query.get("format", "pgn")
     if fmt not in ("pgn", "kif", "usi") or not 0 < len(game_id) <= 32 or "/" in game_id:
         api_error(400 if fmt not in ("pgn", "kif", "usi") else 404, "No such game or format")
+    context = request.app[CONTEXT]
     status, content_type, body = await review_http(
-        request.app[CONTEXT].store, f"/api/games/{game_id}.{fmt}", {}
+        context.store,
+        f"/api/games/{game_id}.{fmt}",
+        {},
+        context.pages.reads,
+        address_key(request_address(request)),
     )
     if status != 200:
         try:
             message = str(json.loads(body)["error"]["message"])
         except (ValueError, KeyError, TypeError):
             message = "No such game"
-        api_error(status, message)
+        retry_after = context.pages.retry_after(status)
+        api_error(
+            status, message, None if retry_after is None else {"Retry-After": str(retry_after)}
+        )
     return web.Response(status=200, body=body, headers={"Content-Type": content_type})

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from server.transport.http_api.context import CONTEXT, api_error
+from server.transport.http_api.context import CONTEXT, api_error, request_address
 from server.transport.http_api.paths import is_api_path
+from server.transport.review_reads import address_key
 
 routes = web.RouteTableDef()
 
@@ -17,7 +18,8 @@ routes = web.RouteTableDef()
 async def page(request: web.Request) -> web.Response:
     if is_api_path(request.path):
         api_error(404, "Not found.")
-    answer = await request.app[CONTEXT].pages.answer(request.path_qs)
+    pages = request.app[CONTEXT].pages
+    answer = await pages.answer(request.path_qs, address_key(request_address(request)))
     if answer is None:
         refused = web.Response(
             status=426,
@@ -27,8 +29,8 @@ async def page(request: web.Request) -> web.Response:
         refused.force_close()
         return refused
     status, body, content_type = answer
-    return web.Response(
-        status=status,
-        body=body,
-        headers={"Content-Type": content_type, "Cache-Control": "no-cache"},
-    )
+    headers = {"Content-Type": content_type, "Cache-Control": "no-cache"}
+    retry_after = pages.retry_after(status)
+    if retry_after is not None:
+        headers["Retry-After"] = str(retry_after)
+    return web.Response(status=status, body=body, headers=headers)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from aiohttp import web
+from aiohttp import web, web_response
 from aiohttp.http_exceptions import BadHttpMessage
 
 from server.transport.admission import LINGER_S
+from server.transport.headers import SERVER_NAME
 from server.transport.http_api.app import build_application
 from server.transport.http_api.context import ApiContext
 
@@ -38,6 +39,15 @@ class UnparsableRequests(logging.Filter):
 _AIOHTTP_SERVER_LOG = logging.getLogger("aiohttp.server")
 
 
+def _name_the_server() -> None:
+    """aiohttp's answers to requests it cannot parse (400) never reach the application, whose
+    ``on_response_prepare`` names the server (``app.py``): they take the ``Server`` header from
+    the module constant ``aiohttp.web_response.SERVER_SOFTWARE`` (``Python/3.11 aiohttp/3.x``).
+    Set that constant to :data:`SERVER_NAME` too (aiohttp's client has its own copy of it, for
+    ``User-Agent``); ``test_security_headers.py`` fails if aiohttp stops reading it."""
+    web_response.SERVER_SOFTWARE = SERVER_NAME
+
+
 class HttpApiServer:
     """aiohttp's server for the HTTP API, without a listening socket of its own."""
 
@@ -46,6 +56,7 @@ class HttpApiServer:
         self._runner: web.AppRunner | None = None
 
     async def start(self) -> None:
+        _name_the_server()
         if not any(isinstance(f, UnparsableRequests) for f in _AIOHTTP_SERVER_LOG.filters):
             _AIOHTTP_SERVER_LOG.addFilter(UnparsableRequests())
         runner = web.AppRunner(

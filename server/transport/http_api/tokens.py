@@ -14,8 +14,10 @@ from typing import Any, TypedDict
 
 from aiohttp import web
 
-from server.hub.errors import ErrorCode
+from server.hub.errors import ErrorCode, ProtocolError
+from server.hub.user_text import check_user_text
 from server.transport.accounts import AuthError, StoredPlayer
+from server.transport.headers import page_policy
 from server.transport.http_api.auth import API_TOKEN_PREFIX, bearer, store_call
 from server.transport.http_api.context import CONTEXT, api_error
 from server.transport.http_api.forms import read_form, whole_number
@@ -23,6 +25,8 @@ from server.transport.http_api.forms import read_form, whole_number
 routes = web.RouteTableDef()
 
 PAGE = (Path(__file__).parent / "token_page.html").read_bytes()
+PAGE_POLICY = page_policy(PAGE)
+"""The token page's inline script and style may run (by their hashes); nothing else inline."""
 MAX_DESCRIPTION = 100
 
 
@@ -71,6 +75,10 @@ async def create_token(request: web.Request) -> web.Response:
     description = form.get("description", "").strip() or "API token"
     if len(description) > MAX_DESCRIPTION:
         api_error(400, f"description: at most {MAX_DESCRIPTION} characters")
+    try:
+        check_user_text(description, "description", MAX_DESCRIPTION)
+    except ProtocolError as error:
+        api_error(400, str(error))
     try:
         token, listed = await store_call(
             request.app[CONTEXT].store.create_api_token(owner.id, description)
@@ -124,4 +132,9 @@ async def revoke_this_token(request: web.Request) -> web.Response:
 
 @routes.get("/api/token/page")
 async def token_page(request: web.Request) -> web.Response:
-    return web.Response(body=PAGE, content_type="text/html", charset="utf-8")
+    return web.Response(
+        body=PAGE,
+        content_type="text/html",
+        charset="utf-8",
+        headers={"Content-Security-Policy": PAGE_POLICY},
+    )

@@ -47,6 +47,8 @@ class PeopleCommands(SessionState):
         if game is not None and name.lower() in (game.white.lower(), game.black.lower()):
             self._chat(game, text, f"(told {name})")
             return
+        if self._refused_text(text.strip()):
+            return
         if self._host.tell(self.name, name, text.strip()):
             self._write([f"(told {name})"])
         else:

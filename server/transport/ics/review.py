@@ -8,9 +8,11 @@ stored game goes through the rules engine in a worker thread, as the review API 
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Generator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from server.hub.clock import time_control_view
 from server.hub.payloads import TimeControlView
@@ -22,6 +24,7 @@ from server.transport.ics.lines import end_reason
 from server.transport.ics.style12 import Board12, style12_line, verbose_move
 from server.transport.ics.variants import IcsVariant, ics_variant
 from server.transport.review import ReviewStore
+from server.transport.review_reads import ReplayQueueFull, ReviewReads, run_sliced
 
 if TYPE_CHECKING:
     from server.transport.ics.games import GameNumbers
@@ -125,9 +128,12 @@ class Examination:
 class StoreViews:
     """Text of the store-backed commands; without a store each says so."""
 
-    def __init__(self, store: ReviewStore | None, numbers: GameNumbers) -> None:
+    def __init__(
+        self, store: ReviewStore | None, numbers: GameNumbers, reads: ReviewReads | None = None
+    ) -> None:
         self._store = store
         self._numbers = numbers
+        self._reads = reads
 
     async def running_game_of(self, name: str) -> str | None:
         if self._store is None:
@@ -211,16 +217,29 @@ class StoreViews:
             # The store's own check (its ids may be shorter than the hub's): no such game.
             return None
 
-    async def examine(self, game_id: str) -> Examination | str:
+    async def examine(self, game_id: str, requester: str = "") -> Examination | str:
+        """Replay a stored game to step through: in a thread, behind the gate of the
+        process's stored-game reads, counted against ``requester``'s replay limit."""
+        reads = self._reads
+        if reads is not None and requester:
+            wait = reads.admit(requester, time.monotonic(), "replay")
+            if wait is not None:
+                return f"Too many stored games examined; try again in {wait} s."
         stored = await self._load(game_id)
         if stored is None:
             return NO_SUCH_GAME
         ics = ics_variant(stored.variant)
         moves = [m.uci for m in stored.moves]
         try:
-            positions = await asyncio.to_thread(_replay, ics, stored.start_fen, moves)
+            if reads is None:
+                positions = await asyncio.to_thread(_replay, ics, stored.start_fen, moves)
+            else:
+                async with reads.turn():
+                    positions = await run_sliced(_replay_steps(ics, stored.start_fen, moves))
         except RulesError as error:
             return f"The stored game does not replay: {error}"
+        except ReplayQueueFull:
+            return "The server is busy replaying stored games; try again in a moment."
         return Examination(
             number=self._numbers.number(stored.id),
             ics=ics,
@@ -312,9 +331,22 @@ class StoreViews:
 
 
 def _replay(ics: IcsVariant, start_fen: str, moves: list[str]) -> list[Position]:
+    steps = _replay_steps(ics, start_fen, moves)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return cast(list[Position], done.value)
+
+
+def _replay_steps(
+    ics: IcsVariant, start_fen: str, moves: list[str]
+) -> Generator[None, None, list[Position]]:
+    """The positions of a stored game, a move at a time (yields after each; ``run_sliced``)."""
     position = Position.from_fen(ics.variant, start_fen)
     positions = [position]
     for uci in moves:
         position = position.play(position.move_from_uci(uci))
         positions.append(position)
+        yield
     return positions

@@ -23,6 +23,7 @@ from server.config import Settings
 from server.hub.commands import Command, valid_text
 from server.hub.effects import ConnId
 from server.hub.errors import ErrorCode
+from server.hub.user_text import forbidden_character, neutralised
 from server.transport.accounts import Accounts, AuthError, Identity
 from server.transport.addresses import (
     ProxyHeaderError,
@@ -39,6 +40,7 @@ from server.transport.ics.review import ReviewStore
 from server.transport.ics.session import IcsSession, OnlinePlayer
 from server.transport.ics.telnet import TelnetLines
 from server.transport.ratelimit import TokenBucket, Verdict
+from server.transport.review_reads import ReviewReads, account_key, address_key
 from server.transport.server import MAX_AUTH_FAILURES
 
 __all__ = ["IcsConnection", "IcsServer"]
@@ -71,6 +73,9 @@ class IcsConnection:
         self._server = server
         self._reader = reader
         self._writer = writer
+        self.address = client_address(writer.transport)
+        """The client address this connection comes from (a trusted balancer's PROXY header
+        honoured; the one place this door reads it)."""
         self._loop = asyncio.get_running_loop()
         limits = server.settings
         self._bucket = TokenBucket(
@@ -119,9 +124,13 @@ class IcsConnection:
     # --- output -------------------------------------------------------------------------------
 
     def write(self, lines: list[str]) -> None:
+        """Queue ``lines`` (each without its line end) for the end of this turn. Each is made
+        one line of visible text (:func:`neutralised`): user text in it — a chat line, a name,
+        a stored game's record written before the edge refused control characters — can
+        neither end the line to start one of its own nor send a terminal escape."""
         if self._closing or not lines:
             return
-        self._lines.extend(lines)
+        self._lines.extend(map(neutralised, lines))
         self._schedule()
 
     def _schedule(self) -> None:
@@ -191,7 +200,7 @@ class IcsConnection:
                         ]
                     )
                     continue
-                if line is None or not valid_text(line):
+                if line is None or not valid_text(line) or forbidden_character(line) >= 0:
                     self._answering = self.session is not None
                     self.write([_refusal(line)])
                     if self.session is None:
@@ -306,15 +315,18 @@ class IcsServer:
         *,
         port: int | None = None,
         admission: Admission | None = None,
+        reads: ReviewReads | None = None,
     ) -> None:
         """``port`` overrides ``settings.ics_port`` (0: any free port); ``admission``: the
         process's count of connections (by default one of this listener's own, with the cap of
-        the settings)."""
+        the settings); ``reads`` is the process's stored-game reads' gate and limits
+        (:mod:`server.transport.review_reads`)."""
         self.settings = settings
         self.admission = admission or Admission(settings.max_connections)
         self._trusted = TrustedProxies(settings.trusted_proxies)
         self.refused = 0
         """Connections refused so far (over a limit, or a bad PROXY header)."""
+        self.reads = reads
         self._port = settings.ics_port if port is None else port
         self.driver = driver
         self.accounts = accounts
@@ -328,6 +340,15 @@ class IcsServer:
     @property
     def store(self) -> ReviewStore | None:
         return self._store
+
+    def requester(self, name: str) -> str:
+        """Whose stored-game reads ``name``'s are: a registered player's account, a guest's
+        address (:mod:`server.transport.review_reads`)."""
+        for connection in self._by_name.get(name.lower(), ()):
+            identity = connection.identity
+            if identity is not None and identity.guest:
+                return address_key(connection.address)
+        return account_key(name)
 
     async def start(self) -> None:
         """Listen on ``settings.host`` and the ICS port."""
@@ -444,8 +465,18 @@ def _refusal(line: str | None) -> str:
     """Why a typed line is refused before it reaches a session (``None``: it was too long).
 
     Lines are decoded with replacement characters, so no lone surrogate gets this far; a NUL
-    byte does, and the store could not keep it (the same check as the JSON transport's).
+    byte does, and the store could not keep it (the same check as the JSON transport's). Nor
+    does any line holding a control character (ESC, TAB, DEL …) or a bidirectional override
+    get further: what a user types may reach other people's screens (a tell, a kibitz), and
+    the one rule of user text (:mod:`server.hub.user_text`) is applied to the whole line here,
+    at the edge.
     """
     if line is None:
         return f"Line too long (more than {MAX_LINE} characters); ignored."
-    return "Your line holds a NUL character, which this server does not accept; ignored."
+    if "\x00" in line:
+        return "Your line holds a NUL character, which this server does not accept; ignored."
+    bad = ord(line[forbidden_character(line)])
+    return (
+        f"Your line holds a control character (U+{bad:04X}), which this server does not "
+        "accept; ignored."
+    )

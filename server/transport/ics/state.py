@@ -15,10 +15,12 @@ from server.hub.errors import ErrorCode
 from server.hub.lobby import MAX_SEEKS_PER_PLAYER
 from server.hub.messages import MessageKind
 from server.hub.payloads import ChallengeView, PlayerView
+from server.hub.user_text import text_problem
 from server.jsontypes import JsonObject
 from server.transport.ics.args import number
 from server.transport.ics.games import GameNumbers, GameView
 from server.transport.ics.review import Examination, ReviewStore, StoreViews
+from server.transport.review_reads import ReviewReads
 
 __all__ = ["Handler", "IcsHost", "Json", "OnlinePlayer", "SessionState", "error_text", "number"]
 
@@ -46,6 +48,15 @@ class IcsHost(Protocol):
 
     @property
     def store(self) -> ReviewStore | None: ...
+
+    @property
+    def reads(self) -> ReviewReads | None:
+        """The stored-game reads' gate and limits (:mod:`server.transport.review_reads`)."""
+        ...
+
+    def requester(self, name: str) -> str:
+        """Whose stored-game reads ``name``'s count as (an account or an address key)."""
+        ...
 
     def online(self) -> list[OnlinePlayer]: ...
 
@@ -121,7 +132,7 @@ class SessionState:
             "wide12": 0,
         }
         self.examination: Examination | None = None
-        self.views = StoreViews(host.store, host.numbers)
+        self.views = StoreViews(host.store, host.numbers, host.reads)
         self.quit = False
 
     @property
@@ -182,11 +193,22 @@ class SessionState:
             return
         act(game)
 
+    def _refused_text(self, text: str) -> bool:
+        """Whether ``text`` is not user text (:mod:`server.hub.user_text`), saying so. The line
+        reader refuses such lines already; this holds for text that reaches others without a
+        hub command's check (an ICS tell) or in a command built here (a chat line)."""
+        problem = text_problem(text)
+        if problem is not None:
+            self._write([f"Not sent: your text {problem}."])
+        return problem is not None
+
     def _chat(self, game: GameView | None, text: str, done: str) -> None:
         if game is None:
             self._write(["You are not playing or observing a game."])
             return
         if not text.strip():
             self._write(["Say what?"])
+            return
+        if self._refused_text(text):
             return
         self._command(lambda a: ChatCommand(game.game_id, text[:300], ack=a), self._plain(done))

@@ -62,7 +62,7 @@ class StoredCommands(SessionState):
         if found is None:
             self._write([problem])
             return
-        examination = await self.views.examine(found)
+        examination = await self.views.examine(found, self._host.requester(self.name))
         if isinstance(examination, str):
             self._write([examination])
             return
