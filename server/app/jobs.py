@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import hmac
 import logging
+import os
 import secrets
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -66,9 +67,10 @@ def load_worker_keys(settings: Settings) -> tuple[str, ...]:
         return keys
     path = Path(settings.worker_key_file)
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(secrets.token_urlsafe(32) + "\n")
-        path.chmod(0o600)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # Created 0600 (never readable by others, not even for a moment).
+        with os.fdopen(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600), "w") as file:
+            file.write(secrets.token_urlsafe(32) + "\n")
         logger.info("created the engine workers' key in %s", path)
     key = path.read_text().strip()
     if len(key) < 16:

@@ -62,7 +62,7 @@ async def lichess_errors(request: web.Request, handler: Handler) -> web.StreamRe
     try:
         return await handler(request)
     except ApiError as error:
-        return _refusal(error.status, error.message)
+        return _refusal(error.status, error.message, error.headers)
     except web.HTTPException as error:
         if error.status < 400:
             raise

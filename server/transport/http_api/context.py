@@ -61,15 +61,17 @@ CONTEXT = web.AppKey("context", ApiContext)
 class ApiError(Exception):
     """An HTTP error answered as lichess's ``{"error": message}`` (by the app's middleware)."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = headers
+        """Headers of the answer (``Retry-After`` of a 429)."""
 
 
-def api_error(status: int, message: str) -> NoReturn:
-    """Stop the handler with ``status`` and ``{"error": message}``."""
-    raise ApiError(status, message)
+def api_error(status: int, message: str, headers: dict[str, str] | None = None) -> NoReturn:
+    """Stop the handler with ``status`` and ``{"error": message}`` (and ``headers``)."""
+    raise ApiError(status, message, headers)
 
 
 @contextlib.asynccontextmanager

@@ -224,6 +224,12 @@ class IcsConnection:
             # it, so that the closed connection is freed by reference counting.
             self.session = None
 
+    @property
+    def address(self) -> str:
+        """The client's address, as login throttling counts it (the socket's peer)."""
+        peer = self._writer.get_extra_info("peername")
+        return str(peer[0]) if isinstance(peer, tuple) and peer else ""
+
     def _auth_timeout(self) -> None:
         if self.identity is None:
             self._send_raw("\r\n**** LOGIN TIMEOUT ****\r\n")
@@ -255,7 +261,7 @@ class IcsConnection:
                 self._send_raw("\r\nlogin: ")
                 return "login", ""
             try:
-                identity = await accounts.login(name, text)
+                identity = await accounts.login(name, text, self.address)
             except AuthError as error:
                 self._failures += 1
                 message = (
@@ -318,6 +324,15 @@ class IcsServer:
         self._connections: set[IcsConnection] = set()
         self._by_name: dict[str, set[IcsConnection]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        accounts.on_revoked.append(self._revoked)
+
+    def _revoked(self, player_id: str, kept: str | None) -> None:
+        """The player's sessions but ``kept`` ended (log out everywhere, a new password):
+        their ICS connections on another session are closed."""
+        for connection in list(self._connections):
+            identity = connection.identity
+            if identity is not None and identity.info.id == player_id and identity.token != kept:
+                connection.close_soon(1000, "your session ended (logged out elsewhere)")
 
     @property
     def store(self) -> ReviewStore | None:
@@ -348,9 +363,16 @@ class IcsServer:
     # --- IcsHost ------------------------------------------------------------------------------
 
     def remember(self, connection: IcsConnection) -> None:
+        """Index the connection by its player's name, for ``tell``. A name is one player's:
+        if another player holds it already (two guests drew one name, which
+        :class:`~server.transport.accounts.Accounts` makes next to impossible), the first
+        keeps it, and a tell never reaches two players."""
         assert connection.identity is not None
-        key = connection.identity.info.name.lower()
-        self._by_name.setdefault(key, set()).add(connection)
+        info = connection.identity.info
+        group = self._by_name.setdefault(info.name.lower(), set())
+        if any(other.identity is not None and other.identity.info.id != info.id for other in group):
+            return
+        group.add(connection)
 
     def forget(self, connection: IcsConnection) -> None:
         if connection.identity is None:
