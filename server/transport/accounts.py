@@ -243,7 +243,8 @@ class Accounts:
         self._max_guests = max_guests
         self.guard = guard or LoginGuard()
         self._max_idle = session_max_idle
-        self._clock = clock
+        self.clock = clock
+        """Seconds of a monotonic clock, for the login throttle (tests move it)."""
         self.on_revoked: list[Callable[[PlayerId, str | None], None]] = []
         """Told ``(player id, the session kept or None)`` when a player's sessions were ended
         (log out everywhere, a new password): each door closes that player's connections
@@ -261,7 +262,7 @@ class Accounts:
         check_name(name)
         check_password(password)
         try:
-            self.guard.check_registration(address, self._clock())
+            self.guard.check_registration(address, self.clock())
         except Throttled as throttled:
             raise _throttled(throttled) from None
         async with self.guard.one_at_a_time(address):
@@ -272,6 +273,7 @@ class Accounts:
             raise AuthError(ErrorCode.NAME_TAKEN, f"The name {name!r} is taken.") from None
         except AccountsUnavailable:
             raise _unavailable() from None
+        self.guard.succeeded(name, address)  # the address is the owner's
         return await self._session_for(player)
 
     async def login(self, name: str, password: str, address: str = "") -> Identity:
@@ -293,15 +295,15 @@ class Accounts:
         """
         guard = self.guard
         try:
-            guard.check_login(name, address, self._clock())
+            guard.check_login(name, address, self.clock())
             async with guard.one_at_a_time(address):
                 # Again: the attempts before this one (from this address) may have failed.
-                guard.check_login(name, address, self._clock())
+                guard.check_login(name, address, self.clock())
                 player = await self._check(name, password)
         except Throttled as throttled:
             raise _throttled(throttled) from None
         if player is None:
-            guard.failed(name, address, self._clock())
+            guard.failed(name, address, self.clock())
             logger.warning("failed login as %r from %s", name[:64], address or "?")
             raise AuthError(ErrorCode.BAD_CREDENTIALS)
         guard.succeeded(name, address)
