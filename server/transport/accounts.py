@@ -59,9 +59,11 @@ MIN_PASSWORD = 8
 MAX_PASSWORD = 128
 GUEST_SESSION_TTL_S = 24 * 3600.0
 MAX_GUEST_SESSIONS = 100_000
-GUEST_NAME_DIGITS = 12
-"""Hex digits of a guest's name (48 random bits): two of 100,000 guests share a name with a
-chance of about 2 in 100,000, and this process also re-draws a name one of its guests has."""
+GUEST_NAME_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
+GUEST_NAME_LENGTH = 10
+"""Random characters of a guest's name (36**10: 51 bits; FICS's 17-character handle column
+holds ``Guest-`` and them): two of 100,000 guests draw one name with a chance of about 1 in
+700,000, and this process also draws again a name one of its guests has."""
 SESSION_MAX_IDLE = timedelta(days=30)
 
 
@@ -174,6 +176,11 @@ def registered_player_id(store_id: int) -> PlayerId:
 def guest_player_id() -> PlayerId:
     """A fresh, unguessable hub id for a guest (``"g<16 hex>"``)."""
     return f"g{secrets.token_hex(8)}"
+
+
+def guest_name() -> str:
+    """A random guest name: ``Guest-`` and :data:`GUEST_NAME_LENGTH` letters and digits."""
+    return "Guest-" + "".join(secrets.choice(GUEST_NAME_ALPHABET) for _ in range(GUEST_NAME_LENGTH))
 
 
 def store_player_id(player_id: PlayerId) -> int | None:
@@ -428,13 +435,12 @@ class Accounts:
     # --- guests -----------------------------------------------------------------------------
 
     def guest(self) -> Identity:
-        """A new guest with a random name (``Guest-`` and :data:`GUEST_NAME_DIGITS` hex
-        digits, none of this process's guests' names) and an in-memory session."""
-        while True:
-            player_id = guest_player_id()
-            name = f"Guest-{secrets.token_hex(GUEST_NAME_DIGITS // 2)}"
-            if name.lower() not in self._guest_names:
-                break
+        """A new guest with a random name (:func:`guest_name`, none of this process's
+        guests' names) and an in-memory session."""
+        name = guest_name()
+        while name.lower() in self._guest_names:
+            name = guest_name()
+        player_id = guest_player_id()
         info = PlayerInfo(player_id, name, True)
         token = secrets.token_urlsafe(32)
         self._guests[token] = (info, time.monotonic())

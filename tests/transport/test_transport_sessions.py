@@ -119,23 +119,17 @@ async def test_change_password_ends_the_other_sessions(
 async def test_guest_names_are_long_and_never_shared_in_one_process(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    draws = iter(["aaaaaaaaaaaa", "aaaaaaaaaaaa", "bbbbbbbbbbbb"])
-    real = accounts_module.secrets.token_hex
     accounts = Accounts(None, None)  # type: ignore[arg-type]  # guests need neither
-    first = accounts.guest()
-    assert len(first.info.name) == len("Guest-") + 12
-    # Names take 6 random bytes (ids 8): two guests draw the same name, the second draws again.
-    monkeypatch.setattr(
-        accounts_module.secrets, "token_hex", lambda n: next(draws) if n == 6 else real(n)
-    )
+    name = accounts.guest().info.name
+    assert len(name) == 16 and name.startswith("Guest-") and name[6:].isalnum()
+    # Two guests draw the same name: the second draws again.
+    draws = iter(["Guest-aaaaaaaaaa", "Guest-aaaaaaaaaa", "Guest-bbbbbbbbbb"])
+    monkeypatch.setattr(accounts_module, "guest_name", lambda: next(draws))
     one, two = accounts.guest(), accounts.guest()
-    monkeypatch.setattr(accounts_module.secrets, "token_hex", real)
-    assert (one.info.name, two.info.name) == ("Guest-aaaaaaaaaaaa", "Guest-bbbbbbbbbbbb")
+    assert (one.info.name, two.info.name) == ("Guest-aaaaaaaaaa", "Guest-bbbbbbbbbb")
     await accounts.logout(one.token)  # the name is free again
-    monkeypatch.setattr(
-        accounts_module.secrets, "token_hex", lambda n: "aaaaaaaaaaaa" if n == 6 else real(n)
-    )
-    assert accounts.guest().info.name == "Guest-aaaaaaaaaaaa"
+    monkeypatch.setattr(accounts_module, "guest_name", lambda: "Guest-aaaaaaaaaa")
+    assert accounts.guest().info.name == "Guest-aaaaaaaaaa"
 
 
 async def test_the_sqlite_database_and_worker_key_are_private(tmp_path: Path) -> None:
