@@ -2,7 +2,8 @@
 
 Passwords are hashed with argon2id (:class:`argon2.PasswordHasher`, cost from the settings).
 Hashing and verifying take tens of milliseconds of CPU by design, so they run in worker threads
-(``asyncio.to_thread``), at most ``hash_concurrency`` at once, and never on the event loop.
+(``asyncio.to_thread``), at most ``hash_concurrency`` at once (a :class:`HashPool`, the
+trusted attempts first), and never on the event loop.
 Every password check first asks the :class:`~server.transport.login_guard.LoginGuard`
 (back-off per account and per address, one hash per address at once): a throttled attempt is
 refused before any hashing. A failed login is logged (name and address, never the password).
@@ -37,7 +38,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from server.hub.errors import ErrorCode
 from server.hub.identity import COMPUTER, PlayerId, PlayerInfo, Rating, RatingKey
-from server.transport.login_guard import LoginGuard, Throttled
+from server.transport.login_guard import HashPool, LoginGuard, Throttled
 
 __all__ = [
     "AccountStore",
@@ -241,7 +242,7 @@ class Accounts:
     ) -> None:
         self._store = store
         self._hasher = hasher
-        self._hashing = asyncio.Semaphore(max(1, hash_concurrency))
+        self._hashing = HashPool(hash_concurrency)
         self._dummy_hash: str | None = None
         self._guests: OrderedDict[str, tuple[PlayerInfo, float]] = OrderedDict()
         self._guest_names: dict[str, str] = {}
@@ -306,7 +307,7 @@ class Accounts:
             async with guard.one_at_a_time(address):
                 # Again: the attempts before this one (from this address) may have failed.
                 guard.check_login(name, address, self.clock())
-                player = await self._check(name, password)
+                player = await self._check(name, password, guard.trusted(name, address))
         except Throttled as throttled:
             raise _throttled(throttled) from None
         if player is None:
@@ -316,14 +317,15 @@ class Accounts:
         guard.succeeded(name, address)
         return player
 
-    async def _check(self, name: str, password: str) -> StoredPlayer | None:
-        """The player if the password is theirs, else None (after the same hashing work)."""
+    async def _check(self, name: str, password: str, trusted: bool) -> StoredPlayer | None:
+        """The player if the password is theirs, else None (after the same hashing work);
+        ``trusted``: first in line for the hashing pool."""
         try:
             player = await self._store.player_by_name(name) if len(name) <= 64 else None
         except AccountsUnavailable:
             raise _unavailable() from None
         stored_hash = player.password_hash if player is not None else await self._dummy()
-        if not await self._verify(stored_hash, password) or player is None:
+        if not await self._verify(stored_hash, password, trusted) or player is None:
             return None
         return player
 
@@ -467,17 +469,17 @@ class Accounts:
     # --- hashing ----------------------------------------------------------------------------
 
     async def _hash(self, password: str) -> str:
-        async with self._hashing:
+        async with self._hashing.slot(trusted=False):
             return await asyncio.to_thread(self._hasher.hash, password)
 
-    async def _verify(self, stored_hash: str, password: str) -> bool:
+    async def _verify(self, stored_hash: str, password: str, trusted: bool) -> bool:
         def verify() -> bool:
             try:
                 return self._hasher.verify(stored_hash, password)
             except (VerificationError, InvalidHashError):
                 return False
 
-        async with self._hashing:
+        async with self._hashing.slot(trusted):
             return await asyncio.to_thread(verify)
 
     async def _dummy(self) -> str:

@@ -21,6 +21,10 @@ the HTTP token endpoints) asks :class:`LoginGuard` first, *before* any argon2 wo
 * **One hash per address**: the argon2 of one address's attempts run one at a time (the next
   waits for the one before), so forty connections from one address occupy one slot of the
   hashing pool, and the other players' logins get the others.
+* **Trusted first**: when the hashing pool (:class:`HashPool`) is full, an attempt from an
+  address that logged in to the account before, or from an address with no failure on record,
+  gets the next free slot before the others (:meth:`LoginGuard.trusted`): guesses from many
+  addresses queue behind the honest players, not in front of them.
 * **Registrations**: at most ``registrations_per_hour`` per address (a token bucket with that
   burst), refused before hashing.
 
@@ -32,6 +36,8 @@ in (tests inject them).
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextlib
 import ipaddress
 import math
 from collections.abc import AsyncIterator
@@ -41,7 +47,7 @@ from dataclasses import dataclass
 from server.config import Settings
 from server.transport.ratelimit import KeyedBuckets, Verdict
 
-__all__ = ["Backoff", "GuardLimits", "LoginGuard", "Throttled", "address_key"]
+__all__ = ["Backoff", "GuardLimits", "HashPool", "LoginGuard", "Throttled", "address_key"]
 
 
 class Throttled(Exception):
@@ -150,6 +156,66 @@ class Backoff:
     def forget(self, key: str) -> None:
         self._entries.pop(key, None)
 
+    def __contains__(self, key: str) -> bool:
+        """Whether ``key`` has a failure on record."""
+        return key in self._entries
+
+
+class HashPool:
+    """At most ``slots`` password hashes at once. Waiting attempts queue in two lines, each in
+    arrival order: the trusted one is served first (see the module docstring).
+
+    >>> async def demo() -> list[str]:
+    ...     pool, order = HashPool(1), []
+    ...     async def attempt(name: str, trusted: bool) -> None:
+    ...         async with pool.slot(trusted):
+    ...             order.append(name)
+    ...             await asyncio.sleep(0)
+    ...     await asyncio.gather(attempt("a", False), attempt("b", False), attempt("c", True))
+    ...     return order
+    >>> asyncio.run(demo())
+    ['a', 'c', 'b']
+    """
+
+    def __init__(self, slots: int) -> None:
+        self._free = max(1, slots)
+        self._lines: tuple[collections.deque[asyncio.Future[None]], ...] = (
+            collections.deque(),
+            collections.deque(),
+        )
+
+    @asynccontextmanager
+    async def slot(self, trusted: bool) -> AsyncIterator[None]:
+        """Hold a slot (waiting in the trusted line, or the other)."""
+        if self._free > 0:
+            self._free -= 1
+        else:
+            line = self._lines[0 if trusted else 1]
+            waiter = asyncio.get_running_loop().create_future()
+            line.append(waiter)
+            try:
+                await waiter  # a slot is handed over: _free stays as it is
+            except asyncio.CancelledError:
+                if waiter.cancelled():
+                    with contextlib.suppress(ValueError):
+                        line.remove(waiter)
+                else:
+                    self._release()  # handed over as it was cancelled: pass it on
+                raise
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        for line in self._lines:
+            while line:
+                waiter = line.popleft()
+                if not waiter.done():
+                    waiter.set_result(None)
+                    return
+        self._free += 1
+
 
 class LoginGuard:
     """See the module docstring. One per process, shared by every door."""
@@ -192,6 +258,12 @@ class LoginGuard:
             wait = max(self._addresses.wait(address, now), self._accounts.wait(account, now))
         if wait > 0:
             raise Throttled("Too many failed logins", wait)
+
+    def trusted(self, account: str, address: str) -> bool:
+        """Whether an attempt goes first to the hashing pool: the address logged in to the
+        account before, or has no failure on record."""
+        account, address = _account_key(account), address_key(address)
+        return f"{account} {address}" in self._known or address not in self._addresses
 
     def failed(self, account: str, address: str, now: float) -> None:
         account, address = _account_key(account), address_key(address)

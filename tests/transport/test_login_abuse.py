@@ -45,6 +45,24 @@ async def open_from(open_client: OpenClient, app: App, address: str) -> Client:
     return await open_client(app, local_addr=(address, 0))
 
 
+class Guesses:
+    """Wrong passwords for one account, each from an attacker's connection: how many were
+    answered, and an event set at the ``under_way_at``-th answer (the attack is under way)."""
+
+    def __init__(self, name: str, under_way_at: int = 1) -> None:
+        self.name = name
+        self.answered = 0
+        self.under_way = asyncio.Event()
+        self._under_way_at = under_way_at
+
+    async def one(self, attacker: Client) -> None:
+        answer = await attacker.request("login", {"name": self.name, "password": "wrong guess"})
+        assert answer["d"]["code"] == "bad_credentials"
+        self.answered += 1
+        if self.answered >= self._under_way_at:
+            self.under_way.set()
+
+
 async def test_guesses_back_off_per_address_across_reconnections_and_are_logged(
     start_app: StartApp, open_client: OpenClient, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -177,23 +195,48 @@ async def test_guesses_from_one_address_leave_the_hashing_pool_to_the_others(
     await (await open_client(app)).login("Honest", "honest password")
     alone = time.perf_counter() - started
     attackers = await asyncio.gather(*(open_from(open_client, app, ATTACKER) for _ in range(40)))
-    answered = 0
-    under_way = asyncio.Event()
-
-    async def guess(attacker: Client) -> None:
-        nonlocal answered
-        answer = await attacker.request("login", {"name": "Honest", "password": "wrong guess"})
-        assert answer["d"]["code"] == "bad_credentials"
-        answered += 1
-        under_way.set()
-
-    guesses = [asyncio.create_task(guess(attacker)) for attacker in attackers]
-    await under_way.wait()  # the attack is under way
-    honest = await open_client(app)
+    guesses = Guesses("Honest")
+    honest = await open_client(app)  # open before: its login is what is measured
+    tasks = [asyncio.create_task(guesses.one(attacker)) for attacker in attackers]
+    await guesses.under_way.wait()
     started = time.perf_counter()
     assert (await honest.login("Honest", "honest password"))["t"] == "welcome"
     under_attack = time.perf_counter() - started
-    still_waiting = 40 - answered
-    await asyncio.gather(*guesses)
+    still_waiting = 40 - guesses.answered
+    await asyncio.gather(*tasks)
     assert still_waiting >= 20, (alone, under_attack, still_waiting)
     assert under_attack < max(1.0, 10 * alone), (alone, under_attack)
+
+
+async def test_guesses_from_many_addresses_queue_behind_a_known_login(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    """Sixteen addresses guess at once (no back-off, one hash each at a time): more waiting
+    hashes than the pool has slots. The owner, from the address they registered from, goes
+    first in line: answered while the guesses that were queued before it still wait."""
+    app = await start_app(
+        argon2_time_cost=2,
+        argon2_memory_kib=16384,
+        login_free_failures_per_address=1000,
+        login_free_failures_per_account=1000,
+    )
+    owner = await open_client(app)
+    await owner.register("Honest", "honest password")
+    addresses = [f"127.0.0.{n}" for n in range(2, 18)]
+    attackers = await asyncio.gather(
+        *(open_from(open_client, app, address) for address in addresses for _ in range(2))
+    )
+    for attacker in attackers[::2]:  # every address has failed before (a sustained attack)
+        await Guesses("Honest").one(attacker)
+    honest = await open_client(app)  # open before: its login is what is measured
+    guesses = Guesses("Honest", under_way_at=4)  # every guess's frame has arrived
+    tasks = [asyncio.create_task(guesses.one(attacker)) for attacker in attackers]
+    await guesses.under_way.wait()
+    before = guesses.answered
+    assert (await honest.login("Honest", "honest password"))["t"] == "welcome"
+    during = guesses.answered - before
+    await asyncio.gather(*tasks)
+    # Only the hashes already running (one a slot) and the ones that took the slots freed
+    # while the owner's login ran finished meanwhile (first in line, FIFO would have put it
+    # behind the 16 addresses' queued ones).
+    assert during <= 6, during
