@@ -10,6 +10,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from ics_support import IcsClient
 from websockets.exceptions import ConnectionClosed
 from ws_support import Client, OpenClient, StartApp, settings_for
 
@@ -160,3 +161,42 @@ async def test_the_sqlite_database_and_worker_key_are_private(tmp_path: Path) ->
     (data / "hub.sqlite3").chmod(0o644)
     await upgrade_to_head(url)
     assert stat.S_IMODE((data / "hub.sqlite3").stat().st_mode) == 0o600
+
+
+async def ics_login(app: App, name: str, password: str) -> IcsClient:
+    telnet = await IcsClient.open(app.ics_port)
+    await telnet.send(name)
+    await telnet.send(password)
+    await telnet.expect(rf"^\*\*\*\* Starting FICS session as {name} \*\*\*\*$")
+    return telnet
+
+
+async def test_ics_password_changes_it_and_ends_the_other_sessions(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    app = await start_app(ics=True)
+    web = await open_client(app)
+    await web.register("Grace", "old password")
+    telnet = await ics_login(app, "Grace", "old password")
+    try:
+        await telnet.send("password wrong-one new-password")
+        await telnet.expect(r"^Incorrect password; password not changed!$")
+        await telnet.send("password old-password")
+        await telnet.expect(r"^Usage: password <oldpassword> <newpassword>$")
+        await telnet.send("password short new")  # FICS passwords are single words
+        await telnet.expect(r"^Password not changed: A password has 8 to 128 characters\.$")
+        # Old password with a space cannot be typed: set one without first.
+        assert (await web.ok("change_password", {"old": "old password", "new": "oldpassword"})) == {
+            "sessions_ended": 1
+        }
+        await telnet.expect(r"^Disconnected: your session ended \(logged out elsewhere\)\.")
+    finally:
+        await telnet.close()
+    telnet = await ics_login(app, "Grace", "oldpassword")
+    try:
+        await telnet.send("password oldpassword newpassword")
+        await telnet.expect(r"^Password changed\. Your other sessions \(1\) have ended\.$")
+        assert await closed_with(web) == (1000, "session ended elsewhere")
+    finally:
+        await telnet.close()
+    assert (await (await open_client(app)).login("Grace", "newpassword"))["t"] == "welcome"

@@ -58,6 +58,7 @@ COMMANDS = (
     "match",
     "moves",
     "observe",
+    "password",
     "pending",
     "play",
     "quit",

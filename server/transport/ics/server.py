@@ -286,6 +286,7 @@ class IcsConnection:
         driver = self._server.driver
         self.conn_id = driver.new_conn_id()
         self.session = IcsSession(info.view(), self._send_command, self.write, self._server)
+        self.session.change_password = self._change_password
         self._server.remember(self)
         suffix = "(U)" if info.guest else ""
         self._send_raw(f"\r\n**** Starting FICS session as {info.name}{suffix} ****\r\n\r\n")
@@ -294,6 +295,19 @@ class IcsConnection:
         driver.connect(self.conn_id, self, info)
         self.session.start()
         self._schedule()
+
+    async def _change_password(self, old: str, new: str) -> list[str]:
+        """FICS's ``password old new`` (checked and throttled as a login)."""
+        assert self.identity is not None
+        try:
+            ended = await self._server.accounts.change_password(
+                self.identity, old, new, self.address
+            )
+        except AuthError as error:
+            if error.code == ErrorCode.BAD_CREDENTIALS:
+                return ["Incorrect password; password not changed!"]
+            return [f"Password not changed: {error.message}"]
+        return [f"Password changed. Your other sessions ({ended}) have ended."]
 
     def _send_command(self, command: Command) -> None:
         # Not once closed: a session's delayed command (a re-join) may come after the end.
