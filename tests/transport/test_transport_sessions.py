@@ -78,7 +78,13 @@ async def test_logout_everywhere_ends_every_session_and_closes_the_connections(
     spare = (await (await open_client(app)).login("Carol", "correct horse"))["d"]["token"]
     bystander = await open_client(app)
     await bystander.register("Dave", "correct horse")
-    assert (await phone.ok("logout_everywhere")) == {"logged_out": True}
+    account = f"http://127.0.0.1:{app.port}/api/account"
+    async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {spare}"}) as http:
+        async with http.get(account) as answer:
+            assert answer.status == 200  # the HTTP API now holds the token in its cache
+        assert (await phone.ok("logout_everywhere")) == {"logged_out": True}
+        async with http.get(account) as answer:
+            assert answer.status == 401  # forgotten at once, not after the cache's seconds
     assert await closed_with(phone) == (1000, "logged out")
     assert await closed_with(laptop) == (1000, "session ended elsewhere")
     for token in (phone.token, laptop.token, spare):
