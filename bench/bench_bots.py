@@ -340,7 +340,10 @@ async def main() -> None:
     url = await create_database("bench_bots") if fresh else args.database_url
     url = url or f"sqlite+aiosqlite:///{workdir / 'hub.sqlite3'}"
     os.environ.update(
-        HUB_ARGON2_TIME_COST="1", HUB_ARGON2_MEMORY_KIB="8", HUB_ARGON2_PARALLELISM="1"
+        HUB_ARGON2_TIME_COST="1",
+        HUB_ARGON2_MEMORY_KIB="8",
+        HUB_ARGON2_PARALLELISM="1",
+        HUB_REGISTRATIONS_PER_ADDRESS_PER_HOUR="100000",
     )
     hub = await start_hub(url, workdir)
     humans: Humans | None = None

@@ -79,6 +79,7 @@ HUB_ENV = {
     "HUB_ARGON2_TIME_COST": "1",
     "HUB_ARGON2_MEMORY_KIB": "8",
     "HUB_ARGON2_PARALLELISM": "1",
+    "HUB_REGISTRATIONS_PER_ADDRESS_PER_HOUR": "100000",
 }
 LOG_VIOLATIONS = ("connection handler failed", "hub failed on", "internal_error")
 

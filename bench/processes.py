@@ -115,6 +115,7 @@ async def start_hub(
         "HUB_RATE_LIMIT_PER_S": "1000",
         "HUB_RATE_LIMIT_BURST": "1000",
         "HUB_SEND_QUEUE_LIMIT": "1024",
+        "HUB_REGISTRATIONS_PER_ADDRESS_PER_HOUR": "100000",  # every player registers from here
     }
     if full_gc_every is not None:
         env["HUB_FULL_GC_INTERVAL_S"] = str(full_gc_every)  # the server's timed collections

@@ -230,6 +230,13 @@ class Settings:
     argon2_time_cost: int = _setting("auth", 3, _at_least(1))
     argon2_memory_kib: int = _setting("auth", 65536, _at_least(8))
     argon2_parallelism: int = _setting("auth", 4, _at_least(1))
+    login_free_failures_per_address: int = _setting("auth", 10, _at_least(1))
+    login_free_failures_per_account: int = _setting("auth", 5, _at_least(1))
+    login_backoff_base_s: float = _setting("auth", 1.0, _positive)
+    login_backoff_max_s: float = _setting("auth", 300.0, _positive)
+    login_failure_memory_s: float = _setting("auth", 3600.0, _positive)
+    registrations_per_address_per_hour: int = _setting("auth", 10, _at_least(1))
+    session_max_idle_days: float = _setting("auth", 30.0, _positive)
     # [reads]
     review_cache_games: int = _setting("reads", 32, _at_least(0))
     review_cache_bytes: int = _setting("reads", 16 * 1024 * 1024, _at_least(0))

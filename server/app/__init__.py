@@ -24,6 +24,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from types import TracebackType
@@ -54,6 +55,7 @@ from server.transport.http_api.context import ApiContext
 from server.transport.http_api.paths import is_api_path
 from server.transport.http_api.runner import HttpApiServer
 from server.transport.ics.server import IcsServer
+from server.transport.login_guard import GuardLimits, LoginGuard
 from server.transport.public import ListenerLimits, ProtocolFactory, PublicListener
 from server.transport.server import TransportServer
 
@@ -149,7 +151,11 @@ class App:
             parallelism=settings.argon2_parallelism,
         )
         self.accounts = Accounts(
-            StoreAccounts(self.store), hasher, hash_concurrency=os.cpu_count() or 2
+            StoreAccounts(self.store),
+            hasher,
+            hash_concurrency=os.cpu_count() or 2,
+            guard=LoginGuard(GuardLimits.from_settings(settings)),
+            session_max_idle=timedelta(days=settings.session_max_idle_days),
         )
         presence = self.driver.presence_report if isinstance(self.driver, ClusterDriver) else None
         # The engine workers' job queue (docs/engines.md): jobs in the database, workers on

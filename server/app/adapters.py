@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from typing import Any
 
 from server.hub.effects import (
@@ -237,15 +238,29 @@ class StoreAccounts:
         token: str = await self._guard(self._store.create_session(player_id))
         return token
 
-    async def session_player(self, token: str) -> Player | None:
-        return await self._guard(self._store.session_player(token))
+    async def session_player(
+        self, token: str, *, max_idle: timedelta | None = None
+    ) -> Player | None:
+        return await self._guard(self._store.session_player(token, max_idle=max_idle))
 
-    async def resume_session(self, token: str) -> tuple[Player, list[PlayerRating]] | None:
-        return await self._guard(self._store.resume_session(token))
+    async def resume_session(
+        self, token: str, *, max_idle: timedelta | None = None
+    ) -> tuple[Player, list[PlayerRating]] | None:
+        return await self._guard(self._store.resume_session(token, max_idle=max_idle))
 
     async def delete_session(self, token: str) -> bool:
         deleted: bool = await self._guard(self._store.delete_session(token))
         return deleted
+
+    async def delete_player_sessions(self, player_id: int) -> int:
+        ended: int = await self._guard(self._store.delete_player_sessions(player_id))
+        return ended
+
+    async def set_password(self, player_id: int, password_hash: str, keep_session: str) -> int:
+        ended: int = await self._guard(
+            self._store.set_password(player_id, password_hash, keep_session)
+        )
+        return ended
 
     async def player_ratings(self, player_id: int) -> list[PlayerRating]:
         return await self._guard(self._store.player_ratings(player_id))

@@ -75,10 +75,12 @@ def load_worker_keys(settings: Settings) -> tuple[str, ...]:
         return keys
     path = Path(settings.worker_key_file)
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # Written 0600 from its creation (never readable by others, not even for a moment),
+        # then linked into place: two hubs starting at once agree on the first one's key.
         mine = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
-        mine.write_text(secrets.token_urlsafe(32) + "\n")
-        mine.chmod(0o600)
+        with os.fdopen(os.open(mine, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600), "w") as file:
+            file.write(secrets.token_urlsafe(32) + "\n")
         try:
             os.link(mine, path)
             logger.info("created the engine workers' key in %s", path)

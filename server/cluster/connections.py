@@ -80,7 +80,7 @@ class LocalConnections:
     def add(self, conn_id: ConnId, local: LocalConnection) -> None:
         self._by_conn[conn_id] = local
         self._player_conns.setdefault(local.player.id, set()).add(conn_id)
-        self._names[local.player.name.lower()] = local.player.id
+        self._names.setdefault(local.player.name.lower(), local.player.id)  # first keeps it
 
     def remove(self, conn_id: ConnId) -> LocalConnection | None:
         local = self._by_conn.pop(conn_id, None)

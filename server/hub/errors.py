@@ -62,6 +62,10 @@ class ErrorCode(StrEnum):
     NAME_TAKEN = "name_taken", "That name is taken."
     BAD_CREDENTIALS = "bad_credentials", "Wrong name or password."
     BAD_SESSION = "bad_session", "This session has ended; please log in again."
+    TOO_MANY_ATTEMPTS = (
+        "too_many_attempts",
+        "Too many failed logins or registrations; wait before trying again.",
+    )
     UNAVAILABLE = "unavailable", "The database is unavailable; please try again soon."
     # --- review and export
     NOT_FOUND = "not_found", "No such game or resource."

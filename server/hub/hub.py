@@ -112,10 +112,12 @@ class Hub:
         online = state.players.get(player.id)
         if online is None:
             online = state.players[player.id] = OnlinePlayer(player)
-        elif online.info.name.lower() != player.name.lower():
-            state.names.pop(online.info.name.lower(), None)
+        elif state.names.get(online.info.name.lower()) == player.id:
+            del state.names[online.info.name.lower()]  # the name index is refreshed below
         online.info = player
-        state.names[player.name.lower()] = player.id
+        # A name is one player's: another player's connection with the same name (two guests
+        # drew one, which the accounts make next to impossible) is not indexed by it.
+        state.names.setdefault(player.name.lower(), player.id)
         online.conns.append(conn_id)
         state.conns[conn_id] = Connection(conn_id, player.id)
         while len(online.conns) > state.config.max_connections_per_player:

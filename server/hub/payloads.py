@@ -218,6 +218,8 @@ class AckPayload(TypedDict, total=False):
     challenge: int
     id: int
     logged_out: bool
+    sessions_ended: int
+    """``change_password``: how many of the player's other sessions ended."""
 
 
 class ErrorPayload(TypedDict):

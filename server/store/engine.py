@@ -11,11 +11,14 @@ database behaves the same whoever opens it:
   and SQLAlchemy emits ``BEGIN`` itself instead of the sqlite3 module's legacy
   implicit transactions. Writing transactions start with ``BEGIN IMMEDIATE`` so
   two writers queue on the busy timeout instead of deadlocking on a lock
-  upgrade; read-only transactions use a plain (deferred) ``BEGIN``.
+  upgrade; read-only transactions use a plain (deferred) ``BEGIN``. The file holds
+  password hashes: it is created readable by its owner only (:func:`private_sqlite_file`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -30,6 +33,7 @@ __all__ = [
     "DEFAULT_URL",
     "create_engine",
     "is_unavailable",
+    "private_sqlite_file",
     "sqlite_path",
     "writing",
 ]
@@ -58,6 +62,35 @@ def sqlite_path(url: str | URL) -> Path | None:
     return Path(database)
 
 
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+"""What SQLite keeps beside a database file (they hold its data too)."""
+
+
+def private_sqlite_file(path: Path | None, *, make_directory: bool = False) -> None:
+    """Make the database file at ``path`` readable and writable by its owner only (0600),
+    creating it empty if missing; its WAL and journal files (which SQLite creates with the
+    database file's mode) and any left from an older start lose their group and other bits
+    too. ``make_directory``: create a missing directory, 0700. Nothing happens when the
+    directory does not exist (the first connection then fails, saying so).
+    """
+    if path is None:
+        return
+    if make_directory and not path.parent.exists():
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not path.parent.is_dir():
+        return
+    # O_EXCL: a file created here never exists with a wider mode, not even for a moment.
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    for file in (path, *(path.with_name(path.name + side) for side in SQLITE_SIDE_FILES)):
+        try:
+            mode = file.stat().st_mode
+            if mode & 0o077:
+                file.chmod(mode & 0o700)
+        except (FileNotFoundError, PermissionError):
+            continue  # absent, or another user's (SQLite will say what it can do with it)
+
+
 def create_engine(
     url: str | URL,
     *,
@@ -84,7 +117,7 @@ def create_engine(
     if backend == "sqlite":
         if schema is not None:
             raise ValueError("schemas are a PostgreSQL feature; SQLite uses one file per store")
-        sqlite_path(parsed)  # refuses in-memory databases
+        private_sqlite_file(sqlite_path(parsed))  # also refuses in-memory databases
         return _sqlite_engine(parsed, pool_size, sqlite_busy_timeout, sqlite_foreign_keys)
     raise ValueError(f"unsupported database backend {backend!r}: use postgresql or sqlite")
 

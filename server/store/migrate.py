@@ -29,7 +29,14 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy.engine import Connection
 
-from server.store.engine import DEFAULT_URL, create_engine, is_unavailable, sqlite_path, writing
+from server.store.engine import (
+    DEFAULT_URL,
+    create_engine,
+    is_unavailable,
+    private_sqlite_file,
+    sqlite_path,
+    writing,
+)
 from server.store.errors import StoreUnavailableError
 
 __all__ = [
@@ -63,13 +70,11 @@ async def upgrade_to_head(url: str = DEFAULT_URL, *, schema: str | None = None) 
     """Bring the database at *url* to the newest revision.
 
     Creates what the database lives in when missing: a SQLite file's
-    directory, or the PostgreSQL *schema*.
+    directory (0700) and file (0600), or the PostgreSQL *schema*.
 
     :raises StoreUnavailableError: if the database cannot be reached.
     """
-    path = sqlite_path(url)
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    private_sqlite_file(sqlite_path(url), make_directory=True)
     await _run(url, schema, lambda config: command.upgrade(config, "head"))
 
 

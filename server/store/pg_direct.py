@@ -83,7 +83,11 @@ ABORT = (
 #: hub's CPU: a reconnect storm's logins queued behind them (docs/benchmarks.md, "Reconnect
 #: storm").
 RESUME_SESSION = (
-    "WITH s AS (UPDATE sessions SET last_seen = $2 WHERE token_hash = $1 RETURNING player_id)"
+    # A session last used before $3 has ended: deleted, and no row (both parts of the
+    # statement see the same snapshot, so the UPDATE skips it by its own condition).
+    "WITH gone AS (DELETE FROM sessions WHERE token_hash = $1 AND last_seen < $3),"
+    " s AS (UPDATE sessions SET last_seen = $2 WHERE token_hash = $1 AND last_seen >= $3"
+    " RETURNING player_id)"
     " SELECT p.id, p.name, p.password_hash, p.created_at, p.bot,"
     " r.variant, r.speed, r.rating, r.deviation, r.volatility, r.games"
     " FROM s JOIN players p ON p.id = s.player_id"
@@ -201,13 +205,16 @@ class PgDirect:
         arguments = (game_id, termination, finished_at, plies, final_fen)
         return await self._game_write(ABORT, arguments) == "UPDATE 1"
 
-    async def resume_session(self, token_hash: str, now: datetime) -> list[asyncpg.Record]:
+    async def resume_session(
+        self, token_hash: str, now: datetime, oldest: datetime
+    ) -> list[asyncpg.Record]:
         """:data:`RESUME_SESSION`'s rows: one per rating of the session's player (one with
-        null rating columns if they have none); none for an unknown token.
+        null rating columns if they have none); none for an unknown token or a session last
+        used before ``oldest`` (which is deleted).
 
         :raises StoreUnavailableError: as :meth:`append_moves`.
         """
-        return await self._login_fetch(RESUME_SESSION, token_hash, now)
+        return await self._login_fetch(RESUME_SESSION, token_hash, now, oldest)
 
     async def unfinished_games(self) -> list[asyncpg.Record]:
         """:data:`UNFINISHED_GAMES`' rows, on a games' connection.

@@ -111,6 +111,25 @@ class PlayerStore(Transactions):
             )
         return cast(int, result.rowcount) > 0
 
+    async def set_password(self, player_id: int, password_hash: str, keep_session: str) -> int:
+        """Store a player's new password hash and end their sessions but ``keep_session`` (the
+        one the change was made from), in one transaction. Returns how many sessions ended.
+
+        :raises ValueError: an empty or over-long hash.
+        """
+        check_text("password hash", password_hash, PASSWORD_HASH_LENGTH)
+        async with self._transaction(write=True) as connection:
+            await connection.execute(
+                update(players).where(players.c.id == player_id).values(password_hash=password_hash)
+            )
+            result = await connection.execute(
+                delete(sessions).where(
+                    sessions.c.player_id == player_id,
+                    sessions.c.token_hash != token_hash(keep_session),
+                )
+            )
+        return cast(int, result.rowcount)
+
     async def delete_player_sessions(self, player_id: int) -> int:
         """Log a player out everywhere. Returns how many sessions ended."""
         async with self._transaction(write=True) as connection:

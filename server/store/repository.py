@@ -14,6 +14,7 @@ engine and transactions of ``transactions.py``.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import Self
 
@@ -69,17 +70,23 @@ class Store(PlayerStore, TokenStore, RatingStore, GameStore, GameQueries, JobSto
             direct = PgDirect(url, schema=schema, connect_timeout=connect_timeout)
         return cls(engine, direct=direct)
 
-    async def resume_session(self, token: str) -> tuple[Player, list[PlayerRating]] | None:
+    async def resume_session(
+        self, token: str, *, max_idle: timedelta | None = None
+    ) -> tuple[Player, list[PlayerRating]] | None:
         """The player a token logs in, with all their ratings (by variant then speed), or
-        None; refreshes the session's ``last_seen``. What a reconnecting client needs: on
-        PostgreSQL one statement (:data:`server.store.pg_direct.RESUME_SESSION`), elsewhere
-        :meth:`session_player` then :meth:`player_ratings`."""
+        None; refreshes the session's ``last_seen``. With ``max_idle``, a session unused for
+        longer is deleted and None returned (as :meth:`session_player`). What a reconnecting
+        client needs: on PostgreSQL one statement
+        (:data:`server.store.pg_direct.RESUME_SESSION`), elsewhere :meth:`session_player` then
+        :meth:`player_ratings`."""
         if self._direct is None:
-            player = await self.session_player(token)
+            player = await self.session_player(token, max_idle=max_idle)
             if player is None:
                 return None
             return player, await self.player_ratings(player.id)
-        rows = await self._direct.resume_session(token_hash(token), utc_now())
+        now = utc_now()
+        oldest = now - max_idle if max_idle is not None else datetime.min.replace(tzinfo=UTC)
+        rows = await self._direct.resume_session(token_hash(token), now, oldest)
         if not rows:
             return None
         first = rows[0]

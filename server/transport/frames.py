@@ -8,6 +8,10 @@ by the transport, not the hub, because they establish *who* a connection is:
 * ``{"t": "guest"}``
 * ``{"t": "resume", "d": {"token": ...}}`` — a session token from an earlier ``welcome``
 * ``{"t": "logout"}`` — end the session and close the connection
+* ``{"t": "logout_everywhere"}`` — end every session of the player (every device) and close
+  the player's connections, this one included
+* ``{"t": "change_password", "d": {"old": ..., "new": ...}}`` — a new password; the player's
+  other sessions end (their connections close), this one goes on
 * ``{"t": "ping"}`` — the application heartbeat, answered at once with ``{"t": "pong"}`` (before
   or after login): a browser cannot send websocket pings, so this is how it notices a dead
   connection
@@ -63,6 +67,17 @@ class LogoutFrame(AuthFrame):
 
 
 @dataclass(frozen=True)
+class LogoutEverywhereFrame(AuthFrame):
+    pass
+
+
+@dataclass(frozen=True)
+class ChangePasswordFrame(AuthFrame):
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
 class PingFrame(AuthFrame):
     pass
 
@@ -73,6 +88,8 @@ AUTH_FRAME_FIELDS: dict[str, tuple[str, ...]] = {
     "guest": (),
     "resume": ("token",),
     "logout": (),
+    "logout_everywhere": (),
+    "change_password": ("old", "new"),
     "ping": (),
 }
 """The frame types the transport handles itself, and their (string) fields."""
@@ -114,4 +131,8 @@ def parse_transport_frame(envelope: Envelope) -> AuthFrame | None:
         return ResumeFrame(ack, *values)
     if kind == "ping":
         return PingFrame(ack)
+    if kind == "change_password":
+        return ChangePasswordFrame(ack, *values)
+    if kind == "logout_everywhere":
+        return LogoutEverywhereFrame(ack)
     return GuestFrame(ack) if kind == "guest" else LogoutFrame(ack)

@@ -35,6 +35,7 @@ from server.config import Settings
 from server.hub.commands import Envelope, ack_of, command_of, parse_envelope
 from server.hub.effects import ConnId
 from server.hub.errors import ErrorCode, ProtocolError
+from server.hub.identity import PlayerId
 from server.hub.messages import AckId, Message, MessageKind, error_message
 from server.hub.payloads import VariantName, WelcomePayload
 from server.rules import VARIANT_NAMES, get_variant
@@ -43,8 +44,10 @@ from server.transport.codec import DecodeError, decode, encode, encode_message
 from server.transport.driver import HubDriver
 from server.transport.frames import (
     AuthFrame,
+    ChangePasswordFrame,
     GuestFrame,
     LoginFrame,
+    LogoutEverywhereFrame,
     LogoutFrame,
     PingFrame,
     RegisterFrame,
@@ -213,6 +216,7 @@ class ClientConnection:
             # before the connection leaves it.
             await self._wait_for_rest()
             self.outbox.close()
+            self._server.logged_out(self)
             if self.conn_id is not None:
                 self._server.driver.disconnect(self.conn_id)
 
@@ -351,35 +355,56 @@ class ClientConnection:
         requester = (
             account_key(identity.info.name)
             if identity is not None and not identity.guest
-            else address_key(peer_address(self.ws))
+            else address_key(self.address)
         )
         reads = self._server.reads
         self.outbox.put(encode(await review_ws(store, envelope, player, reads, requester)))
 
     # --- authentication -----------------------------------------------------------------------
 
+    @property
+    def address(self) -> str:
+        """The client's address, as login throttling and the read limits count it
+        (:func:`~server.transport.http.peer_address`: a trusted balancer's PROXY header
+        honoured)."""
+        return peer_address(self.ws)
+
+    async def _on_account(self, frame: AuthFrame) -> None:
+        """``logout``, ``logout_everywhere``, ``change_password``: a logged-in connection's
+        sessions."""
+        identity = self.identity
+        if identity is None:
+            self.error(ErrorCode.NOT_AUTHENTICATED, "You are not logged in.", frame.ack)
+            return
+        accounts = self._server.accounts
+        try:
+            if isinstance(frame, ChangePasswordFrame):
+                ended = await accounts.change_password(identity, frame.old, frame.new, self.address)
+                self.send(Message(MessageKind.ACK, {"sessions_ended": ended}, a=frame.ack))
+                return
+            if isinstance(frame, LogoutEverywhereFrame):
+                await accounts.logout_everywhere(identity)
+            else:
+                await accounts.logout(identity.token)
+        except AuthError as exc:
+            self.error(exc.code, exc.message, frame.ack)
+            return
+        self.send(Message(MessageKind.ACK, {"logged_out": True}, a=frame.ack))
+        self.close_soon(CloseCode.NORMAL_CLOSURE, "logged out")
+
     async def _on_auth(self, frame: AuthFrame) -> None:
         accounts = self._server.accounts
-        if isinstance(frame, LogoutFrame):
-            if self.identity is None:
-                self.error(ErrorCode.NOT_AUTHENTICATED, "You are not logged in.", frame.ack)
-                return
-            try:
-                await accounts.logout(self.identity.token)
-            except AuthError as exc:
-                self.error(exc.code, exc.message, frame.ack)
-                return
-            self.send(Message(MessageKind.ACK, {"logged_out": True}, a=frame.ack))
-            self.close_soon(CloseCode.NORMAL_CLOSURE, "logged out")
+        if isinstance(frame, (LogoutFrame, LogoutEverywhereFrame, ChangePasswordFrame)):
+            await self._on_account(frame)
             return
         if self.identity is not None:
             self.error(ErrorCode.ALREADY_AUTHENTICATED, ack=frame.ack)
             return
         try:
             if isinstance(frame, RegisterFrame):
-                identity = await accounts.register(frame.name, frame.password)
+                identity = await accounts.register(frame.name, frame.password, self.address)
             elif isinstance(frame, LoginFrame):
-                identity = await accounts.login(frame.name, frame.password)
+                identity = await accounts.login(frame.name, frame.password, self.address)
             elif isinstance(frame, ResumeFrame):
                 identity = await accounts.resume(frame.token)
             else:
@@ -387,7 +412,7 @@ class ClientConnection:
                 identity = accounts.guest()
         except AuthError as exc:
             self.error(exc.code, exc.message, frame.ack)
-            if exc.code in (ErrorCode.BAD_CREDENTIALS, ErrorCode.BAD_SESSION):
+            if exc.code in _FAILURES:
                 self._auth_failures += 1
                 if self._auth_failures >= MAX_AUTH_FAILURES:
                     self.close_soon(CloseCode.POLICY_VIOLATION, "too many failed logins")
@@ -405,7 +430,11 @@ class ClientConnection:
         driver = self._server.driver
         self.conn_id = driver.new_conn_id()
         driver.connect(self.conn_id, self, identity.info)
-        self._server.logged_in(self.ws)
+        self._server.logged_in(self)
+
+
+_FAILURES = (ErrorCode.BAD_CREDENTIALS, ErrorCode.BAD_SESSION, ErrorCode.TOO_MANY_ATTEMPTS)
+"""Refused logins that count towards :data:`MAX_AUTH_FAILURES`."""
 
 
 def _ack_of_text(data: str | bytes) -> AckId | None:
@@ -449,11 +478,37 @@ class TransportServer:
         self.on_login: Callable[[int], None] = lambda fd: None
         """Told the socket's file descriptor of each connection that logs in: the public
         listener's admission (``PublicListener.admitted``) lets the next one open."""
+        self._players: dict[PlayerId, set[ClientConnection]] = {}
+        """The logged-in connections of each player (to close when their sessions end)."""
+        accounts.on_revoked.append(self._revoked)
 
-    def logged_in(self, ws: ServerConnection) -> None:
-        sock = ws.transport.get_extra_info("socket")
+    def logged_in(self, connection: ClientConnection) -> None:
+        assert connection.identity is not None
+        self._players.setdefault(connection.identity.info.id, set()).add(connection)
+        sock = connection.ws.transport.get_extra_info("socket")
         if sock is not None:
             self.on_login(sock.fileno())
+
+    def logged_out(self, connection: ClientConnection) -> None:
+        """The connection ended."""
+        if connection.identity is None:
+            return
+        player_id = connection.identity.info.id
+        group = self._players.get(player_id)
+        if group is not None:
+            group.discard(connection)
+            if not group:
+                del self._players[player_id]
+
+    def _revoked(self, player_id: PlayerId, kept: str | None) -> None:
+        """The player's sessions but ``kept`` ended: close their connections on them (on the
+        next loop turn, after the connection that asked has answered)."""
+        for connection in self._players.get(player_id, ()):
+            identity = connection.identity
+            if identity is not None and identity.token != kept:
+                asyncio.get_running_loop().call_soon(
+                    connection.close_soon, CloseCode.NORMAL_CLOSURE, "session ended elsewhere"
+                )
 
     async def start(self, sock: socket.socket | None = None) -> None:
         """Listen on ``settings.host:settings.port`` (port 0 picks a free one); or, given the

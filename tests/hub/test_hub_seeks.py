@@ -7,6 +7,7 @@ from hub_harness import FISCHER_TC, Harness, one, only, player
 
 from server.hub.effects import GameCreated
 from server.hub.hub import HubConfig
+from server.hub.identity import PlayerInfo
 
 BYOYOMI_TC = {"kind": "byoyomi", "main_s": 60, "period_s": 10, "periods": 2}
 
@@ -372,3 +373,23 @@ def test_connection_limit_closes_the_oldest() -> None:
     assert [c.conn_id for c in h.closed] == [1]
     h.disconnect(1)  # the adapter reports the close: ignored
     assert h.hub.online("alice")
+
+
+def test_a_name_two_players_share_stays_the_first_ones() -> None:
+    """Two guests who drew one name (the accounts make it next to impossible): the name index
+    keeps the first, so a challenge by name reaches one player, never the newcomer; the
+    newcomer leaving does not take the name from the first."""
+    h = Harness()
+    first, second = PlayerInfo("g1", "Guest-abc", True), PlayerInfo("g2", "guest-ABC", True)
+    h.connect(1, player("alice"))
+    h.connect(2, first)
+    h.connect(3, second)
+    match(h, 1, "guest-abc", ack=1)
+    assert one(h.inbox(2), "challenge").d["to"]["id"] == "g1"
+    assert h.of_type(3, "challenge") == []
+    names = h.hub.state.names
+    assert names["guest-abc"] == "g1"
+    h.disconnect(3)
+    assert names["guest-abc"] == "g1"
+    h.disconnect(2)
+    assert "guest-abc" not in names

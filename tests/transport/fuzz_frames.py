@@ -116,6 +116,12 @@ SCHEMA: dict[str, dict[str, Field]] = {
     "guest": {},
     "resume": {"token": Field("string", valid=Live("token"), secret=True)},
     "logout": {},
+    "logout_everywhere": {},
+    "change_password": {
+        # Never the player's password: a well-formed frame is refused (bad_credentials).
+        "old": Field("string", valid="not the password"),
+        "new": Field("string", valid="another password"),
+    },
     "ping": {},
     "games": {
         "player": Field("string", False, Live("name")),
@@ -605,14 +611,14 @@ def valid_value(name: str, spec: Field) -> st.SearchStrategy[Any]:
 VALID_VALUES = {
     (kind, name): valid_value(name, spec) for kind in SCHEMA for name, spec in SCHEMA[kind].items()
 }
-WELL_FORMED_KINDS = st.sampled_from(sorted(set(SCHEMA) - {"logout"}))
+WELL_FORMED_KINDS = st.sampled_from(sorted(set(SCHEMA) - {"logout", "logout_everywhere"}))
 
 
 @st.composite
 def well_formed_frames(draw: st.DrawFn) -> dict[str, Any]:
     """A frame every schema accepts (its type's fields with values of the right type and range,
     optional ones sometimes absent or null); the ack id is added when it is sent. ``logout``
-    is left out: it closes the connection, as documented."""
+    and ``logout_everywhere`` are left out: they close the connection, as documented."""
     kind = draw(WELL_FORMED_KINDS)
     payload = {
         name: draw(VALID_VALUES[kind, name])

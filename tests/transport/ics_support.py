@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import re
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from server.app import App
 
@@ -28,8 +29,9 @@ class IcsClient:
         self.closed = False
 
     @classmethod
-    async def open(cls, port: int) -> IcsClient:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    async def open(cls, port: int, **kwargs: Any) -> IcsClient:
+        """``kwargs`` go to ``asyncio.open_connection`` (``local_addr`` …)."""
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, **kwargs)
         return cls(reader, writer)
 
     @classmethod

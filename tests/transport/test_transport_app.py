@@ -203,6 +203,7 @@ async def test_python_dash_m_server_runs_with_defaults_and_stops_on_sigterm(
         "HUB_ARGON2_TIME_COST": "1",
         "HUB_ARGON2_MEMORY_KIB": "8",
         "HUB_ARGON2_PARALLELISM": "1",
+        "HUB_REGISTRATIONS_PER_ADDRESS_PER_HOUR": "100000",
         "PYTHONPATH": str(ROOT),
     }
     process = await asyncio.create_subprocess_exec(

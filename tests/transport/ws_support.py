@@ -22,7 +22,13 @@ from worker_support import TEST_WORKER_KEY
 from server.app import App
 from server.config import Settings
 
-FAST_AUTH = {"argon2_time_cost": 1, "argon2_memory_kib": 8, "argon2_parallelism": 1}
+FAST_AUTH = {
+    "argon2_time_cost": 1,
+    "argon2_memory_kib": 8,
+    "argon2_parallelism": 1,
+    # Tests register many accounts from 127.0.0.1.
+    "registrations_per_address_per_hour": 100_000,
+}
 ROOT = Path(__file__).resolve().parents[2]
 
 StartApp = Callable[..., Awaitable[App]]
@@ -291,6 +297,7 @@ async def start_server(
         "HUB_ARGON2_TIME_COST": "1",
         "HUB_ARGON2_MEMORY_KIB": "8",
         "HUB_ARGON2_PARALLELISM": "1",
+        "HUB_REGISTRATIONS_PER_ADDRESS_PER_HOUR": "100000",
         "PYTHONPATH": str(ROOT),
         **{f"HUB_{name.upper()}": value for name, value in settings.items()},
     }

@@ -72,6 +72,7 @@ class Client implements Ctx {
     this.auth.hidden = false;
     $("user").textContent = "";
     $("logout").hidden = true;
+    $("account").hidden = true;
   }
 
   private login(t: CommandKind, d?: Commands[CommandKind]): void {
@@ -94,6 +95,19 @@ class Client implements Ctx {
     $("register").addEventListener("click", () => { if (form.reportValidity()) this.login("register", creds()); });
     $("guest").addEventListener("click", () => this.login("guest"));
     $("logout").addEventListener("click", () => { localStorage.removeItem(TOKEN_KEY); this.conn.request("logout").catch(() => {}); });
+    $("logout-everywhere").addEventListener("click", () => {
+      localStorage.removeItem(TOKEN_KEY);
+      this.conn.request("logout_everywhere").catch(() => {});
+    });
+    const passwordForm = $("password-form") as HTMLFormElement;
+    passwordForm.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const f = new FormData(passwordForm);
+      const note = $("password-note");
+      this.conn.request("change_password", { old: String(f.get("old") ?? ""), new: String(f.get("new") ?? "") }).then(
+        () => { passwordForm.reset(); note.textContent = "Password changed; your other devices are logged out."; },
+        (err) => { note.textContent = errorText(err); });
+    });
     for (const a of document.querySelectorAll<HTMLAnchorElement>("nav a[data-route]")) {
       a.addEventListener("click", (e) => { e.preventDefault(); this.navigate(a.getAttribute("href")!); });
     }
@@ -119,6 +133,7 @@ class Client implements Ctx {
         this.auth.hidden = true;
         $("user").textContent = `${m.d.player.name}${m.d.player.guest ? " (guest)" : ""}`;
         $("logout").hidden = false;
+        $("account").hidden = m.d.player.guest;
         return;
       case "hello":
         this.runningGame = m.d.game;

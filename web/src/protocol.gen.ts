@@ -200,6 +200,7 @@ export interface AckPayload {
   challenge?: number;
   id?: number;
   logged_out?: boolean;
+  sessions_ended?: number;
 }
 
 export interface ErrorPayload {
@@ -518,6 +519,7 @@ export type ErrorCode =
   | "name_taken"
   | "bad_credentials"
   | "bad_session"
+  | "too_many_attempts"
   | "unavailable"
   | "not_found"
   | "unsupported_format"
@@ -599,9 +601,11 @@ export interface Commands {
   unseek: { id?: number };
   who: Record<string, never>;
   withdraw: { id: number };
+  change_password: { old: string; new: string };
   guest: Record<string, never>;
   login: { name: string; password: string };
   logout: Record<string, never>;
+  logout_everywhere: Record<string, never>;
   ping: Record<string, never>;
   register: { name: string; password: string };
   resume: { token: string };
@@ -643,9 +647,11 @@ export interface Answers {
   unseek: "ack";
   who: "who";
   withdraw: "ack";
+  change_password: "welcome";
   guest: "welcome";
   login: "welcome";
   logout: "ack";
+  logout_everywhere: "welcome";
   ping: "pong";
   register: "welcome";
   resume: "welcome";

@@ -71,7 +71,7 @@ async def caller(request: web.Request) -> Caller:
     if token.startswith(API_TOKEN_PREFIX):
         account = await store_call(context.store.api_token_player(token))
     else:
-        account = await store_call(context.store.session_player(token))
+        account = await store_call(context.accounts.session_account(token))
     if account is None:
         api_error(401, "No such token")
     try:

@@ -15,8 +15,8 @@ from typing import Any, NoReturn
 from aiohttp import web
 
 from server.config import Settings
-from server.hub.identity import PlayerInfo
-from server.transport.accounts import Accounts
+from server.hub.identity import PlayerId, PlayerInfo
+from server.transport.accounts import Accounts, store_player_id
 from server.transport.addresses import client_address
 from server.transport.driver import HubDriver
 from server.transport.http import HttpRoutes
@@ -54,6 +54,14 @@ class ApiContext:
 
     def __post_init__(self) -> None:
         self.links = BotLinks(self.driver, self.settings)
+        self.accounts.on_revoked.append(self._revoked)
+
+    def _revoked(self, player_id: PlayerId, kept: str | None) -> None:
+        """A player's sessions ended: their cached session tokens are resolved again (and
+        refused) at once, not after the cache's few seconds."""
+        account_id = store_player_id(player_id)
+        if account_id is not None:
+            self.callers.forget_account(account_id)
 
 
 CONTEXT = web.AppKey("context", ApiContext)
@@ -67,6 +75,7 @@ class ApiError(Exception):
         self.status = status
         self.message = message
         self.headers = headers
+        """Headers of the answer (``Retry-After`` of a 429)."""
 
 
 def api_error(status: int, message: str, headers: dict[str, str] | None = None) -> NoReturn:

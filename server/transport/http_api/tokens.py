@@ -5,6 +5,9 @@ to ``POST /api/token``, ``/api/token/list`` and ``/api/token/{id}/revoke``).
 
 Creating or listing needs the player's session token (``Authorization: Bearer``, as the web
 client holds it) or the name and password in the form; an API token cannot make more tokens.
+A name and password are checked as a login is (:meth:`Accounts.authenticate`: throttled per
+account and per address, failures logged), without starting a session; a throttled attempt is
+answered 429 with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from server.hub.user_text import check_user_text
 from server.transport.accounts import AuthError, StoredPlayer
 from server.transport.headers import page_policy
 from server.transport.http_api.auth import API_TOKEN_PREFIX, bearer, store_call
-from server.transport.http_api.context import CONTEXT, api_error
+from server.transport.http_api.context import CONTEXT, api_error, request_address
 from server.transport.http_api.forms import read_form, whole_number
 
 routes = web.RouteTableDef()
@@ -37,7 +40,7 @@ async def _owner(request: web.Request, form: dict[str, str]) -> StoredPlayer:
     if token is not None:
         if token.startswith(API_TOKEN_PREFIX):
             api_error(403, "An API token cannot manage tokens: use your login session or password.")
-        account = await store_call(context.store.session_player(token))
+        account = await store_call(context.accounts.session_account(token))
         if account is None:
             api_error(401, "No such session")
         return account
@@ -45,13 +48,11 @@ async def _owner(request: web.Request, form: dict[str, str]) -> StoredPlayer:
     if not name or not password:
         api_error(401, "Log in: a session token (Authorization: Bearer) or name and password.")
     try:
-        await context.accounts.login(name, password)
+        return await context.accounts.authenticate(name, password, request_address(request))
     except AuthError as error:
+        if error.code == ErrorCode.TOO_MANY_ATTEMPTS:
+            api_error(429, error.message, {"Retry-After": str(error.retry_after_s or 1)})
         api_error(503 if error.code == ErrorCode.UNAVAILABLE else 401, error.message)
-    account = await store_call(context.store.player_by_name(name))
-    if account is None:  # pragma: no cover - deleted in between
-        api_error(401, "Wrong name or password.")
-    return account
 
 
 class TokenListing(TypedDict):

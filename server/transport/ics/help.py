@@ -48,6 +48,7 @@ SUMMARY = {
     "iset": "iset <variable> 0|1  -- seekinfo, seekremove, ms, startpos, wide12, nowrap, lock",
     "style": "style 12  -- the only board style here",
     "quit": "quit  -- log out",
+    "password": "password <old> <new>  -- change your password (your other sessions end)",
 }
 
 TOPICS = {

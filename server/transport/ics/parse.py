@@ -59,6 +59,7 @@ COMMANDS = (
     "match",
     "moves",
     "observe",
+    "password",
     "pending",
     "play",
     "quit",

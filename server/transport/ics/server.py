@@ -263,7 +263,7 @@ class IcsConnection:
                 self._send_raw("\r\nlogin: ")
                 return "login", ""
             try:
-                identity = await accounts.login(name, text)
+                identity = await accounts.login(name, text, self.address)
             except AuthError as error:
                 self._failures += 1
                 message = (
@@ -288,6 +288,7 @@ class IcsConnection:
         driver = self._server.driver
         self.conn_id = driver.new_conn_id()
         self.session = IcsSession(info.view(), self._send_command, self.write, self._server)
+        self.session.change_password = self._change_password
         self._server.remember(self)
         suffix = "(U)" if info.guest else ""
         self._send_raw(f"\r\n**** Starting FICS session as {info.name}{suffix} ****\r\n\r\n")
@@ -296,6 +297,19 @@ class IcsConnection:
         driver.connect(self.conn_id, self, info)
         self.session.start()
         self._schedule()
+
+    async def _change_password(self, old: str, new: str) -> list[str]:
+        """FICS's ``password old new`` (checked and throttled as a login)."""
+        assert self.identity is not None
+        try:
+            ended = await self._server.accounts.change_password(
+                self.identity, old, new, self.address
+            )
+        except AuthError as error:
+            if error.code == ErrorCode.BAD_CREDENTIALS:
+                return ["Incorrect password; password not changed!"]
+            return [f"Password not changed: {error.message}"]
+        return [f"Password changed. Your other sessions ({ended}) have ended."]
 
     def _send_command(self, command: Command) -> None:
         # Not once closed: a session's delayed command (a re-join) may come after the end.
@@ -336,6 +350,15 @@ class IcsServer:
         self._connections: set[IcsConnection] = set()
         self._by_name: dict[str, set[IcsConnection]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        accounts.on_revoked.append(self._revoked)
+
+    def _revoked(self, player_id: str, kept: str | None) -> None:
+        """The player's sessions but ``kept`` ended (log out everywhere, a new password):
+        their ICS connections on another session are closed."""
+        for connection in list(self._connections):
+            identity = connection.identity
+            if identity is not None and identity.info.id == player_id and identity.token != kept:
+                connection.close_soon(1000, "your session ended (logged out elsewhere)")
 
     @property
     def store(self) -> ReviewStore | None:
@@ -409,9 +432,16 @@ class IcsServer:
     # --- IcsHost ------------------------------------------------------------------------------
 
     def remember(self, connection: IcsConnection) -> None:
+        """Index the connection by its player's name, for ``tell``. A name is one player's:
+        if another player holds it already (two guests drew one name, which
+        :class:`~server.transport.accounts.Accounts` makes next to impossible), the first
+        keeps it, and a tell never reaches two players."""
         assert connection.identity is not None
-        key = connection.identity.info.name.lower()
-        self._by_name.setdefault(key, set()).add(connection)
+        info = connection.identity.info
+        group = self._by_name.setdefault(info.name.lower(), set())
+        if any(other.identity is not None and other.identity.info.id != info.id for other in group):
+            return
+        group.add(connection)
 
     def forget(self, connection: IcsConnection) -> None:
         if connection.identity is None:

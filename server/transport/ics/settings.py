@@ -75,6 +75,13 @@ class SettingsCommands(SessionState):
     def _cmd_gameend(self, cmd: CommandLine) -> None:
         """Taken quietly, as FICS does: the game ended already (the ``{Game N …}`` line)."""
 
+    async def _cmd_password(self, cmd: CommandLine) -> None:
+        words = cmd.words
+        if len(words) != 2 or self.change_password is None:
+            self._write(["Usage: password <oldpassword> <newpassword>"])
+            return
+        self._write(await self.change_password(words[0], words[1]))
+
     def _cmd_quit(self, cmd: CommandLine) -> None:
         self._write(["Logging you out.", "Thank you for using this server."])
         self.quit = True

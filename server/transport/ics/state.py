@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -134,6 +134,9 @@ class SessionState:
         self.examination: Examination | None = None
         self.views = StoreViews(host.store, host.numbers, host.reads)
         self.quit = False
+        self.change_password: Callable[[str, str], Awaitable[list[str]]] | None = None
+        """Set by the connection: give the player a new password (old, new); the lines to
+        write."""
 
     @property
     def _ms(self) -> bool:
