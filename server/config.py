@@ -181,6 +181,10 @@ class Settings:
     move_lease_s: float = _setting("engines", 20.0, _positive)
     analysis_lease_s: float = _setting("engines", 60.0, _positive)
     fishnet_poll_s: float = _setting("engines", 5.0, _at_least(0))
+    max_guest_computer_games: int = _setting("engines", 10, _at_least(0))
+    # [analysis]
+    analysis_daily_quota: int = _setting("analysis", 20, _at_least(0))
+    analysis_max_engine_s: float = _setting("analysis", 600.0, _positive)
     # [auth]
     argon2_time_cost: int = _setting("auth", 3, _at_least(1))
     argon2_memory_kib: int = _setting("auth", 65536, _at_least(8))

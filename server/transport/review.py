@@ -47,6 +47,7 @@ from server.rules.record import (
 from server.transport.analysis_api import (
     AnalysisRequestError,
     AnalysisStore,
+    Requester,
     analysis_path_game,
     analysis_view,
     request_analysis,
@@ -408,7 +409,9 @@ def _only(payload: Mapping[str, object], allowed: set[str] | frozenset[str], kin
 
 
 async def review_ws(
-    store: ReviewStore, frame: Envelope | Mapping[str, object], player: str | None = None
+    store: ReviewStore,
+    frame: Envelope | Mapping[str, object],
+    player: Requester | None = None,
 ) -> MessageJson:
     """Answer one websocket frame ``{"t": type, "d": payload, "a": ack}`` (or its checked
     envelope) whose type is in :data:`REVIEW_COMMAND_TYPES`; return the reply frame (wire form).
@@ -418,9 +421,11 @@ async def review_ws(
     * ``export`` ``{"game", "format"}`` → ``{"t": "export", "d": {"game", "format",
       "content_type", "text"}}``;
     * ``analysis`` ``{"game"}`` → ``{"t": "analysis", "d": view}`` and ``analyse`` ``{"game",
-      "movetime_ms"?, "depth"?}`` (a request, in the name of the logged-in ``player``) →
-      ``{"t": "analyse", "d": view}`` (:mod:`server.transport.analysis_api`; further codes
-      ``no_analysis``, ``analysis_exists``, ``game_not_finished``).
+      "movetime_ms"?, "depth"?}`` (a request, in the name of the logged-in ``player``, who
+      must be registered) → ``{"t": "analyse", "d": view}``
+      (:mod:`server.transport.analysis_api`; further codes ``no_analysis``,
+      ``analysis_exists``, ``game_not_finished``, ``not_authenticated``, ``registered_only``,
+      ``analysis_running``, ``analysis_quota``, ``analysis_too_long``).
 
     Refusals are ``{"t": "error", "d": {"code", "message"}}`` with the codes ``bad_request``,
     ``not_found``, ``unsupported_format``, ``corrupt_record``, ``unavailable``. The ack id

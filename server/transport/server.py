@@ -38,6 +38,7 @@ from server.hub.messages import AckId, Message, MessageKind, error_message
 from server.hub.payloads import VariantName, WelcomePayload
 from server.rules import VARIANT_NAMES, get_variant
 from server.transport.accounts import Accounts, AuthError, Identity
+from server.transport.analysis_api import Requester
 from server.transport.codec import DecodeError, decode, encode, encode_message
 from server.transport.driver import HubDriver
 from server.transport.frames import (
@@ -339,8 +340,10 @@ class ClientConnection:
         return None
 
     async def _on_review(self, store: ReviewStore, envelope: Envelope) -> None:
-        # Stored games are public (as over HTTP): no login needed.
-        player = self.identity.info.name if self.identity is not None else None
+        # Stored games are public (as over HTTP): no login needed, but to request an analysis
+        # (server.transport.analysis_api checks who).
+        info = self.identity.info if self.identity is not None else None
+        player = None if info is None else Requester(info.id, info.name, info.guest)
         self.outbox.put(encode(await review_ws(store, envelope, player)))
 
     # --- authentication -----------------------------------------------------------------------

@@ -3,6 +3,12 @@
 ``slots`` loops run side by side (default: one per core, at most), each with its own
 :class:`~.computer.Computer`, so one search per core at most. SIGTERM (or :meth:`Worker.stop`)
 ends the loops; a job held when it arrives is given back with ``/fishnet/abort``.
+
+An analysis gives way to moves (protocol version 2): its entries go to the server after every
+position, and when the answer names a variant of a waiting move job that this worker plays
+(``moves_waiting``), the worker gives the analysis back (``/fishnet/abort``; the server keeps
+the entries and sends the rest later as ``skip_plies``) and acquires again: the move job comes
+first. A move therefore waits at most one analysed position for this slot.
 """
 
 from __future__ import annotations
@@ -28,12 +34,10 @@ from .dialects import CHOSEN, EngineProgram, UnsupportedPosition
 __all__ = ["VERSION", "Worker", "WorkerConfig"]
 
 log = logging.getLogger(__name__)
-VERSION = "1"
+VERSION = "2"
 BACKOFF_S = (0.5, 1, 2, 5, 10)
 EMPTY_POLL_S = 1.0
 """After a 204 that came at once, the next acquire waits this long (no busy polling)."""
-PARTIAL_EVERY_S = 1.0
-"""Partial analyses go at most this often (each also renews the lease)."""
 DEFAULT_LEASE_S = 20.0
 """A job's lease when the server does not say (``work.lease_s``)."""
 KEEPALIVES_PER_LEASE = 3
@@ -43,6 +47,10 @@ a search may think longer than a lease, and a late keepalive or two still keep t
 
 class JobGone(Exception):
     """The server no longer wants the job (its game ended, it was cancelled, its lease ran out)."""
+
+
+class GaveWay(Exception):
+    """An analysis was given back to the server because a move job waits (protocol 2)."""
 
 
 @dataclass
@@ -159,6 +167,9 @@ class Worker:
             self.jobs_done += 1
         except JobGone:
             log.info("job %s is over on the server: search abandoned, engines restarted", job_id)
+        except GaveWay:
+            log.info("analysis job %s given back: a move job waits", job_id)
+            await self._abort(job_id)
         except asyncio.CancelledError:
             await asyncio.shield(self._abort(job_id))
             raise
@@ -244,7 +255,6 @@ class Worker:
         movetime, depth = limits.get("movetime_ms"), limits.get("depth")
         skip = {int(p) for p in job.get("skip_plies") or ()}
         entries: list[PlyEvalView] = []
-        last_sent = time.monotonic()
         for ply in range(game.ply + 1):
             if self._stop.is_set():
                 # Stopping: give the job back even if the task's cancellation was lost (on
@@ -256,19 +266,31 @@ class Worker:
             entry = await computer.analyse(game, ply, movetime, depth)
             if entry is not None:
                 entries.append(entry.as_json())
-            if time.monotonic() - last_sent >= PARTIAL_EVERY_S:
-                status, _ = await self._post(
-                    f"/fishnet/analysis/{job_id}", {"analysis": entries, "done": False}
-                )
-                last_sent = time.monotonic()
-                if status == 404:
-                    log.warning("analysis job %s is gone: dropping it", job_id)
-                    return
+            # After every position: the new entries (the server merges them by ply), and the
+            # answer says whether a move job waits.
+            status, answer = await self._post(
+                f"/fishnet/analysis/{job_id}", {"analysis": entries, "done": False}
+            )
+            if status == 404:
+                log.warning("analysis job %s is gone: dropping it", job_id)
+                return
+            if status in (200, 202, 204):
+                entries = []
+            if self._gives_way(answer):
+                raise GaveWay(job_id)
         status, _ = await self._post(
             f"/fishnet/analysis/{job_id}", {"analysis": entries, "done": True}
         )
         if status not in (200, 204):
             log.warning("analysis of job %s answered %s", job_id, status)
+
+
+    def _gives_way(self, answer: object) -> bool:
+        """Whether a partial submission's answer names a waiting move this worker plays."""
+        waiting = answer.get("moves_waiting") if isinstance(answer, dict) else None
+        return isinstance(waiting, list) and not set(self.config.variants).isdisjoint(
+            v for v in waiting if isinstance(v, str)
+        )
 
 
 def _lease_s(job: JsonObject) -> float:

@@ -49,7 +49,7 @@ class WorkQueue(Protocol):
 
     async def submit_analysis(
         self, job_id: str, entries: list[AnalysisEntry], done: bool
-    ) -> bool: ...
+    ) -> list[str] | None: ...
 
     async def renew_lease(self, job_id: str) -> bool: ...
 
@@ -190,8 +190,13 @@ async def analysis(request: web.Request) -> web.StreamResponse:
     queue = _queue(request)
     job_id = _job_id(request)
     entries, done = parse_analysis(await _body(request))
-    if not await queue.submit_analysis(job_id, entries, done):
+    waiting = await queue.submit_analysis(job_id, entries, done)
+    if waiting is None:
         api_error(404, "No such analysis job (finished, expired or unknown).")
+    if waiting:
+        # Protocol 2: move jobs wait in these variants; a worker that plays one gives this
+        # analysis back (abort) and takes the move. A version-1 worker reads no body here.
+        return web.json_response({"moves_waiting": waiting}, status=200)
     return web.Response(status=204)
 
 
