@@ -316,6 +316,7 @@ async def request_analysis(
     requester's previous analysis is unfinished or their daily quota is used, 503 storage or
     the job queue unavailable.
     """
+    parse_limits("", fields)  # a malformed request is a 400 whoever sends it
     who = check_requester(requester)
     policy = policy_of(store)
     record = await _record(store, game_id)
