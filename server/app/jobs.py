@@ -197,11 +197,17 @@ class JobQueue:
             await _guarded(handler(job, entries, done), "analysis", job_id)
         return [] if done else await self.store.waiting_moves(now)
 
-    async def renew_lease(self, job_id: str) -> bool:
-        """Renew the lease of a job a worker still works on (a long search); False when the job
+    async def renew_lease(self, job_id: str) -> list[str] | None:
+        """Renew the lease of a job a worker still works on (a long search); None when the job
         is unknown, done (its game ended, or it was cancelled) or its lease had run out: the
-        worker then drops it and frees its core."""
-        return await self.store.renew(job_id, self.clock(), leases=self._leases)
+        worker then drops it and frees its core. Otherwise, for an analysis job, the variants
+        of the move jobs waiting (the worker may give the analysis back in the middle of a
+        position), else ``[]``."""
+        now = self.clock()
+        held = await self.store.job(job_id)
+        if held is None or not await self.store.renew(job_id, now, leases=self._leases):
+            return None
+        return await self.store.waiting_moves(now) if held.kind == "analysis" else []
 
     async def abort(self, job_id: str) -> bool:
         given_back = await self.store.abort(job_id, self.clock())

@@ -282,14 +282,20 @@ def bounded_limits(
     return AnalysisLimits(fit if movetime is None else min(movetime, fit), limits.depth)
 
 
-async def _check_usage(store: AnalysisStore, requester: Requester, policy: AnalysisPolicy) -> None:
+async def _check_usage(
+    store: AnalysisStore, requester: Requester, policy: AnalysisPolicy, game_id: str
+) -> None:
+    """The requester's unfinished analysis (another game's: their own of this game is the
+    existing analysis' 409) and daily quota; before the game is read and replayed, so that a
+    flood of refused requests costs a query each."""
     since = datetime.now(UTC) - timedelta(days=1)
     usage = await _call(store.analysis_usage(requester.name, since))
-    if usage.unfinished:
+    others = [game for game in usage.unfinished if game != game_id]
+    if others:
         raise AnalysisRequestError(
             429,
             ErrorCode.ANALYSIS_RUNNING,
-            f"your analysis of game {usage.unfinished[0]} is not finished yet: one at a time",
+            f"your analysis of game {others[0]} is not finished yet: one at a time",
         )
     if usage.requested >= policy.daily_quota:
         raise AnalysisRequestError(
@@ -319,6 +325,7 @@ async def request_analysis(
     parse_limits("", fields)  # a malformed request is a 400 whoever sends it
     who = check_requester(requester)
     policy = policy_of(store)
+    await _check_usage(store, who, policy, game_id)
     record = await _record(store, game_id)
     limits = parse_limits(record.variant, fields)
     if record.status != "finished":
@@ -339,7 +346,6 @@ async def request_analysis(
                 ErrorCode.ANALYSIS_EXISTS,
                 f"game {game_id} already has an analysis ({existing.state})",
             )
-    await _check_usage(store, who, policy)
     analysis = await _call(
         store.request_analysis(
             game_id,

@@ -8,7 +8,11 @@ An analysis gives way to moves (protocol version 2): its entries go to the serve
 position, and when the answer names a variant of a waiting move job that this worker plays
 (``moves_waiting``), the worker gives the analysis back (``/fishnet/abort``; the server keeps
 the entries and sends the rest later as ``skip_plies``) and acquires again: the move job comes
-first. A move therefore waits at most one analysed position for this slot.
+first. A position that takes longer than :data:`GIVE_WAY_POLL_S` is not waited for either:
+meanwhile the worker asks ``/fishnet/keepalive`` every :data:`GIVE_WAY_POLL_S`, whose answer
+names the waiting moves too, and gives the analysis back at once, abandoning that position's
+search (its engines are restarted, as for a job gone). A move therefore waits for this slot at
+most about :data:`GIVE_WAY_POLL_S`, or one short position.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import os
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import aiohttp
 
@@ -40,9 +44,15 @@ EMPTY_POLL_S = 1.0
 """After a 204 that came at once, the next acquire waits this long (no busy polling)."""
 DEFAULT_LEASE_S = 20.0
 """A job's lease when the server does not say (``work.lease_s``)."""
+GIVE_WAY_POLL_S = 1.0
+"""While one analysed position takes longer than this, the worker asks this often whether a
+move job waits (``/fishnet/keepalive``'s answer), to give the analysis back mid-position."""
 KEEPALIVES_PER_LEASE = 3
 """A job still being worked on is kept alive this many times a lease (``/fishnet/keepalive``):
 a search may think longer than a lease, and a late keepalive or two still keep the job."""
+
+
+T = TypeVar("T")
 
 
 class JobGone(Exception):
@@ -163,7 +173,9 @@ class Worker:
                 work = self._analysis_job(computer, job, job_id)
             else:
                 raise ValueError(f"unknown job type {kind!r}")
-            await self._kept_alive(computer, job_id, _lease_s(job), work)
+            await self._kept_alive(
+                computer, job_id, _lease_s(job) / KEEPALIVES_PER_LEASE, work
+            )
             self.jobs_done += 1
         except JobGone:
             log.info("job %s is over on the server: search abandoned, engines restarted", job_id)
@@ -186,30 +198,40 @@ class Worker:
             await self._abort(job_id)
 
     async def _kept_alive(
-        self, computer: Computer, job_id: str, lease_s: float, work: Coroutine[Any, Any, None]
-    ) -> None:
-        """Run ``work`` while renewing the job's lease (a level may think longer than a lease).
-        A keepalive answered ``404`` means the job is over: the search is abandoned, its
-        engines killed (a driver cut off mid-search cannot be asked again) and :exc:`JobGone`
-        raised. A keepalive the server could not answer is only logged: the lease may still
-        hold, and the result's submission will tell."""
+        self,
+        computer: Computer,
+        job_id: str,
+        interval: float,
+        work: Coroutine[Any, Any, T],
+        *,
+        give_way: bool = False,
+    ) -> T:
+        """Run ``work`` while renewing the job's lease every ``interval`` seconds (a level may
+        think longer than a lease). A keepalive answered ``404`` means the job is over: the
+        search is abandoned, its engines killed (a driver cut off mid-search cannot be asked
+        again) and :exc:`JobGone` raised; with ``give_way``, an answer naming a waiting move
+        this worker plays does the same with :exc:`GaveWay`. A keepalive the server could not
+        answer is only logged: the lease may still hold, and the result's submission will
+        tell."""
         task = asyncio.ensure_future(work)
-        interval = lease_s / KEEPALIVES_PER_LEASE
         try:
             while True:
                 done, _ = await asyncio.wait({task}, timeout=interval)
                 if done:
                     return task.result()
                 try:
-                    status, _ = await self._post(f"/fishnet/keepalive/{job_id}")
+                    status, answer = await self._post(f"/fishnet/keepalive/{job_id}")
                 except (aiohttp.ClientError, TimeoutError) as exc:
                     log.warning("keepalive of job %s failed: %s", job_id, exc)
                     continue
-                if status == 404:
+                gone: Exception | None = JobGone(job_id) if status == 404 else None
+                if gone is None and give_way and self._gives_way(answer):
+                    gone = GaveWay(job_id)
+                if gone is not None:
                     task.cancel()
                     await asyncio.gather(task, return_exceptions=True)
                     await computer.reset()
-                    raise JobGone(job_id)
+                    raise gone
         finally:
             if not task.done():  # the worker is stopping: the search goes with it
                 task.cancel()
@@ -263,7 +285,14 @@ class Worker:
                 raise asyncio.CancelledError
             if ply in skip:
                 continue
-            entry = await computer.analyse(game, ply, movetime, depth)
+            # Asked every GIVE_WAY_POLL_S meanwhile: a waiting move ends the search (GaveWay).
+            entry = await self._kept_alive(
+                computer,
+                job_id,
+                GIVE_WAY_POLL_S,
+                computer.analyse(game, ply, movetime, depth),
+                give_way=True,
+            )
             if entry is not None:
                 entries.append(entry.as_json())
             # After every position: the new entries (the server merges them by ply), and the

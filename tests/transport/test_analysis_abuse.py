@@ -14,6 +14,7 @@ from typing import Any
 import aiohttp
 import pytest
 from computer_support import TURN_TIMEOUT_S
+from support import poll
 from test_review import random_moves, save_game
 from worker_support import StartWorker
 from ws_support import TEST_WORKER_KEY, OpenClient, StartApp
@@ -164,6 +165,38 @@ async def test_a_running_analysis_gives_way_to_a_computer_move(
     done = await app.store.get_analysis(game_id)
     assert done is not None and done.state == "done"
     assert [e.ply for e in done.evals] == list(range(total))
+
+
+async def test_a_long_position_gives_way_in_its_middle(
+    start_app: StartApp, open_client: OpenClient, start_worker: StartWorker
+) -> None:
+    """A position of 8 s (the engine's move time) is not waited for: the worker, asking every
+    second whether a move waits, abandons it and plays the computer's move at once."""
+    app = await start_app("sqlite", fishnet_poll_s=1)
+    game_id, _ = await save_game(app.store, moves=random_moves("minishogi", 22, 6))
+    analyst = await open_client(app, "analyst")
+    await analyst.register("analyst")
+    await analyst.ok("analyse", {"game": game_id, "movetime_ms": 8000})
+    await start_worker(app)
+
+    async def held() -> int:
+        return (await app.jobs.status())["queue"]["analysis"]["acquired"]
+
+    await poll(held, lambda n: n == 1)  # the worker searches the first position
+    human = await open_client(app, "human")
+    await human.guest()
+    started = time.monotonic()
+    answer = await human.ok("challenge_ai", {"variant": "minishogi", "level": 1, "colour": "second", "tc": TC})
+    await human.next(lambda m: m["t"] == "move" and m["d"].get("game") == answer["game"], timeout=TURN_TIMEOUT_S)
+    latency = time.monotonic() - started
+    # A poll (1 s), the engines restarted, the move (level 1): well within the 8-s position.
+    assert latency < 5.0, latency
+    analysis = await app.store.get_analysis(game_id)
+    assert analysis is not None and analysis.state in ("queued", "running") and analysis.plies_done == 0
+    # The analysis goes on; ended here, its worker drops it within a second (a quick teardown).
+    job = await app.store.latest_job(game_id, "analysis")
+    assert job is not None and await app.store.cancel(job.id)
+    await poll(held, lambda n: n == 0)
 
 
 async def test_guests_are_limited_in_computer_games(start_app: StartApp, open_client: OpenClient) -> None:
