@@ -332,9 +332,6 @@ async def request_analysis(
         raise AnalysisRequestError(
             409, ErrorCode.GAME_NOT_FINISHED, "only finished games can be analysed"
         )
-    game = await asyncio.to_thread(_replay, record)
-    total = positions_to_analyse(game)
-    limits = bounded_limits(limits, fields, total, policy.max_engine_s)
     players = (record.first_name, record.second_name)
     player = who.name.lower() in {name.lower() for name in players}
     existing = await _call(store.get_analysis(game_id))
@@ -346,6 +343,11 @@ async def request_analysis(
                 ErrorCode.ANALYSIS_EXISTS,
                 f"game {game_id} already has an analysis ({existing.state})",
             )
+    # The replay (a thread; long games cost tens of milliseconds) only for a request that
+    # passed every cheaper check.
+    game = await asyncio.to_thread(_replay, record)
+    total = positions_to_analyse(game)
+    limits = bounded_limits(limits, fields, total, policy.max_engine_s)
     analysis = await _call(
         store.request_analysis(
             game_id,

@@ -44,7 +44,7 @@ EMPTY_POLL_S = 1.0
 """After a 204 that came at once, the next acquire waits this long (no busy polling)."""
 DEFAULT_LEASE_S = 20.0
 """A job's lease when the server does not say (``work.lease_s``)."""
-GIVE_WAY_POLL_S = 1.0
+GIVE_WAY_POLL_S = 0.5
 """While one analysed position takes longer than this, the worker asks this often whether a
 move job waits (``/fishnet/keepalive``'s answer), to give the analysis back mid-position."""
 KEEPALIVES_PER_LEASE = 3
@@ -205,12 +205,14 @@ class Worker:
         work: Coroutine[Any, Any, T],
         *,
         give_way: bool = False,
+        variant: str | None = None,
     ) -> T:
         """Run ``work`` while renewing the job's lease every ``interval`` seconds (a level may
         think longer than a lease). A keepalive answered ``404`` means the job is over: the
         search is abandoned, its engines killed (a driver cut off mid-search cannot be asked
         again) and :exc:`JobGone` raised; with ``give_way``, an answer naming a waiting move
-        this worker plays does the same with :exc:`GaveWay`. A keepalive the server could not
+        this worker plays does the same with :exc:`GaveWay`, killing only ``variant``'s engine
+        (the move's engine stays warm). A keepalive the server could not
         answer is only logged: the lease may still hold, and the result's submission will
         tell."""
         task = asyncio.ensure_future(work)
@@ -230,7 +232,7 @@ class Worker:
                 if gone is not None:
                     task.cancel()
                     await asyncio.gather(task, return_exceptions=True)
-                    await computer.reset()
+                    await computer.reset(variant if isinstance(gone, GaveWay) else None)
                     raise gone
         finally:
             if not task.done():  # the worker is stopping: the search goes with it
@@ -292,6 +294,7 @@ class Worker:
                 GIVE_WAY_POLL_S,
                 computer.analyse(game, ply, movetime, depth),
                 give_way=True,
+                variant=job["variant"],
             )
             if entry is not None:
                 entries.append(entry.as_json())
