@@ -138,7 +138,10 @@ async def attacker(url: str, name: str, games: list[str], deadline: float, codes
 
 
 async def anonymous(port: int, count: int, games: list[str], codes: Counter[str]) -> None:
+    """``count`` requests without a login, half over new websockets, half over HTTP, 50 at a
+    time (the websocket door admits so many handshakes at once)."""
     url = f"ws://127.0.0.1:{port}/ws"
+    at_once = asyncio.Semaphore(50)
 
     async def one_ws(n: int) -> None:
         async with connect(url) as ws:
@@ -149,9 +152,19 @@ async def anonymous(port: int, count: int, games: list[str], codes: Counter[str]
         async with http.post(path, json={"movetime_ms": 10_000}) as answer:
             codes[f"http {answer.status}"] += 1
 
+    async def bounded(request: Any) -> None:
+        async with at_once:
+            try:
+                await request
+            except (OSError, TimeoutError, aiohttp.ClientError) as exc:
+                codes[f"failed: {type(exc).__name__}"] += 1
+
     async with aiohttp.ClientSession() as http:
         half = count // 2
-        await asyncio.gather(*(one_ws(n) for n in range(half)), *(one_http(http, n) for n in range(count - half)))
+        await asyncio.gather(
+            *(bounded(one_ws(n)) for n in range(half)),
+            *(bounded(one_http(http, n)) for n in range(count - half)),
+        )
 
 
 async def honest(url: str, deadline: float, samples: list[float], games: list[int]) -> None:

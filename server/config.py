@@ -185,6 +185,8 @@ class Settings:
     # [analysis]
     analysis_daily_quota: int = _setting("analysis", 20, _at_least(0))
     analysis_max_engine_s: float = _setting("analysis", 600.0, _positive)
+    analysis_requests_per_min: float = _setting("analysis", 6.0, _positive)
+    analysis_request_burst: int = _setting("analysis", 10, _at_least(1))
     # [auth]
     argon2_time_cost: int = _setting("auth", 3, _at_least(1))
     argon2_memory_kib: int = _setting("auth", 65536, _at_least(8))

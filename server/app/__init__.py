@@ -156,7 +156,12 @@ class App:
         self.analysis = AnalysisDesk(
             self.store,
             self.jobs,
-            AnalysisPolicy(settings.analysis_daily_quota, settings.analysis_max_engine_s),
+            AnalysisPolicy(
+                settings.analysis_daily_quota,
+                settings.analysis_max_engine_s,
+                settings.analysis_requests_per_min,
+                settings.analysis_request_burst,
+            ),
         )
         self.server = TransportServer(
             settings,

@@ -37,8 +37,9 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import Awaitable, Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
@@ -54,6 +55,7 @@ from server.rules.analysis import (
 )
 from server.rules.export import replay
 from server.rules.record import GameRecord
+from server.transport.ratelimit import KeyedBuckets, Verdict
 
 __all__ = [
     "ANALYSIS_PATH",
@@ -111,14 +113,36 @@ class Requester:
     guest: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AnalysisPolicy:
-    """The limits of requests (``[analysis]`` in the settings; docs/engines.md)."""
+    """The limits of requests (``[analysis]`` in the settings; docs/engines.md), with the
+    per-player token buckets of the request rate (this process's: every request, accepted or
+    refused, takes a token before anything is read)."""
 
     daily_quota: int = 20
     """Requests a player may make in 24 hours."""
     max_engine_s: float = 600.0
     """Engine time one analysis may ask for: positions × move time, in seconds."""
+    requests_per_min: float = 6.0
+    """Sustained requests a minute per player (refused ones count)."""
+    request_burst: int = 10
+    """Requests a player may make at once above that rate."""
+    buckets: KeyedBuckets = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.buckets = KeyedBuckets(self.requests_per_min / 60, self.request_burst)
+
+    def admit(self, requester: Requester, now: float | None = None) -> None:
+        """Take a token of ``requester``'s bucket (at ``now``, a monotonic time), or refuse:
+        429 ``rate_limited``."""
+        moment = time.monotonic() if now is None else now
+        if self.buckets.take(requester.name.lower(), moment) is not Verdict.ACCEPT:
+            raise AnalysisRequestError(
+                429,
+                ErrorCode.RATE_LIMITED,
+                f"too many analysis requests: at most {self.requests_per_min:g} a minute "
+                f"(and {self.request_burst} at once); try again shortly",
+            )
 
 
 class AnalysisUsageView(Protocol):
@@ -149,11 +173,13 @@ class AnalysisStore(Protocol):
     ) -> AnalysisRecord: ...
 
 
-DEFAULT_POLICY = AnalysisPolicy()
+DEFAULT_POLICY = AnalysisPolicy(requests_per_min=6000.0, request_burst=1000)
+"""A bare store's (the tests'): the settings' quota and bound, no rate to speak of."""
 
 
 def policy_of(store: AnalysisStore) -> AnalysisPolicy:
-    """The store's ``analysis_policy`` (the app's desk: the settings'), else the defaults."""
+    """The store's ``analysis_policy`` (the app's desk: the settings'), else
+    :data:`DEFAULT_POLICY`."""
     policy = getattr(store, "analysis_policy", None)
     return policy if isinstance(policy, AnalysisPolicy) else DEFAULT_POLICY
 
@@ -325,6 +351,7 @@ async def request_analysis(
     parse_limits("", fields)  # a malformed request is a 400 whoever sends it
     who = check_requester(requester)
     policy = policy_of(store)
+    policy.admit(who)
     await _check_usage(store, who, policy, game_id)
     record = await _record(store, game_id)
     limits = parse_limits(record.variant, fields)

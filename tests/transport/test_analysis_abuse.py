@@ -47,7 +47,9 @@ def entry(ply: int) -> dict[str, Any]:
 
 
 async def test_analysis_requests_are_limited_at_every_door(start_app: StartApp, open_client: OpenClient) -> None:
-    app = await start_app("sqlite", analysis_daily_quota=2)
+    app = await start_app(
+        "sqlite", analysis_daily_quota=2, analysis_request_burst=8, analysis_requests_per_min=0.01
+    )
     games = [(await save_game(app.store, moves=random_moves("minishogi", s, 6)))[0] for s in range(4)]
     # Before login, and as a guest: refused, nothing stored.
     anonymous = await open_client(app, "anonymous")
@@ -77,6 +79,10 @@ async def test_analysis_requests_are_limited_at_every_door(start_app: StartApp, 
     refused = await mallory.request("analyse", {"game": games[3]})
     assert refused["d"]["code"] == "analysis_quota" and "(2)" in refused["d"]["message"], refused
     assert await app.store.get_analysis(games[3]) is None
+    # Requests of one player beyond the rate (8 at once here: that was the 8th) are refused
+    # before anything is read.
+    refused = await mallory.request("analyse", {"game": games[3]})
+    assert refused["d"]["code"] == "rate_limited" and "a minute" in refused["d"]["message"], refused
     # A request over the engine-time bound names the bound.
     app.analysis.analysis_policy = AnalysisPolicy(max_engine_s=1.0)
     bob = await open_client(app, "bob")

@@ -136,7 +136,10 @@ _bodies = st.dictionaries(st.sampled_from(["movetime_ms", "depth", "level", "x"]
 
 
 async def test_bad_requests_change_nothing(start_app: StartApp, http: aiohttp.ClientSession) -> None:
-    app = await start_app("sqlite", fishnet_poll_s=0, analysis_daily_quota=1000)
+    app = await start_app(
+        "sqlite", fishnet_poll_s=0, analysis_daily_quota=1000, analysis_requests_per_min=6000.0,
+        analysis_request_burst=1000,
+    )
     game_id, _ = await save_game(app.store, moves=random_moves("minishogi", 5, 4))
     path = f"/api/game/{game_id}/analysis"
     carol = await registered_headers(app, "carol")

@@ -8,7 +8,7 @@ with the analysis (state ``queued``). ``Authorization: Bearer <session token>`` 
 client's login) names the requester, who must be a registered player. Refusals, lichess's way
 ``{"error": "…"}``, change nothing: 400 bad field or too long, 401 no or bad session, 403 a
 guest, 404 unknown game, 409 game not finished or already analysed (a failed analysis may be
-requested again), 429 the player's previous analysis unfinished or daily quota used, 503
+requested again), 429 the player's previous analysis unfinished, daily quota used or requests too fast, 503
 storage unavailable (:func:`server.transport.analysis_api.request_analysis`). ``GET``
 answers the view (:func:`server.transport.analysis_api.view_of`) or 404.
 
