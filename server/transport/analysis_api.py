@@ -9,7 +9,8 @@ One place checks a request and builds the JSON view; the doors only carry them:
 
 **Who may request** (the same checks for every door, here): a logged-in **registered** player
 (:class:`Requester`; anonymous: 401 ``not_authenticated``, a guest: 403 ``registered_only``),
-with no other analysis of theirs unfinished (429 ``analysis_running``) and fewer than the daily
+within a rate of requests (429 ``rate_limited``; token buckets per player, checked before
+anything is read), with no other analysis of theirs unfinished (429 ``analysis_running``) and fewer than the daily
 quota of requests in the last 24 hours (429 ``analysis_quota``; counted in the store, so a
 restart does not reset it), for at most ``max_engine_s`` of engine time (positions × move
 time: an explicit move time over it is 400 ``analysis_too_long`` naming the longest that fits;
