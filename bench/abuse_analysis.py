@@ -274,6 +274,10 @@ async def main() -> None:
             "attackers_answers": dict(attacks),
             "anonymous_answers": dict(refused),
             "honest_level1_reply": summary(samples),
+            # which replies were the slowest (0 = the first: the engine's cold start)
+            "honest_slowest": sorted(
+                ((round(1000 * v), i) for i, v in enumerate(samples)), reverse=True
+            )[:5],
             "honest_games": honest_games[0],
             "attackers_work_done": await analysed(database, dai),
             "stall": {k: window.get(k) for k in ("lag_max_ms", "lag_p999_ms", "lag_p99_ms", "lags_over_50ms")},
