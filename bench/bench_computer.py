@@ -29,7 +29,6 @@ import random
 import secrets
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,7 +36,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from processes import ROOT, cpu_seconds, probe_report, start_hub
+from processes import cpu_seconds, probe_report, start_hub, start_worker, stop_worker
 from websockets.asyncio.client import ClientConnection, connect
 
 VARIANTS = ("minishogi", "shoshogi", "wildcastle", "spartan", "daishogi")
@@ -128,6 +127,7 @@ def summary(samples: list[float]) -> dict[str, Any]:
         "n": len(ordered),
         "p50_ms": round(1000 * statistics.median(ordered), 1),
         "p95_ms": round(1000 * ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1),
+        "p99_ms": round(1000 * ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))], 1),
         "max_ms": round(1000 * ordered[-1], 1),
     }
 
@@ -173,13 +173,7 @@ async def main() -> None:
     os.environ["HUB_WORKER_KEYS"] = key
     workdir = Path(tempfile.mkdtemp(prefix="bench-computer-"))
     hub = await start_hub(f"sqlite+aiosqlite:///{workdir / 'hub.sqlite3'}", workdir)
-    log = (workdir / "worker.log").open("ab")
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "server.worker", "--url", f"http://127.0.0.1:{hub.port}",
-         "--key", key, "--name", "bench"],
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=log, stderr=log,
-        start_new_session=True,
-    )
+    worker = start_worker(hub.port, key, workdir)
     url = f"ws://127.0.0.1:{hub.port}/ws"
     try:
         # The hub listens before it has finished starting (its rules tables are built and the
@@ -211,13 +205,8 @@ async def main() -> None:
         }
         print(json.dumps(report, indent=1))
     finally:
-        worker.send_signal(signal.SIGTERM)
-        try:
-            worker.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(worker.pid, signal.SIGKILL)
+        stop_worker(worker)
         hub.stop()
-        log.close()
 
 
 if __name__ == "__main__":

@@ -152,3 +152,24 @@ async def probe_report(hub: Process, signum: int, kind: str) -> dict[str, Any]:
             return report
         await asyncio.sleep(0.01)
     raise RuntimeError("the hub's probe did not answer")
+
+
+def start_worker(port: int, key: str, workdir: Path, *extra: str) -> subprocess.Popen[bytes]:
+    """An engine worker (``python -m server.worker``, the real engines) on the hub's port,
+    logging to ``workdir/worker.log``, in its own session (its engines go with it)."""
+    with (workdir / "worker.log").open("ab") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "server.worker", "--url", f"http://127.0.0.1:{port}",
+             "--key", key, "--name", "bench", *extra],
+            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=log, stderr=log,
+            start_new_session=True,
+        )
+
+
+def stop_worker(worker: subprocess.Popen[bytes]) -> None:
+    """SIGTERM (it gives its job back), then SIGKILL to its session if it lingers."""
+    worker.send_signal(signal.SIGTERM)
+    try:
+        worker.wait(20)
+    except subprocess.TimeoutExpired:
+        os.killpg(worker.pid, signal.SIGKILL)

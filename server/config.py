@@ -214,6 +214,12 @@ class Settings:
     move_lease_s: float = _setting("engines", 20.0, _positive)
     analysis_lease_s: float = _setting("engines", 60.0, _positive)
     fishnet_poll_s: float = _setting("engines", 5.0, _at_least(0))
+    max_guest_computer_games: int = _setting("engines", 10, _at_least(0))
+    # [analysis]
+    analysis_daily_quota: int = _setting("analysis", 20, _at_least(0))
+    analysis_max_engine_s: float = _setting("analysis", 600.0, _positive)
+    analysis_requests_per_min: float = _setting("analysis", 6.0, _positive)
+    analysis_request_burst: int = _setting("analysis", 10, _at_least(1))
     # [connections]
     trusted_proxies: str = _setting("connections", "", _networks)
     max_connections: int = _setting("connections", 16000, _at_least(16))

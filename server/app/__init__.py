@@ -50,6 +50,7 @@ from server.store.migrate import upgrade_to_head
 from server.transport.accounts import Accounts
 from server.transport.addresses import TrustedProxies
 from server.transport.admission import Admission, connection_cap
+from server.transport.analysis_api import AnalysisPolicy
 from server.transport.driver import HubDriver
 from server.transport.http_api.context import ApiContext
 from server.transport.http_api.paths import is_api_path
@@ -74,7 +75,7 @@ def hub_config(settings: Settings) -> HubConfig:
     room = RoomSettings()
     grace_ms = int(settings.reconnect_grace_s * 1000)
     room = replace(room, abandon_min_ms=grace_ms, abandon_max_ms=max(grace_ms, room.abandon_max_ms))
-    return HubConfig(room=room)
+    return HubConfig(room=room, max_guest_computer_games=settings.max_guest_computer_games)
 
 
 class HealthReport(TypedDict):
@@ -162,7 +163,16 @@ class App:
         # /fishnet/* of the HTTP API. Computer analyses: requested through any door, queued as
         # jobs, the workers' results stored (server/app/analysis.py).
         self.jobs = JobQueue(self.store, settings)
-        self.analysis = AnalysisDesk(self.store, self.jobs)
+        self.analysis = AnalysisDesk(
+            self.store,
+            self.jobs,
+            AnalysisPolicy(
+                settings.analysis_daily_quota,
+                settings.analysis_max_engine_s,
+                settings.analysis_requests_per_min,
+                settings.analysis_request_burst,
+            ),
+        )
         self.server = TransportServer(
             settings,
             self.driver,

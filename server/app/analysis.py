@@ -5,7 +5,11 @@ over the websocket and HTTP, the HTTP API's ``/api/game/{id}/analysis``): the st
 they are, and ``request_analysis``, which stores the request (``analyses``, state ``queued``)
 and then queues its job for the workers (``engine_jobs``, :class:`~server.app.jobs.JobQueue`)
 with what a worker needs (FISHNET.md: start position, moves, per-position limits). If the job
-cannot be queued the analysis is marked failed (it may be requested again).
+cannot be queued the analysis is marked failed (it may be requested again). A request that
+replaces another (a player of the game over somebody else's analysis) queues a new job, which
+ends the old one (:meth:`JobStore.enqueue_analysis`): its worker's next submission is refused.
+The desk carries the settings' :class:`~server.transport.analysis_api.AnalysisPolicy`
+(``analysis_policy``), which every door's checks read (:mod:`server.transport.analysis_api`).
 
 :meth:`AnalysisDesk.record` is the job queue's analysis handler: each submission of a worker
 (partial or final) is checked entry by entry (:class:`~server.rules.analysis.PlyEval`; a
@@ -18,7 +22,8 @@ leased again and the plies already stored stay.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from datetime import datetime
 from typing import Any
 
 from server.app.jobs import JobQueue
@@ -31,7 +36,9 @@ from server.rules.analysis import (
 )
 from server.rules.record import GameRecord
 from server.store import Store, UnknownAnalysisError
+from server.store.analyses import AnalysisUsage
 from server.store.jobs import AnalysisJobPayload, Job
+from server.transport.analysis_api import AnalysisPolicy
 
 __all__ = ["AnalysisDesk"]
 
@@ -42,9 +49,12 @@ class AnalysisDesk:
     """The store's game and analysis reads, analysis requests that queue a job, and the
     workers' results stored (module docstring)."""
 
-    def __init__(self, store: Store, jobs: JobQueue) -> None:
+    def __init__(
+        self, store: Store, jobs: JobQueue, policy: AnalysisPolicy | None = None
+    ) -> None:
         self.store = store
         self.jobs = jobs
+        self.analysis_policy = policy or AnalysisPolicy()
         jobs.on_analysis(self.record)
 
     # -- reads (the review API's store interface) -----------------------------------------
@@ -58,6 +68,9 @@ class AnalysisDesk:
     async def get_analysis(self, game_id: str) -> AnalysisRecord | None:
         return await self.store.get_analysis(game_id)
 
+    async def analysis_usage(self, requested_by: str, since: datetime) -> AnalysisUsage:
+        return await self.store.analysis_usage(requested_by, since)
+
     # -- requests ----------------------------------------------------------------------------
 
     async def request_analysis(
@@ -67,16 +80,23 @@ class AnalysisDesk:
         limits: AnalysisLimits,
         plies_total: int,
         requested_by: str | None = None,
+        players: Collection[str] = (),
     ) -> AnalysisRecord:
         """Store the request, then queue the job (see the module docstring)."""
         analysis = await self.store.request_analysis(
-            game_id, limits=limits, plies_total=plies_total, requested_by=requested_by
+            game_id,
+            limits=limits,
+            plies_total=plies_total,
+            requested_by=requested_by,
+            players=players,
         )
         record = await self.store.get_game(game_id)
         try:
             if record is None:
                 raise LookupError(f"game {game_id} vanished")
-            await self.jobs.enqueue_analysis(game_id, record.variant, job_payload(record, limits))
+            await self.jobs.enqueue_analysis(
+                game_id, record.variant, job_payload(record, limits), owner=requested_by
+            )
         except Exception:
             logger.exception("the analysis job of game %s could not be queued", game_id)
             await self.store.fail_analysis(game_id, "the job could not be queued")

@@ -104,6 +104,9 @@ class _Game:
     """The ply (moves played) the current job was asked for."""
     takeback_offered: bool = False
     """The opponent's takeback offer is pending (the seat is accepting it): no move now."""
+    opponent: str | None = None
+    """The player id of the computer's opponent: its move jobs' owner (the job queue hands
+    jobs out round-robin between owners)."""
 
     @property
     def our_turn(self) -> bool:
@@ -205,6 +208,7 @@ class ComputerSeat:
             game.status = data["status"]
             game.side = data.get("role") if data.get("role") in ("first", "second") else game.side
             game.start_fen = data["start_fen"]
+            game.opponent = _opponent(data.get("players"), game.side)
             game.moves = list(data["moves"])
             game.legal = list(data.get("legal") or [])
             game.turn = data.get("turn")
@@ -352,7 +356,9 @@ class ComputerSeat:
         }
         while not self._closed and self.games.get(game.game_id) is game:
             try:
-                job_id = await self.jobs.enqueue_move(game.game_id, game.variant, payload)
+                job_id = await self.jobs.enqueue_move(
+                    game.game_id, game.variant, payload, owner=game.opponent
+                )
             except StoreUnavailableError as error:
                 logger.warning(
                     "game %s: the move job could not be queued (%s)", game.game_id, error
@@ -431,6 +437,15 @@ class ComputerSeat:
 
 
 _KINDS: dict[str, OfferKind] = {"draw": "draw", "takeback": "takeback", "rematch": "rematch"}
+
+
+def _opponent(players: object, side: str | None) -> str | None:
+    """The id of the player on the other side than ``side`` in a snapshot's ``players``."""
+    if not isinstance(players, dict) or side not in ("first", "second"):
+        return None
+    other = players.get("second" if side == "first" else "first")
+    found = other.get("id") if isinstance(other, dict) else None
+    return found if isinstance(found, str) else None
 
 
 def _answer(kind: OfferKind) -> OfferAction:

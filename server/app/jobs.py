@@ -11,7 +11,12 @@ or a worker dies. :class:`JobQueue` adds what a process needs around them:
   that ran out) — up to ``fishnet_poll_s``. It only ever awaits: the hub's loop never blocks;
 * **results**: a move or an analysis a worker submits is stored first, then given to the
   handlers registered per kind (:meth:`on_move`, :meth:`on_analysis`): the computer's seats
-  (:mod:`server.app.computer`), the analysis store.
+  (:mod:`server.app.computer`), the analysis store;
+* **give way to moves**: an analysis' partial submission is answered with the variants of the
+  move jobs waiting (no worker holds them): a worker that plays one gives the analysis back
+  (``/fishnet/abort``) and takes the move job, so a move waits at most one analysed position.
+  The entries submitted so far stay with the job (merged by ply), and a worker that acquires it
+  again is told to skip those plies (``skip_plies``).
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TypedDict
+from typing import TypedDict, cast
 
 from server.config import ConfigError, Settings, worker_key_problem
 from server.jsontypes import JsonObject
@@ -127,15 +132,21 @@ class JobQueue:
     def on_analysis(self, handler: AnalysisHandler) -> None:
         self._analysis_handlers.append(handler)
 
-    async def enqueue_move(self, game_id: str, variant: str, payload: MoveJobPayload) -> str:
-        job_id = await self.store.enqueue_move(game_id, variant, payload, now=self.clock())
+    async def enqueue_move(
+        self, game_id: str, variant: str, payload: MoveJobPayload, *, owner: str | None = None
+    ) -> str:
+        job_id = await self.store.enqueue_move(
+            game_id, variant, payload, now=self.clock(), owner=owner
+        )
         self._wake.set()
         return job_id
 
     async def enqueue_analysis(
-        self, game_id: str, variant: str, payload: AnalysisJobPayload
+        self, game_id: str, variant: str, payload: AnalysisJobPayload, *, owner: str | None = None
     ) -> str:
-        job_id = await self.store.enqueue_analysis(game_id, variant, payload, now=self.clock())
+        job_id = await self.store.enqueue_analysis(
+            game_id, variant, payload, now=self.clock(), owner=owner
+        )
         self._wake.set()
         return job_id
 
@@ -179,30 +190,43 @@ class JobQueue:
             await _guarded(handler(job, bestmove), "move", job_id)
         return True
 
-    async def submit_analysis(self, job_id: str, entries: list[PlyEvalView], done: bool) -> bool:
+    async def submit_analysis(
+        self, job_id: str, entries: list[PlyEvalView], done: bool
+    ) -> list[str] | None:
+        """Store a worker's analysis entries (merged by ply with those it sent before) and
+        hand them to the handlers. None: no such job held (404). Otherwise, for a partial
+        submission, the variants of the move jobs waiting (a worker playing one gives the
+        analysis back); for the final one, ``[]``."""
         held = await self.store.job(job_id)
         if held is None or held.kind != "analysis":
-            return False
+            return None
         now = self.clock()
+        merged = merge_entries(held.result, entries)
         if done:
-            job = await self.store.complete(job_id, entries, now)
+            job = await self.store.complete(job_id, merged, now)
             if job is None:
-                return False
+                return None
         else:
             if not await self.store.renew(
-                job_id, now, lease_s=self._leases["analysis"], result=entries
+                job_id, now, lease_s=self._leases["analysis"], result=merged
             ):
-                return False
+                return None
             job = held
         for handler in self._analysis_handlers:
             await _guarded(handler(job, entries, done), "analysis", job_id)
-        return True
+        return [] if done else await self.store.waiting_moves(now)
 
-    async def renew_lease(self, job_id: str) -> bool:
-        """Renew the lease of a job a worker still works on (a long search); False when the job
+    async def renew_lease(self, job_id: str) -> list[str] | None:
+        """Renew the lease of a job a worker still works on (a long search); None when the job
         is unknown, done (its game ended, or it was cancelled) or its lease had run out: the
-        worker then drops it and frees its core."""
-        return await self.store.renew(job_id, self.clock(), leases=self._leases)
+        worker then drops it and frees its core. Otherwise, for an analysis job, the variants
+        of the move jobs waiting (the worker may give the analysis back in the middle of a
+        position), else ``[]``."""
+        now = self.clock()
+        held = await self.store.job(job_id)
+        if held is None or not await self.store.renew(job_id, now, leases=self._leases):
+            return None
+        return await self.store.waiting_moves(now) if held.kind == "analysis" else []
 
     async def abort(self, job_id: str) -> bool:
         given_back = await self.store.abort(job_id, self.clock())
@@ -214,17 +238,33 @@ class JobQueue:
         return {"queue": await self.store.status(self.clock())}
 
 
+def merge_entries(before: object, entries: list[PlyEvalView]) -> list[PlyEvalView]:
+    """A job's analysis entries so far (``before``: its stored result) with ``entries`` (a
+    worker's submission: all its entries, or only the new ones), by ply, the newest winning."""
+    by_ply: dict[int, PlyEvalView] = {}
+    if isinstance(before, list):
+        by_ply = {e["ply"]: cast(PlyEvalView, e) for e in before if isinstance(e, dict)}
+    by_ply.update((entry["ply"], entry) for entry in entries)
+    return [by_ply[ply] for ply in sorted(by_ply)]
+
+
 def job_body(job: Job, lease_s: float) -> JsonObject:
     """A job as a worker receives it (FISHNET.md): its payload (a :class:`MoveJobPayload` or
     :class:`AnalysisJobPayload`) with its ``work`` (type, id, and the lease a worker keeps alive
-    with ``/fishnet/keepalive``), ``game_id`` and ``variant``."""
+    with ``/fishnet/keepalive``), ``game_id`` and ``variant``. An analysis given back (to a
+    move job) skips the plies already submitted (``skip_plies``)."""
     work: JobWork = {"type": job.kind, "id": job.id, "lease_s": lease_s}
-    return {
+    body: JsonObject = {
         "work": work,
         "game_id": job.game_id,
         "variant": job.variant,
         **job.payload,
     }
+    if job.kind == "analysis" and isinstance(job.result, list) and job.result:
+        skip = set(body.get("skip_plies") or ())
+        skip.update(e["ply"] for e in job.result if isinstance(e, dict) and "ply" in e)
+        body["skip_plies"] = sorted(skip)
+    return body
 
 
 async def _first(*events: asyncio.Event | None, timeout: float) -> None:

@@ -73,6 +73,22 @@ class ErrorCode(StrEnum):
     CORRUPT_RECORD = "corrupt_record", "The stored game cannot be read back."
     ANALYSIS_EXISTS = "analysis_exists", "This game already has a computer analysis."
     NO_ANALYSIS = "no_analysis", "This game has no computer analysis yet."
+    REGISTERED_ONLY = (
+        "registered_only",
+        "Only registered players can do this; log in with an account.",
+    )
+    ANALYSIS_QUOTA = (
+        "analysis_quota",
+        "You have requested as many analyses as a day allows; try again later.",
+    )
+    ANALYSIS_RUNNING = (
+        "analysis_running",
+        "Your previous analysis is not finished yet; one at a time.",
+    )
+    ANALYSIS_TOO_LONG = (
+        "analysis_too_long",
+        "This analysis would take the computer too long; ask for less time a position.",
+    )
     # --- lobby
     UNKNOWN_VARIANT = "unknown_variant", "Unknown variant."
     GUESTS_CASUAL_ONLY = "guests_casual_only", "Guests play casual games only."
@@ -91,6 +107,10 @@ class ErrorCode(StrEnum):
     COMPUTER_UNAVAILABLE = (
         "computer_unavailable",
         "The computer is not available on this server now.",
+    )
+    COMPUTER_GUEST_LIMIT = (
+        "computer_guest_limit",
+        "Too many guests are playing the computer now; log in, or try again later.",
     )
     # --- rooms
     NO_SUCH_GAME = "no_such_game", "There is no such game here."

@@ -232,6 +232,13 @@ class Lobby:
         variant = self._variant(cmd.variant)
         self._check_terms(info, variant, cmd.control, False)
         state.check_free(info)
+        limit = state.config.max_guest_computer_games
+        if info.guest and state.guest_computer_games() >= limit:
+            raise CommandError(
+                ErrorCode.COMPUTER_GUEST_LIMIT,
+                f"{limit} guests are playing the computer already (the most at once); "
+                "log in with an account to play it now, or try again later.",
+            )
         terms = GameTerms(variant.name, cmd.control, False)
         pair = (info, computer)
         first = first_mover(cmd.colour, "random", state.rng)

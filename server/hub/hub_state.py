@@ -29,6 +29,9 @@ class HubConfig:
     max_seeks_per_player: int = MAX_SEEKS_PER_PLAYER
     max_challenges_per_player: int = 3
     max_connections_per_player: int = 10
+    max_guest_computer_games: int = 10
+    """Games guests play against the computer at once (on this hub): a guest costs nothing to
+    make, and the computer's time is shared by everybody (docs/engines.md)."""
     finished_room_ttl_ms: int = 15 * 60_000
     """How long a finished game stays in memory (final state, post-game chat, rematch)."""
     room: RoomSettings = field(default_factory=RoomSettings)
@@ -112,6 +115,17 @@ class HubState:
             )
             for party in (challenge.sender.id, challenge.target.id):
                 out += self.send_player(party, message)
+
+    def guest_computer_games(self) -> int:
+        """How many running (or starting) games a guest plays against the computer here."""
+        count = 0
+        for game_id in self.playing.values():
+            room = self.rooms.get(game_id)
+            if room is not None and not room.finished:
+                first, second = room.players
+                if (first.computer and second.guest) or (second.computer and first.guest):
+                    count += 1
+        return count
 
     def check_free(self, player: PlayerInfo, yourself: bool = True) -> None:
         if player.id in self.playing:

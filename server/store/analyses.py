@@ -3,17 +3,20 @@ engine workers' submissions, read back by the review API and the exports.
 
 States: ``queued`` (requested, no evaluation yet) → ``running`` (some plies stored) → ``done``
 (the worker's final submission) or ``failed`` (given up: the job could not be done). One
-analysis per game; a failed one may be requested again (its plies are cleared). Everything
+analysis per game; a failed one may be requested again (its plies are cleared), and a player of
+the game may replace one somebody else requested, whatever its state (``players``). Everything
 is in the database, so an analysis survives a restart of any process; the engine job that
 produces it lives in the job queue (``engine_jobs``), which points to the game.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Row, delete, select, update
+from sqlalchemy import Row, delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -29,7 +32,7 @@ from server.store.records import check_game_id, check_text, utc_now
 from server.store.schema import NAME_LENGTH, ColumnValues, analyses, analysis_plies, games
 from server.store.transactions import Transactions, dialect_insert, integrity_kind
 
-__all__ = ["AnalysisExistsError", "AnalysisStore", "UnknownAnalysisError"]
+__all__ = ["AnalysisExistsError", "AnalysisStore", "AnalysisUsage", "UnknownAnalysisError"]
 
 MAX_ERROR_LENGTH = 500
 
@@ -51,6 +54,15 @@ class UnknownAnalysisError(StoreError):
         self.game_id = game_id
 
 
+@dataclass(frozen=True, slots=True)
+class AnalysisUsage:
+    """What one player has asked of the analysts: the requests stored since a moment (the
+    daily quota) and the games of their analyses not finished yet (queued or running)."""
+
+    requested: int
+    unfinished: tuple[str, ...]
+
+
 class AnalysisStore(Transactions):
     """Analyses of finished games and their per-ply evaluations."""
 
@@ -61,11 +73,14 @@ class AnalysisStore(Transactions):
         limits: AnalysisLimits,
         plies_total: int,
         requested_by: str | None = None,
+        players: Collection[str] = (),
         connection: AsyncConnection | None = None,
     ) -> AnalysisRecord:
         """Record a request (state ``queued``) for a finished game.
 
         :param plies_total: the number of positions the worker will evaluate.
+        :param players: the game's players' names when one of them requests: an analysis in
+            any state that none of them requested is then replaced (its plies cleared).
         :param connection: an open write transaction to join (e.g. the one that enqueues the
             engine job), else one of its own.
         :raises ValueError: for malformed limits or name.
@@ -80,9 +95,11 @@ class AnalysisStore(Transactions):
         if requested_by is not None:
             check_text("requested_by", requested_by, NAME_LENGTH)
         if connection is not None:
-            return await self._request_in(connection, game_id, limits, plies_total, requested_by)
+            return await self._request_in(
+                connection, game_id, limits, plies_total, requested_by, players
+            )
         async with self._transaction(write=True) as own:
-            return await self._request_in(own, game_id, limits, plies_total, requested_by)
+            return await self._request_in(own, game_id, limits, plies_total, requested_by, players)
 
     async def _request_in(
         self,
@@ -91,6 +108,7 @@ class AnalysisStore(Transactions):
         limits: AnalysisLimits,
         plies_total: int,
         requested_by: str | None,
+        players: Collection[str],
     ) -> AnalysisRecord:
         status = (
             await connection.execute(select(games.c.status).where(games.c.id == game_id))
@@ -99,10 +117,17 @@ class AnalysisStore(Transactions):
             raise UnknownGameError(game_id)
         if status != "finished":
             raise GameStateError(game_id, status, "analyse")
-        existing = (
-            await connection.execute(select(analyses.c.state).where(analyses.c.game_id == game_id))
-        ).scalar_one_or_none()
-        if existing is not None and existing != "failed":
+        row = (
+            await connection.execute(
+                select(analyses.c.state, analyses.c.requested_by).where(
+                    analyses.c.game_id == game_id
+                )
+            )
+        ).one_or_none()
+        existing = None if row is None else cast(str, row.state)
+        ours = {name.lower() for name in players}
+        strangers = bool(ours) and (row is None or (row.requested_by or "").lower() not in ours)
+        if existing is not None and existing != "failed" and not strangers:
             raise AnalysisExistsError(game_id, existing)
         now = utc_now()
         values: ColumnValues = {
@@ -187,6 +212,27 @@ class AnalysisStore(Transactions):
                 .values(state="failed", error=error[:MAX_ERROR_LENGTH], finished_at=utc_now())
             )
             return cast(int, result.rowcount) == 1
+
+    async def analysis_usage(self, requested_by: str, since: datetime) -> AnalysisUsage:
+        """How many analyses ``requested_by`` requested at or after ``since`` (still stored:
+        one replaced by a player of its game no longer counts), and the games of their
+        queued or running ones."""
+        check_text("requested_by", requested_by, NAME_LENGTH)
+        mine = analyses.c.requested_by == requested_by
+        async with self._transaction(write=False) as connection:
+            requested = (
+                await connection.execute(
+                    select(func.count()).where(mine, analyses.c.created_at >= since)
+                )
+            ).scalar_one()
+            unfinished = (
+                await connection.execute(
+                    select(analyses.c.game_id)
+                    .where(mine, analyses.c.state.in_(("queued", "running")))
+                    .order_by(analyses.c.created_at)
+                )
+            ).scalars()
+            return AnalysisUsage(int(requested), tuple(unfinished))
 
     async def get_analysis(self, game_id: str) -> AnalysisRecord | None:
         """A game's analysis with its evaluations by ply, or None."""

@@ -1,9 +1,14 @@
 """The engine workers' job queue (``engine_jobs``): move and analysis jobs, leased to workers.
 
 A job's life: :meth:`JobStore.enqueue_move` / :meth:`JobStore.enqueue_analysis` write it
-``queued``; :meth:`JobStore.acquire` leases the oldest one a worker can do to that worker
+``queued``; :meth:`JobStore.acquire` leases the next one a worker can do to that worker
 (``acquired``, ``lease_until`` = now + the kind's lease), **move jobs before analysis jobs**,
-so a player waiting for the computer never waits behind an analysis; :meth:`JobStore.renew`
+so a player waiting for the computer never waits behind a queued analysis, and within a kind
+**round-robin between owners** (the player a job serves: the computer's opponent, an
+analysis' requester; the owner whose last job was acquired longest ago first, then the oldest
+job), so one player's many jobs never make another player's wait behind all of them;
+:meth:`JobStore.waiting_moves` tells a worker analysing whether a move job waits (it then
+gives the analysis back between two positions, docs/engines.md); :meth:`JobStore.renew`
 extends the lease (an analysis' partial result rides along); :meth:`JobStore.complete` stores
 the result (``done``); :meth:`JobStore.abort` gives it back (``queued``). A lease that runs out
 is as good as an abort: the next ``acquire`` takes the job, whoever held it. A worker whose lease
@@ -30,11 +35,13 @@ from typing import Any, Final, Literal, TypedDict, cast
 from sqlalchemy import case, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql.elements import ColumnElement
 
 from server.rules.analysis import AnalysisLimitsView, PlyEvalView
 from server.store.records import check_game_id, check_text, utc_now
 from server.store.schema import (
     JOB_ID_LENGTH,
+    OWNER_LENGTH,
     VARIANT_LENGTH,
     WORKER_LENGTH,
     ColumnValues,
@@ -149,6 +156,10 @@ class Job:
     """None until a worker sent one (an analysis: with a lease renewal, before it is done)."""
     created_at: datetime
     updated_at: datetime
+    owner: str | None = None
+    """The player the job serves (round-robin key), None for nobody in particular."""
+    served_at: datetime | None = None
+    """When a worker last acquired it."""
 
     def leased(self, now: datetime) -> bool:
         """Whether a worker holds the job at ``now``."""
@@ -169,12 +180,20 @@ def _job(row: Row[Any]) -> Job:
         result=row.result,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        owner=row.owner,
+        served_at=row.served_at,
     )
 
 
 def _check_now(now: datetime) -> None:
     if not isinstance(now, datetime) or now.tzinfo is None:
         raise ValueError(f"now must be an aware datetime, got {now!r}")
+
+
+def _free(now: datetime) -> ColumnElement[bool]:
+    """A job a worker may take at ``now``: queued, or acquired with its lease run out."""
+    table = engine_jobs.c
+    return or_(table.state == "queued", (table.state == "acquired") & (table.lease_until <= now))
 
 
 def _check_lease(lease_s: float) -> timedelta:
@@ -187,14 +206,20 @@ class JobStore(Transactions):
     """The queue's reads and writes, each one transaction (see the module docstring)."""
 
     async def enqueue_move(
-        self, game_id: str, variant: str, payload: MoveJobPayload, *, now: datetime | None = None
+        self,
+        game_id: str,
+        variant: str,
+        payload: MoveJobPayload,
+        *,
+        now: datetime | None = None,
+        owner: str | None = None,
     ) -> str:
-        """Queue a computer's move in ``game_id``; its id.
+        """Queue a computer's move in ``game_id`` for ``owner`` (the player it plays); its id.
 
         Only the newest position of a game is worth a search: unfinished move jobs of the same
         game are ended (``done``, result ``None``) in the same transaction.
         """
-        return await self._enqueue("move", game_id, variant, payload, now, supersede=True)
+        return await self._enqueue("move", game_id, variant, payload, now, owner, supersede=True)
 
     async def enqueue_analysis(
         self,
@@ -203,9 +228,14 @@ class JobStore(Transactions):
         payload: AnalysisJobPayload,
         *,
         now: datetime | None = None,
+        owner: str | None = None,
     ) -> str:
-        """Queue the analysis of a stored game; its id."""
-        return await self._enqueue("analysis", game_id, variant, payload, now, supersede=False)
+        """Queue the analysis of a stored game, requested by ``owner``; its id. An unfinished
+        analysis job of the same game (one that was replaced) is ended in the same
+        transaction: its worker's next submission or keepalive is refused (404)."""
+        return await self._enqueue(
+            "analysis", game_id, variant, payload, now, owner, supersede=True
+        )
 
     async def _enqueue(
         self,
@@ -214,11 +244,14 @@ class JobStore(Transactions):
         variant: str,
         payload: JobPayload,
         now: datetime | None,
+        owner: str | None,
         *,
         supersede: bool,
     ) -> str:
         check_game_id(game_id)
         check_text("variant", variant, VARIANT_LENGTH)
+        if owner is not None:
+            check_text("owner", owner, OWNER_LENGTH)
         if not isinstance(payload, Mapping):
             raise ValueError(f"a job's payload is a mapping, got {payload!r}")
         moment = now if now is not None else utc_now()
@@ -242,6 +275,7 @@ class JobStore(Transactions):
                     game_id=game_id,
                     variant=variant,
                     payload=dict(payload),
+                    owner=owner,
                     state="queued",
                     attempts=0,
                     created_at=moment,
@@ -258,20 +292,30 @@ class JobStore(Transactions):
         variants: Iterable[str] | None = None,
         leases: Mapping[JobKind, float] = DEFAULT_LEASES,
     ) -> Job | None:
-        """Lease the next job to ``worker``: move jobs first, then the oldest; a job whose lease
-        has run out counts as queued. ``variants`` limits it to the ones the worker plays.
-        None when there is no work."""
+        """Lease the next job to ``worker``: move jobs first; within a kind the owner served
+        longest ago (never: first), then the oldest job; a job whose lease has run out counts
+        as queued. ``variants`` limits it to the ones the worker plays. None when there is no
+        work."""
         check_text("worker", worker, WORKER_LENGTH)
         _check_now(now)
         durations = {kind: _check_lease(leases[kind]) for kind in JOB_KINDS}
         table = engine_jobs.c
-        free = or_(
-            table.state == "queued", (table.state == "acquired") & (table.lease_until <= now)
+        # The owner's turn: when a job of theirs (of this kind) was last acquired.
+        served = engine_jobs.alias("served")
+        last_served = (
+            select(func.max(served.c.served_at))
+            .where(served.c.owner == table.owner, served.c.kind == table.kind)
+            .scalar_subquery()
         )
         query = (
             select(engine_jobs)
-            .where(free)
-            .order_by(case((table.kind == "move", 0), else_=1), table.created_at, table.id)
+            .where(_free(now))
+            .order_by(
+                case((table.kind == "move", 0), else_=1),
+                last_served.asc().nulls_first(),
+                table.created_at,
+                table.id,
+            )
             .limit(1)
             .with_for_update(skip_locked=True)
         )
@@ -291,12 +335,26 @@ class JobStore(Transactions):
                         worker=worker,
                         lease_until=lease_until,
                         attempts=table.attempts + 1,
+                        served_at=now,
                         updated_at=now,
                     )
                     .returning(*engine_jobs.c)
                 )
             ).one()
         return _job(updated)
+
+    async def waiting_moves(self, now: datetime) -> list[str]:
+        """The variants of the move jobs no worker holds at ``now`` (queued, or their lease ran
+        out), sorted: a worker analysing gives its slot back when it plays one of them."""
+        _check_now(now)
+        query = (
+            select(engine_jobs.c.variant)
+            .where(engine_jobs.c.kind == "move", _free(now))
+            .distinct()
+            .order_by(engine_jobs.c.variant)
+        )
+        async with self._transaction(write=False) as connection:
+            return list((await connection.execute(query)).scalars())
 
     async def renew(
         self,

@@ -278,6 +278,7 @@ class GameMoveRow(Base):
 
 JOB_ID_LENGTH = 16
 WORKER_LENGTH = 64
+OWNER_LENGTH = 64
 
 
 class EngineJobRow(Base):
@@ -292,6 +293,7 @@ class EngineJobRow(Base):
         CheckConstraint("attempts >= 0", name="attempts"),
         Index(None, "state", "kind", "created_at"),
         Index(None, "game_id", "kind"),
+        Index(None, "owner", "served_at"),
     )
 
     id: Mapped[str] = mapped_column(String(JOB_ID_LENGTH), primary_key=True)
@@ -304,6 +306,11 @@ class EngineJobRow(Base):
     lease_until: Mapped[datetime | None] = mapped_column(UtcDateTime)
     attempts: Mapped[int] = mapped_column(Integer, server_default=text("0"))
     result: Mapped[Any | None] = mapped_column(JSON)
+    owner: Mapped[str | None] = mapped_column(String(OWNER_LENGTH))
+    """Whom the job serves (the hub's player id: the computer's opponent, the analysis'
+    requester): jobs are handed out round-robin between owners. None: nobody in particular."""
+    served_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    """When a worker last acquired the job (the owner's turn in the round-robin)."""
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
 
@@ -338,6 +345,7 @@ class AnalysisRow(Base):
             name="values",
         ),
         Index(None, "state", "created_at"),
+        Index(None, "requested_by", "created_at"),
     )
 
     game_id: Mapped[str] = mapped_column(

@@ -7,6 +7,19 @@ One place checks a request and builds the JSON view; the doors only carry them:
 * the websocket review commands ``analysis`` ``{"game"}`` and ``analyse`` ``{"game",
   "movetime_ms"?, "depth"?}``.
 
+**Who may request** (the same checks for every door, here): a logged-in **registered** player
+(:class:`Requester`; anonymous: 401 ``not_authenticated``, a guest: 403 ``registered_only``),
+within a rate of requests (429 ``rate_limited``; token buckets per player, checked before
+anything is read), with no other analysis of theirs unfinished (429 ``analysis_running``) and fewer than the daily
+quota of requests in the last 24 hours (429 ``analysis_quota``; counted in the store, so a
+restart does not reset it), for at most ``max_engine_s`` of engine time (positions × move
+time: an explicit move time over it is 400 ``analysis_too_long`` naming the longest that fits;
+the default move time is lowered to fit, and a depth-only request gets that move time as a
+cap). A player of the game may always request: an analysis somebody else requested, in any
+state, is replaced (the players decide about their own game). The limits come from the
+store's ``analysis_policy`` (:class:`AnalysisPolicy`; the app's desk carries the settings'
+one, a bare store the defaults). Reading an analysis is open to anyone.
+
 A request is for a **finished** game; its limits are per analysed position: a move time
 (``movetime_ms``, 50 ms – 10 s) or a depth (1–30), or both (the search stops at the first
 reached); without either the variant's default move time applies (:data:`DEFAULT_MOVETIME_MS`).
@@ -25,7 +38,10 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Awaitable, Mapping
+import time
+from collections.abc import Awaitable, Collection, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from server.hub.errors import ErrorCode
@@ -40,6 +56,7 @@ from server.rules.analysis import (
 )
 from server.rules.export import replay
 from server.rules.record import GameRecord
+from server.transport.ratelimit import KeyedBuckets, Verdict
 
 __all__ = [
     "ANALYSIS_PATH",
@@ -47,8 +64,11 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_MOVETIME_MS",
     "MIN_MOVETIME_MS",
+    "AnalysisPolicy",
     "AnalysisRequestError",
     "AnalysisStore",
+    "AnalysisUsageView",
+    "Requester",
     "analysis_path_game",
     "analysis_view",
     "parse_limits",
@@ -84,10 +104,64 @@ class AnalysisRequestError(Exception):
         self.message = message
 
 
+@dataclass(frozen=True, slots=True)
+class Requester:
+    """Who asks for an analysis, as the door knows them: the hub's player id, the name, and
+    whether they are a guest."""
+
+    id: str
+    name: str
+    guest: bool
+
+
+@dataclass(slots=True)
+class AnalysisPolicy:
+    """The limits of requests (``[analysis]`` in the settings; docs/engines.md), with the
+    per-player token buckets of the request rate (this process's: every request, accepted or
+    refused, takes a token before anything is read)."""
+
+    daily_quota: int = 20
+    """Requests a player may make in 24 hours."""
+    max_engine_s: float = 600.0
+    """Engine time one analysis may ask for: positions × move time, in seconds."""
+    requests_per_min: float = 6.0
+    """Sustained requests a minute per player (refused ones count)."""
+    request_burst: int = 10
+    """Requests a player may make at once above that rate."""
+    buckets: KeyedBuckets = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.buckets = KeyedBuckets(self.requests_per_min / 60, self.request_burst)
+
+    def admit(self, requester: Requester, now: float | None = None) -> None:
+        """Take a token of ``requester``'s bucket (at ``now``, a monotonic time), or refuse:
+        429 ``rate_limited``."""
+        moment = time.monotonic() if now is None else now
+        if self.buckets.take(requester.name.lower(), moment) is not Verdict.ACCEPT:
+            raise AnalysisRequestError(
+                429,
+                ErrorCode.RATE_LIMITED,
+                f"too many analysis requests: at most {self.requests_per_min:g} a minute "
+                f"(and {self.request_burst} at once); try again shortly",
+            )
+
+
+class AnalysisUsageView(Protocol):
+    """A player's requests of the last day and their unfinished analyses' games."""
+
+    @property
+    def requested(self) -> int: ...
+
+    @property
+    def unfinished(self) -> tuple[str, ...]: ...
+
+
 class AnalysisStore(Protocol):
     async def get_game(self, game_id: str) -> GameRecord | None: ...
 
     async def get_analysis(self, game_id: str) -> AnalysisRecord | None: ...
+
+    async def analysis_usage(self, requested_by: str, since: datetime) -> AnalysisUsageView: ...
 
     async def request_analysis(
         self,
@@ -96,7 +170,19 @@ class AnalysisStore(Protocol):
         limits: AnalysisLimits,
         plies_total: int,
         requested_by: str | None = None,
+        players: Collection[str] = (),
     ) -> AnalysisRecord: ...
+
+
+DEFAULT_POLICY = AnalysisPolicy(requests_per_min=6000.0, request_burst=1000)
+"""A bare store's (the tests'): the settings' quota and bound, no rate to speak of."""
+
+
+def policy_of(store: AnalysisStore) -> AnalysisPolicy:
+    """The store's ``analysis_policy`` (the app's desk: the settings'), else
+    :data:`DEFAULT_POLICY`."""
+    policy = getattr(store, "analysis_policy", None)
+    return policy if isinstance(policy, AnalysisPolicy) else DEFAULT_POLICY
 
 
 def _bad(message: str) -> AnalysisRequestError:
@@ -178,35 +264,126 @@ async def _record(store: AnalysisStore, game_id: str) -> GameRecord:
     return record
 
 
+def check_requester(requester: Requester | None) -> Requester:
+    """A registered player, or the refusal (401 anonymous, 403 a guest)."""
+    if requester is None:
+        raise AnalysisRequestError(
+            401,
+            ErrorCode.NOT_AUTHENTICATED,
+            "log in with a registered account to request a computer analysis",
+        )
+    if requester.guest:
+        raise AnalysisRequestError(
+            403,
+            ErrorCode.REGISTERED_ONLY,
+            "guests cannot request computer analyses; log in with a registered account",
+        )
+    return requester
+
+
+def bounded_limits(
+    limits: AnalysisLimits, fields: Mapping[str, object], positions: int, max_engine_s: float
+) -> AnalysisLimits:
+    """``limits`` within ``max_engine_s`` of engine time for ``positions`` positions: a move
+    time the request named must fit (else 400 ``analysis_too_long``, naming the longest that
+    does); the default move time is lowered to fit; a depth alone gets the fitting move time as
+    a cap (the search stops at the first reached)."""
+    fit = min(MAX_MOVETIME_MS, int(max_engine_s * 1000) // max(1, positions))
+    named = fields.get("movetime_ms") is not None
+    movetime = limits.movetime_ms
+    if fit < MIN_MOVETIME_MS:
+        raise AnalysisRequestError(
+            400,
+            ErrorCode.ANALYSIS_TOO_LONG,
+            f"this game has {positions} positions: at {MIN_MOVETIME_MS} ms each (the least) that "
+            f"is more than the {max_engine_s:g} s of engine time an analysis may take",
+        )
+    if named and movetime is not None and movetime > fit:
+        raise AnalysisRequestError(
+            400,
+            ErrorCode.ANALYSIS_TOO_LONG,
+            f"{positions} positions at {movetime} ms is {positions * movetime / 1000:g} s of "
+            f"engine time; an analysis may take at most {max_engine_s:g} s: ask for at most "
+            f"{fit} ms a position",
+        )
+    return AnalysisLimits(fit if movetime is None else min(movetime, fit), limits.depth)
+
+
+async def _check_usage(
+    store: AnalysisStore, requester: Requester, policy: AnalysisPolicy, game_id: str
+) -> None:
+    """The requester's unfinished analysis (another game's: their own of this game is the
+    existing analysis' 409) and daily quota; before the game is read and replayed, so that a
+    flood of refused requests costs a query each."""
+    since = datetime.now(UTC) - timedelta(days=1)
+    usage = await _call(store.analysis_usage(requester.name, since))
+    others = [game for game in usage.unfinished if game != game_id]
+    if others:
+        raise AnalysisRequestError(
+            429,
+            ErrorCode.ANALYSIS_RUNNING,
+            f"your analysis of game {others[0]} is not finished yet: one at a time",
+        )
+    if usage.requested >= policy.daily_quota:
+        raise AnalysisRequestError(
+            429,
+            ErrorCode.ANALYSIS_QUOTA,
+            f"you have requested {usage.requested} analyses in the last 24 hours, the most a "
+            f"day allows ({policy.daily_quota}); try again later",
+        )
+
+
 async def request_analysis(
     store: AnalysisStore,
     game_id: str,
     fields: Mapping[str, object],
-    requested_by: str | None = None,
+    requester: Requester | None = None,
 ) -> AnalysisView:
-    """Request a computer analysis of a finished game; returns its view (state ``queued``).
+    """Request a computer analysis of a finished game for ``requester``; returns its view
+    (state ``queued``).
 
-    Refusals (nothing is stored): 400 bad limits / unknown field, 404 no such game, 409 the
-    game is not finished or already has an analysis (queued, running or done; a failed one
-    may be requested again), 503 storage or the job queue unavailable.
+    Refusals (nothing is stored): 401 / 403 not a registered player, 400 bad limits / unknown
+    field / too long (``analysis_too_long``), 404 no such game, 409 the game is not finished or
+    already has an analysis (queued, running or done, requested by a player of the game or by
+    anyone when the requester is not a player; a failed one may be requested again), 429 the
+    requester's previous analysis is unfinished or their daily quota is used, 503 storage or
+    the job queue unavailable.
     """
+    parse_limits("", fields)  # a malformed request is a 400 whoever sends it
+    who = check_requester(requester)
+    policy = policy_of(store)
+    policy.admit(who)
+    await _check_usage(store, who, policy, game_id)
     record = await _record(store, game_id)
     limits = parse_limits(record.variant, fields)
     if record.status != "finished":
         raise AnalysisRequestError(
             409, ErrorCode.GAME_NOT_FINISHED, "only finished games can be analysed"
         )
+    players = (record.first_name, record.second_name)
+    player = who.name.lower() in {name.lower() for name in players}
     existing = await _call(store.get_analysis(game_id))
     if existing is not None and existing.state != "failed":
-        raise AnalysisRequestError(
-            409,
-            ErrorCode.ANALYSIS_EXISTS,
-            f"game {game_id} already has an analysis ({existing.state})",
-        )
+        by_player = (existing.requested_by or "").lower() in {name.lower() for name in players}
+        if not player or by_player:
+            raise AnalysisRequestError(
+                409,
+                ErrorCode.ANALYSIS_EXISTS,
+                f"game {game_id} already has an analysis ({existing.state})",
+            )
+    # The replay (a thread; long games cost tens of milliseconds) only for a request that
+    # passed every cheaper check.
     game = await asyncio.to_thread(_replay, record)
     total = positions_to_analyse(game)
+    limits = bounded_limits(limits, fields, total, policy.max_engine_s)
     analysis = await _call(
-        store.request_analysis(game_id, limits=limits, plies_total=total, requested_by=requested_by)
+        store.request_analysis(
+            game_id,
+            limits=limits,
+            plies_total=total,
+            requested_by=who.name,
+            players=players if player else (),
+        )
     )
     return view_of(analysis, game.start_turn)
 

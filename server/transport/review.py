@@ -51,6 +51,7 @@ from server.rules.record import (
 from server.transport.analysis_api import (
     AnalysisRequestError,
     AnalysisStore,
+    Requester,
     analysis_path_game,
     analysis_view,
     request_analysis,
@@ -528,7 +529,7 @@ def _only(payload: Mapping[str, object], allowed: set[str] | frozenset[str], kin
 async def review_ws(
     store: ReviewStore,
     frame: Envelope | Mapping[str, object],
-    player: str | None = None,
+    player: Requester | None = None,
     reads: ReviewReads | None = None,
     requester: str | None = None,
 ) -> MessageJson:
@@ -540,9 +541,11 @@ async def review_ws(
     * ``export`` ``{"game", "format"}`` → ``{"t": "export", "d": {"game", "format",
       "content_type", "text"}}``;
     * ``analysis`` ``{"game"}`` → ``{"t": "analysis", "d": view}`` and ``analyse`` ``{"game",
-      "movetime_ms"?, "depth"?}`` (a request, in the name of the logged-in ``player``) →
-      ``{"t": "analyse", "d": view}`` (:mod:`server.transport.analysis_api`; further codes
-      ``no_analysis``, ``analysis_exists``, ``game_not_finished``).
+      "movetime_ms"?, "depth"?}`` (a request, in the name of the logged-in ``player``, who
+      must be registered) → ``{"t": "analyse", "d": view}``
+      (:mod:`server.transport.analysis_api`; further codes ``no_analysis``,
+      ``analysis_exists``, ``game_not_finished``, ``not_authenticated``, ``registered_only``,
+      ``analysis_running``, ``analysis_quota``, ``analysis_too_long``).
 
     Refusals are ``{"t": "error", "d": {"code", "message"}}`` with the codes ``bad_request``,
     ``not_found``, ``unsupported_format``, ``corrupt_record``, ``unavailable``,

@@ -40,6 +40,7 @@ from server.hub.messages import AckId, Message, MessageKind, error_message
 from server.hub.payloads import VariantName, WelcomePayload
 from server.rules import VARIANT_NAMES, get_variant
 from server.transport.accounts import Accounts, AuthError, Identity
+from server.transport.analysis_api import Requester
 from server.transport.codec import DecodeError, decode, encode, encode_message
 from server.transport.driver import HubDriver
 from server.transport.frames import (
@@ -348,13 +349,15 @@ class ClientConnection:
         return None
 
     async def _on_review(self, store: ReviewStore, envelope: Envelope) -> None:
-        # Stored games are public (as over HTTP): no login needed. A registered player's reads
-        # are counted per account, anyone else's per address (server/transport/review_reads.py).
+        # Stored games are public (as over HTTP): no login needed, but to request an analysis
+        # (server.transport.analysis_api checks who). A registered player's reads are counted
+        # per account, anyone else's per address (server/transport/review_reads.py).
         identity = self.identity
-        player = identity.info.name if identity is not None else None
+        info = identity.info if identity is not None else None
+        player = None if info is None else Requester(info.id, info.name, info.guest)
         requester = (
-            account_key(identity.info.name)
-            if identity is not None and not identity.guest
+            account_key(info.name)
+            if info is not None and not info.guest
             else address_key(self.address)
         )
         reads = self._server.reads

@@ -161,11 +161,16 @@ class Computer:
         for driver in drivers.values():
             await driver.close()
 
-    async def reset(self) -> None:
-        """Kill every engine: a search was abandoned midway (its job is over), and a driver
-        cut off in the middle of a search is in no state to be asked again. The next search
-        starts its engine afresh."""
-        drivers, self._drivers = self._drivers, {}
+    async def reset(self, variant: str | None = None) -> None:
+        """Kill every engine (or only the one that plays ``variant``): a search was abandoned
+        midway (its job is over, or an analysis gave way to a move), and a driver cut off in
+        the middle of a search is in no state to be asked again. The next search starts its
+        engine afresh; the other engines stay warm."""
+        if variant is None:
+            drivers, self._drivers = self._drivers, {}
+        else:
+            key = self._program(self.dialect(variant)).key
+            drivers = {key: self._drivers.pop(key)} if key in self._drivers else {}
         for driver in drivers.values():
             await driver.process.kill()
 

@@ -3,6 +3,16 @@
 ``slots`` loops run side by side (default: one per core, at most), each with its own
 :class:`~.computer.Computer`, so one search per core at most. SIGTERM (or :meth:`Worker.stop`)
 ends the loops; a job held when it arrives is given back with ``/fishnet/abort``.
+
+An analysis gives way to moves (protocol version 2): its entries go to the server after every
+position, and when the answer names a variant of a waiting move job that this worker plays
+(``moves_waiting``), the worker gives the analysis back (``/fishnet/abort``; the server keeps
+the entries and sends the rest later as ``skip_plies``) and acquires again: the move job comes
+first. A position that takes longer than :data:`GIVE_WAY_POLL_S` is not waited for either:
+meanwhile the worker asks ``/fishnet/keepalive`` every :data:`GIVE_WAY_POLL_S`, whose answer
+names the waiting moves too, and gives the analysis back at once, abandoning that position's
+search (its engines are restarted, as for a job gone). A move therefore waits for this slot at
+most about :data:`GIVE_WAY_POLL_S`, or one short position.
 """
 
 from __future__ import annotations
@@ -14,7 +24,7 @@ import os
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import aiohttp
 
@@ -28,21 +38,29 @@ from .dialects import CHOSEN, EngineProgram, UnsupportedPosition
 __all__ = ["VERSION", "Worker", "WorkerConfig"]
 
 log = logging.getLogger(__name__)
-VERSION = "1"
+VERSION = "2"
 BACKOFF_S = (0.5, 1, 2, 5, 10)
 EMPTY_POLL_S = 1.0
 """After a 204 that came at once, the next acquire waits this long (no busy polling)."""
-PARTIAL_EVERY_S = 1.0
-"""Partial analyses go at most this often (each also renews the lease)."""
 DEFAULT_LEASE_S = 20.0
 """A job's lease when the server does not say (``work.lease_s``)."""
+GIVE_WAY_POLL_S = 0.5
+"""While one analysed position takes longer than this, the worker asks this often whether a
+move job waits (``/fishnet/keepalive``'s answer), to give the analysis back mid-position."""
 KEEPALIVES_PER_LEASE = 3
 """A job still being worked on is kept alive this many times a lease (``/fishnet/keepalive``):
 a search may think longer than a lease, and a late keepalive or two still keep the job."""
 
 
+T = TypeVar("T")
+
+
 class JobGone(Exception):
     """The server no longer wants the job (its game ended, it was cancelled, its lease ran out)."""
+
+
+class GaveWay(Exception):
+    """An analysis was given back to the server because a move job waits (protocol 2)."""
 
 
 @dataclass
@@ -155,10 +173,15 @@ class Worker:
                 work = self._analysis_job(computer, job, job_id)
             else:
                 raise ValueError(f"unknown job type {kind!r}")
-            await self._kept_alive(computer, job_id, _lease_s(job), work)
+            await self._kept_alive(
+                computer, job_id, _lease_s(job) / KEEPALIVES_PER_LEASE, work
+            )
             self.jobs_done += 1
         except JobGone:
             log.info("job %s is over on the server: search abandoned, engines restarted", job_id)
+        except GaveWay:
+            log.info("analysis job %s given back: a move job waits", job_id)
+            await self._abort(job_id)
         except asyncio.CancelledError:
             await asyncio.shield(self._abort(job_id))
             raise
@@ -175,30 +198,42 @@ class Worker:
             await self._abort(job_id)
 
     async def _kept_alive(
-        self, computer: Computer, job_id: str, lease_s: float, work: Coroutine[Any, Any, None]
-    ) -> None:
-        """Run ``work`` while renewing the job's lease (a level may think longer than a lease).
-        A keepalive answered ``404`` means the job is over: the search is abandoned, its
-        engines killed (a driver cut off mid-search cannot be asked again) and :exc:`JobGone`
-        raised. A keepalive the server could not answer is only logged: the lease may still
-        hold, and the result's submission will tell."""
+        self,
+        computer: Computer,
+        job_id: str,
+        interval: float,
+        work: Coroutine[Any, Any, T],
+        *,
+        give_way: bool = False,
+        variant: str | None = None,
+    ) -> T:
+        """Run ``work`` while renewing the job's lease every ``interval`` seconds (a level may
+        think longer than a lease). A keepalive answered ``404`` means the job is over: the
+        search is abandoned, its engines killed (a driver cut off mid-search cannot be asked
+        again) and :exc:`JobGone` raised; with ``give_way``, an answer naming a waiting move
+        this worker plays does the same with :exc:`GaveWay`, killing only ``variant``'s engine
+        (the move's engine stays warm). A keepalive the server could not
+        answer is only logged: the lease may still hold, and the result's submission will
+        tell."""
         task = asyncio.ensure_future(work)
-        interval = lease_s / KEEPALIVES_PER_LEASE
         try:
             while True:
                 done, _ = await asyncio.wait({task}, timeout=interval)
                 if done:
                     return task.result()
                 try:
-                    status, _ = await self._post(f"/fishnet/keepalive/{job_id}")
+                    status, answer = await self._post(f"/fishnet/keepalive/{job_id}")
                 except (aiohttp.ClientError, TimeoutError) as exc:
                     log.warning("keepalive of job %s failed: %s", job_id, exc)
                     continue
-                if status == 404:
+                gone: Exception | None = JobGone(job_id) if status == 404 else None
+                if gone is None and give_way and self._gives_way(answer):
+                    gone = GaveWay(job_id)
+                if gone is not None:
                     task.cancel()
                     await asyncio.gather(task, return_exceptions=True)
-                    await computer.reset()
-                    raise JobGone(job_id)
+                    await computer.reset(variant if isinstance(gone, GaveWay) else None)
+                    raise gone
         finally:
             if not task.done():  # the worker is stopping: the search goes with it
                 task.cancel()
@@ -244,7 +279,6 @@ class Worker:
         movetime, depth = limits.get("movetime_ms"), limits.get("depth")
         skip = {int(p) for p in job.get("skip_plies") or ()}
         entries: list[PlyEvalView] = []
-        last_sent = time.monotonic()
         for ply in range(game.ply + 1):
             if self._stop.is_set():
                 # Stopping: give the job back even if the task's cancellation was lost (on
@@ -253,22 +287,42 @@ class Worker:
                 raise asyncio.CancelledError
             if ply in skip:
                 continue
-            entry = await computer.analyse(game, ply, movetime, depth)
+            # Asked every GIVE_WAY_POLL_S meanwhile: a waiting move ends the search (GaveWay).
+            entry = await self._kept_alive(
+                computer,
+                job_id,
+                GIVE_WAY_POLL_S,
+                computer.analyse(game, ply, movetime, depth),
+                give_way=True,
+                variant=job["variant"],
+            )
             if entry is not None:
                 entries.append(entry.as_json())
-            if time.monotonic() - last_sent >= PARTIAL_EVERY_S:
-                status, _ = await self._post(
-                    f"/fishnet/analysis/{job_id}", {"analysis": entries, "done": False}
-                )
-                last_sent = time.monotonic()
-                if status == 404:
-                    log.warning("analysis job %s is gone: dropping it", job_id)
-                    return
+            # After every position: the new entries (the server merges them by ply), and the
+            # answer says whether a move job waits.
+            status, answer = await self._post(
+                f"/fishnet/analysis/{job_id}", {"analysis": entries, "done": False}
+            )
+            if status == 404:
+                log.warning("analysis job %s is gone: dropping it", job_id)
+                return
+            if status in (200, 202, 204):
+                entries = []
+            if self._gives_way(answer):
+                raise GaveWay(job_id)
         status, _ = await self._post(
             f"/fishnet/analysis/{job_id}", {"analysis": entries, "done": True}
         )
         if status not in (200, 204):
             log.warning("analysis of job %s answered %s", job_id, status)
+
+
+    def _gives_way(self, answer: object) -> bool:
+        """Whether a partial submission's answer names a waiting move this worker plays."""
+        waiting = answer.get("moves_waiting") if isinstance(answer, dict) else None
+        return isinstance(waiting, list) and not set(self.config.variants).isdisjoint(
+            v for v in waiting if isinstance(v, str)
+        )
 
 
 def _lease_s(job: JsonObject) -> float:

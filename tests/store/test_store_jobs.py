@@ -199,3 +199,52 @@ async def test_jobs_survive_a_new_store(store: Store, open_store: Callable[[], S
     assert [job.id for job in await restarted.open_jobs()] == [job_id]
     again = await restarted.acquire("w2", at(60))
     assert again is not None and again.id == job_id and again.payload == ANALYSIS
+
+
+async def test_move_jobs_go_round_robin_between_owners(store: Store) -> None:
+    """One player's many level-8 games queue first; another player's level-1 job, queued later,
+    is the second handed out (the owner served longest ago first), not the last."""
+    hog = [
+        await store.enqueue_move(f"h{i}", "daishogi", {**MOVE, "level": 8}, now=at(i), owner="u1")
+        for i in range(4)
+    ]
+    honest = await store.enqueue_move("x1", "minishogi", {**MOVE, "level": 1}, now=at(10), owner="u2")
+    anonymous = await store.enqueue_move("x2", "minishogi", MOVE, now=at(11))  # no owner
+    order = []
+    for second in range(6):
+        job = await store.acquire(f"w{second}", at(20 + second))
+        assert job is not None
+        order.append(job.id)
+        assert job.served_at == at(20 + second)
+    # Nobody served yet: the oldest; then those never served (oldest first), then the hog.
+    assert order == [hog[0], honest, anonymous, hog[1], hog[2], hog[3]]
+    # The turn is remembered in the store: the honest player, served at 22, goes before the
+    # hog, served at 25, whose jobs are older.
+    again = await store.enqueue_move("h9", "daishogi", MOVE, now=at(30), owner="u1")
+    next_honest = await store.enqueue_move("x3", "minishogi", MOVE, now=at(31), owner="u2")
+    first = await store.acquire("w9", at(32))
+    second_job = await store.acquire("w10", at(33))
+    assert first is not None and second_job is not None
+    assert (first.id, second_job.id) == (next_honest, again)
+    assert first.owner == "u2"
+
+
+async def test_waiting_moves_name_the_variants_nobody_holds(store: Store) -> None:
+    assert await store.waiting_moves(at(0)) == []
+    await store.enqueue_move("g1", "minishogi", MOVE, now=at(0))
+    await store.enqueue_move("g2", "daishogi", MOVE, now=at(0))
+    await store.enqueue_analysis("g3", "spartan", ANALYSIS, now=at(0))
+    assert await store.waiting_moves(at(1)) == ["daishogi", "minishogi"]
+    held = await store.acquire("w1", at(1), variants=["daishogi"])
+    assert held is not None
+    assert await store.waiting_moves(at(2)) == ["minishogi"]
+    assert await store.waiting_moves(at(30)) == ["daishogi", "minishogi"]  # its lease ran out
+
+
+async def test_a_new_analysis_job_of_a_game_ends_the_old_one(store: Store) -> None:
+    old = await store.enqueue_analysis("g1", "minishogi", ANALYSIS, now=at(0), owner="carol")
+    assert await store.acquire("w1", at(1)) is not None
+    new = await store.enqueue_analysis("g1", "minishogi", ANALYSIS, now=at(2), owner="alice")
+    assert not await store.renew(old, at(3))  # the stranger's worker is told to stop (404)
+    job = await store.acquire("w2", at(3))
+    assert job is not None and job.id == new and job.owner == "alice"

@@ -47,6 +47,19 @@ class IcsClient:
         await client.expect(r"^Style 12 set\.")
         return client
 
+    @classmethod
+    async def registered(cls, app: App, name: str, password: str = "correct horse") -> IcsClient:
+        """A registered player (the account made here) logged in, with style 12 set."""
+        await app.accounts.register(name, password)
+        client = await cls.open(app.ics_port)
+        await client.send(name)
+        await client.send(password)
+        await client.expect(rf"^\*\*\*\* Starting FICS session as {name} \*\*\*\*$")
+        client.name = name
+        await client.send("set style 12")
+        await client.expect(r"^Style 12 set\.")
+        return client
+
     async def send(self, line: str) -> None:
         self.writer.write(line.encode() + b"\r\n")
         await self.writer.drain()

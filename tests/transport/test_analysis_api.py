@@ -11,9 +11,16 @@ import test_review
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from server.rules.analysis import PlyEval, Score
+from server.rules.analysis import AnalysisLimits, PlyEval, Score
 from server.store import Store
-from server.transport.analysis_api import DEFAULT_MOVETIME_MS, parse_limits
+from server.transport.analysis_api import (
+    DEFAULT_MOVETIME_MS,
+    AnalysisPolicy,
+    AnalysisRequestError,
+    Requester,
+    bounded_limits,
+    parse_limits,
+)
 from server.transport.review import is_review_path, review_http, review_ws
 
 empty_database = test_review.empty_database
@@ -28,8 +35,14 @@ async def get_analysis(store: Store, game_id: str) -> tuple[int, Any]:
     return status, json.loads(body)
 
 
-async def ws(store: Store, kind: str, player: str | None = "alice", **payload: Any) -> dict[str, Any]:
-    return await review_ws(store, {"t": kind, "d": payload, "a": 7}, player)
+def requester(name: str | None, guest: bool = False) -> Requester | None:
+    return None if name is None else Requester(f"u-{name}", name, guest)
+
+
+async def ws(
+    store: Store, kind: str, player: str | None = "alice", guest: bool = False, **payload: Any
+) -> dict[str, Any]:
+    return await review_ws(store, {"t": kind, "d": payload, "a": 7}, requester(player, guest))
 
 
 async def test_request_progress_and_results(store: Store) -> None:
@@ -91,10 +104,16 @@ async def test_refusals(store: Store) -> None:
     assert (status, body["error"]["code"]) == (404, "not_found")
     status, _, _ = await review_http(store, f"/api/game/{finished}/analysis", {"x": "1"})
     assert status == 400
+    # Only registered players may request: anonymous and guests are refused, nothing stored.
+    anonymous = await ws(store, "analyse", game=finished, player=None)
+    assert anonymous["d"]["code"] == "not_authenticated" and "registered" in anonymous["d"]["message"]
+    guest = await ws(store, "analyse", game=finished, player="Guest-abc123", guest=True)
+    assert guest["d"]["code"] == "registered_only"
+    assert await store.get_analysis(finished) is None
     # Dai Shogi's default is a second per position (slow: the estimate says so).
-    view = (await ws(store, "analyse", game=finished, player=None))["d"]
+    view = (await ws(store, "analyse", game=finished, player="carol"))["d"]
     assert view["limits"]["movetime_ms"] == DEFAULT_MOVETIME_MS["daishogi"] == 1000
-    assert view["requested_by"] is None
+    assert view["requested_by"] == "carol"
     assert view["estimate_s"] >= view["progress"]["total"]
 
 
@@ -111,7 +130,7 @@ _values = st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.text(max
 @given(payload=st.dictionaries(st.sampled_from(["movetime_ms", "depth", "level", "x"]), _values, max_size=3))
 async def test_any_request_is_queued_or_refused_with_nothing_changed(store: Store, payload: dict[str, Any]) -> None:
     game_id, _ = await save_game(store, variant="wildcastle", moves=random_moves("wildcastle", 2, 3))
-    reply = await ws(store, "analyse", game=game_id, **payload)
+    reply = await ws(store, "analyse", player=f"p{game_id}", game=game_id, **payload)
     stored = await store.get_analysis(game_id)
     if reply["t"] == "error":
         assert reply["d"]["code"] == "bad_request" and stored is None
@@ -133,3 +152,54 @@ async def test_exports_carry_a_done_analysis(store: Store) -> None:
     assert b"[%eval 0.10]" in pgn and b"[%eval #-2]" in pgn
     _, _, kif = await review_http(store, f"/api/games/{game_id}.kif", {})
     assert "評価値 -詰2" in kif.decode()
+
+
+def test_the_engine_time_of_an_analysis_is_bounded() -> None:
+    """positions × move time ≤ the bound: a named move time over it is refused naming the
+    longest that fits; the default is lowered to fit; a depth alone gets that as a cap."""
+    limits = parse_limits("daishogi", {"movetime_ms": 10_000})
+    try:
+        bounded_limits(limits, {"movetime_ms": 10_000}, 240, 600.0)
+        raise AssertionError("not refused")
+    except AnalysisRequestError as refused:
+        assert refused.code == "analysis_too_long" and refused.status == 400
+        assert "at most 600 s" in refused.message and "at most 2500 ms a position" in refused.message
+    assert bounded_limits(parse_limits("daishogi", {}), {}, 240, 120.0) == AnalysisLimits(500, None)
+    assert bounded_limits(parse_limits("daishogi", {}), {}, 100, 600.0) == AnalysisLimits(1000, None)
+    assert bounded_limits(AnalysisLimits(None, 12), {"depth": 12}, 240, 600.0) == AnalysisLimits(2500, 12)
+    try:
+        bounded_limits(parse_limits("daishogi", {}), {}, 20_000, 600.0)
+        raise AssertionError("not refused")
+    except AnalysisRequestError as refused:
+        assert refused.code == "analysis_too_long" and "20000 positions" in refused.message
+
+
+async def test_the_players_replace_a_strangers_analysis(store: Store) -> None:
+    game_id, _ = await save_game(store, moves=random_moves("minishogi", 5, 6))  # alice vs bob
+    cheap = await ws(store, "analyse", player="carol", game=game_id, movetime_ms=50)
+    assert cheap["d"]["requested_by"] == "carol"
+    await store.save_analysis_plies(game_id, [PlyEval(0, Score(10))])  # running
+    # A player's request replaces the stranger's (any state), plies cleared.
+    full = await ws(store, "analyse", player="Alice", game=game_id, movetime_ms=400)
+    assert full["t"] == "analyse", full
+    stored = await store.get_analysis(game_id)
+    assert stored is not None and stored.requested_by == "Alice" and stored.limits.movetime_ms == 400
+    assert stored.state == "queued" and stored.evals == ()
+    # Now it is the players': neither a stranger nor the other player replaces it.
+    for name in ("carol", "bob"):
+        again = await ws(store, "analyse", player=name, game=game_id, movetime_ms=50)
+        assert again["d"]["code"] == "analysis_exists", (name, again)
+
+
+async def test_one_unfinished_analysis_per_player_and_a_daily_quota(store: Store) -> None:
+    games = [(await save_game(store, moves=random_moves("minishogi", seed, 4)))[0] for seed in range(3)]
+    assert (await ws(store, "analyse", player="dave", game=games[0]))["t"] == "analyse"
+    running = await ws(store, "analyse", player="dave", game=games[1])
+    assert running["d"]["code"] == "analysis_running" and games[0] in running["d"]["message"]
+    # An honest player beside him is served.
+    assert (await ws(store, "analyse", player="erin", game=games[1]))["t"] == "analyse"
+    await store.save_analysis_plies(games[0], [PlyEval(0, Score(1))], done=True)
+    store.analysis_policy = AnalysisPolicy(daily_quota=1)  # the desk carries it in the app
+    quota = await ws(store, "analyse", player="dave", game=games[2])
+    assert quota["d"]["code"] == "analysis_quota" and "(1)" in quota["d"]["message"]
+    assert await store.get_analysis(games[2]) is None

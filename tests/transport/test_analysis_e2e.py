@@ -23,7 +23,7 @@ import chess.engine
 import chess.pgn
 import pytest
 from test_review import random_moves, save_game
-from ws_support import TEST_WORKER_KEY, StartApp
+from ws_support import TEST_WORKER_KEY, StartApp, registered_headers
 
 from server.app import App
 from server.rules import Game, get_variant
@@ -132,7 +132,8 @@ async def test_a_stored_game_is_analysed_by_a_real_worker(start_app: StartApp, v
     game_id, game = await save_game(app.store, variant=variant, moves=short_game(variant, 7, 6))
     watch.expect(game_id)
     limits = {"movetime_ms": 200} if variant == "daishogi" else {"movetime_ms": 100}
-    status, body = await call(app, "POST", f"/api/game/{game_id}/analysis", json=limits)
+    carol = await registered_headers(app, "carol")
+    status, body = await call(app, "POST", f"/api/game/{game_id}/analysis", json=limits, headers=carol)
     assert status == 202, body
     total = json.loads(body)["progress"]["total"]
     async with workers(app, "w1"):
@@ -161,7 +162,10 @@ async def test_a_worker_killed_mid_analysis_another_finishes(start_app: StartApp
     watch = Watch(app)
     game_id, _ = await save_game(app.store, moves=short_game("minishogi", 3, 24))
     watch.expect(game_id)
-    status, body = await call(app, "POST", f"/api/game/{game_id}/analysis", json={"movetime_ms": 150})
+    carol = await registered_headers(app, "carol")
+    status, body = await call(
+        app, "POST", f"/api/game/{game_id}/analysis", json={"movetime_ms": 150}, headers=carol
+    )
     assert status == 202
     total = json.loads(body)["progress"]["total"]
     async with workers(app, "first") as (first,):

@@ -15,7 +15,7 @@ import pytest
 from fuzz_frames import draw_examples
 from hypothesis import strategies as st
 from test_review import random_moves, save_game
-from ws_support import TEST_WORKER_KEY, StartApp
+from ws_support import TEST_WORKER_KEY, StartApp, registered_headers
 
 from server.app import App
 
@@ -49,7 +49,8 @@ async def test_request_work_results_and_export(
     game_id, game = await save_game(app.store, moves=moves)
     path = f"/api/game/{game_id}/analysis"
     assert (await call(http, app, "GET", path))[0] == 404
-    status, view = await call(http, app, "POST", path, json={"movetime_ms": 120})
+    carol = await registered_headers(app, "carol")
+    status, view = await call(http, app, "POST", path, json={"movetime_ms": 120}, headers=carol)
     assert status == 202 and view["state"] == "queued"
     total = view["progress"]["total"]
     # A worker gets the job: the game's start, its moves, the limits.
@@ -78,7 +79,7 @@ async def test_request_work_results_and_export(
     status, pgn = await call(http, app, "GET", f"/api/games/{game_id}.pgn")
     assert status == 200 and "[%eval -2.80]" in pgn
     # Asking again is refused: the analysis is done.
-    status, error = await call(http, app, "POST", path, json={})
+    status, error = await call(http, app, "POST", path, json={}, headers=carol)
     assert status == 409 and "error" in error
 
 
@@ -90,7 +91,8 @@ async def test_a_job_no_engine_can_do_fails_the_analysis(
     app = await start_app("sqlite", fishnet_poll_s=0)
     game_id, _ = await save_game(app.store, moves=random_moves("minishogi", 8, 4))
     path = f"/api/game/{game_id}/analysis"
-    assert (await call(http, app, "POST", path, json={}))[0] == 202
+    carol = await registered_headers(app, "carol")
+    assert (await call(http, app, "POST", path, json={}, headers=carol))[0] == 202
     status, job = await call(http, app, "POST", "/fishnet/acquire", json=WORKER, headers=WORKER_AUTH)
     assert status == 202
     status, _ = await call(http, app, "POST", f"/fishnet/analysis/{job['work']['id']}",
@@ -98,28 +100,35 @@ async def test_a_job_no_engine_can_do_fails_the_analysis(
     assert status == 204
     status, view = await call(http, app, "GET", path)
     assert view["state"] == "failed" and view["error"] == "no engine could analyse this game"
-    assert (await call(http, app, "POST", path, json={"depth": 4}))[0] == 202
+    assert (await call(http, app, "POST", path, json={"depth": 4}, headers=carol))[0] == 202
 
 
 async def test_requester_and_refusals(start_app: StartApp, http: aiohttp.ClientSession) -> None:
     app = await start_app("sqlite", fishnet_poll_s=0)
     running, _ = await save_game(app.store, moves=random_moves("minishogi", 2, 3), result=None)
     finished, _ = await save_game(app.store, variant="daishogi", moves=random_moves("daishogi", 2, 3))
-    assert (await call(http, app, "POST", f"/api/game/{running}/analysis"))[0] == 409
-    assert (await call(http, app, "POST", "/api/game/nosuchgm/analysis"))[0] == 404
+    carol = await registered_headers(app, "carol")
+    assert (await call(http, app, "POST", f"/api/game/{running}/analysis", headers=carol))[0] == 409
+    assert (await call(http, app, "POST", "/api/game/nosuchgm/analysis", headers=carol))[0] == 404
     bad_auth = {"Authorization": "Bearer nope"}
     assert (await call(http, app, "POST", f"/api/game/{finished}/analysis", headers=bad_auth))[0] == 401
+    # Anonymous and guest requests are refused with a clear error (lichess's shape).
+    status, error = await call(http, app, "POST", f"/api/game/{finished}/analysis")
+    assert status == 401 and "registered account" in error["error"]
+    guest = app.accounts.guest()
+    status, error = await call(http, app, "POST", f"/api/game/{finished}/analysis",
+                               headers={"Authorization": f"Bearer {guest.token}"})
+    assert status in (401, 403) and "error" in error
     assert (await call(http, app, "POST", f"/api/game/{finished}/analysis", data=b"{",
-                       headers={"Content-Type": "application/json"}))[0] == 400
+                       headers={"Content-Type": "application/json", **carol}))[0] == 400
     assert await app.store.get_analysis(finished) is None
-    # A form body; a logged-in player is the requester.
-    identity = await app.accounts.register("carol", "correct horse battery")
+    # A form body; the logged-in player is the requester. A depth alone gets a move-time cap
+    # (the engine-time bound: 600 s over 4 positions is more than the 10 s maximum).
     status, view = await call(
-        http, app, "POST", f"/api/game/{finished}/analysis", data={"depth": "3"},
-        headers={"Authorization": f"Bearer {identity.token}"},
+        http, app, "POST", f"/api/game/{finished}/analysis", data={"depth": "3"}, headers=carol
     )
     assert status == 202 and view["requested_by"] == "carol"
-    assert view["limits"] == {"movetime_ms": None, "depth": 3}
+    assert view["limits"] == {"movetime_ms": 10_000, "depth": 3}
 
 
 _values = st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=10) | st.floats()
@@ -127,15 +136,20 @@ _bodies = st.dictionaries(st.sampled_from(["movetime_ms", "depth", "level", "x"]
 
 
 async def test_bad_requests_change_nothing(start_app: StartApp, http: aiohttp.ClientSession) -> None:
-    app = await start_app("sqlite", fishnet_poll_s=0)
+    app = await start_app(
+        "sqlite", fishnet_poll_s=0, analysis_daily_quota=1000, analysis_requests_per_min=6000.0,
+        analysis_request_burst=1000,
+    )
     game_id, _ = await save_game(app.store, moves=random_moves("minishogi", 5, 4))
     path = f"/api/game/{game_id}/analysis"
+    carol = await registered_headers(app, "carol")
     refused = 0
     for body in draw_examples(_bodies, 60):
-        status, answer = await call(http, app, "POST", path, json=body)
+        status, answer = await call(http, app, "POST", path, json=body, headers=carol)
         stored = await app.store.get_analysis(game_id)
         if status == 202:
             assert stored is not None and answer["limits"] == stored.limits.as_json()
+            await app.store.save_analysis_plies(game_id, [], done=True)  # one at a time
             game_id, _ = await save_game(app.store, moves=random_moves("minishogi", 5, 4))
             path = f"/api/game/{game_id}/analysis"
             continue
@@ -145,7 +159,7 @@ async def test_bad_requests_change_nothing(start_app: StartApp, http: aiohttp.Cl
     assert refused > 20
     for raw in (b"[]", b"1", b"\xff", b'{"depth": 1e999}'):
         status, answer = await call(http, app, "POST", "/api/game/zzzzzzzz/analysis", data=raw,
-                                    headers={"Content-Type": "application/json"})
+                                    headers={"Content-Type": "application/json", **carol})
         assert status in (400, 404) and "error" in answer
 
 

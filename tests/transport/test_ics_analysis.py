@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from computer_support import TURN_TIMEOUT_S, WorkerProcess
-from ics_support import OpenIcs, board_fields
+from ics_support import IcsClient, OpenIcs, board_fields
 from support import wait_until
 from ws_support import StartApp
 
@@ -37,15 +37,19 @@ async def test_analyze_and_analysis_over_ics_with_the_real_worker(
     (game_id,) = list(app.computer.games)
     board = (await human.expect(r"^<12> ")).string  # the start: the human's move
 
-    # Refusals first: a running game is not analysed, and has no analysis to show.
+    # Refusals first: a guest may not request (the computer's time is for registered players),
+    # a running game is not analysed, and has no analysis to show.
     await human.send(f"analyze #{game_id}")
-    await human.expect(rf"^Game {number} is not over yet: only finished games can be analysed\.$")
+    await human.expect(r"^guests cannot request computer analyses; log in with a registered account$")
+    dana = await IcsClient.registered(app, "dana")
+    await dana.send(f"analyze #{game_id}")
+    await dana.expect(rf"^Game {number} is not over yet: only finished games can be analysed\.$")
     await human.send(f"analysis #{game_id}")
     await human.expect(
         rf'^Game {number} has no analysis yet: type "analyze #{game_id}" to request one\.$'
     )
-    await human.send("analyze #Zz9Zz9Zz")
-    await human.expect(r"^There is no such game\.$")
+    await dana.send("analyze #Zz9Zz9Zz")
+    await dana.expect(r"^There is no such game\.$")
     await human.send("analyze")
     await human.expect(r"^Usage: analyze <name> <history index> \| analyze <game id>$")
 
@@ -68,14 +72,17 @@ async def test_analyze_and_analysis_over_ics_with_the_real_worker(
     stored = await app.store.get_game(game_id)
     assert stored is not None and len(stored.moves) == 4
 
-    # Requested by its history index, as FICS players name stored games.
-    await human.send(f"analyze {human.name} 0")
-    await human.expect(
-        rf"^Analysis of game {number} requested: 5 positions at 300 ms a position, "
-        r"about \d+ s\.$"
-    )
-    await human.send(f"analyze #{game_id}")
-    await human.expect(rf'^Game {number} already has an analysis: type "analysis #{game_id}"\.$')
+    assert await app.store.get_analysis(game_id) is None
+    # A registered player requests it by its history index, as FICS players name stored games.
+    try:
+        await dana.send(f"analyze {human.name} 0")
+        await dana.expect(
+            r"^Analysis of game \d+ requested: 5 positions at 300 ms a position, about \d+ s\.$"
+        )
+        await dana.send(f"analyze #{game_id}")
+        await dana.expect(rf'^Game \d+ already has an analysis: type "analysis #{game_id}"\.$')
+    finally:
+        await dana.close()
     while True:  # each look is a query: no sleeping
         analysis = await app.store.get_analysis(game_id)
         assert analysis is not None and analysis.state != "failed", analysis

@@ -35,6 +35,13 @@ StartApp = Callable[..., Awaitable[App]]
 OpenClient = Callable[..., Awaitable["Client"]]
 
 
+async def registered_headers(app: App, name: str) -> dict[str, str]:
+    """``Authorization`` of a new registered player's session (the HTTP API's analysis
+    requests are registered players' only)."""
+    identity = await app.accounts.register(name, "correct horse battery")
+    return {"Authorization": f"Bearer {identity.token}"}
+
+
 def settings_for(database_url: str, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
         "port": 0,

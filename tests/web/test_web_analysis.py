@@ -10,7 +10,7 @@ import random
 import sys
 from pathlib import Path
 
-from playwright.async_api import expect
+from playwright.async_api import Page, expect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "transport"))
 from test_review import save_game
@@ -19,6 +19,14 @@ from ws_support import TEST_WORKER_KEY
 from server.app import App
 from server.rules import Game, get_variant
 from server.rules.analysis import advices
+
+
+async def register(page: Page, name: str) -> None:
+    """Log the page in as a new registered player (analyses are registered players' only)."""
+    await page.fill("#auth-form input[name=name]", name)
+    await page.fill("#auth-form input[name=password]", "correct horse battery")
+    await page.click("#register")
+    await expect(page.locator("#user")).to_have_text(name)
 
 
 async def test_request_progress_graph_arrow_and_marks(hub: App, open_page, shots) -> None:  # type: ignore[no-untyped-def]
@@ -31,6 +39,11 @@ async def test_request_progress_graph_arrow_and_marks(hub: App, open_page, shots
     panel = page.locator("section.analysis")
     await expect(panel).to_have_attribute("data-analysis", "none")
     await expect(page.locator('[data-action="request-analysis"]')).to_be_visible()
+    # Not logged in: the page says who may request, and a click is refused in words.
+    await expect(page.locator('[data-note="registered-only"]')).to_be_visible()
+    await page.locator('[data-action="request-analysis"]').click()
+    await expect(panel.locator('[role="alert"]')).to_contain_text("registered account")
+    await register(page, "viewer")
     await expect(panel).not_to_contain_text("Dai Shogi")  # the warning is Dai Shogi's own
     await page.locator('[data-action="request-analysis"]').click()
     await expect(panel).to_have_attribute("data-analysis", "queued")
@@ -44,10 +57,10 @@ async def test_request_progress_graph_arrow_and_marks(hub: App, open_page, shots
          "pv": " ".join(game.moves[p : p + 3]), "depth": 12, "nodes": 1000, "time_ms": 100}
         for p, cp in enumerate(scores)
     ]
-    assert await hub.jobs.submit_analysis(job["work"]["id"], entries[:5], False)
+    assert await hub.jobs.submit_analysis(job["work"]["id"], entries[:5], False) == []
     await expect(page.locator(".analysis-progress")).to_contain_text("5 of 13 positions")
     await shots(page, "analysis-progress")
-    assert await hub.jobs.submit_analysis(job["work"]["id"], entries, True)
+    assert await hub.jobs.submit_analysis(job["work"]["id"], entries, True) == []
     await expect(panel).to_have_attribute("data-analysis", "done")
     await expect(page.locator(".eval-graph .eval-line")).to_be_visible()
     # Move 7 (first player: +0.25 → -3.20) is a blunder, move 9 (-3.00 → -5.30) a mistake.
@@ -73,6 +86,7 @@ async def test_a_real_workers_analysis_on_the_review_page(hub: App, open_page, s
         game.play(rng.choice(game.legal_moves()))
     game_id, _ = await save_game(hub.store, moves=list(game.moves))
     page = await open_page("viewer", f"/game/{game_id}")
+    await register(page, "viewer")
     await page.locator("select[name=limit]").select_option("depth:8")
     await page.locator('[data-action="request-analysis"]').click()
     await expect(page.locator("section.analysis")).to_have_attribute("data-analysis", "queued")

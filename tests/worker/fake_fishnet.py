@@ -1,5 +1,7 @@
 """A tiny fishnet server for the worker tests (FISHNET.md), a real aiohttp server on port 0:
-a queue of jobs, leases that expire, and an asyncio.Event per thing a test waits for."""
+a queue of jobs, leases that expire, and an asyncio.Event per thing a test waits for. As the
+real server (protocol 2), it merges an analysis' submissions by ply and answers a partial one
+with the variants of the move jobs waiting (``moves_waiting``)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ class Job:
     holder: int = 0  # which acquire got it (1, 2, ...)
     result: Any = None
     partials: list[list[dict[str, Any]]] = field(default_factory=list)
+    entries: dict[int, dict[str, Any]] = field(default_factory=dict)  # merged by ply
     partial_holders: list[int] = field(default_factory=list)  # who sent each partial
     done_by: int = 0
     done: asyncio.Event = field(default_factory=asyncio.Event)
@@ -116,14 +119,25 @@ class FakeFishnet:
         job = self._held(request)
         body = await request.json()
         job.leased_until = time.monotonic() + self.lease_s
+        job.entries.update((entry["ply"], entry) for entry in body["analysis"])
         if body["done"]:
-            job.result = body["analysis"]
+            job.result = [job.entries[ply] for ply in sorted(job.entries)]
             job.done_by = job.holder
             job.done.set()
-        else:
-            job.partials.append(body["analysis"])
-            job.partial_holders.append(job.holder)
-            job.progressed.set()
+            return web.Response(status=204)
+        job.partials.append(body["analysis"])
+        job.partial_holders.append(job.holder)
+        job.progressed.set()
+        now = time.monotonic()
+        waiting = sorted(
+            {
+                j.body["variant"]
+                for j in self.jobs.values()
+                if j.body["work"]["type"] == "move" and not j.done.is_set() and j.leased_until <= now
+            }
+        )
+        if waiting:
+            return web.json_response({"moves_waiting": waiting}, status=200)
         return web.Response(status=204)
 
     async def keepalive(self, request: web.Request) -> web.StreamResponse:

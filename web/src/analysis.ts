@@ -112,7 +112,9 @@ export class AnalysisPanel {
       const { kind, button } = this.form ??= this.requestForm();
       const failed = v?.state === "failed" ? h("p", { class: "error", text: `The last analysis failed: ${v.error ?? "unknown"}` }) : null;
       const slow = this.variant() === "daishogi" ? h("p", { class: "muted", text: "Dai Shogi is slow: about a second per position." }) : "";
-      this.body.replaceChildren(failed ?? "", h("div", { class: "analysis-request" }, [button, kind]), slow);
+      // Only registered players may request one (docs/engines.md): say so before the click.
+      const who = this.ctx.me && !this.ctx.me.guest ? "" : h("p", { class: "muted", "data-note": "registered-only", text: "Requesting an analysis needs a registered account: log in or register above." });
+      this.body.replaceChildren(failed ?? "", h("div", { class: "analysis-request" }, [button, kind]), who, slow);
       return;
     }
     const parts: (HTMLElement | SVGElement)[] = [];

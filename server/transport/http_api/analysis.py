@@ -5,10 +5,12 @@
 ``movetime_ms`` (50–10000) and/or ``depth`` (1–30); without them the variant's default move
 time (Dai Shogi: 1 s a position — slow, the answer carries an estimate). It answers ``202``
 with the analysis (state ``queued``). ``Authorization: Bearer <session token>`` (the web
-client's login) names the requester; without it the request is anonymous. Refusals, lichess's
-way ``{"error": "…"}``, change nothing: 400 bad field, 401 bad session, 404 unknown game, 409
-game not finished or already analysed (a failed analysis may be requested again), 503 storage
-unavailable. ``GET`` answers the view (:func:`server.transport.analysis_api.view_of`) or 404.
+client's login) names the requester, who must be a registered player. Refusals, lichess's way
+``{"error": "…"}``, change nothing: 400 bad field or too long, 401 no or bad session, 403 a
+guest, 404 unknown game, 409 game not finished or already analysed (a failed analysis may be
+requested again), 429 the player's previous analysis unfinished, daily quota used or requests too fast, 503
+storage unavailable (:func:`server.transport.analysis_api.request_analysis`). ``GET``
+answers the view (:func:`server.transport.analysis_api.view_of`) or 404.
 
 The checks and the view are :mod:`server.transport.analysis_api`'s, shared with the websocket.
 """
@@ -23,6 +25,7 @@ from server.hub.game_ids import GAME_ID_PATTERN
 from server.transport.accounts import AuthError
 from server.transport.analysis_api import (
     AnalysisRequestError,
+    Requester,
     analysis_view,
     request_analysis,
 )
@@ -54,7 +57,8 @@ async def _fields(request: web.Request) -> dict[str, object]:
     return fields
 
 
-async def _requester(request: web.Request) -> str | None:
+async def _requester(request: web.Request) -> Requester | None:
+    """The session's player (None: no ``Authorization``; the shared checks refuse that)."""
     header = request.headers.get("Authorization")
     if header is None:
         return None
@@ -65,7 +69,8 @@ async def _requester(request: web.Request) -> str | None:
         identity = await request.app[CONTEXT].accounts.resume(token.strip())
     except AuthError as exc:
         api_error(401, exc.message)
-    return str(identity.info.name)
+    info = identity.info
+    return Requester(str(info.id), str(info.name), info.guest)
 
 
 @routes.post(_PATH)

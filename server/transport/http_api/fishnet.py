@@ -50,9 +50,9 @@ class WorkQueue(Protocol):
 
     async def submit_analysis(
         self, job_id: str, entries: list[AnalysisEntry], done: bool
-    ) -> bool: ...
+    ) -> list[str] | None: ...
 
-    async def renew_lease(self, job_id: str) -> bool: ...
+    async def renew_lease(self, job_id: str) -> list[str] | None: ...
 
     async def abort(self, job_id: str) -> bool: ...
 
@@ -181,21 +181,35 @@ async def analysis(request: web.Request) -> web.StreamResponse:
     queue = _queue(request)
     job_id = _job_id(request)
     entries, done = parse_analysis(await json_body(request))
-    if not await queue.submit_analysis(job_id, entries, done):
+    waiting = await queue.submit_analysis(job_id, entries, done)
+    if waiting is None:
         api_error(404, "No such analysis job (finished, expired or unknown).")
-    return web.Response(status=204)
+    # Protocol 2: move jobs wait in these variants; a worker that plays one gives this
+    # analysis back (abort) and takes the move.
+    return _waiting(waiting)
 
 
 @routes.post("/fishnet/keepalive/{id}")
 async def job_keepalive(request: web.Request) -> web.StreamResponse:
     """Our addition to fishnet: a worker still searching renews its lease (a level that thinks
-    longer than a lease). ``404``: the job is over (its game ended) — stop working on it."""
+    longer than a lease). ``404``: the job is over (its game ended) — stop working on it. For an
+    analysis job, ``200 {"moves_waiting": [...]}`` when move jobs wait (protocol 2: the worker
+    may give the analysis back in the middle of a long position)."""
     queue = _queue(request)
     job_id = _job_id(request)
     if request.body_exists:
         await json_body(request)  # an empty body, or any JSON object
-    if not await queue.renew_lease(job_id):
+    waiting = await queue.renew_lease(job_id)
+    if waiting is None:
         api_error(404, "No such job (finished, cancelled, expired or unknown).")
+    return _waiting(waiting)
+
+
+def _waiting(waiting: list[str]) -> web.Response:
+    """The answer to an analysis' partial submission or keepalive: ``204``, or ``200`` with
+    the variants of the move jobs waiting (a version-1 worker reads no body here)."""
+    if waiting:
+        return web.json_response({"moves_waiting": waiting}, status=200)
     return web.Response(status=204)
 
 

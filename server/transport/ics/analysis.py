@@ -19,6 +19,7 @@ from server.rules.record import GameRecord
 from server.transport.analysis_api import (
     AnalysisRequestError,
     AnalysisStore,
+    Requester,
     analysis_view,
     request_analysis,
 )
@@ -51,11 +52,12 @@ def _limits(limits: AnalysisLimitsView) -> str:
 
 
 async def request_lines(
-    store: AnalysisStore, game_id: str, number: int, requested_by: str
+    store: AnalysisStore, game_id: str, number: int, requester: Requester
 ) -> list[str]:
-    """``analyze``: request the analysis of a finished game with the variant's defaults."""
+    """``analyze``: request the analysis of a finished game with the variant's defaults (a
+    registered player's; the refusals are the shared checks', in words)."""
     try:
-        view = await request_analysis(store, game_id, {}, requested_by=requested_by)
+        view = await request_analysis(store, game_id, {}, requester)
     except AnalysisRequestError as error:
         return [_refusal(error, number, game_id)]
     total = view["progress"]["total"]

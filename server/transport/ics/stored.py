@@ -3,6 +3,7 @@ their computer analysis (analyze, analysis)."""
 
 from __future__ import annotations
 
+from server.transport.analysis_api import Requester
 from server.transport.ics.analysis import analysis_lines, request_lines
 from server.transport.ics.args import bad_handle, handle_arg
 from server.transport.ics.help import usage
@@ -40,7 +41,8 @@ class StoredCommands(SessionState):
             self._write([problem or "Stored games are not available."])
             return
         number = self._host.numbers.number(found)
-        self._write(await request_lines(store, found, number, self.name))
+        who = Requester(self.player["id"], self.name, bool(self.player.get("guest")))
+        self._write(await request_lines(store, found, number, who))
 
     async def _cmd_analysis(self, cmd: CommandLine) -> None:
         """Show a stored game's analysis: its progress, the per-side summary, the plies."""
