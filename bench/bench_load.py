@@ -541,7 +541,8 @@ async def main() -> None:
         os.environ["BENCH_PHASES"] = "1"  # the hub's probe (move_phases.py), inherited
     if args.interleave:
         # Each hub runs its own tree's probe: an older one does not sample the CPU, so neither
-        # does this one (docs/benchmarks.md, "The websocket move path after the session's merge").
+        # does this one (docs/benchmarks.md, "The probe's CPU sampling and the
+        # interleaved round trip").
         os.environ["BENCH_PROBE_CPU"] = "0"
     if args.echo_server:
         await echo_main(args.echo_server)
