@@ -291,5 +291,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     asyncio.run(main())

@@ -40,11 +40,9 @@ from typing import Any
 
 import aiohttp
 from load_clients import Player, Stats, login_guest, percentile
-from processes import ROOT, probe_report, raise_fd_limit, start_hub
+from processes import probe_report, raise_fd_limit, start_hub
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
-
-sys.path.insert(0, str(ROOT))  # this tree's settings, as the hub it starts
 
 from server.config import Settings
 

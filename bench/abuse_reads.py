@@ -27,18 +27,17 @@ import asyncio
 import os
 import random
 import signal
-import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
 import aiohttp
+from checkout import ROOT
 from load_clients import Player, Stats, login_guest, percentile
-from processes import ROOT, cpu_seconds, probe_report, raise_fd_limit, start_hub
+from processes import cpu_seconds, probe_report, raise_fd_limit, start_hub
 from websockets.asyncio.client import connect
 
-sys.path.insert(0, str(ROOT))
 from server.rules import Game, MoveRecord, get_variant
 from server.rules.time_control import Fischer
 from server.store import Store

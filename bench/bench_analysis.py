@@ -15,13 +15,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import aiohttp
+from processes import start_worker, stop_worker
 
 from server.app import App
 from server.config import Settings
@@ -67,11 +67,7 @@ async def run(args: argparse.Namespace) -> None:
                 done[job.game_id].set()
 
         app.jobs.on_analysis(seen)
-        worker = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "server.worker", "--url", f"http://127.0.0.1:{app.port}",
-            "--key", KEY, "--slots", "1", "--nice", "0",
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
-        )
+        worker = start_worker(app.port, KEY, Path(tmp), "--slots", "1", "--nice", "0")
         try:
             print(f"{'variant':<11} {'limit':>10} {'positions':>9} {'seconds':>8} {'pos/s':>6} {'overhead ms':>11}")
             # Analyses are registered players' (docs/engines.md); one at a time, each done first.
@@ -98,8 +94,7 @@ async def run(args: argparse.Namespace) -> None:
                     )
                     print(f"{variant:<11} {limit:>10} {total:>9} {seconds:>8.1f} {total / seconds:>6.2f} {overhead:>11}")
         finally:
-            worker.kill()
-            await worker.wait()
+            stop_worker(worker)
             await app.stop()
 
 

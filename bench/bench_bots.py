@@ -40,15 +40,11 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from websockets.asyncio.client import connect
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
+import checkout  # noqa: F401  (this checkout's server and tests/ on sys.path)
 from load_clients import describe, percentile, print_phases, way_in_and_out
 from processes import Process, cpu_seconds, probe_report, raise_fd_limit, start_hub
 from support import create_database, drop_database
+from websockets.asyncio.client import connect
 
 from server.rules import Game, get_variant
 

@@ -34,13 +34,10 @@ import argparse
 import gc
 import random
 import statistics
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
+import checkout  # noqa: F401  (this checkout's server on sys.path)
 import chess
 
 from server.rules import Game, Position, get_variant

@@ -29,7 +29,6 @@ import random
 import secrets
 import signal
 import statistics
-import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -210,5 +209,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     asyncio.run(main())

@@ -29,6 +29,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import checkout  # noqa: F401  (this checkout's server on sys.path)
+from load_clients import percentile
+
 from server.rules import Game, get_variant
 from server.worker.computer import Computer
 
@@ -96,10 +99,8 @@ ADJUDICATE_CP = 300
 
 
 def pct(values: Sequence[float], q: float) -> float:
-    if not values:
-        return 0.0
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))]
+    """The ``q`` quantile, 0 for no values (the report is JSON, which has no NaN)."""
+    return percentile(values, q, empty=0.0)
 
 
 def depth_summary(depths: list[int]) -> dict[str, float]:

@@ -89,13 +89,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-# tests/support.py holds the test PostgreSQL's URL and the fresh-database helpers.
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-
-from commit_echo import commit_echo_main, serve_until_sigterm  # noqa: E402
-from interleave import interleaved_ratio  # noqa: E402
-from load_clients import (  # noqa: E402
+# this checkout's server first on sys.path, and tests/support.py (the test PostgreSQL's URL
+# and the fresh-database helpers)
+import checkout  # noqa: F401
+from commit_echo import commit_echo_main, serve_until_sigterm
+from interleave import interleaved_ratio
+from load_clients import (
     Observer,
     Player,
     Stats,
@@ -104,7 +103,7 @@ from load_clients import (  # noqa: E402
     percentile,
     print_phases,
 )
-from processes import (  # noqa: E402
+from processes import (
     Process,
     cpu_seconds,
     probe_report,
@@ -113,12 +112,12 @@ from processes import (  # noqa: E402
     start_echo,
     start_hub,
 )
-from storm import logins_main, run_storm  # noqa: E402
-from support import create_database, drop_database  # noqa: E402
-from websockets.asyncio.server import ServerConnection  # noqa: E402
+from storm import logins_main, run_storm
+from support import create_database, drop_database
+from websockets.asyncio.server import ServerConnection
 
-from server.app.collector import TIMED_GC_THRESHOLDS  # noqa: E402
-from server.transport.codec import JSON_LIBRARY  # noqa: E402
+from server.app.collector import TIMED_GC_THRESHOLDS
+from server.transport.codec import JSON_LIBRARY
 
 
 async def echo_main(port: int) -> None:
@@ -542,7 +541,8 @@ async def main() -> None:
         os.environ["BENCH_PHASES"] = "1"  # the hub's probe (move_phases.py), inherited
     if args.interleave:
         # Each hub runs its own tree's probe: an older one does not sample the CPU, so neither
-        # does this one (docs/benchmarks.md, "The websocket move path after the session's merge").
+        # does this one (docs/benchmarks.md, "The probe's CPU sampling and the
+        # interleaved round trip").
         os.environ["BENCH_PROBE_CPU"] = "0"
     if args.echo_server:
         await echo_main(args.echo_server)

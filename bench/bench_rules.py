@@ -37,12 +37,10 @@ import argparse
 import gc
 import random
 import statistics
-import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import checkout  # noqa: F401  (this checkout's server on sys.path)
 
 from server.rules import VARIANT_NAMES, Game, Position, get_variant
 

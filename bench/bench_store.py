@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import tempfile
 import time
 import uuid
@@ -38,9 +37,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 import asyncpg
+import checkout  # noqa: F401  (this checkout's server on sys.path)
 from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 

@@ -19,9 +19,6 @@ import json
 import random
 import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from load_clients import Player, Stats, open_many
 

@@ -40,13 +40,11 @@ import json
 import logging
 import os
 import signal
-import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
+import checkout  # noqa: F401  (this checkout's server on sys.path)
 from move_phases import MovePhases  # patches the server only if installed (BENCH_PHASES)
 
 from server.app import serve

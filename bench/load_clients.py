@@ -12,6 +12,7 @@ import json
 import random
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,9 +27,10 @@ except ImportError:  # pragma: no cover
 TC = {"kind": "fischer", "base_s": 3600, "inc_s": 0}
 
 
-def percentile(values: list[float], q: float) -> float:
+def percentile(values: Sequence[float], q: float, empty: float = float("nan")) -> float:
+    """The ``q`` quantile of ``values`` (the nearest rank at or below it); ``empty`` if none."""
     if not values:
-        return float("nan")
+        return empty
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+from checkout import ROOT
+
 BENCH_LOAD = Path(__file__).resolve().parent / "bench_load.py"
 
 

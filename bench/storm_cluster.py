@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from checkout import ROOT
 from load_clients import percentile, reconnect_failure
 from processes import cpu_seconds, probe_report
 from storm import SETTLE_S, seed_players
@@ -39,8 +40,6 @@ from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from server.store import Store
-
-ROOT = Path(__file__).resolve().parent.parent
 
 STORM_HUB_ENV = {
     "HUB_LOG_LEVEL": "WARNING",

@@ -62,7 +62,7 @@ def tune_garbage_collector(full_interval_s: float = 0.0) -> None:
     collection scans more than a few thousand objects); :func:`collect_and_freeze_forever`
     runs one every ``full_interval_s`` seconds and then freezes what survived it, so each
     timed collection scans only what arrived since the previous one (docs/benchmarks.md,
-    "Garbage collection (issue 14)"). Otherwise Python's own schedule runs, with thresholds
+    "Garbage collection"). Otherwise Python's own schedule runs, with thresholds
     raised so that a move's short-lived objects die before they are promoted.
 
     Collections that pause for 100 ms or more are logged. :func:`server.app.serve` calls this

@@ -89,7 +89,7 @@ CONNECTS_AT_ONCE = 32
 turn before their first lookup. The public listener admits 32 connections opening at once, but
 lets a slot go after a second, and in a reconnect storm onto a busy survivor a login's lookups
 took seconds: hundreds ran at once and their steps, answered together, held turns of the loop
-for 40–50 ms (docs/benchmarks.md, issue 25). Bounded, a turn holds at most this many."""
+for 40–50 ms (docs/benchmarks.md, "The survivor's long turns taken apart"). Bounded, a turn holds at most this many."""
 ID_BASE_BITS = 32
 """Each hub numbers seeks and challenges from a random multiple of 2**32 (ids stay < 2**53)."""
 

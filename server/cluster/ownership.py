@@ -287,7 +287,8 @@ class Ownership:
 
         One light query (ids and players only, ``Store.unfinished_games``): through the
         store's paged listing, 500 whole rows with their moves counted held a survivor's loop
-        13–25 ms at a time during a reconnect storm (docs/benchmarks.md, issue 25).
+        13–25 ms at a time during a reconnect storm (docs/benchmarks.md, "The survivor's long
+        turns taken apart").
         """
         started = self._clock()
         found: list[GameId] = []

@@ -36,7 +36,7 @@ CALL_ACK_PREFIX = "~"
 DROP_STEP = 250
 """A dead node's connections leave this hub this many per turn of the loop: the 2,000-odd of a
 killed hub, each leaving its games' rooms at once, held a survivor's loop 19 ms in one step
-(docs/benchmarks.md, issue 25)."""
+(docs/benchmarks.md, "The survivor's long turns taken apart")."""
 
 
 @dataclass(frozen=True)

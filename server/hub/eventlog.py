@@ -10,7 +10,7 @@ reaches back that far, the client gets one full snapshot instead.
 The log lives as long as its game, so it keeps each event in a form the cyclic garbage collector
 does not track: one flat tuple of atoms (version, audience, type, and the payload flattened, see
 :func:`freeze`), which CPython stops tracking at the first collection that sees it. A :class:`RoomEvent` is built again when an event is replayed (docs/benchmarks.md, "Garbage
-collection (issue 14)").
+collection").
 """
 
 from __future__ import annotations

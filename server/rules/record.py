@@ -73,7 +73,7 @@ class MoveList(Sequence[MoveRecord]):
     """A game's moves, kept for as long as the game lives in a form the garbage collector
     does not track: one plain tuple of atoms per move (a :class:`MoveRecord`, like any
     dataclass instance, is tracked for life, and a full collection scans every tracked
-    object: docs/benchmarks.md, "Garbage collection (issue 14)"). Reading gives
+    object: docs/benchmarks.md, "Garbage collection"). Reading gives
     :class:`MoveRecord` s, built again on each read.
 
     >>> moves = MoveList([MoveRecord(1, "e2e4", "e4", 60_000, 0)])

@@ -60,7 +60,7 @@ def legal_uci(pos: Position) -> list[str]:
 
     The text of a move without legs is kept in ``Tables.uci_texts`` and shared: a room keeps
     the legal list of each of its events for the game's life, and fresh strings there cost
-    about 2 KB per move event (docs/benchmarks.md, "Garbage collection (issue 14)")."""
+    about 2 KB per move event (docs/benchmarks.md, "Garbage collection")."""
     moves = pos.legal_moves()
     texts = _texts(pos, moves)
     by_text = dict(zip(texts, moves, strict=True))

@@ -6,14 +6,15 @@ round trip. Through SQLAlchemy's async engine one batch costs a pool checkout (w
 pre-ping), ``BEGIN``, the ``INSERT``, ``COMMIT`` and a reset on return: about 1.2 ms and
 0.7 ms of CPU for a one-move batch here. asyncpg's ``executemany`` runs the same insert, all
 rows or none, in one implicit transaction: about 0.4 ms and 0.15 ms of CPU (measured with
-``bench/bench_store.py``-style loops on this machine; see docs/benchmarks.md); a batch of one
-move goes as a plain ``execute`` of the same statement, cheaper still.
+``bench/bench_store.py``-style loops on this machine; see docs/benchmarks.md, "Storage"); a
+batch of one move goes as a plain ``execute`` of the same statement, cheaper still.
 
 A game's creation and its end are one statement each as well, and the hub writes both for every
 game: through SQLAlchemy each cost about 0.9–1.1 ms of CPU and 1.6 ms, and the creations alone
 were 5–10 % of the hub's CPU at 1,000 games of some 15 plies (docs/benchmarks.md,
-"Session 7"); here each is one ``INSERT`` or ``UPDATE`` in an implicit transaction, about
-70 µs of CPU and 0.36 ms (``bench/bench_game_rows.py``). Only the plain cases take this path:
+"Where the round trip goes outside the hub"); here each is one ``INSERT`` or ``UPDATE`` in an
+implicit transaction, about 70 µs of CPU and 0.36 ms (``bench/bench_game_rows.py``, removed
+since; at commit 4b4af56). Only the plain cases take this path:
 the end of an unrated game, and any abort. An end that changes no row — a rated game (its
 ratings change in the same transaction, which stays with SQLAlchemy), an unknown game, one
 already over — is left to the caller's full path, which rates it or tells why it failed.
@@ -276,7 +277,7 @@ class PgDirect:
     async def ping(self) -> None:
         """``SELECT 1`` on the health check's own connection. Through the pool, a ping queued
         behind a reconnect storm's logins timed out, HAProxy took the hub that was serving them
-        for down and cut all its connections (docs/benchmarks.md, "the cluster storm").
+        for down and cut all its connections (docs/benchmarks.md, "The cluster storm after a kill").
 
         :raises StoreUnavailableError: the database is unreachable.
         """

@@ -110,7 +110,8 @@ def _too_deep(text: str) -> bool:
     # peel the innermost pairs, one level per round: a balanced skeleton of depth <= MAX_DEPTH
     # is gone after MAX_DEPTH rounds, and a run of MAX_DEPTH + 1 opening brackets (only
     # balanced pairs were removed from between them) is too deep at once. Everything runs in
-    # C loops: well under a millisecond for the worst 64 KiB frame (docs/benchmarks.md).
+    # C loops: well under a millisecond for the worst 64 KiB frame (docs/benchmarks.md,
+    # "Frame parsing").
     outside = "".join(text.replace("\\\\", "").replace('\\"', "").split('"')[::2])
     skeleton = outside.encode("utf-8", "surrogatepass").translate(_BRACKETS_TABLE, _NOT_BRACKETS)
     for _ in range(MAX_DEPTH):

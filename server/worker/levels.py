@@ -79,11 +79,11 @@ SJAAK_LEVELS = {
 }
 HACHU_LEVELS = {
     # HaChu's depth steps are steep in Dai Shogi: on an idle core depth 3 takes 0.05-0.15 s,
-    # depth 4 0.1-0.5 s, depth 5 0.3-5.6 s, depth 6 0.5-8 s (docs/benchmarks.md). Levels 1-4
-    # are bound by their depth (docs/engines.md, "Levels under load"): on a clock their move
-    # time is the clock's budget and their own time a safety net; HaChu heeds "?" only between
-    # iterations, which is why a cut at a level's time made a starved level 4 stop at depth 2,
-    # or miss its deadline and fall back.
+    # depth 4 0.1-0.5 s, depth 5 0.3-5.6 s, depth 6 0.5-8 s (docs/benchmarks.md, "Dai Shogi
+    # levels 5-7 bound by depth"). Levels 1-4 are bound by their depth (docs/engines.md,
+    # "Levels under load"): on a clock their move time is the clock's budget and their own time
+    # a safety net; HaChu heeds "?" only between iterations, which is why a cut at a level's
+    # time made a starved level 4 stop at depth 2, or miss its deadline and fall back.
     1: Level(1, 100, blunder=0.5, depth_bound=True),
     2: Level(2, 200, blunder=0.15, depth_bound=True),
     3: Level(2, 300, blunder=0.05, depth_bound=True),
@@ -91,7 +91,8 @@ HACHU_LEVELS = {
     # Levels 5-7 are bound by their time, in wide steps: HaChu's next iteration costs 5-10
     # times the last, so a step of a third more time changed little (1.5 s vs 2 s: 10-10 in 20
     # games), while depth 3 -> 1 s -> 2.5 s -> 7 s scored better at each step (docs/benchmarks.md,
-    # "Session 15"). Depth-bound levels 5-7 did worse (session 13).
+    # "The wide Dai Shogi ladder"). Depth-bound levels 5-7 did worse (same file, "Dai Shogi levels
+    # 5-7 bound by depth, tried and dropped").
     5: Level(5, 1000),
     6: Level(8, 2500),
     7: Level(None, 7000),

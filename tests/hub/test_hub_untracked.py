@@ -1,6 +1,6 @@
 """What a room keeps for a game's whole life (its event log, its moves) is kept in forms the
 cyclic garbage collector does not track, so that full collections do not scan it
-(docs/benchmarks.md, "Garbage collection (issue 14)"); replay still gives the same events."""
+(docs/benchmarks.md, "Garbage collection"); replay still gives the same events."""
 
 from __future__ import annotations
 

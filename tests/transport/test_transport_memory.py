@@ -1,8 +1,7 @@
 """A closed connection is freed by reference counting: it leaves no reference cycle of the
 server's (or websockets') objects for a full garbage collection to find. The collector policy
 freezes the long-lived heap periodically (server.app.collector), and cyclic garbage frozen
-before a collection sees it would never be freed (docs/benchmarks.md, "Garbage collection
-(issue 14)"). tests/hub/test_hub_memory.py checks the same of finished games."""
+before a collection sees it would never be freed (docs/benchmarks.md, "Garbage collection"). tests/hub/test_hub_memory.py checks the same of finished games."""
 
 from __future__ import annotations
 

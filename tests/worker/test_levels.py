@@ -36,7 +36,7 @@ def test_without_a_clock_each_level_thinks_its_time() -> None:
     assert think_limits("hachu", 3, None).depth == 2
     # Dai Shogi levels 1-4 are bound by their depth, 5-7 by their time (docs/engines.md, Levels)
     assert think_limits("hachu", 4, None).depth == 3
-    # the wide ladder (docs/benchmarks.md, "Session 15"): 1 s, 2.5 s, 7 s, then the clock
+    # the wide ladder (docs/benchmarks.md, "The wide Dai Shogi ladder"): 1 s, 2.5 s, 7 s, then the clock
     assert [think_limits("hachu", n, None).movetime_ms for n in (5, 6, 7)] == [1000, 2500, 7000]
     assert [think_limits("hachu", n, None).depth for n in (5, 6, 7)] == [5, 8, None]
     # level 8 has no depth cap; without a clock it gets more than level 7's time, not 1 s
@@ -45,7 +45,8 @@ def test_without_a_clock_each_level_thinks_its_time() -> None:
 
 
 def test_hachu_levels_1_to_4_are_bound_by_depth_and_5_to_7_by_time() -> None:
-    """Depth-bound levels 5-7 were tried and did worse (docs/benchmarks.md, "Session 13")."""
+    """Depth-bound levels 5-7 were tried and did worse (docs/benchmarks.md, "Dai Shogi levels
+    5–7 bound by depth, tried and dropped")."""
     from server.worker.levels import HACHU_LEVELS
 
     assert all(HACHU_LEVELS[n].depth_bound for n in range(1, 5))
