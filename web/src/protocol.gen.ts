@@ -145,6 +145,11 @@ export interface PositionFields {
   clocks: ClocksView;
 }
 
+/** The first-move window (docs/protocol.md, "Aborting"): until both sides have moved, the side to move must make its first move within the hub's `first_move_window_ms` or the game is aborted. `first_move_ms` is what is left of that window for the side to move when the message was made (the whole window in a `move` or `takeback` event that arms it), or `null`: no deadline (both sides have moved, the game is over, or the side to move is exempt). */
+export interface FirstMoveFields {
+  first_move_ms: number | null;
+}
+
 /** The compact state sent with a refusal (`error` `d.state`). */
 export interface RoomStateView extends PositionFields {
   v: number;
@@ -152,7 +157,7 @@ export interface RoomStateView extends PositionFields {
 }
 
 /** A room's full view of one game for one viewer: the `game` snapshot. */
-export interface GameSnapshot extends PositionFields, TermsView {
+export interface GameSnapshot extends PositionFields, FirstMoveFields, TermsView {
   status: string;
   role: SideName | "spectator";
   players: Record<SideName, PlayerView>;
@@ -274,13 +279,13 @@ export interface RoomEventFields {
   game: string;
 }
 
-export interface MovePayload extends MoveFields, PositionFields {
+export interface MovePayload extends MoveFields, PositionFields, FirstMoveFields {
   side: SideName;
   check: boolean;
   draw_claim: boolean;
 }
 
-export interface TakebackPayload extends PositionFields {
+export interface TakebackPayload extends PositionFields, FirstMoveFields {
   removed: number;
   draw_claim: boolean;
 }
