@@ -403,6 +403,17 @@ export interface AnalysisProgress {
   total: number;
 }
 
+/** An analysed position as the analysis view shows it: the engine's best move and line also in the variant's notation, as the move list writes moves (`best_display` null without a best move; `pv_display` at most 12 moves, cut at a move that is not legal). */
+export interface ShownPlyEvalView extends PlyEvalView {
+  best_display: string | null;
+  pv_display: string[];
+}
+
+/** A judged move as the analysis view shows it: the best move also in the variant's notation (null when the engine gave none). */
+export interface ShownAdviceView extends AdviceView {
+  best_display: string | null;
+}
+
 /** A game's computer analysis (`analyse`, `analysis`; the HTTP API's analysis view). */
 export interface AnalysisView {
   game: string;
@@ -411,8 +422,8 @@ export interface AnalysisView {
   limits: AnalysisLimitsView;
   progress: AnalysisProgress;
   estimate_s: number;
-  plies: PlyEvalView[];
-  advice: AdviceView[];
+  plies: ShownPlyEvalView[];
+  advice: ShownAdviceView[];
   summary: Record<SideName, SideSummaryView>;
   error?: string;
 }
