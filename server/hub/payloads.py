@@ -152,6 +152,17 @@ class PositionFields(TypedDict):
     clocks: ClocksView
 
 
+class FirstMoveFields(TypedDict):
+    """The first-move window (docs/protocol.md, "Aborting"): until both sides have moved, the
+    side to move must make its first move within the hub's ``first_move_window_ms`` or the game
+    is aborted. ``first_move_ms`` is what is left of that window for the side to move when the
+    message was made (the whole window in a ``move`` or ``takeback`` event that arms it), or
+    ``null``: no deadline (both sides have moved, the game is over, or the side to move is
+    exempt)."""
+
+    first_move_ms: int | None
+
+
 class RoomStateView(PositionFields):
     """The compact state sent with a refusal (``error`` ``d.state``)."""
 
@@ -159,7 +170,7 @@ class RoomStateView(PositionFields):
     status: str
 
 
-class GameSnapshot(PositionFields, TermsView):
+class GameSnapshot(PositionFields, FirstMoveFields, TermsView):
     """A room's full view of one game for one viewer: the ``game`` snapshot."""
 
     status: str
@@ -306,13 +317,13 @@ class RoomEventFields(TypedDict):
     game: str
 
 
-class MovePayload(MoveFields, PositionFields):
+class MovePayload(MoveFields, PositionFields, FirstMoveFields):
     side: SideName
     check: bool
     draw_claim: bool
 
 
-class TakebackPayload(PositionFields):
+class TakebackPayload(PositionFields, FirstMoveFields):
     removed: int
     draw_claim: bool
 
@@ -442,6 +453,22 @@ class AnalysisProgress(TypedDict):
     total: int
 
 
+class ShownPlyEvalView(PlyEvalView):
+    """An analysed position as the analysis view shows it: the engine's best move and line
+    also in the variant's notation, as the move list writes moves (``best_display`` null
+    without a best move; ``pv_display`` at most 12 moves, cut at a move that is not legal)."""
+
+    best_display: str | None
+    pv_display: list[str]
+
+
+class ShownAdviceView(AdviceView):
+    """A judged move as the analysis view shows it: the best move also in the variant's
+    notation (null when the engine gave none)."""
+
+    best_display: str | None
+
+
 class AnalysisView(TypedDict):
     """A game's computer analysis (``analyse``, ``analysis``; the HTTP API's analysis view)."""
 
@@ -451,8 +478,8 @@ class AnalysisView(TypedDict):
     limits: AnalysisLimitsView
     progress: AnalysisProgress
     estimate_s: int
-    plies: list[PlyEvalView]
-    advice: list[AdviceView]
+    plies: list[ShownPlyEvalView]
+    advice: list[ShownAdviceView]
     summary: dict[SideName, SideSummaryView]
     error: NotRequired[str]
 

@@ -184,6 +184,7 @@ class Moves:
             "spent_ms": record.spent_ms,
             "legal": state.game.legal_moves(),
             "draw_claim": state.game.claimable_draw() is not None,
+            "first_move_ms": state.first_move_left(pending.played_ms),
         }
 
     def failed(self, reason: str, now: int) -> list[Effect]:

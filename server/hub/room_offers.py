@@ -121,6 +121,7 @@ class Offers:
                 "clocks": state.clock.view(now),
                 "legal": state.game.legal_moves(),
                 "draw_claim": state.game.claimable_draw() is not None,
+                "first_move_ms": state.first_move_left(now),
             },
         )
         conn, ack = pending.ack

@@ -253,6 +253,12 @@ class RoomState:
             "legal": self.committed_legal(),
         }
 
+    def first_move_left(self, now: int) -> int | None:
+        """What is left at ``now`` of the side to move's first-move window (None: no window)."""
+        if self.status != "started" or self.abort_at is None:
+            return None
+        return max(0, self.abort_at - now)
+
     def committed_fen(self) -> str:
         return self.game.position_at(len(self.records)).fen()
 
@@ -304,6 +310,7 @@ class RoomState:
             "turn": self.committed_turn().word,
             "legal": self.committed_legal(),
             "draw_claim": self.committed_draw_claim(),
+            "first_move_ms": self.first_move_left(now),
             "clocks": self.clock_view(now),
             "result": self.result,
             "termination": self.termination,

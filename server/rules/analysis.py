@@ -59,6 +59,7 @@ __all__ = [
     "judge",
     "move_accuracy",
     "mover_of",
+    "played_best",
     "summarize",
     "win_chances",
     "win_percent",
@@ -319,14 +320,25 @@ def _by_ply(evals: Iterable[PlyEval]) -> dict[int, PlyEval]:
     return {e.ply: e for e in evals}
 
 
-def advices(evals: Iterable[PlyEval], first_mover: int = 0) -> list[MoveAdvice]:
+def played_best(before: PlyEval, ply: int, moves: Sequence[str]) -> bool:
+    """Whether move ``ply`` (1-based) of ``moves`` (the game's move texts) is the engine's own
+    best move in the position before it. Such a move is never judged and loses nothing: its
+    value is the score of the position before it (one search, the depth the engine reached
+    there); the search of the position after it, at its own depth, is not compared with it."""
+    return before.best is not None and 0 < ply <= len(moves) and moves[ply - 1] == before.best
+
+
+def advices(
+    evals: Iterable[PlyEval], first_mover: int = 0, moves: Sequence[str] = ()
+) -> list[MoveAdvice]:
     """The judged moves of an analysis, by ply: every move whose positions before and after
-    both have an evaluation, and whose judgement is not None."""
+    both have an evaluation, that is not the engine's best move there (``moves``: the game's
+    move texts, :func:`played_best`), and whose judgement is not None."""
     table = _by_ply(evals)
     found: list[MoveAdvice] = []
     for ply in sorted(table):
         before = table.get(ply - 1)
-        if ply == 0 or before is None:
+        if ply == 0 or before is None or played_best(before, ply, moves):
             continue
         side = mover_of(ply, first_mover)
         verdict = judge(before.score, table[ply].score, side)
@@ -367,10 +379,13 @@ def move_accuracy(win_before: float, win_after: float) -> float:
     return max(0.0, min(100.0, raw))
 
 
-def summarize(evals: Sequence[PlyEval], first_mover: int = 0) -> tuple[SideSummary, SideSummary]:
-    """Per-side counts, average centipawn loss and accuracy (first player, second player)."""
+def summarize(
+    evals: Sequence[PlyEval], first_mover: int = 0, moves: Sequence[str] = ()
+) -> tuple[SideSummary, SideSummary]:
+    """Per-side counts, average centipawn loss and accuracy (first player, second player); the
+    engine's own best move (:func:`played_best`) loses nothing."""
     sides = (SideSummary(), SideSummary())
-    for advice in advices(evals, first_mover):
+    for advice in advices(evals, first_mover, moves):
         s = sides[advice.side]
         if advice.judgement == "blunder":
             s.blunders += 1
@@ -385,7 +400,7 @@ def summarize(evals: Sequence[PlyEval], first_mover: int = 0) -> tuple[SideSumma
             continue
         side = mover_of(ply, first_mover)
         prev = before.score.for_side(side)
-        now = table[ply].score.for_side(side)
+        now = prev if played_best(before, ply, moves) else table[ply].score.for_side(side)
         s = sides[side]
         s.moves += 1
         s._losses.append(max(0, prev.capped_cp() - now.capped_cp()))

@@ -5,12 +5,15 @@ Chess-family SAN and the Dai Shogi notation plug in here too, chosen by ``Varian
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from .dai_notation import dai_move
+from .errors import RulesError
 from .position import NULL_SQUARE, Move, Position
 from .san import san
 from .squares import shogi_square
 
-__all__ = ["display_move"]
+__all__ = ["display_line", "display_move"]
 
 
 def display_move(pos: Position, move: Move) -> str:
@@ -21,6 +24,24 @@ def display_move(pos: Position, move: Move) -> str:
     if style == "dai":
         return dai_move(pos, move)
     return hodges(pos, move)
+
+
+def display_line(pos: Position, texts: Iterable[str], limit: int = 12) -> list[str]:
+    """A line of moves in coordinate form from ``pos`` (an engine's best move or principal
+    variation, in our move texts) in the variant's notation, as the move list shows moves:
+    at most ``limit`` moves, cut at the first that is not legal. Each move is parsed and
+    checked alone (no move list is generated), so a long line stays cheap on big boards."""
+    shown: list[str] = []
+    for text in texts:
+        if len(shown) >= limit:
+            break
+        try:
+            move = pos.move_from_uci(text)
+        except RulesError:
+            break
+        shown.append(display_move(pos, move))
+        pos = pos.play(move)
+    return shown
 
 
 def _has_rival(pos: Position, move: Move, mover: int) -> bool:

@@ -7,9 +7,10 @@ import binascii
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Row, and_, func, or_, select
+from sqlalchemy import Row, and_, case, func, literal, or_, select, union_all
 from sqlalchemy.sql.elements import ColumnElement
 
+from server.hub.identity import COMPUTER
 from server.rules.record import (
     GAME_STATUSES,
     UNFINISHED_STATUSES,
@@ -122,9 +123,9 @@ class GameQueries(Transactions):
         """Games newest first (by creation time), filtered, one page at a time.
 
         :param player_id: games of this registered player, on either side.
-        :param player_name: games of a player by name (guests included), on either side; a
-            registered player's name is matched whatever its case (as names are everywhere),
-            a guest's exactly.
+        :param player_name: games of players by name, on either side (:func:`_names_matching`:
+            part of a registered name in any case, the computer's name likewise, a guest's
+            name exactly).
         :param since: created at or after (aware datetime).
         :param until: created before (aware datetime).
         :param limit: page size, 1 to 500.
@@ -139,21 +140,8 @@ class GameQueries(Transactions):
                 or_(games.c.first_player_id == player_id, games.c.second_player_id == player_id)
             )
         if player_name is not None:
-            # The registered spelling of the name (names are unique case-insensitively), so the
-            # name indexes still serve the filter; the name as given serves guests.
-            registered = (
-                select(players.c.name)
-                .where(players.c.name_key == player_name.lower())
-                .scalar_subquery()
-            )
-            conditions.append(
-                or_(
-                    games.c.first_name == player_name,
-                    games.c.second_name == player_name,
-                    games.c.first_name == registered,
-                    games.c.second_name == registered,
-                )
-            )
+            names = _names_matching(player_name)
+            conditions.append(or_(games.c.first_name.in_(names), games.c.second_name.in_(names)))
         if variant is not None:
             conditions.append(games.c.variant == variant)
         if result is not None:
@@ -273,3 +261,39 @@ def _game_fields(row: Row[*tuple[Any, ...]]) -> ColumnValues:
         "first_bot": bool(row._mapping.get("first_bot", False)),
         "second_bot": bool(row._mapping.get("second_bot", False)),
     }
+
+
+#: How many registered names a partial player filter looks for games of (the best matches:
+#: the name itself, then names that begin with it, then any name containing it).
+NAME_MATCHES = 20
+
+
+def _names_matching(text: str) -> Any:
+    """The names a player filter stands for, as a subquery of at most :data:`NAME_MATCHES`
+    registered names plus two constants: registered names containing ``text`` in any case
+    (names are case-insensitive, ``name_key`` is the lower-case name; the whole name first,
+    then the names beginning with it), the computer's name when it contains ``text`` (the
+    computer has no account), and ``text`` as given (a guest's name, matched exactly).
+
+    The scan is over the players table (one short key per account), never the games table:
+    the games are then found by their indexed ``first_name`` / ``second_name``, newest first.
+    """
+    key = text.lower()
+    pattern = "%" + key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    rank = case(
+        (players.c.name_key == key, 0),
+        (players.c.name_key.startswith(key, autoescape=True), 1),
+        else_=2,
+    )
+    registered = (
+        select(players.c.name)
+        .where(players.c.name_key.like(pattern, escape="\\"))
+        .order_by(rank, players.c.name_key)
+        .limit(NAME_MATCHES)
+    )
+    extra = [text]
+    if key in COMPUTER.name.lower():
+        extra.append(COMPUTER.name)
+    # ORDER BY and LIMIT inside a UNION member need their own subquery (SQLite).
+    found = select(registered.subquery().c.name)
+    return union_all(found, *(select(literal(name)) for name in extra)).subquery().select()

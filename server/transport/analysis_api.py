@@ -46,15 +46,18 @@ from typing import Any, Protocol
 
 from server.hub.errors import ErrorCode
 from server.hub.game_ids import GAME_ID_PATTERN
-from server.hub.payloads import AnalysisView
+from server.hub.payloads import AnalysisView, ShownAdviceView, ShownPlyEvalView
 from server.rules import Game, RulesError, get_variant
 from server.rules.analysis import (
     AnalysisLimits,
     AnalysisRecord,
+    MoveAdvice,
+    PlyEval,
     advices,
     summarize,
 )
 from server.rules.export import replay
+from server.rules.notation import display_line
 from server.rules.record import GameRecord
 from server.transport.ratelimit import KeyedBuckets, Verdict
 
@@ -385,7 +388,7 @@ async def request_analysis(
             players=players if player else (),
         )
     )
-    return view_of(analysis, game.start_turn)
+    return view_of(analysis, game)
 
 
 async def analysis_view(store: AnalysisStore, game_id: str) -> AnalysisView:
@@ -395,8 +398,8 @@ async def analysis_view(store: AnalysisStore, game_id: str) -> AnalysisView:
         await _record(store, game_id)  # an unknown game is a 404 not_found
         raise AnalysisRequestError(404, ErrorCode.NO_ANALYSIS, f"game {game_id} has no analysis")
     record = await _record(store, game_id)
-    first_mover = Game(get_variant(record.variant), record.start_fen).start_turn
-    return view_of(analysis, first_mover)
+    game = await asyncio.to_thread(_replay, record)
+    return await asyncio.to_thread(view_of, analysis, game)
 
 
 def _estimate_s(analysis: AnalysisRecord) -> int:
@@ -404,9 +407,15 @@ def _estimate_s(analysis: AnalysisRecord) -> int:
     return -(-(analysis.plies_total - analysis.plies_done) * per // 1000)
 
 
-def view_of(analysis: AnalysisRecord, first_mover: int = 0) -> AnalysisView:
-    """The JSON view: state, progress, per-position evaluations, judged moves, per-side summary."""
-    first, second = summarize(analysis.evals, first_mover)
+def view_of(analysis: AnalysisRecord, game: Game) -> AnalysisView:
+    """The JSON view: state, progress, per-position evaluations, judged moves, per-side summary.
+
+    ``game`` is the analysed game: its moves tell the engine's own best moves (never judged,
+    :func:`server.rules.analysis.played_best`) and its positions turn the engine's moves into
+    the variant's notation (``best_display``, ``pv_display``), so every door shows the
+    same text as the move list."""
+    first_mover = game.start_turn
+    first, second = summarize(analysis.evals, first_mover, game.moves)
     view: AnalysisView = {
         "game": analysis.game_id,
         "state": analysis.state,
@@ -414,10 +423,37 @@ def view_of(analysis: AnalysisRecord, first_mover: int = 0) -> AnalysisView:
         "limits": analysis.limits.as_json(),
         "progress": {"done": analysis.plies_done, "total": analysis.plies_total},
         "estimate_s": 0 if analysis.state in ("done", "failed") else _estimate_s(analysis),
-        "plies": [entry.as_json() for entry in analysis.evals],
-        "advice": [a.as_json() for a in advices(analysis.evals, first_mover)],
+        "plies": [_shown_eval(entry, game) for entry in analysis.evals],
+        "advice": [
+            _shown_advice(a, game) for a in advices(analysis.evals, first_mover, game.moves)
+        ],
         "summary": {"first": first.as_json(), "second": second.as_json()},
     }
     if analysis.error is not None:
         view["error"] = analysis.error
     return view
+
+
+def _shown_eval(entry: PlyEval, game: Game) -> ShownPlyEvalView:
+    """An evaluation with its line in the variant's notation (from the position it is of)."""
+    line = display_line(game.position_at(entry.ply), entry.pv) if entry.ply <= game.ply else []
+    best = None
+    if entry.best is not None:
+        best = (
+            line[0]
+            if entry.pv[:1] == (entry.best,) and line
+            else _shown(game, entry.ply, entry.best)
+        )
+    return {**entry.as_json(), "best_display": best, "pv_display": line}
+
+
+def _shown_advice(advice: MoveAdvice, game: Game) -> ShownAdviceView:
+    """A judged move with the best move in the variant's notation (in the position before it)."""
+    best = None if advice.best is None else _shown(game, advice.ply - 1, advice.best)
+    return {**advice.as_json(), "best_display": best}
+
+
+def _shown(game: Game, ply: int, move: str) -> str | None:
+    """One move text of the position after ``ply`` moves in the variant's notation."""
+    shown = display_line(game.position_at(ply), (move,), 1) if ply <= game.ply else []
+    return shown[0] if shown else None

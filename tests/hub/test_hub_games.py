@@ -722,3 +722,21 @@ def test_persist_tokens_are_reported_once() -> None:
     with pytest.raises(ValueError):
         h.hub.persisted(persist.token, h.now)
     assert isinstance(persist, Persist)
+
+
+def test_the_first_move_window_is_in_the_snapshot_and_the_opening_moves() -> None:
+    """``first_move_ms``: what is left of the side to move's first-move window (the snapshot),
+    the whole window armed by the game's first move (its event), null once both have moved."""
+    h = Harness(HubConfig(room=RoomSettings(first_move_window_ms=20_000)))
+    game_id = start_game(h)
+    h.advance(5_000)
+    h.send(2, "join", game=game_id, ack=1)
+    assert one(h.inbox(2), "game").d["first_move_ms"] == 15_000
+    h.clear()
+    move(h, 1, game_id, 1, "a1b2")
+    assert one(h.inbox(2), "move").d["first_move_ms"] == 20_000
+    h.clear()
+    move(h, 2, game_id, 2, "a5a2")
+    assert one(h.inbox(1), "move").d["first_move_ms"] is None
+    h.send(1, "join", game=game_id, ack=2)
+    assert one(h.inbox(1), "game").d["first_move_ms"] is None

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import math
+import random
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from server.rules import VARIANT_NAMES, Game, get_variant
 from server.rules.analysis import (
     AnalysisError,
+    AnalysisLimits,
+    AnalysisRecord,
     PlyEval,
     Score,
     advices,
@@ -20,6 +24,8 @@ from server.rules.analysis import (
     win_chances,
     win_percent,
 )
+from server.rules.export.annotate import annotate
+from server.transport.analysis_api import view_of
 
 
 def cp_for_chances(w: float) -> float:
@@ -160,3 +166,52 @@ def test_judgement_is_monotonic(a: int, b: int, mover: int) -> None:
     small = judge(Score(sign * max(a, b)), Score(sign * min(a, b)), mover)
     big = judge(Score(sign * max(a, b) + sign * 100), Score(sign * min(a, b) - sign * 100), mover)
     assert order[small[0] if small else None] <= order[big[0] if big else None]
+
+
+@pytest.mark.parametrize("name", VARIANT_NAMES)
+def test_the_engines_own_best_moves_are_never_marked(name: str) -> None:
+    """A game whose every move is the engine's best move in the position before it gets no
+    mark and loses nothing, however much the evaluations of successive positions (each its
+    own search, at its own depth) swing; the best moves and lines read as the move list."""
+    rng = random.Random(38)
+    game = Game(get_variant(name))
+    while game.ply < 12 and game.outcome() is None:
+        game.play(rng.choice(game.legal_moves()))
+    moves = game.moves
+    # Swings of 4 pawns from one position to the next, as an odd/even depth effect gives.
+    evals = [
+        PlyEval(ply, Score(-400 if ply % 2 else 400), best=moves[ply] if ply < len(moves) else None,
+                pv=tuple(moves[ply:ply + 3]), depth=8 + ply % 2)
+        for ply in range(len(moves) + 1)
+    ]
+    assert advices(evals, game.start_turn), "without the moves these swings are judged"
+    assert advices(evals, game.start_turn, moves) == []
+    for side in summarize(evals, game.start_turn, moves):
+        assert (side.inaccuracies, side.mistakes, side.blunders, side.acpl, side.accuracy) == (
+            0, 0, 0, 0, 100.0)
+    notes = annotate(evals, game)
+    assert all(notes.glyph(ply) == "" for ply in range(1, len(moves) + 1))
+    record = AnalysisRecord(f"g{name}", "done", None, AnalysisLimits(depth=8), len(evals), tuple(evals))
+    view = view_of(record, game)
+    assert view["advice"] == []
+    assert view["summary"]["first"]["accuracy"] == view["summary"]["second"]["accuracy"] == 100.0
+    for entry in view["plies"][:-1]:
+        ply = entry["ply"]
+        assert entry["best_display"] == game.displays[ply]
+        assert entry["pv_display"] == game.displays[ply:ply + 3]
+    assert view["plies"][-1]["best_display"] is None
+
+
+def test_a_worse_move_names_the_best_one_in_the_variants_notation() -> None:
+    """The judged move's best move, in the notation of the move list (SAN here)."""
+    game = Game(get_variant("wildcastle"))
+    for move in game.legal_moves()[:1]:
+        game.play(move)
+    best = sorted(Game(get_variant("wildcastle")).legal_moves())[-1]
+    evals = [PlyEval(0, Score(0), best=best, pv=(best,)), PlyEval(1, Score(-600))]
+    record = AnalysisRecord("gw", "done", None, AnalysisLimits(depth=8), 2, tuple(evals))
+    view = view_of(record, game)
+    [advice] = view["advice"]
+    shown = Game(get_variant("wildcastle"))
+    assert advice["judgement"] == "blunder" and advice["best"] == best
+    assert advice["best_display"] == shown.play(best).display != best

@@ -18,7 +18,8 @@ from server.rules.export import write_kif, write_pgn, write_usi
 
 def fake_analysis(game: Game, seed: int) -> list[PlyEval]:
     """A made-up analysis: random walks of scores, a mate near the end, each entry's best move
-    and line the game's own next moves (legal by construction)."""
+    another legal move than the one played (the engine's own best move is never judged) and
+    its line that move."""
     rng = random.Random(seed)
     evals = []
     cp = 0
@@ -26,9 +27,16 @@ def fake_analysis(game: Game, seed: int) -> list[PlyEval]:
     for ply in range(last + 1):
         cp += rng.choice([-450, -120, -30, 0, 40, 150, 380])
         score = Score(mate=rng.choice([-2, 3])) if ply == last and ply > 2 else Score(cp)
-        line = tuple(game.moves[ply : ply + 3])
+        played = game.moves[ply : ply + 1]
+        others = [m for m in legal_texts(game, ply) if m not in played]
+        line = tuple(others[:1])
         evals.append(PlyEval(ply, score, line[0] if line else None, line, 10 + ply % 5, 1000, 90))
     return evals
+
+
+def legal_texts(game: Game, ply: int) -> list[str]:
+    """The legal moves of the position after ``ply`` moves, as texts."""
+    return sorted(Game(game.variant, game.position_at(ply).fen()).legal_moves())
 
 
 def without_tags(pgn: str, *names: str) -> str:
@@ -129,6 +137,9 @@ def test_kif_comment_lines() -> None:
     game = play_game("minishogi", 2, 8)
     evals = [PlyEval(p, Score(0 if p < 3 else -600), game.moves[p] if p < game.ply else None,
                      tuple(game.moves[p : p + 2]), 9) for p in range(game.ply + 1)]
+    # Move 3 was not the engine's choice (its own best move is never judged).
+    other = next(m for m in legal_texts(game, 2) if m != game.moves[2])
+    evals[2] = PlyEval(2, Score(0), other, (other,), 9)
     evals[-1] = PlyEval(game.ply, Score(mate=-4), None, (), 9)
     kif = write_kif(record_of(game), game, analysis=evals).splitlines()
     analysis_lines = [line for line in kif if line.startswith("**解析 0 ○ 深さ 9 評価値 ")]

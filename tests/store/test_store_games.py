@@ -21,6 +21,7 @@ from server.store import (
     UnknownGameError,
     UnknownPlayerError,
 )
+from server.store.queries import NAME_MATCHES
 from server.store.records import control_columns, control_of_columns
 from server.store.schema import game_moves, games
 
@@ -452,6 +453,31 @@ async def test_list_filters(store: Store, make_game: MakeGame, make_player: Make
     assert await ids(status="finished") == [bg, ca, ab]
     assert await ids(status="started") == []
     assert await ids(player_id=carol, variant="minishogi") == []
+    # Part of a registered name, in any case; the computer (no account) by its name or part
+    # of it; a guest's name only whole; LIKE's wildcards are plain characters here.
+    cpu = await make_game(first_name="carol", second_name="Computer", first_player_id=carol)
+    assert await ids(player_name="LIC") == [ca, ab]
+    assert await ids(player_name="ar") == [cpu, ca]
+    assert await ids(player_name="Computer") == [cpu]
+    assert await ids(player_name="comp") == [cpu]
+    assert await ids(player_name="uest") == []
+    assert await ids(player_name="%") == [] and await ids(player_name="_") == []
+
+
+async def test_a_partial_name_finds_the_best_matching_names_only(
+    store: Store, make_game: MakeGame, make_player: MakePlayer
+) -> None:
+    """A name filter stands for at most NAME_MATCHES registered names, the whole name and
+    the names beginning with it first: a one-letter filter stays one bounded query."""
+    names = [f"zed{i:02}" for i in range(NAME_MATCHES + 5)] + ["xzed"]
+    for name in names:
+        pid = await make_player(name)
+        await make_game(first_name=name, second_name="Guest1", first_player_id=pid)
+    page = await store.list_games(player_name="zed", limit=100)
+    found = {g.first_name for g in page.games}
+    assert len(found) == NAME_MATCHES and "xzed" not in found  # beginnings before insides
+    page = await store.list_games(player_name="xzed", limit=100)
+    assert [g.first_name for g in page.games] == ["xzed"]
 
 
 async def test_list_counts_the_moves_of_running_games(store: Store, make_game: MakeGame) -> None:

@@ -69,7 +69,8 @@ async def test_request_progress_and_results(store: Store) -> None:
     assert body["progress"] == {"done": 2, "total": total}
     assert body["plies"][1]["score"] == {"cp": -400}
     assert body["advice"] == [
-        {"ply": 1, "side": 0, "judgement": "blunder", "kind": "cp", "best": "e1e2"}
+        {"ply": 1, "side": 0, "judgement": "blunder", "kind": "cp", "best": "e1e2",
+         "best_display": "R-1d"}
     ]
     assert body["summary"]["first"]["blunder"] == 1
     rest = [PlyEval(p, Score(-400)) for p in range(2, total)]

@@ -27,6 +27,7 @@ from ws_support import TEST_WORKER_KEY, StartApp, registered_headers
 
 from server.app import App
 from server.rules import Game, get_variant
+from server.rules.notation import display_move
 from server.store.jobs import Job
 
 VARIANTS = ("minishogi", "shoshogi", "wildcastle", "spartan", "daishogi")
@@ -147,7 +148,13 @@ async def test_a_stored_game_is_analysed_by_a_real_worker(start_app: StartApp, v
         position = game.position_at(entry["ply"])
         if entry["best"] is not None:  # the engine's best move is legal by our rules
             assert entry["best"] in {position.uci(m) for m in position.legal_moves()}
+            # ... and shown as the move list writes moves, its line too.
+            assert entry["best_display"] == display_move(position, position.move_from_uci(entry["best"]))
+            assert entry["pv_display"][:1] == [entry["best_display"]]
         assert set(entry["score"]) <= {"cp", "mate"} and entry["depth"] >= 0
+    best = {p["ply"]: p["best"] for p in view["plies"]}
+    for advice in view["advice"]:  # the engine's own best move is never judged
+        assert game.moves[advice["ply"] - 1] != best[advice["ply"] - 1]
     status, pgn = await call(app, "GET", f"/api/games/{game_id}.pgn")
     assert status == 200
     by_ply = {p["ply"]: p["score"] for p in view["plies"]}

@@ -18,6 +18,7 @@ from test_review import random_moves, save_game
 from ws_support import TEST_WORKER_KEY, StartApp, registered_headers
 
 from server.app import App
+from server.rules import Game
 
 WORKER_AUTH = {"Authorization": f"Bearer {TEST_WORKER_KEY}"}
 WORKER = {"worker": {"name": "w1", "version": "1", "engines": {}, "variants": ["minishogi"]}}
@@ -59,9 +60,17 @@ async def test_request_work_results_and_export(
     assert job["moves"] == " ".join(moves) and job["position"] == game.start_fen
     assert job["limits"] == {"movetime_ms": 120, "depth": None}
     job_url = f"/fishnet/analysis/{job['work']['id']}"
+    # Before the first player's moves the engine preferred another move; before the second
+    # player's it preferred the move played (never judged, however the scores swing).
+    best = [
+        None if p >= game.ply else game.moves[p] if p % 2
+        else next(m for m in Game(game.variant, game.position_at(p).fen()).legal_moves()
+                  if m != game.moves[p])
+        for p in range(total)
+    ]
     entries = [
-        {"ply": p, "score": {"cp": 20 - 300 * (p % 2)}, "best": game.moves[p] if p < game.ply else None,
-         "pv": " ".join(game.moves[p : p + 2]), "depth": 6, "nodes": 500, "time_ms": 110}
+        {"ply": p, "score": {"cp": 20 - 300 * (p % 2)}, "best": best[p], "pv": best[p] or "",
+         "depth": 6, "nodes": 500, "time_ms": 110}
         for p in range(total)
     ]
     status, _ = await call(http, app, "POST", job_url, json={"analysis": entries[:2], "done": False},
@@ -76,6 +85,8 @@ async def test_request_work_results_and_export(
     status, view = await call(http, app, "GET", path)
     assert view["state"] == "done" and view["progress"] == {"done": total, "total": total}
     assert view["summary"]["first"]["blunder"] >= 1  # +20 → -280 for the first player's move
+    assert {a["side"] for a in view["advice"]} == {0}  # the second played the engine's moves
+    assert view["summary"]["second"]["acpl"] == 0
     status, pgn = await call(http, app, "GET", f"/api/games/{game_id}.pgn")
     assert status == 200 and "[%eval -2.80]" in pgn
     # Asking again is refused: the analysis is done.

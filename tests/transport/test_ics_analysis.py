@@ -92,13 +92,14 @@ async def test_analyze_and_analysis_over_ics_with_the_real_worker(
     await human.send(f"analysis #{game_id}")
     head = await human.expect(rf"^Analysis of game {number} \(")
     assert head.string.endswith(": done, 5 of 5 positions at 300 ms a position."), head.string
-    first, second = summarize(analysis.evals)
+    played = [m.uci for m in stored.moves]
+    first, second = summarize(analysis.evals, 0, played)
     for name, side in ((human.name, first), ("Computer", second)):
         line = (await human.expect(rf"^{re.escape(name)}: ")).string
         assert f"{side.blunders} blunder" in line and f"accuracy {side.accuracy}%" in line, line
     await human.expect(r"^Move +Eval +Engine's best before the move$")
     evals = {entry.ply: entry for entry in analysis.evals}
-    marks = {advice.ply: advice for advice in advices(analysis.evals)}
+    marks = {advice.ply: advice for advice in advices(analysis.evals, 0, played)}
     start_line = await human.expect(r"^start ")
     assert start_line.string.split()[1] == text_of(evals[0].score.as_json())
     for ply, move in enumerate(stored.moves, start=1):

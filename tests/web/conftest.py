@@ -110,13 +110,14 @@ async def open_page(request: pytest.FixtureRequest, hub: App, browser: Browser) 
 
 
 @pytest.fixture
-def shots() -> Callable[[Page, str], Awaitable[None]]:
+def shots() -> Callable[..., Awaitable[None]]:
     """``await shots(page, "minishogi")`` writes a screenshot of the page (see the module doc)."""
 
-    async def take(page: Page, name: str) -> None:
+    async def take(page: Page, name: str, full_page: bool = True) -> None:
+        """``full_page=False``: what the viewport shows (a person's first screen)."""
         TEST_OUTPUT.mkdir(parents=True, exist_ok=True)
         out = TEST_OUTPUT / f"{name}.png"
-        await page.screenshot(path=str(out), full_page=True)
+        await page.screenshot(path=str(out), full_page=full_page)
         if os.environ.get("WEB_SCREENSHOTS_TO_DOCS") == "1":
             DOC_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(out, DOC_SCREENSHOTS / f"{name}.png")

@@ -126,3 +126,33 @@ async def start_game(a: Seat, b: Seat, variant: str, **seek: int | str) -> str:
     game_id = await b.accept_seek_of(a.name)
     await a.page.wait_for_selector(f'section.game[data-game="{game_id}"] .board-wrap', timeout=WAIT_MS)
     return game_id
+
+
+SIZES = {"laptop": (1366, 768), "desktop": (1920, 1080), "phone": (360, 740)}
+
+_ON_SCREEN = """() => {
+  const box = (sel) => { const e = document.querySelector(sel); if (!e) return null;
+    const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right }; };
+  return { height: innerHeight, width: document.documentElement.clientWidth,
+    scroll: document.documentElement.scrollWidth, scrollY: scrollY,
+    top: box(".clock.top"), bottom: box(".clock.bottom"), board: box(".board-wrap svg.board"),
+    nav: box(".nav-buttons"), moves: (() => { const m = document.querySelector("ol.moves");
+      return m ? { scroll: m.scrollWidth, client: m.clientWidth } : null; })() };
+}"""
+
+
+async def on_screen(page: Page, what: str) -> dict[str, Any]:
+    """What a person sees of a game page without scrolling, asserted: no horizontal scroll,
+    both clocks, the board and the move controls inside the viewport, the move list never
+    scrolling sideways. Returns the measures (the board's box to compare later ones with)."""
+    m: dict[str, Any] = await page.evaluate(_ON_SCREEN)
+    size = f"{what} at {m['width']}x{m['height']}"
+    assert m["scroll"] <= m["width"], f"{size}: {m['scroll']} px wide"
+    assert m["scrollY"] == 0, f"{size}: the page scrolled by {m['scrollY']} px"
+    for part in ("top", "bottom", "board", "nav"):
+        box = m[part]
+        assert box is not None and box["top"] >= 0 and box["bottom"] <= m["height"] + 0.5, (size, part, box)
+        assert box["left"] >= 0 and box["right"] <= m["width"] + 0.5, (size, part, box)
+    if m["moves"] is not None:
+        assert m["moves"]["scroll"] <= m["moves"]["client"], f"{size}: the move list scrolls sideways"
+    return m

@@ -29,9 +29,20 @@ async def hub(tmp_path: Path) -> AsyncIterator[App]:
     await app.stop()
 
 
-async def test_a_game_without_a_first_move_is_aborted_and_says_whose(hub: App, open_page) -> None:  # type: ignore[no-untyped-def]
+async def test_a_game_without_a_first_move_is_aborted_and_says_whose(hub: App, open_page, shots) -> None:  # type: ignore[no-untyped-def]
     alice, bob = await two_players(open_page)
+    await alice.page.click("details.settings summary")  # sound on: the warning is heard
+    await alice.page.check("#set-sound")
+    await alice.page.click("details.settings summary")
     await start_game(alice, bob, "minishogi")           # alice is sente, and does not move
+    # The countdown from the server's window (8 s here, not an assumed 30), then the warning.
+    countdown = alice.page.locator(".clock.bottom .first-move")
+    await expect(countdown).to_contain_text("seconds to make your first move")
+    assert int(await countdown.get_attribute("data-seconds") or 99) <= FIRST_MOVE_WINDOW_MS // 1000
+    await expect(bob.page.locator(".clock.top .first-move")).to_contain_text("to make the first move")
+    await expect(alice.page.locator(".clock.bottom .first-move.urgent")).to_be_visible()
+    await expect(alice.page.locator("html")).to_have_attribute("data-last-sound", "countdown")
+    await shots(alice.page, "first-move-countdown", full_page=False)
     for seat in (alice, bob):
         await seat.wait_end("Game aborted: alice made no first move in time")
         await expect(seat.page.locator(".banner")).not_to_contain_text("*")
@@ -45,5 +56,7 @@ async def test_a_game_without_a_first_move_is_aborted_and_says_whose(hub: App, o
     await start_game(alice, bob, "minishogi")
     await alice.drag_move("e1", "e4")                    # alice moves; bob does not
     await bob.wait_ply(1)
+    await expect(bob.page.locator(".clock.bottom .first-move")).to_contain_text("seconds to make your first move")
+    await expect(alice.page.locator(".clock.bottom .first-move")).to_have_count(0)
     for seat in (alice, bob):
         await seat.wait_end("Game aborted: bob made no first move in time")

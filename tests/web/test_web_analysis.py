@@ -13,12 +13,14 @@ from pathlib import Path
 from playwright.async_api import Page, expect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "transport"))
+from conftest import TEST_OUTPUT
 from test_review import save_game
 from ws_support import TEST_WORKER_KEY
 
 from server.app import App
 from server.rules import Game, get_variant
 from server.rules.analysis import advices
+from server.rules.notation import display_move
 
 
 async def register(page: Page, name: str) -> None:
@@ -52,9 +54,16 @@ async def test_request_progress_graph_arrow_and_marks(hub: App, open_page, shots
     job = await hub.jobs.acquire("w1", None)
     assert job is not None and job["game_id"] == game_id
     scores = [20, 30, 10, 25, 15, 20, 25, -320, -300, -530, -540, -545, -560]  # by ply  # first player's view
+    # The engine's best move is the move played, but before moves 7 and 9: another move
+    # (a move the engine itself chose is never judged).
+    best: list[str | None] = [*game.moves, None]
+    for p in (6, 8):
+        best[p] = next(m for m in sorted(Game(game.variant, game.position_at(p).fen()).legal_moves())
+                       if m != game.moves[p])
     entries = [
-        {"ply": p, "score": {"cp": cp}, "best": game.moves[p] if p < game.ply else None,
-         "pv": " ".join(game.moves[p : p + 3]), "depth": 12, "nodes": 1000, "time_ms": 100}
+        {"ply": p, "score": {"cp": cp}, "best": best[p],
+         "pv": " ".join([best[p], *game.moves[p + 1 : p + 3]]) if best[p] else "",
+         "depth": 12, "nodes": 1000, "time_ms": 100}
         for p, cp in enumerate(scores)
     ]
     assert await hub.jobs.submit_analysis(job["work"]["id"], entries[:5], False) == []
@@ -69,11 +78,26 @@ async def test_request_progress_graph_arrow_and_marks(hub: App, open_page, shots
     await expect(page.locator(".eval-graph .eval-mark.blunder")).to_have_count(1)
     await expect(page.locator('.analysis-summary tr[data-side="first"] td').nth(3)).to_have_text("1")
     await expect(page.locator(".analysis-summary tr[data-side] td:first-child")).to_have_text(["White", "Black"])
-    # At each ply the board shows the engine's best move from there.
+    # At each ply the board shows the engine's best move from there; the line and the best
+    # move read as the move list does (SAN), numbered as it is.
     await page.locator('.moves .mv[data-ply="6"]').click()
-    await expect(page.locator(f'.best-arrow[data-arrow="{game.moves[6]}"]')).to_be_visible()
-    await expect(page.locator(".analysis-line")).to_contain_text("+0.25 depth 12")
+    await expect(page.locator(f'.best-arrow[data-arrow="{best[6]}"]')).to_be_visible()
+    pos = game.position_at(6)
+    san = display_move(pos, pos.move_from_uci(best[6]))
+    await expect(page.locator(".analysis-line")).to_contain_text(f"+0.25 depth 12: 4. {san} ")
     await page.locator('.moves .mv[data-ply="7"]').click()  # the blunder, seen from after it
+    await expect(page.locator(".analysis-advice")).to_have_text(f"Blunder. {san} was best.")
+    # Not one engine move in coordinates on the panel.
+    assert best[6] not in await page.locator("section.analysis").inner_text()
+    # On a 360 px phone nothing of the analysis is wider than its panel, nor the page.
+    await page.set_viewport_size({"width": 360, "height": 740})
+    widths = await page.evaluate("""() => ({ page: document.documentElement.scrollWidth,
+      panel: document.querySelector("section.analysis").getBoundingClientRect().right,
+      table: document.querySelector(".analysis-summary").getBoundingClientRect().right,
+      widest: Math.max(...[...document.querySelectorAll("section.analysis *")].map((e) => e.getBoundingClientRect().right)) })""")
+    assert widths["page"] <= 360 and widths["table"] <= widths["panel"] and widths["widest"] <= widths["panel"], widths
+    await page.locator("section.analysis").screenshot(path=str(TEST_OUTPUT / "phone-analysis.png"))
+    await page.set_viewport_size({"width": 1280, "height": 900})
     await shots(page, "analysis")
 
 
@@ -102,7 +126,7 @@ async def test_a_real_workers_analysis_on_the_review_page(hub: App, open_page, s
         await worker.wait()
     stored = await hub.store.get_analysis(game_id)
     assert stored is not None and stored.state == "done" and stored.limits.depth == 8
-    advice = advices(stored.evals, 0)
+    advice = advices(stored.evals, 0, game.moves)
     await expect(page.locator(".eval-graph .eval-line")).to_be_visible()
     await expect(page.locator(".moves .glyph")).to_have_count(len(advice))
     await expect(page.locator(".eval-graph .eval-mark")).to_have_count(len(advice))

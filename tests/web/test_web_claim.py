@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from playwright.async_api import expect
-from seats import WAIT_MS, api_json, start_game, two_players
+from seats import WAIT_MS, api_json, on_screen, start_game, two_players
 
 from server.app import App
 from server.rules import Game, get_variant
@@ -33,6 +33,18 @@ async def test_claim_draw_only_when_the_server_says_so(hub: App, open_page, shot
     await alice.wait_my_turn()
     await expect(claim).to_be_visible(timeout=WAIT_MS)   # the third time: the claim is there
     await shots(alice.page, "claim-draw")
+    # No "…" after the first player's last move (only a leading gap would show one).
+    await bob.page.keyboard.press("ArrowLeft")
+    await bob.wait_ply(len(cycle) * 2 - 1)
+    await expect(bob.page.locator("ol.moves .mv-empty")).to_have_count(0)
+    # Looking back keeps the claim while it holds.
+    await alice.page.keyboard.press("Home")
+    await alice.wait_ply(0)
+    await expect(alice.page.locator(".history-note")).to_be_visible()
+    await expect(claim).to_be_visible()
+    await alice.page.set_viewport_size({"width": 1366, "height": 768})   # a chess board on a laptop
+    await on_screen(alice.page, "Spartan Chess, looking back")
+    await expect(claim).to_be_visible()
     await claim.click()
     for seat in (alice, bob):
         await seat.wait_end("Draw by repetition")

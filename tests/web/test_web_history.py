@@ -6,7 +6,7 @@ move's clock times (from the stored record), as a visitor does."""
 from __future__ import annotations
 
 from playwright.async_api import expect
-from seats import WAIT_MS, api_json, start_game, two_players
+from seats import SIZES, WAIT_MS, api_json, on_screen, start_game, two_players
 
 from server.app import App
 
@@ -37,6 +37,19 @@ async def test_history_in_a_live_game_and_clocks_in_the_replay(hub: App, open_pa
     await expect(running).not_to_have_text(shown)
     await expect(note).to_contain_text("Move 0 of 2")
     await shots(page, "history-live")
+    # A board with both hands at every common size: the clocks and the controls on screen,
+    # looking back moves neither (the note is beside the board, or under it on a phone).
+    for size, (width, height) in SIZES.items():
+        await page.set_viewport_size({"width": width, "height": height})
+        back = await on_screen(page, f"Mini-Shogi, {size}, looking back")
+        await page.keyboard.press("End")
+        await alice.wait_ply(2)
+        live = await on_screen(page, f"Mini-Shogi, {size}")
+        assert back["board"] == live["board"], (size, back["board"], live["board"])
+        await shots(page, f"minishogi-{size}", full_page=False)
+        await page.keyboard.press("Home")
+        await alice.wait_ply(0)
+    await page.set_viewport_size({"width": 1280, "height": 900})
     await page.click('button[data-action="back-to-game"]')
     await alice.wait_ply(2)
     await expect(note).to_be_hidden()

@@ -6,7 +6,7 @@
 // logged-in player's name), or without a connection GET / POST /api/game/<id>/analysis.
 
 import { errorText, type Ctx } from "./ctx";
-import type { AdviceView, AnalysisView, PlyEvalView, ScoreView } from "./protocol.gen";
+import type { AdviceView, AnalysisView, ScoreView, ShownAdviceView, ShownPlyEvalView } from "./protocol.gen";
 import { h, svg } from "./svg";
 import { sideTitle } from "./words";
 
@@ -30,6 +30,19 @@ export function scoreText(score: ScoreView): string {
   return `${pawns > 0 ? "+" : ""}${pawns.toFixed(2)}`;
 }
 
+/** A line of moves from the position after `ply` moves, numbered as the move list numbers
+ * them: shogi by move ("13. P-7f 14. P-3d"), chess by full move ("7. Nf3 Nc6", "7... Nc6 8. d4";
+ * `secondFirst`: the game began with the second player's move). */
+export function lineText(moves: string[], ply: number, family: "shogi" | "chess", secondFirst = false): string {
+  if (family === "shogi") return moves.map((m, i) => `${ply + i + 1}. ${m}`).join(" ");
+  const offset = secondFirst ? 1 : 0;
+  return moves.map((m, i) => {
+    const p = ply + i + offset;  // half-moves before this one, counted from a first-player move
+    const n = Math.floor(p / 2) + 1;
+    return p % 2 === 0 ? `${n}. ${m}` : i === 0 ? `${n}... ${m}` : m;
+  }).join(" ");
+}
+
 export class AnalysisPanel {
   readonly el: HTMLElement;
   view: AnalysisView | null = null;
@@ -45,6 +58,8 @@ export class AnalysisPanel {
     private readonly changed: () => void,
     /** The game's variant (its name), once the page knows it. */
     private readonly variant: () => string | undefined = () => undefined,
+    /** Whether the game began with the second player's move (a chess line's numbers). */
+    private readonly secondFirst: () => boolean = () => false,
   ) {
     this.el = h("section", { class: "analysis", "data-analysis": "none" }, [h("h3", { text: "Computer analysis" }), this.body]);
     void this.load();
@@ -52,8 +67,8 @@ export class AnalysisPanel {
 
   destroy(): void { window.clearTimeout(this.timer); }
 
-  evalAt(ply: number): PlyEvalView | null { return this.view?.plies.find((p) => p.ply === ply) ?? null; }
-  adviceAt(ply: number): AdviceView | null { return this.view?.advice.find((a) => a.ply === ply) ?? null; }
+  evalAt(ply: number): ShownPlyEvalView | null { return this.view?.plies.find((p) => p.ply === ply) ?? null; }
+  adviceAt(ply: number): ShownAdviceView | null { return this.view?.advice.find((a) => a.ply === ply) ?? null; }
 
   /** The shown position changed: move the graph's cursor. */
   show(ply: number): void { this.shown = ply; this.draw(); }
@@ -126,7 +141,7 @@ export class AnalysisPanel {
     parts.push(this.graph(v));
     const names = ["first", "second"] as const;
     parts.push(h("table", { class: "analysis-summary" }, [
-      h("tr", {}, [["", ""], ["?!", "inaccuracies"], ["?", "mistakes"], ["??", "blunders"], ["ACPL", "average centipawn loss"], ["accuracy", "accuracy"]]
+      h("tr", {}, [["", ""], ["?!", "inaccuracies"], ["?", "mistakes"], ["??", "blunders"], ["ACPL", "average centipawn loss"], ["Acc.", "accuracy"]]
         .map(([t, title]) => h("th", { text: t, title }))),
       ...names.map((side) => {
         const s = v.summary[side];
@@ -136,7 +151,11 @@ export class AnalysisPanel {
       }),
     ]));
     const here = this.evalAt(this.shown);
-    if (here) parts.push(h("p", { class: "analysis-line" }, [h("b", { text: scoreText(here.score) }), ` depth ${here.depth}: ${here.pv || "–"}`]));
+    // The line in the move list's notation (the server's `pv_display`), numbered as it is.
+    const family = this.ctx.variants.get(this.variant() ?? "")?.family ?? "shogi";
+    if (here) parts.push(h("p", { class: "analysis-line" }, [h("b", { text: scoreText(here.score) }), ` depth ${here.depth}: ${lineText(here.pv_display, this.shown, family, this.secondFirst()) || "–"}`]));
+    const judged = this.adviceAt(this.shown);
+    if (judged?.best_display) parts.push(h("p", { class: "analysis-advice", text: `${judged.judgement[0].toUpperCase()}${judged.judgement.slice(1)}. ${judged.best_display} was best.` }));
     this.body.replaceChildren(...parts);
   }
 

@@ -60,7 +60,7 @@ export class Board {
     this.layer = svg("g");
     this.root.append(this.layer);
     this.hands = [h("div", { class: "hand" }), h("div", { class: "hand" })];
-    this.el = h("div", { class: `board-wrap files-${variant.files}`, "data-variant": variant.name }, [this.hands[0], this.root, this.hands[1]]);
+    this.el = h("div", { class: `board-wrap files-${variant.files}${variant.drops ? " hands" : ""}`, "data-variant": variant.name }, [this.hands[0], this.root, this.hands[1]]);
     this.el.style.setProperty("--files", String(variant.files));
     this.root.addEventListener("pointerdown", (e) => this.pointerDown(e));
     this.root.addEventListener("pointermove", (e) => this.hover(e));

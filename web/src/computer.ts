@@ -14,7 +14,7 @@ export interface Terms { variant: string; tc: TimeControlView; colour: NonNullab
 
 /** The level select and the button; `terms` reads the form, `error` shows a refusal. */
 export function computerControls(ctx: Ctx, terms: () => Terms, error: HTMLElement): HTMLElement {
-  const level = h("select", { name: "level", "aria-label": "Computer level" },
+  const level = h("select", { name: "level" },
     LEVELS.map((n) => h("option", { value: n, text: `Level ${n}` })));
   const button = h("button", { type: "button", name: "computer", text: "Play with the computer" });
   button.addEventListener("click", () => {
@@ -24,7 +24,7 @@ export function computerControls(ctx: Ctx, terms: () => Terms, error: HTMLElemen
       .then((ack) => ctx.navigate(`/game/${ack.d.game}`))
       .catch((e) => { error.textContent = errorText(e); });
   });
-  return h("div", { class: "buttons computer" }, [level, button]);
+  return h("div", { class: "buttons computer" }, [h("label", { class: "level" }, [h("span", { text: "Computer level" }), level]), button]);
 }
 
 /** A player's name as shown, the computer marked. */

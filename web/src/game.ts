@@ -6,6 +6,7 @@ import { ActionBar } from "./actions";
 import { AnalysisPanel, GLYPHS } from "./analysis";
 import { Board } from "./board";
 import { clockView, tcOfStored, tcText } from "./clock";
+import { FirstMoveCountdown } from "./countdown";
 import { shownName } from "./computer";
 import { titledName } from "./names";
 import { errorText, resultText, type Ctx } from "./ctx";
@@ -14,6 +15,7 @@ import { sideWord } from "./words";
 import { moveRows, type MoveCell } from "./movelist";
 import { LOST, type AckedCommand, type Message } from "./net";
 import { getApi } from "./http";
+import { ReviewTools } from "./reviewtools";
 import { MoveSender } from "./sender";
 import { beep } from "./sound";
 import { h } from "./svg";
@@ -80,6 +82,7 @@ export class GameView {
   });
   private flipped = false;
   private readonly pressure = new TimePressure();
+  private readonly firstMove = new FirstMoveCountdown(() => beep("countdown", this.ctx.settings.sound));
   private readonly banner = h("div", { class: "banner", hidden: true, role: "status" });
   private readonly info = h("div", { class: "game-info" });
   private readonly errorBox = h("p", { class: "error", role: "alert" });
@@ -87,7 +90,7 @@ export class GameView {
 
   private readonly chatList = h("ul", { class: "chat-lines" });
   private readonly chatBox: HTMLElement;
-  private readonly review = h("div", { class: "review-tools" });
+  private readonly review = new ReviewTools(() => this.id, () => this.variant?.family ?? "shogi", (ply) => this.copyText(ply));
   private readonly analysis: AnalysisPanel;
 
   constructor(private readonly ctx: Ctx, readonly id: string) {
@@ -110,16 +113,19 @@ export class GameView {
       this.ctx.conn.request("chat", { game: this.id, text }).then(() => { input.value = ""; }, (err) => this.fail(err));
     });
     this.chatBox = h("div", { class: "chat", hidden: true }, [h("h3", { text: "Chat" }), this.chatList, form]);
-    this.analysis = new AnalysisPanel(ctx, id, () => this.status === "finished", (ply) => this.goto(ply), () => void this.draw(), () => this.variant?.name);
+    this.analysis = new AnalysisPanel(ctx, id, () => this.status === "finished", (ply) => this.goto(ply), () => void this.draw(), () => this.variant?.name, () => this.sideOfPly1() === "second");
     this.el = h("section", { class: "game", "data-game": id }, [
-      h("div", { class: "board-col" }, [this.clockTop, this.historyBox, this.boardBox, this.sender.confirmBox, this.clockBottom, this.sender.note]),
+      h("div", { class: "board-col" }, [this.clockTop, this.boardBox, this.sender.confirmBox, this.clockBottom, this.sender.note]),
+      // The history note sits with the move controls, not over the board: looking back moves
+      // no clock and no board (on a phone both come first under the board, style.css).
       h("div", { class: "side-col" }, [this.info, this.banner, this.actionBar.offers, this.actionBar.buttons, this.errorBox,
+        this.historyBox,
         h("div", { class: "nav-buttons" }, (["first", "prev", "next", "last"] as const).map((k) => {
           const b = h("button", { type: "button", "data-nav": k, text: { first: "«", prev: "‹", next: "›", last: "»" }[k], title: k });
           b.addEventListener("click", () => this.step(k));
           return b;
         })),
-        this.moveList, this.review, this.analysis.el, this.chatBox]),
+        this.moveList, this.review.el, this.analysis.el, this.chatBox]),
     ]);
     window.addEventListener("hashchange", this.onHash);
     document.addEventListener("keydown", this.onKey);
@@ -238,6 +244,7 @@ export class GameView {
     this.live = { v, legal: s.legal, clocks: s.clocks, clockAt: Date.now(), offers: { ...s.offers },
       absent: { first: absent(s.absent.first), second: absent(s.absent.second) }, chat: s.chat.slice(), drawClaim: s.draw_claim ?? null };
     this.sender.reconcile(s.moves, s.status !== "started");
+    this.firstMove.set(s.status === "started" ? s.first_move_ms : null);
     const n = this.hashPly();
     this.cursor = n !== null && n < s.ply ? n : null;
     if (s.status === "finished" && !this.storedGame) void this.loadRecord();
@@ -259,6 +266,7 @@ export class GameView {
     this.fens.set(d.ply, d.fen);
     if (this.live) { this.live.legal = d.legal; this.live.clocks = d.clocks; this.live.clockAt = Date.now(); this.live.offers.draw = null; this.live.offers.takeback = null; this.live.drawClaim = d.draw_claim ?? null; }
     this.errorBox.textContent = "";
+    this.firstMove.set(d.first_move_ms);
     this.sender.reconcile(this.moves, false);
     // A player looking back is brought to the live position by the opponent's move (unless
     // they asked to stay); a viewer one move behind follows the game.
@@ -273,12 +281,14 @@ export class GameView {
     for (const k of [...this.fens.keys()]) if (k > d.ply) this.fens.delete(k);
     this.fens.set(d.ply, d.fen);
     if (this.live) { this.live.legal = d.legal; this.live.clocks = d.clocks; this.live.clockAt = Date.now(); this.live.offers.takeback = null; this.live.drawClaim = d.draw_claim ?? null; }
+    this.firstMove.set(d.first_move_ms);
     this.cursor = null;
   }
 
   private ended(d: EndPayload): void {
     this.status = "finished";
     this.endDetail = d.detail ?? null;
+    this.firstMove.set(null);
     this.result = d.result;
     this.termination = d.termination;
     this.sender.reconcile(this.moves, true);
@@ -424,7 +434,7 @@ export class GameView {
     this.drawClocks();
     this.drawBanner();
     this.drawActions();
-    this.drawReview(ply);
+    this.review.draw(ply, this.storedGame?.formats);
     this.chatBox.hidden = this.live === null;
     // A game that ended before its first move (aborted) has nothing to analyse.
     this.analysis.el.hidden = this.status === "finished" && this.ply === 0;
@@ -453,7 +463,14 @@ export class GameView {
         : h("li", { value: row.number }, [h("span", { class: "num", text: `${row.number}.` }), ...row.cells.map((c) => cell(c, "span"))]));
     this.moveList.classList.toggle("pairs", family === "chess");
     this.moveList.replaceChildren(...items);
-    this.moveList.querySelector(".current")?.scrollIntoView({ block: "nearest" });
+    // The current move in view: the list scrolls, never the page (a phone keeps its board).
+    const current = this.moveList.querySelector<HTMLElement>(".current");
+    if (current) {
+      const list = this.moveList;
+      const top = current.offsetTop - list.offsetTop;
+      if (top < list.scrollTop) list.scrollTop = top;
+      else if (top + current.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = top + current.offsetHeight - list.clientHeight;
+    }
   }
 
   private drawClocks(): void {
@@ -478,16 +495,20 @@ export class GameView {
         const ms = this.clockAtPly(side);
         if (ms !== null) time = h("span", { class: "time", "data-side": side, text: clockText(ms) });
       }
-      el.replaceChildren(name, away ?? "", time ?? "");
+      const counting = this.status === "started" && this.live !== null && side === this.liveTurn ? this.firstMove.note(side === this.mySide) : null;
+      const countdown = counting ? h("span", { class: `first-move${counting.urgent ? " urgent" : ""}`, role: "timer", "data-seconds": counting.seconds, text: counting.text }) : null;
+      el.replaceChildren(name, away ?? "", countdown ?? "", time ?? "");
     }
   }
+
+  /** The side to move in the game (not in the position looked at). */
+  private get liveTurn(): SideName { return (this.fens.get(this.ply) ?? "").split(" ")[1] === "b" ? "second" : "first"; }
 
   /** The tab's title on the player's turn and the low-time sound (pressure.ts). */
   private drawPressure(): void {
     const me = this.mySide;
     const live = this.live;
-    const turn = (this.fens.get(this.ply) ?? "").split(" ")[1] === "b" ? "second" : "first";
-    const myTurn = me !== null && live !== null && this.status === "started" && turn === me;
+    const myTurn = me !== null && live !== null && this.status === "started" && this.liveTurn === me;
     const running = myTurn && live!.clocks.running === me;
     const view = myTurn && this.tc ? clockView(live!.clocks[me!], this.tc, running, running ? Date.now() - live!.clockAt : 0) : null;
     this.pressure.update(myTurn, view, running, this.ctx.settings.sound);
@@ -531,7 +552,8 @@ export class GameView {
     const bothMoved = this.ply >= 2;
     this.actionBar.render({
       me, status: this.status, live: live !== null, bothMoved,
-      myTurn: this.board?.el.dataset.myTurn === "true", rated: this.rated,
+      // The game's turn, not the shown position's: Claim draw stays while looking back.
+      myTurn: me !== null && live !== null && this.status === "started" && this.liveTurn === me, rated: this.rated,
       drawOffers: this.variant!.draw_offers, drawClaims: this.variant!.draw_claims, drawClaim: live?.drawClaim ?? null,
       myMoves: me ? this.moves.filter((_, i) => (i % 2 === 0) === (this.sideOfPly1() === me)).length : 0,
       offers: live?.offers ?? { draw: null, takeback: null, rematch: null },
@@ -542,33 +564,15 @@ export class GameView {
     });
   }
 
-  private drawReview(ply: number): void {
-    const formats = this.storedGame?.formats ?? (this.variant?.family === "shogi" ? ["pgn", "kif", "usi"] : ["pgn"]);
-    const links = formats.map((f) => h("a", { href: `/api/games/${this.id}.${f}`, download: `${this.id}.${f}`, class: "button", "data-export": f, text: f.toUpperCase() }));
-    // One button for the page's life: a redraw while a click is being answered keeps its result.
-    const copy = this.copyButton;
-    if (copy.dataset.ply !== String(ply)) {
-      copy.dataset.ply = String(ply);
-      copy.textContent = this.variant?.family === "shogi" ? "Copy SFEN" : "Copy FEN";
+  /** The text Copy FEN / SFEN copies for the position after `ply` moves. */
+  private async copyText(ply: number): Promise<string> {
+    let text = this.fens.get(ply) ?? "";
+    if (this.variant?.family === "shogi") {
+      if (!this.sfens.has(ply)) await this.storedPosition(ply);
+      text = this.sfens.get(ply) ?? text;
     }
-    const share = h("a", { href: `/game/${this.id}#${ply}`, class: "share", text: "Link to this position" });
-    this.review.replaceChildren(h("span", { class: "muted", text: "Download " }), ...links, copy, share);
+    return text;
   }
-
-  private readonly copyButton: HTMLButtonElement = (() => {
-    const copy = h("button", { type: "button", "data-action": "copy-fen" });
-    copy.addEventListener("click", async () => {
-      const ply = this.shownPly;
-      let text = this.fens.get(ply) ?? "";
-      if (this.variant?.family === "shogi") {
-        if (!this.sfens.has(ply)) await this.storedPosition(ply);
-        text = this.sfens.get(ply) ?? text;
-      }
-      copy.dataset.copied = text;
-      navigator.clipboard?.writeText(text).then(() => { copy.textContent = "Copied"; }, () => { copy.textContent = "Copy failed"; });
-    });
-    return copy;
-  })();
 
   private drawChat(): void {
     const lines = this.live?.chat ?? [];

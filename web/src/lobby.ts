@@ -134,6 +134,7 @@ export class Lobby {
         h("input", { type: "text", name: "opponent", placeholder: "player name", "aria-label": "Opponent to challenge" }),
         h("button", { type: "button", name: "challenge", text: "Challenge" })]),
       computerControls(this.ctx, () => this.terms(), this.formError),
+      h("p", { class: "muted help first-move-help", text: "A new game is aborted if a player makes no first move in time: the game page counts the seconds down (\"28 seconds to make your first move\"), with a beep near the end." }),
     ]);
     form.addEventListener("submit", (e) => { e.preventDefault(); void this.seek(); });
     form.querySelector<HTMLButtonElement>('button[name="challenge"]')!.addEventListener("click", () => void this.challenge());

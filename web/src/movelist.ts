@@ -10,6 +10,7 @@ export function moveRows(displays: string[], family: "shogi" | "chess", secondMo
   if (family === "shogi") return cells.map((c) => ({ number: c.ply, cells: [c] }));
   const padded: (MoveCell | null)[] = secondMovesFirst ? [null, ...cells] : cells;
   const rows: MoveRow[] = [];
-  for (let i = 0; i < padded.length; i += 2) rows.push({ number: i / 2 + 1, cells: [padded[i], padded[i + 1] ?? null] });
+  // A leading gap (Black moved first) reads "1. … e5"; the last row may hold one move only.
+  for (let i = 0; i < padded.length; i += 2) rows.push({ number: i / 2 + 1, cells: padded.slice(i, i + 2) });
   return rows;
 }

@@ -145,6 +145,11 @@ export interface PositionFields {
   clocks: ClocksView;
 }
 
+/** The first-move window (docs/protocol.md, "Aborting"): until both sides have moved, the side to move must make its first move within the hub's `first_move_window_ms` or the game is aborted. `first_move_ms` is what is left of that window for the side to move when the message was made (the whole window in a `move` or `takeback` event that arms it), or `null`: no deadline (both sides have moved, the game is over, or the side to move is exempt). */
+export interface FirstMoveFields {
+  first_move_ms: number | null;
+}
+
 /** The compact state sent with a refusal (`error` `d.state`). */
 export interface RoomStateView extends PositionFields {
   v: number;
@@ -152,7 +157,7 @@ export interface RoomStateView extends PositionFields {
 }
 
 /** A room's full view of one game for one viewer: the `game` snapshot. */
-export interface GameSnapshot extends PositionFields, TermsView {
+export interface GameSnapshot extends PositionFields, FirstMoveFields, TermsView {
   status: string;
   role: SideName | "spectator";
   players: Record<SideName, PlayerView>;
@@ -275,13 +280,13 @@ export interface RoomEventFields {
   game: string;
 }
 
-export interface MovePayload extends MoveFields, PositionFields {
+export interface MovePayload extends MoveFields, PositionFields, FirstMoveFields {
   side: SideName;
   check: boolean;
   draw_claim: boolean;
 }
 
-export interface TakebackPayload extends PositionFields {
+export interface TakebackPayload extends PositionFields, FirstMoveFields {
   removed: number;
   draw_claim: boolean;
 }
@@ -399,6 +404,17 @@ export interface AnalysisProgress {
   total: number;
 }
 
+/** An analysed position as the analysis view shows it: the engine's best move and line also in the variant's notation, as the move list writes moves (`best_display` null without a best move; `pv_display` at most 12 moves, cut at a move that is not legal). */
+export interface ShownPlyEvalView extends PlyEvalView {
+  best_display: string | null;
+  pv_display: string[];
+}
+
+/** A judged move as the analysis view shows it: the best move also in the variant's notation (null when the engine gave none). */
+export interface ShownAdviceView extends AdviceView {
+  best_display: string | null;
+}
+
 /** A game's computer analysis (`analyse`, `analysis`; the HTTP API's analysis view). */
 export interface AnalysisView {
   game: string;
@@ -407,8 +423,8 @@ export interface AnalysisView {
   limits: AnalysisLimitsView;
   progress: AnalysisProgress;
   estimate_s: number;
-  plies: PlyEvalView[];
-  advice: AdviceView[];
+  plies: ShownPlyEvalView[];
+  advice: ShownAdviceView[];
   summary: Record<SideName, SideSummaryView>;
   error?: string;
 }

@@ -43,21 +43,40 @@ export class ReviewList {
       h("button", { type: "submit", class: "primary", text: "Search" }),
       ctx.me ? h("button", { type: "button", class: "mine", text: "My games" }) : null,
     ]);
+    // The filters are the page's address (/review?player=…): shared, and kept by a reload.
+    const wanted = new URLSearchParams(location.search);
+    for (const el of this.form.querySelectorAll<HTMLInputElement | HTMLSelectElement>("input[name], select[name]")) {
+      const value = wanted.get(el.name);
+      if (value !== null) el.value = value;
+    }
     this.form.querySelector<HTMLButtonElement>("button.mine")?.addEventListener("click", () => {
       this.form.querySelector<HTMLInputElement>('input[name="player"]')!.value = ctx.me!.name;
-      this.cursor = null;
-      void this.load();
+      this.search();
     });
-    this.form.addEventListener("submit", (e) => { e.preventDefault(); this.cursor = null; void this.load(); });
+    this.form.addEventListener("submit", (e) => { e.preventDefault(); this.search(); });
     const more = h("button", { type: "button", class: "more", text: "Older games" });
     more.addEventListener("click", () => void this.load());
     this.el = h("section", { class: "review panel" }, [h("h2", { text: "Games" }), this.form, this.error, this.results, more]);
     void this.load();
   }
 
-  private async load(): Promise<void> {
+  /** The filters as query fields (the empty ones left out). */
+  private filters(): URLSearchParams {
     const params = new URLSearchParams();
     for (const [k, v] of new FormData(this.form)) if (String(v)) params.set(k, String(v));
+    return params;
+  }
+
+  /** A new search: its filters become the page's address, then the first page loads. */
+  private search(): void {
+    const query = this.filters().toString();
+    history.replaceState(null, "", query ? `/review?${query}` : "/review");
+    this.cursor = null;
+    void this.load();
+  }
+
+  private async load(): Promise<void> {
+    const params = this.filters();
     params.set("limit", "30");
     if (this.cursor) params.set("cursor", this.cursor);
     this.error.textContent = "";
@@ -83,11 +102,13 @@ export class Profile {
   private async load(): Promise<void> {
     const answer = await fetch(`/api/games?player=${encodeURIComponent(this.name)}&limit=100`);
     if (!answer.ok) { this.el.append(h("p", { class: "error", text: "Cannot load this player's games." })); return; }
-    const games = (await answer.json()).games as GameSummaryView[];
+    // The list's name filter also finds names containing this one: keep this player's games.
+    const mine = (p: { name: string }) => p.name.toLowerCase() === this.name.toLowerCase();
+    const games = ((await answer.json()).games as GameSummaryView[]).filter((g) => mine(g.first) || mine(g.second));
     const ratings = new Map<string, number>();
     for (const g of games) {  // newest first: the first rated game of a pool gives its rating
       if (!g.rated) continue;
-      const me = g.first.name.toLowerCase() === this.name.toLowerCase() ? g.first : g.second;
+      const me = mine(g.first) ? g.first : g.second;
       const key = `${this.ctx.variants.get(g.variant)?.title ?? g.variant} · ${g.speed}`;
       if (!ratings.has(key) && me.rating_after !== null) ratings.set(key, me.rating_after);
     }

@@ -2,7 +2,8 @@
 
 let ctx: AudioContext | null = null;
 
-export function beep(kind: "move" | "check" | "end" | "low", enabled: boolean): void {
+/** A sound: a move, a check, the end, low time, the first-move window running out. */
+export function beep(kind: "move" | "check" | "end" | "low" | "countdown", enabled: boolean): void {
   if (!enabled) return;
   document.documentElement.dataset.lastSound = kind;  // what was last asked for (tests read it)
   if (typeof AudioContext === "undefined") return;
@@ -11,8 +12,8 @@ export function beep(kind: "move" | "check" | "end" | "low", enabled: boolean): 
     if (ctx.state === "suspended") return; // no user gesture yet: stay silent rather than queue
     const osc = ctx.createOscillator();
     const gain = ctx.createGain();
-    osc.frequency.value = { move: 520, check: 880, end: 330, low: 1175 }[kind];
-    osc.type = kind === "end" ? "triangle" : kind === "low" ? "square" : "sine";
+    osc.frequency.value = { move: 520, check: 880, end: 330, low: 1175, countdown: 988 }[kind];
+    osc.type = kind === "end" ? "triangle" : kind === "low" || kind === "countdown" ? "square" : "sine";
     gain.gain.setValueAtTime(0.15, ctx.currentTime);
     gain.gain.exponentialRampToValueAtTime(0.001, ctx.currentTime + (kind === "end" ? 0.6 : 0.12));
     osc.connect(gain).connect(ctx.destination);

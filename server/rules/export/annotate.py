@@ -75,10 +75,11 @@ KifMover = Callable[[Position, Move, "int | None"], str]
 """kif_move_text: a legal move as a KIF move (``previous_to`` for 同)."""
 
 
-def annotate(evals: Iterable[PlyEval], first_mover: int = 0) -> AnnotatedMoves:
-    """Index an analysis by move (``first_mover``: the side to move at the start)."""
+def annotate(evals: Iterable[PlyEval], game: Game) -> AnnotatedMoves:
+    """Index an analysis of ``game`` by move (its own best moves are not judged)."""
     table = {e.ply: e for e in evals}
-    return AnnotatedMoves(table, {a.ply: a for a in advices(table.values(), first_mover)})
+    found = advices(table.values(), game.start_turn, game.moves)
+    return AnnotatedMoves(table, {a.ply: a for a in found})
 
 
 def legal_move(pos: Position, text: str) -> Move | None:

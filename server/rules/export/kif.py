@@ -290,7 +290,7 @@ def write_kif(
     if v.family != "shogi":
         raise ValueError(f"KIF is for shogi variants; {v.title} is a {v.family} variant")
     game = replay_record(record, game)
-    notes = annotate(analysis, game.start_turn)
+    notes = annotate(analysis, game)
     lines = ["#KIF version=2.0 encoding=UTF-8", f"#対局ID：{record.id}"]
     lines.append(f"開始日時：{_kif_datetime(record.started_at or record.created_at)}")
     if record.finished_at:

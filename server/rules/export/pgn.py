@@ -137,7 +137,7 @@ def write_pgn(
     their glyph and remark (:mod:`~server.rules.export.annotate`).
     """
     game = replay_record(record, game)
-    notes = annotate(analysis, game.start_turn)
+    notes = annotate(analysis, game)
     tags = pgn_tags(record, game, site)
     if analysis:
         tags["Annotator"] = "Variant Hub computer analysis"

@@ -135,7 +135,11 @@ async def analysis_lines(store: AnalysisStore, game_id: str, number: int, chess:
             lines.append(f"{'start':<17} {score:>7}")
             continue
         before = evals.get(ply - 1)
-        best = before["best"] if before is not None and before.get("best") else "-"
+        # Written as the move column writes moves: SAN in chess, coordinates in shogi.
+        best = None if before is None else before["best"]
+        if chess and before is not None and before["best_display"]:
+            best = before["best_display"]
+        best = best or "-"
         line = f"{_move_text(record, ply, chess):<17} {score:>7}   {best}"
         advice = marks.get(ply)
         if advice is not None:
