@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import Row, and_, func, or_, select
 from sqlalchemy.sql.elements import ColumnElement
 
+from server.rules.fen import empty_hand_spelled
 from server.rules.record import (
     GAME_STATUSES,
     UNFINISHED_STATUSES,
@@ -247,7 +248,7 @@ def _game_fields(row: Row[*tuple[Any, ...]]) -> ColumnValues:
     return {
         "id": row.id,
         "variant": row.variant,
-        "start_fen": row.start_fen,
+        "start_fen": empty_hand_spelled(row.start_fen),
         "speed": row.speed,
         "time_control": control_of_columns(
             row.clock_kind, row.base_ms, row.increment_ms, row.byoyomi_ms, row.periods

@@ -277,8 +277,8 @@ def _session() -> tuple[IcsSession, list[Command], list[str], FakeHost]:
 SNAPSHOT: dict[str, Any] = {
     "game": "g8", "variant": "minishogi", "tc": FISCHER, "rated": False, "status": "started",
     "role": "first", "players": {"first": ALICE, "second": GUEST},
-    "start_fen": "rbsgk/4p/5/P4/KGSBR[-] w - - 0 1", "moves": [], "displays": [], "ply": 0,
-    "fen": "rbsgk/4p/5/P4/KGSBR[-] w - - 0 1",
+    "start_fen": "rbsgk/4p/5/P4/KGSBR[] w - - 0 1", "moves": [], "displays": [], "ply": 0,
+    "fen": "rbsgk/4p/5/P4/KGSBR[] w - - 0 1",
     "clocks": {"first": {"ms": 300_000}, "second": {"ms": 300_000}, "running": None},
 }  # fmt: skip
 
@@ -302,7 +302,7 @@ async def test_a_session_plays_a_game_from_hub_messages() -> None:
     assert written == ["Illegal move (a1b2)."]
     written.clear()
     move = {"game": "g8", "ply": 1, "uci": "a1b2", "display": "K-4d", "side": "first",
-            "fen": "rbsgk/4p/5/PK3/1GSBR[-] b - - 1 1", "spent_ms": 1250,
+            "fen": "rbsgk/4p/5/PK3/1GSBR[] b - - 1 1", "spent_ms": 1250,
             "clocks": {"first": {"ms": 300_000}, "second": {"ms": 300_000}, "running": None}}  # fmt: skip
     session.on_message({"t": "move", "d": move, "v": 2})
     fields = written[0].split()
