@@ -68,10 +68,16 @@ HEALTH_CHECK_RESERVE = 64
 
 def hub_config(settings: Settings) -> HubConfig:
     """The hub's limits from the settings: a player who dropped has at least
-    ``reconnect_grace_s`` to come back before the opponent may claim the game."""
+    ``reconnect_grace_s`` to come back before the opponent may claim the game; the computer's
+    first move has ``computer_first_move_window_s``."""
     room = RoomSettings()
     grace_ms = int(settings.reconnect_grace_s * 1000)
-    room = replace(room, abandon_min_ms=grace_ms, abandon_max_ms=max(grace_ms, room.abandon_max_ms))
+    room = replace(
+        room,
+        abandon_min_ms=grace_ms,
+        abandon_max_ms=max(grace_ms, room.abandon_max_ms),
+        computer_first_move_window_ms=int(settings.computer_first_move_window_s * 1000),
+    )
     return HubConfig(room=room)
 
 
