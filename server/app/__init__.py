@@ -51,7 +51,7 @@ from server.transport.addresses import TrustedProxies
 from server.transport.admission import Admission, connection_cap
 from server.transport.driver import HubDriver
 from server.transport.http_api.context import ApiContext
-from server.transport.http_api.paths import is_api_path
+from server.transport.http_api.paths import answers_request
 from server.transport.http_api.runner import HttpApiServer
 from server.transport.ics.server import IcsServer
 from server.transport.public import ListenerLimits, ProtocolFactory, PublicListener
@@ -233,9 +233,9 @@ class App:
         """The public port: websockets, the web client's pages and the HTTP API."""
         return self.listener.port
 
-    def _door_for(self, path: str) -> ProtocolFactory:
-        """Who answers a connection whose first request is for ``path``."""
-        return self.api.protocol if is_api_path(path) else self.server.protocol
+    def _door_for(self, method: str, path: str) -> ProtocolFactory:
+        """Who answers a connection whose first request is ``method path``."""
+        return self.api.protocol if answers_request(method, path) else self.server.protocol
 
     @property
     def ics_port(self) -> int:
