@@ -4,7 +4,7 @@
         [--set-level ENGINE:N=DEPTH/MS]…  (a level's depth cap and move time, tried in-process)
     python bench/bench_engines.py match VARIANT ENGINE_A ENGINE_B [--level L] [--games G]
     python bench/bench_engines.py analysis VARIANT [--plies P] [--movetime MS] [--depth D]
-    python bench/bench_engines.py movetime VARIANT [--levels 1,8] [--moves N] [--clock-ms C] [--increment-ms I]
+    python bench/bench_engines.py movetime VARIANT [--levels 1,8] [--moves N] [--clocks 300000+3000,900000+10000,none]
     python bench/bench_engines.py beginner VARIANT [--level 1] [--careful] [--games G] [--max-plies P]
 
 ``beginner``: level L (default 1) against :class:`novice.Novice`, a beginner's stand-in (a
@@ -240,10 +240,13 @@ async def analysis(
 
 
 async def movetimes(
-    variant: str, levels: list[int], moves: int, clock_ms: int, increment_ms: int
+    variant: str, levels: list[int], moves: int, clocks: list[tuple[int, int] | None]
 ) -> dict[str, Any]:
-    """Time per move at each level on a Fischer clock (``clock_ms`` + ``increment_ms``), in
-    the positions of one level-1 self-play game."""
+    """Time per move at each level on each Fischer clock ((main ms, increment ms); None: no
+    clock), in the positions of one level-1 self-play game, each searched as if the clock were
+    full. Its first two positions are each side's first move (searched at most
+    ``FIRST_MOVE_MS``, the clock not running yet): reported apart (``first``), the others as
+    ``p50``/``p95``/``max``."""
     from server.worker.search import EngineClock
 
     computer = Computer()
@@ -255,28 +258,36 @@ async def movetimes(
             answer = await computer.best_move(game, 1)
             assert answer.move is not None
             game.play(answer.move)
-        out: dict[str, Any] = {
-            "variant": variant,
-            "engine": computer.dialect(variant).engine,
-            "clock_ms": clock_ms,
-            "increment_ms": increment_ms,
-        }
-        for level in levels:
-            times = []
-            for moves_so_far in positions:
-                g = Game(get_variant(variant))
-                for m in moves_so_far:
-                    g.play(m)
-                clock = EngineClock(clock_ms, clock_ms, increment_ms, 0, g.position.turn == 0)
-                t = time.perf_counter()
-                answer = await computer.best_move(g, level, clock)
-                times.append(time.perf_counter() - t)
-                assert answer.move in g.legal_moves()
-            out[f"level{level}_ms"] = {
-                "p50": round(pct(times, 0.5) * 1000),
-                "p95": round(pct(times, 0.95) * 1000),
-                "n": len(times),
-            }
+        out: dict[str, Any] = {"variant": variant, "engine": computer.dialect(variant).engine}
+        for clock in clocks:
+            name = f"{clock[0] // 60_000}+{clock[1] // 1000}" if clock else "unclocked"
+            for level in levels:
+                first: list[int] = []
+                later: list[float] = []
+                for moves_so_far in positions:
+                    g = Game(get_variant(variant))
+                    for m in moves_so_far:
+                        g.play(m)
+                    engine_clock = (
+                        EngineClock(clock[0], clock[0], clock[1], 0, g.position.turn == 0)
+                        if clock
+                        else None
+                    )
+                    t = time.perf_counter()
+                    answer = await computer.best_move(g, level, engine_clock)
+                    took = time.perf_counter() - t
+                    if g.ply < 2:
+                        first.append(round(took * 1000))
+                    else:
+                        later.append(took)
+                    assert answer.move in g.legal_moves()
+                out[f"{name} L{level}"] = {
+                    "first": first,
+                    "p50": round(pct(later, 0.5) * 1000),
+                    "p95": round(pct(later, 0.95) * 1000),
+                    "max": round(max(later, default=0) * 1000),
+                    "n": len(later),
+                }
         out["fallbacks"] = {f"{k[0]}/{k[1]}": n for k, n in computer.fallbacks.items()}
         return out
     finally:
@@ -353,8 +364,11 @@ def main() -> None:
     mv.add_argument("variant")
     mv.add_argument("--levels", default="1,8")
     mv.add_argument("--moves", type=int, default=10)
-    mv.add_argument("--clock-ms", type=int, default=60_000)
-    mv.add_argument("--increment-ms", type=int, default=1000)
+    mv.add_argument(
+        "--clocks",
+        default="60000+1000",
+        help="comma-separated MAIN_MS+INC_MS clocks, 'none' for no clock (e.g. 300000+3000,none)",
+    )
     args = parser.parse_args()
     for spec in getattr(args, "set_level", []):
         set_level(spec)
@@ -397,9 +411,11 @@ def main() -> None:
         )
     elif args.cmd == "movetime":
         levels = [int(x) for x in args.levels.split(",")]
-        out = asyncio.run(
-            movetimes(args.variant, levels, args.moves, args.clock_ms, args.increment_ms)
-        )
+        clocks = [
+            None if spec == "none" else (int(spec.partition("+")[0]), int(spec.partition("+")[2] or 0))
+            for spec in args.clocks.split(",")
+        ]
+        out = asyncio.run(movetimes(args.variant, levels, args.moves, clocks))
     else:
         out = asyncio.run(analysis(args.variant, args.plies, args.movetime, args.depth))
     print(json.dumps(out), flush=True)

@@ -53,7 +53,7 @@ from server.transport.admission import Admission, connection_cap
 from server.transport.analysis_api import AnalysisPolicy
 from server.transport.driver import HubDriver
 from server.transport.http_api.context import ApiContext
-from server.transport.http_api.paths import is_api_path
+from server.transport.http_api.paths import answers_request
 from server.transport.http_api.runner import HttpApiServer
 from server.transport.ics.server import IcsServer
 from server.transport.login_guard import GuardLimits, LoginGuard
@@ -71,10 +71,16 @@ HEALTH_CHECK_RESERVE = 64
 
 def hub_config(settings: Settings) -> HubConfig:
     """The hub's limits from the settings: a player who dropped has at least
-    ``reconnect_grace_s`` to come back before the opponent may claim the game."""
+    ``reconnect_grace_s`` to come back before the opponent may claim the game; the computer's
+    first move has ``computer_first_move_window_s``."""
     room = RoomSettings()
     grace_ms = int(settings.reconnect_grace_s * 1000)
-    room = replace(room, abandon_min_ms=grace_ms, abandon_max_ms=max(grace_ms, room.abandon_max_ms))
+    room = replace(
+        room,
+        abandon_min_ms=grace_ms,
+        abandon_max_ms=max(grace_ms, room.abandon_max_ms),
+        computer_first_move_window_ms=int(settings.computer_first_move_window_s * 1000),
+    )
     return HubConfig(room=room, max_guest_computer_games=settings.max_guest_computer_games)
 
 
@@ -244,9 +250,9 @@ class App:
         """The public port: websockets, the web client's pages and the HTTP API."""
         return self.listener.port
 
-    def _door_for(self, path: str) -> ProtocolFactory:
-        """Who answers a connection whose first request is for ``path``."""
-        return self.api.protocol if is_api_path(path) else self.server.protocol
+    def _door_for(self, method: str, path: str) -> ProtocolFactory:
+        """Who answers a connection whose first request is ``method path``."""
+        return self.api.protocol if answers_request(method, path) else self.server.protocol
 
     @property
     def ics_port(self) -> int:

@@ -44,7 +44,7 @@ class Lifecycle:
         """The game row is stored: the game begins and the first move is awaited."""
         state = self.state
         state.status = "started"
-        state.abort_at = now + state.settings.first_move_window_ms
+        state.arm_first_move_window(now)
 
     def restore(self, moves: Sequence[MoveRecord], now: int) -> list[Effect]:
         """Rebuild a stored, unfinished game and resume it at ``now``.
@@ -80,7 +80,7 @@ class Lifecycle:
         if len(state.records) >= 2:
             state.clock.start(state.game.side_to_move, now)
         else:
-            state.abort_at = now + state.settings.first_move_window_ms
+            state.arm_first_move_window(now)
         return []
 
     def on_time(self, now: int) -> list[Effect]:

@@ -94,7 +94,7 @@ class Moves:
             state.clock.start(state.game.side_to_move, now)
             state.abort_at = None
         else:
-            state.abort_at = now + state.settings.first_move_window_ms
+            state.arm_first_move_window(now)
         return MoveTiming(0, 0, before.main_ms, before.periods)
 
     def persisted(self, now: int) -> list[Effect]:

@@ -108,7 +108,7 @@ class Offers:
             state.clock.start(state.game.side_to_move, now)
             state.abort_at = None
         else:
-            state.abort_at = now + state.settings.first_move_window_ms
+            state.arm_first_move_window(now)
         effects: list[Effect] = state.cancel_offer("draw")
         effects += state.offer_event("takeback", "accept", pending.proposer.other)
         effects += state.emit(

@@ -44,6 +44,13 @@ class RoomSettings:
     """Tunables of every room (the hub's :class:`~server.hub.hub.HubConfig` fills them)."""
 
     first_move_window_ms: int = 30_000
+    """A player's first move must come this long after the game starts (the second player's
+    after the first move), or the game is aborted (``no_first_move``)."""
+    computer_first_move_window_ms: int = 300_000
+    """The same for the computer's seat (``PlayerInfo.computer``): its first move is a short
+    search (server/worker/levels.py, ``FIRST_MOVE_MS``) but its job may wait in the queue behind
+    other games' (an engine worker busy); a window this long is only a net for a computer whose
+    workers are all gone, so that its game still ends."""
     event_log_capacity: int = 200
     chat_history: int = 50
     abandon_min_ms: int = 30_000
@@ -395,6 +402,18 @@ class RoomState:
         self._member_changes += 1
 
     # --------------------------------------------------------------- checks
+
+    def arm_first_move_window(self, now: int) -> None:
+        """Before both sides have moved: the side to move must move within its first-move
+        window from ``now`` (the computer's is longer: see :class:`RoomSettings`)."""
+        mover = self.players[self.game.side_to_move]
+        settings = self.settings
+        window = (
+            settings.computer_first_move_window_ms
+            if mover.computer
+            else settings.first_move_window_ms
+        )
+        self.abort_at = now + window
 
     def side_of_ply(self, ply: int) -> Side:
         """The side that played move ``ply`` (the start position may give the move to either)."""

@@ -18,7 +18,15 @@ from .variant import RoyalModel, Variant
 if TYPE_CHECKING:
     from .position import Position
 
-__all__ = ["board_fen", "hand_text", "read_fen", "read_sfen", "write_fen", "write_sfen"]
+__all__ = [
+    "board_fen",
+    "empty_hand_spelled",
+    "hand_text",
+    "read_fen",
+    "read_sfen",
+    "write_fen",
+    "write_sfen",
+]
 
 _PIECE = re.compile(r"\+?[A-Za-z][!']?")
 _HAND_ITEM = re.compile(r"(\d*)(\+?[A-Za-z][!']?)")
@@ -247,6 +255,14 @@ def write_fen(pos: Position) -> str:
     castling = "".join(c for i, c in enumerate(CASTLE_LETTERS) if pos.castling & (1 << i)) or "-"
     ep = v.geometry.name(pos.ep) if pos.ep != NULL_SQUARE else "-"
     return f"{board} {'wb'[pos.turn]} {castling} {ep} {pos.halfmove} {pos.fullmove}"
+
+
+def empty_hand_spelled(fen: str) -> str:
+    """``fen`` with an empty hand written ``[]``, as :func:`write_fen` (and Fairy-Stockfish's
+    own FEN output) writes it: games stored before 2026-12 began from Mini-Shogi's start FEN
+    declared with ``[-]`` (FSF's start-FEN spelling, still read: :func:`read_fen`)."""
+    board, bracket, rest = fen.partition("[-]")
+    return board + "[]" + rest if bracket and " " not in board else fen
 
 
 def write_sfen(pos: Position, ply: int | None = None) -> str:

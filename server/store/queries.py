@@ -11,6 +11,7 @@ from sqlalchemy import Row, and_, case, func, literal, or_, select, union_all
 from sqlalchemy.sql.elements import ColumnElement
 
 from server.hub.identity import COMPUTER
+from server.rules.fen import empty_hand_spelled
 from server.rules.record import (
     GAME_STATUSES,
     UNFINISHED_STATUSES,
@@ -235,7 +236,7 @@ def _game_fields(row: Row[*tuple[Any, ...]]) -> ColumnValues:
     return {
         "id": row.id,
         "variant": row.variant,
-        "start_fen": row.start_fen,
+        "start_fen": empty_hand_spelled(row.start_fen),
         "speed": row.speed,
         "time_control": control_of_columns(
             row.clock_kind, row.base_ms, row.increment_ms, row.byoyomi_ms, row.periods

@@ -7,7 +7,10 @@ Bot API, its NDJSON streams and the engine workers' endpoints, :mod:`server.tran
 request (request line and headers) has come, looking at it without consuming anything
 (``MSG_PEEK``), and hands the socket, untouched, to one of them (``loop.connect_accepted_socket``
 with that library's protocol factory): the library then reads the request from the first byte
-and does all the HTTP parsing. Only the request target's path is looked at here, to choose.
+and does all the HTTP parsing. Only the request's method and its target's path are looked at
+here, to choose: websockets' server speaks only GET (another method got no answer at all, the
+connection closed without a status line), so every other method goes to aiohttp, which answers
+each path with its status (404, or 405 with ``Allow``: :mod:`server.transport.http_api.pages`).
 
 A websocket connection therefore costs one ``recv(MSG_PEEK)`` more when it opens and nothing at
 all afterwards: its frames go between the socket and websockets' protocol as before, with no hop
@@ -51,15 +54,16 @@ __all__ = [
     "ListenerLimits",
     "ProtocolFactory",
     "PublicListener",
+    "request_method",
     "request_path",
 ]
 
 logger = logging.getLogger(__name__)
 
 ProtocolFactory = Callable[[], asyncio.BaseProtocol]
-Chooser = Callable[[str], ProtocolFactory]
-"""The protocol factory of the library that answers a connection whose first request is for
-this path."""
+Chooser = Callable[[str, str], ProtocolFactory]
+"""The protocol factory of the library that answers a connection whose first request is this
+method (``""``: no well-formed request line) and path."""
 
 MAX_HEAD = 16384
 """The most of a first request's head peeked at (its line and headers); a longer head is handed
@@ -134,6 +138,17 @@ def request_path(peeked: bytes) -> str | None:
     if len(parts) != 3:
         return ""
     return parts[1].split(b"?", 1)[0].decode("latin-1")
+
+
+def request_method(peeked: bytes) -> str:
+    """The method of the complete request line at the start of ``peeked`` (``""`` if it is not
+    ``METHOD TARGET VERSION``).
+
+    >>> request_method(b"POST /foo HTTP/1.1\\r\\n"), request_method(b"nonsense\\r\\n")
+    ('POST', '')
+    """
+    parts = peeked[: peeked.find(b"\n")].split(b" ")
+    return parts[0].decode("latin-1") if len(parts) == 3 else ""
 
 
 def head_complete(peeked: bytes) -> bool:
@@ -333,16 +348,17 @@ class PublicListener:
             remember_forwarded(waiting.conn, address)
         return self._admit(waiting, address or waiting.peer)
 
-    def _hand_over(self, waiting: _FirstHead, path: str | None) -> None:
-        """Give the connection to the library that answers ``path`` (``None``: no request
-        line within the limits; websockets refuses it)."""
+    def _hand_over(self, waiting: _FirstHead, method: str, path: str | None) -> None:
+        """Give the connection to the library that answers ``method path`` (``None``: no
+        request line within the limits; websockets refuses it). Only a GET can open a
+        websocket: another method on its path is never queued as one."""
         self._waiting.discard(waiting)
         conn = waiting.conn
         if waiting.reserve and path != self.limits.health_path:
             self.refusals.refuse(conn, http_refusal(503, "The server is full; try again shortly."))
             return
-        if not self._holds(path or ""):
-            self._connect(conn, path)
+        if method != "GET" or not self._holds(path or ""):
+            self._connect(conn, method, path)
             return
         if len(self._opening) < self.limits.max_opening and not self._queued:
             self._open(conn, path or "")
@@ -384,10 +400,10 @@ class PublicListener:
             stale.cancel()
         loop = asyncio.get_running_loop()
         self._opening[fd] = loop.call_later(OPENING_HOLD_S, self.admitted, fd)
-        self._connect(conn, path)
+        self._connect(conn, "GET", path)
 
-    def _connect(self, conn: socket.socket, path: str | None) -> None:
-        factory = self._choose(path or "")
+    def _connect(self, conn: socket.socket, method: str, path: str | None) -> None:
+        factory = self._choose(method, path or "")
         loop = asyncio.get_running_loop()
         task = loop.create_task(loop.connect_accepted_socket(factory, conn))
         task.add_done_callback(lambda done: _log_failure(done, conn))
@@ -503,7 +519,7 @@ class _FirstHead:
             self._again()
             return
         self.stop()
-        self._listener._hand_over(self, request_path(peeked))
+        self._listener._hand_over(self, request_method(peeked), request_path(peeked))
 
     def _read_proxy_header(self, peeked: bytes) -> bool:
         """Read the PROXY header at the start of ``peeked`` (nothing if there is none: the

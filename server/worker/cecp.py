@@ -12,7 +12,8 @@ when it is up — but never past the search's deadline less a second: HaChu heed
 between iterations and cuts an iteration itself near the time it was given, and that cut must
 come before the deadline, or its last iteration counts as a hung engine. A game clock is given
 as ``level 0 …`` with the remaining times (``time``/``otim`` in centiseconds; byoyomi, which
-CECP lacks, is added to the remaining time as a per-move increment). ``sd`` caps the depth.
+CECP lacks, is added to the remaining time as a per-move increment), and a move time given with
+it (level 8: the clock's budget) sends ``?`` when it is up. ``sd`` caps the depth.
 """
 
 from __future__ import annotations
@@ -199,8 +200,10 @@ class CecpEngine:
         # A fixed move time is given to the engine doubled, and "?" (move now) is sent when it
         # is up: CECP engines spend about half of what they are given, so this is what makes
         # a level's or an analysis's time per move the time actually searched.
+        # On a clock with a move time (level 8), the engine plans with its clock and "?" ends
+        # the search at the clock's budget.
         stop_at = None
-        if limits.movetime_ms is not None and limits.clock is None:
+        if limits.movetime_ms is not None:
             stop_at = min(deadline, started + limits.movetime_ms / 1000)
         result = SearchResult(None)
         moved_now = False

@@ -230,7 +230,7 @@ class Computer:
             return MoveAnswer(None, None)
         variant = game.variant.name
         dialect = self.dialect(variant)
-        limits = think_limits(dialect.engine, level, clock)
+        limits = think_limits(dialect.engine, level, clock, first_move=game.ply < 2)
         position = dialect.position(game)
         try:
             result = await self._search(dialect, position, limits)

@@ -9,13 +9,15 @@ at levels 1–3 the worker plays a random legal move instead of the engine's now
 free pieces and keeps its own safe never beat Sjaak II's level 1 in Spartan Chess, 0 of 10;
 with a half it scored 6 of 10 — docs/benchmarks.md, "Level 1 against a beginner's stand-in").
 Level 8 is the engine's best at the game's clock: no depth cap, the clock handed to the engine
-(HaChu: the clock's budget as its time).
+and its search ended at the clock's budget (HaChu: the budget as its time).
 
-Whatever the level, a move job never thinks longer than its clock allows
-(:func:`think_limits`): the remaining time over the moves still expected, plus most of the
-increment or byoyomi, minus the time the job has already spent in the worker. An engine that has
-not answered by its move time (a loaded machine) is waited for up to the clock's bound (3 ×
-that budget, within the time left) before it counts as hung and the move falls back.
+Whatever the level, a move job never thinks longer than its clock's budget allows
+(:func:`think_limits`): the remaining time over the moves still expected (30), plus most of the
+increment or byoyomi, minus the time the job has already spent in the worker, at most 30 s. A
+side's first move (no clock runs yet, and the hub aborts a game whose first moves do not come)
+thinks at most :data:`FIRST_MOVE_MS`. An engine that has not answered by its move time (a loaded
+machine) is waited for up to the clock's bound (3 × that budget, within the time left) before it
+counts as hung and the move falls back.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from .search import EngineClock, SearchLimits
 
 __all__ = [
     "DEADLINE_MARGIN_MS",
+    "FIRST_MOVE_MS",
     "LEVELS",
     "Level",
     "level_blunder",
@@ -46,9 +49,11 @@ class Level:
         0.0  # the chance of playing a random legal move instead (HaChu: no skill option)
     )
     clock_to_engine: bool = True
-    """Level 8 hands the engine the game's clock, to manage as it likes; False: it searches the
-    clock's budget as a fixed move time (HaChu, which heeds "?" only between iterations, planned
-    more than a move job may take on long clocks, and was killed and replaced by a 0.2 s retry)."""
+    """Level 8 hands the engine the game's clock, to manage as it likes within the clock's
+    budget (UCI ``movetime``, CECP ``?`` when it is up: Fairy-Stockfish left to its clock took up
+    to 30 s a move in Mini-Shogi on 5 + 3); False: it searches the budget as a fixed move time
+    (HaChu, which heeds "?" only between iterations, planned more than a move job may take on
+    long clocks, and was killed and replaced by a 0.2 s retry)."""
     unclocked_ms: int | None = None
     """Level 8's time per move in a game without a clock (default :data:`NO_CLOCK_MS`)."""
     depth_bound: bool = False
@@ -117,6 +122,11 @@ MAX_THINK_MS = 30_000
 """The longest a move may think, whatever the clock: level 8 on a long clock (a 30-minute game
 gives a minute's budget) would otherwise hold a worker's core for a minute while other games'
 moves wait. A search longer than a job's lease keeps the job with ``/fishnet/keepalive``."""
+FIRST_MOVE_MS = 5000
+"""The longest a side's first move may think (on a clock that is not running yet): the player
+waits for it, and the hub aborts a game whose first moves do not come in time (the computer's
+window is long, but a queued job may already have waited). Opening positions gain little from
+a long search."""
 
 
 def search_deadline_ms(movetime_ms: int) -> int:
@@ -162,12 +172,16 @@ def budget_ms(clock: EngineClock, expected_moves: int = 30) -> int:
     return max(MIN_THINK_MS, min(share, own // 2 if own else MIN_THINK_MS))
 
 
-def think_limits(engine: str, level: int, clock: EngineClock | None) -> SearchLimits:
-    """The search limits of a move job at ``level`` on ``clock`` (None: no clock)."""
+def think_limits(
+    engine: str, level: int, clock: EngineClock | None, first_move: bool = False
+) -> SearchLimits:
+    """The search limits of a move job at ``level`` on ``clock`` (None: no clock);
+    ``first_move``: the side's first move of the game (at most :data:`FIRST_MOVE_MS`)."""
     options, spec = level_options(engine, level)
     commands = level_commands(engine, level)
+    cap = FIRST_MOVE_MS if first_move else MAX_THINK_MS
     if clock is None:
-        movetime = spec.movetime_ms or spec.unclocked_ms or NO_CLOCK_MS
+        movetime = min(cap, spec.movetime_ms or spec.unclocked_ms or NO_CLOCK_MS)
         return SearchLimits(
             movetime_ms=movetime,
             depth=spec.depth,
@@ -175,7 +189,7 @@ def think_limits(engine: str, level: int, clock: EngineClock | None) -> SearchLi
             commands=commands,
             deadline_ms=search_deadline_ms(movetime),
         )
-    budget = min(budget_ms(clock), MAX_THINK_MS)
+    budget = min(budget_ms(clock), cap)
     # The clock's bound on any search: what a slow (starved) engine is waited for before it
     # counts as hung and the move falls back; never past the time the clock leaves.
     hard = min(
@@ -184,9 +198,14 @@ def think_limits(engine: str, level: int, clock: EngineClock | None) -> SearchLi
         max(MIN_THINK_MS, clock.own_ms + clock.byoyomi_ms - OVERHEAD_MS),
     )
     if spec.movetime_ms is None and spec.clock_to_engine:
-        # level 8: the engine manages its clock, within the budget's bound
+        # level 8: the engine manages its clock, and its search ends at the budget
         return SearchLimits(
-            clock=clock, depth=spec.depth, options=options, commands=commands, deadline_ms=hard
+            clock=clock,
+            movetime_ms=budget,
+            depth=spec.depth,
+            options=options,
+            commands=commands,
+            deadline_ms=max(hard, budget + DEADLINE_MARGIN_MS),
         )
     if spec.movetime_ms is None or spec.depth_bound:
         movetime = budget

@@ -3,7 +3,7 @@ the computer player (``PlayerInfo.computer``), who may play any number of games 
 
 from __future__ import annotations
 
-from hub_harness import FISCHER_TC, Harness, player
+from hub_harness import FISCHER_TC, Harness, one, player, room_of
 
 from server.hub.identity import PlayerInfo
 from server.hub.messages import Message
@@ -66,3 +66,47 @@ def test_challenge_ai_refusals() -> None:
     h.inbox(1)
     h.send(1, "challenge_ai", ack=5, variant="minishogi", level=1, tc=BYOYOMI)
     assert h.inbox(1)[-1].d["code"] == "already_playing"
+
+
+def _game_against_computer(h: Harness, colour: str) -> str:
+    """alice (conn 1) against the computer (conn 9), alice playing ``colour``."""
+    h.connect(9, COMPUTER)
+    h.connect(1, player("alice"))
+    h.send(1, "challenge_ai", ack=1, variant="minishogi", level=8, tc=FISCHER_TC, colour=colour)
+    (ack,) = [m for m in h.inbox(1) if m.t == "ack"]
+    h.clear()
+    return str(ack.d["game"])
+
+
+def test_the_computers_first_move_has_its_own_window_and_the_players_theirs() -> None:
+    h = Harness()
+    game_id = _game_against_computer(h, "second")  # the computer moves first
+    room = room_of(h, game_id)
+    window = room.state.settings.computer_first_move_window_ms
+    assert window > room.state.settings.first_move_window_ms
+    assert h.hub.next_deadline() == h.now + window
+    h.tick(h.now + 60_000)  # twice a player's window: the computer's game goes on
+    assert room.termination is None and not h.inbox(1)
+    h.send(9, "move", ack="c1", game=game_id, ply=1, move="a1b2")
+    assert room.termination is None and len(room.records) == 1
+    # alice's own first move has a player's window, from the computer's move
+    assert h.hub.next_deadline() == h.now + room.state.settings.first_move_window_ms
+    h.tick(h.now + room.state.settings.first_move_window_ms)
+    assert room.termination == "abort"
+    assert one(h.inbox(1), "end").d["detail"] == "no_first_move"
+
+
+def test_the_computer_moving_second_has_its_window_after_the_first_move() -> None:
+    h = Harness()
+    game_id = _game_against_computer(h, "first")
+    room = room_of(h, game_id)
+    settings = room.state.settings
+    assert h.hub.next_deadline() == h.now + settings.first_move_window_ms
+    h.advance(1000)
+    h.send(1, "move", ack=1, game=game_id, ply=1, move="a1b2")
+    assert h.hub.next_deadline() == h.now + settings.computer_first_move_window_ms
+    h.tick(h.now + settings.computer_first_move_window_ms - 1)
+    assert room.termination is None
+    h.tick(h.now + 1)  # a computer with no worker left: the game still ends
+    assert room.termination == "abort"
+    assert one(h.inbox(1), "end").d["detail"] == "no_first_move"

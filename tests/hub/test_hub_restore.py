@@ -10,7 +10,7 @@ from server.rules.time_control import Byoyomi, SideTime
 
 TC = {"kind": "byoyomi", "main_s": 60, "period_s": 10, "periods": 2}
 TERMS = GameTerms("minishogi", Byoyomi.from_seconds(60, 10, 2), rated=True)
-START_FEN = "rbsgk/4p/5/P4/KGSBR[-] w - - 0 1"
+START_FEN = "rbsgk/4p/5/P4/KGSBR[] w - - 0 1"
 
 
 def stored_moves(h: Harness) -> list[MoveRecord]:

@@ -19,6 +19,7 @@ from server.rules import (
     get_variant,
 )
 from server.rules.betza import Atom, BetzaError, parse
+from server.rules.fen import empty_hand_spelled
 
 MINI = get_variant("minishogi")
 SHO = get_variant("shoshogi")
@@ -190,6 +191,20 @@ def test_hands_in_fen_and_sfen() -> None:
     assert two.fen() == "4k/5/5/5/K4[PPpp] b - - 3 9"
     assert two.sfen() == "4k/5/5/5/K4 w 2P2p 18"
     assert Position.from_sfen(MINI, "4k/5/5/5/K4 w 2P2p 18").hands == two.hands
+
+
+@pytest.mark.parametrize("name", VARIANT_NAMES)
+def test_a_variants_declared_start_fen_is_what_the_writer_writes(name: str) -> None:
+    """One spelling (issue 38: ``gameStart.game.fen`` wrote ``[]`` where ``initialFen`` wrote
+    Mini-Shogi's declared ``[-]``): the declared start FEN is ``Game(variant).fen()``, and an
+    older stored spelling reads back as the writer's (``empty_hand_spelled``)."""
+    variant = get_variant(name)
+    assert Game(variant).fen() == variant.start_fen
+    assert empty_hand_spelled(variant.start_fen) == variant.start_fen
+    if variant.hand_in_fen:
+        older = variant.start_fen.replace("[]", "[-]", 1)
+        assert empty_hand_spelled(older) == variant.start_fen
+        assert Game(variant, older).fen() == variant.start_fen
 
 
 def test_fsf_fen_forms_are_accepted() -> None:

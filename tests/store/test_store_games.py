@@ -153,6 +153,8 @@ async def test_a_game_can_be_stored_already_started_in_one_commit(store: Store) 
     game = await store.get_game(game_id)
     assert game is not None and game.status == "started"
     assert game.started_at == game.created_at
+    # stored with FSF's "[-]" (as games were before 2026-12): read back as the writer spells it
+    assert game.start_fen == "rbsgk/4p/5/P4/KGSBR[] w 0 1"
     with pytest.raises(GameStateError):
         await store.start_game(game_id)
     await store.append_move(game_id, MoveRecord(1, "a1b2", "K-4d", 60_000, 0))

@@ -416,6 +416,48 @@ def online_calls(draw: st.DrawFn) -> Call:
     )
 
 
+# --- any method on any path: a status line always ----------------------------------------------
+
+OTHER_METHODS = ("POST", "PUT", "DELETE", "PATCH", "OPTIONS")
+"""Methods websockets' server never read (a connection got no answer at all, issue 38); GET and
+HEAD of a page are answered with the page (tests/transport/test_http_methods.py)."""
+PAGE_PATHS: tuple[tuple[Part, ...], ...] = (
+    ("/", ""),
+    ("/", "review"),
+    ("/", "lobby"),
+    ("/", "healthz"),
+    ("/", "ws"),
+    ("/", "api", "/", "variants"),
+    ("/", "api", "/", "games"),
+    ("/", "game", "/", "abcdefgh"),
+)
+"""Paths the websocket server's pages answer to a GET: any other method is a 405."""
+
+
+@st.composite
+def any_method_calls(draw: st.DrawFn) -> Call:
+    """A method a path is not served by: 405 on a page, 404 where nothing is served (paths no
+    route nor page has, under the API's prefixes or not)."""
+    method = draw(st.sampled_from(OTHER_METHODS))
+    who = draw(st.sampled_from(["none", "bot", "human", *BAD_CREDENTIALS]))
+    if draw(st.integers(0, 2)) == 0:
+        return Call("any_method_page", method, draw(st.sampled_from(PAGE_PATHS)), who, expect=codes(405))
+    junk = draw(junk_name).removeprefix(".")
+    path: tuple[Part, ...] = draw(
+        st.sampled_from(
+            [
+                ("/", "x-" + junk),
+                ("/", "api", "/", "tournament"),
+                ("/", "api", "/", "tournament", "/", junk or "x"),
+                ("/", "api", "/", "bot", "/", "x-" + junk),
+                ("/", "fishnet", "/", "x-" + junk),
+                ("/", "static", "/", "x-" + junk),
+            ]
+        )
+    )
+    return Call("any_method_nowhere", method, path, who, expect=codes(404))
+
+
 SAMPLES: list[tuple[st.SearchStrategy[Call], int]] = [
     (own_game_calls("move"), 100),
     (own_game_calls("flag"), 10),
@@ -427,6 +469,7 @@ SAMPLES: list[tuple[st.SearchStrategy[Call], int]] = [
     *((token_calls(kind), 12) for kind in TOKEN_CASES),
     *((nothing_there_calls(kind), 10) for kind in NOTHING_THERE_CASES),
     (online_calls(), 15),
+    (any_method_calls(), 30),
 ]
 """Each strategy and how many requests of it the test sends (the same ones on every run)."""
 STRANGERS_PER_ENDPOINT = 8

@@ -69,9 +69,8 @@ class Call:
     query: str = ""
 
     def __post_init__(self) -> None:
-        # A path no route takes is answered before any handler: by the page fallback, which
-        # takes GETs only (an API path there is a 404; any other method a 405), or when even
-        # the fallback's ``.*`` does not match (a newline) by aiohttp's 404.
+        # A path no route takes is answered before any handler: by aiohttp's router, a 404 (a
+        # 405 where another route of another method takes the path).
         if self.expect and any(isinstance(p, str) and misses_route(p) for p in self.path[1::2]):
             object.__setattr__(
                 self, "expect", codes(404) if self.method == "GET" else codes(404, 405)

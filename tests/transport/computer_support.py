@@ -10,7 +10,13 @@ from typing import Any
 from worker_support import WorkerProcess
 from ws_support import Client, Msg
 
-__all__ = ["TURN_TIMEOUT_S", "HumanGame", "WorkerProcess", "play_the_computer"]
+__all__ = [
+    "TURN_TIMEOUT_S",
+    "HumanGame",
+    "WorkerProcess",
+    "challenge_the_computer",
+    "play_the_computer",
+]
 
 TURN_TIMEOUT_S = 60.0
 """Longest wait for the computer's move (a lease running out and a second worker included)."""
@@ -56,6 +62,17 @@ class HumanGame:
         )
         assert message["t"] != "error", message
         self.read(message)
+
+
+async def challenge_the_computer(
+    client: Client, variant: str, level: int, colour: str, base_s: int, inc_s: int
+) -> HumanGame:
+    """Start a game vs the computer on a Fischer clock; the human's view of it."""
+    tc = {"kind": "fischer", "base_s": base_s, "inc_s": inc_s}
+    answer = await client.ok(
+        "challenge_ai", {"variant": variant, "level": level, "colour": colour, "tc": tc}
+    )
+    return HumanGame(client, answer["game"])
 
 
 async def play_the_computer(

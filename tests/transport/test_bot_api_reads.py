@@ -102,6 +102,10 @@ async def test_a_whole_byoyomi_game_then_playing_and_the_exports(
     assert full["variant"] == {"key": "minishogi", "name": "Mini-Shogi", "short": "Mini-Shogi"}
     assert full["perf"] == {"name": full["speed"]} and full["rated"] is False
     assert full["initialFen"] != "startpos" and "[" in full["initialFen"]  # shogi hands
+    # one spelling of an empty hand: gameStart's fen (the position now) and gameFull's
+    # initialFen are the same text before any move
+    start = next(e for e in events.seen if e["type"] == "gameStart")["game"]
+    assert start["fen"] == full["initialFen"] == "rbsgk/4p/5/P4/KGSBR[] w - - 0 1"
     assert full["state"] == {
         "type": "gameState",
         "moves": "",

@@ -54,7 +54,8 @@ async def test_a_search_longer_than_the_lease_keeps_its_job(
     start_app: StartApp, open_client: OpenClient, start_worker: StartWorker, tmp_path: Path
 ) -> None:
     """HaChu answers every move 3 s late here (a wrapper: a starved search), twice the 1.5 s
-    lease; level 8 on a 4-minute clock waits up to 24 s for it. The worker keeps the job alive,
+    lease; level 8's first move on a 4-minute clock (5 s at most) waits up to 15 s for it (3 ×
+    its budget). The worker keeps the job alive,
     so the second worker, polling all along, never takes it: one attempt, the move played."""
     slow = wrapper(tmp_path, "hachu-slow", "hachu", "slow-3")
     app = await start_app(move_lease_s=LEASE_S, fishnet_poll_s=1)
@@ -72,13 +73,15 @@ async def test_a_search_longer_than_the_lease_keeps_its_job(
 
 
 async def test_a_search_whose_game_ended_is_abandoned_and_its_core_freed(
-    start_app: StartApp, open_client: OpenClient, start_worker: StartWorker
+    start_app: StartApp, open_client: OpenClient, start_worker: StartWorker, tmp_path: Path
 ) -> None:
-    """Dai Shogi level 8 on a 30-minute clock thinks up to 30 s a move. The human resigns while
-    it searches: the job is cancelled, the worker's next keepalive is answered 404, it kills
-    the search and says so, and its only slot plays the next game's first move."""
+    """Dai Shogi level 8 on a 30-minute clock thinks up to 30 s a move (its first move at most
+    5 s: HaChu answers it 20 s late here, a long search). The human resigns while it searches:
+    the job is cancelled, the worker's next keepalive is answered 404, it kills the search and
+    says so, and its only slot plays the next game's first move."""
+    slow = wrapper(tmp_path, "hachu-slower", "hachu", "slow-20")
     app = await start_app(move_lease_s=LEASE_S, fishnet_poll_s=1)
-    worker = await start_worker(app, "only")
+    worker = await start_worker(app, "only", f"--program=hachu={slow}")
     game, job = await computer_searching(app, open_client, "daishogi", 8, 1800)
     await game.client.ok("resign", {"game": game.game_id})
     while game.end is None:

@@ -12,7 +12,12 @@ from pathlib import Path
 import aiohttp
 import pytest
 from bot_support import call, make_bot
-from computer_support import TURN_TIMEOUT_S, HumanGame, play_the_computer
+from computer_support import (
+    TURN_TIMEOUT_S,
+    HumanGame,
+    challenge_the_computer,
+    play_the_computer,
+)
 from ics_support import OpenIcs, board_fields
 from support import wait_until
 from worker_support import StartWorker
@@ -20,6 +25,7 @@ from ws_support import TEST_WORKER_KEY, Client, OpenClient, StartApp, settings_f
 
 from server.app import App
 from server.app.computer import fallback_move
+from server.hub.room_state import RoomSettings
 from server.rules import get_variant
 from server.rules.export import replay
 from server.rules.uci import legal_uci
@@ -86,16 +92,7 @@ async def test_a_killed_worker_leaves_its_move_to_another(
     human = await open_client(app, "human")
     await human.guest()
     # level 8 thinks on the clock: ~remaining/30 = 2 s a move here, long enough to be caught
-    answer = await human.ok(
-        "challenge_ai",
-        {
-            "variant": "minishogi",
-            "level": 8,
-            "colour": "first",
-            "tc": {"kind": "fischer", "base_s": 60, "inc_s": 0},
-        },
-    )
-    game = HumanGame(human, answer["game"])
+    game = await challenge_the_computer(human, "minishogi", 8, "first", 60, 0)
     while game.turn is None:
         await game.next_event()
     await human.ok("move", {"game": game.game_id, "ply": 1, "move": sorted(game.legal)[0]})
@@ -129,6 +126,30 @@ async def test_a_killed_worker_leaves_its_move_to_another(
         await game.next_event()
     assert game.end["termination"] in RULE_ENDINGS | {"resignation"}
     assert game.computer_moves == 3
+
+
+async def test_level_8_moving_first_on_a_long_clock_moves_inside_the_first_move_window(
+    start_app: StartApp, open_client: OpenClient, start_worker: StartWorker
+) -> None:
+    """Issue 38: level 8 moving first on 15 + 10 thought up to 30 s (the clock's budget) and
+    its game was aborted at 30 s, every time. Its first move now searches at most 5 s
+    (``FIRST_MOVE_MS``), well inside a player's 30-s window (the computer's own window is
+    longer still). Dai Shogi, the slowest variant's first move (HaChu heeds "?" only between
+    iterations); the other variants and clocks are measured by bench/bench_first_move.py."""
+    app = await start_app()
+    await start_worker(app)
+    human = await open_client(app, "human")
+    await human.guest()
+    began = asyncio.get_running_loop().time()
+    game = await challenge_the_computer(human, "daishogi", 8, "second", 900, 10)
+    while game.computer_moves == 0 and game.end is None:
+        await game.next_event()
+    took = asyncio.get_running_loop().time() - began
+    assert game.end is None and game.computer_moves == 1
+    window_s = RoomSettings().first_move_window_ms / 1000
+    assert took < window_s / 2, took  # the worker's and HaChu's start included
+    job = await app.store.latest_job(game.game_id, "move")
+    assert job is not None and job.payload["level"] == 8 and job.state == "done"
 
 
 async def test_an_engine_move_our_rules_forbid_is_never_played(

@@ -143,7 +143,7 @@ async def test_a_burst_of_connections_is_accepted_a_batch_per_turn_of_the_loop()
     def nobody(path: str) -> asyncio.BaseProtocol:
         raise AssertionError("no connection says anything")
 
-    listener = PublicListener("127.0.0.1", 0, lambda path: nobody)
+    listener = PublicListener("127.0.0.1", 0, lambda method, path: nobody)
     listener.bind()
     # The kernel completes these connections into the listen queue before any accept.
     clients = [
@@ -182,7 +182,7 @@ async def test_websockets_opening_at_once_are_bounded_until_they_log_in() -> Non
     listener = PublicListener(
         "127.0.0.1",
         0,
-        lambda path: Websocket if path == "/ws" else Api,
+        lambda method, path: Websocket if path == "/ws" else Api,
         holds=lambda path: path == "/ws",
         max_opening=2,
     )

@@ -281,8 +281,8 @@ def _session() -> tuple[IcsSession, list[Command], list[str], FakeHost]:
 SNAPSHOT: dict[str, Any] = {
     "game": "g8", "variant": "minishogi", "tc": FISCHER, "rated": False, "status": "started",
     "role": "first", "players": {"first": ALICE, "second": GUEST},
-    "start_fen": "rbsgk/4p/5/P4/KGSBR[-] w - - 0 1", "moves": [], "displays": [], "ply": 0,
-    "fen": "rbsgk/4p/5/P4/KGSBR[-] w - - 0 1",
+    "start_fen": "rbsgk/4p/5/P4/KGSBR[] w - - 0 1", "moves": [], "displays": [], "ply": 0,
+    "fen": "rbsgk/4p/5/P4/KGSBR[] w - - 0 1",
     "clocks": {"first": {"ms": 300_000}, "second": {"ms": 300_000}, "running": None},
 }  # fmt: skip
 
@@ -306,7 +306,7 @@ async def test_a_session_plays_a_game_from_hub_messages() -> None:
     assert written == ["Illegal move (a1b2)."]
     written.clear()
     move = {"game": "g8", "ply": 1, "uci": "a1b2", "display": "K-4d", "side": "first",
-            "fen": "rbsgk/4p/5/PK3/1GSBR[-] b - - 1 1", "spent_ms": 1250,
+            "fen": "rbsgk/4p/5/PK3/1GSBR[] b - - 1 1", "spent_ms": 1250,
             "clocks": {"first": {"ms": 300_000}, "second": {"ms": 300_000}, "running": None}}  # fmt: skip
     session.on_message({"t": "move", "d": move, "v": 2})
     fields = written[0].split()
@@ -431,9 +431,35 @@ async def test_a_failing_store_is_reported_and_the_session_goes_on(
     assert isinstance(sent[-1], SeekCommand)
 
 
+async def test_a_game_running_at_login_continues_after_the_clients_setup() -> None:
+    """Issue 38: the board of a game running at login came before XBoard's setup (``iset ms
+    1``, ``style 12``) and without ``{Game N …} Continuing``, so XBoard drew a Spartan army as
+    chess pieces and the clocks in seconds. The game is joined once the client's first lines
+    are read (or after RESUME_WAIT_S), and its board follows FICS's continuation line."""
+    session, sent, written, host = _session()
+    session.on_message({"t": "hello", "d": {"game": "g8", "seeks": [], "challenges": []}})
+    assert sent == [] and len(host.delayed) == 1  # the wait for a silent client
+    await session.on_line("$iset ms 1")
+    await session.on_line("$style 12")
+    assert not any(isinstance(c, JoinCommand) for c in sent)
+    host.delayed.pop()()  # after the lines of that read
+    (join,) = [c for c in sent if isinstance(c, JoinCommand)]
+    assert join.game_id == "g8"
+    host.delayed.pop()()  # the wait's end: joined already, nothing more
+    assert [c for c in sent if isinstance(c, JoinCommand)] == [join]
+    written.clear()
+    session.on_message({"t": "game", "d": {**SNAPSHOT, "clocks": {"first": {"ms": 299_500}, "second": {"ms": 300_000}, "running": None}}, "v": 1})
+    assert written[0] == "{Game 1 (alice vs. Guest-abc) Continuing unrated minishogi match.}"
+    assert written[1].startswith("<12> rbsgk ") and " 299500 300000 " in written[1]
+    written.clear()
+    session.on_message({"t": "game", "d": SNAPSHOT, "v": 2})  # a later snapshot: no new line
+    assert written[0].startswith("<12> ")
+
+
 def test_the_game_hello_names_is_joined_again_while_it_changes_servers() -> None:
     session, sent, written, host = _session()
     session.on_message({"t": "hello", "d": {"game": "g8", "seeks": [], "challenges": []}})
+    host.delayed.pop()()  # the client said nothing: joined after RESUME_WAIT_S
     for code in ("node_unavailable", "busy"):  # its server died; the takeover is pending
         join = sent.pop()
         assert isinstance(join, JoinCommand) and join.game_id == "g8" and sent == []
@@ -449,6 +475,7 @@ def test_the_game_hello_names_is_joined_again_while_it_changes_servers() -> None
 def test_a_game_hello_named_that_ended_is_not_joined_again() -> None:
     session, sent, _written, host = _session()
     session.on_message({"t": "hello", "d": {"game": "g8", "seeks": [], "challenges": []}})
+    host.delayed.pop()()
     join = sent.pop()
     session.on_message({"t": "error", "d": {"code": "no_such_game", "message": "…"}, "a": join.ack})
     assert host.delayed == [] and sent == []

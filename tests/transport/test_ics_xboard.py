@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from support import wait_until
-from ws_support import Client, OpenClient, StartApp, start_game
+from ws_support import Client, OpenClient, StartApp, alice_and_bobby, start_game
 from xboard_support import (
     FAIRYMAX,
     RecordingProxy,
     XBoard,
+    logged_in,
     require_programs,
     settled_board,
     squares_across,
@@ -133,12 +134,8 @@ async def observe_in_xboard(
     """XBoard logged in as a registered viewer, observing ``watched``'s game (flat square
     colours, so that the screenshot can be measured)."""
     await app.accounts.register("viewer", "viewer-password")
-    proxy = RecordingProxy(app.ics_port)
-    await proxy.start()
     logon = ["viewer", "viewer-password", f"observe {watched}"]
-    xboard = XBoard(display, tmp_path, proxy.port, logon, [*BOARD_COLOURS, *options])
-    await xboard.start()
-    return xboard, proxy
+    return await logged_in(display, tmp_path, app.ics_port, logon, [*BOARD_COLOURS, *options])
 
 
 async def test_xboard_displays_a_wild_castle_game(
@@ -146,9 +143,7 @@ async def test_xboard_displays_a_wild_castle_game(
 ) -> None:
     require_programs()
     app = await start_app(ics=True)
-    alice, bob = await open_client(app, "alice"), await open_client(app, "bob")
-    await alice.register("alice")
-    await bob.register("bobby")
+    alice, bob = await alice_and_bobby(app, open_client)
     game = await start_game(alice, bob, "wildcastle", colour="first")
     for _ in range(4):  # the a-pawns and a rook: ranks 5 and 6 stay empty
         await game.play(next(m for m in game.legal if m[0] == "a"))
@@ -177,9 +172,7 @@ async def test_xboard_displays_a_minishogi_game_with_its_hands(
 ) -> None:
     require_programs()
     app = await start_app(ics=True)
-    alice, bob = await open_client(app, "alice"), await open_client(app, "bob")
-    await alice.register("alice")
-    await bob.register("bobby")
+    alice, bob = await alice_and_bobby(app, open_client)
     game = await start_game(alice, bob, "minishogi", colour="first")
     for move in ("a1b2", "a5a2", "b2a2"):  # the rook takes a pawn, the king takes the rook
         await game.play(move)

@@ -17,6 +17,9 @@ from ics_support import OpenIcs
 from support import wait_until
 from ws_support import Client, OpenClient, StartApp, start_game
 from xboard_support import (
+    DARK,
+    FLAT,
+    LIGHT,
     RecordingProxy,
     XBoard,
     colour_box,
@@ -27,10 +30,6 @@ from xboard_support import (
     xvfb,
 )
 
-LIGHT, DARK = "#E8C87A", "#3F7F5F"
-FLAT = ["-useBoardTexture", "false", "-lightSquareColor", LIGHT, "-darkSquareColor", DARK,
-        "-size", "49", "-animateMoving", "false", "-highlightLastMove", "false",
-        "-messageSuppress", "Right-clicking menu item or dialog text pops up help on it"]  # fmt: skip
 TC = {"kind": "fischer", "base_s": 300, "inc_s": 0}
 
 

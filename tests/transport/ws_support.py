@@ -244,6 +244,14 @@ class Game:
         return first
 
 
+async def alice_and_bobby(app: App, open_client: OpenClient) -> tuple[Client, Client]:
+    """Two registered players' clients: ``alice`` and ``bobby`` (password "correct horse")."""
+    alice, bob = await open_client(app, "alice"), await open_client(app, "bob")
+    await alice.register("alice")
+    await bob.register("bobby")
+    return alice, bob
+
+
 async def start_game(
     seeker: Client,
     accepter: Client,

@@ -136,6 +136,14 @@ class RecordingProxy:
         sink.transport.abort()
 
 
+LIGHT, DARK = "#E8C87A", "#3F7F5F"
+"""Flat square colours (no texture) that a screenshot can be measured by."""
+FLAT = ["-useBoardTexture", "false", "-lightSquareColor", LIGHT, "-darkSquareColor", DARK,
+        "-size", "49", "-animateMoving", "false", "-highlightLastMove", "false",
+        "-messageSuppress", "Right-clicking menu item or dialog text pops up help on it"]  # fmt: skip
+"""XBoard's options for a still board of flat colours."""
+
+
 class XBoard:
     """One XBoard process in ICS mode; its console input is a pipe held open (XBoard logs out
     when its standard input ends)."""
@@ -181,6 +189,17 @@ class XBoard:
             return "(no debug log)"
         text = self.debug_file.read_text(errors="replace")
         return text if full else text[-3000:]
+
+
+async def logged_in(display: str, workdir: Path, ics_port: int, logon: list[str],
+                    options: list[str]) -> tuple[XBoard, RecordingProxy]:  # fmt: skip
+    """XBoard started on ``display``, logging in with ``logon`` through a recording proxy to
+    ``ics_port`` (stop both afterwards)."""
+    proxy = RecordingProxy(ics_port)
+    await proxy.start()
+    xboard = XBoard(display, workdir, proxy.port, logon, options)
+    await xboard.start()
+    return xboard, proxy
 
 
 async def window_titled(display: str, pattern: str, timeout: float = TIMEOUT) -> str:
@@ -270,6 +289,26 @@ async def settled_board(
             return box
         previous = box
     raise AssertionError(f"the board on {display} never settled (last box {previous})")
+
+
+async def occupied_squares(image: Path, box: tuple[int, int, int, int], files: int, ranks: int,
+                           light: str, dark: str) -> set[str]:  # fmt: skip
+    """The squares (``a1`` …, the board seen from the first player) on which XBoard drew a
+    piece: the middle of a flat-coloured square holds pixels of other colours only there. One
+    crop of the whole board, read once."""
+    x, y, width, height = box
+    text = await _convert(str(image), "-crop", f"{width}x{height}+{x}+{y}", "+repage", "txt:-")
+    flat = {light.upper(), dark.upper()}
+    marked: set[tuple[int, int]] = set()
+    size_x, size_y = width / files, height / ranks
+    for match in re.finditer(r"^(\d+),(\d+):.*?#([0-9A-Fa-f]{6})", text, re.MULTILINE):
+        px, py, colour = int(match.group(1)), int(match.group(2)), "#" + match.group(3).upper()
+        file, row = int(px // size_x), int(py // size_y)
+        inner_x, inner_y = px - file * size_x, py - row * size_y
+        in_middle = size_x / 4 <= inner_x < 3 * size_x / 4 and size_y / 4 <= inner_y < 3 * size_y / 4
+        if in_middle and colour not in flat:
+            marked.add((file, ranks - 1 - row))
+    return {f"{chr(ord('a') + file)}{rank + 1}" for file, rank in marked}
 
 
 def xboard_options(variant: str) -> list[str]:

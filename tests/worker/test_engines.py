@@ -386,7 +386,7 @@ async def _dai_shogi_engine_move(
     """HaChu's first move of a Dai Shogi game at ``level`` on ``clock``, which must be the
     engine's own (no fallback, no restart); its limits and the milliseconds it took."""
     game = game_of("daishogi", None, "")
-    limits = think_limits("hachu", level, clock)
+    limits = think_limits("hachu", level, clock, first_move=True)  # the game's first move
     started = time.monotonic()
     answer = await computer.best_move(game, level, clock)
     spent_ms = (time.monotonic() - started) * 1000

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from server.worker.computer import clock_for
 from server.worker.levels import (
     DEADLINE_MARGIN_MS,
+    FIRST_MOVE_MS,
     LEVELS,
     MAX_THINK_MS,
     OVERHEAD_MS,
@@ -85,9 +86,44 @@ def test_no_level_may_think_past_the_clock(engine: str, level: int, own: int, in
         bound = min(MAX_THINK_MS, max(available, 20))
         assert limits.deadline_ms <= max(bound, limits.movetime_ms + DEADLINE_MARGIN_MS)
     else:
-        assert limits.clock == clock
-        assert limits.deadline_ms <= max(available, 20)
-        assert limits.deadline_ms <= MAX_THINK_MS
+        raise AssertionError("every level has a move time on a clock")
+
+
+@given(
+    st.sampled_from(sorted(LEVELS)),
+    st.integers(1, 8),
+    st.integers(0, 3_600_000),
+    st.integers(0, 60_000),
+)
+def test_every_level_stops_at_the_clocks_budget(
+    engine: str, level: int, own: int, increment: int
+) -> None:
+    """Level 8 too: Fairy-Stockfish left to its clock took up to 30 s a move in Mini-Shogi on
+    5 + 3 (issue 38); now every level's search ends at remaining/30 + 80 % of the increment
+    (≤ 30 s), and a side's first move at 5 s (the clock does not run yet: the player waits)."""
+    clock = EngineClock(own, 60_000, increment, 0, True)
+    budget = min(MAX_THINK_MS, max(20, (max(0, own - OVERHEAD_MS)) // 30 + increment * 4 // 5))
+    budget = min(budget, max(20, max(0, own - OVERHEAD_MS) // 2))
+    limits = think_limits(engine, level, clock)
+    assert limits.movetime_ms is not None and limits.movetime_ms <= budget
+    if level == 8:
+        assert limits.movetime_ms == budget
+    first = think_limits(engine, level, clock, first_move=True)
+    assert first.movetime_ms is not None and first.movetime_ms <= min(budget, FIRST_MOVE_MS)
+    unclocked = think_limits(engine, level, None, first_move=True)
+    assert unclocked.movetime_ms is not None and unclocked.movetime_ms <= FIRST_MOVE_MS
+
+
+def test_level_8_on_5_plus_3_and_15_plus_10() -> None:
+    """The issue's clocks: 5 + 3 gives level 8 12.4 s a move at the start, 15 + 10 and 30 + 20
+    the 30 s cap; the first move 5 s; Fairy-Stockfish keeps its clock (its own planning) too."""
+    for base, inc, expected in ((300_000, 3000, 12_395), (900_000, 10_000, MAX_THINK_MS)):
+        clock = EngineClock(base, base, inc, 0, True)
+        for engine in LEVELS:
+            assert think_limits(engine, 8, clock).movetime_ms == expected, engine
+            assert think_limits(engine, 8, clock, first_move=True).movetime_ms == FIRST_MOVE_MS
+        assert think_limits("fairy-stockfish", 8, clock).clock == clock
+    assert think_limits("hachu", 8, EngineClock(1_800_000, 1_800_000, 20_000, 0, True)).movetime_ms == MAX_THINK_MS
 
 
 def test_the_job_clock_is_read_from_the_engine_side_less_the_time_spent() -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from server.rules import Game, get_variant
+from server.worker.computer import game_of
 from server.worker.worker import Worker, WorkerConfig
 
 from .fake_fishnet import KEY, FakeFishnet
@@ -96,7 +97,8 @@ async def test_move_jobs_in_every_variant_get_legal_moves(fishnet: FakeFishnet) 
 
 
 async def test_a_job_over_on_the_server_is_dropped_at_the_next_keepalive() -> None:
-    """Dai Shogi level 8 without a clock thinks 15 s, many times the 1 s lease: the worker keeps
+    """Dai Shogi level 8 without a clock thinks 15 s (after each side's first move, which
+    thinks at most 5 s: a game's third ply here), many times the 1 s lease: the worker keeps
     the job alive. Once the server has ended it (its game ended), the next keepalive is a 404:
     the search is abandoned, HaChu killed (a driver cut off mid-search is not asked again),
     and the slot serves the next job with the engine it needs."""
@@ -104,7 +106,9 @@ async def test_a_job_over_on_the_server_is_dropped_at_the_next_keepalive() -> No
     await fishnet.start()
     try:
         start = get_variant("daishogi").start_fen
-        long = fishnet.add({"type": "move", "variant": "daishogi", "position": start, "moves": "", "level": 8, "clock": None})
+        opening = " ".join(sorted(Game(get_variant("daishogi")).legal_moves())[:1])
+        opening += " " + sorted(game_of("daishogi", None, opening).legal_moves())[0]
+        long = fishnet.add({"type": "move", "variant": "daishogi", "position": start, "moves": opening, "level": 8, "clock": None})
         async with running_worker(fishnet.url) as worker:
             await asyncio.wait_for(long.kept_alive.wait(), 60)
             (computer,) = worker.computers

@@ -24,7 +24,7 @@ What they share — the replay, the move list, clock and time-control texts — 
 >>> from server.rules.record import GameRecord, MoveRecord
 >>> from server.rules.time_control import Fischer
 >>> record = GameRecord(
-...     id="g1", variant="minishogi", start_fen="rbsgk/4p/5/P4/KGSBR[-] w - - 0 1",
+...     id="g1", variant="minishogi", start_fen="rbsgk/4p/5/P4/KGSBR[] w - - 0 1",
 ...     time_control=Fischer(60_000), speed="bullet", rated=False,
 ...     first_name="alice", second_name="bob", created_at=datetime(2024, 5, 1, tzinfo=UTC),
 ...     status="started", moves=(MoveRecord(1, "e1e4", "Rx1b", 60_000, 2_000),))

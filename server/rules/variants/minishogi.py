@@ -20,7 +20,7 @@ MINISHOGI = Variant(
         PieceType("+S", "Promoted silver", "WfF"),
         PieceType("+P", "Tokin", "WfF"),
     ),
-    start_fen="rbsgk/4p/5/P4/KGSBR[-] w - - 0 1",
+    start_fen="rbsgk/4p/5/P4/KGSBR[] w - - 0 1",
     royalty=(RoyalModel.CHECKMATE, RoyalModel.CHECKMATE),
     stalemate_loses=True,
     repetition=Repetition(automatic=4, perpetual_check_loses=True, first_player_loses=True),

@@ -134,13 +134,14 @@ async def _secured(request: web.Request, response: web.StreamResponse) -> None:
 
 
 def build_application(context: ApiContext) -> web.Application:
-    """The application: the route modules' routes, then the plain pages as a fallback."""
+    """The application: the route modules' routes; what none answers, the plain pages (or
+    404 / 405: :mod:`~server.transport.http_api.pages`)."""
     app = web.Application(
-        middlewares=[lichess_errors, whole_bodies], client_max_size=MAX_BODY_BYTES
+        middlewares=[lichess_errors, whole_bodies, pages.pages_fallback],
+        client_max_size=MAX_BODY_BYTES,
     )
     app.on_response_prepare.append(_secured)
     app[CONTEXT] = context
     for module in ROUTE_MODULES:
         app.add_routes(module.routes)
-    app.add_routes(pages.routes)  # last: it matches every path
     return app

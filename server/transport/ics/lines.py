@@ -16,6 +16,7 @@ __all__ = [
     "challenge_text",
     "clock_words",
     "computer_notice",
+    "continuing_line",
     "creating_lines",
     "end_line",
     "end_reason",
@@ -80,6 +81,16 @@ def creating_lines(
         f"({rating_text(black)}) {kind} {minutes} {seconds}",
         f"{{Game {game} ({white['name']} vs. {black['name']}) Creating {kind} match.}}",
     ]
+
+
+def continuing_line(
+    game: int, white: PlayerView, black: PlayerView, variant: str, rated: bool, tc: TimeControlView
+) -> str:
+    """What FICS says to a player who logs in during a game of theirs, before its board
+    (``{Game 7 (alice vs. bob) Continuing unrated spartan match.}``): XBoard takes the variant
+    from it (without it a Spartan board is drawn as chess)."""
+    kind = kind_words(variant, rated, tc)
+    return f"{{Game {game} ({white['name']} vs. {black['name']}) Continuing {kind} match.}}"
 
 
 def end_line(game: int, white: str, black: str, reason: str, result: str | None) -> str:

@@ -33,6 +33,7 @@ from server.transport.ics.games import GameView, side_index
 from server.transport.ics.lines import (
     challenge_text,
     computer_notice,
+    continuing_line,
     creating_lines,
     end_line,
     end_reason,
@@ -47,6 +48,12 @@ REJOIN = frozenset({ErrorCode.NODE_UNAVAILABLE, ErrorCode.CLUSTER_UNAVAILABLE, E
 """The refusals of a join while the game changes servers: join again."""
 REJOIN_EVERY_S = 1.0
 REJOIN_TRIES = 60
+RESUME_WAIT_S = 2.0
+"""A game running at login is shown (``{Game N (a vs. b) Continuing …}`` and its board) once the
+client's first lines after login are read — XBoard sends its setup (``iset ms 1``, ``style 12``
+…) as soon as it is logged in, and a board before it was drawn as the wrong game (a Spartan
+army as chess pieces, most of them missing) with clocks in seconds — or after this long if the
+client says nothing (a person at a telnet prompt)."""
 
 
 class MessageRenderer(SessionState):
@@ -71,6 +78,14 @@ class MessageRenderer(SessionState):
             self.challenges[challenge["id"]] = challenge
         game_id = data.get("game")
         if isinstance(game_id, str):
+            self._resume = game_id
+            self._host.later(RESUME_WAIT_S, self.resume_game)
+
+    def resume_game(self) -> None:
+        """Join the game running at login, if not done yet (see :data:`RESUME_WAIT_S`)."""
+        game_id, self._resume = self._resume, None
+        if game_id is not None:
+            self._resuming.add(game_id)
             self._rejoin(game_id, 0)
 
     def _rejoin(self, game_id: str, tries: int) -> None:
@@ -153,6 +168,11 @@ class MessageRenderer(SessionState):
             )
         if side_index(game.role) is not None and not game.finished:
             self.playing = game_id
+            if game_id in self._resuming:
+                white, black = game.players
+                variant, rated = snapshot["variant"], game.rated
+                lines.append(continuing_line(number, white, black, variant, rated, game.tc))
+        self._resuming.discard(game_id)
         if game_id in self._observing_asked:
             self._observing_asked.discard(game_id)
             if game.finished:  # a finished game stays in memory a while; it is not followed

@@ -39,7 +39,10 @@ class IcsSession(
     """See the module docstring."""
 
     async def on_line(self, line: str) -> None:
-        """One line typed by the client."""
+        """One line typed by the client (the first after login shows a game running at login,
+        once this read's lines are all done: :data:`~server.transport.ics.render.RESUME_WAIT_S`)."""
+        if self._resume is not None:
+            self._host.later(0.0, self.resume_game)
         text = line.strip().lstrip("$@").strip()
         if not text:
             return

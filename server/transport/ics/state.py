@@ -117,6 +117,10 @@ class SessionState:
         self.playing: str | None = None
         self.last_game: str | None = None
         self._starting: set[str] = set()
+        self._resume: str | None = None
+        """The running game ``hello`` named, until it is joined (after the client's setup)."""
+        self._resuming: set[str] = set()
+        """Games joined again after login: their snapshot says ``Continuing``."""
         self._observing_asked: set[str] = set()
         self.challenges: dict[int, ChallengeView] = {}
         self.offers: dict[str, str] = {}  # game id -> kind offered to me
