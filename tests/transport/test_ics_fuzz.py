@@ -1,6 +1,7 @@
 """Property-based fuzzing of the live ICS port (issue 26, item 16) with hypothesis.
 
-Lines drawn by hypothesis — random bytes, telnet IAC sequences (negotiation, subnegotiation,
+Lines drawn by hypothesis, each ending with one of the line ends telnet clients send (CR LF,
+CR NUL, LF) — random bytes, telnet IAC sequences (negotiation, subnegotiation,
 lone and doubled IAC), NULs, lines of 1 to 70 kB, and every command word (aliases and abbreviated
 forms included) followed by junk arguments (format strings, paths, non-ASCII digits, over-long
 ids and names, any printable text) — go over raw TCP to a real server on port 0, from both
@@ -90,13 +91,17 @@ long_lines = st.builds(
 )
 
 
+LINE_ENDS = (b"\r\n", b"\r\x00", b"\n")
+"""The line ends telnet clients send (docs/ics.md); each drawn line carries one."""
+
+
 def malformed(line: bytes) -> bool:
     """Whether every line the server will read from ``line`` is one it must refuse or answer
     without acting: random bytes can spell a well-formed command (``q`` is ``quit``, ``e4`` a
     move, ``resign 1`` resigns game 1), which may rightly change a game; such draws are left
     out. (The server's reading: :class:`TelnetLines`, tested on its own in test_ics_telnet.py,
     then ``$``/``@``.)"""
-    for read in TelnetLines(MAX_LINE).feed(line + b"\r\n"):
+    for read in TelnetLines(MAX_LINE).feed(line):
         text = (read or "").strip().lstrip("$@").strip()
         if not text or "\x00" in text:
             continue
@@ -112,8 +117,10 @@ def malformed(line: bytes) -> bool:
     return True
 
 
-lines = st.one_of(
-    st.binary(max_size=300), telnet, nuls, long_lines, command_lines, command_lines
+lines = st.builds(
+    bytes.__add__,
+    st.one_of(st.binary(max_size=300), telnet, nuls, long_lines, command_lines, command_lines),
+    st.sampled_from(LINE_ENDS),
 ).filter(malformed)
 
 # ------------------------------------------------------------------------------ the world
@@ -170,7 +177,7 @@ async def test_fuzzed_ics_lines_change_no_game(
                 long_seen += len(line) > 1024
                 if sender.closed or sender.writer.is_closing():
                     sender = observer
-                sender.writer.write(line + b"\r\n")
+                sender.writer.write(line)  # its line end drawn with it
                 await sender.writer.drain()
             await anonymous.close()
             for client in clients:
