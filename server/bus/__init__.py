@@ -16,7 +16,7 @@ from server.bus.base import (
     BusError,
     BusUnavailableError,
     DegradedListener,
-    Handler,
+    MessageHandler,
 )
 from server.bus.cluster import Cluster
 from server.bus.memory import InProcessBroker, InProcessBus
@@ -41,10 +41,10 @@ __all__ = [
     "DegradedListener",
     "GameLeases",
     "GameRole",
-    "Handler",
     "InProcessBroker",
     "InProcessBus",
     "InProcessClusterState",
+    "MessageHandler",
     "NodeNotLiveError",
     "Presence",
     "PresenceChanges",

@@ -20,12 +20,12 @@ __all__ = [
     "BusError",
     "BusUnavailableError",
     "DegradedListener",
-    "Handler",
+    "MessageHandler",
 ]
 
 logger = logging.getLogger(__name__)
 
-Handler = Callable[[str, bytes], Awaitable[None] | None]
+MessageHandler = Callable[[str, bytes], Awaitable[None] | None]
 """Called with ``(channel, message)`` for each message; may be a plain or an async function."""
 
 DegradedListener = Callable[[bool], Awaitable[None] | None]
@@ -110,7 +110,7 @@ class Bus(ABC):
         """
 
     @abstractmethod
-    async def subscribe(self, channel: str, handler: Handler) -> None:
+    async def subscribe(self, channel: str, handler: MessageHandler) -> None:
         """Deliver the messages of ``channel`` to ``handler``.
 
         Returns once the backend has confirmed the subscription, so every message published
@@ -187,7 +187,7 @@ class ChannelWorker:
     # that was unsubscribed is otherwise referenced by nothing while it finishes.
     _running: ClassVar[set["asyncio.Task[None]"]] = set()
 
-    def __init__(self, channel: str, handler: Handler) -> None:
+    def __init__(self, channel: str, handler: MessageHandler) -> None:
         self.channel = channel
         self.handler = handler
         self.stopped = False

@@ -6,7 +6,7 @@ from server.bus.base import (
     Bus,
     BusClosedError,
     ChannelWorker,
-    Handler,
+    MessageHandler,
     check_channel,
     check_message,
 )
@@ -60,7 +60,7 @@ class InProcessBus(Bus):
         self._check_open()
         self._broker.deliver(channel, message)
 
-    async def subscribe(self, channel: str, handler: Handler) -> None:
+    async def subscribe(self, channel: str, handler: MessageHandler) -> None:
         check_channel(channel)
         self._check_open()
         if channel in self._workers:

@@ -31,7 +31,7 @@ from server.bus.base import (
     BusClosedError,
     BusUnavailableError,
     ChannelWorker,
-    Handler,
+    MessageHandler,
     check_channel,
     check_message,
 )
@@ -139,7 +139,7 @@ class RedisBus(Bus):
         except _LINK_ERRORS as exc:
             raise BusUnavailableError(f"cannot publish on {channel!r}: {exc}") from exc
 
-    async def subscribe(self, channel: str, handler: Handler) -> None:
+    async def subscribe(self, channel: str, handler: MessageHandler) -> None:
         check_channel(channel)
         self._check_started()
         if channel in self._workers:

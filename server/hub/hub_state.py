@@ -46,6 +46,8 @@ class Connection:
 
 @dataclass
 class OnlinePlayer:
+    """A player with a connection to this hub: who they are, and their connections."""
+
     info: PlayerInfo
     conns: list[ConnId] = field(default_factory=list)
 

@@ -1,7 +1,7 @@
 """Computer analysis of a game: per-ply evaluations and what they say about each move. Pure.
 
 An analysis is a list of :class:`PlyEval`, one per analysed position: entry ``ply`` is the
-position after ``ply`` moves (ply 0 = the start), its :class:`Score` is **from the first
+position after ``ply`` moves (ply 0 = the start), its :class:`FirstPlayerScore` is **from the first
 player's view** (sente / white; positive = good for the first player), as lichess stores them
 and as the worker submits them (FISHNET.md). A finished position (checkmate, no legal move)
 has no entry.
@@ -47,11 +47,11 @@ __all__ = [
     "AnalysisLimitsView",
     "AnalysisRecord",
     "AnalysisState",
+    "FirstPlayerScore",
     "Judgement",
     "MoveAdvice",
     "PlyEval",
     "PlyEvalView",
-    "Score",
     "ScoreView",
     "SideSummary",
     "SideSummaryView",
@@ -154,7 +154,7 @@ def _optional_int(obj: Mapping[str, object], key: str, low: int, high: int) -> i
 
 
 @dataclass(frozen=True, slots=True)
-class Score:
+class FirstPlayerScore:
     """An evaluation from the first player's view: centipawns, or moves to mate (positive = the
     first player mates, negative = the first player is mated). Exactly one is set."""
 
@@ -172,7 +172,7 @@ class Score:
             )
 
     @classmethod
-    def from_json(cls, obj: object) -> Score:
+    def from_json(cls, obj: object) -> FirstPlayerScore:
         if not isinstance(obj, dict) or len(obj) != 1 or not ({"cp", "mate"} & obj.keys()):
             raise AnalysisError('score must be {"cp": int} or {"mate": int}')
         if "cp" in obj:
@@ -182,11 +182,17 @@ class Score:
     def as_json(self) -> ScoreView:
         return {"cp": self.cp} if self.cp is not None else {"mate": self.mate or 0}
 
-    def for_side(self, side: int) -> Score:
-        """The same score from ``side``'s view (0 = first player)."""
+    def for_side(self, side: int) -> FirstPlayerScore:
+        """The same evaluation from ``side``'s view (0 = the first player: itself); for side 1
+        the signs are turned, so the result reads as if ``side`` were first (:func:`judge` and
+        :func:`summarize` work in the mover's view)."""
         if side == 0:
             return self
-        return Score(-self.cp) if self.cp is not None else Score(mate=-(self.mate or 0))
+        return (
+            FirstPlayerScore(-self.cp)
+            if self.cp is not None
+            else FirstPlayerScore(mate=-(self.mate or 0))
+        )
 
     def capped_cp(self) -> int:
         """Centipawns capped at ±1000; a mate is ±1000 (lichess's ``ceilingWithSignum``)."""
@@ -209,7 +215,7 @@ def win_chances(cp: float) -> float:
     return max(-1.0, min(1.0, value))
 
 
-def win_percent(score: Score) -> float:
+def win_percent(score: FirstPlayerScore) -> float:
     """Win% on [0, 100] from the score's own view (capped cp; a mate = ±1000 cp)."""
     return 50 + 50 * win_chances(score.capped_cp())
 
@@ -219,7 +225,7 @@ class PlyEval:
     """The engine's view of the position after ``ply`` moves."""
 
     ply: int
-    score: Score
+    score: FirstPlayerScore
     best: str | None = None
     pv: tuple[str, ...] = ()
     depth: int = 0
@@ -245,7 +251,7 @@ class PlyEval:
             raise AnalysisError(f"pv must be at most {MAX_PV_MOVES} move texts")
         return cls(
             ply=_int(obj, "ply", 0, MAX_PLY),
-            score=Score.from_json(obj.get("score")),
+            score=FirstPlayerScore.from_json(obj.get("score")),
             best=best,
             pv=pv,
             depth=_int(obj, "depth", 0, MAX_DEPTH) if "depth" in obj else 0,
@@ -270,7 +276,9 @@ def mover_of(ply: int, first_mover: int = 0) -> int:
     return (first_mover + ply - 1) % 2
 
 
-def judge(before: Score, after: Score, mover: int) -> tuple[Judgement, str] | None:
+def judge(
+    before: FirstPlayerScore, after: FirstPlayerScore, mover: int
+) -> tuple[Judgement, str] | None:
     """lichess's judgement of a move by ``mover`` from the scores (first player's view) of the
     positions before and after it: ``(judgement, kind)`` with kind ``cp``, ``mate_created``
     or ``mate_lost``, or None for a move without remark."""

@@ -24,8 +24,8 @@ from server.rules.analysis import (
     AnalysisLimits,
     AnalysisRecord,
     AnalysisState,
+    FirstPlayerScore,
     PlyEval,
-    Score,
 )
 from server.store.errors import GameStateError, StoreError, UnknownGameError
 from server.store.records import check_game_id, check_text, utc_now
@@ -295,7 +295,7 @@ def _ply_values(game_id: str, entry: PlyEval) -> ColumnValues:
 def _ply_eval(row: Row[Any]) -> PlyEval:
     return PlyEval(
         ply=row.ply,
-        score=Score(row.cp, row.mate),
+        score=FirstPlayerScore(row.cp, row.mate),
         best=row.best,
         pv=tuple(row.pv.split()),
         depth=row.depth,

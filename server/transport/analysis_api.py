@@ -29,8 +29,8 @@ submits them. Results are lichess's: per position the score from the first playe
 best move and line, depth; per move the judgement (inaccuracy / mistake / blunder); per side
 the counts, average centipawn loss and accuracy (:mod:`server.rules.analysis`).
 
-The store is any object with the :class:`AnalysisStore` methods (``server.store.Store``, handed
-over by ``server.app``: adapters do not import each other). Its ``request_analysis`` stores the
+The backend is any object with the :class:`AnalysisBackend` methods (the app's analysis desk
+over ``server.store.Store``, handed over by ``server.app``: adapters do not import each other). Its ``request_analysis`` stores the
 request and queues the engine job in one transaction (the job queue is in the same database).
 """
 
@@ -67,9 +67,9 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_MOVETIME_MS",
     "MIN_MOVETIME_MS",
+    "AnalysisBackend",
     "AnalysisPolicy",
     "AnalysisRequestError",
-    "AnalysisStore",
     "AnalysisUsageView",
     "Requester",
     "analysis_path_game",
@@ -159,7 +159,10 @@ class AnalysisUsageView(Protocol):
     def unfinished(self) -> tuple[str, ...]: ...
 
 
-class AnalysisStore(Protocol):
+class AnalysisBackend(Protocol):
+    """What the doors' analysis requests and reads need: the store's game and analysis reads
+    and a request that stores and queues (``server.app.analysis.AnalysisDesk``)."""
+
     async def get_game(self, game_id: str) -> GameRecord | None: ...
 
     async def get_analysis(self, game_id: str) -> AnalysisRecord | None: ...
@@ -181,7 +184,7 @@ DEFAULT_POLICY = AnalysisPolicy(requests_per_min=6000.0, request_burst=1000)
 """A bare store's (the tests'): the settings' quota and bound, no rate to speak of."""
 
 
-def policy_of(store: AnalysisStore) -> AnalysisPolicy:
+def policy_of(store: AnalysisBackend) -> AnalysisPolicy:
     """The store's ``analysis_policy`` (the app's desk: the settings'), else
     :data:`DEFAULT_POLICY`."""
     policy = getattr(store, "analysis_policy", None)
@@ -260,7 +263,7 @@ async def _call(call: Awaitable[Any]) -> Any:
         ) from exc
 
 
-async def _record(store: AnalysisStore, game_id: str) -> GameRecord:
+async def _record(store: AnalysisBackend, game_id: str) -> GameRecord:
     record = await _call(store.get_game(game_id))
     if record is None:
         raise AnalysisRequestError(404, ErrorCode.NOT_FOUND, f"no game with id {game_id!r}")
@@ -313,7 +316,7 @@ def bounded_limits(
 
 
 async def _check_usage(
-    store: AnalysisStore, requester: Requester, policy: AnalysisPolicy, game_id: str
+    store: AnalysisBackend, requester: Requester, policy: AnalysisPolicy, game_id: str
 ) -> None:
     """The requester's unfinished analysis (another game's: their own of this game is the
     existing analysis' 409) and daily quota; before the game is read and replayed, so that a
@@ -337,7 +340,7 @@ async def _check_usage(
 
 
 async def request_analysis(
-    store: AnalysisStore,
+    store: AnalysisBackend,
     game_id: str,
     fields: Mapping[str, object],
     requester: Requester | None = None,
@@ -391,7 +394,7 @@ async def request_analysis(
     return view_of(analysis, game)
 
 
-async def analysis_view(store: AnalysisStore, game_id: str) -> AnalysisView:
+async def analysis_view(store: AnalysisBackend, game_id: str) -> AnalysisView:
     """The analysis of a game as JSON; 404 ``no_analysis`` when none was requested."""
     analysis = await _call(store.get_analysis(game_id))
     if analysis is None:

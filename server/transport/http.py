@@ -44,7 +44,7 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 HealthCheck = Callable[[], Awaitable[tuple[bool, Mapping[str, object]]]]
 """Returns (healthy, report); the report is sent as JSON with 200 or 503."""
 
-PresenceReport = Callable[[], Awaitable[Mapping[str, object]]]
+PresenceLookup = Callable[[], Awaitable[Mapping[str, object]]]
 """Returns who is online and on which games; raises an exception when it cannot tell."""
 
 _CONTENT_TYPES = {
@@ -119,7 +119,7 @@ class HttpRoutes:
         health: HealthCheck,
         static: Mapping[str, tuple[bytes, str]] | None = None,
         review_store: ReviewStore | None = None,
-        presence: PresenceReport | None = None,
+        presence: PresenceLookup | None = None,
         reads: ReviewReads | None = None,
     ) -> None:
         self._ws_path = ws_path
@@ -182,7 +182,7 @@ class HttpRoutes:
             return 200, body, content_type
         return 404, b"Not found.\n", "text/plain; charset=utf-8"
 
-    async def _presence_report(self, presence: PresenceReport) -> tuple[int, bytes, str]:
+    async def _presence_report(self, presence: PresenceLookup) -> tuple[int, bytes, str]:
         try:
             report = await presence()
         except Exception as error:

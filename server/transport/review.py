@@ -49,8 +49,8 @@ from server.rules.record import (
     ResultCode,
 )
 from server.transport.analysis_api import (
+    AnalysisBackend,
     AnalysisRequestError,
-    AnalysisStore,
     Requester,
     analysis_path_game,
     analysis_view,
@@ -117,9 +117,9 @@ _LIST_FIELDS = frozenset(
 # ------------------------------------------------------------------- store interface
 
 
-class ReviewStore(AnalysisStore, Protocol):
+class ReviewStore(AnalysisBackend, Protocol):
     """What the review API needs: the game list, and a game with its analysis (those from
-    :class:`~server.transport.analysis_api.AnalysisStore`); ``server.store.Store`` has them."""
+    :class:`~server.transport.analysis_api.AnalysisBackend`); ``server.store.Store`` has them."""
 
     async def list_games(
         self,

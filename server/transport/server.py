@@ -56,7 +56,7 @@ from server.transport.frames import (
     parse_transport_frame,
 )
 from server.transport.headers import SERVER_NAME
-from server.transport.http import HealthCheck, HttpRoutes, PresenceReport, peer_address
+from server.transport.http import HealthCheck, HttpRoutes, PresenceLookup, peer_address
 from server.transport.outbox import Outbox
 from server.transport.public import BACKLOG
 from server.transport.ratelimit import TokenBucket, Verdict
@@ -461,7 +461,7 @@ class TransportServer:
         health: HealthCheck,
         static: dict[str, tuple[bytes, str]] | None = None,
         review_store: ReviewStore | None = None,
-        presence: PresenceReport | None = None,
+        presence: PresenceLookup | None = None,
     ) -> None:
         self.settings = settings
         self.limits = TransportLimits.from_settings(settings)

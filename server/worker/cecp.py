@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from .process import EngineHung, EngineProcess, EngineRefused
-from .search import EnginePosition, Score, SearchLimits, SearchResult
+from .search import EnginePosition, SearchLimits, SearchResult, SideToMoveScore
 
 __all__ = ["CecpEngine", "parse_thinking"]
 
@@ -42,7 +42,7 @@ MATE_BASE = 100_000  # the XBoard convention: mate in n moves scores 100000 + n
 
 def parse_thinking(
     line: str, mate_score: int | None = None
-) -> tuple[int, Score, int, int, list[str]] | None:
+) -> tuple[int, SideToMoveScore, int, int, list[str]] | None:
     """``ply score time nodes pv`` → (depth, score, time in ms, nodes, pv tokens).
 
     Mate: the XBoard convention (100000 + n moves), or an engine's own ``mate_score`` minus
@@ -56,12 +56,12 @@ def parse_thinking(
     ]
     if abs(score) >= MATE_BASE:
         moves = abs(score) - MATE_BASE
-        value = Score(mate=moves if score > 0 else -moves)
+        value = SideToMoveScore(mate=moves if score > 0 else -moves)
     elif mate_score is not None and mate_score - 1000 < abs(score) <= mate_score:
         moves = (mate_score - abs(score) + 1) // 2
-        value = Score(mate=moves if score > 0 else -moves)
+        value = SideToMoveScore(mate=moves if score > 0 else -moves)
     else:
-        value = Score(cp=score)
+        value = SideToMoveScore(cp=score)
     return depth, value, centis * 10, nodes, pv
 
 

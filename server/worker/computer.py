@@ -304,7 +304,7 @@ class Computer:
         if score is None:
             score_json: ScoreView = {"cp": 0}
         else:
-            score_json = (score if pos.turn == 0 else score.flipped()).as_json()
+            score_json = score.first_players_json(pos.turn)
         return AnalysisEntry(
             ply=ply,
             score=score_json,

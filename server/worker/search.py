@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from server.rules.analysis import ScoreView
 
-__all__ = ["EngineClock", "EnginePosition", "Score", "SearchLimits", "SearchResult"]
+__all__ = ["EngineClock", "EnginePosition", "SearchLimits", "SearchResult", "SideToMoveScore"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,19 +48,19 @@ class SearchLimits:
 
 
 @dataclass(frozen=True, slots=True)
-class Score:
+class SideToMoveScore:
     """``cp`` centipawns, or ``mate`` in moves (positive: the side to move mates)."""
 
     cp: int | None = None
     mate: int | None = None
 
-    def flipped(self) -> Score:
-        return Score(
-            None if self.cp is None else -self.cp, None if self.mate is None else -self.mate
-        )
-
-    def as_json(self) -> ScoreView:
-        return {"mate": self.mate} if self.mate is not None else {"cp": self.cp or 0}
+    def first_players_json(self, turn: int) -> ScoreView:
+        """This score from the first player's view (the analysis's, FISHNET.md), when ``turn``
+        (0 = the first player) is to move."""
+        sign = 1 if turn == 0 else -1
+        if self.mate is not None:
+            return {"mate": sign * self.mate}
+        return {"cp": sign * (self.cp or 0)}
 
 
 @dataclass(slots=True)
@@ -69,7 +69,7 @@ class SearchResult:
 
     bestmove: str | None
     pv: list[str] = field(default_factory=list)
-    score: Score | None = None
+    score: SideToMoveScore | None = None
     depth: int = 0
     nodes: int | None = None
     time_ms: int = 0

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from .process import EngineHung, EngineProcess, EngineRefused
-from .search import EnginePosition, Score, SearchLimits, SearchResult
+from .search import EnginePosition, SearchLimits, SearchResult, SideToMoveScore
 
 __all__ = ["UciEngine", "parse_info"]
 
@@ -21,7 +21,9 @@ HANDSHAKE_S = 5.0
 GRACE_S = 1.0
 
 
-def parse_info(line: str) -> tuple[int | None, Score | None, int | None, list[str]] | None:
+def parse_info(
+    line: str,
+) -> tuple[int | None, SideToMoveScore | None, int | None, list[str]] | None:
     """An ``info`` line → (depth, score, nodes, pv); None for other lines or no score."""
     words = line.split()
     if not words or words[0] != "info" or "score" not in words:
@@ -41,7 +43,7 @@ def parse_info(line: str) -> tuple[int | None, Score | None, int | None, list[st
                 i += 2
             elif word == "score":
                 kind, value = words[i + 1], int(words[i + 2])
-                score = Score(cp=value) if kind == "cp" else Score(mate=value)
+                score = SideToMoveScore(cp=value) if kind == "cp" else SideToMoveScore(mate=value)
                 i += 3
                 if i < len(words) and words[i] in ("lowerbound", "upperbound"):
                     i += 1

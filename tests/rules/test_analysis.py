@@ -15,8 +15,8 @@ from server.rules.analysis import (
     AnalysisError,
     AnalysisLimits,
     AnalysisRecord,
+    FirstPlayerScore,
     PlyEval,
-    Score,
     advices,
     judge,
     mover_of,
@@ -39,9 +39,11 @@ def test_win_chances_curve() -> None:
     assert win_chances(100) == pytest.approx(0.1820, abs=1e-4)
     assert win_chances(-300) == pytest.approx(-win_chances(300))
     assert win_chances(10**6) == 1.0 and win_chances(-(10**6)) == -1.0
-    assert win_percent(Score(0)) == 50
-    assert win_percent(Score(mate=3)) == win_percent(Score(5000)) == pytest.approx(
-        50 + 50 * win_chances(1000)
+    assert win_percent(FirstPlayerScore(0)) == 50
+    assert (
+        win_percent(FirstPlayerScore(mate=3))
+        == win_percent(FirstPlayerScore(5000))
+        == pytest.approx(50 + 50 * win_chances(1000))
     )
 
 
@@ -52,12 +54,13 @@ def test_win_chances_curve() -> None:
 )
 def test_cp_thresholds(drop: float, expected: str | None) -> None:
     # From an even position, the first player loses `drop` winning chances.
-    before = Score(0)
-    after = Score(round(cp_for_chances(-drop)))
+    before = FirstPlayerScore(0)
+    after = FirstPlayerScore(round(cp_for_chances(-drop)))
     got = judge(before, after, mover=0)
     assert (got[0] if got else None) == expected
     # The same for the second player: the score (first player's view) moves the other way.
-    mirrored = judge(Score(0), Score(-after.cp if after.cp is not None else 0), mover=1)
+    mirrored_after = FirstPlayerScore(-after.cp if after.cp is not None else 0)
+    mirrored = judge(FirstPlayerScore(0), mirrored_after, mover=1)
     assert (mirrored[0] if mirrored else None) == expected
     # A gain is never a mistake.
     assert judge(after, before, mover=0) is None
@@ -65,38 +68,39 @@ def test_cp_thresholds(drop: float, expected: str | None) -> None:
 
 def test_mate_judgements() -> None:
     # Mate created against the mover: by how lost the position already was.
-    assert judge(Score(0), Score(mate=-3), 0) == ("blunder", "mate_created")
-    assert judge(Score(-800), Score(mate=-3), 0) == ("mistake", "mate_created")
-    assert judge(Score(-1200), Score(mate=-3), 0) == ("inaccuracy", "mate_created")
+    assert judge(FirstPlayerScore(0), FirstPlayerScore(mate=-3), 0) == ("blunder", "mate_created")
+    mated = FirstPlayerScore(mate=-3)
+    assert judge(FirstPlayerScore(-800), mated, 0) == ("mistake", "mate_created")
+    assert judge(FirstPlayerScore(-1200), mated, 0) == ("inaccuracy", "mate_created")
     # Second player to move: "against the mover" is a positive mate in the first player's view.
-    assert judge(Score(0), Score(mate=2), 1) == ("blunder", "mate_created")
+    assert judge(FirstPlayerScore(0), FirstPlayerScore(mate=2), 1) == ("blunder", "mate_created")
     # Mate lost: by how good the position still is.
-    assert judge(Score(mate=2), Score(300), 0) == ("blunder", "mate_lost")
-    assert judge(Score(mate=2), Score(800), 0) == ("mistake", "mate_lost")
-    assert judge(Score(mate=2), Score(1500), 0) == ("inaccuracy", "mate_lost")
-    assert judge(Score(mate=2), Score(mate=-4), 0) == ("blunder", "mate_lost")
+    assert judge(FirstPlayerScore(mate=2), FirstPlayerScore(300), 0) == ("blunder", "mate_lost")
+    assert judge(FirstPlayerScore(mate=2), FirstPlayerScore(800), 0) == ("mistake", "mate_lost")
+    assert judge(FirstPlayerScore(mate=2), FirstPlayerScore(1500), 0) == ("inaccuracy", "mate_lost")
+    assert judge(FirstPlayerScore(mate=2), FirstPlayerScore(mate=-4), 0) == ("blunder", "mate_lost")
     # A slower mate, or a mate kept, is no remark.
-    assert judge(Score(mate=2), Score(mate=5), 0) is None
-    assert judge(Score(mate=-2), Score(mate=-1), 0) is None
+    assert judge(FirstPlayerScore(mate=2), FirstPlayerScore(mate=5), 0) is None
+    assert judge(FirstPlayerScore(mate=-2), FirstPlayerScore(mate=-1), 0) is None
     # The mover delivering a mate sequence is not a mistake.
-    assert judge(Score(200), Score(mate=3), 0) is None
+    assert judge(FirstPlayerScore(200), FirstPlayerScore(mate=3), 0) is None
 
 
 def test_pgn_text() -> None:
-    assert Score(35).pgn_text() == "0.35"
-    assert Score(-120).pgn_text() == "-1.20"
-    assert Score(0).pgn_text() == "0.00"
-    assert Score(mate=3).pgn_text() == "#3"
-    assert Score(mate=-1).pgn_text() == "#-1"
+    assert FirstPlayerScore(35).pgn_text() == "0.35"
+    assert FirstPlayerScore(-120).pgn_text() == "-1.20"
+    assert FirstPlayerScore(0).pgn_text() == "0.00"
+    assert FirstPlayerScore(mate=3).pgn_text() == "#3"
+    assert FirstPlayerScore(mate=-1).pgn_text() == "#-1"
 
 
 def test_advices_and_summary() -> None:
     evals = [
-        PlyEval(0, Score(20), best="e2e4"),
-        PlyEval(1, Score(30), best="e7e5"),     # move 1 by first: fine
-        PlyEval(2, Score(400), best="d2d4"),    # move 2 by second: blunder (best was e7e5)
-        PlyEval(3, Score(220), best="g8f6"),    # move 3 by first: 400 -> 220 = mistake
-        PlyEval(5, Score(0)),                   # ply 4 missing: moves 4 and 5 not judged
+        PlyEval(0, FirstPlayerScore(20), best="e2e4"),
+        PlyEval(1, FirstPlayerScore(30), best="e7e5"),     # move 1 by first: fine
+        PlyEval(2, FirstPlayerScore(400), best="d2d4"),    # move 2 by second: blunder (best e7e5)
+        PlyEval(3, FirstPlayerScore(220), best="g8f6"),    # move 3 by first: 400 -> 220 = mistake
+        PlyEval(5, FirstPlayerScore(0)),                   # ply 4 missing: moves 4 and 5 not judged
     ]
     found = advices(evals)
     assert [(a.ply, a.side, a.judgement, a.best) for a in found] == [
@@ -116,10 +120,10 @@ def test_advices_and_summary() -> None:
 
 
 def test_entry_round_trip() -> None:
-    entry = PlyEval(4, Score(mate=-2), best="P*3c", pv=("P*3c", "4a3b"), depth=12, nodes=999,
-                    time_ms=210)
+    entry = PlyEval(4, FirstPlayerScore(mate=-2), best="P*3c", pv=("P*3c", "4a3b"), depth=12,
+                    nodes=999, time_ms=210)
     assert PlyEval.from_json(entry.as_json()) == entry
-    assert PlyEval.from_json({"ply": 0, "score": {"cp": 5}}) == PlyEval(0, Score(5))
+    assert PlyEval.from_json({"ply": 0, "score": {"cp": 5}}) == PlyEval(0, FirstPlayerScore(5))
 
 
 @pytest.mark.parametrize(
@@ -163,8 +167,12 @@ def test_judgement_is_monotonic(a: int, b: int, mover: int) -> None:
     """A larger loss for the mover is never judged more leniently."""
     order = {None: 0, "inaccuracy": 1, "mistake": 2, "blunder": 3}
     sign = 1 if mover == 0 else -1
-    small = judge(Score(sign * max(a, b)), Score(sign * min(a, b)), mover)
-    big = judge(Score(sign * max(a, b) + sign * 100), Score(sign * min(a, b) - sign * 100), mover)
+    small = judge(FirstPlayerScore(sign * max(a, b)), FirstPlayerScore(sign * min(a, b)), mover)
+    big = judge(
+        FirstPlayerScore(sign * max(a, b) + sign * 100),
+        FirstPlayerScore(sign * min(a, b) - sign * 100),
+        mover,
+    )
     assert order[small[0] if small else None] <= order[big[0] if big else None]
 
 
@@ -180,7 +188,8 @@ def test_the_engines_own_best_moves_are_never_marked(name: str) -> None:
     moves = game.moves
     # Swings of 4 pawns from one position to the next, as an odd/even depth effect gives.
     evals = [
-        PlyEval(ply, Score(-400 if ply % 2 else 400), best=moves[ply] if ply < len(moves) else None,
+        PlyEval(ply, FirstPlayerScore(-400 if ply % 2 else 400),
+                best=moves[ply] if ply < len(moves) else None,
                 pv=tuple(moves[ply:ply + 3]), depth=8 + ply % 2)
         for ply in range(len(moves) + 1)
     ]
@@ -208,7 +217,8 @@ def test_a_worse_move_names_the_best_one_in_the_variants_notation() -> None:
     for move in game.legal_moves()[:1]:
         game.play(move)
     best = sorted(Game(get_variant("wildcastle")).legal_moves())[-1]
-    evals = [PlyEval(0, Score(0), best=best, pv=(best,)), PlyEval(1, Score(-600))]
+    evals = [PlyEval(0, FirstPlayerScore(0), best=best, pv=(best,)),
+             PlyEval(1, FirstPlayerScore(-600))]
     record = AnalysisRecord("gw", "done", None, AnalysisLimits(depth=8), 2, tuple(evals))
     view = view_of(record, game)
     [advice] = view["advice"]

@@ -12,7 +12,7 @@ import chess.pgn
 from test_export import play_game, record_of
 
 from server.rules import Game
-from server.rules.analysis import PlyEval, Score, advices
+from server.rules.analysis import FirstPlayerScore, PlyEval, advices
 from server.rules.export import write_kif, write_pgn, write_usi
 
 
@@ -26,7 +26,8 @@ def fake_analysis(game: Game, seed: int) -> list[PlyEval]:
     last = game.ply if game.outcome() is None else game.ply - 1
     for ply in range(last + 1):
         cp += rng.choice([-450, -120, -30, 0, 40, 150, 380])
-        score = Score(mate=rng.choice([-2, 3])) if ply == last and ply > 2 else Score(cp)
+        mates = ply == last and ply > 2
+        score = FirstPlayerScore(mate=rng.choice([-2, 3])) if mates else FirstPlayerScore(cp)
         played = game.moves[ply : ply + 1]
         others = [m for m in legal_texts(game, ply) if m not in played]
         line = tuple(others[:1])
@@ -48,7 +49,7 @@ def without_tags(pgn: str, *names: str) -> str:
     )
 
 
-def pov_of(score: Score) -> chess.engine.PovScore:
+def pov_of(score: FirstPlayerScore) -> chess.engine.PovScore:
     if score.mate is not None:
         return chess.engine.PovScore(chess.engine.Mate(score.mate), chess.WHITE)
     return chess.engine.PovScore(chess.engine.Cp(score.cp or 0), chess.WHITE)
@@ -126,8 +127,8 @@ def test_shogi_and_spartan_pgn_evals_read_back_by_python_chess() -> None:
 
 def test_pgn_eval_format() -> None:
     game = play_game("wildcastle", 1, 4)
-    evals = [PlyEval(0, Score(20), "e2e4"), PlyEval(1, Score(-35)), PlyEval(2, Score(mate=-3)),
-             PlyEval(3, Score(mate=2))]
+    evals = [PlyEval(0, FirstPlayerScore(20), "e2e4"), PlyEval(1, FirstPlayerScore(-35)),
+             PlyEval(2, FirstPlayerScore(mate=-3)), PlyEval(3, FirstPlayerScore(mate=2))]
     pgn = write_pgn(record_of(game), game, analysis=evals)
     assert "[%eval -0.35]" in pgn and "[%eval #-3]" in pgn and "[%eval #2]" in pgn
     assert '[Annotator "Variant Hub computer analysis"]' in pgn
@@ -135,12 +136,13 @@ def test_pgn_eval_format() -> None:
 
 def test_kif_comment_lines() -> None:
     game = play_game("minishogi", 2, 8)
-    evals = [PlyEval(p, Score(0 if p < 3 else -600), game.moves[p] if p < game.ply else None,
+    evals = [PlyEval(p, FirstPlayerScore(0 if p < 3 else -600),
+                     game.moves[p] if p < game.ply else None,
                      tuple(game.moves[p : p + 2]), 9) for p in range(game.ply + 1)]
     # Move 3 was not the engine's choice (its own best move is never judged).
     other = next(m for m in legal_texts(game, 2) if m != game.moves[2])
-    evals[2] = PlyEval(2, Score(0), other, (other,), 9)
-    evals[-1] = PlyEval(game.ply, Score(mate=-4), None, (), 9)
+    evals[2] = PlyEval(2, FirstPlayerScore(0), other, (other,), 9)
+    evals[-1] = PlyEval(game.ply, FirstPlayerScore(mate=-4), None, (), 9)
     kif = write_kif(record_of(game), game, analysis=evals).splitlines()
     analysis_lines = [line for line in kif if line.startswith("**解析 0 ○ 深さ 9 評価値 ")]
     assert len(analysis_lines) == game.ply  # one per move (the start has no move line)

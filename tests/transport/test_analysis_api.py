@@ -11,7 +11,7 @@ import test_review
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from server.rules.analysis import AnalysisLimits, PlyEval, Score
+from server.rules.analysis import AnalysisLimits, FirstPlayerScore, PlyEval
 from server.store import Store
 from server.transport.analysis_api import (
     DEFAULT_MOVETIME_MS,
@@ -63,7 +63,8 @@ async def test_request_progress_and_results(store: Store) -> None:
     again = await ws(store, "analyse", game=game_id, depth=5)
     assert again["t"] == "error" and again["d"]["code"] == "analysis_exists"
     # A worker's partial submission shows as progress; the judgements come from the scores.
-    await store.save_analysis_plies(game_id, [PlyEval(0, Score(10), "e1e2"), PlyEval(1, Score(-400))])
+    partial = [PlyEval(0, FirstPlayerScore(10), "e1e2"), PlyEval(1, FirstPlayerScore(-400))]
+    await store.save_analysis_plies(game_id, partial)
     status, body = await get_analysis(store, game_id)
     assert status == 200 and body["state"] == "running"
     assert body["progress"] == {"done": 2, "total": total}
@@ -73,7 +74,7 @@ async def test_request_progress_and_results(store: Store) -> None:
          "best_display": "R-1d"}
     ]
     assert body["summary"]["first"]["blunder"] == 1
-    rest = [PlyEval(p, Score(-400)) for p in range(2, total)]
+    rest = [PlyEval(p, FirstPlayerScore(-400)) for p in range(2, total)]
     await store.save_analysis_plies(game_id, rest, done=True)
     done = (await ws(store, "analysis", game=game_id))["d"]
     assert done["state"] == "done" and done["progress"]["done"] == total and done["estimate_s"] == 0
@@ -143,12 +144,12 @@ async def test_any_request_is_queued_or_refused_with_nothing_changed(store: Stor
 async def test_exports_carry_a_done_analysis(store: Store) -> None:
     game_id, _ = await save_game(store, moves=random_moves("minishogi", 4, 6))
     await ws(store, "analyse", game=game_id, movetime_ms=100)
-    evals = [PlyEval(p, Score(10 * p)) for p in range(3)]
+    evals = [PlyEval(p, FirstPlayerScore(10 * p)) for p in range(3)]
     await store.save_analysis_plies(game_id, evals)
     # Partial: the exports do not carry it yet.
     _, _, pgn = await review_http(store, f"/api/games/{game_id}.pgn", {})
     assert b"%eval" not in pgn
-    await store.save_analysis_plies(game_id, [PlyEval(3, Score(mate=-2))], done=True)
+    await store.save_analysis_plies(game_id, [PlyEval(3, FirstPlayerScore(mate=-2))], done=True)
     _, _, pgn = await review_http(store, f"/api/games/{game_id}.pgn", {})
     assert b"[%eval 0.10]" in pgn and b"[%eval #-2]" in pgn
     _, _, kif = await review_http(store, f"/api/games/{game_id}.kif", {})
@@ -179,7 +180,7 @@ async def test_the_players_replace_a_strangers_analysis(store: Store) -> None:
     game_id, _ = await save_game(store, moves=random_moves("minishogi", 5, 6))  # alice vs bob
     cheap = await ws(store, "analyse", player="carol", game=game_id, movetime_ms=50)
     assert cheap["d"]["requested_by"] == "carol"
-    await store.save_analysis_plies(game_id, [PlyEval(0, Score(10))])  # running
+    await store.save_analysis_plies(game_id, [PlyEval(0, FirstPlayerScore(10))])  # running
     # A player's request replaces the stranger's (any state), plies cleared.
     full = await ws(store, "analyse", player="Alice", game=game_id, movetime_ms=400)
     assert full["t"] == "analyse", full
@@ -199,7 +200,7 @@ async def test_one_unfinished_analysis_per_player_and_a_daily_quota(store: Store
     assert running["d"]["code"] == "analysis_running" and games[0] in running["d"]["message"]
     # An honest player beside him is served.
     assert (await ws(store, "analyse", player="erin", game=games[1]))["t"] == "analyse"
-    await store.save_analysis_plies(games[0], [PlyEval(0, Score(1))], done=True)
+    await store.save_analysis_plies(games[0], [PlyEval(0, FirstPlayerScore(1))], done=True)
     store.analysis_policy = AnalysisPolicy(daily_quota=1)  # the desk carries it in the app
     quota = await ws(store, "analyse", player="dave", game=games[2])
     assert quota["d"]["code"] == "analysis_quota" and "(1)" in quota["d"]["message"]

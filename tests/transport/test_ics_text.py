@@ -29,7 +29,7 @@ from server.transport.ics.parse import (
     parse_terms,
     split_command,
 )
-from server.transport.ics.session import IcsSession, OnlinePlayer
+from server.transport.ics.session import IcsSession, ListedPlayer
 from server.transport.ics.style12 import Board12, holdings_line, style12_line, verbose_move
 from server.transport.ics.variants import ics_variant, variant_by_word
 
@@ -256,8 +256,8 @@ class FakeHost:
         self.tells: list[tuple[str, str, str]] = []
         self.delayed: list[Callable[[], None]] = []
 
-    def online(self) -> list[OnlinePlayer]:
-        return [OnlinePlayer("alice", False, True)]
+    def online(self) -> list[ListedPlayer]:
+        return [ListedPlayer("alice", False, True)]
 
     def tell(self, sender: str, name: str, text: str) -> bool:
         self.tells.append((sender, name, text))

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from ..analysis import JUDGEMENT_GLYPHS, MoveAdvice, PlyEval, Score, advices
+from ..analysis import JUDGEMENT_GLYPHS, FirstPlayerScore, MoveAdvice, PlyEval, advices
 from ..game import Game
 from ..position import Move, Position
 
@@ -87,7 +87,7 @@ def legal_move(pos: Position, text: str) -> Move | None:
     return pos.legal_by_text().get(text)
 
 
-def kif_score_text(score: Score) -> str:
+def kif_score_text(score: FirstPlayerScore) -> str:
     if score.mate is not None:
         return f"詰{score.mate}" if score.mate > 0 else f"-詰{-score.mate}"
     return str(score.cp)

@@ -59,11 +59,12 @@ ROUTE_MODULES: tuple[ModuleType, ...] = (
 """The areas of the API, each a module with a ``routes`` table (``web.RouteTableDef``)."""
 
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+RequestHandler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+"""The next handler a middleware calls with the request."""
 
 
 @web.middleware
-async def lichess_errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+async def lichess_errors(request: web.Request, handler: RequestHandler) -> web.StreamResponse:
     """Errors as ``{"error": "…"}`` with their status."""
     try:
         return await handler(request)
@@ -79,7 +80,7 @@ async def lichess_errors(request: web.Request, handler: Handler) -> web.StreamRe
 
 
 @web.middleware
-async def whole_bodies(request: web.Request, handler: Handler) -> web.StreamResponse:
+async def whole_bodies(request: web.Request, handler: RequestHandler) -> web.StreamResponse:
     """Read a request's whole body before its handler runs, within ``body_timeout_s`` (a body
     trickled byte by byte, or announced and never sent, would hold the connection and the
     handler for ever), so that no handler meets a slow or broken body: a body late is a 408

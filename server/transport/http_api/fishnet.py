@@ -21,7 +21,7 @@ from server.rules.analysis import PlyEvalView
 from server.transport.http_api.context import CONTEXT, api_error
 from server.transport.http_api.forms import json_body
 
-__all__ = ["AnalysisEntry", "WorkQueue", "parse_analysis", "routes"]
+__all__ = ["WorkQueue", "parse_analysis", "routes"]
 
 routes = web.RouteTableDef()
 
@@ -32,9 +32,6 @@ _MAX_VARIANTS = 32
 _MAX_ENTRIES = 2000
 _MAX_PV = 4096
 _MAX_INT = 2**53
-
-AnalysisEntry = PlyEvalView
-"""An analysis entry as the endpoint checked it (the worker's submission, FISHNET.md)."""
 
 
 class WorkQueue(Protocol):
@@ -49,7 +46,7 @@ class WorkQueue(Protocol):
     async def submit_move(self, job_id: str, bestmove: str | None) -> bool: ...
 
     async def submit_analysis(
-        self, job_id: str, entries: list[AnalysisEntry], done: bool
+        self, job_id: str, entries: list[PlyEvalView], done: bool
     ) -> list[str] | None: ...
 
     async def renew_lease(self, job_id: str) -> list[str] | None: ...
@@ -92,7 +89,7 @@ def _optional_move(value: object, what: str) -> str | None:
     return value
 
 
-def parse_analysis(body: JsonObject) -> tuple[list[AnalysisEntry], bool]:
+def parse_analysis(body: JsonObject) -> tuple[list[PlyEvalView], bool]:
     """The entries and the ``done`` flag of an analysis submission (FISHNET.md), checked.
 
     :raises ApiError: 400 naming what is wrong.
@@ -103,7 +100,7 @@ def parse_analysis(body: JsonObject) -> tuple[list[AnalysisEntry], bool]:
     raw = body.get("analysis")
     if not isinstance(raw, list) or len(raw) > _MAX_ENTRIES:
         api_error(400, f"analysis must be a list of at most {_MAX_ENTRIES} entries.")
-    entries: list[AnalysisEntry] = []
+    entries: list[PlyEvalView] = []
     seen: set[int] = set()
     for index, item in enumerate(raw):
         what = f"analysis[{index}]"
@@ -126,7 +123,7 @@ def parse_analysis(body: JsonObject) -> tuple[list[AnalysisEntry], bool]:
         if not isinstance(pv, str) or len(pv) > _MAX_PV:
             api_error(400, f"{what}.pv must be text of at most {_MAX_PV} characters.")
         nodes = item.get("nodes")
-        entry: AnalysisEntry = {
+        entry: PlyEvalView = {
             "ply": ply,
             "score": {"cp": checked} if kind == "cp" else {"mate": checked},
             "best": _optional_move(item.get("best"), f"{what}.best"),

@@ -348,7 +348,7 @@ class BotLink:
             if stream.game_id == game_id:
                 stream.send(lichess.game_state(data))
 
-    def _room_event(self, data: RoomEvent, update: Callable[[GameSnapshot], None]) -> None:
+    def _room_event(self, data: MoveOrTakeback, update: Callable[[GameSnapshot], None]) -> None:
         game = self.games.get(data["game"])
         if game is None:
             return
@@ -521,7 +521,8 @@ _HANDLERS: dict[str, Callable[[BotLink, Any], None]] = {
 }
 
 
-RoomEvent = MovePayload | TakebackPayload
+MoveOrTakeback = MovePayload | TakebackPayload
+"""A room event that changes a bot's game state: a move, or a takeback."""
 
 
 class BotLinks:

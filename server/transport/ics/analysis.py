@@ -17,8 +17,8 @@ from server.rules.analysis import (
 )
 from server.rules.record import GameRecord
 from server.transport.analysis_api import (
+    AnalysisBackend,
     AnalysisRequestError,
-    AnalysisStore,
     Requester,
     analysis_view,
     request_analysis,
@@ -52,7 +52,7 @@ def _limits(limits: AnalysisLimitsView) -> str:
 
 
 async def request_lines(
-    store: AnalysisStore, game_id: str, number: int, requester: Requester
+    store: AnalysisBackend, game_id: str, number: int, requester: Requester
 ) -> list[str]:
     """``analyze``: request the analysis of a finished game with the variant's defaults (a
     registered player's; the refusals are the shared checks', in words)."""
@@ -97,7 +97,9 @@ def _move_text(record: GameRecord, ply: int, chess: bool) -> str:
     return f"{number:>3}. {text}" if ply % 2 else f"{number:>3}... {text}"
 
 
-async def analysis_lines(store: AnalysisStore, game_id: str, number: int, chess: bool) -> list[str]:
+async def analysis_lines(
+    store: AnalysisBackend, game_id: str, number: int, chess: bool
+) -> list[str]:
     """``analysis``: the state, the per-side summary and one line per evaluated position
     (evaluation from the first player's view; the engine's best move in the position before a
     move, and the move's mark)."""

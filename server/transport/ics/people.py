@@ -8,10 +8,10 @@ from server.transport.ics.lines import title_mark
 from server.transport.ics.parse import (
     CommandLine,
 )
-from server.transport.ics.state import OnlinePlayer, SessionState
+from server.transport.ics.state import ListedPlayer, SessionState
 
 
-def _mark(player: OnlinePlayer) -> str:
+def _mark(player: ListedPlayer) -> str:
     """FICS's title after a name (:func:`title_mark`)."""
     return title_mark(player.guest, player.computer or player.bot)
 

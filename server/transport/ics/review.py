@@ -28,7 +28,7 @@ from server.transport.review_reads import ReplayQueueFull, ReviewReads, run_slic
 
 if TYPE_CHECKING:
     from server.transport.ics.games import GameNumbers
-    from server.transport.ics.session import OnlinePlayer
+    from server.transport.ics.session import ListedPlayer
 
 __all__ = ["Examination", "ReviewStore", "StoreViews"]
 
@@ -314,7 +314,7 @@ class StoreViews:
             lines.append("      {Still in progress} *")
         return lines
 
-    async def finger(self, name: str, online: OnlinePlayer | None) -> list[str]:
+    async def finger(self, name: str, online: ListedPlayer | None) -> list[str]:
         lines = [f"Finger of {online.name if online else name}:", ""]
         if online is not None:
             lines.append(

@@ -37,7 +37,7 @@ from server.transport.codec import DecodeError, decode
 from server.transport.driver import HubDriver
 from server.transport.ics.games import GameNumbers
 from server.transport.ics.review import ReviewStore
-from server.transport.ics.session import IcsSession, OnlinePlayer
+from server.transport.ics.session import IcsSession, ListedPlayer
 from server.transport.ics.telnet import TelnetLines
 from server.transport.ratelimit import TokenBucket, Verdict
 from server.transport.review_reads import ReviewReads, account_key, address_key
@@ -453,10 +453,10 @@ class IcsServer:
             if not group:
                 del self._by_name[key]
 
-    def online(self) -> list[OnlinePlayer]:
+    def online(self) -> list[ListedPlayer]:
         hub = self.driver.hub
         return [
-            OnlinePlayer(
+            ListedPlayer(
                 info.name,
                 info.guest,
                 hub.active_game(info.id) is not None,

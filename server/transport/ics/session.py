@@ -25,10 +25,10 @@ from server.transport.ics.people import PeopleCommands
 from server.transport.ics.play import PlayCommands
 from server.transport.ics.render import MessageRenderer
 from server.transport.ics.settings import SettingsCommands
-from server.transport.ics.state import IcsHost, OnlinePlayer
+from server.transport.ics.state import IcsHost, ListedPlayer
 from server.transport.ics.stored import StoredCommands
 
-__all__ = ["IcsHost", "IcsSession", "OnlinePlayer"]
+__all__ = ["IcsHost", "IcsSession", "ListedPlayer"]
 
 logger = logging.getLogger(__name__)
 

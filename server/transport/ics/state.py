@@ -22,17 +22,27 @@ from server.transport.ics.games import GameNumbers, GameView
 from server.transport.ics.review import Examination, ReviewStore, StoreViews
 from server.transport.review_reads import ReviewReads
 
-__all__ = ["Handler", "IcsHost", "Json", "OnlinePlayer", "SessionState", "error_text", "number"]
+__all__ = [
+    "IcsHost",
+    "Json",
+    "ListedPlayer",
+    "ReplyHandler",
+    "SessionState",
+    "error_text",
+    "number",
+]
 
 Json = JsonObject
 """A hub message's payload as a session reads it: a command's answer is an ``ack``, an
 ``error`` or the command's own message, so its handler reads the fields of the kind it got."""
-Handler = Callable[[str, Json], list[str]]
+ReplyHandler = Callable[[str, Json], list[str]]
 """Answers a command's reply: (message type ``ack``/``error``/…, payload) -> lines."""
 
 
 @dataclass(frozen=True)
-class OnlinePlayer:
+class ListedPlayer:
+    """An online player as the ICS ``who`` and ``finger`` list them."""
+
     name: str
     guest: bool
     playing: bool
@@ -58,7 +68,7 @@ class IcsHost(Protocol):
         """Whose stored-game reads ``name``'s count as (an account or an address key)."""
         ...
 
-    def online(self) -> list[OnlinePlayer]: ...
+    def online(self) -> list[ListedPlayer]: ...
 
     def tell(self, sender: str, name: str, text: str) -> bool:
         """Deliver a private message to an ICS connection of ``name``; False if none."""
@@ -112,7 +122,7 @@ class SessionState:
         self._write = write
         self._host = host
         self._acks = 0
-        self._pending: dict[int, Handler] = {}
+        self._pending: dict[int, ReplyHandler] = {}
         self.games: dict[str, GameView] = {}
         self.playing: str | None = None
         self.last_game: str | None = None
@@ -154,7 +164,7 @@ class SessionState:
 
     # ================================================================ sending
 
-    def _command(self, make: Callable[[int], Command], handler: Handler | None = None) -> None:
+    def _command(self, make: Callable[[int], Command], handler: ReplyHandler | None = None) -> None:
         self._acks += 1
         ack = self._acks
         if handler is not None:
@@ -165,7 +175,7 @@ class SessionState:
         """After login: follow the lobby (seek announcements) like a FICS ``seek 1`` default."""
         self._command(lambda a: SoughtCommand(True, ack=a), lambda t, d: [])
 
-    def _plain(self, done: str = "") -> Handler:
+    def _plain(self, done: str = "") -> ReplyHandler:
         """A handler printing ``done`` on success and the error otherwise."""
 
         def answer(kind: str, data: Json) -> list[str]:
@@ -179,7 +189,7 @@ class SessionState:
         game = self.games.get(self.playing or "")
         return game if game is not None and not game.finished else None
 
-    def _answered(self, challenge_id: int, done: str = "") -> Handler:
+    def _answered(self, challenge_id: int, done: str = "") -> ReplyHandler:
         """The answer to accept/decline/withdraw: the challenge is over either way (an error
         means it was gone already)."""
 
