@@ -486,8 +486,10 @@ class TransportServer:
         accounts.on_revoked.append(self._revoked)
 
     def logged_in(self, connection: ClientConnection) -> None:
-        assert connection.identity is not None
-        self._players.setdefault(connection.identity.info.id, set()).add(connection)
+        identity = connection.identity
+        assert identity is not None
+        if not identity.guest:  # a guest's session is its connection's: nothing to revoke
+            self._players.setdefault(identity.info.id, set()).add(connection)
         sock = connection.ws.transport.get_extra_info("socket")
         if sock is not None:
             self.on_login(sock.fileno())
