@@ -218,8 +218,8 @@ def pair_round(state: TournamentState, total_rounds: int) -> SwissRound | None:
     ``None`` when no legal pairing exists (too few players left who have not all met): the
     tournament then ends, as lichess's does.
 
-    Pure and deterministic; about 0.1–0.5 s of CPU for 100 players (docs/tournaments.md): the
-    adapter runs it off the event loop.
+    Pure and deterministic; about 3 s of CPU for 100 players (docs/tournaments.md): the adapter
+    runs it in a process pool, off the event loop.
 
     :raises ValueError: the previous round has a game without result.
     """

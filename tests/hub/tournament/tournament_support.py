@@ -152,8 +152,9 @@ def simulate_swiss(
     return sim
 
 
-def pair_core_2026(data: DutchInput) -> Pairing:
-    """The same pairing by pairing-core's ``dutch-2026`` ruleset; ``None`` when it finds none."""
+def pair_core_2026(data: DutchInput, max_steps: int | None = 200_000) -> Pairing:
+    """The same pairing by pairing-core's ``dutch-2026`` ruleset; ``None`` when it finds none
+    within ``max_steps`` of its search (its default, 2,000,000, can take half a minute)."""
     from pairing_core.errors import PairingError
     from pairing_core.fide2026 import DUTCH_2026, P26Player, P26Request, pair_2026
 
@@ -176,7 +177,8 @@ def pair_core_2026(data: DutchInput) -> Pairing:
     try:
         result = pair_2026(
             P26Request(players=players, ruleset=DUTCH_2026, round_number=data.round,
-                       total_rounds=data.total_rounds, is_last_round=data.round == data.total_rounds)
+                       total_rounds=data.total_rounds, is_last_round=data.round == data.total_rounds,
+                       max_steps=max_steps)
         )
     except PairingError:
         return None
