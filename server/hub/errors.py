@@ -141,6 +141,18 @@ class ErrorCode(StrEnum):
     TOO_EARLY = "too_early", "Your opponent may still come back; wait."
     ABORT_INSTEAD = "abort_instead", "Before both players have moved, abort the game instead."
     EMPTY_MESSAGE = "empty_message", "A chat line needs some text."
+    # --- tournaments (server.hub.tournament.state's refusals)
+    TOURNAMENT_FINISHED = "tournament_finished", "This tournament is over or closed to entries."
+    ALREADY_ENTERED = "already_entered", "You are already in this tournament."
+    NOT_ENTERED = "not_entered", "You are not in this tournament."
+    TOURNAMENT_FULL = "tournament_full", "This tournament is full."
+    WRONG_TOURNAMENT_PASSWORD = "wrong_tournament_password", "Wrong tournament password."
+    RATING_TOO_LOW = "rating_too_low", "Your rating is below this tournament's minimum."
+    BOTS_NOT_ALLOWED = "bots_not_allowed", "Bots may not enter this tournament."
+    COMPUTER_NOT_ALLOWED = "computer_not_allowed", "The computer may not enter this tournament."
+    NOT_ARENA = "not_arena", "Only an arena can be paused."
+    ALREADY_PAUSED = "already_paused", "Your entry is already paused."
+    NOT_PAUSED = "not_paused", "Your entry is not paused."
     # --- several servers
     CLUSTER_UNAVAILABLE = (
         "cluster_unavailable",

@@ -590,6 +590,17 @@ export type ErrorCode =
   | "too_early"
   | "abort_instead"
   | "empty_message"
+  | "tournament_finished"
+  | "already_entered"
+  | "not_entered"
+  | "tournament_full"
+  | "wrong_tournament_password"
+  | "rating_too_low"
+  | "bots_not_allowed"
+  | "computer_not_allowed"
+  | "not_arena"
+  | "already_paused"
+  | "not_paused"
   | "cluster_unavailable"
   | "node_unavailable";
 
