@@ -25,7 +25,7 @@ import networkx as nx
 
 from server.hub.identity import PlayerId
 from server.hub.tournament.state import Entry, TournamentState
-from server.hub.tournament.values import Color, GameResult, Paired, StandingRow
+from server.hub.tournament.values import Color, Paired, StandingRow, TournamentGame
 from server.rules.time_control import Byoyomi, Fischer, TimeControl
 
 __all__ = [
@@ -88,7 +88,7 @@ class ArenaSheet:
     def fire(self) -> bool:
         return self.streak >= 2
 
-    def add(self, game: GameResult, player: PlayerId, opponent_rating: int) -> ArenaSheet:
+    def add(self, game: TournamentGame, player: PlayerId, opponent_rating: int) -> ArenaSheet:
         """The sheet after one more finished game of ``player``'s."""
         score = game.points_of(player)
         multiplier = 2 if self.fire else 1
@@ -115,7 +115,7 @@ class ArenaSheet:
 
 
 def score_sheets(
-    entries: dict[PlayerId, Entry], finished: Iterable[tuple[Paired, GameResult]]
+    entries: dict[PlayerId, Entry], finished: Iterable[tuple[Paired, TournamentGame]]
 ) -> dict[PlayerId, ArenaSheet]:
     """Every entrant's sheet, recomputed from the finished games in finishing order."""
     sheets = {player: ArenaSheet() for player in entries}

@@ -7,12 +7,12 @@ from server.hub.tournament.arena import arena_standings
 from server.hub.tournament.round_robin import round_robin_standings
 from server.hub.tournament.state import TournamentState
 from server.hub.tournament.swiss import swiss_standings
-from server.hub.tournament.values import Settings, StandingRow
+from server.hub.tournament.values import StandingRow, TournamentSettings
 
 __all__ = ["podium", "standings"]
 
 
-def standings(settings: Settings, state: TournamentState) -> list[StandingRow]:
+def standings(settings: TournamentSettings, state: TournamentState) -> list[StandingRow]:
     """Every entrant's row, best first (arena: points, performance; Swiss: score, Buchholz cut
     1, Sonneborn–Berger; round robin: score, Sonneborn–Berger)."""
     if settings.format == "arena":
@@ -22,7 +22,7 @@ def standings(settings: Settings, state: TournamentState) -> list[StandingRow]:
     return round_robin_standings(state)
 
 
-def podium(settings: Settings, state: TournamentState) -> list[StandingRow]:
+def podium(settings: TournamentSettings, state: TournamentState) -> list[StandingRow]:
     """The rows ranked 1 to 3 of a finished tournament (ties share a place, so possibly more
     than three rows); empty before the end."""
     if state.phase != "finished":

@@ -21,13 +21,13 @@ from server.hub.tournament.values import (
     EntryStatus,
     Event,
     Finished,
-    GameResult,
     Joined,
     Paired,
     Paused,
     Resumed,
-    Settings,
     Started,
+    TournamentGame,
+    TournamentSettings,
     Withdrew,
 )
 
@@ -73,7 +73,7 @@ class TournamentState:
     """The fold of a tournament's events (see the module docstring).
 
     ``games`` maps a game id to its :class:`~.values.Paired`; ``results`` maps the finished
-    ones to their :class:`~.values.GameResult`, in the order they finished. ``byes`` lists the
+    ones to their :class:`~.values.TournamentGame`, in the order they finished. ``byes`` lists the
     :class:`~.values.Bye` events. ``rounds_paired``: the highest round with a pairing or a bye.
     """
 
@@ -81,7 +81,7 @@ class TournamentState:
     started_at_ms: int | None = None
     entries: dict[PlayerId, Entry] = field(default_factory=dict)
     games: dict[str, Paired] = field(default_factory=dict)
-    results: dict[str, GameResult] = field(default_factory=dict)
+    results: dict[str, TournamentGame] = field(default_factory=dict)
     byes: list[Bye] = field(default_factory=list)
     rounds_paired: int = 0
     playing: dict[PlayerId, str] = field(default_factory=dict)
@@ -140,7 +140,7 @@ class TournamentState:
             (e for e in self.entries.values() if e.status == "active"), key=lambda e: e.seq
         )
 
-    def finished_games(self) -> list[tuple[Paired, GameResult]]:
+    def finished_games(self) -> list[tuple[Paired, TournamentGame]]:
         """Finished games in the order they finished, each with its pairing."""
         return [(self.games[gid], res) for gid, res in self.results.items()]
 
@@ -154,7 +154,7 @@ def replay(events: Iterable[Event]) -> TournamentState:
 
 
 def decide_join(
-    settings: Settings,
+    settings: TournamentSettings,
     state: TournamentState,
     player: PlayerId,
     name: str,
@@ -203,7 +203,7 @@ def decide_withdraw(state: TournamentState, player: PlayerId, now_ms: int) -> Wi
 
 
 def decide_pause(
-    settings: Settings, state: TournamentState, player: PlayerId, now_ms: int, *, pause: bool
+    settings: TournamentSettings, state: TournamentState, player: PlayerId, now_ms: int, *, pause: bool
 ) -> Paused | Resumed | Refusal:
     """Pause (``pause=True``) or resume an arena entry."""
     if settings.format != "arena":
@@ -218,7 +218,7 @@ def decide_pause(
     return Resumed(player, now_ms) if entry.status == "paused" else Refusal(ErrorCode.NOT_PAUSED)
 
 
-def should_start(settings: Settings, state: TournamentState, now_ms: int) -> bool:
+def should_start(settings: TournamentSettings, state: TournamentState, now_ms: int) -> bool:
     """Whether a created tournament starts now: its time has come, or enough players joined
     (at least two entries are needed in any case)."""
     if state.phase != "created" or len(state.active()) < 2:
@@ -229,7 +229,7 @@ def should_start(settings: Settings, state: TournamentState, now_ms: int) -> boo
     return wanted is not None and len(state.active()) >= wanted
 
 
-def arena_ends_at(settings: Settings, state: TournamentState) -> int | None:
+def arena_ends_at(settings: TournamentSettings, state: TournamentState) -> int | None:
     """When a started arena ends (its start plus its duration); ``None`` otherwise."""
     if settings.format != "arena" or state.started_at_ms is None or settings.duration_ms is None:
         return None

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 
 from server.hub.tournament.state import TournamentState
 from server.hub.tournament.swiss import CardRound, cards, pairing_numbers, swiss_standings
-from server.hub.tournament.values import Settings
+from server.hub.tournament.values import TournamentSettings
 from server.rules.time_control import Fischer
 
 __all__ = ["trf"]
@@ -36,7 +36,7 @@ def _round_block(r: CardRound, numbers: dict[str, int]) -> str:
     return f"0000 - {'U' if r.kind == 'pab' else 'Z'}"
 
 
-def _control_text(settings: Settings) -> str:
+def _control_text(settings: TournamentSettings) -> str:
     """``"180+2"`` (Fischer, seconds) or ``"600+3x30"`` (byoyomi: main + periods × period)."""
     control = settings.control
     if isinstance(control, Fischer):
@@ -45,7 +45,7 @@ def _control_text(settings: Settings) -> str:
 
 
 def trf(
-    settings: Settings,
+    settings: TournamentSettings,
     state: TournamentState,
     *,
     address: str,

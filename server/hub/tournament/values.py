@@ -26,14 +26,14 @@ __all__ = [
     "Event",
     "Finished",
     "Format",
-    "GameResult",
     "Joined",
     "Paired",
     "Paused",
     "Resumed",
-    "Settings",
     "StandingRow",
     "Started",
+    "TournamentGame",
+    "TournamentSettings",
     "Withdrew",
 ]
 
@@ -52,7 +52,7 @@ MAX_DURATION_MS = 7 * 24 * 3600 * 1000
 
 
 @dataclass(frozen=True)
-class Settings:
+class TournamentSettings:
     """What a tournament is, fixed at creation.
 
     ``start_at_ms`` and ``start_when_joined`` are two ways to start: at a time, or as soon as
@@ -106,7 +106,7 @@ class Settings:
 
 
 @dataclass(frozen=True)
-class GameResult:
+class TournamentGame:
     """A finished tournament game: who had which colour, the result, its length and berserks.
 
     ``plies`` counts half-moves played. ``white_berserk`` / ``black_berserk``: that player
@@ -205,7 +205,7 @@ class Finished:
     """The game ``game_id`` (an earlier :class:`Paired`) ended with ``result``."""
 
     game_id: str
-    result: GameResult
+    result: TournamentGame
     at_ms: int
 
 

@@ -17,16 +17,24 @@ from server.hub.tournament.arena import (
 )
 from server.hub.tournament.standings import podium, standings
 from server.hub.tournament.state import replay
-from server.hub.tournament.values import Ended, Event, Finished, GameResult, Joined, Paired, Started
+from server.hub.tournament.values import (
+    Ended,
+    Event,
+    Finished,
+    Joined,
+    Paired,
+    Started,
+    TournamentGame,
+)
 from server.rules.record import ResultCode
 from server.rules.time_control import Byoyomi, Fischer
 
 
-def game(white: str, black: str, result: ResultCode, plies: int = 40, wb: bool = False, bb: bool = False) -> GameResult:
-    return GameResult(white, black, result, plies, wb, bb)
+def game(white: str, black: str, result: ResultCode, plies: int = 40, wb: bool = False, bb: bool = False) -> TournamentGame:
+    return TournamentGame(white, black, result, plies, wb, bb)
 
 
-def sheet_of(results: list[GameResult], player: str) -> ArenaSheet:
+def sheet_of(results: list[TournamentGame], player: str) -> ArenaSheet:
     sheet = ArenaSheet()
     for g in results:
         sheet = sheet.add(g, player, 1500)
@@ -85,7 +93,7 @@ def test_scores_from_events_equal_the_incremental_ones(games: list[tuple[int, in
     for n, (w, b, res, plies, wb, bb) in enumerate(games):
         if w == b:
             continue
-        result = GameResult(players[w], players[b], res, plies, wb, bb)
+        result = TournamentGame(players[w], players[b], res, plies, wb, bb)
         for event in (Paired(f"g{n}", 0, players[w], players[b], 20 + n), Finished(f"g{n}", result, 21 + n)):
             events.append(event)
             state.apply(event)

@@ -12,7 +12,7 @@ from server.hub.tournament.round_robin import (
     round_robin_standings,
 )
 from server.hub.tournament.state import replay
-from server.hub.tournament.values import Event, Finished, GameResult, Joined, Paired, Started
+from server.hub.tournament.values import Event, Finished, Joined, Paired, Started, TournamentGame
 
 FIDE_BERGER = {
     4: ["1-4 2-3", "4-3 1-2", "2-4 3-1"],
@@ -72,7 +72,7 @@ def test_standings_with_sonneborn_berger() -> None:
     events: list[Event] = [Joined(p, p.upper(), 1500, 0) for p in "abc"] + [Started(1)]
     games = [("a", "b", "1-0"), ("b", "c", "1-0"), ("c", "a", "1-0")]
     for n, (w, b, res) in enumerate(games):
-        events += [Paired(f"g{n}", n + 1, w, b, 2), Finished(f"g{n}", GameResult(w, b, res, 30), 3)]  # type: ignore[arg-type]
+        events += [Paired(f"g{n}", n + 1, w, b, 2), Finished(f"g{n}", TournamentGame(w, b, res, 30), 3)]  # type: ignore[arg-type]
     rows = round_robin_standings(replay(events))
     # A cycle: everyone 1 point and SB 1 (beat a 1-point player): all share first place.
     assert [(r.rank, r.score, dict(r.tiebreaks)["sonneborn_berger"]) for r in rows] == [(1, 1.0, 1.0)] * 3

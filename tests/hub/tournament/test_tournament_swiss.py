@@ -17,10 +17,10 @@ from server.hub.tournament.values import (
     Bye,
     Event,
     Finished,
-    GameResult,
     Joined,
     Paired,
     Started,
+    TournamentGame,
     Withdrew,
 )
 
@@ -45,7 +45,7 @@ def test_round_two_pairs_the_score_groups_and_alternates_colours() -> None:
     events = field(6)
     # Round 1 as paired above: the whites p1, p5, p3 all win.
     for n, (w, b) in enumerate((("p1", "p4"), ("p5", "p2"), ("p3", "p6"))):
-        events += [Paired(f"g{n}", 1, w, b, 200), Finished(f"g{n}", GameResult(w, b, "1-0", 30), 300)]
+        events += [Paired(f"g{n}", 1, w, b, 200), Finished(f"g{n}", TournamentGame(w, b, "1-0", 30), 300)]
     r2 = pair_round(replay(events), 5)
     # By hand: score group 1 = {p1, p3, p5} (all had white), group 0 = {p2, p4, p6} (all had
     # black). Group 1 is odd: S1 = {p1}, S2 = {p3, p5}; p1 meets p3 and the lowest, p5, floats
@@ -146,10 +146,10 @@ def test_tiebreaks_by_hand() -> None:
         Joined("a", "A", 2000, 1), Joined("b", "B", 1900, 2), Joined("c", "C", 1800, 3),
         Joined("d", "D", 1700, 4), Joined("e", "E", 1600, 5), Started(10),
         Paired("g1", 1, "a", "d", 11), Paired("g2", 1, "e", "b", 11), Bye("c", 1, 1.0, 11),
-        Finished("g1", GameResult("a", "d", "1-0", 30), 12), Finished("g2", GameResult("e", "b", "1/2-1/2", 30), 12),
+        Finished("g1", TournamentGame("a", "d", "1-0", 30), 12), Finished("g2", TournamentGame("e", "b", "1/2-1/2", 30), 12),
         Withdrew("e", 13),
         Paired("g3", 2, "c", "a", 14), Paired("g4", 2, "b", "d", 14), Bye("e", 2, 0.0, 14),
-        Finished("g3", GameResult("c", "a", "0-1", 30), 15), Finished("g4", GameResult("b", "d", "1-0", 30), 15),
+        Finished("g3", TournamentGame("c", "a", "0-1", 30), 15), Finished("g4", TournamentGame("b", "d", "1-0", 30), 15),
     ]
     rows = swiss_standings(replay(events))
     got = [(r.rank, r.player, r.score, dict(r.tiebreaks)) for r in rows]

@@ -12,10 +12,10 @@ from server.hub.tournament.values import (
     Bye,
     Event,
     Finished,
-    GameResult,
     Joined,
     Paired,
     Started,
+    TournamentGame,
     Withdrew,
 )
 
@@ -23,10 +23,10 @@ EVENTS: list[Event] = [
     Joined("a", "Alice", 2000, 1), Joined("b", "Bob", 1900, 2), Joined("c", "Carol", 1800, 3),
     Joined("d", "Dan", 1700, 4), Joined("e", "Eve", 1600, 5), Started(1_767_225_600_000),
     Paired("g1", 1, "a", "d", 11), Paired("g2", 1, "e", "b", 11), Bye("c", 1, 1.0, 11),
-    Finished("g1", GameResult("a", "d", "1-0", 30), 12), Finished("g2", GameResult("e", "b", "1/2-1/2", 30), 12),
+    Finished("g1", TournamentGame("a", "d", "1-0", 30), 12), Finished("g2", TournamentGame("e", "b", "1/2-1/2", 30), 12),
     Withdrew("e", 13),
     Paired("g3", 2, "c", "a", 14), Paired("g4", 2, "b", "d", 14),
-    Finished("g3", GameResult("c", "a", "0-1", 30), 15),
+    Finished("g3", TournamentGame("c", "a", "0-1", 30), 15),
 ]
 
 # Written by hand from the TRF-16 columns: 001 at 1-3, number 5-8, name 15-47, rating 49-52,

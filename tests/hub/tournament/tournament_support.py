@@ -16,11 +16,11 @@ from server.hub.tournament.values import (
     Bye,
     Event,
     Finished,
-    GameResult,
     Joined,
     Paired,
-    Settings,
     Started,
+    TournamentGame,
+    TournamentSettings,
     Withdrew,
 )
 from server.rules.record import ResultCode
@@ -31,7 +31,7 @@ Pairing = tuple[list[tuple[int, int]], int | None] | None
 Pairer = Callable[[DutchInput], Pairing]
 
 
-def settings(fmt: str = "swiss", **kw: object) -> Settings:
+def settings(fmt: str = "swiss", **kw: object) -> TournamentSettings:
     base: dict[str, object] = {"name": "Test", "format": fmt, "variant": "minishogi", "control": BLITZ,
                                "start_at_ms": 1000}
     if fmt == "swiss":
@@ -39,7 +39,7 @@ def settings(fmt: str = "swiss", **kw: object) -> Settings:
     if fmt == "arena":
         base["duration_ms"] = 3_600_000
     base.update(kw)
-    return Settings(**base)  # type: ignore[arg-type]
+    return TournamentSettings(**base)  # type: ignore[arg-type]
 
 
 def pair_core(data: DutchInput) -> Pairing:
@@ -101,7 +101,7 @@ class Sim:
             roll = self.rng.random()
             white_win = 1 / (1 + 10 ** (-diff / 400)) * (1 - draw_rate)
             result: ResultCode = "1-0" if roll < white_win else "1/2-1/2" if roll < white_win + draw_rate else "0-1"
-            self.add(Finished(gid, GameResult(white, black, result, self.rng.randint(10, 120)), self.clock))
+            self.add(Finished(gid, TournamentGame(white, black, result, self.rng.randint(10, 120)), self.clock))
         if pairing.bye is not None:
             self.add(Bye(pairing.bye, pairing.round, 1.0, self.clock))
         for player in sorted(absent - {pairing.bye}):
