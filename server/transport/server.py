@@ -439,6 +439,9 @@ class ClientConnection:
                 identity = accounts.guest()
         except AuthError as exc:
             self.error(exc.code, exc.message, frame.ack)
+            # Refused: no longer opening (else each connection sending a bad login, refused
+            # at once once its address is backed off, would hold a slot for OPENING_HOLD_S).
+            self._server.opened(self)
             if exc.code in _FAILURES:
                 self._auth_failures += 1
                 if self._auth_failures >= MAX_AUTH_FAILURES:
@@ -503,9 +506,8 @@ class TransportServer:
         self.flusher = driver.flusher
         self.open_sockets = 0
         self.on_opened: Callable[[int], None] = lambda fd: None
-        """Told the socket's file descriptor of each connection that no longer opens: it
-        logged in, or did not ask to within ``silent_hold_s`` of its handshake (it may be told
-        both, and both of a socket closed since). The public listener's admission
+        """Told the socket's file descriptor of each connection that no longer opens
+        (:meth:`opened`; it may be told more than once, and of a socket closed since). The public listener's admission
         (``PublicListener.admitted``) lets the next one open."""
         self._players: dict[PlayerId, set[ClientConnection]] = {}
         """The logged-in connections of each player (to close when their sessions end)."""
@@ -519,7 +521,8 @@ class TransportServer:
         self.opened(connection)
 
     def opened(self, connection: ClientConnection) -> None:
-        """The connection no longer counts as opening (:attr:`on_opened`)."""
+        """The connection no longer counts as opening (:attr:`on_opened`): it logged in, its
+        login was refused, or it did not ask to log in within ``silent_hold_s``."""
         sock = connection.ws.transport.get_extra_info("socket")
         if sock is not None:
             self.on_opened(sock.fileno())

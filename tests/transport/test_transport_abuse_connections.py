@@ -212,6 +212,20 @@ async def test_a_login_that_waits_keeps_its_opening_slot_past_the_silent_hold(
     del silent
 
 
+async def test_a_refused_login_gives_its_opening_slot_back_at_once(start_app: StartApp) -> None:
+    """A connection whose login is refused (here a wrong password; once its address is backed
+    off, without a hash) no longer counts as opening when the refusal is sent, and stays open
+    to try again: bad logins cannot hold the slots for ``OPENING_HOLD_S`` each."""
+    app = await start_app(max_opening=4, silent_hold_s=1000.0)
+    client = Client(await _connect(app))
+    await wait_until(lambda: app.listener.opening == 1)
+    answer = await client.login("nobody", "wrong password")
+    assert answer["t"] == "error" and answer["d"]["code"] == "bad_credentials"
+    assert app.listener.opening == 0
+    assert (await client.request("ping"))["t"] == "pong"  # still open
+    await client.close()
+
+
 async def test_a_player_reconnects_into_his_game_while_an_address_holds_its_maximum(
     start_app: StartApp, raw: Any
 ) -> None:
