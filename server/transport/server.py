@@ -507,8 +507,8 @@ class TransportServer:
         self.open_sockets = 0
         self.on_opened: Callable[[int], None] = lambda fd: None
         """Told the socket's file descriptor of each connection that no longer opens
-        (:meth:`opened`; it may be told more than once, and of a socket closed since). The public listener's admission
-        (``PublicListener.admitted``) lets the next one open."""
+        (:meth:`opened`; it may be told more than once, and of a socket closed since): the
+        public listener's admission (``PublicListener.admitted``) lets the next one open."""
         self._players: dict[PlayerId, set[ClientConnection]] = {}
         """The logged-in connections of each player (to close when their sessions end)."""
         accounts.on_revoked.append(self._revoked)
