@@ -231,6 +231,7 @@ class Settings:
     http_keepalive_s: float = _setting("connections", 30.0, _positive)
     login_timeout_s: float = _setting("connections", 30.0, _positive)
     max_opening: int = _setting("connections", 32, _at_least(1))
+    silent_hold_s: float = _setting("connections", 0.25, _positive)
     max_queued: int = _setting("connections", 1024, _at_least(1))
     max_queued_per_address: int = _setting("connections", 16, _at_least(1))
     # [auth]

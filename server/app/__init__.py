@@ -226,7 +226,7 @@ class App:
             admission=self.admission,
             trusted=TrustedProxies(settings.trusted_proxies),
         )
-        self.server.on_login = self.listener.admitted
+        self.server.on_opened = self.listener.admitted
         # The ICS text interface: a second transport over the same hub (docs/ics.md).
         ics_port = settings.ics_port if ics_listen is None else ics_listen
         self.ics = (

@@ -96,8 +96,10 @@ API) are never queued: a health check that waited behind a storm's logins got th
 down by HAProxy, which then cut all its connections."""
 OPENING_HOLD_S = 1.0
 """A websocket that has not logged in this long after it was handed over no longer counts as
-opening: silent or slow clients cannot hold the admission shut (each costs a slot for this long
-at most)."""
+opening: slow clients cannot hold the admission shut (each costs a slot for this long at most).
+One that has not even asked to log in ``silent_hold_s`` after its handshake lets its slot go
+sooner (``TransportServer.opened`` calls :meth:`PublicListener.admitted`): many addresses'
+silent upgrades would otherwise each hold a slot this long."""
 BACKLOG = 4096
 """Connections the kernel queues before the hub accepts them (capped by ``net.core.somaxconn``).
 With asyncio's default of 100, a reconnect storm overflowed the queue: the dropped SYNs are
@@ -233,9 +235,9 @@ class PublicListener:
         return len(self._waiting)
 
     def admitted(self, fd: int) -> None:
-        """The connection on file descriptor ``fd`` logged in or waited too long: it no longer
-        counts as opening (nothing if it did not), and queued ones are handed over, one client
-        address after the other."""
+        """The connection on file descriptor ``fd`` logged in, did not ask to in time, or
+        waited too long (:data:`OPENING_HOLD_S`): it no longer counts as opening (nothing if it
+        did not), and queued ones are handed over, one client address after the other."""
         hold = self._opening.pop(fd, None)
         if hold is None:
             return

@@ -146,7 +146,12 @@ class ClientConnection:
         """The rest of a frame handled at once, if it had to wait (a login, a review query),
         until it is done."""
         self._auth_timer: asyncio.TimerHandle | None = None
-        """Closes the connection if it is still anonymous after ``login_timeout_s``."""
+        """Runs :meth:`_silent` ``silent_hold_s`` after the handshake, then closes the connection
+        if it is still anonymous after ``login_timeout_s``."""
+        self._asked = False
+        """An authentication frame (``login``, ``guest``, ``resume``, ``register``, or an
+        account's own) has arrived: set when it is decoded, from ``data_received`` or
+        :meth:`run`, before its handling waits; never looked at once logged in."""
 
     # --- Peer ---------------------------------------------------------------------------------
 
@@ -181,9 +186,14 @@ class ClientConnection:
         self.send(error_message(code, text, ack))
 
     async def run(self) -> None:
-        self._auth_timer = self._loop.call_later(
-            self._server.settings.login_timeout_s, self._auth_timeout
-        )
+        # Started once the handshake is done (the 101 written): an honest client asks to log
+        # in one round trip later. One timer serves both waits, so that a connection logging
+        # in at once (nearly all of them) costs no more timers than before.
+        settings = self._server.settings
+        if settings.silent_hold_s < settings.login_timeout_s:
+            self._auth_timer = self._loop.call_later(settings.silent_hold_s, self._silent)
+        else:
+            self._auth_timer = self._loop.call_later(settings.login_timeout_s, self._auth_timeout)
         ws = self.ws
         forget_handshake(ws)
         if isinstance(ws, JitteredConnection):
@@ -220,6 +230,19 @@ class ClientConnection:
             self._server.logged_out(self)
             if self.conn_id is not None:
                 self._server.driver.disconnect(self.conn_id)
+
+    def _silent(self) -> None:
+        """``silent_hold_s`` after the handshake, not logged in: a connection that has not even
+        asked lets its opening slot go (:meth:`TransportServer.opened`); it stays open, silent
+        and costing nothing, until ``login_timeout_s``. One that asked keeps its slot while
+        its login is handled (a password hash may wait its turn: a reconnect storm's logins
+        stay bounded), until it logs in or the listener's hold ends."""
+        settings = self._server.settings
+        self._auth_timer = self._loop.call_later(
+            settings.login_timeout_s - settings.silent_hold_s, self._auth_timeout
+        )
+        if not self._asked and not self._closing:
+            self._server.opened(self)
 
     def _auth_timeout(self) -> None:
         self._auth_timer = None
@@ -336,6 +359,7 @@ class ClientConnection:
                 self.send(Message(MessageKind.PONG, {}, a=auth.ack))
                 return None
             if auth is not None:
+                self._asked = True  # before anything waits (see _silent)
                 return self._on_auth(auth)
             command = command_of(envelope)
         except ProtocolError as exc:
@@ -415,6 +439,9 @@ class ClientConnection:
                 identity = accounts.guest()
         except AuthError as exc:
             self.error(exc.code, exc.message, frame.ack)
+            # Refused: no longer opening (else each connection sending a bad login, refused
+            # at once once its address is backed off, would hold a slot for OPENING_HOLD_S).
+            self._server.opened(self)
             if exc.code in _FAILURES:
                 self._auth_failures += 1
                 if self._auth_failures >= MAX_AUTH_FAILURES:
@@ -478,9 +505,10 @@ class TransportServer:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.flusher = driver.flusher
         self.open_sockets = 0
-        self.on_login: Callable[[int], None] = lambda fd: None
-        """Told the socket's file descriptor of each connection that logs in: the public
-        listener's admission (``PublicListener.admitted``) lets the next one open."""
+        self.on_opened: Callable[[int], None] = lambda fd: None
+        """Told the socket's file descriptor of each connection that no longer opens
+        (:meth:`opened`; it may be told more than once, and of a socket closed since): the
+        public listener's admission (``PublicListener.admitted``) lets the next one open."""
         self._players: dict[PlayerId, set[ClientConnection]] = {}
         """The logged-in connections of each player (to close when their sessions end)."""
         accounts.on_revoked.append(self._revoked)
@@ -490,9 +518,14 @@ class TransportServer:
         assert identity is not None
         if not identity.guest:  # a guest's session is its connection's: nothing to revoke
             self._players.setdefault(identity.info.id, set()).add(connection)
+        self.opened(connection)
+
+    def opened(self, connection: ClientConnection) -> None:
+        """The connection no longer counts as opening (:attr:`on_opened`): it logged in, its
+        login was refused, or it did not ask to log in within ``silent_hold_s``."""
         sock = connection.ws.transport.get_extra_info("socket")
         if sock is not None:
-            self.on_login(sock.fileno())
+            self.on_opened(sock.fileno())
 
     def logged_out(self, connection: ClientConnection) -> None:
         """The connection ended."""

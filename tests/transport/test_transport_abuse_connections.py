@@ -33,6 +33,7 @@ from server.transport.addresses import (
     parse_proxy_header,
 )
 from server.transport.admission import Door
+from server.transport.public import OPENING_HOLD_S
 
 ATTACKER = "127.0.0.2"
 WS_UPGRADE = (
@@ -148,6 +149,81 @@ async def test_silent_websockets_of_one_address_do_not_queue_ahead_of_an_honest_
     assert app.listener.queued >= 14  # the attacker's are still queued: it did not wait for them
     await client.close()
     del attackers
+
+
+@pytest.mark.parametrize("silent_hold_s", [0.1, 1000.0], ids=["silent_let_go", "old_hold"])
+async def test_silent_upgrades_from_many_addresses_give_their_opening_slots_back(
+    start_app: StartApp, raw: Any, silent_hold_s: float
+) -> None:
+    """Item 3, many addresses: complete upgrades that never ask to log in, from eight
+    addresses, six times as many as the opening slots. Each lets its slot go ``silent_hold_s``
+    after its handshake and stays open (until ``login_timeout_s``), so an honest login waits
+    for a round or two of that, well under a second. With the hold set very high (the
+    behaviour before ``silent_hold_s``), each held its slot for ``OPENING_HOLD_S`` and the
+    honest login, behind one connection of each address, waited two whole holds."""
+    app = await start_app(
+        max_opening=4,
+        max_connections_per_address=100,
+        max_queued_per_address=100,
+        silent_hold_s=silent_hold_s,
+    )
+    addresses = [f"127.0.0.{n}" for n in range(2, 10)]
+    attackers = [await raw(app, source=addresses[i % 8], data=WS_UPGRADE) for i in range(24)]
+    await wait_until(
+        lambda: sum(app.admission.count(Door.PUBLIC, a) for a in addresses) == len(attackers)
+    )
+    client, took = await honest_guest(app)
+    assert (took < OPENING_HOLD_S) is (silent_hold_s < OPENING_HOLD_S), took
+    if silent_hold_s < OPENING_HOLD_S:
+        # Every silent upgrade is open at once, six times the slots, none of them opening.
+        await wait_until(lambda: app.server.open_sockets == len(attackers) + 1)
+        await wait_until(lambda: app.listener.opening == 0 and app.listener.queued == 0)
+        reader, _ = attackers[-1]
+        assert (await reader.readline()).startswith(b"HTTP/1.1 101")
+    await client.close()
+
+
+async def test_a_login_that_waits_keeps_its_opening_slot_past_the_silent_hold(
+    start_app: StartApp, raw: Any
+) -> None:
+    """The reconnect storm's bound stays: a connection whose login has arrived holds its slot
+    while the login waits (here for its address's turn to hash a password, held by the test
+    as another login from that address would), past ``silent_hold_s``; a silent upgrade
+    beside it lets its slot go. The login done, its slot is free."""
+    app = await start_app(max_opening=4, silent_hold_s=0.05)
+    registrant = await Client.open(app.url)
+    await registrant.register("waiter")
+    await wait_until(lambda: app.listener.opening == 0)
+    async with app.accounts.guard.one_at_a_time("127.0.0.1"):
+        silent = await raw(app, data=WS_UPGRADE)
+        waiter = Client(await _connect(app))
+        await waiter.send("login", {"name": "waiter", "password": "correct horse"}, ack=1)
+        await wait_until(lambda: app.server.open_sockets == 3)  # both past their handshake
+        await wait_until(lambda: app.listener.opening == 1)  # the silent one let go
+        # Both silence timers have run by the end of a timer set after them, twice as long.
+        passed = asyncio.Event()
+        asyncio.get_running_loop().call_later(0.1, passed.set)
+        await passed.wait()
+        assert app.listener.opening == 1  # the waiting login still holds its slot
+    assert (await waiter.next("welcome"))["a"] == 1
+    await wait_until(lambda: app.listener.opening == 0)
+    await waiter.close()
+    await registrant.close()
+    del silent
+
+
+async def test_a_refused_login_gives_its_opening_slot_back_at_once(start_app: StartApp) -> None:
+    """A connection whose login is refused (here a wrong password; once its address is backed
+    off, without a hash) no longer counts as opening when the refusal is sent, and stays open
+    to try again: bad logins cannot hold the slots for ``OPENING_HOLD_S`` each."""
+    app = await start_app(max_opening=4, silent_hold_s=1000.0)
+    client = Client(await _connect(app))
+    await wait_until(lambda: app.listener.opening == 1)
+    answer = await client.login("nobody", "wrong password")
+    assert answer["t"] == "error" and answer["d"]["code"] == "bad_credentials"
+    assert app.listener.opening == 0
+    assert (await client.request("ping"))["t"] == "pong"  # still open
+    await client.close()
 
 
 async def test_a_player_reconnects_into_his_game_while_an_address_holds_its_maximum(
