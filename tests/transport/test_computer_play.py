@@ -225,7 +225,10 @@ async def test_a_whole_game_vs_the_computer_over_ics(
 ) -> None:
     """A telnet guest types ``computer 1 5 0 white minishogi`` and plays random legal moves
     (the room's own legal list, read from the server) until the game ends by the rules."""
-    app = await start_app(ics=True)
+    # The human answers each computer move at once and a level-1 computer answers in
+    # milliseconds: more lines a second than a telnet user may type (the rate limit is not
+    # what this test is about), as in the websocket version above.
+    app = await start_app(ics=True, rate_limit_per_s=200.0, rate_limit_burst=200)
     await start_worker(app)
     human = await ics_guest(app)
     await human.send("who")
