@@ -8,6 +8,8 @@ The pieces the rest of the server uses:
   disk until the database has them;
 * ``upgrade_to_head`` / ``downgrade_to_base`` in ``server.store.migrate`` (not re-exported
   here, so that ``python -m server.store.migrate`` runs cleanly);
+* the tournaments' records (``server.store.tournaments``) and their one codec
+  (``server.store.tournament_codec``);
 * the records passed in and out: the game records shared by every layer
   (``server.rules.record``, re-exported here; their time control is
   ``server.rules.time_control``'s) and the store's own (``server.store.records``),
@@ -29,8 +31,10 @@ from server.store.errors import (
     NameTakenError,
     StoreError,
     StoreUnavailableError,
+    TournamentConflictError,
     UnknownGameError,
     UnknownPlayerError,
+    UnknownTournamentError,
 )
 from server.store.journal import JOURNAL_FORMAT, EndJournal, end_entry, end_from_entry
 from server.store.records import (
@@ -42,12 +46,15 @@ from server.store.records import (
 )
 from server.store.repository import Store, new_game_id
 from server.store.tokens import TOKEN_PREFIX, TooManyTokensError
+from server.store.tournament_codec import TOURNAMENT_LAYOUT
+from server.store.tournaments import StoredTournament, TournamentInfo, TournamentStatus
 from server.store.writer import MoveWriter, WriterStats
 
 __all__ = [
     "DEFAULT_URL",
     "JOURNAL_FORMAT",
     "TOKEN_PREFIX",
+    "TOURNAMENT_LAYOUT",
     "AnalysisExistsError",
     "ApiToken",
     "DuplicateMoveError",
@@ -67,10 +74,15 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreUnavailableError",
+    "StoredTournament",
     "TooManyTokensError",
+    "TournamentConflictError",
+    "TournamentInfo",
+    "TournamentStatus",
     "UnknownAnalysisError",
     "UnknownGameError",
     "UnknownPlayerError",
+    "UnknownTournamentError",
     "WriterStats",
     "create_engine",
     "end_entry",

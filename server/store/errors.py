@@ -59,3 +59,22 @@ class GameStateError(StoreError):
         super().__init__(f"cannot {action} game {game_id}: it is {status}")
         self.game_id = game_id
         self.status = status
+
+
+class UnknownTournamentError(StoreError):
+    """No tournament has this id."""
+
+    def __init__(self, tournament_id: str) -> None:
+        super().__init__(f"no tournament with id {tournament_id!r}")
+        self.tournament_id = tournament_id
+
+
+class TournamentConflictError(StoreError):
+    """An append expected the tournament to hold ``expected`` events, but it holds another
+    number (another writer appended first, or a racing append took the same numbers): nothing
+    was stored. The caller reloads the tournament and decides again."""
+
+    def __init__(self, tournament_id: str, expected: int) -> None:
+        super().__init__(f"tournament {tournament_id} does not hold {expected} events: reload it")
+        self.tournament_id = tournament_id
+        self.expected = expected

@@ -83,7 +83,15 @@ async def downgrade_to_base(url: str = DEFAULT_URL, *, schema: str | None = None
 
     :raises StoreUnavailableError: if the database cannot be reached.
     """
-    await _run(url, schema, lambda config: command.downgrade(config, "base"))
+    await downgrade_to("base", url, schema=schema)
+
+
+async def downgrade_to(revision: str, url: str = DEFAULT_URL, *, schema: str | None = None) -> None:
+    """Undo the migrations after *revision* (``"base"``: all of them).
+
+    :raises StoreUnavailableError: if the database cannot be reached.
+    """
+    await _run(url, schema, lambda config: command.downgrade(config, revision))
 
 
 async def current_revision(url: str = DEFAULT_URL, *, schema: str | None = None) -> str | None:

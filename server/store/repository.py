@@ -8,7 +8,8 @@ database that cannot be reached raises :class:`StoreUnavailableError`; nothing
 is ever dropped silently. :class:`Store` combines one part per aggregate:
 players and sessions (``players.py``), ratings (``ratings.py``), games and
 moves (``games.py``), the reads of games (``queries.py``), the engine workers' job
-queue (``jobs.py``) and computer analyses (``analyses.py``), on the shared
+queue (``jobs.py``), computer analyses (``analyses.py``) and tournaments with their events
+(``tournaments.py``), on the shared
 engine and transactions of ``transactions.py``.
 """
 
@@ -31,12 +32,23 @@ from server.store.queries import GameQueries
 from server.store.ratings import RatingStore
 from server.store.records import Player, PlayerRating, utc_now
 from server.store.tokens import TokenStore
+from server.store.tournaments import TournamentStore
 
 __all__ = ["Store", "new_game_id"]
 
 
-class Store(PlayerStore, TokenStore, RatingStore, GameStore, GameQueries, JobStore, AnalysisStore):
-    """Players, login sessions, ratings, games and moves in one database.
+class Store(
+    PlayerStore,
+    TokenStore,
+    RatingStore,
+    GameStore,
+    GameQueries,
+    JobStore,
+    AnalysisStore,
+    TournamentStore,
+):
+    """Players, login sessions, ratings, games and moves, engine jobs, analyses and tournaments
+    in one database.
 
     Build it with :meth:`from_url` (or around an existing engine) and
     :meth:`close` it when done; it is also an async context manager. The

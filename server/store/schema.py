@@ -66,6 +66,8 @@ __all__ = [
     "PlayerRow",
     "RatingRow",
     "SessionRow",
+    "TournamentEventRow",
+    "TournamentRow",
     "UtcDateTime",
     "analyses",
     "analysis_plies",
@@ -77,6 +79,8 @@ __all__ = [
     "players",
     "ratings",
     "sessions",
+    "tournament_events",
+    "tournaments",
 ]
 
 ColumnValues = dict[str, Any]
@@ -388,3 +392,53 @@ class AnalysisPlyRow(Base):
 analyses = _table(AnalysisRow)
 analysis_plies = _table(AnalysisPlyRow)
 engine_jobs = _table(EngineJobRow)
+
+
+TOURNAMENT_STATUS_CHECK = "status IN ('created', 'started', 'finished')"
+
+
+class TournamentRow(Base):
+    """One tournament (``server.store.tournaments``): what it is (``settings``, the core's
+    ``TournamentSettings`` as JSON in the layout of ``server.store.tournament_codec``), who made
+    it, how far it is (``status``: the last ``Started`` / ``Ended`` event stored), its next
+    deadline (a start, an arena's end, a round's start: the timer rebuilt at start) and the hub
+    node running it (``owner``; None: no hub yet)."""
+
+    __tablename__ = "tournaments"
+    __table_args__ = (
+        CheckConstraint(TOURNAMENT_STATUS_CHECK, name="status"),
+        Index(None, "status", "created_at"),
+        Index(None, "next_deadline_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(GAME_ID_MAX_LENGTH), primary_key=True)
+    settings: Mapped[Any] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
+    created_by: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
+    """The creator's name; None for a tournament the server schedules itself."""
+    status: Mapped[str] = mapped_column(String(10), server_default=text("'created'"))
+    next_deadline_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    owner: Mapped[str | None] = mapped_column(String(OWNER_LENGTH))
+
+
+class TournamentEventRow(Base):
+    """One event of a tournament (the core's ``Event`` as JSON with a ``type``), ``seq`` 0, 1,
+    2… in the order they happened. The primary key (tournament_id, seq) makes a duplicate or
+    racing append impossible at the database (as ``game_moves``' (game_id, ply)). ``at``: the
+    event's own time (its ``at_ms``)."""
+
+    __tablename__ = "tournament_events"
+    __table_args__ = (CheckConstraint("seq >= 0", name="seq"),)
+
+    tournament_id: Mapped[str] = mapped_column(
+        String(GAME_ID_MAX_LENGTH),
+        ForeignKey("tournaments.id", ondelete="CASCADE"),
+        primary_key=True,
+    )
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    event: Mapped[Any] = mapped_column(JSON)
+    at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+tournaments = _table(TournamentRow)
+tournament_events = _table(TournamentEventRow)

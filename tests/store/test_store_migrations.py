@@ -12,7 +12,13 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection
 
 from server.store import create_engine
-from server.store.migrate import current_revision, downgrade_to_base, main, upgrade_to_head
+from server.store.migrate import (
+    current_revision,
+    downgrade_to,
+    downgrade_to_base,
+    main,
+    upgrade_to_head,
+)
 from server.store.schema import metadata
 
 STORE_TABLES = {
@@ -25,6 +31,8 @@ STORE_TABLES = {
     "engine_jobs",
     "analyses",
     "analysis_plies",
+    "tournaments",
+    "tournament_events",
 }
 
 
@@ -52,7 +60,7 @@ async def test_upgrade_then_downgrade(empty_db: tuple[str, str, str | None]) -> 
     _, url, schema = empty_db
     assert await current_revision(url, schema=schema) is None
     await upgrade_to_head(url, schema=schema)
-    assert await current_revision(url, schema=schema) == "0006"
+    assert await current_revision(url, schema=schema) == "0007"
     assert await _on_database(url, schema, _table_names) == STORE_TABLES | {"alembic_version"}
     await upgrade_to_head(url, schema=schema)  # already at head: nothing to do
     await downgrade_to_base(url, schema=schema)
@@ -103,12 +111,25 @@ async def test_migrations_keep_data(empty_db: tuple[str, str, str | None]) -> No
     assert await _on_database(url, schema, count_players) == 1
 
 
+async def test_tournament_tables_come_and_go_alone(empty_db: tuple[str, str, str | None]) -> None:
+    """0007 down drops the two tournament tables and nothing else; up again restores them."""
+    _, url, schema = empty_db
+    await upgrade_to_head(url, schema=schema)
+    await downgrade_to("0006", url, schema=schema)
+    assert await current_revision(url, schema=schema) == "0006"
+    tables = STORE_TABLES - {"tournaments", "tournament_events"}
+    assert await _on_database(url, schema, _table_names) == tables | {"alembic_version"}
+    await upgrade_to_head(url, schema=schema)
+    assert await _on_database(url, schema, _table_names) == STORE_TABLES | {"alembic_version"}
+    assert await _on_database(url, schema, _model_diff) == []
+
+
 def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'nested' / 'dir' / 'hub.sqlite3'}"
     assert main(["upgrade", "--url", url]) == 0
-    assert capsys.readouterr().out.strip() == "0006"
+    assert capsys.readouterr().out.strip() == "0007"
     assert main(["current", "--url", url]) == 0
-    assert capsys.readouterr().out.strip() == "0006"
+    assert capsys.readouterr().out.strip() == "0007"
     assert main(["downgrade", "--url", url]) == 0
     assert capsys.readouterr().out.strip() == "base (empty)"
 
