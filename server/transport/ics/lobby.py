@@ -30,20 +30,38 @@ from server.transport.ics.parse import (
     TermsError,
     parse_terms,
 )
-from server.transport.ics.state import Json, SessionState, error_text, number
+from server.transport.ics.state import CommandHandler, Json, SessionPart, error_text, number
 
 DEFAULT_COMPUTER_LEVEL = 1
 """The computer's level when ``computer`` names none."""
 
 
-class LobbyCommands(SessionState):
-    """The lobby's ICS commands: seek, unseek, sought, play, match, accept, decline, withdraw, pending."""
+class LobbyCommands(SessionPart):
+    """The lobby's ICS commands (the session's ``lobby`` part): seek, unseek, sought,
+    play, match, computer, accept, decline, withdraw, pending."""
 
-    def _cmd_seek(self, cmd: CommandLine) -> None:
+    __slots__ = ()
+
+    def commands(self) -> dict[str, CommandHandler]:
+        """The lobby's command words, each with its handler."""
+        return {
+            "seek": self.on_seek,
+            "unseek": self.on_unseek,
+            "sought": self.on_sought,
+            "play": self.on_play,
+            "match": self.on_match,
+            "computer": self.on_computer,
+            "accept": self.on_accept,
+            "decline": self.on_decline,
+            "withdraw": self.on_withdraw,
+            "pending": self.on_pending,
+        }
+
+    def on_seek(self, cmd: CommandLine) -> None:
         try:
             terms = parse_terms(cmd.words)
         except TermsError as error:
-            self._write([str(error)])
+            self.state.write([str(error)])
             return
 
         def answer(kind: str, data: Json) -> list[str]:
@@ -53,7 +71,7 @@ class LobbyCommands(SessionState):
                 return [f"Your seek has been posted with index {data['seek']}."]
             return []
 
-        self._command(
+        self.state.command(
             lambda a: SeekCommand(
                 terms.ics.name,
                 terms.control,
@@ -66,10 +84,10 @@ class LobbyCommands(SessionState):
             answer,
         )
 
-    def _cmd_unseek(self, cmd: CommandLine) -> None:
+    def on_unseek(self, cmd: CommandLine) -> None:
         seek_id = number(cmd.args)
         if cmd.args and seek_id is None:
-            self._write(["Usage: unseek [index]"])
+            self.state.write(["Usage: unseek [index]"])
             return
 
         def answer(kind: str, data: Json) -> list[str]:
@@ -80,11 +98,11 @@ class LobbyCommands(SessionState):
                 return ["You have no active seeks."]
             return [f"Your seek {n} has been removed." for n in removed]
 
-        self._command(lambda a: UnseekCommand(seek_id, ack=a), answer)
+        self.state.command(lambda a: UnseekCommand(seek_id, ack=a), answer)
 
-    def _cmd_sought(self, cmd: CommandLine) -> None:
+    def on_sought(self, cmd: CommandLine) -> None:
         if cmd.args and cmd.args.lower() != "all":  # FICS's "sought all": the same list here
-            self._write(["Usage: sought [all]"])
+            self.state.write(["Usage: sought [all]"])
             return
 
         def answer(kind: str, data: Json) -> list[str]:
@@ -92,27 +110,29 @@ class LobbyCommands(SessionState):
             lines = [sought_line(seek) for seek in seeks]
             return [*lines, f"{len(seeks)} ad{'' if len(seeks) == 1 else 's'} displayed."]
 
-        self._command(lambda a: SoughtCommand(None, ack=a), answer)
+        self.state.command(lambda a: SoughtCommand(None, ack=a), answer)
 
-    def _cmd_play(self, cmd: CommandLine) -> None:
+    def on_play(self, cmd: CommandLine) -> None:
         seek_id = number(cmd.args)
         if seek_id is None:
-            self._write(['Usage: play <seek index> (see "sought").'])
+            self.state.write(['Usage: play <seek index> (see "sought").'])
             return
-        self._command(lambda a: PlayCommand(seek_id, ack=a), self._plain())
+        self.state.command(lambda a: PlayCommand(seek_id, ack=a), self.state.plain())
 
-    def _cmd_match(self, cmd: CommandLine) -> None:
+    def on_match(self, cmd: CommandLine) -> None:
         words = cmd.words
         if not words:
-            self._write(["Usage: match <name> [time inc] [rated|unrated] [white|black] [variant]"])
+            self.state.write(
+                ["Usage: match <name> [time inc] [rated|unrated] [white|black] [variant]"]
+            )
             return
         if len(words[0]) > MAX_NAME_LENGTH:
-            self._write([f"{words[0][:MAX_NAME_LENGTH]}... is not logged in."])
+            self.state.write([f"{words[0][:MAX_NAME_LENGTH]}... is not logged in."])
             return
         try:
             terms = parse_terms(words[1:])
         except TermsError as error:
-            self._write([str(error)])
+            self.state.write([str(error)])
             return
 
         def answer(kind: str, data: Json) -> list[str]:
@@ -125,14 +145,14 @@ class LobbyCommands(SessionState):
                 return [f"{words[0]} is playing a game."]
             return [error_text(code, data.get("message", ""))]
 
-        self._command(
+        self.state.command(
             lambda a: MatchCommand(
                 words[0], terms.ics.name, terms.control, terms.rated, terms.colour, ack=a
             ),
             answer,
         )
 
-    def _cmd_computer(self, cmd: CommandLine) -> None:
+    def on_computer(self, cmd: CommandLine) -> None:
         """``computer [level] [time inc] [white|black] [variant]``: a game against the computer
         at once (the hub's ``challenge_ai``), unrated; level 1 (weakest) to 8, default 1. A
         first number is the level when one or three numbers lead (``computer 3 5 0``)."""
@@ -144,15 +164,15 @@ class LobbyCommands(SessionState):
         if leading in (1, 3):
             level = int(words.pop(0)) if len(words[0]) <= 2 else 0
             if not MIN_LEVEL <= level <= MAX_LEVEL:
-                self._write([f"The computer's level is {MIN_LEVEL} to {MAX_LEVEL}."])
+                self.state.write([f"The computer's level is {MIN_LEVEL} to {MAX_LEVEL}."])
                 return
         try:
             terms = parse_terms(words)
         except TermsError as error:
-            self._write([str(error)])
+            self.state.write([str(error)])
             return
         if terms.rated or terms.rating_range is not None or terms.manual:
-            self._write(["Games against the computer are unrated, without range or manual."])
+            self.state.write(["Games against the computer are unrated, without range or manual."])
             return
 
         def answer(kind: str, data: Json) -> list[str]:
@@ -160,7 +180,7 @@ class LobbyCommands(SessionState):
                 return [error_text(data.get("code", ""), data.get("message", ""))]
             return [f"The computer (level {level}) accepts."]
 
-        self._command(
+        self.state.command(
             lambda a: ChallengeAiCommand(terms.ics.name, level, terms.control, terms.colour, ack=a),
             answer,
         )
@@ -170,8 +190,8 @@ class LobbyCommands(SessionState):
         # Newest first: a player who challenges again after a decline means the new one.
         mine = [
             c
-            for c in reversed(self.challenges.values())
-            if (c["to"]["name"] == self.name) == incoming
+            for c in reversed(self.state.challenges.values())
+            if (c["to"]["name"] == self.state.name) == incoming
         ]
         if arg:
             challenge_id = number(arg)
@@ -190,46 +210,52 @@ class LobbyCommands(SessionState):
             )
         return 'You have more than one pending offer; use "pending" and give its number.'
 
-    def _cmd_accept(self, cmd: CommandLine) -> None:
-        game = self._current()
-        if not cmd.args and game is not None and game.game_id in self.offers:
-            kind = self.offers[game.game_id]
-            self._command(
+    def on_accept(self, cmd: CommandLine) -> None:
+        game = self.state.current()
+        if not cmd.args and game is not None and game.game_id in self.state.offers:
+            kind = self.state.offers[game.game_id]
+            self.state.command(
                 lambda a: OfferCommand(game.game_id, kind, "accept", ack=a),  # type: ignore[arg-type]
-                self._plain(),
+                self.state.plain(),
             )
             return
         found = self._find_challenge(cmd.args, incoming=True)
         if isinstance(found, str):
-            self._write([found])
+            self.state.write([found])
             return
-        self._command(lambda a: AcceptCommand(found, ack=a), self._answered(found))
+        self.state.command(lambda a: AcceptCommand(found, ack=a), self.state.answered(found))
 
-    def _cmd_decline(self, cmd: CommandLine) -> None:
-        game = self._current()
-        if not cmd.args and game is not None and game.game_id in self.offers:
-            kind = self.offers.pop(game.game_id)
-            self._command(
+    def on_decline(self, cmd: CommandLine) -> None:
+        game = self.state.current()
+        if not cmd.args and game is not None and game.game_id in self.state.offers:
+            kind = self.state.offers.pop(game.game_id)
+            self.state.command(
                 lambda a: OfferCommand(game.game_id, kind, "decline", ack=a),  # type: ignore[arg-type]
-                self._plain(f"You decline the {kind} offer."),
+                self.state.plain(f"You decline the {kind} offer."),
             )
             return
         found = self._find_challenge(cmd.args, incoming=True)
         if isinstance(found, str):
-            self._write([found])
+            self.state.write([found])
             return
-        self._command(lambda a: DeclineCommand(found, ack=a), self._answered(found, "declined"))
+        self.state.command(
+            lambda a: DeclineCommand(found, ack=a), self.state.answered(found, "declined")
+        )
 
-    def _cmd_withdraw(self, cmd: CommandLine) -> None:
+    def on_withdraw(self, cmd: CommandLine) -> None:
         found = self._find_challenge(cmd.args, incoming=False)
         if isinstance(found, str):
-            self._write([found])
+            self.state.write([found])
             return
-        self._command(lambda a: WithdrawCommand(found, ack=a), self._answered(found, "withdrawn"))
+        self.state.command(
+            lambda a: WithdrawCommand(found, ack=a), self.state.answered(found, "withdrawn")
+        )
 
-    def _cmd_pending(self, cmd: CommandLine) -> None:
-        outgoing = [c for c in self.challenges.values() if c["from"]["name"] == self.name]
-        incoming = [c for c in self.challenges.values() if c["to"]["name"] == self.name]
+    def on_pending(self, cmd: CommandLine) -> None:
+        outgoing = [
+            c for c in self.state.challenges.values() if c["from"]["name"] == self.state.name
+        ]
+        incoming = [c for c in self.state.challenges.values() if c["to"]["name"] == self.state.name]
         lines = ["Offers TO other players:"]
         lines += [
             f" {c['id']}: You are offering {c['to']['name']} a challenge: {challenge_text(c)}"
@@ -240,11 +266,11 @@ class LobbyCommands(SessionState):
             f" {c['id']}: {c['from']['name']} is offering a challenge: {challenge_text(c)}"
             for c in incoming
         ] or ["  (none)"]
-        game = self._current()
-        if game is not None and game.game_id in self.offers:
-            lines.append(f"  Your opponent offers: {self.offers[game.game_id]}")
+        game = self.state.current()
+        if game is not None and game.game_id in self.state.offers:
+            lines.append(f"  Your opponent offers: {self.state.offers[game.game_id]}")
         lines += [
             'If you wish to accept any of these offers type "accept n"',
             'or just "accept" if there is only one offer.',
         ]
-        self._write(lines)
+        self.state.write(lines)

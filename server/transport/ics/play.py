@@ -1,4 +1,5 @@
-"""The ICS commands of playing and watching: moves, resign, abort, draw, takeback, flag, rematch, observe, unobserve, refresh, games, moves."""
+"""The ICS commands of playing and watching: moves, resign, abort, adjourn, draw, takeback, flag,
+rematch, observe, unobserve, refresh, games, moves."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from server.transport.ics.parse import (
     CommandLine,
     move_to_uci,
 )
-from server.transport.ics.state import Json, SessionState, error_text, number
+from server.transport.ics.state import CommandHandler, Json, SessionPart, error_text, number
 
 ADJOURN_ANSWER = (
     "Games are not adjourned on this server: a game goes on while you are away. If you lose "
@@ -28,14 +29,36 @@ ADJOURN_ANSWER = (
 )
 
 
-class PlayCommands(SessionState):
-    """The ICS commands of playing and watching: moves, resign, abort, draw, takeback, flag, rematch, observe, unobserve, refresh, games, moves."""
+class PlayCommands(SessionPart):
+    """The ICS commands of playing and watching (the session's ``play`` part): moves
+    (:meth:`move`), resign, abort, adjourn, draw, takeback, flag, rematch, observe, unobserve,
+    refresh, games, moves."""
 
-    def _move(self, game: GameView, text: str) -> None:
+    __slots__ = ()
+
+    def commands(self) -> dict[str, CommandHandler]:
+        """The words of playing and watching, each with its handler."""
+        return {
+            "resign": self.on_resign,
+            "abort": self.on_abort,
+            "adjourn": self.on_adjourn,
+            "draw": self.on_draw,
+            "takeback": self.on_takeback,
+            "flag": self.on_flag,
+            "rematch": self.on_rematch,
+            "observe": self.on_observe,
+            "unobserve": self.on_unobserve,
+            "refresh": self.on_refresh,
+            "games": self.on_games,
+            "moves": self.on_moves,
+        }
+
+    def move(self, game: GameView, text: str) -> None:
+        """A move typed in ``game`` (coordinates, SAN or a drop): the next ply's ``MoveCommand``."""
         try:
             uci = move_to_uci(text, game.position(), game.ics)
         except RulesError:
-            self._write([f"Illegal move ({text})."])
+            self.state.write([f"Illegal move ({text})."])
             return
         ply = game.ply + 1
 
@@ -46,9 +69,9 @@ class PlayCommands(SessionState):
                 return [f"Illegal move ({text})."]
             return [error_text(data.get("code", ""), data.get("message", ""))]
 
-        self._command(lambda a: MoveCommand(game.game_id, ply, uci, ack=a), answer)
+        self.state.command(lambda a: MoveCommand(game.game_id, ply, uci, ack=a), answer)
 
-    def _cmd_resign(self, cmd: CommandLine) -> None:
+    def on_resign(self, cmd: CommandLine) -> None:
         def act(game: GameView) -> None:
             # FICS's "resign <opponent>": any other word is not taken as a resignation.
             if cmd.args and cmd.args.lower() not in (
@@ -56,50 +79,52 @@ class PlayCommands(SessionState):
                 game.black.lower(),
                 str(game.number),
             ):
-                self._write([f"You are not playing {bad_arg(cmd.args)}."])
+                self.state.write([f"You are not playing {bad_arg(cmd.args)}."])
                 return
-            self._command(lambda a: ResignCommand(game.game_id, ack=a), self._plain())
+            self.state.command(lambda a: ResignCommand(game.game_id, ack=a), self.state.plain())
 
-        self._in_game(act)
+        self.state.in_game(act)
 
-    def _cmd_abort(self, cmd: CommandLine) -> None:
-        self._in_game(
-            lambda g: self._command(lambda a: AbortCommand(g.game_id, ack=a), self._plain())
+    def on_abort(self, cmd: CommandLine) -> None:
+        self.state.in_game(
+            lambda g: self.state.command(
+                lambda a: AbortCommand(g.game_id, ack=a), self.state.plain()
+            )
         )
 
-    def _cmd_adjourn(self, cmd: CommandLine) -> None:
+    def on_adjourn(self, cmd: CommandLine) -> None:
         # XBoard sends it for F7 ("Adjourn"); FICS stores the game for later, which a server
         # whose clocks run while a player is away has no use for.
-        self._write([ADJOURN_ANSWER])
+        self.state.write([ADJOURN_ANSWER])
 
     def _offer(self, kind: str, done: str) -> None:
         def act(game: GameView) -> None:
-            self._command(
+            self.state.command(
                 lambda a: OfferCommand(game.game_id, kind, "offer", ack=a),  # type: ignore[arg-type]
-                self._plain(done),
+                self.state.plain(done),
             )
 
-        self._in_game(act)
+        self.state.in_game(act)
 
-    def _cmd_draw(self, cmd: CommandLine) -> None:
+    def on_draw(self, cmd: CommandLine) -> None:
         self._offer("draw", "Offering a draw.")
 
-    def _cmd_takeback(self, cmd: CommandLine) -> None:
+    def on_takeback(self, cmd: CommandLine) -> None:
         self._offer("takeback", "Takeback request sent.")
 
-    def _cmd_flag(self, cmd: CommandLine) -> None:
+    def on_flag(self, cmd: CommandLine) -> None:
         # The hub ends a game at the exact moment a flag falls: an opponent still playing
         # is not out of time.
-        self._in_game(lambda g: self._write(["Your opponent is not out of time."]))
+        self.state.in_game(lambda g: self.state.write(["Your opponent is not out of time."]))
 
-    def _cmd_rematch(self, cmd: CommandLine) -> None:
-        game_id = self.last_game
+    def on_rematch(self, cmd: CommandLine) -> None:
+        game_id = self.state.last_game
         if game_id is None:
-            self._write(["You have not played a game to rematch."])
+            self.state.write(["You have not played a game to rematch."])
             return
-        self._command(
+        self.state.command(
             lambda a: OfferCommand(game_id, "rematch", "offer", ack=a),
-            self._plain("Rematch request sent."),
+            self.state.plain("Rematch request sent."),
         )
 
     # --- observing ------------------------------------------------------------------------------
@@ -108,37 +133,39 @@ class PlayCommands(SessionState):
         """The game a number or a player's name names (None: no such game, or no such name)."""
         game_number = number(arg)
         if game_number is not None:
-            return self._host.numbers.game_id(game_number)
+            return self.state.host.numbers.game_id(game_number)
         name = handle_arg(arg)
-        return None if name is None else await self.views.running_game_of(name)
+        return None if name is None else await self.state.views.running_game_of(name)
 
-    async def _cmd_observe(self, cmd: CommandLine) -> None:
+    async def on_observe(self, cmd: CommandLine) -> None:
         if not cmd.args:
-            self._write(["Usage: observe <game number or player name>"])
+            self.state.write(["Usage: observe <game number or player name>"])
             return
         game_id = await self._game_of(cmd.args)
         if game_id is None:
-            self._write([NO_SUCH_GAME])
+            self.state.write([NO_SUCH_GAME])
             return
-        if game_id in self.games:
-            self._write([f"You are already observing game {self._host.numbers.number(game_id)}."])
+        if game_id in self.state.games:
+            self.state.write(
+                [f"You are already observing game {self.state.host.numbers.number(game_id)}."]
+            )
             return
-        self._observing_asked.add(game_id)
+        self.state.observing_asked.add(game_id)
 
         def answer(kind: str, data: Json) -> list[str]:
             if kind == MessageKind.ERROR:
-                self._observing_asked.discard(game_id)
+                self.state.observing_asked.discard(game_id)
                 return [NO_SUCH_GAME]
             return []
 
-        self._command(lambda a: JoinCommand(game_id, ack=a), answer)
+        self.state.command(lambda a: JoinCommand(game_id, ack=a), answer)
 
-    def _cmd_unobserve(self, cmd: CommandLine) -> None:
-        watched = [g for g in self.games.values() if g.role == "spectator"]
+    def on_unobserve(self, cmd: CommandLine) -> None:
+        watched = [g for g in self.state.games.values() if g.role == "spectator"]
         if cmd.args:
             game_number = number(cmd.args)
             if game_number is None and handle_arg(cmd.args) is None:
-                self._write([NO_SUCH_GAME])
+                self.state.write([NO_SUCH_GAME])
                 return
             named = cmd.args.lower()
             watched = [
@@ -147,43 +174,45 @@ class PlayCommands(SessionState):
                 if g.number == game_number or named in (g.white.lower(), g.black.lower())
             ]
         if not watched:
-            self._write(["You are not observing any games."])
+            self.state.write(["You are not observing any games."])
             return
         for game in watched:
-            del self.games[game.game_id]
-            self._command(lambda a, g=game: LeaveCommand(g.game_id, ack=a))  # type: ignore[misc]
-        self._write([f"Removing game {g.number} from observation list." for g in watched])
+            del self.state.games[game.game_id]
+            self.state.command(lambda a, g=game: LeaveCommand(g.game_id, ack=a))  # type: ignore[misc]
+        self.state.write([f"Removing game {g.number} from observation list." for g in watched])
 
-    def _cmd_refresh(self, cmd: CommandLine) -> None:
-        if self.examination is not None:
-            self._write(self.examination.board_lines(self._ms, self._wide))
+    def on_refresh(self, cmd: CommandLine) -> None:
+        if self.state.examination is not None:
+            self.state.write(self.state.examination.board_lines(self.state.ms, self.state.wide))
             return
-        game = self._current() or next(iter(self.games.values()), None)
+        game = self.state.current() or next(iter(self.state.games.values()), None)
         if cmd.args:  # FICS's "refresh <game>": one of the games followed here
             wanted = number(cmd.args)
-            game = next((g for g in self.games.values() if g.number == wanted), None)
+            game = next((g for g in self.state.games.values() if g.number == wanted), None)
             if game is None or " " in cmd.args:
-                self._write([NO_SUCH_GAME])
+                self.state.write([NO_SUCH_GAME])
                 return
         if game is None:
-            self._write(["You are neither playing, observing nor examining a game."])
+            self.state.write(["You are neither playing, observing nor examining a game."])
             return
-        self._write(game.board_lines(self._ms, wide=self._wide))
+        self.state.write(game.board_lines(self.state.ms, wide=self.state.wide))
 
-    async def _cmd_games(self, cmd: CommandLine) -> None:
-        self._write(await self.views.games())
+    async def on_games(self, cmd: CommandLine) -> None:
+        self.state.write(await self.state.views.games())
 
-    async def _cmd_moves(self, cmd: CommandLine) -> None:
+    async def on_moves(self, cmd: CommandLine) -> None:
         if cmd.args:
             game_id = await self._game_of(cmd.args)
             if game_id is None:
-                self._write([NO_SUCH_GAME])
+                self.state.write([NO_SUCH_GAME])
                 return
         else:
-            game_id = self.playing or next(iter(self.games), None)
+            game_id = self.state.playing or next(iter(self.state.games), None)
         if game_id is None:
-            self._write(["You are not playing or observing a game."])
+            self.state.write(["You are not playing or observing a game."])
             return
-        self._write(
-            await self.views.move_list(game_id, bool(self.vars["startpos"]), self._ms, self._wide)
+        self.state.write(
+            await self.state.views.move_list(
+                game_id, bool(self.state.vars["startpos"]), self.state.ms, self.state.wide
+            )
         )

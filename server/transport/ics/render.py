@@ -42,7 +42,7 @@ from server.transport.ics.lines import (
     seek_announcement,
     seek_line,
 )
-from server.transport.ics.state import Json, SessionState, error_text
+from server.transport.ics.state import Json, SessionPart, error_text
 
 REJOIN = frozenset({ErrorCode.NODE_UNAVAILABLE, ErrorCode.CLUSTER_UNAVAILABLE, ErrorCode.BUSY})
 """The refusals of a join while the game changes servers: join again."""
@@ -56,36 +56,40 @@ army as chess pieces, most of them missing) with clocks in seconds — or after 
 client says nothing (a person at a telnet prompt)."""
 
 
-class MessageRenderer(SessionState):
-    """Hub messages (the JSON a websocket would carry) as FICS text for one ICS connection."""
+class MessageRenderer(SessionPart):
+    """Hub messages (the JSON a websocket would carry) as FICS text for one ICS connection: the
+    session's ``render`` part. A message of kind ``k`` is rendered by its ``_on_k`` method
+    (none: nothing to show)."""
+
+    __slots__ = ()
 
     def on_message(self, message: Json) -> None:
         """One hub message for this connection."""
         kind = message.get("t")
         data = message.get("d") or {}
         ack = message.get("a")
-        if isinstance(ack, int) and ack in self._pending:
-            self._write(self._pending.pop(ack)(str(kind), data))
+        if isinstance(ack, int) and ack in self.state.pending:
+            self.state.write(self.state.pending.pop(ack)(str(kind), data))
             return
         handler = getattr(self, f"_on_{kind}", None)
         if handler is not None:
             handler(data)
         elif kind == MessageKind.ERROR:
-            self._write([error_text(data.get("code", ""), data.get("message", ""))])
+            self.state.write([error_text(data.get("code", ""), data.get("message", ""))])
 
     def _on_hello(self, data: HelloPayload) -> None:
         for challenge in data.get("challenges", []):
-            self.challenges[challenge["id"]] = challenge
+            self.state.challenges[challenge["id"]] = challenge
         game_id = data.get("game")
         if isinstance(game_id, str):
-            self._resume = game_id
-            self._host.later(RESUME_WAIT_S, self.resume_game)
+            self.state.resume = game_id
+            self.state.host.later(RESUME_WAIT_S, self.resume_game)
 
     def resume_game(self) -> None:
         """Join the game running at login, if not done yet (see :data:`RESUME_WAIT_S`)."""
-        game_id, self._resume = self._resume, None
+        game_id, self.state.resume = self.state.resume, None
         if game_id is not None:
-            self._resuming.add(game_id)
+            self.state.resuming.add(game_id)
             self._rejoin(game_id, 0)
 
     def _rejoin(self, game_id: str, tries: int) -> None:
@@ -94,29 +98,29 @@ class MessageRenderer(SessionState):
 
         def answer(kind: str, data: Json) -> list[str]:
             if kind == MessageKind.ERROR and data.get("code") in REJOIN and tries < REJOIN_TRIES:
-                self._host.later(REJOIN_EVERY_S, lambda: self._rejoin(game_id, tries + 1))
+                self.state.host.later(REJOIN_EVERY_S, lambda: self._rejoin(game_id, tries + 1))
             return []
 
-        self._command(lambda a: JoinCommand(game_id, ack=a), answer)
+        self.state.command(lambda a: JoinCommand(game_id, ack=a), answer)
 
     def _on_seek_added(self, seek: SeekView) -> None:
-        if self.vars["seekinfo"]:
-            self._write([seek_line(seek)])
-        elif self.vars["seek"] and seek["player"]["name"] != self.name:
-            self._write([seek_announcement(seek)])
+        if self.state.vars["seekinfo"]:
+            self.state.write([seek_line(seek)])
+        elif self.state.vars["seek"] and seek["player"]["name"] != self.state.name:
+            self.state.write([seek_announcement(seek)])
 
     def _on_seek_removed(self, data: IdPayload) -> None:
         # FICS: "<sr> N" with seekinfo; "Ads removed: N" with seekremove for those who see
         # the announcements (XBoard's seek graph drops the dot on either line).
-        if self.vars["seekinfo"]:
-            self._write([f"<sr> {data['id']}"])
-        elif self.vars["seekremove"] and self.vars["seek"]:
-            self._write([f"Ads removed: {data['id']}"])
+        if self.state.vars["seekinfo"]:
+            self.state.write([f"<sr> {data['id']}"])
+        elif self.state.vars["seekremove"] and self.state.vars["seek"]:
+            self.state.write([f"Ads removed: {data['id']}"])
 
     def _on_challenge(self, challenge: ChallengeView) -> None:
-        self.challenges[challenge["id"]] = challenge
-        if challenge["to"]["name"] == self.name:
-            self._write(
+        self.state.challenges[challenge["id"]] = challenge
+        if challenge["to"]["name"] == self.state.name:
+            self.state.write(
                 [
                     f"Challenge: {challenge_text(challenge)}",
                     *computer_notice(challenge["from"]),
@@ -124,16 +128,16 @@ class MessageRenderer(SessionState):
                 ]
             )
         else:
-            self._write(
+            self.state.write(
                 [f"Issuing: {challenge_text(challenge)}", *computer_notice(challenge["to"])]
             )
 
     def _challenge_over(
         self, data: ChallengeOverPayload, text: Callable[[ChallengeView], str]
     ) -> None:
-        challenge = self.challenges.pop(data.get("id", -1), None)
+        challenge = self.state.challenges.pop(data.get("id", -1), None)
         if challenge is not None:
-            self._write([text(challenge)])
+            self.state.write([text(challenge)])
 
     def _on_challenge_accepted(self, data: ChallengeAcceptedPayload) -> None:
         self._challenge_over(data, lambda c: f"{c['to']['name']} accepts the match offer.")
@@ -148,37 +152,37 @@ class MessageRenderer(SessionState):
         self._challenge_over(data, lambda c: f"Challenge {c['id']} removed.")
 
     def _on_game_start(self, data: GameStartPayload) -> None:
-        self._starting.add(data["game"])
-        self.playing = data["game"]
-        self.examination = None
+        self.state.starting.add(data["game"])
+        self.state.playing = data["game"]
+        self.state.examination = None
 
     def _on_game(self, snapshot: GameSnapshot) -> None:
         game_id = snapshot["game"]
-        number = self._host.numbers.number(game_id)
-        game = self.games.get(game_id)
+        number = self.state.host.numbers.number(game_id)
+        game = self.state.games.get(game_id)
         if game is None:
-            game = self.games[game_id] = GameView.from_snapshot(snapshot, number)
+            game = self.state.games[game_id] = GameView.from_snapshot(snapshot, number)
         else:
             game.update_snapshot(snapshot)
         lines: list[str] = []
-        if game_id in self._starting:
-            self._starting.discard(game_id)
+        if game_id in self.state.starting:
+            self.state.starting.discard(game_id)
             lines += creating_lines(
                 number, game.players[0], game.players[1], snapshot["variant"], game.rated, game.tc
             )
         if side_index(game.role) is not None and not game.finished:
-            self.playing = game_id
-            if game_id in self._resuming:
+            self.state.playing = game_id
+            if game_id in self.state.resuming:
                 white, black = game.players
                 variant, rated = snapshot["variant"], game.rated
                 lines.append(continuing_line(number, white, black, variant, rated, game.tc))
-        self._resuming.discard(game_id)
-        if game_id in self._observing_asked:
-            self._observing_asked.discard(game_id)
+        self.state.resuming.discard(game_id)
+        if game_id in self.state.observing_asked:
+            self.state.observing_asked.discard(game_id)
             if game.finished:  # a finished game stays in memory a while; it is not followed
-                del self.games[game_id]
-                self._command(lambda a: LeaveCommand(game_id, ack=a))
-                self._write([finished_game_line(number, game_id, snapshot.get("result"))])
+                del self.state.games[game_id]
+                self.state.command(lambda a: LeaveCommand(game_id, ack=a))
+                self.state.write([finished_game_line(number, game_id, snapshot.get("result"))])
                 return
             lines.append(f"You are now observing game {number}.")
             lines.append(
@@ -186,32 +190,32 @@ class MessageRenderer(SessionState):
                 f"{game.black} ({rating_text(game.players[1])}) "
                 f"{'rated' if game.rated else 'unrated'} {game.ics.kind}"
             )
-        self._write(lines + game.board_lines(self._ms, wide=self._wide))
+        self.state.write(lines + game.board_lines(self.state.ms, wide=self.state.wide))
 
     def _on_move(self, event: MovePayload) -> None:
-        game = self.games.get(event.get("game", ""))
+        game = self.state.games.get(event.get("game", ""))
         if game is None:
             return
         if event.get("side") != game.role:
-            self.offers.pop(game.game_id, None)  # playing on declines an offer
+            self.state.offers.pop(game.game_id, None)  # playing on declines an offer
         game.apply_move(event)
-        self._write(game.board_lines(self._ms, wide=self._wide))
+        self.state.write(game.board_lines(self.state.ms, wide=self.state.wide))
 
     def _on_takeback(self, event: TakebackPayload) -> None:
-        game = self.games.get(event.get("game", ""))
+        game = self.state.games.get(event.get("game", ""))
         if game is None:
             return
         game.apply_takeback(event)
         removed = event.get("removed", 1)
-        self._write(
+        self.state.write(
             [
                 f"Game {game.number}: {removed} half move(s) taken back.",
-                *game.board_lines(self._ms, wide=self._wide),
+                *game.board_lines(self.state.ms, wide=self.state.wide),
             ]
         )
 
     def _on_end(self, event: EndPayload) -> None:
-        game = self.games.get(event.get("game", ""))
+        game = self.state.games.get(event.get("game", ""))
         if game is None:
             return
         game.finished = True
@@ -225,55 +229,57 @@ class MessageRenderer(SessionState):
             event.get("detail"),
         )
         lines = [end_line(game.number, game.white, game.black, reason, event.get("result"))]
-        self.offers.pop(game.game_id, None)
-        if self.playing == game.game_id:
-            self.playing = None
-            self.last_game = game.game_id
+        self.state.offers.pop(game.game_id, None)
+        if self.state.playing == game.game_id:
+            self.state.playing = None
+            self.state.last_game = game.game_id
         else:
-            del self.games[game.game_id]
+            del self.state.games[game.game_id]
             lines.append(f"Removing game {game.number} from observation list.")
-        self._write(lines)
+        self.state.write(lines)
 
     def _on_offer(self, event: OfferPayload) -> None:
-        game = self.games.get(event.get("game", ""))
+        game = self.state.games.get(event.get("game", ""))
         if game is None or game.my_side is None or event.get("side") == game.role:
             return
         opponent = game.players[1 - game.my_side]["name"]
         kind, action = event.get("kind", ""), event.get("action", "")
         if action == "offer":
-            self.offers[game.game_id] = kind
+            self.state.offers[game.game_id] = kind
             text = {
                 "draw": f"{opponent} offers you a draw.",
                 "takeback": f"{opponent} would like to take back a move.",
                 "rematch": f"{opponent} offers you a rematch.",
             }.get(kind, f"{opponent} offers you a {kind}.")
-            self._write([text, 'You can "accept" or "decline" it.'])
+            self.state.write([text, 'You can "accept" or "decline" it.'])
             return
-        self.offers.pop(game.game_id, None)
+        self.state.offers.pop(game.game_id, None)
         verb = {"accept": "accepts", "decline": "declines", "cancel": "withdraws"}.get(action)
-        self._write([f"{opponent} {verb or action} the {kind} offer."])
+        self.state.write([f"{opponent} {verb or action} the {kind} offer."])
 
     def _on_gone(self, event: GonePayload) -> None:
-        game = self.games.get(event.get("game", ""))
+        game = self.state.games.get(event.get("game", ""))
         if game is not None and game.my_side is not None and event.get("side") != game.role:
             seconds = int(event.get("claim_in_ms", 0)) // 1000
-            self._write([f"Your opponent has lost contact or quit ({seconds} s to come back)."])
+            self.state.write(
+                [f"Your opponent has lost contact or quit ({seconds} s to come back)."]
+            )
 
     def _on_back(self, event: BackPayload) -> None:
-        game = self.games.get(event.get("game", ""))
+        game = self.state.games.get(event.get("game", ""))
         if game is not None and game.my_side is not None and event.get("side") != game.role:
-            self._write(["Your opponent has reconnected."])
+            self.state.write(["Your opponent has reconnected."])
 
     def _on_chat(self, line: ChatPayload) -> None:
-        if line.get("user") == self.name:
+        if line.get("user") == self.state.name:
             return
-        game = self.games.get(line.get("game", ""))
+        game = self.state.games.get(line.get("game", ""))
         number = game.number if game else "?"
         if line.get("room") == "players":
-            self._write([f"{line.get('user')} says: {line.get('text')}"])
+            self.state.write([f"{line.get('user')} says: {line.get('text')}"])
         else:
-            self._write([f"{line.get('user')}[{number}] kibitzes: {line.get('text')}"])
+            self.state.write([f"{line.get('user')}[{number}] kibitzes: {line.get('text')}"])
 
     def _on_degraded(self, data: DegradedPayload) -> None:
         if data.get("on"):
-            self._write(["The server is running with reduced service; games go on."])
+            self.state.write(["The server is running with reduced service; games go on."])

@@ -28,7 +28,7 @@ from server.transport.review_reads import ReplayQueueFull, ReviewReads, run_slic
 
 if TYPE_CHECKING:
     from server.transport.ics.games import GameNumbers
-    from server.transport.ics.session import ListedPlayer
+    from server.transport.ics.online import ListedPlayer
 
 __all__ = ["Examination", "ReviewStore", "StoreViews"]
 

@@ -1,15 +1,19 @@
-"""The state an ICS session's parts share, and how they send hub commands."""
+"""The state an ICS session's parts share (:class:`SessionState`), and how they send hub
+commands.
+
+Each part of a session (:mod:`~server.transport.ics.lobby`, :mod:`~server.transport.ics.play`,
+:mod:`~server.transport.ics.people`, :mod:`~server.transport.ics.stored`,
+:mod:`~server.transport.ics.settings`, :mod:`~server.transport.ics.render`) holds one
+:class:`SessionState` and imports no other part: what two parts both need lives here."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Protocol
 
 from server.hub.commands import (
     ChatCommand,
     Command,
-    SoughtCommand,
 )
 from server.hub.errors import ErrorCode
 from server.hub.lobby import MAX_SEEKS_PER_PLAYER
@@ -19,14 +23,18 @@ from server.hub.user_text import text_problem
 from server.jsontypes import JsonObject
 from server.transport.ics.args import number
 from server.transport.ics.games import GameNumbers, GameView
+from server.transport.ics.online import ListedPlayer
+from server.transport.ics.parse import CommandLine
 from server.transport.ics.review import Examination, ReviewStore, StoreViews
 from server.transport.review_reads import ReviewReads
 
 __all__ = [
+    "CommandHandler",
     "IcsHost",
     "Json",
     "ListedPlayer",
     "ReplyHandler",
+    "SessionPart",
     "SessionState",
     "error_text",
     "number",
@@ -37,17 +45,9 @@ Json = JsonObject
 ``error`` or the command's own message, so its handler reads the fields of the kind it got."""
 ReplyHandler = Callable[[str, Json], list[str]]
 """Answers a command's reply: (message type ``ack``/``error``/…, payload) -> lines."""
-
-
-@dataclass(frozen=True)
-class ListedPlayer:
-    """An online player as the ICS ``who`` and ``finger`` list them."""
-
-    name: str
-    guest: bool
-    playing: bool
-    computer: bool = False
-    bot: bool = False
+CommandHandler = Callable[[CommandLine], Awaitable[None] | None]
+"""Runs one typed command (a part's ``on_<word>`` method; an awaitable when it reads the
+store)."""
 
 
 class IcsHost(Protocol):
@@ -119,19 +119,21 @@ class SessionState:
         self.player = player
         self.name: str = player["name"]
         self._send = send
-        self._write = write
-        self._host = host
+        self.write = write
+        """Lines of text for the client."""
+        self.host = host
         self._acks = 0
-        self._pending: dict[int, ReplyHandler] = {}
+        self.pending: dict[int, ReplyHandler] = {}
+        """Commands sent and not answered yet: ack id -> what to show of the reply."""
         self.games: dict[str, GameView] = {}
         self.playing: str | None = None
         self.last_game: str | None = None
-        self._starting: set[str] = set()
-        self._resume: str | None = None
+        self.starting: set[str] = set()
+        self.resume: str | None = None
         """The running game ``hello`` named, until it is joined (after the client's setup)."""
-        self._resuming: set[str] = set()
+        self.resuming: set[str] = set()
         """Games joined again after login: their snapshot says ``Continuing``."""
-        self._observing_asked: set[str] = set()
+        self.observing_asked: set[str] = set()
         self.challenges: dict[int, ChallengeView] = {}
         self.offers: dict[str, str] = {}  # game id -> kind offered to me
         self.vars: dict[str, int] = {
@@ -153,29 +155,27 @@ class SessionState:
         write."""
 
     @property
-    def _ms(self) -> bool:
+    def ms(self) -> bool:
         """Clocks in milliseconds (``iset ms 1``)."""
         return bool(self.vars["ms"])
 
     @property
-    def _wide(self) -> bool:
+    def wide(self) -> bool:
         """Style 12 even for boards too wide for XBoard (``iset wide12 1``)."""
         return bool(self.vars["wide12"])
 
     # ================================================================ sending
 
-    def _command(self, make: Callable[[int], Command], handler: ReplyHandler | None = None) -> None:
+    def command(self, make: Callable[[int], Command], handler: ReplyHandler | None = None) -> None:
+        """Send the hub command ``make`` builds with the next ack id; the reply carrying that
+        id goes to ``handler`` (none: the reply is not shown)."""
         self._acks += 1
         ack = self._acks
         if handler is not None:
-            self._pending[ack] = handler
+            self.pending[ack] = handler
         self._send(make(ack))
 
-    def start(self) -> None:
-        """After login: follow the lobby (seek announcements) like a FICS ``seek 1`` default."""
-        self._command(lambda a: SoughtCommand(True, ack=a), lambda t, d: [])
-
-    def _plain(self, done: str = "") -> ReplyHandler:
+    def plain(self, done: str = "") -> ReplyHandler:
         """A handler printing ``done`` on success and the error otherwise."""
 
         def answer(kind: str, data: Json) -> list[str]:
@@ -185,11 +185,12 @@ class SessionState:
 
         return answer
 
-    def _current(self) -> GameView | None:
+    def current(self) -> GameView | None:
+        """The unfinished game this player plays, if any."""
         game = self.games.get(self.playing or "")
         return game if game is not None and not game.finished else None
 
-    def _answered(self, challenge_id: int, done: str = "") -> ReplyHandler:
+    def answered(self, challenge_id: int, done: str = "") -> ReplyHandler:
         """The answer to accept/decline/withdraw: the challenge is over either way (an error
         means it was gone already)."""
 
@@ -203,29 +204,43 @@ class SessionState:
 
         return answer
 
-    def _in_game(self, act: Callable[[GameView], None]) -> None:
-        game = self._current()
+    def in_game(self, act: Callable[[GameView], None]) -> None:
+        """``act`` on the game being played, or say there is none."""
+        game = self.current()
         if game is None:
-            self._write(["You are not playing a game."])
+            self.write(["You are not playing a game."])
             return
         act(game)
 
-    def _refused_text(self, text: str) -> bool:
+    def refused_text(self, text: str) -> bool:
         """Whether ``text`` is not user text (:mod:`server.hub.user_text`), saying so. The line
         reader refuses such lines already; this holds for text that reaches others without a
         hub command's check (an ICS tell) or in a command built here (a chat line)."""
         problem = text_problem(text)
         if problem is not None:
-            self._write([f"Not sent: your text {problem}."])
+            self.write([f"Not sent: your text {problem}."])
         return problem is not None
 
-    def _chat(self, game: GameView | None, text: str, done: str) -> None:
+    def chat(self, game: GameView | None, text: str, done: str) -> None:
+        """Say ``text`` in ``game``'s chat (``done``: the line shown once it is sent)."""
         if game is None:
-            self._write(["You are not playing or observing a game."])
+            self.write(["You are not playing or observing a game."])
             return
         if not text.strip():
-            self._write(["Say what?"])
+            self.write(["Say what?"])
             return
-        if self._refused_text(text):
+        if self.refused_text(text):
             return
-        self._command(lambda a: ChatCommand(game.game_id, text[:300], ack=a), self._plain(done))
+        self.command(lambda a: ChatCommand(game.game_id, text[:300], ack=a), self.plain(done))
+
+
+class SessionPart:
+    """A part of an ICS session (:class:`~server.transport.ics.session.IcsSession`): it holds
+    the session's one :class:`SessionState` and nothing else. A part that answers command words
+    names them in its ``commands()`` (word -> handler); the session merges those tables into
+    the one it dispatches through."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: SessionState) -> None:
+        self.state = state
