@@ -107,6 +107,7 @@ export class AnalysisPanel {
   }
 
   private async request(limits: object): Promise<void> {
+    this.refusal = null;
     try {
       if (this.ctx.conn.open) await this.ctx.conn.request("analyse", { game: this.gameId, ...limits });
       else {
@@ -115,7 +116,7 @@ export class AnalysisPanel {
         if (!answer.ok) throw new Error((await answer.json()).error ?? answer.statusText);
       }
       await this.load();
-    } catch (e) { this.body.append(h("p", { class: "error", role: "alert", text: errorText(e) })); }
+    } catch (e) { this.refusal = errorText(e); this.draw(); }
   }
 
   private draw(): void {
@@ -129,7 +130,10 @@ export class AnalysisPanel {
       const slow = this.variant() === "daishogi" ? h("p", { class: "muted", text: "Dai Shogi is slow: about a second per position." }) : "";
       // Only registered players may request one (docs/engines.md): say so before the click.
       const who = this.ctx.me && !this.ctx.me.guest ? "" : h("p", { class: "muted", "data-note": "registered-only", text: "Requesting an analysis needs a registered account: log in or register above." });
-      this.body.replaceChildren(failed ?? "", h("div", { class: "analysis-request" }, [button, kind]), who, slow);
+      // The refusal of the last click is state, not a node added once: a redraw (another ply
+      // shown, the view loaded again) keeps it on screen.
+      const refused = this.refusal === null ? "" : h("p", { class: "error", role: "alert", text: this.refusal });
+      this.body.replaceChildren(failed ?? "", h("div", { class: "analysis-request" }, [button, kind]), refused, who, slow);
       return;
     }
     const parts: (HTMLElement | SVGElement)[] = [];
@@ -160,6 +164,8 @@ export class AnalysisPanel {
   }
 
   private form: { kind: HTMLSelectElement; button: HTMLButtonElement } | null = null;
+  /** Why the server refused the last request (shown under the form until the next click). */
+  private refusal: string | null = null;
 
   private requestForm(): { kind: HTMLSelectElement; button: HTMLButtonElement } {
     const kind = h("select", { name: "limit", "aria-label": "Limit per position" }, [
