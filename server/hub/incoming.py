@@ -149,6 +149,10 @@ REVIEW_COMMAND_TYPES: frozenset[str] = frozenset(
 """Frame types answered from the store (``server.transport.review.review_ws``), not by the hub."""
 
 
+_DOOR_TYPES = frozenset(AUTH_FRAME_FIELDS) | REVIEW_COMMAND_TYPES
+"""The types a door answers itself (the rest are hub commands, or unknown)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ReviewRequest(Envelope):
     """A review frame: its envelope is checked, its payload is read by the review API (whose
@@ -182,10 +186,10 @@ def read_frame(obj: object) -> Incoming:
     try:
         envelope = parse_envelope(obj)
         kind = envelope.kind
-        names = AUTH_FRAME_FIELDS.get(kind)
-        if names is not None:
-            return _auth_frame(envelope, names)
-        if kind in REVIEW_COMMAND_TYPES:
+        if kind in _DOOR_TYPES:  # one look-up on the path of every move
+            names = AUTH_FRAME_FIELDS.get(kind)
+            if names is not None:
+                return _auth_frame(envelope, names)
             return ReviewRequest(kind, envelope.payload, envelope.ack)
         return command_of(envelope)
     except ProtocolError as error:
