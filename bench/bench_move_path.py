@@ -10,7 +10,7 @@ on an event loop (uvloop when installed), exactly as the websocket transport doe
 stand-ins at the edges: each player's outbox only keeps the frames it is given (no socket
 write), and the recorder reports every write committed on the next turn of the loop (no
 database). Two guests play seeded random Mini-Shogi games, each move being a frame of text that
-goes through the transport's own steps (``codec.decode``, ``parse_envelope``, ``command_of``,
+goes through the transport's own steps (``codec.decode``, ``read_frame``,
 ``HubDriver.handle``), and the CPU time of every step of a move is summed (process CPU time,
 best of ``--rounds``):
 
@@ -47,9 +47,10 @@ parser.add_argument("--max-plies", type=int, default=60)
 ARGS = parser.parse_args()
 sys.path.insert(0, ARGS.root)
 
-from server.hub.commands import command_of, parse_envelope  # noqa: E402
+from server.hub.commands import Command  # noqa: E402
 from server.hub.hub import Hub  # noqa: E402
 from server.hub.identity import PlayerInfo  # noqa: E402
+from server.hub.incoming import read_frame  # noqa: E402
 from server.transport import driver as driver_module  # noqa: E402
 from server.transport.codec import decode  # noqa: E402
 from server.transport.driver import HubDriver  # noqa: E402
@@ -174,7 +175,9 @@ async def play(moves: int, seed: int) -> dict[str, int]:
 
 def handle(driver: HubDriver, conn: int, text: str) -> None:
     """What ``ClientConnection._on_frame`` does with a command frame of a logged-in player."""
-    driver.handle(conn, command_of(parse_envelope(decode(text))), 0)
+    command = read_frame(decode(text))
+    assert isinstance(command, Command)  # a move: what ClientConnection._dispatch matches
+    driver.handle(conn, command, 0)
 
 
 def last_game(frames: list[bytes]) -> tuple[str, str, list[str]]:

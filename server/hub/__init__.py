@@ -1,7 +1,7 @@
 """The sans-I/O hub: seeks, challenges, clocks and game rooms; commands in, effects out.
 
 No asyncio, no sockets, no SQL: time is passed in as integer milliseconds. The transport
-adapter parses frames with :func:`server.hub.commands.parse_command`, calls
+adapter reads frames with :func:`server.hub.incoming.read_frame`, calls
 :class:`server.hub.hub.Hub` and runs the returned effects (:mod:`server.hub.effects`) in order;
 see docs/protocol.md and docs/architecture.md ("Hub core").
 

@@ -173,10 +173,13 @@ class ErrorCode(StrEnum):
 class ProtocolError(ValueError):
     """A decoded client frame does not follow docs/protocol.md.
 
-    ``code`` is always :attr:`ErrorCode.BAD_REQUEST`; the message names the offending field.
+    ``code`` is always :attr:`ErrorCode.BAD_REQUEST`; the message names the offending field;
+    ``ack`` is the frame's ack id, when valid, for the answer to echo (set by
+    ``server.hub.incoming.read_frame``).
     """
 
     code = ErrorCode.BAD_REQUEST
+    ack: int | str | None = None
 
 
 class CommandError(Exception):

@@ -35,6 +35,7 @@ from urllib.parse import parse_qsl, urlsplit
 from server.hub.commands import Envelope, ack_of, parse_envelope, shown, valid_text
 from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.game_ids import GAME_ID_PATTERN
+from server.hub.incoming import REVIEW_COMMAND_TYPES
 from server.hub.messages import Message, MessageJson, error_message
 from server.hub.payloads import AnalysisView, ExportPayload, GameDetailView, GamesPayload
 from server.hub.user_text import text_problem
@@ -85,10 +86,6 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 REVIEW_PREFIX = "/api/games"
-REVIEW_COMMAND_TYPES: frozenset[str] = frozenset(
-    {"games", "review", "export", "analysis", "analyse"}
-)
-"""Websocket command types answered by :func:`review_ws` (not by the hub)."""
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
@@ -534,7 +531,9 @@ async def review_ws(
     requester: str | None = None,
 ) -> MessageJson:
     """Answer one websocket frame ``{"t": type, "d": payload, "a": ack}`` (or its checked
-    envelope) whose type is in :data:`REVIEW_COMMAND_TYPES`; return the reply frame (wire form).
+    envelope: the :class:`~server.hub.incoming.ReviewRequest` that
+    :func:`~server.hub.incoming.read_frame` made of it) whose type is in
+    :data:`REVIEW_COMMAND_TYPES` (the hub's vocabulary); return the reply frame (wire form).
 
     * ``games`` (listing fields as in HTTP, JSON-typed) → ``{"t": "games", "d": page}``;
     * ``review`` ``{"game", "ply"?}`` → ``{"t": "review", "d": game}``;

@@ -5,12 +5,15 @@ Built on ``websockets.asyncio.server.serve`` (no compression; incoming frames up
 trip also measures the lag credited to moves).
 
 A connection first authenticates (``register``, ``login``, ``guest`` or ``resume``; see
-:mod:`server.transport.frames`) within ``login_timeout_s`` (else it is closed with 1008,
+:mod:`server.transport.ws_auth`) within ``login_timeout_s`` (else it is closed with 1008,
 "authentication timeout"); the answer is ``welcome`` with the
-player and the session token, followed by the hub's ``hello``. After that every text frame is a
-hub command, except the review commands (``games``, ``review``, ``export``; see
-:mod:`server.transport.review`), which read the store and need no login. Each incoming frame first passes the connection's token bucket: over the limit it is
-answered with ``rate_limited`` and dropped; a sustained flood closes the connection with 1008.
+player and the session token, followed by the hub's ``hello``. Every text frame is read once
+into one typed value (:func:`server.hub.incoming.read_frame`) and dispatched once on it
+(:meth:`ClientConnection._dispatch`): a hub command (once logged in), an authentication frame,
+or a review request (``games``, ``review``, ``export``…; see :mod:`server.transport.review`),
+which reads the store and needs no login. Each incoming frame first passes the connection's
+token bucket: over the limit it is answered with ``rate_limited`` and dropped; a sustained
+flood closes the connection with 1008.
 Frames that are binary, not JSON, or not a valid command get an ``error`` and change nothing.
 A text frame with nothing before it is handled straight from the socket's data callback, without
 waiting for the reading task's next turn
@@ -32,36 +35,30 @@ from websockets.exceptions import ConnectionClosed, ConnectionClosedOK
 from websockets.frames import CloseCode
 
 from server.config import Settings
-from server.hub.commands import Envelope, ack_of, command_of, parse_envelope
+from server.hub.commands import Command, ack_of, shown
 from server.hub.effects import ConnId
 from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.identity import PlayerId
+from server.hub.incoming import (
+    AuthFrame,
+    Incoming,
+    PingFrame,
+    ReviewRequest,
+    read_frame,
+)
 from server.hub.messages import AckId, Message, MessageKind, error_message
-from server.hub.payloads import VariantName, WelcomePayload
-from server.rules import VARIANT_NAMES, get_variant
-from server.transport.accounts import Accounts, AuthError, Identity
+from server.transport.accounts import Accounts, Identity
 from server.transport.analysis_api import Requester
 from server.transport.codec import DecodeError, decode, encode, encode_message
 from server.transport.driver import HubDriver
-from server.transport.frames import (
-    AuthFrame,
-    ChangePasswordFrame,
-    GuestFrame,
-    LoginFrame,
-    LogoutEverywhereFrame,
-    LogoutFrame,
-    PingFrame,
-    RegisterFrame,
-    ResumeFrame,
-    parse_transport_frame,
-)
 from server.transport.headers import SERVER_NAME
 from server.transport.http import HealthCheck, HttpRoutes, PresenceLookup, peer_address
 from server.transport.outbox import Outbox
 from server.transport.public import BACKLOG
 from server.transport.ratelimit import TokenBucket, Verdict
-from server.transport.review import REVIEW_COMMAND_TYPES, ReviewStore, review_ws
+from server.transport.review import ReviewStore, review_ws
 from server.transport.review_reads import ReviewReads, account_key, address_key
+from server.transport.ws_auth import on_auth
 from server.transport.ws_internals import (
     HandedOver,
     JitteredConnection,
@@ -85,20 +82,12 @@ class _Listen(TypedDict, total=False):
 
 AUTH_TIMEOUT_REASON = "authentication timeout"
 """The close reason (code 1008) of a connection not logged in within ``login_timeout_s``."""
-MAX_AUTH_FAILURES = 5
-"""Failed logins per connection before it is closed (1008)."""
 MAX_LAG_MS = 500
 """Lag credited to a move is half the ping round trip, at most this."""
 CLOSE_GRACE_S = 2.0
 """How long a closing handshake may take before the TCP connection is cut."""
 WRITE_LIMIT = 32 * 1024
 """High-water mark of a connection's socket write buffer before messages queue in the outbox."""
-
-VARIANTS: list[VariantName] = [
-    {"name": name, "title": get_variant(name).title, "family": get_variant(name).family}
-    for name in VARIANT_NAMES
-]
-"""The variants this server plays, sent with ``welcome`` (for clients' seek forms)."""
 
 
 @dataclass(frozen=True)
@@ -128,7 +117,8 @@ class ClientConnection:
     """One websocket client (see the module docstring)."""
 
     def __init__(self, server: TransportServer, ws: ServerConnection) -> None:
-        self._server = server
+        self.server = server
+        """The listener this connection came through (its driver, accounts, limits)."""
         self.ws = ws
         limits = server.limits
         self.outbox = Outbox(
@@ -138,8 +128,10 @@ class ClientConnection:
         self._bucket = TokenBucket(limits.rate_per_s, limits.burst, self._loop.time())
         self.identity: Identity | None = None
         self.conn_id: ConnId | None = None
-        self._auth_failures = 0
-        self._closing = False
+        self.auth_failures = 0
+        """Refused logins so far (:data:`~server.transport.ws_auth.MAX_AUTH_FAILURES`)."""
+        self.closing = False
+        """Closing (:meth:`close_soon`): nothing more is sent, later frames are ignored."""
         self._reading = False
         """run() is handling a frame (it may be awaiting a login or a review query)."""
         self._rest: asyncio.Task[None] | None = None
@@ -157,12 +149,12 @@ class ClientConnection:
 
     def close_soon(self, code: int, reason: str) -> None:
         """Close without waiting: nothing more is sent, the handshake gets a short grace."""
-        if self._closing:
+        if self.closing:
             return
-        self._closing = True
+        self.closing = True
         self.outbox.flush()  # what was said before closing (an ack, an error) still goes out
         self.outbox.close()
-        self._server.spawn(self._close(code, reason))
+        self.server.spawn(self._close(code, reason))
 
     async def _close(self, code: int, reason: str) -> None:
         try:
@@ -174,7 +166,7 @@ class ClientConnection:
         logger.info("dropping connection %s: outgoing queue overflow", self.conn_id)
         if self.conn_id is not None:
             # Not from inside the hub call whose effects overflowed the queue: right after it.
-            self._loop.call_soon(self._server.driver.drop, self.conn_id)
+            self._loop.call_soon(self.server.driver.drop, self.conn_id)
         self.close_soon(CloseCode.POLICY_VIOLATION, "too slow: outgoing queue overflow")
 
     # --- reading ------------------------------------------------------------------------------
@@ -189,7 +181,7 @@ class ClientConnection:
         # Started once the handshake is done (the 101 written): an honest client asks to log
         # in one round trip later. One timer serves both waits, so that a connection logging
         # in at once (nearly all of them) costs no more timers than before.
-        settings = self._server.settings
+        settings = self.server.settings
         if settings.silent_hold_s < settings.login_timeout_s:
             self._auth_timer = self._loop.call_later(settings.silent_hold_s, self._silent)
         else:
@@ -212,7 +204,7 @@ class ClientConnection:
                 await self._wait_for_rest()
                 # Once closing, read on (and ignore) until the close handshake ends, so that
                 # our close code, not the handler's return, is what the client sees.
-                if not self._closing:
+                if not self.closing:
                     rest = self._on_frame(data)
                     if rest is not None:
                         await rest
@@ -222,14 +214,14 @@ class ClientConnection:
         finally:
             if isinstance(ws, JitteredConnection):
                 ws.frame_handler = None  # no reference cycle left between the two
-            self._stop_auth_timer()
+            self.stop_auth_timer()
             # A login handed over at once may still be running: it connects to the hub
             # before the connection leaves it.
             await self._wait_for_rest()
             self.outbox.close()
-            self._server.logged_out(self)
+            self.server.logged_out(self)
             if self.conn_id is not None:
-                self._server.driver.disconnect(self.conn_id)
+                self.server.driver.disconnect(self.conn_id)
 
     def _silent(self) -> None:
         """``silent_hold_s`` after the handshake, not logged in: a connection that has not even
@@ -237,19 +229,19 @@ class ClientConnection:
         and costing nothing, until ``login_timeout_s``. One that asked keeps its slot while
         its login is handled (a password hash may wait its turn: a reconnect storm's logins
         stay bounded), until it logs in or the listener's hold ends."""
-        settings = self._server.settings
+        settings = self.server.settings
         self._auth_timer = self._loop.call_later(
             settings.login_timeout_s - settings.silent_hold_s, self._auth_timeout
         )
-        if not self._asked and not self._closing:
-            self._server.opened(self)
+        if not self._asked and not self.closing:
+            self.server.opened(self)
 
     def _auth_timeout(self) -> None:
         self._auth_timer = None
         if self.identity is None:
             self.close_soon(CloseCode.POLICY_VIOLATION, AUTH_TIMEOUT_REASON)
 
-    def _stop_auth_timer(self) -> None:
+    def stop_auth_timer(self) -> None:
         timer = self._auth_timer
         if timer is not None:
             self._auth_timer = None
@@ -263,7 +255,7 @@ class ClientConnection:
         once is running (a login, a review query), nor once closing (then :meth:`run` reads and
         ignores). Frames refused here queue for :meth:`run`, in order, behind that one."""
         rest = self._rest
-        return not (self._reading or self._closing or (rest is not None and not rest.done()))
+        return not (self._reading or self.closing or (rest is not None and not rest.done()))
 
     def on_text_frame(self, text: str) -> None:
         """Handle a text frame at once; what must wait becomes a task that later frames (read
@@ -303,7 +295,10 @@ class ClientConnection:
 
     def _on_frame(self, data: str | bytes) -> FrameRest | None:
         """Handle one frame as far as it goes without waiting; return the rest (a login, a
-        review query), which must run before the next frame, or ``None`` when done."""
+        review query), which must run before the next frame, or ``None`` when done.
+
+        The frame passes the token bucket, is decoded, read once into its typed value
+        (:func:`~server.hub.incoming.read_frame`) and dispatched once on what it is."""
         verdict = self._bucket.take(self._loop.time())
         if verdict is not Verdict.ACCEPT:
             if verdict is Verdict.CLOSE:
@@ -311,7 +306,7 @@ class ClientConnection:
                 return None
             self.error(
                 ErrorCode.RATE_LIMITED,
-                f"Too many messages: at most {self._server.limits.rate_per_s:g} per second; "
+                f"Too many messages: at most {self.server.limits.rate_per_s:g} per second; "
                 "this one was ignored.",
                 _ack_of_text(data),
             )
@@ -325,7 +320,15 @@ class ClientConnection:
             self.error(exc.code, exc.message)
             return None
         try:
-            rest = self._on_object(obj)
+            incoming = read_frame(obj)
+        except ProtocolError as exc:
+            self.error(exc.code, str(exc), exc.ack)
+            return None
+        except Exception:
+            self._failed_on(obj)
+            return None
+        try:
+            rest = self._dispatch(incoming)
         except Exception:
             self._failed_on(obj)
             return None
@@ -343,36 +346,37 @@ class ClientConnection:
         logger.exception("connection %s failed on a frame", self.conn_id)
         self.error(ErrorCode.INTERNAL_ERROR, "The server failed on this frame.", ack_of(obj))
 
-    def _on_object(self, obj: object) -> FrameRest | None:
-        """One decoded frame: its envelope is checked before anything reads its type."""
-        try:
-            envelope = parse_envelope(obj)
-        except ProtocolError as exc:
-            self.error(exc.code, str(exc), ack_of(obj))
-            return None
-        review_store = self._server.review_store
-        if review_store is not None and envelope.kind in REVIEW_COMMAND_TYPES:
-            return self._on_review(review_store, envelope)
-        try:
-            auth = parse_transport_frame(envelope)
-            if isinstance(auth, PingFrame):
-                self.send(Message(MessageKind.PONG, {}, a=auth.ack))
+    def _dispatch(self, incoming: Incoming) -> FrameRest | None:
+        """The one dispatch of a frame read: a hub command to the hub, an authentication frame
+        to :func:`~server.transport.ws_auth.on_auth` (``ping`` answered here), a review request
+        to the store; return what must wait (a login, a review query), if anything."""
+        match incoming:
+            case Command():
+                if self.conn_id is None:
+                    self.error(ErrorCode.NOT_AUTHENTICATED, ack=incoming.ack)
+                    return None
+                lag_ms = min(MAX_LAG_MS, int(self.ws.latency * 500))
+                self.server.driver.handle(self.conn_id, incoming, lag_ms)
                 return None
-            if auth is not None:
+            case PingFrame():
+                self.send(Message(MessageKind.PONG, {}, a=incoming.ack))
+                return None
+            case AuthFrame():
                 self._asked = True  # before anything waits (see _silent)
-                return self._on_auth(auth)
-            command = command_of(envelope)
-        except ProtocolError as exc:
-            self.error(exc.code, str(exc), envelope.ack)
-            return None
-        if self.conn_id is None:
-            self.error(ErrorCode.NOT_AUTHENTICATED, ack=envelope.ack)
-            return None
-        lag_ms = min(MAX_LAG_MS, int(self.ws.latency * 500))
-        self._server.driver.handle(self.conn_id, command, lag_ms)
+                return on_auth(self, incoming)
+            case ReviewRequest():
+                store = self.server.review_store
+                if store is None:  # no store behind this server: no such command here
+                    self.error(
+                        ErrorCode.BAD_REQUEST,
+                        f"unknown command type {shown(incoming.kind)}",
+                        incoming.ack,
+                    )
+                    return None
+                return self._on_review(store, incoming)
         return None
 
-    async def _on_review(self, store: ReviewStore, envelope: Envelope) -> None:
+    async def _on_review(self, store: ReviewStore, request: ReviewRequest) -> None:
         # Stored games are public (as over HTTP): no login needed, but to request an analysis
         # (server.transport.analysis_api checks who). A registered player's reads are counted
         # per account, anyone else's per address (server/transport/review_reads.py).
@@ -384,8 +388,8 @@ class ClientConnection:
             if info is not None and not info.guest
             else address_key(self.address)
         )
-        reads = self._server.reads
-        self.outbox.put(encode(await review_ws(store, envelope, player, reads, requester)))
+        reads = self.server.reads
+        self.outbox.put(encode(await review_ws(store, request, player, reads, requester)))
 
     # --- authentication -----------------------------------------------------------------------
 
@@ -395,76 +399,6 @@ class ClientConnection:
         (:func:`~server.transport.http.peer_address`: a trusted balancer's PROXY header
         honoured)."""
         return peer_address(self.ws)
-
-    async def _on_account(self, frame: AuthFrame) -> None:
-        """``logout``, ``logout_everywhere``, ``change_password``: a logged-in connection's
-        sessions."""
-        identity = self.identity
-        if identity is None:
-            self.error(ErrorCode.NOT_AUTHENTICATED, "You are not logged in.", frame.ack)
-            return
-        accounts = self._server.accounts
-        try:
-            if isinstance(frame, ChangePasswordFrame):
-                ended = await accounts.change_password(identity, frame.old, frame.new, self.address)
-                self.send(Message(MessageKind.ACK, {"sessions_ended": ended}, a=frame.ack))
-                return
-            if isinstance(frame, LogoutEverywhereFrame):
-                await accounts.logout_everywhere(identity)
-            else:
-                await accounts.logout(identity.token)
-        except AuthError as exc:
-            self.error(exc.code, exc.message, frame.ack)
-            return
-        self.send(Message(MessageKind.ACK, {"logged_out": True}, a=frame.ack))
-        self.close_soon(CloseCode.NORMAL_CLOSURE, "logged out")
-
-    async def _on_auth(self, frame: AuthFrame) -> None:
-        accounts = self._server.accounts
-        if isinstance(frame, (LogoutFrame, LogoutEverywhereFrame, ChangePasswordFrame)):
-            await self._on_account(frame)
-            return
-        if self.identity is not None:
-            self.error(ErrorCode.ALREADY_AUTHENTICATED, ack=frame.ack)
-            return
-        try:
-            if isinstance(frame, RegisterFrame):
-                identity = await accounts.register(frame.name, frame.password, self.address)
-            elif isinstance(frame, LoginFrame):
-                identity = await accounts.login(frame.name, frame.password, self.address)
-            elif isinstance(frame, ResumeFrame):
-                identity = await accounts.resume(frame.token)
-            else:
-                assert isinstance(frame, GuestFrame)
-                identity = accounts.guest()
-        except AuthError as exc:
-            self.error(exc.code, exc.message, frame.ack)
-            # Refused: no longer opening (else each connection sending a bad login, refused
-            # at once once its address is backed off, would hold a slot for OPENING_HOLD_S).
-            self._server.opened(self)
-            if exc.code in _FAILURES:
-                self._auth_failures += 1
-                if self._auth_failures >= MAX_AUTH_FAILURES:
-                    self.close_soon(CloseCode.POLICY_VIOLATION, "too many failed logins")
-            return
-        if self._closing or self.identity is not None:
-            return  # closed, or another login won while this one was hashing
-        self.identity = identity
-        self._stop_auth_timer()
-        welcome: WelcomePayload = {
-            "player": identity.info.view(),
-            "token": identity.token,
-            "variants": VARIANTS,
-        }
-        self.send(Message(MessageKind.WELCOME, welcome, a=frame.ack))
-        driver = self._server.driver
-        self.conn_id = driver.new_conn_id()
-        driver.connect(self.conn_id, self, identity.info)
-        self._server.logged_in(self)
-
-
-_FAILURES = (ErrorCode.BAD_CREDENTIALS, ErrorCode.BAD_SESSION, ErrorCode.TOO_MANY_ATTEMPTS)
-"""Refused logins that count towards :data:`MAX_AUTH_FAILURES`."""
 
 
 def _ack_of_text(data: str | bytes) -> AckId | None:

@@ -3,7 +3,8 @@
 Each account using the API on this process has one :class:`BotLink`: a connection to the hub
 (``driver.connect``) like a websocket's, kept while the bot holds a stream or a request is in
 flight (and :data:`LINGER_S` after). Its POSTs become the hub commands a websocket frame would
-(built by the same ``parse_command``, so one schema checks both doors), sent with an ack id of
+(read by the same :func:`~server.hub.incoming.read_frame` as a websocket frame, so one
+schema checks both doors), sent with an ack id of
 the link's: the HTTP answer waits for the hub's ``ack`` or ``error`` for that id — a move's ack
 comes only once it is stored. The hub's messages arrive as encoded frames (:meth:`put`, the
 ``FrameSink``) and are turned into lichess events for the link's open NDJSON streams
@@ -22,9 +23,10 @@ from collections.abc import Callable
 from typing import Any, Literal, cast
 
 from server.config import Settings
-from server.hub.commands import parse_command
+from server.hub.commands import Command
 from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.identity import PlayerInfo
+from server.hub.incoming import read_frame
 from server.hub.payloads import (
     AckPayload,
     BackPayload,
@@ -231,9 +233,11 @@ class BotLink:
             raise CommandFailed(429, ErrorCode.RATE_LIMITED, "Too many requests; slow down.", {})
         ack = f"b{next(self._acks)}"
         try:
-            command = parse_command({"t": kind, "d": payload, "a": ack})
+            command = read_frame({"t": kind, "d": payload, "a": ack})
         except ProtocolError as error:
             raise CommandFailed(400, error.code, str(error), {}) from None
+        if not isinstance(command, Command):  # the routes name hub commands only
+            raise CommandFailed(400, ErrorCode.BAD_REQUEST, f"unknown command type {kind!r}", {})
         future: asyncio.Future[AckPayload] = asyncio.get_running_loop().create_future()
         self._pending[ack] = future
         self.hold()

@@ -41,7 +41,7 @@ from server.transport.ics.session import IcsSession, ListedPlayer
 from server.transport.ics.telnet import TelnetLines
 from server.transport.ratelimit import TokenBucket, Verdict
 from server.transport.review_reads import ReviewReads, account_key, address_key
-from server.transport.server import MAX_AUTH_FAILURES
+from server.transport.ws_auth import MAX_AUTH_FAILURES
 
 __all__ = ["IcsConnection", "IcsServer"]
 
