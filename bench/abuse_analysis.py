@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import itertools
 import json
 import os
 import random
@@ -43,9 +42,9 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from bench_computer import summary
+from bench_computer import Socket, summary
 from processes import cpu_seconds, probe_report, start_hub, start_worker, stop_worker
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import connect
 
 from server.rules import Game, MoveRecord, get_variant
 from server.rules.time_control import Fischer
@@ -81,40 +80,6 @@ async def seed(url: str, variant: str, count: int, plies: int, seed_base: int) -
     finally:
         await store.close()
     return ids
-
-
-class Socket:
-    """One websocket client: requests with ack ids, answers read in order."""
-
-    def __init__(self, ws: ClientConnection) -> None:
-        self.ws = ws
-        self.acks = itertools.count(1)
-
-    async def send(self, t: str, d: dict[str, Any] | None = None, ack: int | None = None) -> None:
-        frame: dict[str, Any] = {"t": t}
-        if d is not None:
-            frame["d"] = d
-        if ack is not None:
-            frame["a"] = ack
-        await self.ws.send(json.dumps(frame))
-
-    async def recv(self) -> dict[str, Any]:
-        message: dict[str, Any] = json.loads(await self.ws.recv())
-        return message
-
-    async def request(self, t: str, d: dict[str, Any] | None = None) -> dict[str, Any]:
-        ack = next(self.acks)
-        await self.send(t, d, ack)
-        while True:
-            message = await self.recv()
-            if message.get("a") == ack:
-                return message
-
-    async def identify(self, t: str, d: dict[str, Any] | None = None) -> None:
-        await self.send(t, d)
-        while (message := await self.recv())["t"] != "hello":
-            if message["t"] == "error":
-                raise RuntimeError(f"{t} refused: {message}")
 
 
 def code_of(answer: dict[str, Any]) -> str:

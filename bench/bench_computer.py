@@ -43,16 +43,18 @@ RESIGN_AT = {"daishogi": 40}
 DEFAULT_RESIGN_AT = 80
 
 
-class Player:
-    """One websocket client playing the computer (random legal moves)."""
+class Socket:
+    """One websocket client: requests with ack ids, answers read in order (the benches' client;
+    bench/abuse_analysis.py uses it too)."""
 
-    def __init__(self, ws: ClientConnection, seed: int) -> None:
+    def __init__(self, ws: ClientConnection) -> None:
         self.ws = ws
-        self.rng = random.Random(seed)
         self.acks = itertools.count(1)
 
-    async def send(self, t: str, d: dict[str, Any], ack: int | None = None) -> None:
-        frame: dict[str, Any] = {"t": t, "d": d}
+    async def send(self, t: str, d: dict[str, Any] | None = None, ack: int | None = None) -> None:
+        frame: dict[str, Any] = {"t": t}
+        if d is not None:
+            frame["d"] = d
         if ack is not None:
             frame["a"] = ack
         await self.ws.send(json.dumps(frame))
@@ -60,6 +62,28 @@ class Player:
     async def recv(self) -> dict[str, Any]:
         message: dict[str, Any] = json.loads(await self.ws.recv())
         return message
+
+    async def request(self, t: str, d: dict[str, Any] | None = None) -> dict[str, Any]:
+        ack = next(self.acks)
+        await self.send(t, d, ack)
+        while True:
+            message = await self.recv()
+            if message.get("a") == ack:
+                return message
+
+    async def identify(self, t: str, d: dict[str, Any] | None = None) -> None:
+        await self.send(t, d)
+        while (message := await self.recv())["t"] != "hello":
+            if message["t"] == "error":
+                raise RuntimeError(f"{t} refused: {message}")
+
+
+class Player(Socket):
+    """One websocket client playing the computer (random legal moves)."""
+
+    def __init__(self, ws: ClientConnection, seed: int) -> None:
+        super().__init__(ws)
+        self.rng = random.Random(seed)
 
     async def login(self) -> None:
         await self.ws.send(json.dumps({"t": "guest"}))
