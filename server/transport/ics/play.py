@@ -3,14 +3,6 @@ rematch, observe, unobserve, refresh, games, moves."""
 
 from __future__ import annotations
 
-from server.hub.commands import (
-    AbortCommand,
-    JoinCommand,
-    LeaveCommand,
-    MoveCommand,
-    OfferCommand,
-    ResignCommand,
-)
 from server.hub.errors import ErrorCode
 from server.hub.messages import MessageKind
 from server.rules import RulesError
@@ -69,7 +61,7 @@ class PlayCommands(SessionPart):
                 return [f"Illegal move ({text})."]
             return [error_text(data.get("code", ""), data.get("message", ""))]
 
-        self.state.command(lambda a: MoveCommand(game.game_id, ply, uci, ack=a), answer)
+        self.state.command("move", {"game": game.game_id, "ply": ply, "move": uci}, answer)
 
     def on_resign(self, cmd: CommandLine) -> None:
         def act(game: GameView) -> None:
@@ -81,15 +73,13 @@ class PlayCommands(SessionPart):
             ):
                 self.state.write([f"You are not playing {bad_arg(cmd.args)}."])
                 return
-            self.state.command(lambda a: ResignCommand(game.game_id, ack=a), self.state.plain())
+            self.state.command("resign", {"game": game.game_id}, self.state.plain())
 
         self.state.in_game(act)
 
     def on_abort(self, cmd: CommandLine) -> None:
         self.state.in_game(
-            lambda g: self.state.command(
-                lambda a: AbortCommand(g.game_id, ack=a), self.state.plain()
-            )
+            lambda g: self.state.command("abort", {"game": g.game_id}, self.state.plain())
         )
 
     def on_adjourn(self, cmd: CommandLine) -> None:
@@ -99,10 +89,7 @@ class PlayCommands(SessionPart):
 
     def _offer(self, kind: str, done: str) -> None:
         def act(game: GameView) -> None:
-            self.state.command(
-                lambda a: OfferCommand(game.game_id, kind, "offer", ack=a),  # type: ignore[arg-type]
-                self.state.plain(done),
-            )
+            self.state.command(f"{kind}_offer", {"game": game.game_id}, self.state.plain(done))
 
         self.state.in_game(act)
 
@@ -123,8 +110,7 @@ class PlayCommands(SessionPart):
             self.state.write(["You have not played a game to rematch."])
             return
         self.state.command(
-            lambda a: OfferCommand(game_id, "rematch", "offer", ack=a),
-            self.state.plain("Rematch request sent."),
+            "rematch_offer", {"game": game_id}, self.state.plain("Rematch request sent.")
         )
 
     # --- observing ------------------------------------------------------------------------------
@@ -158,7 +144,7 @@ class PlayCommands(SessionPart):
                 return [NO_SUCH_GAME]
             return []
 
-        self.state.command(lambda a: JoinCommand(game_id, ack=a), answer)
+        self.state.command("join", {"game": game_id}, answer)
 
     def on_unobserve(self, cmd: CommandLine) -> None:
         watched = [g for g in self.state.games.values() if g.role == "spectator"]
@@ -178,7 +164,7 @@ class PlayCommands(SessionPart):
             return
         for game in watched:
             del self.state.games[game.game_id]
-            self.state.command(lambda a, g=game: LeaveCommand(g.game_id, ack=a))  # type: ignore[misc]
+            self.state.command("leave", {"game": game.game_id})
         self.state.write([f"Removing game {g.number} from observation list." for g in watched])
 
     def on_refresh(self, cmd: CommandLine) -> None:

@@ -4,10 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from server.hub.commands import (
-    JoinCommand,
-    LeaveCommand,
-)
 from server.hub.errors import ErrorCode
 from server.hub.messages import MessageKind
 from server.hub.payloads import (
@@ -101,7 +97,7 @@ class MessageRenderer(SessionPart):
                 self.state.host.later(REJOIN_EVERY_S, lambda: self._rejoin(game_id, tries + 1))
             return []
 
-        self.state.command(lambda a: JoinCommand(game_id, ack=a), answer)
+        self.state.command("join", {"game": game_id}, answer)
 
     def _on_seek_added(self, seek: SeekView) -> None:
         if self.state.vars["seekinfo"]:
@@ -181,7 +177,7 @@ class MessageRenderer(SessionPart):
             self.state.observing_asked.discard(game_id)
             if game.finished:  # a finished game stays in memory a while; it is not followed
                 del self.state.games[game_id]
-                self.state.command(lambda a: LeaveCommand(game_id, ack=a))
+                self.state.command("leave", {"game": game_id})
                 self.state.write([finished_game_line(number, game_id, snapshot.get("result"))])
                 return
             lines.append(f"You are now observing game {number}.")

@@ -8,14 +8,11 @@ Each part of a session (:mod:`~server.transport.ics.lobby`, :mod:`~server.transp
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Protocol
 
-from server.hub.commands import (
-    ChatCommand,
-    Command,
-)
-from server.hub.errors import ErrorCode
+from server.hub.commands import MAX_CHAT_LENGTH, Command, Envelope, command_of
+from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.lobby import MAX_SEEKS_PER_PLAYER
 from server.hub.messages import MessageKind
 from server.hub.payloads import ChallengeView, PlayerView
@@ -166,14 +163,28 @@ class SessionState:
 
     # ================================================================ sending
 
-    def command(self, make: Callable[[int], Command], handler: ReplyHandler | None = None) -> None:
-        """Send the hub command ``make`` builds with the next ack id; the reply carrying that
-        id goes to ``handler`` (none: the reply is not shown)."""
+    def command(
+        self, kind: str, fields: Mapping[str, object], handler: ReplyHandler | None = None
+    ) -> None:
+        """Send the hub command ``kind`` with the payload ``fields`` (the websocket frame's
+        ``d``) and the next ack id; the reply carrying that id goes to ``handler`` (none: the
+        reply is not shown).
+
+        The command is read by :func:`~server.hub.commands.command_of`, the one reading of
+        every door's frames (the websocket's through ``read_frame``), so its fields pass the
+        websocket's checks; a refusal is answered through ``handler`` as the hub's ``error``
+        (``bad_request``) would be, and nothing is sent."""
         self._acks += 1
         ack = self._acks
+        try:
+            command = command_of(Envelope(kind, fields, ack))
+        except ProtocolError as error:
+            if handler is not None:
+                self.write(handler(MessageKind.ERROR, {"code": error.code, "message": str(error)}))
+            return
         if handler is not None:
             self.pending[ack] = handler
-        self._send(make(ack))
+        self._send(command)
 
     def plain(self, done: str = "") -> ReplyHandler:
         """A handler printing ``done`` on success and the error otherwise."""
@@ -231,7 +242,9 @@ class SessionState:
             return
         if self.refused_text(text):
             return
-        self.command(lambda a: ChatCommand(game.game_id, text[:300], ack=a), self.plain(done))
+        self.command(
+            "chat", {"game": game.game_id, "text": text[:MAX_CHAT_LENGTH]}, self.plain(done)
+        )
 
 
 class SessionPart:
