@@ -5,13 +5,16 @@ The transport calls two functions and sends what they return:
 
 * :func:`review_http` (or :func:`review_http_target` with the raw request target) for
   ``GET /api/games…`` — returns ``(status, content type, body)``;
-* :func:`review_ws` for the websocket commands ``games``, ``review`` and ``export``
-  (:data:`REVIEW_COMMAND_TYPES`) — returns the reply frame as a JSON-ready dict.
+* :func:`review_ws` for the websocket commands ``games``, ``review``, ``export``,
+  ``analysis`` and ``analyse`` (:data:`REVIEW_COMMAND_TYPES`) — returns the reply frame as a
+  JSON-ready dict.
 
-Both read the store only (any object with the :class:`ReviewStore` methods; adapters do
-not import each other, so the store is handed over by ``server.app``; the records it returns
-are the shared ``server.rules.record`` ones). This module checks the requests and pages
-the store; the JSON of the games and the export texts are built by
+A request is one of the typed values of :mod:`server.hub.review_requests`, whichever door it
+came through: the websocket's ``read_frame`` makes it of a frame, :func:`review_http` of the
+path and query strings, both with the one ``review_request``. Both read the store only (any
+object with the :class:`ReviewStore` methods; adapters do not import each other, so the store
+is handed over by ``server.app``; the records it returns are the shared
+``server.rules.record`` ones). This module answers the requests and pages the store; the JSON of the games and the export texts are built by
 :mod:`server.transport.review_views`, which replays the stored moves through the adjudicator.
 Replays run in a worker thread: a long Dai Shogi game takes a noticeable fraction of a second
 to replay, which must not stall the event loop; given a :class:`ReviewReads`, finished games
@@ -421,7 +424,7 @@ async def review_http_target(
     return await review_http(store, parts.path, query, reads, requester)
 
 
-# ------------------------------------------------------------------------- websocket
+# ---------------------------------------------------------------------------- answers
 
 
 async def _answer(
@@ -453,6 +456,9 @@ async def _answer(
         return await request_analysis(store, request.game_id, limits, player)
     except AnalysisRequestError as exc:
         raise ReviewError(exc.status, exc.code, exc.message) from exc
+
+
+# ------------------------------------------------------------------------- websocket
 
 
 async def review_ws(
