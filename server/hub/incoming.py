@@ -24,7 +24,10 @@ is one of three kinds, and :func:`read_frame` tells which after checking its env
 
 * a :class:`ReviewRequest` (``games``, ``review``, ``export``, ``analysis``, ``analyse``:
   :data:`REVIEW_COMMAND_TYPES`), answered from the store; its fields are those of the HTTP
-  review API too, checked where both are answered (``server.transport.review``).
+  review API too, checked where both are answered (``server.transport.review``);
+* a :class:`~server.hub.tournament_requests.TournamentRequest` (``tournament_*``:
+  :data:`~server.hub.tournament_requests.TOURNAMENT_REQUEST_TYPES`), read here with its schema
+  and answered by the tournament director (``server.app.tournaments``).
 
 Anything else raises the one :class:`~server.hub.errors.ProtocolError`, whose ``ack`` is the
 frame's ack id (when valid) for the door to echo. Pure and sans-I/O, like the commands.
@@ -44,6 +47,11 @@ from server.hub.commands import (
 )
 from server.hub.errors import ProtocolError
 from server.hub.messages import AckId
+from server.hub.tournament_requests import (
+    TOURNAMENT_REQUEST_TYPES,
+    TournamentRequest,
+    tournament_request_of,
+)
 
 __all__ = [
     "AUTH_FRAME_FIELDS",
@@ -149,7 +157,7 @@ REVIEW_COMMAND_TYPES: frozenset[str] = frozenset(
 """Frame types answered from the store (``server.transport.review.review_ws``), not by the hub."""
 
 
-_DOOR_TYPES = frozenset(AUTH_FRAME_FIELDS) | REVIEW_COMMAND_TYPES
+_DOOR_TYPES = frozenset(AUTH_FRAME_FIELDS) | REVIEW_COMMAND_TYPES | TOURNAMENT_REQUEST_TYPES
 """The types a door answers itself (the rest are hub commands, or unknown)."""
 
 
@@ -159,7 +167,7 @@ class ReviewRequest(Envelope):
     fields the HTTP query strings share)."""
 
 
-Incoming = Command | AuthFrame | ReviewRequest
+Incoming = Command | AuthFrame | ReviewRequest | TournamentRequest
 """What one client frame is (:func:`read_frame`)."""
 
 
@@ -190,6 +198,8 @@ def read_frame(obj: object) -> Incoming:
             names = AUTH_FRAME_FIELDS.get(kind)
             if names is not None:
                 return _auth_frame(envelope, names)
+            if kind in TOURNAMENT_REQUEST_TYPES:
+                return tournament_request_of(envelope)
             return ReviewRequest(kind, envelope.payload, envelope.ack)
         return command_of(envelope)
     except ProtocolError as error:
