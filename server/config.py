@@ -221,6 +221,10 @@ class Settings:
     analysis_max_engine_s: float = _setting("analysis", 600.0, _positive)
     analysis_requests_per_min: float = _setting("analysis", 6.0, _positive)
     analysis_request_burst: int = _setting("analysis", 10, _at_least(1))
+    # [tournaments]
+    tournament_max_players: int = _setting("tournaments", 1000, _at_least(2))
+    tournaments_per_day: int = _setting("tournaments", 5, _at_least(0))
+    tournament_inline_wave: int = _setting("tournaments", 50, _at_least(2))
     # [connections]
     trusted_proxies: str = _setting("connections", "", _networks)
     max_connections: int = _setting("connections", 16000, _at_least(16))

@@ -35,22 +35,18 @@ def tournament_game_of_end(record: GameFinished) -> TournamentGame:
     )
 
 
-def tournament_game_of_record(record: GameInfo) -> TournamentGame:
-    """The core's view of a finished stored game (read after a restart)."""
+def tournament_game_of_record(record: GameInfo, white: PlayerId, black: PlayerId) -> TournamentGame:
+    """The core's view of a finished stored game (read after a restart) paired between
+    ``white`` (who moved first) and ``black``."""
     plies = record.plies or 0
     return TournamentGame(
-        _hub_id(record.first_player_id, record.first_name),
-        _hub_id(record.second_player_id, record.second_name),
+        white,
+        black,
         forfeit_result(record.result, plies),
         plies,
         record.first_berserk,
         record.second_berserk,
     )
-
-
-def _hub_id(store_id: int | None, name: str) -> PlayerId:
-    # The core keys entries by hub player id; only registered players' are stored with a game.
-    return f"u{store_id}" if store_id is not None else name
 
 
 class HubSeat:

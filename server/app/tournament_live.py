@@ -24,10 +24,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol, TypeVar
 
 from server.hub import game_ids
 from server.hub.errors import ErrorCode
@@ -164,6 +164,12 @@ class TournamentRunner:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
 
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` in a task the runner waits for at :meth:`stop`."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
     async def adopt(self, tournament_id: str) -> None:
         """A tournament just created here: load it and arm its timer."""
         live = await self._load(tournament_id)
@@ -252,20 +258,24 @@ class TournamentRunner:
         """A tournament game's end is stored: fold its result in (once) and advance."""
         try:
             live = await self.live(tournament_id)
+            async with live.lock:
+                await self._finish(live, game_id, game, at_ms)
+                await self.advance(live)
         except Exception:
-            logger.warning("result of game %s for unknown tournament %s", game_id, tournament_id)
-            return
-        async with live.lock:
-            await self._finish(live, game_id, game, at_ms)
-            await self.advance(live)
+            # Not lost: the game's row has its end, read again when the tournament is resumed.
+            logger.exception("tournament %s: result of game %s not stored", tournament_id, game_id)
 
     async def _finish(self, live: Live, game_id: str, game: TournamentGame, at_ms: int) -> None:
         for _attempt in range(MAX_RETRIES):
             state = live.state
             # Idempotent: a result reported twice, or for a game this tournament did not pair,
             # or after the end (an arena's games still played when time ran out do not count).
-            if game_id not in state.games or game_id in state.results or state.phase != "started":
+            paired = state.games.get(game_id)
+            if paired is None or game_id in state.results or state.phase != "started":
                 return
+            # The pairing's ids (a guest resumed by another hub has another hub id; white is
+            # the player who moved first).
+            game = replace(game, white=paired.white, black=paired.black)
             if await self._append(live, [Finished(game_id, game, at_ms)]):
                 self.publish(live)
                 return
@@ -412,9 +422,13 @@ class TournamentRunner:
 
     def _fire(self, live: Live) -> None:
         live.timer = None
-        task = asyncio.get_running_loop().create_task(self._tick(live))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self.spawn(self._tick(live))
+
+    async def tick(self, tournament_id: str) -> None:
+        """:meth:`advance` the tournament now, under its lock."""
+        live = await self.live(tournament_id)
+        async with live.lock:
+            await self.advance(live)
 
     async def _tick(self, live: Live) -> None:
         try:
@@ -440,7 +454,7 @@ class TournamentRunner:
                 continue  # restored by the hub; its end comes as usual
             from server.app.tournament_games import tournament_game_of_record
 
-            game = tournament_game_of_record(record)
+            game = tournament_game_of_record(record, paired.white, paired.black)
             ended = record.finished_at
             at_ms = self._clock() if ended is None else int(ended.timestamp() * 1000)
             await self._finish(live, paired.game_id, game, at_ms)

@@ -15,6 +15,7 @@ from the director's injected ``clock_ms``; games run on the hub's own time.
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import logging
 import time
@@ -22,7 +23,8 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
 from server.app.tournament_live import Live, TournamentRunner
-from server.hub.errors import ErrorCode
+from server.hub.effects import GameFinished
+from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import GameTerms
 from server.hub.messages import Message, MessageKind
@@ -52,13 +54,13 @@ def wall_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-class TournamentRefused(Exception):
-    """A tournament request changed nothing: ``code`` says why (every door shows it)."""
+class TournamentRefused(CommandError):
+    """A tournament request changed nothing: ``code`` says why, ``message`` in words (every
+    door shows them; a :class:`~server.hub.errors.CommandError`, so that the doors below the
+    composition root catch it by that name)."""
 
     def __init__(self, code: ErrorCode, message: str | None = None) -> None:
-        super().__init__(message or code.text)
-        self.code = code
-        self.message = message or code.text
+        super().__init__(code, message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +120,13 @@ class TournamentDirector:
         :meth:`start` resumes)."""
         await self._runner.stop()
 
+    async def tick(self, tournament_id: str) -> None:
+        """Do what is due now for the tournament (start, pair, end), as its timer does when it
+        fires; harmless when nothing is due (tests with an injected clock call it).
+
+        :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``."""
+        await self._runner.tick(tournament_id)
+
     # --- commands -----------------------------------------------------------------------------
 
     async def create(
@@ -150,9 +159,9 @@ class TournamentDirector:
             raise TournamentRefused(
                 ErrorCode.BAD_REQUEST, f"A tournament has at most {self.max_players} players here."
             )
-        settings = replace(
-            settings, password_hash=None if password is None else self._hash(password)
-        )
+        # The password hasher is slow on purpose (argon2): off the event loop.
+        hashed = None if password is None else await asyncio.to_thread(self._hash, password)
+        settings = replace(settings, password_hash=hashed)
         tournament_id = await self._store.create_tournament(
             settings,
             created_by=None if creator is None else creator.name,
@@ -176,15 +185,17 @@ class TournamentDirector:
             ``GUESTS_CASUAL_ONLY`` (a guest in a rated tournament).
         """
 
+        wanted = (await self._runner.live(tournament_id)).settings.password_hash
+        password_ok = (
+            wanted is not None
+            and password is not None
+            and await asyncio.to_thread(self._verify, wanted, password)
+        )
+
         def decide(live: Live, now: int) -> Event | Refusal:
             settings = live.settings
             if player.guest and settings.rated:
                 return Refusal(ErrorCode.GUESTS_CASUAL_ONLY)
-            password_ok = (
-                settings.password_hash is not None
-                and password is not None
-                and self._verify(settings.password_hash, password)
-            )
             terms = GameTerms(settings.variant, settings.control, settings.rated)
             rating = round(terms.rating_of(player).rating)
             return decide_join(
@@ -286,6 +297,23 @@ class TournamentDirector:
         :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``."""
         live = await self._runner.live(tournament_id)
         return trf(live.settings, live.state, address=address)
+
+    # --- games' ends ---------------------------------------------------------------------------
+
+    def game_ended(self, record: GameFinished) -> None:
+        """A tournament game's end is stored (the recorder tells it, possibly twice): fold its
+        result into its tournament (stored once) and pair again. Returns at once; the work
+        runs in a task."""
+        from server.app.tournament_games import tournament_game_of_end
+
+        tag = record.tournament
+        if tag is None:
+            return
+        self._runner.spawn(
+            self._runner.game_finished(
+                tag.id, record.game_id, tournament_game_of_end(record), self._clock()
+            )
+        )
 
     # --- watchers -----------------------------------------------------------------------------
 

@@ -67,6 +67,7 @@ __all__ = [
     "RegisterFrame",
     "ResumeFrame",
     "ReviewRequest",
+    "TournamentRequest",
     "read_frame",
 ]
 

@@ -239,6 +239,7 @@ class AckPayload(TypedDict, total=False):
     seek: int
     removed: list[int]
     challenge: int
+    tournament: str
     id: int
     logged_out: bool
     sessions_ended: int
