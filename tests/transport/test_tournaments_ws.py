@@ -297,3 +297,39 @@ async def test_a_pairing_stored_before_its_game_gets_its_game_at_start(
     assert stored is not None and stored.tournament_id == tid and stored.tournament_round == 1
     # Started again, nothing is stored twice.
     assert len((await second.store.load_tournament(tid)).events) == len(events) + 1
+
+
+async def test_a_berserk_is_marked_in_the_standings_and_the_stored_game(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    app = await start_app()
+    ara, arb = await registered(open_client, app, ["bza", "bzb"])
+    tid = await create(ara, format="arena", duration_s=600, start_when_joined=2)
+    await arb.ok("tournament_watch", {"id": tid})
+    await ara.ok("tournament_join", {"id": tid})
+    await arb.ok("tournament_join", {"id": tid})
+    start = await ara.next(lambda m: m["t"] == "game_start")
+    game = start["d"]["game"]
+    assert start["d"]["tournament"] == {"id": tid, "round": 1, "berserk": True}
+    await ara.ok("berserk", {"game": game})
+    halved = await arb.next(lambda m: m["t"] == "berserk")
+    assert halved["d"]["side"] == start["d"]["side"]
+    assert halved["d"]["clocks"][start["d"]["side"]]["ms"] == 30_000
+    await arb.ok("resign", {"game": game})
+    await arb.next(lambda m: m["t"] == "end" and m["d"]["game"] == game)
+    white = start["d"]["side"] == "first"
+    await arb.next(  # the result is folded in once the end is stored: pushed to watchers
+        lambda m: (
+            m["t"] == "tournament_standings"
+            and sum(row["games"] for row in m["d"]["standings"]) == 2
+        )
+    )
+    view = await ara.ok("tournament", {"id": tid})
+    pairing = view["pairings"][0]
+    assert pairing["white_berserk" if white else "black_berserk"] is True
+    rows = {row["name"]: row for row in view["standings"]}
+    # A berserked win of fewer than 14 plies: no bonus point.
+    assert rows["bza"]["berserks"] == 1 and rows["bza"]["score"] == 2
+    review = await ara.ok("review", {"game": game})
+    assert review["tournament"] == {"id": tid, "round": 1, "berserk": [start["d"]["side"]]}
+    assert review["headers"]["Round"] == "1" and review["headers"]["TournamentId"] == tid
