@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
@@ -107,6 +107,8 @@ class Live:
     seq: int
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: asyncio.TimerHandle | None = None
+    stored_deadline: int | None = -1
+    """The deadline last written to the store (-1: not written by this hub yet)."""
 
     def standings(self) -> list[StandingRow]:
         return standings(self.settings, self.state)
@@ -137,20 +139,58 @@ class TournamentRunner:
         self._stopping = False
         self.publish: Callable[[Live], None] = lambda live: None
         """Told after every change of a tournament (the director pushes the standings)."""
+        self.owns: Callable[[str], bool] = lambda tournament_id: True
+        """Whether this hub runs the tournament: its timers, pairings, start and end (in a
+        cluster the holder of its lease, ``server.app.tournament_cluster``; alone: every one).
+        Any hub may store a door's change or a game's result (the appends are optimistic)."""
+        self.claim: Callable[[str], Awaitable[bool]] = _always
+        """Take the tournament's ownership (a cluster's lease); True if this hub has it."""
+        self.changed: Callable[[str, int], None] = lambda tournament_id, seq: None
+        """Told after each append (the tournament, its number of events): a cluster tells the
+        other hubs, whose copies reload."""
 
     # --- life cycle ---------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Take up every unfinished tournament in the store (see the module docstring)."""
+        """Take up every unfinished tournament in the store whose ownership this hub gets
+        (see the module docstring)."""
         infos = await self._store.list_tournaments(("created", "started"), limit=500)
         for info in infos:
-            try:
-                live = await self._load(info.id)
-                async with live.lock:
-                    await self._reconcile(live)
-                    await self.advance(live)
-            except Exception:
-                logger.exception("tournament %s could not be resumed", info.id)
+            if await self.claim(info.id):
+                await self.resume(info.id)
+
+    async def resume(self, tournament_id: str) -> None:
+        """Run a tournament this hub now owns (at start, or taken over from a hub that died):
+        its state reloaded from the store, its missing games created, the results stored
+        meanwhile folded in, its timer armed."""
+        try:
+            live = await self._load(tournament_id)
+            async with live.lock:
+                await self._reload(live)
+                await self._reconcile(live)
+                await self.advance(live)
+        except Exception:
+            logger.exception("tournament %s could not be resumed", tournament_id)
+
+    def drop(self, tournament_id: str) -> None:
+        """This hub no longer owns the tournament (its lease was lost): stop its timer."""
+        live = self._lives.get(tournament_id)
+        if live is not None and live.timer is not None:
+            live.timer.cancel()
+            live.timer = None
+
+    async def on_notice(self, tournament_id: str, seq: int) -> None:
+        """Another hub appended to the tournament (it now has ``seq`` events): reload a copy
+        that is behind, push it to the watchers here, and advance it if this hub owns it."""
+        live = self._lives.get(tournament_id)
+        if live is None or live.seq >= seq:
+            return
+        async with live.lock:
+            if live.seq < seq:
+                await self._reload(live)
+                self.publish(live)
+            if self.owns(tournament_id):
+                await self.advance(live)
 
     async def stop(self) -> None:
         self._stopping = True
@@ -171,7 +211,8 @@ class TournamentRunner:
         task.add_done_callback(self._tasks.discard)
 
     async def adopt(self, tournament_id: str) -> None:
-        """A tournament just created here: load it and arm its timer."""
+        """A tournament just created here: own it, load it and arm its timer."""
+        await self.claim(tournament_id)
         live = await self._load(tournament_id)
         async with live.lock:
             await self.advance(live)
@@ -242,6 +283,7 @@ class TournamentRunner:
             return False
         for event in events:
             live.state.apply(event)
+        self.changed(live.id, live.seq)
         return True
 
     async def _append_now(self, live: Live, events: Sequence[Event]) -> None:
@@ -283,7 +325,10 @@ class TournamentRunner:
     # --- advancing ----------------------------------------------------------------------------
 
     async def advance(self, live: Live) -> None:
-        """Do what is due now (under ``live.lock``), then arm the timer for the next deadline."""
+        """Do what is due now (under ``live.lock``), then arm the timer for the next deadline;
+        only on the hub that owns the tournament."""
+        if not self.owns(live.id) or self._stopping:
+            return
         now = self._clock()
         settings, state = live.settings, live.state
         if state.phase == "created" and should_start(settings, state, now):
@@ -409,12 +454,14 @@ class TournamentRunner:
         if live.timer is not None:
             live.timer.cancel()
             live.timer = None
-        try:
-            await self._store.set_tournament_deadline(
-                live.id, None if deadline is None else ms_datetime(deadline)
-            )
-        except Exception:
-            logger.exception("tournament %s: deadline not stored", live.id)
+        if deadline != live.stored_deadline:
+            try:
+                await self._store.set_tournament_deadline(
+                    live.id, None if deadline is None else ms_datetime(deadline)
+                )
+                live.stored_deadline = deadline
+            except Exception:
+                logger.exception("tournament %s: deadline not stored", live.id)
         if deadline is None or self._stopping:
             return
         delay = max(0.0, (deadline - self._clock()) / 1000)
@@ -458,6 +505,10 @@ class TournamentRunner:
             ended = record.finished_at
             at_ms = self._clock() if ended is None else int(ended.timestamp() * 1000)
             await self._finish(live, paired.game_id, game, at_ms)
+
+
+async def _always(tournament_id: str) -> bool:
+    return True
 
 
 def _table_order(state: TournamentState) -> list[PlayerId]:
