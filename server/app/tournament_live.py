@@ -26,15 +26,20 @@ import logging
 import random
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, TypeVar
+from dataclasses import replace
+from typing import Any, TypeVar
 
+from server.app.live_tournament import GameSeat, Live, refused
 from server.hub import game_ids
 from server.hub.errors import ErrorCode
 from server.hub.identity import PlayerId
-from server.hub.tournament.arena import ArenaPairing, Waiting, pair_wave, waiting_players
+from server.hub.tournament.arena import (
+    ArenaPairing,
+    Waiting,
+    pair_wave,
+    waiting_players,
+)
 from server.hub.tournament.round_robin import round_count, round_robin_round
-from server.hub.tournament.standings import standings
 from server.hub.tournament.state import (
     Refusal,
     TournamentState,
@@ -49,15 +54,13 @@ from server.hub.tournament.values import (
     Event,
     Finished,
     Paired,
-    StandingRow,
     Started,
     TournamentGame,
-    TournamentSettings,
 )
 from server.store import Store, TournamentConflictError, UnknownTournamentError
 from server.store.tournaments import ms_datetime
 
-__all__ = ["GameSeat", "Live", "TournamentRunner", "refused"]
+__all__ = ["TournamentRunner"]
 
 logger = logging.getLogger(__name__)
 
@@ -66,52 +69,8 @@ MAX_RETRIES = 5
 INLINE_WAVE = 50
 """Waves of fewer waiting players are paired on the event loop (a few ms); larger ones in the
 process pool."""
-
-
-def refused(code: ErrorCode) -> Exception:
-    """The director's refusal (imported late: the director module imports this one)."""
-    from server.app.tournaments import TournamentRefused
-
-    return TournamentRefused(code)
-
-
-class GameSeat(Protocol):
-    """Where a tournament's games are created: the hub (through its driver)."""
-
-    def start_game(
-        self,
-        game_id: str,
-        white: PlayerId,
-        black: PlayerId,
-        names: tuple[str, str],
-        settings: TournamentSettings,
-        tournament: tuple[str, int],
-    ) -> None:
-        """Create the game ``game_id`` (``white`` moves first), naming its tournament and round;
-        a player without a connection gets it too (the first-move window applies)."""
-        ...
-
-    def busy(self, player: PlayerId) -> bool:
-        """Whether ``player`` is in a game on the hub now (not paired in an arena wave)."""
-        ...
-
-
-@dataclass
-class Live:
-    """One tournament as the runner keeps it: settings, state, events seen, its lock and timer."""
-
-    id: str
-    created_by: str | None
-    settings: TournamentSettings
-    state: TournamentState
-    seq: int
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    timer: asyncio.TimerHandle | None = None
-    stored_deadline: int | None = -1
-    """The deadline last written to the store (-1: not written by this hub yet)."""
-
-    def standings(self) -> list[StandingRow]:
-        return standings(self.settings, self.state)
+COALESCE_MS = 200
+"""Games ending within this make one arena wave; changes within it one standings push."""
 
 
 class TournamentRunner:
@@ -126,13 +85,17 @@ class TournamentRunner:
         node: str,
         rng: random.Random | None = None,
         inline_wave: int = INLINE_WAVE,
+        coalesce_ms: int = COALESCE_MS,
     ) -> None:
+        """``coalesce_ms``: the window in which games' ends make one arena wave and changes
+        one standings push (0: each at once)."""
         self._store = store
         self._seat = seat
         self._clock = clock_ms
         self.node = node
         self._rng = rng or random.SystemRandom()
         self._inline_wave = inline_wave
+        self._coalesce_s = coalesce_ms / 1000
         self._lives: dict[str, Live] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._pool: ProcessPoolExecutor | None = None
@@ -188,16 +151,17 @@ class TournamentRunner:
         async with live.lock:
             if live.seq < seq:
                 await self._reload(live)
-                self.publish(live)
+                self._publish_soon(live)
             if self.owns(tournament_id):
                 await self.advance(live)
 
     async def stop(self) -> None:
         self._stopping = True
         for live in self._lives.values():
-            if live.timer is not None:
-                live.timer.cancel()
-                live.timer = None
+            for handle in (live.timer, live.wave, live.push):
+                if handle is not None:
+                    handle.cancel()
+            live.timer = live.wave = live.push = None
         if self._tasks:
             await asyncio.wait(set(self._tasks), timeout=10)
         if self._pool is not None:
@@ -246,8 +210,7 @@ class TournamentRunner:
 
     async def _reload(self, live: Live) -> None:
         stored = await self._store.load_tournament(live.id)
-        live.state = replay(stored.events)
-        live.seq = stored.next_seq
+        live.reset(replay(stored.events), stored.next_seq)
 
     # --- changes ------------------------------------------------------------------------------
 
@@ -270,7 +233,7 @@ class TournamentRunner:
                     break
             else:
                 raise refused(ErrorCode.UNAVAILABLE)
-            self.publish(live)
+            self._publish_soon(live)
             await self.advance(live)
 
     async def _append(self, live: Live, events: Sequence[Event]) -> bool:
@@ -282,7 +245,7 @@ class TournamentRunner:
             await self._reload(live)
             return False
         for event in events:
-            live.state.apply(event)
+            live.apply(event)
         self.changed(live.id, live.seq)
         return True
 
@@ -302,7 +265,13 @@ class TournamentRunner:
             live = await self.live(tournament_id)
             async with live.lock:
                 await self._finish(live, game_id, game, at_ms)
-                await self.advance(live)
+                if live.settings.format != "arena" or self._coalesce_s == 0:
+                    await self.advance(live)
+                elif live.wave is None and self.owns(live.id):
+                    # Games ending together make one wave (and one standings computation).
+                    live.wave = asyncio.get_running_loop().call_later(
+                        self._coalesce_s, self._fire_wave, live
+                    )
         except Exception:
             # Not lost: the game's row has its end, read again when the tournament is resumed.
             logger.exception("tournament %s: result of game %s not stored", tournament_id, game_id)
@@ -319,7 +288,7 @@ class TournamentRunner:
             # the player who moved first).
             game = replace(game, white=paired.white, black=paired.black)
             if await self._append(live, [Finished(game_id, game, at_ms)]):
-                self.publish(live)
+                self._publish_soon(live)
                 return
 
     # --- advancing ----------------------------------------------------------------------------
@@ -333,7 +302,7 @@ class TournamentRunner:
         settings, state = live.settings, live.state
         if state.phase == "created" and should_start(settings, state, now):
             await self._append_now(live, [Started(now)])
-            self.publish(live)
+            self._publish_soon(live)
         if live.state.phase == "started":
             ends = arena_ends_at(settings, live.state)
             if ends is not None and now >= ends:
@@ -346,7 +315,7 @@ class TournamentRunner:
 
     async def _end(self, live: Live, now: int) -> None:
         await self._append_now(live, [Ended(now)])
-        self.publish(live)
+        self._publish_soon(live)
 
     async def _arena_wave(self, live: Live) -> None:
         state = live.state
@@ -369,7 +338,7 @@ class TournamentRunner:
         ]
         if await self._append(live, events):
             self._start_games(live, events)
-            self.publish(live)
+            self._publish_soon(live)
 
     async def _next_round(self, live: Live) -> None:
         settings, state = live.settings, live.state
@@ -406,7 +375,7 @@ class TournamentRunner:
             byes.append(Bye(pairing.bye, number, 1.0, now))
         if await self._append(live, events + byes):
             self._start_games(live, events)
-            self.publish(live)
+            self._publish_soon(live)
             if not events:  # a round of forfeits only: go on
                 await self._next_round(live)
 
@@ -470,6 +439,27 @@ class TournamentRunner:
     def _fire(self, live: Live) -> None:
         live.timer = None
         self.spawn(self._tick(live))
+
+    def _fire_wave(self, live: Live) -> None:
+        live.wave = None
+        self.spawn(self._tick(live))
+
+    def _publish_soon(self, live: Live) -> None:
+        """Push the standings once for the changes of the next ``coalesce_ms`` (a thousand
+        players' games ending together make one push, not one each)."""
+        if self._coalesce_s == 0:
+            self.publish(live)
+        elif live.push is None:
+            live.push = asyncio.get_running_loop().call_later(
+                self._coalesce_s, self._push_now, live
+            )
+
+    def _push_now(self, live: Live) -> None:
+        live.push = None
+        try:
+            self.publish(live)
+        except Exception:
+            logger.exception("tournament %s: standings not pushed", live.id)
 
     async def tick(self, tournament_id: str) -> None:
         """:meth:`advance` the tournament now, under its lock."""
