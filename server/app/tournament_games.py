@@ -4,14 +4,14 @@ a finished game's stored end becomes the core's :class:`~server.hub.tournament.v
 
 from __future__ import annotations
 
+from server.cluster.envelopes import moved_header, pack
+from server.cluster.host import NODES_CHANNEL
+from server.cluster.node import ClusterDriver
 from server.hub.effects import GameFinished
 from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.lobby import GameTerms, TournamentTag
 from server.hub.tournament.values import TournamentGame, TournamentSettings
 from server.rules.record import GameInfo, ResultCode
-from server.cluster.envelopes import moved_header, pack
-from server.cluster.host import NODES_CHANNEL
-from server.cluster.node import ClusterDriver
 from server.transport.driver import HubDriver
 
 __all__ = ["HubSeat", "forfeit_result", "tournament_game_of_end", "tournament_game_of_record"]

@@ -333,3 +333,22 @@ async def test_a_berserk_is_marked_in_the_standings_and_the_stored_game(
     review = await ara.ok("review", {"game": game})
     assert review["tournament"] == {"id": tid, "round": 1, "berserk": [start["d"]["side"]]}
     assert review["headers"]["Round"] == "1" and review["headers"]["TournamentId"] == tid
+
+
+async def test_a_start_time_passed_with_one_entry_waits_for_the_second(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    clock = TournamentClock()
+    app = await start_app(app_options={"tournament_clock": clock})
+    first, second = await registered(open_client, app, ["lta", "ltb"])
+    tid = await create(first, format="arena", duration_s=600, start_at_ms=clock.now_ms + 1000)
+    await first.ok("tournament_join", {"id": tid})
+    clock.now_ms += 2000  # the start time passes with one entry: nothing to do, no timer
+    await app.tournaments.tick(tid)
+    view = await first.ok("tournament", {"id": tid})
+    assert view["status"] == "created" and view["countdown_ms"] is not None
+    stored = await app.store.load_tournament(tid)
+    assert stored.info.next_deadline_at is None  # not a deadline to fire again and again
+    await second.ok("tournament_join", {"id": tid})  # two entries: it starts
+    start = await first.next(lambda m: m["t"] == "game_start")
+    assert start["d"]["tournament"]["id"] == tid
