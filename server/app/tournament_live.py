@@ -218,7 +218,6 @@ class TournamentRunner:
         self,
         tournament_id: str,
         decide: Callable[[Live, int], Event | Refusal],
-        **_: object,
     ) -> None:
         """Decide, append, apply, advance (see the module docstring).
 
