@@ -40,6 +40,7 @@ from server.app.jobs import JobQueue
 from server.app.tournament_cluster import TournamentLeases
 from server.app.tournament_games import HubSeat
 from server.app.tournament_live import TournamentRunner
+from server.app.tournament_schedule import TournamentScheduler
 from server.app.tournaments import TournamentDirector, wall_ms
 from server.bus import create_bus, create_cluster
 from server.cluster import ClusterDriver
@@ -49,6 +50,7 @@ from server.config import ConfigError, Settings, load_settings
 from server.hub.effects import Effect
 from server.hub.hub import Hub, HubConfig
 from server.hub.room import RoomSettings
+from server.hub.tournament.schedule import parse_schedule
 from server.store import EndJournal, MoveWriter, Store, StoreUnavailableError
 from server.store.migrate import upgrade_to_head
 from server.transport.accounts import Accounts
@@ -195,6 +197,14 @@ class App:
             created_per_day=settings.tournaments_per_day,
         )
         self._recorder.on_tournament_end = self.tournaments.game_ended
+        # The server's own calendar (docs/tournaments.md, "Recurring tournaments").
+        self.tournament_schedule = TournamentScheduler(
+            self.tournaments,
+            self.store,
+            parse_schedule(settings.tournament_schedule),
+            clock_ms=tournament_clock or wall_ms,
+            claim=None if self.tournament_leases is None else self.tournament_leases.claim_once,
+        )
         self.accounts = Accounts(
             StoreAccounts(self.store),
             hasher,
@@ -332,6 +342,7 @@ class App:
         if self.tournament_leases is not None:
             await self.tournament_leases.start()
         await self.tournaments.start()
+        await self.tournament_schedule.start()
 
     async def listen(self) -> None:
         """Open the public listener (and the ICS one); then log that the hub is listening,
@@ -384,6 +395,7 @@ class App:
     async def stop(self) -> None:
         """Close connections, finish the writes in flight, release the database and bus."""
         self.driver.detach()
+        await self.tournament_schedule.stop()
         await self.tournaments.stop()
         if self.tournament_leases is not None:
             await self.tournament_leases.stop()
