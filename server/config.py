@@ -166,6 +166,16 @@ def _networks(value: str) -> str | None:
     return None
 
 
+def _schedule(value: str) -> str | None:
+    from server.hub.tournament.schedule import parse_schedule  # the one reader of the calendar
+
+    try:
+        parse_schedule(value)
+    except ValueError as error:
+        return f"must be a calendar of recurring tournaments (docs/tournaments.md): {error}"
+    return None
+
+
 def _setting(section: str, default: Any, check: Check) -> Any:
     """A field in TOML section ``section``; ``check`` validates every value it receives."""
     metadata = {"section": section, "check": check}
@@ -221,6 +231,11 @@ class Settings:
     analysis_max_engine_s: float = _setting("analysis", 600.0, _positive)
     analysis_requests_per_min: float = _setting("analysis", 6.0, _positive)
     analysis_request_burst: int = _setting("analysis", 10, _at_least(1))
+    # [tournaments]
+    tournament_max_players: int = _setting("tournaments", 1000, _at_least(2))
+    tournaments_per_day: int = _setting("tournaments", 5, _at_least(0))
+    tournament_inline_wave: int = _setting("tournaments", 50, _at_least(2))
+    tournament_schedule: str = _setting("tournaments", "", _schedule)
     # [connections]
     trusted_proxies: str = _setting("connections", "", _networks)
     max_connections: int = _setting("connections", 16000, _at_least(16))

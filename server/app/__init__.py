@@ -22,7 +22,7 @@ import os
 import random
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import timedelta
 from functools import partial
@@ -37,6 +37,11 @@ from server.app.analysis import AnalysisDesk
 from server.app.collector import collect_and_freeze_forever, tune_garbage_collector
 from server.app.computer import ComputerSeat
 from server.app.jobs import JobQueue
+from server.app.tournament_cluster import TournamentLeases
+from server.app.tournament_games import HubSeat
+from server.app.tournament_live import TournamentRunner
+from server.app.tournament_schedule import TournamentScheduler
+from server.app.tournaments import TournamentDirector, wall_ms
 from server.bus import create_bus, create_cluster
 from server.cluster import ClusterDriver
 from server.cluster.node import ClusterReport
@@ -45,6 +50,7 @@ from server.config import ConfigError, Settings, load_settings
 from server.hub.effects import Effect
 from server.hub.hub import Hub, HubConfig
 from server.hub.room import RoomSettings
+from server.hub.tournament.schedule import parse_schedule
 from server.store import EndJournal, MoveWriter, Store, StoreUnavailableError
 from server.store.migrate import upgrade_to_head
 from server.transport.accounts import Accounts
@@ -107,9 +113,11 @@ class App:
         rng: random.Random | None = None,
         migrate: bool = True,
         ics_listen: int | None = None,
+        tournament_clock: Callable[[], int] | None = None,
     ) -> None:
         """``ics_listen`` overrides ``settings.ics_port`` (where 0 means "off"): the ICS
-        listener is started on that port, 0 being any free port (tests)."""
+        listener is started on that port, 0 being any free port (tests).
+        ``tournament_clock``: the tournaments' wall clock in epoch ms (tests)."""
         self.settings = settings
         self._config = config or hub_config(settings)
         self._rng = rng or random.Random()
@@ -157,6 +165,46 @@ class App:
             memory_cost=settings.argon2_memory_kib,
             parallelism=settings.argon2_parallelism,
         )
+        # Tournaments (docs/tournaments.md): the director drives the pure core on the store,
+        # creates the games in the hub and hears of their stored ends from the recorder.
+        runner = TournamentRunner(
+            self.store,
+            HubSeat(self.driver),
+            clock_ms=tournament_clock or wall_ms,
+            node=settings.node_id,
+            inline_wave=settings.tournament_inline_wave,
+        )
+        # Several hubs: one runs each tournament (a lease), any stores changes and results.
+        self.tournament_leases = (
+            None
+            if self.cluster is None
+            else TournamentLeases(
+                runner,
+                self.cluster.leases,
+                self.bus,
+                self.store,
+                node_id=settings.node_id,
+                ttl_ms=settings.lease_ttl_ms,
+            )
+        )
+        self.tournaments = TournamentDirector(
+            self.store,
+            runner,
+            hash_password=hasher.hash,
+            verify_password=partial(_password_matches, hasher),
+            clock_ms=tournament_clock or wall_ms,
+            max_players=settings.tournament_max_players,
+            created_per_day=settings.tournaments_per_day,
+        )
+        self._recorder.on_tournament_end = self.tournaments.game_ended
+        # The server's own calendar (docs/tournaments.md, "Recurring tournaments").
+        self.tournament_schedule = TournamentScheduler(
+            self.tournaments,
+            self.store,
+            parse_schedule(settings.tournament_schedule),
+            clock_ms=tournament_clock or wall_ms,
+            claim=None if self.tournament_leases is None else self.tournament_leases.claim_once,
+        )
         self.accounts = Accounts(
             StoreAccounts(self.store),
             hasher,
@@ -186,6 +234,7 @@ class App:
             self.health,
             review_store=self.analysis,
             presence=presence,
+            tournaments=self.tournaments,
         )
         # The computer as a player: a hub connection that queues move jobs (server/app/computer.py).
         self.computer = ComputerSeat(self.driver, self.jobs, poll_results=settings.uses_redis)
@@ -289,6 +338,11 @@ class App:
             await self.driver.start()
         else:
             await self._recover()
+        # After the games: a tournament resumed finds its running games in the hub.
+        if self.tournament_leases is not None:
+            await self.tournament_leases.start()
+        await self.tournaments.start()
+        await self.tournament_schedule.start()
 
     async def listen(self) -> None:
         """Open the public listener (and the ICS one); then log that the hub is listening,
@@ -341,6 +395,10 @@ class App:
     async def stop(self) -> None:
         """Close connections, finish the writes in flight, release the database and bus."""
         self.driver.detach()
+        await self.tournament_schedule.stop()
+        await self.tournaments.stop()
+        if self.tournament_leases is not None:
+            await self.tournament_leases.stop()
         self.jobs.close()
         await self.computer.stop()
         await self.listener.close()
@@ -388,6 +446,13 @@ class App:
         traceback: TracebackType | None,
     ) -> None:
         await self.stop()
+
+
+def _password_matches(hasher: PasswordHasher, password_hash: str, password: str) -> bool:
+    try:
+        return bool(hasher.verify(password_hash, password))
+    except Exception:  # argon2's VerifyMismatchError, InvalidHash …
+        return False
 
 
 async def serve(settings: Settings) -> None:

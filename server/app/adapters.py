@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -86,6 +86,9 @@ class StoreRecorder:
         self._store = store
         self._writer = writer
         self._journal = journal
+        self.on_tournament_end: Callable[[GameFinished], None] | None = None
+        """Told each stored end of a tournament's game (the tournament director), after its
+        commit; a game's end written twice is told twice (the director stores it once)."""
         # game id -> speed (rating pool) of the running games this process knows
         self._speeds: dict[str, str] = {}
 
@@ -140,6 +143,11 @@ class StoreRecorder:
             ),
             rated=record.rated,
             started=True,  # the hub creates a game when it starts: one commit
+            tournament=(
+                None
+                if record.tournament is None
+                else (record.tournament.id, record.tournament.round)
+            ),
         )
         self._speeds[record.game_id] = speed_of(record.control)
 
@@ -182,6 +190,15 @@ class StoreRecorder:
         return stored
 
     async def _finish(self, record: GameFinished) -> list[RatingChange]:
+        changes = await self._store_end(record)
+        if record.tournament is not None:
+            if any(record.berserk):
+                await self._store.set_game_berserk(record.game_id, *record.berserk)
+            if self.on_tournament_end is not None:
+                self.on_tournament_end(record)
+        return changes
+
+    async def _store_end(self, record: GameFinished) -> list[RatingChange]:
         speed = self._speeds.get(record.game_id)
         try:
             if record.result is None:

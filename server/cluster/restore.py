@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 
 from server.hub.identity import COMPUTER, PlayerInfo, Rating, RatingKey
-from server.hub.lobby import GameTerms
+from server.hub.lobby import GameTerms, TournamentTag
 from server.rules import MoveRecord
 from server.store import GameRecord, Store
 from server.transport.accounts import guest_player_id, registered_player_id
@@ -67,7 +67,11 @@ async def resumable_game(store: Store, game: GameRecord) -> Resumable:
     """
     first = await _player(store, game.first_player_id, game.first_name, game.first_bot)
     second = await _player(store, game.second_player_id, game.second_name, game.second_bot)
-    terms = GameTerms(game.variant, game.time_control, game.rated)
+    tag = None
+    if game.tournament_id is not None and game.tournament_round is not None:
+        # A resumed game is past any berserk (only before a first move; not kept): none now.
+        tag = TournamentTag(game.tournament_id, game.tournament_round, berserk=False)
+    terms = GameTerms(game.variant, game.time_control, game.rated, tag)
     kept = await store.take_room_version(game.id)
     first_version = version_above_all_issued() if kept is None else kept + 1
     return Resumable(game.id, terms, (first, second), game.start_fen, game.moves, first_version)

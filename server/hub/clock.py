@@ -139,6 +139,11 @@ class GameClock:
             raise ClockError("cannot set the time of a running clock")
         self._times[side] = time
 
+    def berserk(self, side: Side, time: SideTime) -> None:
+        """Give ``side`` the (smaller) time of a berserk before its first move; if its turn is
+        running, the turn's start stays (the deadline moves closer)."""
+        self._times[side] = time
+
     def start(self, side: Side, now: int) -> None:
         """Start ``side``'s time at ``now``; the clock must be stopped."""
         if self._running is not None:

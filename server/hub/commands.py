@@ -198,6 +198,13 @@ class AbandonClaimCommand(Command):
 
 
 @dataclass(frozen=True)
+class BerserkCommand(Command):
+    """``berserk``: halve one's own clock before one's first move (tournaments that allow it)."""
+
+    game_id: str
+
+
+@dataclass(frozen=True)
 class ChatCommand(Command):
     """``chat``: a line in the game's players' chat (players) or spectators' chat (others)."""
 
@@ -441,6 +448,7 @@ _PARSERS: dict[str, Callable[[FieldReader, AckId | None], Command]] = {
     "abandon_claim": lambda f, a: AbandonClaimCommand(
         _game(f), f.choice("outcome", ("win", "draw")), ack=a
     ),
+    "berserk": lambda f, a: BerserkCommand(_game(f), ack=a),
     "chat": lambda f, a: ChatCommand(_game(f), f.string("text", MAX_CHAT_LENGTH), ack=a),
 }
 for _kind in ("draw", "takeback", "rematch"):
@@ -500,8 +508,13 @@ class _SchemaReader(FieldReader):
 def command_schema(kind: str) -> tuple[FieldSpec, ...]:
     """The payload fields of the hub command ``kind``, read off its parser in :data:`_PARSERS`
     (the one schema; ``scripts/gen_types.py`` turns it into the web client's types)."""
+    return schema_of(kind, _PARSERS[kind])
+
+
+def schema_of(kind: str, parser: Callable[[FieldReader, AckId | None], object]) -> tuple[FieldSpec, ...]:
+    """The payload fields ``parser`` reads (any frame read with a :class:`FieldReader`)."""
     reader = _SchemaReader(kind)
-    _PARSERS[kind](reader, None)
+    parser(reader, None)
     return tuple(reader.fields)
 
 

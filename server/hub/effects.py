@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from server.hub.identity import PlayerId
+from server.hub.lobby import TournamentTag
 from server.hub.messages import Message
 from server.rules import MoveRecord
 from server.rules.time_control import TimeControl
@@ -82,6 +83,8 @@ class GameCreated:
     rated: bool
     first: GamePlayer
     second: GamePlayer
+    tournament: TournamentTag | None = None
+    """The tournament and round the game belongs to (stored with the game)."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,10 @@ class GameFinished:
     adapter must write it until it commits, keeping it across a crash of its own meanwhile.
     False when a player's command ended the game: a failed write is reported
     (``Hub.persist_failed``) and the game goes on."""
+    tournament: TournamentTag | None = None
+    """The tournament of the game: its stored end is reported to the tournament's director."""
+    berserk: tuple[bool, bool] = (False, False)
+    """Whether the first / second player berserked (tournament games)."""
 
 
 PersistRecord = GameCreated | MoveAppended | MovesRetracted | GameFinished

@@ -142,6 +142,12 @@ class ErrorCode(StrEnum):
     ABORT_INSTEAD = "abort_instead", "Before both players have moved, abort the game instead."
     EMPTY_MESSAGE = "empty_message", "A chat line needs some text."
     # --- tournaments (server.hub.tournament.state's refusals)
+    NO_SUCH_TOURNAMENT = "no_such_tournament", "There is no such tournament."
+    TOURNAMENT_LIMIT = "tournament_limit", "You created as many tournaments as a day allows."
+    NOT_BERSERKABLE = (
+        "not_berserkable",
+        "No berserk here: only before your first move, once, in a tournament game that allows it.",
+    )
     TOURNAMENT_FINISHED = "tournament_finished", "This tournament is over or closed to entries."
     ALREADY_ENTERED = "already_entered", "You are already in this tournament."
     NOT_ENTERED = "not_entered", "You are not in this tournament."

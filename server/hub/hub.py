@@ -23,6 +23,7 @@ from server.hub.commands import (
     AbandonClaimCommand,
     AbortCommand,
     AcceptCommand,
+    BerserkCommand,
     ChallengeAiCommand,
     ChatCommand,
     ClaimDrawCommand,
@@ -95,6 +96,7 @@ class Hub:
             OfferCommand: rooms.on_offer,
             AbandonClaimCommand: rooms.on_abandon_claim,
             ChatCommand: rooms.on_chat,
+            BerserkCommand: rooms.on_berserk,
         }
 
     # ================================================================ public API
@@ -269,6 +271,39 @@ class Hub:
                 state.tokens.owe_again(token, (game_id, kind))  # report it when stored
         self.games.after_room(room)
         return out
+
+    def start_paired_game(
+        self,
+        first: PlayerInfo,
+        second: PlayerInfo,
+        terms: GameTerms,
+        now_ms: int,
+        *,
+        game_id: GameId | None = None,
+    ) -> tuple[GameId, list[Effect]]:
+        """Create an ordinary game between two given players (``first`` moves first), as a
+        tournament pairs them: ``terms.tournament`` names the tournament and round (stored with
+        the game, shown in its ``game_start`` and snapshot). The row is written first
+        (``Persist(GameCreated)``); once stored the game starts as every game does. A player
+        with no connection here gets the game too: the first-move window, then the absence
+        countdown, apply as usual. Their seeks and challenges are cancelled.
+
+        :param game_id: the id to give the game (a pairing stored before its game); a new one
+            when None.
+        :raises ValueError: the id is in use, the two players are one, or a player is in a
+            game already (the director pairs only free players).
+        """
+        state = self.state
+        if game_id is not None and game_id in state.rooms:
+            raise ValueError(f"game {game_id} is already running here")
+        if first.id == second.id:
+            raise ValueError("a player cannot play themself")
+        for player in (first, second):
+            if player.id in state.playing:
+                raise ValueError(f"{player.id} is already playing {state.playing[player.id]}")
+        out: list[Effect] = []
+        new_id = self.games.create(first, second, terms, now_ms, out, game_id)
+        return new_id, out
 
     def restore_game(
         self,

@@ -41,11 +41,14 @@ class Games:
         terms: GameTerms,
         now: int,
         out: list[Effect],
+        game_id: GameId | None = None,
     ) -> GameId:
-        """Create a room in state ``created`` and ask the store for the game row."""
+        """Create a room in state ``created`` and ask the store for the game row (``game_id``:
+        one chosen by the caller, a tournament's pairing; else a new one)."""
         state = self.state
         variant = get_variant(terms.variant)
-        game_id = self.new_game_id()
+        if game_id is None:
+            game_id = self.new_game_id()
         room = GameRoom(
             game_id,
             variant,
@@ -74,6 +77,7 @@ class Games:
             rated=terms.rated,
             first=stored(first),
             second=stored(second),
+            tournament=terms.tournament,
         )
         out.append(Persist(token, record))
         return game_id
@@ -96,6 +100,9 @@ class Games:
                 "side": side.word,
                 "opponent": room.terms.player_view(opponent),
             }
+            tag = room.terms.tournament
+            if tag is not None:
+                started["tournament"] = {"id": tag.id, "round": tag.round, "berserk": tag.berserk}
             start = Message(MessageKind.GAME_START, started)
             for conn_id in online.conns:
                 out.append(Send(conn_id, start))

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from server.hub.commands import (
     AbandonClaimCommand,
     AbortCommand,
+    BerserkCommand,
     ChatCommand,
     ClaimDrawCommand,
     JoinCommand,
@@ -196,6 +197,13 @@ class RoomCommands:
             out += room.offers.rematch_started(new_game)
             data["new_game"] = new_game
         out.append(Send(conn.conn_id, ack_message(cmd.ack, data)))
+
+    def on_berserk(
+        self, conn: Connection, cmd: BerserkCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        self._in_room(
+            conn, cmd.game_id, now, out, lambda r, s: r.lifecycle.berserk(s, now), cmd.ack
+        )
 
     def on_chat(
         self, conn: Connection, cmd: ChatCommand, now: int, lag: int, out: list[Effect]

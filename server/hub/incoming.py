@@ -27,6 +27,9 @@ is one of three kinds, and :func:`read_frame` tells which after checking its env
   (``server.transport.review``); its fields are read by
   :func:`~server.hub.review_requests.review_request`, the schema through which the HTTP review
   API reads its query strings too.
+* a :class:`~server.hub.tournament_requests.TournamentRequest` (``tournament_*``:
+  :data:`~server.hub.tournament_requests.TOURNAMENT_REQUEST_TYPES`), read here with its schema
+  and answered by the tournament director (``server.app.tournaments``).
 
 Anything else raises the one :class:`~server.hub.errors.ProtocolError`, whose ``ack`` is the
 frame's ack id (when valid) for the door to echo. Pure and sans-I/O, like the commands.
@@ -47,6 +50,11 @@ from server.hub.commands import (
 from server.hub.errors import ProtocolError
 from server.hub.messages import AckId
 from server.hub.review_requests import REVIEW_TYPES, ReviewRequest, review_request
+from server.hub.tournament_requests import (
+    TOURNAMENT_REQUEST_TYPES,
+    TournamentRequest,
+    tournament_request_of,
+)
 
 __all__ = [
     "AUTH_FRAME_FIELDS",
@@ -62,6 +70,7 @@ __all__ = [
     "RegisterFrame",
     "ResumeFrame",
     "ReviewRequest",
+    "TournamentRequest",
     "read_frame",
 ]
 
@@ -150,11 +159,11 @@ REVIEW_COMMAND_TYPES: frozenset[str] = REVIEW_TYPES
 """Frame types answered from the store (``server.transport.review.review_ws``), not by the hub."""
 
 
-_DOOR_TYPES = frozenset(AUTH_FRAME_FIELDS) | REVIEW_COMMAND_TYPES
+_DOOR_TYPES = frozenset(AUTH_FRAME_FIELDS) | REVIEW_COMMAND_TYPES | TOURNAMENT_REQUEST_TYPES
 """The types a door answers itself (the rest are hub commands, or unknown)."""
 
 
-Incoming = Command | AuthFrame | ReviewRequest
+Incoming = Command | AuthFrame | ReviewRequest | TournamentRequest
 """What one client frame is (:func:`read_frame`)."""
 
 
@@ -185,6 +194,8 @@ def read_frame(obj: object) -> Incoming:
             names = AUTH_FRAME_FIELDS.get(kind)
             if names is not None:
                 return _auth_frame(envelope, names)
+            if kind in TOURNAMENT_REQUEST_TYPES:
+                return tournament_request_of(envelope)
             return review_request(kind, envelope.payload, envelope.ack)
         return command_of(envelope)
     except ProtocolError as error:

@@ -32,12 +32,24 @@ MAX_CHALLENGES_PER_SENDER = 3
 
 
 @dataclass(frozen=True)
+class TournamentTag:
+    """The tournament a game belongs to (its id), the round (an arena's wave) and whether its
+    players may berserk (an arena that allows it)."""
+
+    id: str
+    round: int
+    berserk: bool = False
+
+
+@dataclass(frozen=True)
 class GameTerms:
-    """What a game will be: variant, time control, rated or casual."""
+    """What a game will be: variant, time control, rated or casual, and the tournament it is
+    a game of (None: none)."""
 
     variant: str
     control: TimeControl
     rated: bool
+    tournament: TournamentTag | None = None
 
     @property
     def speed(self) -> str:
@@ -52,12 +64,16 @@ class GameTerms:
         return player.view(self.variant, self.speed)
 
     def view(self) -> TermsView:
-        return {
+        view: TermsView = {
             "variant": self.variant,
             "tc": time_control_view(self.control),
             "speed": self.speed,
             "rated": self.rated,
         }
+        tag = self.tournament
+        if tag is not None:
+            view["tournament"] = {"id": tag.id, "round": tag.round, "berserk": tag.berserk}
+        return view
 
 
 def range_accepts(rating_range: tuple[int, int] | None, rating: float) -> bool:

@@ -78,12 +78,17 @@ class MessageKind:
     BACK: Final = "back"
     CHAT: Final = "chat"
     REMATCH: Final = "rematch"
+    BERSERK: Final = "berserk"
     # review
     GAMES: Final = "games"
     REVIEW: Final = "review"
     EXPORT: Final = "export"
     ANALYSE: Final = "analyse"
     ANALYSIS: Final = "analysis"
+    # tournaments
+    TOURNAMENT: Final = "tournament"
+    TOURNAMENTS: Final = "tournaments"
+    TOURNAMENT_STANDINGS: Final = "tournament_standings"
     # bus publication only (channel ``games``), never sent to a client
     GAME_END: Final = "game_end"
 

@@ -70,13 +70,24 @@ TimeControlView = FischerView | ByoyomiView
 """A time control as commands take it and messages show it."""
 
 
+class TournamentTagView(TypedDict):
+    """The tournament a game belongs to (``id``), its round (an arena's wave) and whether its
+    players may berserk."""
+
+    id: str
+    round: int
+    berserk: bool
+
+
 class TermsView(TypedDict):
-    """What a game will be (``GameTerms.view``): shared by seeks, challenges and games."""
+    """What a game will be (``GameTerms.view``): shared by seeks, challenges and games;
+    ``tournament`` only in a tournament's game."""
 
     variant: str
     tc: TimeControlView
     speed: str
     rated: bool
+    tournament: NotRequired[TournamentTagView]
 
 
 class SeekView(TermsView):
@@ -99,6 +110,7 @@ ChallengeView = TypedDict(
         "to": PlayerView,
         "colour": ColourName,
         "seek": int | None,
+        "tournament": NotRequired[TournamentTagView],
     },
 )
 """A direct challenge (``from`` is a Python keyword, hence the functional form; its terms are
@@ -227,6 +239,7 @@ class AckPayload(TypedDict, total=False):
     seek: int
     removed: list[int]
     challenge: int
+    tournament: str
     id: int
     logged_out: bool
     sessions_ended: int
@@ -301,6 +314,7 @@ class GameStartPayload(TypedDict):
     game: str
     side: SideName
     opponent: PlayerView
+    tournament: NotRequired[TournamentTagView]
 
 
 class ComputerGamePayload(TypedDict):
@@ -386,8 +400,16 @@ class StoredPlayerView(TypedDict):
     """Present (true) for a bot account (the Bot API), as in :class:`PlayerView`."""
 
 
+class StoredTournamentView(TypedDict):
+    """A stored game's tournament: its id, the round (an arena's wave), who berserked."""
+
+    id: str
+    round: int
+    berserk: list[SideName]
+
+
 class GameSummaryView(TypedDict):
-    """A stored game as the game lists show it."""
+    """A stored game as the game lists show it (``tournament``: a tournament's game only)."""
 
     id: str
     variant: str
@@ -405,6 +427,7 @@ class GameSummaryView(TypedDict):
     created_at: str
     started_at: str | None
     finished_at: str | None
+    tournament: NotRequired[StoredTournamentView]
 
 
 class StoredMoveView(MoveFields):
@@ -484,6 +507,115 @@ class AnalysisView(TypedDict):
     error: NotRequired[str]
 
 
+# ------------------------------------------------------------------------ tournaments
+
+
+class BerserkPayload(RoomEventFields):
+    """``berserk`` (room event): ``side`` halved its clock (a tournament game)."""
+
+    side: SideName
+    clocks: ClocksView
+
+
+TournamentFormat = Literal["arena", "swiss", "round_robin", "double_round_robin"]
+TournamentStatusName = Literal["created", "started", "finished"]
+
+
+class TournamentSettingsView(TypedDict):
+    """A tournament's settings as shown (``password``: whether one is needed; times in epoch
+    milliseconds)."""
+
+    name: str
+    format: TournamentFormat
+    variant: str
+    tc: TimeControlView
+    rated: bool
+    start_at_ms: int | None
+    start_when_joined: int | None
+    duration_ms: int | None
+    rounds: int | None
+    password: bool
+    min_rating: int | None
+    bots: bool
+    computer: bool
+    max_players: int
+    berserk: bool
+
+
+class TournamentSummaryView(TypedDict):
+    """One tournament in a listing (``tournaments``)."""
+
+    id: str
+    status: TournamentStatusName
+    created_by: str | None
+    settings: TournamentSettingsView
+
+
+class TournamentStandingView(TypedDict):
+    """One standings row: ``score`` in the format's unit (arena points; chess points), the
+    named tie-breaks, the arena's ``fire`` (two wins in a row), ``berserks`` (games berserked)
+    and ``sheet`` (each game's arena points)."""
+
+    rank: int
+    player: str
+    name: str
+    rating: int
+    score: float
+    games: int
+    status: Literal["active", "paused", "withdrawn"]
+    tiebreaks: dict[str, float]
+    fire: bool
+    berserks: int
+    sheet: list[int]
+
+
+class TournamentPairingView(TypedDict):
+    """A game of the tournament (``result`` null while it is played)."""
+
+    game: str
+    round: int
+    white: str
+    black: str
+    result: str | None
+    white_berserk: bool
+    black_berserk: bool
+
+
+class TournamentByeView(TypedDict):
+    player: str
+    round: int
+    points: float
+
+
+class TournamentStandingsPayload(TypedDict):
+    """``tournament_standings``: pushed to a tournament's watchers after every change."""
+
+    id: str
+    status: TournamentStatusName
+    round: int
+    standings: list[TournamentStandingView]
+    playing: list[str]
+
+
+class TournamentView(TournamentSummaryView):
+    """``tournament``: the whole view. ``countdown_ms``: the next moment that matters (the
+    start, an arena's end; null otherwise); ``playing``: the games being played."""
+
+    countdown_ms: int | None
+    round: int
+    standings: list[TournamentStandingView]
+    pairings: list[TournamentPairingView]
+    byes: list[TournamentByeView]
+    playing: list[str]
+    podium: list[TournamentStandingView]
+
+
+class TournamentsPayload(TypedDict):
+    """``tournaments``: the answer to ``tournament_list``."""
+
+    tournaments: list[TournamentSummaryView]
+
+
 # ------------------------------------------------------------------------ the table
 
 PAYLOADS: dict[str, object] = {  # TypedDict classes (typing has no type for one)
@@ -518,6 +650,10 @@ PAYLOADS: dict[str, object] = {  # TypedDict classes (typing has no type for one
     MessageKind.EXPORT: ExportPayload,
     MessageKind.ANALYSE: AnalysisView,
     MessageKind.ANALYSIS: AnalysisView,
+    MessageKind.BERSERK: BerserkPayload,
+    MessageKind.TOURNAMENT: TournamentView,
+    MessageKind.TOURNAMENTS: TournamentsPayload,
+    MessageKind.TOURNAMENT_STANDINGS: TournamentStandingsPayload,
 }
 """Every client-facing message kind's payload type (``game_end`` goes to the bus only, and the
 bus's ``game_start`` has the shape of :class:`GameStartedNotice`)."""
@@ -532,10 +668,17 @@ OWN_ANSWERS = frozenset(
         MessageKind.EXPORT,
         MessageKind.ANALYSE,
         MessageKind.ANALYSIS,
+        MessageKind.TOURNAMENT,
     }
 )
 """The commands answered by a message of their own name rather than by ``ack`` (the login
 frames are answered by ``welcome``, ``ping`` by ``pong``)."""
+
+OTHER_ANSWERS: dict[str, str] = {
+    "tournament_watch": MessageKind.TOURNAMENT,
+    "tournament_list": MessageKind.TOURNAMENTS,
+}
+"""The commands answered by a message of another name than theirs."""
 
 
 class GameStartedNotice(TermsView):

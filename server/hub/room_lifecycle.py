@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from server.hub.effects import Effect, GameFinished, Persist, Publish, Send
 from server.hub.errors import ErrorCode
 from server.hub.messages import Message, MessageKind, ack_message, error_message
-from server.hub.payloads import EndPayload, GameEndNotice
+from server.hub.payloads import BerserkPayload, EndPayload, GameEndNotice
 from server.hub.persist_tokens import WriteKind
 from server.hub.room_state import DRAW, RESULTS, Absence, Asker, Ending, PendingEnd, RoomState
+from server.hub.tournament.arena import berserk_control
 from server.rules import (
     SIDES,
     Game,
@@ -139,6 +140,8 @@ class Lifecycle:
             final_fen=state.committed_fen(),
             ended_ms=ending.at_ms,
             server_decided=asker is None,
+            tournament=state.terms.tournament,
+            berserk=(state.berserk[0], state.berserk[1]),
         )
         return [Persist(token, record)]
 
@@ -255,8 +258,30 @@ class Lifecycle:
         state.require_idle(now)
         if len(state.records) >= 2:
             raise state.refuse(ErrorCode.ABORT_TOO_LATE, now)
+        if state.terms.tournament is not None:
+            # Not moving in time loses a tournament game (the first-move window); a player
+            # may not end one without a result.
+            raise state.refuse(ErrorCode.ABORT_TOO_LATE, now, "A tournament game cannot be aborted.")
         ending = Ending(None, None, Termination.ABORT, now, detail=f"{side.word}_aborted")
         return self.finish(ending, asker, ErrorCode.ABORT_NOT_SAVED)
+
+    def berserk(self, side: Side, now: int) -> list[Effect]:
+        """``side`` halves its own clock before its first move (a tournament game that allows
+        it; once): its main time becomes the berserk control's (``arena.berserk_control``),
+        the increment or byoyomi periods unchanged. Everyone is told (``berserk``)."""
+        state = self.state
+        state.require_idle(now)
+        tag = state.terms.tournament
+        moved = sum(1 for ply in range(1, len(state.records) + 1) if state.side_of_ply(ply) == side)
+        halved = berserk_control(state.terms.control)
+        if tag is None or not tag.berserk or moved or state.berserk[side] or halved is None:
+            raise state.refuse(ErrorCode.NOT_BERSERKABLE, now)
+        state.berserk[side] = True
+        state.clock.berserk(side, halved.initial())
+        data: BerserkPayload = {
+            "game": state.game_id, "side": side.word, "clocks": state.clock.view(now)
+        }
+        return state.emit(MessageKind.BERSERK, data)
 
     def claim_draw(self, side: Side, now: int, asker: Asker) -> list[Effect]:
         state = self.state

@@ -179,6 +179,8 @@ class RoomState:
             Audience.PLAYERS: deque(maxlen=self.settings.chat_history),
             Audience.SPECTATORS: deque(maxlen=self.settings.chat_history),
         }
+        self.berserk = [False, False]
+        """Whether each side berserked (a tournament game: ``Lifecycle.berserk``)."""
         self.pending: PendingMove | PendingTakeback | PendingEnd | None = None
         """The write the room waits for (state changes are refused meanwhile)."""
         self._member_changes = 0

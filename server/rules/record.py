@@ -180,6 +180,12 @@ class GameInfo:
     first_bot: bool = False
     second_bot: bool = False
     """Whether a player's account is a bot account (docs/bots.md), as the listing found it."""
+    tournament_id: str | None = None
+    tournament_round: int | None = None
+    """The tournament the game belongs to and its round (an arena's wave), if any."""
+    first_berserk: bool = False
+    second_berserk: bool = False
+    """Whether a player berserked (halved their clock) in a tournament game."""
 
     @property
     def winner(self) -> Side | None:

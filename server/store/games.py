@@ -77,6 +77,7 @@ class GameStore(Transactions):
         rated: bool = False,
         game_id: str | None = None,
         started: bool = False,
+        tournament: tuple[str, int] | None = None,
     ) -> str:
         """Store a new game (status ``created``) and return its id.
 
@@ -84,6 +85,7 @@ class GameStore(Transactions):
         id; only games between two different registered players can be rated.
         With *started* the game is stored already started (as :meth:`start_game`
         would mark it), in the same transaction: one commit instead of two.
+        *tournament* ``(id, round)``: the tournament and round the game belongs to.
 
         :raises ValueError: for malformed arguments or a rated game with a guest.
         :raises UnknownPlayerError: if a player id does not exist.
@@ -117,6 +119,11 @@ class GameStore(Transactions):
         if started:
             values["status"] = "started"
             values["started_at"] = values["created_at"]
+        if tournament is not None:
+            check_game_id(tournament[0])
+            if isinstance(tournament[1], bool) or not isinstance(tournament[1], int):
+                raise ValueError("a tournament round must be an integer")
+            values["tournament_id"], values["tournament_round"] = tournament
         for _ in range(_ID_ATTEMPTS):
             values["id"] = game_id or new_game_id()
             try:
@@ -136,6 +143,33 @@ class GameStore(Transactions):
                     raise GameStateError(game_id, "already stored", "create") from error
                 # A random id collided: draw another.
         raise StoreError(f"no free game id after {_ID_ATTEMPTS} random draws")
+
+    async def set_game_berserk(self, game_id: str, first: bool, second: bool) -> None:
+        """Record who berserked in a (tournament) game: kept with the game for its views and
+        for a tournament resumed after a restart.
+
+        :raises UnknownGameError: if there is no such game.
+        """
+        check_game_id(game_id)
+        async with self._transaction(write=True) as connection:
+            result = await connection.execute(
+                update(games)
+                .where(games.c.id == game_id)
+                .values(berserk=(1 if first else 0) | (2 if second else 0))
+            )
+            if result.rowcount == 0:
+                raise UnknownGameError(game_id)
+
+    async def tournament_game_ids(self, tournament_id: str) -> list[str]:
+        """The ids of the games stored for a tournament, in creation order."""
+        check_game_id(tournament_id)
+        async with self._transaction(write=False) as connection:
+            rows = await connection.execute(
+                select(games.c.id)
+                .where(games.c.tournament_id == tournament_id)
+                .order_by(games.c.created_at, games.c.id)
+            )
+            return [row.id for row in rows]
 
     async def start_game(self, game_id: str) -> None:
         """Mark a created game as started (now).

@@ -261,6 +261,10 @@ def _game_fields(row: Row[*tuple[Any, ...]]) -> ColumnValues:
         # Read with :func:`_bot_columns` where a query selects them.
         "first_bot": bool(row._mapping.get("first_bot", False)),
         "second_bot": bool(row._mapping.get("second_bot", False)),
+        "tournament_id": row.tournament_id,
+        "tournament_round": row.tournament_round,
+        "first_berserk": bool(row.berserk & 1),
+        "second_berserk": bool(row.berserk & 2),
     }
 
 

@@ -220,6 +220,7 @@ class GameRow(Base):
         Index(None, "created_at", "id"),
         Index(None, "finished_at"),
         Index(None, "status"),
+        Index(None, "tournament_id", "tournament_round"),
     )
 
     id: Mapped[str] = mapped_column(String(GAME_ID_MAX_LENGTH), primary_key=True)
@@ -256,6 +257,12 @@ class GameRow(Base):
     #: The version of the room's last event when a hub stopped running the game gracefully;
     #: taken (and cleared) by the next hub that resumes it (see Store.take_room_version).
     room_version: Mapped[int | None] = mapped_column(BigInteger)
+    #: The tournament the game belongs to and its round (an arena's wave); NULL otherwise.
+    tournament_id: Mapped[str | None] = mapped_column(String(GAME_ID_MAX_LENGTH))
+    tournament_round: Mapped[int | None] = mapped_column(Integer)
+    #: Who berserked (halved their clock) in a tournament game: 1 the first player, 2 the
+    #: second, 3 both.
+    berserk: Mapped[int] = mapped_column(Integer, server_default=text("0"))
 
 
 class GameMoveRow(Base):

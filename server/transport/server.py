@@ -44,6 +44,7 @@ from server.hub.incoming import (
     Incoming,
     PingFrame,
     ReviewRequest,
+    TournamentRequest,
     read_frame,
 )
 from server.hub.messages import AckId, Message, MessageKind, error_message
@@ -58,6 +59,7 @@ from server.transport.public import BACKLOG
 from server.transport.ratelimit import TokenBucket, Verdict
 from server.transport.review import ReviewStore, review_ws
 from server.transport.review_reads import ReviewReads, account_key, address_key
+from server.transport.tournament_ws import TournamentDesk, TournamentDoor
 from server.transport.ws_auth import on_auth
 from server.transport.ws_internals import (
     HandedOver,
@@ -133,6 +135,8 @@ class ClientConnection:
         self.closing = False
         """Closing (:meth:`close_soon`): nothing more is sent, later frames are ignored."""
         self._reading = False
+        self._tournaments: TournamentDoor | None = None
+        """The connection's tournament requests and watches (made at its first)."""
         """run() is handling a frame (it may be awaiting a login or a review query)."""
         self._rest: asyncio.Task[None] | None = None
         """The rest of a frame handled at once, if it had to wait (a login, a review query),
@@ -218,6 +222,8 @@ class ClientConnection:
             # A login handed over at once may still be running: it connects to the hub
             # before the connection leaves it.
             await self._wait_for_rest()
+            if self._tournaments is not None:
+                self._tournaments.close()
             self.outbox.close()
             self.server.logged_out(self)
             if self.conn_id is not None:
@@ -364,6 +370,8 @@ class ClientConnection:
             case AuthFrame():
                 self._asked = True  # before anything waits (see _silent)
                 return on_auth(self, incoming)
+            case TournamentRequest():
+                return self._on_tournament(incoming)
             case ReviewRequest():
                 store = self.server.review_store
                 if store is None:  # no store behind this server: no such command here
@@ -375,6 +383,18 @@ class ClientConnection:
                     return None
                 return self._on_review(store, incoming)
         return None
+
+    async def _on_tournament(self, request: TournamentRequest) -> None:
+        desk, door, identity = self.server.tournaments, self._tournaments, self.identity
+        if desk is None:  # no director behind this server: no such command here
+            self.error(ErrorCode.BAD_REQUEST, "tournaments are not served here", request.ack)
+            return
+        if door is None:
+            door = self._tournaments = TournamentDoor(desk, self.send, self.outbox.put)
+        # The hub's copy of a player: its ratings follow the games played since the login.
+        info = None if identity is None else identity.info
+        online = None if info is None else self.server.driver.hub.state.players.get(info.id)
+        await door.handle(request, info if online is None else online.info)
 
     async def _on_review(self, store: ReviewStore, request: ReviewRequest) -> None:
         # Stored games are public (as over HTTP): no login needed, but to request an analysis
@@ -423,12 +443,15 @@ class TransportServer:
         static: dict[str, tuple[bytes, str]] | None = None,
         review_store: ReviewStore | None = None,
         presence: PresenceLookup | None = None,
+        tournaments: TournamentDesk | None = None,
     ) -> None:
         self.settings = settings
         self.limits = TransportLimits.from_settings(settings)
         self.driver = driver
         self.accounts = accounts
         self.review_store = review_store
+        self.tournaments = tournaments
+        """The tournament director (``tournament_*`` frames), if this server has one."""
         self.reads = ReviewReads.from_settings(settings)
         """The stored-game reads' cache, gate and limits, shared with the other doors."""
         self._routes = HttpRoutes(

@@ -60,7 +60,7 @@ async def test_upgrade_then_downgrade(empty_db: tuple[str, str, str | None]) -> 
     _, url, schema = empty_db
     assert await current_revision(url, schema=schema) is None
     await upgrade_to_head(url, schema=schema)
-    assert await current_revision(url, schema=schema) == "0007"
+    assert await current_revision(url, schema=schema) == "0008"
     assert await _on_database(url, schema, _table_names) == STORE_TABLES | {"alembic_version"}
     await upgrade_to_head(url, schema=schema)  # already at head: nothing to do
     await downgrade_to_base(url, schema=schema)
@@ -124,12 +124,31 @@ async def test_tournament_tables_come_and_go_alone(empty_db: tuple[str, str, str
     assert await _on_database(url, schema, _model_diff) == []
 
 
+def _game_columns(connection: Connection) -> set[str]:
+    return {column["name"] for column in inspect(connection).get_columns("games")}
+
+
+async def test_tournament_game_columns_come_and_go_alone(
+    empty_db: tuple[str, str, str | None],
+) -> None:
+    """0008 down drops the games' tournament columns and nothing else; up again restores them."""
+    _, url, schema = empty_db
+    await upgrade_to_head(url, schema=schema)
+    added = {"tournament_id", "tournament_round", "berserk"}
+    assert added <= await _on_database(url, schema, _game_columns)
+    await downgrade_to("0007", url, schema=schema)
+    assert await _on_database(url, schema, _game_columns) & added == set()
+    assert await _on_database(url, schema, _table_names) == STORE_TABLES | {"alembic_version"}
+    await upgrade_to_head(url, schema=schema)
+    assert await _on_database(url, schema, _model_diff) == []
+
+
 def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'nested' / 'dir' / 'hub.sqlite3'}"
     assert main(["upgrade", "--url", url]) == 0
-    assert capsys.readouterr().out.strip() == "0007"
+    assert capsys.readouterr().out.strip() == "0008"
     assert main(["current", "--url", url]) == 0
-    assert capsys.readouterr().out.strip() == "0007"
+    assert capsys.readouterr().out.strip() == "0008"
     assert main(["downgrade", "--url", url]) == 0
     assert capsys.readouterr().out.strip() == "base (empty)"
 

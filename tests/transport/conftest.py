@@ -37,6 +37,7 @@ async def start_app(tmp_path: Path) -> AsyncIterator[StartApp]:
         *,
         database_url: str | None = None,
         ics: bool = False,
+        app_options: dict[str, Any] | None = None,
         **overrides: Any,
     ) -> App:
         if database_url is None:
@@ -47,7 +48,11 @@ async def start_app(tmp_path: Path) -> AsyncIterator[StartApp]:
                 database_url = f"sqlite+aiosqlite:///{tmp_path / f'hub{len(apps)}.sqlite3'}"
         overrides.setdefault("journal_dir", str(tmp_path / f"journal{len(apps)}"))
         # ics=True: the ICS listener on a free port (settings' ics_port 0 means "off").
-        app = App(settings_for(database_url, **overrides), ics_listen=0 if ics else None)
+        app = App(
+            settings_for(database_url, **overrides),
+            ics_listen=0 if ics else None,
+            **(app_options or {}),
+        )
         await app.start()
         apps.append(app)
         return app

@@ -74,12 +74,20 @@ export interface ByoyomiView {
 
 export type TimeControlView = FischerView | ByoyomiView;
 
-/** What a game will be (`GameTerms.view`): shared by seeks, challenges and games. */
+/** The tournament a game belongs to (`id`), its round (an arena's wave) and whether its players may berserk. */
+export interface TournamentTagView {
+  id: string;
+  round: number;
+  berserk: boolean;
+}
+
+/** What a game will be (`GameTerms.view`): shared by seeks, challenges and games; `tournament` only in a tournament's game. */
 export interface TermsView {
   variant: string;
   tc: TimeControlView;
   speed: string;
   rated: boolean;
+  tournament?: TournamentTagView;
 }
 
 export interface SeekView extends TermsView {
@@ -100,6 +108,7 @@ export interface ChallengeView {
   to: PlayerView;
   colour: ColourName;
   seek: number | null;
+  tournament?: TournamentTagView;
 }
 
 /** One side's clock: `periods`/`period_ms` only under byoyomi. */
@@ -203,6 +212,7 @@ export interface AckPayload {
   seek?: number;
   removed?: number[];
   challenge?: number;
+  tournament?: string;
   id?: number;
   logged_out?: boolean;
   sessions_ended?: number;
@@ -268,6 +278,7 @@ export interface GameStartPayload {
   game: string;
   side: SideName;
   opponent: PlayerView;
+  tournament?: TournamentTagView;
 }
 
 export interface ComputerGamePayload {
@@ -340,7 +351,14 @@ export interface StoredPlayerView {
   bot?: boolean;
 }
 
-/** A stored game as the game lists show it. */
+/** A stored game's tournament: its id, the round (an arena's wave), who berserked. */
+export interface StoredTournamentView {
+  id: string;
+  round: number;
+  berserk: SideName[];
+}
+
+/** A stored game as the game lists show it (`tournament`: a tournament's game only). */
 export interface GameSummaryView {
   id: string;
   variant: string;
@@ -358,6 +376,7 @@ export interface GameSummaryView {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  tournament?: StoredTournamentView;
 }
 
 /** A stored move: the played move's fields and what the record keeps of the clock. */
@@ -429,6 +448,96 @@ export interface AnalysisView {
   error?: string;
 }
 
+/** `berserk` (room event): `side` halved its clock (a tournament game). */
+export interface BerserkPayload extends RoomEventFields {
+  side: SideName;
+  clocks: ClocksView;
+}
+
+/** A tournament's settings as shown (`password`: whether one is needed; times in epoch milliseconds). */
+export interface TournamentSettingsView {
+  name: string;
+  format: "arena" | "swiss" | "round_robin" | "double_round_robin";
+  variant: string;
+  tc: TimeControlView;
+  rated: boolean;
+  start_at_ms: number | null;
+  start_when_joined: number | null;
+  duration_ms: number | null;
+  rounds: number | null;
+  password: boolean;
+  min_rating: number | null;
+  bots: boolean;
+  computer: boolean;
+  max_players: number;
+  berserk: boolean;
+}
+
+/** One tournament in a listing (`tournaments`). */
+export interface TournamentSummaryView {
+  id: string;
+  status: "created" | "started" | "finished";
+  created_by: string | null;
+  settings: TournamentSettingsView;
+}
+
+/** One standings row: `score` in the format's unit (arena points; chess points), the named tie-breaks, the arena's `fire` (two wins in a row), `berserks` (games berserked) and `sheet` (each game's arena points). */
+export interface TournamentStandingView {
+  rank: number;
+  player: string;
+  name: string;
+  rating: number;
+  score: number;
+  games: number;
+  status: "active" | "paused" | "withdrawn";
+  tiebreaks: Record<string, number>;
+  fire: boolean;
+  berserks: number;
+  sheet: number[];
+}
+
+/** A game of the tournament (`result` null while it is played). */
+export interface TournamentPairingView {
+  game: string;
+  round: number;
+  white: string;
+  black: string;
+  result: string | null;
+  white_berserk: boolean;
+  black_berserk: boolean;
+}
+
+export interface TournamentByeView {
+  player: string;
+  round: number;
+  points: number;
+}
+
+/** `tournament_standings`: pushed to a tournament's watchers after every change. */
+export interface TournamentStandingsPayload {
+  id: string;
+  status: "created" | "started" | "finished";
+  round: number;
+  standings: TournamentStandingView[];
+  playing: string[];
+}
+
+/** `tournament`: the whole view. `countdown_ms`: the next moment that matters (the start, an arena's end; null otherwise); `playing`: the games being played. */
+export interface TournamentView extends TournamentSummaryView {
+  countdown_ms: number | null;
+  round: number;
+  standings: TournamentStandingView[];
+  pairings: TournamentPairingView[];
+  byes: TournamentByeView[];
+  playing: string[];
+  podium: TournamentStandingView[];
+}
+
+/** `tournaments`: the answer to `tournament_list`. */
+export interface TournamentsPayload {
+  tournaments: TournamentSummaryView[];
+}
+
 /** The bus publication of a new game (channel `games`; docs/protocol.md). */
 export interface GameStartedNotice extends TermsView {
   game: string;
@@ -475,6 +584,10 @@ export interface Payloads {
   export: ExportPayload;
   analyse: AnalysisView;
   analysis: AnalysisView;
+  berserk: BerserkPayload;
+  tournament: TournamentView;
+  tournaments: TournamentsPayload;
+  tournament_standings: TournamentStandingsPayload;
 }
 
 /** Every server → client message, discriminated by `t`. */
@@ -513,11 +626,15 @@ export type MessageKind =
   | "back"
   | "chat"
   | "rematch"
+  | "berserk"
   | "games"
   | "review"
   | "export"
   | "analyse"
   | "analysis"
+  | "tournament"
+  | "tournaments"
+  | "tournament_standings"
   | "game_end";
 
 /** Every error `code` (`error` messages, HTTP error bodies). */
@@ -590,6 +707,9 @@ export type ErrorCode =
   | "too_early"
   | "abort_instead"
   | "empty_message"
+  | "no_such_tournament"
+  | "tournament_limit"
+  | "not_berserkable"
   | "tournament_finished"
   | "already_entered"
   | "not_entered"
@@ -609,6 +729,7 @@ export interface Commands {
   abandon_claim: { game: string; outcome: "win" | "draw" };
   abort: { game: string };
   accept: { id: number };
+  berserk: { game: string };
   challenge_ai: { variant: string; level: number; tc: TimeControlView; colour?: "first" | "second" | "random" };
   chat: { game: string; text: string };
   claim_draw: { game: string };
@@ -646,6 +767,14 @@ export interface Commands {
   export: Record<string, string | number | null>;
   games: Record<string, string | number | null>;
   review: Record<string, string | number | null>;
+  tournament: { id: string };
+  tournament_create: { name: string; format: "arena" | "swiss" | "round_robin" | "double_round_robin"; variant: string; tc: TimeControlView; rated?: boolean; start_at_ms?: number; start_when_joined?: number; duration_s?: number; rounds?: number; password?: string; min_rating?: number; bots?: boolean; computer?: boolean; max_players?: number; berserk?: boolean };
+  tournament_join: { id: string; password?: string };
+  tournament_list: { status?: "created" | "started" | "finished" };
+  tournament_pause: { id: string; pause?: boolean };
+  tournament_unwatch: { id: string };
+  tournament_watch: { id: string };
+  tournament_withdraw: { id: string };
 }
 
 export type CommandKind = keyof Commands;
@@ -655,6 +784,7 @@ export interface Answers {
   abandon_claim: "ack";
   abort: "ack";
   accept: "ack";
+  berserk: "ack";
   challenge_ai: "ack";
   chat: "ack";
   claim_draw: "ack";
@@ -692,4 +822,12 @@ export interface Answers {
   export: "export";
   games: "games";
   review: "review";
+  tournament: "tournament";
+  tournament_create: "ack";
+  tournament_join: "ack";
+  tournament_list: "tournaments";
+  tournament_pause: "ack";
+  tournament_unwatch: "ack";
+  tournament_watch: "tournament";
+  tournament_withdraw: "ack";
 }

@@ -1,0 +1,347 @@
+"""The tournament director: drives the pure tournament core (``server.hub.tournament``) on the
+store, the hub and the clock (issue 35, docs/tournaments.md). Every door (the websocket's
+``tournament_*`` frames, the HTTP lichess subset, the ICS commands) goes through one
+:class:`TournamentDirector`, whose public methods are its API.
+
+Each change is the core's loop: decide (``state.decide_*``) → append the event to the store
+(``expected_seq`` = the events seen; on :class:`~server.store.TournamentConflictError` reload
+and decide again) → apply it to the live state → push the standings to the watchers. A refusal
+of the core (joining twice, a finished or full event, a wrong password …) raises
+:class:`TournamentRefused` with its :class:`~server.hub.errors.ErrorCode`; nothing is stored.
+
+Times are wall-clock milliseconds since the epoch (``TournamentSettings.start_at_ms``), read
+from the director's injected ``clock_ms``; games run on the hub's own time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import logging
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, replace
+
+from server.app.live_tournament import Live
+from server.app.tournament_live import TournamentRunner
+from server.hub.effects import GameFinished
+from server.hub.errors import CommandError, ErrorCode
+from server.hub.identity import PlayerInfo
+from server.hub.lobby import GameTerms
+from server.hub.messages import Message, MessageKind
+from server.hub.payloads import TournamentSummaryView, TournamentView
+from server.hub.tournament.state import (
+    Refusal,
+    decide_join,
+    decide_pause,
+    decide_withdraw,
+)
+from server.hub.tournament.trf import trf
+from server.hub.tournament.values import Event, StandingRow, TournamentSettings
+from server.hub.tournament.views import standings_payload, summary_view, tournament_view
+from server.store import Store
+from server.store.tournaments import TournamentStatus, ms_datetime
+
+__all__ = ["TournamentDirector", "TournamentGameRow", "TournamentRefused", "Watcher", "wall_ms"]
+
+logger = logging.getLogger(__name__)
+
+Watcher = Callable[[Message], None]
+"""Told every ``tournament_standings`` message of a watched tournament (must not block)."""
+
+
+def wall_ms() -> int:
+    """The director's default clock: wall-clock milliseconds since the epoch."""
+    return time.time_ns() // 1_000_000
+
+
+class TournamentRefused(CommandError):
+    """A tournament request changed nothing: ``code`` says why, ``message`` in words (every
+    door shows them; a :class:`~server.hub.errors.CommandError`, so that the doors below the
+    composition root catch it by that name)."""
+
+    def __init__(self, code: ErrorCode, message: str | None = None) -> None:
+        super().__init__(code, message)
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentGameRow:
+    """One game of a tournament, in pairing order: its round (an arena's wave), players (white
+    moves first), ``result`` (None while played) and berserks."""
+
+    game_id: str
+    round: int
+    white: str
+    black: str
+    result: str | None
+    plies: int | None
+    white_berserk: bool
+    black_berserk: bool
+
+
+class TournamentDirector:
+    """The tournaments this hub runs, and the one API every door uses (see the module
+    docstring). Built by the composition root; :meth:`start` before serving (rebuilds the
+    running tournaments from the store), :meth:`stop` at shutdown."""
+
+    def __init__(
+        self,
+        store: Store,
+        runner: TournamentRunner,
+        *,
+        hash_password: Callable[[str], str],
+        verify_password: Callable[[str, str], bool],
+        clock_ms: Callable[[], int] = wall_ms,
+        max_players: int = 1000,
+        created_per_day: int = 5,
+    ) -> None:
+        self._store = store
+        self._runner = runner
+        self._hash = hash_password
+        self._verify = verify_password
+        self._clock = clock_ms
+        self.max_players = max_players
+        """The most entries a tournament may have (``[tournaments] max_players``)."""
+        self.created_per_day = created_per_day
+        """Tournaments one account may create in 24 hours (``[tournaments] created_per_day``)."""
+        self._created: dict[str, list[int]] = {}
+        self._watchers: dict[str, set[Watcher]] = {}
+        runner.publish = self._publish
+
+    # --- life cycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Take up the unfinished tournaments (after a restart: their state replayed from the
+        store, their timers rebuilt from the stored deadlines, their games' results that came
+        while no director ran stored)."""
+        await self._runner.start()
+
+    async def stop(self) -> None:
+        """Cancel the timers and wait for the work in flight (nothing stored is lost: a next
+        :meth:`start` resumes)."""
+        await self._runner.stop()
+
+    async def tick(self, tournament_id: str) -> None:
+        """Do what is due now for the tournament (start, pair, end), as its timer does when it
+        fires; harmless when nothing is due (tests with an injected clock call it).
+
+        :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``."""
+        await self._runner.tick(tournament_id)
+
+    # --- commands -----------------------------------------------------------------------------
+
+    async def create(
+        self,
+        creator: PlayerInfo | None,
+        settings: TournamentSettings,
+        *,
+        password: str | None = None,
+    ) -> str:
+        """Store a new tournament and return its id. ``settings.password_hash`` is ignored:
+        ``password`` (the text) is hashed here. ``creator`` None: the server's own.
+
+        :raises TournamentRefused: ``TOURNAMENT_LIMIT`` (the creator's daily quota),
+            ``GUESTS_CASUAL_ONLY`` (a guest creating), ``BAD_REQUEST`` (``max_players`` over the
+            server's limit).
+        """
+        now = self._clock()
+        if creator is not None:
+            if creator.guest:
+                raise TournamentRefused(
+                    ErrorCode.GUESTS_CASUAL_ONLY, "Log in with an account to create tournaments."
+                )
+            recent = [t for t in self._created.get(creator.id, []) if t > now - 86_400_000]
+            if len(recent) >= self.created_per_day:
+                raise TournamentRefused(
+                    ErrorCode.TOURNAMENT_LIMIT,
+                    f"At most {self.created_per_day} tournaments a day per account.",
+                )
+        if settings.max_players > self.max_players:
+            raise TournamentRefused(
+                ErrorCode.BAD_REQUEST, f"A tournament has at most {self.max_players} players here."
+            )
+        # The password hasher is slow on purpose (argon2): off the event loop.
+        hashed = None if password is None else await asyncio.to_thread(self._hash, password)
+        settings = replace(settings, password_hash=hashed)
+        tournament_id = await self._store.create_tournament(
+            settings,
+            created_by=None if creator is None else creator.name,
+            now=ms_datetime(now),
+            owner=self._runner.node,
+        )
+        if creator is not None:
+            recent.append(now)
+            self._created[creator.id] = recent
+        await self._runner.adopt(tournament_id)
+        return tournament_id
+
+    async def join(
+        self, tournament_id: str, player: PlayerInfo, *, password: str | None = None
+    ) -> None:
+        """Enter ``player`` (their rating in the tournament's pool then).
+
+        :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``, ``ALREADY_ENTERED``,
+            ``TOURNAMENT_FINISHED``, ``TOURNAMENT_FULL``, ``WRONG_TOURNAMENT_PASSWORD``,
+            ``RATING_TOO_LOW``, ``BOTS_NOT_ALLOWED``, ``COMPUTER_NOT_ALLOWED``,
+            ``GUESTS_CASUAL_ONLY`` (a guest in a rated tournament).
+        """
+
+        wanted = (await self._runner.live(tournament_id)).settings.password_hash
+        password_ok = (
+            wanted is not None
+            and password is not None
+            and await asyncio.to_thread(self._verify, wanted, password)
+        )
+
+        def decide(live: Live, now: int) -> Event | Refusal:
+            settings = live.settings
+            if player.guest and settings.rated:
+                return Refusal(ErrorCode.GUESTS_CASUAL_ONLY)
+            terms = GameTerms(settings.variant, settings.control, settings.rated)
+            rating = round(terms.rating_of(player).rating)
+            return decide_join(
+                settings,
+                live.state,
+                player.id,
+                player.name,
+                rating,
+                now,
+                bot=player.bot,
+                computer=player.computer,
+                password_ok=password_ok,
+            )
+
+        await self._runner.change(tournament_id, decide)
+
+    async def withdraw(self, tournament_id: str, player: PlayerInfo) -> None:
+        """Take ``player``'s own entry out (points kept; never paired again; may rejoin).
+
+        :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``, ``NOT_ENTERED``,
+            ``TOURNAMENT_FINISHED``.
+        """
+        await self._runner.change(
+            tournament_id, lambda live, now: decide_withdraw(live.state, player.id, now)
+        )
+
+    async def pause(self, tournament_id: str, player: PlayerInfo, *, pause: bool = True) -> None:
+        """Pause (not paired until resumed) or resume (``pause=False``) an arena entry.
+
+        :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``, ``NOT_ARENA``, ``NOT_ENTERED``,
+            ``ALREADY_PAUSED``, ``NOT_PAUSED``, ``TOURNAMENT_FINISHED``.
+        """
+        await self._runner.change(
+            tournament_id,
+            lambda live, now: decide_pause(live.settings, live.state, player.id, now, pause=pause),
+        )
+
+    # --- reads --------------------------------------------------------------------------------
+
+    async def view(self, tournament_id: str) -> TournamentView:
+        """The whole view (settings, status, countdown, standings with fire and berserk marks,
+        pairings per round, byes, the games being played, the podium).
+
+        :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``."""
+        live = await self._runner.live(tournament_id)
+        return tournament_view(
+            live.id, live.created_by, live.settings, live.state, live.standings()
+        )
+
+    async def list(
+        self,
+        status: TournamentStatus | Collection[TournamentStatus] | None = None,
+        *,
+        limit: int = 50,
+    ) -> builtins.list[TournamentSummaryView]:
+        """Tournaments (all, or in ``status``), the newest first, at most ``limit`` (1–500)."""
+        infos = await self._store.list_tournaments(status, limit=limit)
+        return [
+            summary_view(info.id, info.status, info.created_by, info.settings) for info in infos
+        ]
+
+    async def settings(self, tournament_id: str) -> TournamentSettings:
+        """A tournament's settings. :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``."""
+        return (await self._runner.live(tournament_id)).settings
+
+    async def standings(self, tournament_id: str) -> builtins.list[StandingRow]:
+        """The standings now, best first (final once finished: the results).
+
+        :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``."""
+        return (await self._runner.live(tournament_id)).standings()
+
+    async def results(self, tournament_id: str) -> builtins.list[StandingRow]:
+        """The standings (final once the tournament is finished), as lichess's ``results``."""
+        return await self.standings(tournament_id)
+
+    async def games(self, tournament_id: str) -> builtins.list[TournamentGameRow]:
+        """Every game of the tournament in pairing order, finished or being played.
+
+        :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``."""
+        state = (await self._runner.live(tournament_id)).state
+        rows = []
+        for paired in state.games.values():
+            result = state.results.get(paired.game_id)
+            rows.append(
+                TournamentGameRow(
+                    paired.game_id,
+                    paired.round,
+                    paired.white,
+                    paired.black,
+                    None if result is None else result.result,
+                    None if result is None else result.plies,
+                    bool(result and result.white_berserk),
+                    bool(result and result.black_berserk),
+                )
+            )
+        return rows
+
+    async def trf(self, tournament_id: str, *, address: str = "") -> str:
+        """The TRF-16 text of the tournament (Swiss; any format is written).
+
+        :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``."""
+        live = await self._runner.live(tournament_id)
+        return trf(live.settings, live.state, address=address)
+
+    # --- games' ends ---------------------------------------------------------------------------
+
+    def game_ended(self, record: GameFinished) -> None:
+        """A tournament game's end is stored (the recorder tells it, possibly twice): fold its
+        result into its tournament (stored once) and pair again. Returns at once; the work
+        runs in a task."""
+        from server.app.tournament_games import tournament_game_of_end
+
+        tag = record.tournament
+        if tag is None:
+            return
+        self._runner.spawn(
+            self._runner.game_finished(
+                tag.id, record.game_id, tournament_game_of_end(record), self._clock()
+            )
+        )
+
+    # --- watchers -----------------------------------------------------------------------------
+
+    def watch(self, tournament_id: str, watcher: Watcher) -> None:
+        """``watcher`` is told every ``tournament_standings`` of the tournament from now on."""
+        self._watchers.setdefault(tournament_id, set()).add(watcher)
+
+    def unwatch(self, tournament_id: str, watcher: Watcher) -> None:
+        """Stop telling ``watcher`` (unknown watchers are ignored)."""
+        group = self._watchers.get(tournament_id)
+        if group is not None:
+            group.discard(watcher)
+            if not group:
+                del self._watchers[tournament_id]
+
+    def _publish(self, live: Live) -> None:
+        group = self._watchers.get(live.id)
+        if not group:
+            return
+        message = Message(
+            MessageKind.TOURNAMENT_STANDINGS,
+            standings_payload(live.id, live.settings, live.state, live.standings()),
+        )
+        for watcher in list(group):
+            try:
+                watcher(message)
+            except Exception:
+                logger.exception("a tournament watcher failed")

@@ -1,0 +1,174 @@
+"""A tournament as every door shows it: the protocol's views (``server.hub.payloads``), pure
+functions of the settings and the state (so a restarted hub shows exactly what it showed)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from server.hub.clock import time_control_view
+from server.hub.identity import PlayerId
+from server.hub.payloads import (
+    TournamentByeView,
+    TournamentPairingView,
+    TournamentSettingsView,
+    TournamentStandingsPayload,
+    TournamentStandingView,
+    TournamentStatusName,
+    TournamentSummaryView,
+    TournamentView,
+)
+from server.hub.tournament.standings import podium, standings
+from server.hub.tournament.state import TournamentState, arena_ends_at
+from server.hub.tournament.values import StandingRow, TournamentSettings
+
+__all__ = [
+    "current_round",
+    "settings_view",
+    "standing_view",
+    "standings_payload",
+    "summary_view",
+    "tournament_view",
+]
+
+
+def settings_view(settings: TournamentSettings) -> TournamentSettingsView:
+    return {
+        "name": settings.name,
+        "format": settings.format,
+        "variant": settings.variant,
+        "tc": time_control_view(settings.control),
+        "rated": settings.rated,
+        "start_at_ms": settings.start_at_ms,
+        "start_when_joined": settings.start_when_joined,
+        "duration_ms": settings.duration_ms,
+        "rounds": settings.rounds,
+        "password": settings.password_hash is not None,
+        "min_rating": settings.min_rating,
+        "bots": settings.bots,
+        "computer": settings.computer,
+        "max_players": settings.max_players,
+        "berserk": settings.berserk,
+    }
+
+
+def summary_view(
+    tournament_id: str,
+    status: TournamentStatusName,
+    created_by: str | None,
+    settings: TournamentSettings,
+) -> TournamentSummaryView:
+    return {
+        "id": tournament_id,
+        "status": status,
+        "created_by": created_by,
+        "settings": settings_view(settings),
+    }
+
+
+def _berserks(state: TournamentState) -> dict[PlayerId, int]:
+    counts: dict[PlayerId, int] = {}
+    for paired, game in state.finished_games():
+        for player in (paired.white, paired.black):
+            if game.berserk_of(player):
+                counts[player] = counts.get(player, 0) + 1
+    return counts
+
+
+def standing_view(row: StandingRow, berserks: int = 0) -> TournamentStandingView:
+    return {
+        "rank": row.rank,
+        "player": row.player,
+        "name": row.name,
+        "rating": row.rating,
+        "score": row.score,
+        "games": row.games,
+        "status": row.status,
+        "tiebreaks": dict(row.tiebreaks),
+        "fire": row.fire,
+        "berserks": berserks,
+        "sheet": list(row.sheet),
+    }
+
+
+def current_round(state: TournamentState) -> int:
+    """The highest round paired so far (an arena's wave), 0 before the first."""
+    return state.rounds_paired
+
+
+def _rows(
+    settings: TournamentSettings,
+    state: TournamentState,
+    rows: Sequence[StandingRow] | None,
+    berserks: dict[PlayerId, int],
+) -> list[TournamentStandingView]:
+    if rows is None:
+        rows = standings(settings, state)
+    return [standing_view(row, berserks.get(row.player, 0)) for row in rows]
+
+
+def standings_payload(
+    tournament_id: str,
+    settings: TournamentSettings,
+    state: TournamentState,
+    rows: Sequence[StandingRow] | None = None,
+) -> TournamentStandingsPayload:
+    """``tournament_standings``: what a watcher is pushed after every change (``rows``: the
+    standings when the caller has them, else computed)."""
+    return {
+        "id": tournament_id,
+        "status": state.phase,
+        "round": current_round(state),
+        "standings": _rows(settings, state, rows, _berserks(state)),
+        "playing": sorted(set(state.playing.values())),
+    }
+
+
+def countdown(settings: TournamentSettings, state: TournamentState) -> int | None:
+    """The next moment a viewer counts down to: the start time before the start, an arena's
+    end while it runs; None otherwise."""
+    if state.phase == "created":
+        return settings.start_at_ms
+    if state.phase == "started":
+        return arena_ends_at(settings, state)
+    return None
+
+
+def tournament_view(
+    tournament_id: str,
+    created_by: str | None,
+    settings: TournamentSettings,
+    state: TournamentState,
+    rows: Sequence[StandingRow] | None = None,
+) -> TournamentView:
+    """``tournament``: the whole view of a tournament (``rows`` as for
+    :func:`standings_payload`)."""
+    berserks = _berserks(state)
+    pairings: list[TournamentPairingView] = []
+    for paired in state.games.values():
+        game = state.results.get(paired.game_id)
+        pairings.append(
+            {
+                "game": paired.game_id,
+                "round": paired.round,
+                "white": paired.white,
+                "black": paired.black,
+                "result": None if game is None else game.result,
+                "white_berserk": bool(game and game.white_berserk),
+                "black_berserk": bool(game and game.black_berserk),
+            }
+        )
+    byes: list[TournamentByeView] = [
+        {"player": bye.player, "round": bye.round, "points": bye.points} for bye in state.byes
+    ]
+    return {
+        **summary_view(tournament_id, state.phase, created_by, settings),
+        "countdown_ms": countdown(settings, state),
+        "round": current_round(state),
+        "standings": _rows(settings, state, rows, berserks),
+        "pairings": pairings,
+        "byes": byes,
+        "playing": sorted(set(state.playing.values())),
+        "podium": [
+            standing_view(row, berserks.get(row.player, 0)) for row in podium(settings, state, rows)
+        ],
+    }

@@ -1,0 +1,216 @@
+"""The websocket's tournament frames (``tournament_*``, :mod:`server.hub.tournament_requests`),
+answered by the tournament director through the :class:`TournamentDesk` it offers (the
+composition root hands it over: adapters do not import ``server.app``).
+
+One :class:`TournamentDoor` per connection: it turns a request into the desk's call, answers
+with ``ack`` (create: ``{"tournament": id}``), ``tournament`` (``tournament``,
+``tournament_watch``) or ``tournaments`` (``tournament_list``), and a refusal into the one
+``error`` message with its :class:`~server.hub.errors.ErrorCode` (the core's refusals are
+:class:`~server.hub.errors.CommandError` s). Watching: the connection is pushed every
+``tournament_standings`` of the tournaments it watches (at most :data:`MAX_WATCHED` at once)
+until it unwatches or closes. Creating, joining, withdrawing and pausing need a login;
+reading does not.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Collection
+from typing import Literal, Protocol
+
+from server.hub.errors import CommandError, ErrorCode
+from server.hub.identity import PlayerInfo
+from server.hub.messages import Message, MessageKind, ack_message, error_message
+from server.hub.payloads import TournamentSummaryView, TournamentView
+from server.hub.tournament.values import MAX_DURATION_MS, TournamentSettings
+from server.hub.tournament_requests import (
+    TournamentCreate,
+    TournamentJoin,
+    TournamentList,
+    TournamentPause,
+    TournamentRequest,
+    TournamentShow,
+    TournamentUnwatch,
+    TournamentWatch,
+    TournamentWithdraw,
+)
+from server.rules import VARIANT_NAMES, get_variant
+from server.rules.time_control import Byoyomi
+from server.transport.codec import encode_message
+
+__all__ = ["MAX_WATCHED", "TournamentDesk", "TournamentDoor", "encoded_once", "settings_of_request"]
+
+MAX_WATCHED = 10
+"""Tournaments one connection may watch at once."""
+
+TournamentWatcher = Callable[[Message], None]
+"""Told each pushed ``tournament_standings`` message."""
+Status = Literal["created", "started", "finished"]
+
+
+class TournamentDesk(Protocol):
+    """What the doors need of the tournament director (``server.app.tournaments``)."""
+
+    max_players: int
+
+    async def create(
+        self,
+        creator: PlayerInfo | None,
+        settings: TournamentSettings,
+        *,
+        password: str | None = None,
+    ) -> str: ...
+
+    async def join(
+        self, tournament_id: str, player: PlayerInfo, *, password: str | None = None
+    ) -> None: ...
+
+    async def withdraw(self, tournament_id: str, player: PlayerInfo) -> None: ...
+
+    async def pause(
+        self, tournament_id: str, player: PlayerInfo, *, pause: bool = True
+    ) -> None: ...
+
+    async def view(self, tournament_id: str) -> TournamentView: ...
+
+    async def list(
+        self, status: Status | Collection[Status] | None = None, *, limit: int = 50
+    ) -> builtins.list[TournamentSummaryView]: ...
+
+    def watch(self, tournament_id: str, watcher: TournamentWatcher) -> None: ...
+
+    def unwatch(self, tournament_id: str, watcher: TournamentWatcher) -> None: ...
+
+
+def settings_of_request(request: TournamentCreate, max_players: int) -> TournamentSettings:
+    """The core's settings of a ``tournament_create`` (no password hash: the director makes it).
+
+    :raises CommandError: ``UNKNOWN_VARIANT``, ``BYOYOMI_UNAVAILABLE``, or ``BAD_REQUEST``
+        with the settings' own complaint (a missing start, a Swiss without rounds …).
+    """
+    if request.variant not in VARIANT_NAMES:
+        raise CommandError(
+            ErrorCode.UNKNOWN_VARIANT,
+            f"Unknown variant {request.variant!r}; known: {', '.join(VARIANT_NAMES)}.",
+        )
+    if isinstance(request.control, Byoyomi) and get_variant(request.variant).family != "shogi":
+        raise CommandError(ErrorCode.BYOYOMI_UNAVAILABLE)
+    duration = None if request.duration_s is None else request.duration_s * 1000
+    if request.format != "arena" and duration is not None:
+        raise CommandError(ErrorCode.BAD_REQUEST, "Only an arena has a duration.")
+    if request.format != "swiss" and request.rounds is not None:
+        raise CommandError(ErrorCode.BAD_REQUEST, "Only a Swiss has a number of rounds.")
+    try:
+        return TournamentSettings(
+            name=request.name,
+            format=request.format,  # type: ignore[arg-type]  # checked by the reader
+            variant=request.variant,
+            control=request.control,
+            rated=request.rated,
+            start_at_ms=request.start_at_ms,
+            start_when_joined=request.start_when_joined,
+            duration_ms=None if duration is None else min(duration, MAX_DURATION_MS),
+            rounds=request.rounds,
+            min_rating=request.min_rating,
+            bots=request.bots,
+            computer=request.computer,
+            max_players=max_players if request.max_players is None else request.max_players,
+            berserk=request.berserk,
+        )
+    except ValueError as error:
+        raise CommandError(ErrorCode.BAD_REQUEST, f"tournament_create: {error}") from None
+
+
+_last_encoded: tuple[Message | None, bytes] = (None, b"")
+
+
+def encoded_once(message: Message) -> bytes:
+    """The frame of ``message``, encoded once however many watchers it is pushed to in a row
+    (the director tells every watcher of a tournament the same message object)."""
+    global _last_encoded
+    last, frame = _last_encoded
+    if last is not message:
+        frame = encode_message(message)
+        _last_encoded = (message, frame)
+    return frame
+
+
+class TournamentDoor:
+    """One connection's tournament requests and watches (see the module docstring)."""
+
+    __slots__ = ("_desk", "_push", "_send", "_watching")
+
+    def __init__(
+        self,
+        desk: TournamentDesk,
+        send: Callable[[Message], None],
+        put_frame: Callable[[bytes], None],
+    ) -> None:
+        """``send``: a message to the connection; ``put_frame``: an encoded one (the pushes,
+        encoded once for all the watchers of a tournament: :func:`encoded_once`)."""
+        self._desk = desk
+        self._send = send
+        self._push: TournamentWatcher = lambda message: put_frame(encoded_once(message))
+        self._watching: dict[str, TournamentWatcher] = {}
+
+    async def handle(self, request: TournamentRequest, player: PlayerInfo | None) -> None:
+        """Answer ``request`` of the connection (``player``: who it is, None before login)."""
+        try:
+            answer = await self._answer(request, player)
+        except CommandError as error:
+            answer = error_message(error.code, error.message, request.ack)
+        self._send(answer)
+
+    async def _answer(self, request: TournamentRequest, player: PlayerInfo | None) -> Message:
+        desk, ack = self._desk, request.ack
+        match request:
+            case TournamentShow():
+                return Message(
+                    MessageKind.TOURNAMENT, await desk.view(request.tournament_id), a=ack
+                )
+            case TournamentList():
+                status: Status | None = request.status  # type: ignore[assignment]
+                listed = await desk.list(status)
+                return Message(MessageKind.TOURNAMENTS, {"tournaments": listed}, a=ack)
+            case TournamentWatch():
+                view = await desk.view(request.tournament_id)
+                self._watch(request.tournament_id)
+                return Message(MessageKind.TOURNAMENT, view, a=ack)
+            case TournamentUnwatch():
+                watcher = self._watching.pop(request.tournament_id, None)
+                if watcher is not None:
+                    desk.unwatch(request.tournament_id, watcher)
+                return ack_message(ack, {"tournament": request.tournament_id})
+        if player is None:
+            raise CommandError(ErrorCode.NOT_AUTHENTICATED)
+        match request:
+            case TournamentCreate():
+                settings = settings_of_request(request, desk.max_players)
+                created = await desk.create(player, settings, password=request.password)
+                return ack_message(ack, {"tournament": created})
+            case TournamentJoin():
+                await desk.join(request.tournament_id, player, password=request.password)
+            case TournamentWithdraw():
+                await desk.withdraw(request.tournament_id, player)
+            case TournamentPause():
+                await desk.pause(request.tournament_id, player, pause=request.pause)
+            case _:
+                raise CommandError(ErrorCode.BAD_REQUEST)
+        return ack_message(ack, {"tournament": request.tournament_id})
+
+    def _watch(self, tournament_id: str) -> None:
+        if tournament_id in self._watching:
+            return
+        if len(self._watching) >= MAX_WATCHED:
+            raise CommandError(
+                ErrorCode.BAD_REQUEST, f"At most {MAX_WATCHED} tournaments watched at once."
+            )
+        watcher = self._push
+        self._watching[tournament_id] = watcher
+        self._desk.watch(tournament_id, watcher)
+
+    def close(self) -> None:
+        """The connection ended: stop every watch."""
+        for tournament_id, watcher in self._watching.items():
+            self._desk.unwatch(tournament_id, watcher)
+        self._watching.clear()
