@@ -5,38 +5,13 @@ own paths; refusals in lichess's error shape that change nothing."""
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
-
 import berserk
 import pytest
 from bot_support import Bot, StreamReader, call, make_bot
-from tournament_support import TournamentClock
+from tournament_watch import Standings, WallClock, games_played
 from ws_support import OpenClient, StartApp
 
 from server.app import App
-from server.hub.messages import Message
-
-
-class Standings:
-    """The director's standings pushes of one tournament, awaited in the test."""
-
-    def __init__(self, app: App, tournament_id: str) -> None:
-        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        app.tournaments.watch(tournament_id, self._told)
-
-    def _told(self, message: Message) -> None:
-        self.queue.put_nowait(dict(message.d))
-
-    async def until(self, test: Any) -> dict[str, Any]:
-        while True:
-            payload = await asyncio.wait_for(self.queue.get(), 15)
-            if test(payload):
-                return payload
-
-
-def games_played(payload: dict[str, Any]) -> int:
-    return sum(row["games"] for row in payload["standings"])
 
 
 async def bots(app: App, open_client: OpenClient, *names: str) -> list[tuple[Bot, StreamReader]]:
@@ -50,7 +25,7 @@ async def bots(app: App, open_client: OpenClient, *names: str) -> list[tuple[Bot
 async def test_bots_play_an_arena_through_berserk(
     start_app: StartApp, open_client: OpenClient
 ) -> None:
-    clock = TournamentClock()
+    clock = WallClock()
     app = await start_app(app_options={"tournament_clock": clock})
     (alpha, alpha_events), (beta, beta_events) = await bots(app, open_client, "alphabot", "betabot")
     created = await call(
@@ -126,7 +101,7 @@ async def test_bots_play_an_arena_through_berserk(
 async def test_bots_play_a_swiss_through_berserk(
     start_app: StartApp, open_client: OpenClient
 ) -> None:
-    clock = TournamentClock()
+    clock = WallClock()
     app = await start_app(app_options={"tournament_clock": clock})
     (alpha, alpha_events), (beta, beta_events) = await bots(app, open_client, "swissa", "swissb")
     created = await call(
@@ -182,7 +157,7 @@ async def test_a_round_robin_on_our_paths_and_refusals_that_change_nothing(
     (alpha, _), (beta, _) = await bots(app, open_client, "rrbota", "rrbotb")
     made = await call(
         alpha.post,
-        "/api/roundrobin/new",
+        "/api/roundrobin",
         data={
             "name": "Dai table",
             "variant": "daishogi",
@@ -209,7 +184,7 @@ async def test_a_round_robin_on_our_paths_and_refusals_that_change_nothing(
     assert shown.json()["nbPlayers"] == 1 and shown.json()["nbRounds"] == 0
     # Refusals in lichess's shape, nothing changed: a bad form, someone else's entry, an
     # unknown tournament, a Swiss path for a round robin, a join without a token.
-    bad = await call(alpha.post, "/api/roundrobin/new", data={"variant": "chess"})
+    bad = await call(alpha.post, "/api/roundrobin", data={"variant": "chess"})
     assert bad.status_code == 400 and bad.json()["error"].startswith("variant:")
     not_in = await call(alpha.post, f"{base}/withdraw")
     assert not_in.status_code == 400 and not_in.json() == {

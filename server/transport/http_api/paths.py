@@ -17,7 +17,7 @@ API_PREFIXES = (
     "/api/tournament",
     "/api/swiss/",
     "/swiss/",
-    "/api/roundrobin/",
+    "/api/roundrobin",
     "/roundrobin/",
 )
 """Paths answered by this application; everything else goes to the websocket server."""

@@ -6,7 +6,7 @@ with the tournament and shown back as ``teamId``), ``GET /api/swiss/{id}``, ``PO
 /api/swiss/{id}/join`` and ``/withdraw``, ``GET /api/swiss/{id}/results`` (NDJSON) and
 ``/games`` (PGN), ``GET /swiss/{id}.trf``.
 
-Round robin (ours; lichess has none): ``POST /api/roundrobin/new`` (the Swiss form without
+Round robin (ours; lichess has none): ``POST /api/roundrobin`` (the Swiss form without
 ``nbRounds``; ``double=true`` for a double round robin), ``GET /api/roundrobin/{id}``, ``POST
 /api/roundrobin/{id}/join`` and ``/withdraw``, ``GET /api/roundrobin/{id}/results`` and
 ``/games``, ``GET /roundrobin/{id}.trf``.
@@ -58,7 +58,7 @@ async def create_swiss(request: web.Request) -> web.Response:
     return await _created(request, tournament_id, team)
 
 
-@routes.post("/api/roundrobin/new")
+@routes.post("/api/roundrobin")
 async def create_round_robin(request: web.Request) -> web.Response:
     player = await writer(request)
     desk = service(request)

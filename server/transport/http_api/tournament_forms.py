@@ -192,7 +192,7 @@ def swiss_form(
     form: dict[str, str], max_players: int, fmt: Format, team: str | None = None
 ) -> CreateForm:
     """``POST /api/swiss/new/{teamId}``'s form (``fmt`` ``swiss``), or ``POST
-    /api/roundrobin/new``'s (``round_robin``; ``double=true``: a double round robin)."""
+    /api/roundrobin``'s (``round_robin``; ``double=true``: a double round robin)."""
     variant = _variant(form)
     limit = _required(form, "clock.limit", 0, 100_000)
     view: JsonObject

@@ -38,6 +38,8 @@ FORMAT_WORDS = {
     "double_round_robin": "double-rr",
 }
 NO_SUCH_TOURNAMENT = "There is no such tournament."
+TIEBREAK_WORDS = {"buchholz_cut1": "BuchCut1", "sonneborn_berger": "SB", "performance": "Perf"}
+"""The tie-breaks' column heads."""
 SHOWN_ROWS = 100
 """Standings rows ``tstandings`` shows (the rest are counted)."""
 
@@ -89,12 +91,12 @@ def standings_lines(view: TournamentView) -> list[str]:
         return [*lines, "No players yet."]
     names = list(rows[0]["tiebreaks"])
     head = f"{'Rank':>4}  {'Name':<20} {'Score':>6} {'Games':>5}"
-    head += "".join(f" {name[:10]:>10}" for name in names)
+    head += "".join(f" {TIEBREAK_WORDS.get(name, name)[:8]:>8}" for name in names)
     lines.append(head)
     for row in rows[:SHOWN_ROWS]:
         score = f"{row['score']:g}"
         line = f"{row['rank']:>4}  {row['name']:<20} {score:>6} {row['games']:>5}"
-        line += "".join(f" {row['tiebreaks'].get(name, 0):>10g}" for name in names)
+        line += "".join(f" {row['tiebreaks'].get(name, 0):>8g}" for name in names)
         marks = ("*" if row["fire"] else "") + (f" B{row['berserks']}" if row["berserks"] else "")
         if row["status"] != "active":
             marks += f" ({row['status']})"
