@@ -51,6 +51,7 @@ async def test_ics_players_join_play_their_pairing_and_read_the_standings(
     await alice.send(f"tstandings {tid}")
     await alice.expect(rf"^Tournament {tid}: Wild table$")
     await alice.expect(r"^round-robin, 1 0 unrated wild/1, created, round 0$")
+    await alice.expect(r"^Starts when 2 have joined\.$")
     await alice.expect(r"^ +1  alice +0 +0 +0$")
     await alice.expect(r"^1 player\.$")
     # Bob's entry starts it: the pairing reaches both as a match does (Creating, the board).

@@ -44,9 +44,7 @@ SHOWN_ROWS = 100
 """Standings rows ``tstandings`` shows (the rest are counted)."""
 
 
-def _when(ms: int | None) -> str:
-    if ms is None:
-        return "-"
+def _when(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
@@ -80,10 +78,14 @@ def standings_lines(view: TournamentView) -> list[str]:
         + (f" of {settings['rounds']}" if settings["rounds"] else ""),
     ]
     if view["status"] == "created":
-        joined = settings["start_when_joined"]
-        start = f"Starts: {_when(settings['start_at_ms'])}"
-        lines.append(start + (f" (or when {joined} have joined)" if joined else ""))
-    elif view["status"] == "started" and view["countdown_ms"] is not None:
+        joined, at = settings["start_when_joined"], settings["start_at_ms"]
+        if at is None:
+            lines.append(f"Starts when {joined} have joined.")
+        else:
+            lines.append(
+                f"Starts: {_when(at)}" + (f" (or when {joined} have joined)" if joined else "")
+            )
+    elif view["status"] == "started" and view["countdown_ms"] is not None:  # an arena
         lines.append(f"Ends: {_when(view['countdown_ms'])}")
     lines.append("")
     rows = view["standings"]
