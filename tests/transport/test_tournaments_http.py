@@ -84,7 +84,7 @@ async def test_bots_play_an_arena_through_berserk(
     pgns = await call(lambda: list(alpha.client.tournaments.export_arena_games(tid, as_pgn=True)))
     assert len(pgns) == 1
     assert '[Event "Bot cup Arena"]' in pgns[0] and '[Round "1"]' in pgns[0]
-    assert f'[GameId "{game_id}"]' in pgns[0] and "[Variant " in pgns[0]
+    assert f'[GameId "{game_id}"]' in pgns[0] and f'[TournamentId "{tid}"]' in pgns[0]
     finished = await call(beta.client.tournaments.get)
     assert [t["id"] for t in finished["finished"]] == [tid]
     final = await call(beta.client.tournaments.get_tournament, tid)
