@@ -53,8 +53,16 @@ async def test_bots_play_an_arena_through_berserk(
         await call(beta.client.tournaments.join_arena, tid)
     assert twice.value.status_code == 400
     assert "already in this tournament" in str(twice.value.cause["error"])
+    # Before the start a withdraw leaves the list; a join comes back.
+    await call(beta.client.tournaments.withdraw_arena, tid)
+    left = await call(alpha.client.tournaments.get_tournament, tid)
+    assert [p.get("withdraw") for p in left["standing"]["players"] if p["name"] == "betabot"] == [
+        True
+    ]
+    await call(beta.client.tournaments.join_arena, tid)
     shown = await call(alpha.client.tournaments.get_tournament, tid)
     assert shown["nbPlayers"] == 2 and shown["isStarted"] is False
+    assert all("withdraw" not in p for p in shown["standing"]["players"])
     assert {p["name"] for p in shown["standing"]["players"]} == {"alphabot", "betabot"}
     # The start time comes: the wave pairs the two bots, whose game starts on their streams.
     clock.now_ms += 60_000
@@ -67,6 +75,12 @@ async def test_bots_play_an_arena_through_berserk(
     winner = beta if loser is alpha else alpha
     await call(loser.client.bots.resign_game, game_id)
     await standings.until(lambda d: games_played(d) == 2)
+    # Once started, a withdraw is a break (paused, points kept); a join resumes.
+    await call(winner.client.tournaments.withdraw_arena, tid)
+    paused = await standings.until(lambda d: any(r["status"] == "paused" for r in d["standings"]))
+    assert [r["name"] for r in paused["standings"] if r["status"] == "paused"] == [winner.name]
+    await call(winner.client.tournaments.join_arena, tid)
+    await standings.until(lambda d: all(r["status"] == "active" for r in d["standings"]))
     # Time is up: the arena ends (the second wave's game, unfinished, does not count).
     clock.now_ms += 600_000
     await app.tournaments.tick(tid)
@@ -198,6 +212,20 @@ async def test_a_round_robin_on_our_paths_and_refusals_that_change_nothing(
         beta.session.post, f"http://127.0.0.1:{app.port}{base}/join", headers={"Authorization": ""}
     )
     assert anonymous.status_code == 401
+    humans_only = await call(
+        alpha.post,
+        "/api/roundrobin",
+        data={
+            "variant": "spartan",
+            "clock.limit": "60",
+            "clock.increment": "0",
+            "conditions.bots": "false",
+        },
+    )
+    no_bots = f"/api/roundrobin/{humans_only.json()['id']}/join"
+    refused = await call(beta.post, no_bots)
+    assert refused.status_code == 400
+    assert refused.json() == {"error": "Bots may not enter this tournament."}
     results = await beta.raw(f"{base}/results")
     assert (await results.next())["username"] == "rrbotb"
     trf = await call(alpha.session.get, f"http://127.0.0.1:{app.port}/roundrobin/{tid}.trf")

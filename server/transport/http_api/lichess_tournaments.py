@@ -35,6 +35,7 @@ __all__ = [
     "arena_result",
     "arena_summary",
     "arena_view",
+    "event_name",
     "full_name",
     "performances",
     "swiss_result",
@@ -97,10 +98,18 @@ def _variant(key: str) -> JsonObject:
     return {"key": key, "name": title, "short": title}
 
 
+def event_name(name: str, fmt: str) -> str:
+    """A tournament's name as its games' PGN ``Event`` and an arena's ``fullName`` say it: an
+    arena's name and "Arena" (as lichess writes it, unless the name ends with it); another
+    format's name as it is."""
+    if fmt != "arena" or name.lower().endswith("arena"):
+        return name
+    return f"{name} Arena"
+
+
 def full_name(settings: TournamentSettingsView) -> str:
-    """An arena's ``fullName``: its name and "Arena", as lichess writes it."""
-    name = settings["name"]
-    return name if name.lower().endswith("arena") else f"{name} Arena"
+    """An arena's ``fullName`` (:func:`event_name`)."""
+    return event_name(settings["name"], settings["format"])
 
 
 def _iso(ms: int) -> str:

@@ -15,6 +15,7 @@ the next token rather than failing half-way.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Awaitable, Collection
 from typing import TypeVar
@@ -31,8 +32,8 @@ from server.transport.http_api.context import CONTEXT, api_error, request_addres
 from server.transport.http_api.forms import flag, read_form, whole_number
 from server.transport.http_api.link import status_of_code
 from server.transport.ratelimit import Verdict
-from server.transport.review import export_game
-from server.transport.review_reads import address_key
+from server.transport.review import ReviewStore, export_game
+from server.transport.review_reads import ReviewReads, address_key
 from server.transport.review_views import ReviewError
 from server.transport.tournament_service import TournamentService, entry_status
 
@@ -188,8 +189,6 @@ async def results(request: web.Request, formats: Collection[str], what: str) -> 
 
 
 def _json_line(line: object) -> str:
-    import json
-
     return json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
@@ -219,9 +218,7 @@ async def games_pgn(
     tournament_id, settings = await tournament_of(request, formats, what)
     context = request.app[CONTEXT]
     games = await call(service(request).games(tournament_id))
-    event = settings.name if settings.format != "arena" else f"{settings.name} Arena"
-    if settings.name.lower().endswith("arena"):
-        event = settings.name
+    event = shapes.event_name(settings.name, settings.format)
     response = web.StreamResponse(headers={"Content-Type": PGN})
     response.enable_chunked_encoding()
     await response.prepare(request)
@@ -237,19 +234,21 @@ async def games_pgn(
     return response
 
 
-async def _export(store: object, game_id: str, reads: object, requester: str) -> str | None:
-    """One game's PGN; waits for the requester's next replay token when out of them; None
-    when the game is not stored (a pairing whose game never started)."""
+async def _export(
+    store: ReviewStore, game_id: str, reads: ReviewReads | None, requester: str
+) -> str | None:
+    """One game's PGN; waits for the requester's next replay token when out of them (pacing,
+    not polling: the bucket refills at a known rate); None when the game is not stored (a
+    pairing whose game never started)."""
     while True:
         try:
-            return await export_game(store, game_id, "pgn", reads, requester)  # type: ignore[arg-type]
+            return await export_game(store, game_id, "pgn", reads, requester)
         except ReviewError as error:
             if error.status == 404:
                 return None
-            if error.status != 429:
+            if error.status != 429 or reads is None:
                 raise
-            wait = getattr(reads, "retry_after_s", 1)
-            await asyncio.sleep(wait)
+            await asyncio.sleep(reads.retry_after_s)
 
 
 async def trf_text(request: web.Request, formats: Collection[str], what: str) -> web.Response:

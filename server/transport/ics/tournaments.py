@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 
 from server.hub.errors import CommandError
 from server.hub.identity import PlayerInfo
-from server.hub.payloads import TournamentSummaryView, TournamentView
+from server.hub.payloads import TournamentStatusName, TournamentSummaryView, TournamentView
 from server.transport.ics.args import bad_arg, game_id_arg
 from server.transport.ics.lines import clock_words, kind_words
 from server.transport.ics.parse import CommandLine
@@ -30,7 +30,7 @@ __all__ = ["TournamentCommands"]
 
 LISTED = 20
 """Tournaments ``tourneys`` lists."""
-STATUSES = ("created", "started", "finished")
+STATUSES: tuple[TournamentStatusName, ...] = ("created", "started", "finished")
 FORMAT_WORDS = {
     "arena": "arena",
     "swiss": "swiss",
@@ -158,12 +158,12 @@ class TournamentCommands(SessionPart):
         desk = self._desk()
         if desk is None:
             return
-        status = cmd.args.strip().lower() or None
-        if status is not None and status not in STATUSES:
+        word = cmd.args.strip().lower()
+        wanted = STATUSES if not word else tuple(s for s in STATUSES if s == word)
+        if not wanted:
             self.state.write([f"Usage: tourneys [{'|'.join(STATUSES)}]"])
             return
-        wanted = STATUSES if status is None else (status,)
-        found = await desk.list(wanted, limit=LISTED)  # type: ignore[arg-type]
+        found = await desk.list(wanted, limit=LISTED)
         if not found:
             self.state.write(["No tournaments."])
             return
