@@ -90,6 +90,37 @@ async def test_ics_players_join_play_their_pairing_and_read_the_standings(
     assert await app.tournaments.view(tid) == before
 
 
+async def test_an_ics_player_pauses_and_resumes_an_arena_entry(start_app: StartApp) -> None:
+    app = await start_app(ics=True)
+    settings = TournamentSettings(
+        name="Spartan hour",
+        format="arena",
+        variant="spartan",
+        control=Fischer(180_000, 2_000),
+        start_at_ms=4_000_000_000_000,  # far ahead: the arena waits the whole test
+        duration_ms=3_600_000,
+        bots=False,
+        password_hash=None,
+    )
+    tid = await app.tournaments.create(None, settings, password="sesame")
+    dave = await IcsClient.registered(app, "dave")
+    await dave.send("tourneys created")
+    await dave.expect(rf"^{tid} +arena +created +3 2 rated spartan +PB Spartan hour$")
+    await dave.send(f"tjoin {tid} open")
+    await dave.expect(r"^Wrong tournament password\.$")
+    await dave.send(f"tjoin {tid} sesame")
+    await dave.expect(rf"^You are in tournament {tid}\.$")
+    await dave.send(f"tpause {tid}")
+    await dave.expect(rf"^Your entry in tournament {tid} is paused")
+    await dave.send(f"tstandings {tid}")
+    await dave.expect(r"^Starts: 2096-10-02 07:06 UTC$")
+    await dave.expect(r"^ +1  dave +0 +0 +\d+ \(paused\)$")
+    await dave.send(f"tjoin {tid}")  # resumes: no password needed for one's own entry
+    await dave.expect(rf"^You are in tournament {tid}\.$")
+    rows = await app.tournaments.standings(tid)
+    assert [(row.name, row.status) for row in rows] == [("dave", "active")]
+
+
 JUNK_TOKENS = [
     "%s%s%n", "../../etc/passwd", "#" + "Z" * 40, "a" * 33, "NoSuchOne1", "-1", "²", "١٢",
     "'", '"', "\\", "$(reboot)", "<12>", "created", "finished", "\ufeff", "\u200b", "\x1b[2J",

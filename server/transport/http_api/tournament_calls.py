@@ -26,6 +26,7 @@ from server.hub.errors import CommandError
 from server.hub.game_ids import GAME_ID_PATTERN
 from server.hub.identity import PlayerInfo
 from server.hub.tournament.values import TournamentSettings
+from server.hub.tournament.views import standing_view
 from server.transport.http_api import lichess_tournaments as shapes
 from server.transport.http_api.auth import Caller, caller
 from server.transport.http_api.context import CONTEXT, api_error, request_address
@@ -172,9 +173,10 @@ async def results(request: web.Request, formats: Collection[str], what: str) -> 
     sheet = flag(dict(request.query), "sheet")
     tournament_id, settings = await tournament_of(request, formats, what)
     desk = service(request)
-    view = await call(desk.view(tournament_id))
-    rows = view["standings"][:count]
-    ratings = {row["player"]: row["rating"] for row in view["standings"]}
+    # The standings alone (not the whole view: no pairings, podium or berserk counts to make).
+    every = [standing_view(row) for row in await call(desk.standings(tournament_id))]
+    rows = every[:count]
+    ratings = {row["player"]: row["rating"] for row in every}
     arena = settings.format == "arena"
     shown = {} if arena else shapes.performances(ratings, await call(desk.games(tournament_id)))
     lines: list[shapes.ArenaResultLine | shapes.SwissResultLine] = []
