@@ -99,6 +99,16 @@ async def test_bots_play_an_arena_through_berserk(
     assert len(pgns) == 1
     assert '[Event "Bot cup Arena"]' in pgns[0] and '[Round "1"]' in pgns[0]
     assert f'[GameId "{game_id}"]' in pgns[0] and f'[TournamentId "{tid}"]' in pgns[0]
+    # berserk's default asks for NDJSON: lichess's game JSON, one game a line.
+    (exported,) = await call(lambda: list(alpha.client.tournaments.export_arena_games(tid)))
+    assert exported["id"] == game_id and exported["tournament"] == tid
+    assert exported["status"] == "resign" and exported["variant"] == "wildcastle"
+    assert exported["winner"] == ("black" if loser is alpha else "white")
+    assert {exported["players"][c]["user"]["name"] for c in ("white", "black")} == {
+        "alphabot",
+        "betabot",
+    }
+    assert exported["clock"] == {"initial": 60_000, "increment": 2_000}
     finished = await call(beta.client.tournaments.get)
     assert [t["id"] for t in finished["finished"]] == [tid]
     final = await call(beta.client.tournaments.get_tournament, tid)

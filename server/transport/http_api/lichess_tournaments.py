@@ -27,6 +27,10 @@ from server.hub.payloads import (
 from server.hub.tournament.round_robin import round_count
 from server.jsontypes import JsonObject
 from server.rules import get_variant
+from server.rules.game import Side
+from server.rules.record import GameRecord
+from server.rules.time_control import Fischer
+from server.transport.http_api import lichess
 from server.transport.tournament_service import TournamentGameLine
 
 __all__ = [
@@ -37,6 +41,7 @@ __all__ = [
     "arena_view",
     "event_name",
     "full_name",
+    "game_line",
     "performances",
     "swiss_result",
     "swiss_view",
@@ -300,3 +305,52 @@ def swiss_result(row: TournamentStandingView, performance: int) -> SwissResultLi
         "username": row["name"],
         "performance": performance,
     }
+
+
+def _ms(moment: datetime | None) -> int | None:
+    return None if moment is None else int(moment.timestamp() * 1000)
+
+
+def game_line(record: GameRecord, fmt: str, tournament_id: str) -> JsonObject:
+    """One game of ``GET …/games`` asked as NDJSON (``Accept: application/x-ndjson``, berserk's
+    default): lichess's game export JSON — ``id``, ``rated``, ``variant`` (the key), ``speed``,
+    ``perf``, ``createdAt`` / ``lastMoveAt`` (epoch ms), ``status``, ``players`` (``user``
+    ``name`` and ``id``, ``rating`` before the game, ``berserk``), ``winner``, ``moves`` (UCI,
+    space-separated), ``clock`` (ms), ``tournament`` (an arena's id) or ``swiss`` (a Swiss's or a
+    round robin's), and ours: ``round``."""
+    players: JsonObject = {}
+    for colour, name, rating, berserk in (
+        ("white", record.first_name, record.first_rating_before, record.first_berserk),
+        ("black", record.second_name, record.second_rating_before, record.second_berserk),
+    ):
+        player: JsonObject = {"user": {"name": name, "id": name.lower()}}
+        if rating is not None:
+            player["rating"] = rating
+        if berserk:
+            player["berserk"] = True
+        players[colour] = player
+    control = record.time_control
+    clock: JsonObject = {"initial": control.base_ms}
+    if isinstance(control, Fischer):
+        clock["increment"] = control.increment_ms
+    else:
+        clock.update(increment=0, byoyomi=control.period_ms, periods=control.periods)
+    line: JsonObject = {
+        "id": record.id,
+        "rated": record.rated,
+        "variant": record.variant,
+        "speed": record.speed,
+        "perf": record.speed,
+        "createdAt": _ms(record.created_at),
+        "lastMoveAt": _ms(record.finished_at or record.started_at or record.created_at),
+        "status": lichess.status_of(record.status, record.termination),
+        "players": players,
+        "moves": " ".join(move.uci for move in record.moves),
+        "clock": clock,
+        "tournament" if fmt == "arena" else "swiss": tournament_id,
+        "round": record.tournament_round,
+    }
+    winner = record.winner
+    if winner is not None:
+        line["winner"] = "white" if winner is Side.FIRST else "black"
+    return line

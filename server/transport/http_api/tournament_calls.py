@@ -27,6 +27,7 @@ from server.hub.game_ids import GAME_ID_PATTERN
 from server.hub.identity import PlayerInfo
 from server.hub.tournament.values import TournamentSettings
 from server.hub.tournament.views import standing_view
+from server.rules.record import GameRecord
 from server.transport.http_api import lichess_tournaments as shapes
 from server.transport.http_api.auth import Caller, caller
 from server.transport.http_api.context import CONTEXT, api_error, request_address
@@ -214,14 +215,17 @@ def _named(pgn: str, event: str, round_number: int) -> str:
 async def games_pgn(
     request: web.Request, formats: Collection[str], what: str
 ) -> web.StreamResponse:
-    """The tournament's finished games as PGN, in pairing order, each naming the tournament
-    (``Event``) and its round (``Round``); paced by the address's replay limit."""
+    """The tournament's finished games in pairing order: PGN, each naming the tournament
+    (``Event``) and its round (``Round``), paced by the address's replay limit; or, asked with
+    ``Accept: application/x-ndjson`` (berserk's default), lichess's game JSON a line
+    (:func:`~.lichess_tournaments.game_line`), paced by the address's read limit."""
     admit_read(request)
     tournament_id, settings = await tournament_of(request, formats, what)
     context = request.app[CONTEXT]
     games = await call(service(request).games(tournament_id))
+    as_json = NDJSON in request.headers.get("Accept", "")
     event = shapes.event_name(settings.name, settings.format)
-    response = web.StreamResponse(headers={"Content-Type": PGN})
+    response = web.StreamResponse(headers={"Content-Type": NDJSON if as_json else PGN})
     response.enable_chunked_encoding()
     await response.prepare(request)
     requester = address_key(request_address(request))
@@ -229,11 +233,31 @@ async def games_pgn(
     for game in games:
         if game.result is None:
             continue
+        if as_json:
+            record = await _record(context.store, game.game_id, reads, requester)
+            if record is not None:
+                line = shapes.game_line(record, settings.format, tournament_id)
+                await response.write(_json_line(line).encode())
+            continue
         text = await _export(context.store, game.game_id, reads, requester)
         if text is not None:
             await response.write(_named(text, event, game.round).encode())
     await response.write_eof()
     return response
+
+
+async def _record(
+    store: ReviewStore, game_id: str, reads: ReviewReads | None, requester: str
+) -> GameRecord | None:
+    """One stored game (no replay: its header and moves), a read counted against the
+    requester's bucket; waits for the next token when out of them."""
+    while reads is not None:
+        wait = reads.admit(requester, time.monotonic())
+        if wait is None:
+            break
+        await asyncio.sleep(wait)
+    record: GameRecord | None = await store.get_game(game_id)
+    return record
 
 
 async def _export(
