@@ -22,14 +22,14 @@ from typing import TypeVar
 
 from aiohttp import web
 
-from server.hub.errors import CommandError
+from server.hub.errors import CommandError, ErrorCode
 from server.hub.game_ids import GAME_ID_PATTERN
 from server.hub.identity import PlayerInfo
 from server.hub.tournament.values import TournamentSettings
 from server.hub.tournament.views import standing_view
 from server.rules.record import GameRecord
 from server.transport.http_api import lichess_tournaments as shapes
-from server.transport.http_api.auth import Caller, caller
+from server.transport.http_api.auth import Caller, caller, store_call
 from server.transport.http_api.context import CONTEXT, api_error, request_address
 from server.transport.http_api.forms import flag, read_form, whole_number
 from server.transport.http_api.link import status_of_code
@@ -71,9 +71,9 @@ def service(request: web.Request) -> TournamentService:
 
 async def call(awaitable: Awaitable[T]) -> T:
     """Await a director call; its refusal is lichess's error (404 no such tournament, 429
-    the daily quota, 400 the others), nothing changed."""
+    the daily quota, 400 the others), nothing changed; the database unreachable, 503."""
     try:
-        return await awaitable
+        return await store_call(awaitable)
     except CommandError as error:
         api_error(status_of_code(error.code), error.message)
 
@@ -108,8 +108,10 @@ async def tournament_of(
     these ``formats`` (an arena's id on a Swiss path, say: the paths keep lichess's split)."""
     tournament_id = request.match_info["id"]
     try:
-        settings = await service(request).settings(tournament_id)
-    except CommandError:
+        settings = await store_call(service(request).settings(tournament_id))
+    except CommandError as error:
+        if error.code != ErrorCode.NO_SUCH_TOURNAMENT:
+            api_error(status_of_code(error.code), error.message)
         api_error(404, f"No such {what}")
     if settings.format not in formats:
         api_error(404, f"No such {what}")
@@ -132,12 +134,18 @@ async def join(request: web.Request, formats: Collection[str], what: str) -> web
     password = fields.get("password") or None
     tournament_id, settings = await tournament_of(request, formats, what)
     desk = service(request)
-    if settings.format == "arena":
-        status = entry_status(await call(desk.standings(tournament_id)), player.id)
-        if status == "paused":
-            await call(desk.pause(tournament_id, player, pause=False))
-            return web.json_response({"ok": True})
-    await call(desk.join(tournament_id, player, password=password))
+    try:
+        await store_call(desk.join(tournament_id, player, password=password))
+    except CommandError as error:
+        # Already in: a paused arena entry is resumed (the standings read only then).
+        paused = (
+            error.code == ErrorCode.ALREADY_ENTERED
+            and settings.format == "arena"
+            and entry_status(await call(desk.standings(tournament_id)), player.id) == "paused"
+        )
+        if not paused:
+            api_error(status_of_code(error.code), error.message)
+        await call(desk.pause(tournament_id, player, pause=False))
     return web.json_response({"ok": True})
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
-from server.hub.errors import CommandError
+from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import PlayerInfo
 from server.hub.payloads import TournamentStatusName, TournamentSummaryView, TournamentView
 from server.transport.ics.args import bad_arg, game_id_arg
@@ -188,13 +188,17 @@ class TournamentCommands(SessionPart):
         password = cmd.words[1] if len(cmd.words) > 1 else None
 
         async def join() -> None:
-            settings = await desk.settings(tournament_id)
-            if settings.format == "arena":
+            try:
+                await desk.join(tournament_id, me, password=password)
+            except CommandError as error:
+                # Already in: a paused arena entry is resumed (the standings read only then).
+                if error.code != ErrorCode.ALREADY_ENTERED:
+                    raise
+                settings = await desk.settings(tournament_id)
                 rows = await desk.standings(tournament_id)
-                if entry_status(rows, me.id) == "paused":
-                    await desk.pause(tournament_id, me, pause=False)
-                    return
-            await desk.join(tournament_id, me, password=password)
+                if settings.format != "arena" or entry_status(rows, me.id) != "paused":
+                    raise
+                await desk.pause(tournament_id, me, pause=False)
 
         await self._do(join, f"You are in tournament {tournament_id}.")
 
