@@ -121,6 +121,24 @@ async def test_an_ics_player_pauses_and_resumes_an_arena_entry(start_app: StartA
     assert [(row.name, row.status) for row in rows] == [("dave", "active")]
 
 
+async def test_tournament_reads_over_the_limit_stop_the_reader_not_another(
+    start_app: StartApp,
+) -> None:
+    app = await start_app(ics=True, review_reads_per_s=0.5, review_reads_burst=2)
+    tid = await round_robin(app, "Read table")
+    eve = await IcsClient.registered(app, "eve")
+    frank = await IcsClient.registered(app, "frank")
+    for _ in range(3):
+        await eve.send(f"tstandings {tid}")
+    await eve.expect(rf"^Tournament {tid}: Read table$")
+    await eve.expect(rf"^Tournament {tid}: Read table$")
+    await eve.expect(r"^Too many tournament reads; try again in 2 s\.$")
+    await eve.send("tourneys")
+    await eve.expect(r"^Too many tournament reads; try again in 2 s\.$")
+    await frank.send(f"tstandings {tid}")
+    await frank.expect(rf"^Tournament {tid}: Read table$")
+
+
 JUNK_TOKENS = [
     "%s%s%n", "../../etc/passwd", "#" + "Z" * 40, "a" * 33, "NoSuchOne1", "-1", "²", "١٢",
     "'", '"', "\\", "$(reboot)", "<12>", "created", "finished", "\ufeff", "\u200b", "\x1b[2J",

@@ -14,6 +14,7 @@ password, a finished tournament …) is one line and changes nothing.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
@@ -156,7 +157,7 @@ class TournamentCommands(SessionPart):
 
     async def on_tourneys(self, cmd: CommandLine) -> None:
         desk = self._desk()
-        if desk is None:
+        if desk is None or not self._admitted():
             return
         word = cmd.args.strip().lower()
         wanted = STATUSES if not word else tuple(s for s in STATUSES if s == word)
@@ -224,10 +225,21 @@ class TournamentCommands(SessionPart):
             f'Your entry in tournament {tournament_id} is paused ("tjoin {tournament_id}" resumes).',
         )
 
+    def _admitted(self) -> bool:
+        """Count a tournament read against the player's stored-game reads (an account's, a
+        guest's address: the HTTP door's limit too); say so when over it."""
+        host = self.state.host
+        if host.reads is None:
+            return True
+        wait = host.reads.admit(host.requester(self.state.name), time.monotonic())
+        if wait is not None:
+            self.state.write([f"Too many tournament reads; try again in {wait} s."])
+        return wait is None
+
     async def on_tstandings(self, cmd: CommandLine) -> None:
         desk = self._desk()
         tournament_id = self._id(cmd, "tstandings <id>")
-        if desk is None or tournament_id is None:
+        if desk is None or tournament_id is None or not self._admitted():
             return
         try:
             view = await desk.view(tournament_id)
