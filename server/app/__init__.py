@@ -249,6 +249,7 @@ class App:
                 self.server.routes,
                 work=self.jobs,
                 analysis=self.analysis,
+                tournaments=self.tournaments,
             )
         )
         # Every door counts its connections per client address, and all of them together
@@ -288,6 +289,7 @@ class App:
                 port=ics_port,
                 admission=self.admission,
                 reads=self.server.reads,
+                tournaments=self.tournaments,
             )
             if settings.ics_port or ics_listen is not None
             else None

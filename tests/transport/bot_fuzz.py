@@ -447,8 +447,8 @@ def any_method_calls(draw: st.DrawFn) -> Call:
         st.sampled_from(
             [
                 ("/", "x-" + junk),
-                ("/", "api", "/", "tournament"),
-                ("/", "api", "/", "tournament", "/", junk or "x"),
+                ("/", "api", "/", "tournaments"),
+                ("/", "api", "/", "tournament", "/", "x", "/", "x-" + junk),
                 ("/", "api", "/", "bot", "/", "x-" + junk),
                 ("/", "fishnet", "/", "x-" + junk),
                 ("/", "static", "/", "x-" + junk),

@@ -22,7 +22,7 @@ PAGES = ("/", "/review", "/lobby", "/game/abcdefgh", "/player/bob", "/healthz", 
 PAGES_WITH_QUERY = ("/api/games?limit=1",)
 NOWHERE = (
     "/foo",
-    "/api/tournament",
+    "/api/tournament/abcdefgh/nothing",
     "/api/bot/nothing",
     "/api/bot/game/x/nothing",
     "/fishnet/nothing",

@@ -26,6 +26,10 @@ class StandInHost:
     numbers = GameNumbers()
     store = None
     reads = None
+    tournaments = None
+
+    def hub_player(self, player_id: str) -> None:
+        return None
 
     def online(self) -> list[ListedPlayer]:
         return [ListedPlayer("carol", False, True, computer=True), ListedPlayer("Bob", True, False)]
@@ -68,7 +72,14 @@ def test_the_session_sends_each_command_word_to_exactly_one_part() -> None:
     sent: list[Command] = []
     written: list[str] = []
     session = IcsSession(ALICE, sent.append, written.extend, StandInHost())
-    parts = (session.lobby, session.play, session.people, session.stored, session.settings)
+    parts = (
+        session.lobby,
+        session.play,
+        session.people,
+        session.stored,
+        session.settings,
+        session.tournaments,
+    )
     words = [word for part in parts for word in part.commands()]
     assert len(words) == len(set(words)), "a command word answered by two parts"
     assert set(session.commands) == {*COMMANDS, *QUIET}

@@ -84,6 +84,9 @@ class TournamentSettings:
     max_players: int = 1000
     berserk: bool = True
     """Arena only: whether players may berserk."""
+    team: str | None = None
+    """A free label the creator gave (the team id of lichess's ``/api/swiss/new/{teamId}``: we
+    have no teams; shown back, never checked)."""
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:

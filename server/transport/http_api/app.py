@@ -32,7 +32,9 @@ from server.transport.http_api import (
     fishnet,
     pages,
     streams,
+    swiss,
     tokens,
+    tournaments,
 )
 from server.transport.http_api.context import CONTEXT, ApiContext, ApiError
 from server.transport.http_api.lichess import ErrorAnswer
@@ -55,6 +57,8 @@ ROUTE_MODULES: tuple[ModuleType, ...] = (
     export,
     fishnet,
     analysis,
+    tournaments,
+    swiss,
 )
 """The areas of the API, each a module with a ``routes`` table (``web.RouteTableDef``)."""
 

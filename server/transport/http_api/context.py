@@ -22,6 +22,7 @@ from server.transport.driver import HubDriver
 from server.transport.http import HttpRoutes
 from server.transport.http_api.callers import CallerCache
 from server.transport.http_api.link import BotLink, BotLinks, CommandFailed
+from server.transport.ratelimit import KeyedBuckets
 
 __all__ = ["CONTEXT", "ApiContext", "ApiError", "api_error", "held_link"]
 
@@ -45,15 +46,23 @@ class ApiContext:
     analysis: Any = None
     """The computer analyses (:class:`server.app.analysis.AnalysisDesk`): the store's reads of
     games and analyses, and requests that queue a job; None: no ``/api/game/{id}/analysis``."""
+    tournaments: Any = None
+    """The tournament director (a :class:`~server.transport.tournament_service.TournamentService`),
+    or None: no tournament endpoints (503)."""
     closing: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when the server stops: open streams end."""
     callers: CallerCache = field(default_factory=CallerCache)
     """Who each bearer token stands for, kept a few seconds (:mod:`.callers`)."""
     links: BotLinks = field(init=False)
     """The bots' hub connections on this process."""
+    tournament_writes: KeyedBuckets = field(init=False)
+    """Tournament requests that change something (create, join, withdraw), per account."""
 
     def __post_init__(self) -> None:
         self.links = BotLinks(self.driver, self.settings)
+        self.tournament_writes = KeyedBuckets(
+            self.settings.rate_limit_per_s, self.settings.rate_limit_burst
+        )
         self.accounts.on_revoked.append(self._revoked)
 
     def _revoked(self, player_id: PlayerId, kept: str | None) -> None:

@@ -206,6 +206,8 @@ class GameEventInfo(TypedDict):
     variant: VariantObject
     winner: str | None
     compat: CompatObject
+    tournamentId: NotRequired[str]
+    """A tournament's game: its tournament (``source`` is then ``arena``)."""
 
 
 class GameEvent(TypedDict):
@@ -451,7 +453,8 @@ def game_event(
     opponent = game["players"]["second" if me == "first" else "first"]
     moves = game.get("moves", [])
     finished = game.get("status") == "finished"
-    return {
+    tournament = game.get("tournament")
+    event: GameEvent = {
         "type": kind,
         "game": {
             "gameId": game["game"],
@@ -470,13 +473,16 @@ def game_event(
             "rated": bool(game.get("rated")),
             "speed": game.get("speed"),
             "perf": game.get("speed"),
-            "source": "friend",
+            "source": "friend" if tournament is None else "arena",
             "status": {"name": status_of(game.get("status", "started"), game.get("termination"))},
             "variant": variant_view(game["variant"]),
             "winner": colour_of(game.get("winner")),
             "compat": {"bot": True, "board": False},
         },
     }
+    if tournament is not None:
+        event["game"]["tournamentId"] = tournament["id"]
+    return event
 
 
 DECLINE_REASONS = {

@@ -14,6 +14,11 @@ API_PREFIXES = (
     "/game/export/",
     "/fishnet/",
     "/api/game/",
+    "/api/tournament",
+    "/api/swiss/",
+    "/swiss/",
+    "/api/roundrobin",
+    "/roundrobin/",
 )
 """Paths answered by this application; everything else goes to the websocket server."""
 

@@ -49,6 +49,11 @@ SUMMARY = {
     "style": "style 12  -- the only board style here",
     "quit": "quit  -- log out",
     "password": "password <old> <new>  -- change your password (your other sessions end)",
+    "tourneys": "tourneys [created|started|finished]  -- the tournaments",
+    "tjoin": "tjoin <id> [password]  -- enter a tournament (or resume a paused arena entry)",
+    "twithdraw": "twithdraw <id>  -- leave a tournament (points kept)",
+    "tpause": "tpause <id>  -- pause your arena entry (tjoin resumes)",
+    "tstandings": "tstandings <id>  -- a tournament and its standings",
 }
 
 TOPICS = {

@@ -23,6 +23,7 @@ from server.config import Settings
 from server.hub.commands import Command, valid_text
 from server.hub.effects import ConnId
 from server.hub.errors import ErrorCode
+from server.hub.identity import PlayerInfo
 from server.hub.user_text import forbidden_character, neutralised
 from server.transport.accounts import Accounts, AuthError, Identity
 from server.transport.addresses import (
@@ -41,6 +42,7 @@ from server.transport.ics.session import IcsSession, ListedPlayer
 from server.transport.ics.telnet import TelnetLines
 from server.transport.ratelimit import TokenBucket, Verdict
 from server.transport.review_reads import ReviewReads, account_key, address_key
+from server.transport.tournament_service import TournamentService
 from server.transport.ws_auth import MAX_AUTH_FAILURES
 
 __all__ = ["IcsConnection", "IcsServer"]
@@ -330,6 +332,7 @@ class IcsServer:
         port: int | None = None,
         admission: Admission | None = None,
         reads: ReviewReads | None = None,
+        tournaments: TournamentService | None = None,
     ) -> None:
         """``port`` overrides ``settings.ics_port`` (0: any free port); ``admission``: the
         process's count of connections (by default one of this listener's own, with the cap of
@@ -341,6 +344,8 @@ class IcsServer:
         self.refused = 0
         """Connections refused so far (over a limit, or a bad PROXY header)."""
         self.reads = reads
+        self.tournaments = tournaments
+        """The tournament director (the ``tourneys``/``tjoin``… commands), or None."""
         self._port = settings.ics_port if port is None else port
         self.driver = driver
         self.accounts = accounts
@@ -474,6 +479,10 @@ class IcsServer:
             if connection.session is not None:
                 connection.session.tell_from(sender, text)
         return True
+
+    def hub_player(self, player_id: str) -> PlayerInfo | None:
+        online = self.driver.hub.state.players.get(player_id)
+        return None if online is None else online.info
 
     def later(self, delay_s: float, call: Callable[[], None]) -> None:
         asyncio.get_running_loop().call_later(delay_s, call)

@@ -11,7 +11,7 @@ would carry) into FICS text. Text per command and message: docs/ics.md.
 
 The session is its parts, each holding the one :class:`SessionState` (who, the followed games,
 pending answers, the variables, how a command is sent): ``lobby``, ``play``, ``people``,
-``stored``, ``settings`` answer command words, ``render`` turns hub messages into text. No part
+``stored``, ``settings``, ``tournaments`` answer command words, ``render`` turns hub messages into text. No part
 imports another (an import-linter contract); a command word reaches the part that answers it
 through one table, built here from each part's ``commands()``.
 """
@@ -37,6 +37,7 @@ from server.transport.ics.render import MessageRenderer
 from server.transport.ics.settings import SettingsCommands
 from server.transport.ics.state import CommandHandler, IcsHost, Json, SessionState
 from server.transport.ics.stored import StoredCommands
+from server.transport.ics.tournaments import TournamentCommands
 
 __all__ = ["IcsHost", "IcsSession", "ListedPlayer"]
 
@@ -46,7 +47,17 @@ logger = logging.getLogger(__name__)
 class IcsSession:
     """See the module docstring."""
 
-    __slots__ = ("_commands", "lobby", "people", "play", "render", "settings", "state", "stored")
+    __slots__ = (
+        "_commands",
+        "lobby",
+        "people",
+        "play",
+        "render",
+        "settings",
+        "state",
+        "stored",
+        "tournaments",
+    )
 
     def __init__(
         self,
@@ -61,10 +72,12 @@ class IcsSession:
         self.people = PeopleCommands(self.state)
         self.stored = StoredCommands(self.state)
         self.settings = SettingsCommands(self.state)
+        self.tournaments = TournamentCommands(self.state)
         self.render = MessageRenderer(self.state)
         self._commands: dict[str, CommandHandler] = {}
         """Every command word (``parse.COMMANDS`` and ``parse.QUIET``) -> its part's handler."""
-        for part in (self.lobby, self.play, self.people, self.stored, self.settings):
+        parts = (self.lobby, self.play, self.people, self.stored, self.settings, self.tournaments)
+        for part in parts:
             self._commands.update(part.commands())
 
     @property

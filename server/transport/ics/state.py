@@ -13,6 +13,7 @@ from typing import Protocol
 
 from server.hub.commands import MAX_CHAT_LENGTH, Command, Envelope, command_of
 from server.hub.errors import ErrorCode, ProtocolError
+from server.hub.identity import PlayerInfo
 from server.hub.lobby import MAX_SEEKS_PER_PLAYER
 from server.hub.messages import MessageKind
 from server.hub.payloads import ChallengeView, PlayerView
@@ -24,6 +25,7 @@ from server.transport.ics.online import ListedPlayer
 from server.transport.ics.parse import CommandLine
 from server.transport.ics.review import Examination, ReviewStore, StoreViews
 from server.transport.review_reads import ReviewReads
+from server.transport.tournament_service import TournamentService
 
 __all__ = [
     "CommandHandler",
@@ -75,6 +77,16 @@ class IcsHost(Protocol):
         """Call ``call`` in ``delay_s`` seconds (on the event loop)."""
         ...
 
+    @property
+    def tournaments(self) -> TournamentService | None:
+        """The tournament director, or None: no tournament commands here."""
+        ...
+
+    def hub_player(self, player_id: str) -> PlayerInfo | None:
+        """The hub's copy of an online player (its ratings follow the games played since the
+        login), or None when not online."""
+        ...
+
 
 _FICS_WORDS: dict[str, str] = {
     ErrorCode.NOT_YOUR_TURN: "It is not your move.",
@@ -93,6 +105,7 @@ _FICS_WORDS: dict[str, str] = {
     ErrorCode.NO_MOVE_TO_TAKE_BACK: "There are no moves in your game.",
     ErrorCode.TAKEBACK_RATED: "Takebacks are for unrated games only.",
     ErrorCode.GUESTS_CASUAL_ONLY: "Guests may only play unrated games.",
+    ErrorCode.NO_SUCH_TOURNAMENT: "There is no such tournament.",
 }
 """Where FICS has its own words for a refusal (the codes are :class:`ErrorCode`'s)."""
 
