@@ -1,0 +1,195 @@
+"""Tournaments in Chromium (docs/web.md, docs/tournaments.md): a player creates an arena from the
+tournaments page, another finds it there and joins; the tournament starts when both are in and
+each player's game opens by itself; the first player berserks, moves are made through the
+board, the other resigns; a visitor watching the tournament page sees the standings change
+(pushed, no reload) with the berserk mark, the pairings and the games being played; the next
+wave's game opens by itself, and a second win in a row sets the winner on fire. On a 360 px phone: the tournaments page, a round robin to
+its end and its podium, no horizontal scroll."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.async_api import Page, expect
+from seats import WAIT_MS, Seat, two_players
+
+from server.app import App
+
+_SCROLL = "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+
+
+async def fits(page: Page, what: str) -> None:
+    scroll, width = await page.evaluate(_SCROLL)
+    assert scroll <= width, f"{what}: {scroll} px wide in {width}"
+
+
+async def create(page: Page, name: str, format_: str, *, players: int, base_min: int = 2, start_in: int | None = None) -> str:
+    """Create a Mini-Shogi tournament through the form (starting when ``players`` have
+    joined, or in ``start_in`` minutes); returns its id once its page shows."""
+    await page.click('nav a[href="/tournaments"]')
+    form = "form.tournament-form"
+    await page.fill(f"{form} input[name=name]", name)
+    await page.select_option(f"{form} select[name=format]", format_)
+    await page.select_option(f"{form} select[name=variant]", "minishogi")
+    await page.select_option(f"{form} select[name=kind]", "fischer")
+    await page.fill(f"{form} input[name=base_min]", str(base_min))
+    await page.fill(f"{form} input[name=inc]", "0")
+    if start_in is None:
+        await page.select_option(f"{form} select[name=start]", "joined")
+        await page.fill(f"{form} input[name=start_joined]", str(players))
+    else:
+        await page.select_option(f"{form} select[name=start]", "in")
+        await page.fill(f"{form} input[name=start_in]", str(start_in))
+    await page.click(f"{form} button[name=create]")
+    section = page.locator('section.tournament-page[data-status="created"]')
+    await expect(section.locator("h2")).to_have_text(name, timeout=WAIT_MS)
+    tid = await section.get_attribute("data-tournament")
+    assert tid
+    return tid
+
+
+async def join_from_the_list(seat: Seat, tid: str, name: str) -> None:
+    """Open the tournaments page, find the upcoming tournament, open it and join."""
+    page = seat.page
+    await page.click('nav a[href="/tournaments"]')
+    item = page.locator(f'ul.tournaments[data-status="created"] li[data-tournament="{tid}"]')
+    await expect(item).to_contain_text("Starts when 2 players have joined", timeout=WAIT_MS)
+    await item.locator("a.t-name").click()
+    await expect(page.locator("section.tournament-page h2")).to_have_text(name, timeout=WAIT_MS)
+    await page.click('button[data-action="t-join"]')
+
+
+async def on_board(seat: Seat, game: str | None = None, *, not_game: str | None = None) -> str:
+    """Wait until the seat's page shows a game (``game``, or any other than ``not_game``)."""
+    if game is not None:
+        selector = f'section.game[data-game="{game}"] .board-wrap'
+    else:
+        selector = f'section.game:not([data-game="{not_game}"]) .board-wrap' if not_game else "section.game .board-wrap"
+    await seat.page.wait_for_selector(selector, timeout=WAIT_MS)
+    found = await seat.page.locator("section.game").get_attribute("data-game")
+    assert found
+    return found
+
+
+async def sente_and_gote(a: Seat, b: Seat) -> tuple[Seat, Seat]:
+    """The two players of a new Mini-Shogi game: the one to move first, then the other."""
+    for seat in (a, b):
+        await seat.page.wait_for_selector(".board-wrap[data-my-turn]", timeout=WAIT_MS)
+    first = await a.page.locator(".board-wrap").get_attribute("data-my-turn") == "true"
+    return (a, b) if first else (b, a)
+
+
+async def test_join_from_the_tournaments_page_play_and_see_the_standings_change(hub: App, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+    alice, bob = await two_players(open_page)
+    tid = await create(alice.page, "Web arena", "arena", players=2)
+    await expect(alice.page.locator(".t-terms")).to_contain_text("Arena · Mini-Shogi · 2 min + 0s · casual · 1 h · berserk allowed")
+    await expect(alice.page.locator(".t-when")).to_have_text("Starts when 2 players have joined")
+    await alice.page.click('button[data-action="t-join"]')
+    await expect(alice.page.locator(".t-entry .you-in")).to_have_text("You are in")
+    await expect(alice.page.locator('table.standings tr[data-player="alice"]')).to_be_visible()
+    # A visitor (no login) watches the tournament's page: every change is pushed to it.
+    carol = await open_page("carol", f"/tournament/{tid}")
+    await expect(carol.locator('table.standings tr[data-player="alice"] td.score')).to_have_text("0")
+    await shots(carol, "tournament-upcoming")
+
+    await join_from_the_list(bob, tid, "Web arena")   # the second entry starts it
+    # Each player's game opens by itself (the game_start each gets), naming its tournament.
+    game = await on_board(alice)
+    assert await on_board(bob, game) == game
+    await expect(alice.page.locator(".tournament-game a.tournament-link")).to_be_visible()
+    await expect(carol.locator(".t-when")).to_contain_text("Running · ends in")
+    await expect(carol.locator(f'.t-playing a[data-game="{game}"]')).to_be_visible()
+
+    sente, gote = await sente_and_gote(alice, bob)
+    page = sente.page
+    # Berserk before the first move: the clock halves (2 min → 1 min), the button goes; a
+    # tournament game offers Resign, never Abort.
+    assert await page.locator('button[data-action="abort"]').count() == 0
+    await expect(page.locator('button[data-action="resign"]')).to_be_visible()
+    await shots(page, "tournament-berserk", full_page=False)
+    await page.click('button[data-action="berserk"]')
+    await expect(page.locator('button[data-action="berserk"]')).to_have_count(0)
+    await expect(page.locator(".clock.bottom .time")).to_have_text("1:00")
+    # A reload keeps it (the snapshot says who berserked): the bolt, no second berserk.
+    await page.reload()
+    await expect(page.locator(".clock.bottom .berserks")).to_be_visible()
+    await expect(page.locator(".clock.bottom .time")).to_have_text("1:00")
+    assert await page.locator('button[data-action="berserk"]').count() == 0
+    await expect(gote.page.locator(".clock.top .time")).to_have_text("1:00")
+    await expect(gote.page.locator('button[data-action="berserk"]')).to_be_visible()
+    await sente.click_move("e1", "e4")
+    await gote.click_move("d5", "e4")
+    await sente.wait_ply(2)
+    await shots(page, "tournament-game")
+    await gote.action("resign")
+
+    # The standings change on the watching page (pushed): the winner 2 points, the berserk mark.
+    row = carol.locator(f'table.standings tr[data-player="{sente.name}"]')
+    await expect(row.locator("td.score")).to_have_text("2")
+    await expect(row.locator(".berserks")).to_be_visible()
+    await expect(carol.locator(f'table.standings tr[data-player="{gote.name}"] td.score')).to_have_text("0")
+    await expect(carol.locator("table.standings tbody tr").first).to_have_attribute("data-player", sente.name)
+    # The pairings: the first wave's result; the next wave's game opens by itself for both.
+    wave1 = carol.locator('.t-round[data-round="1"]')
+    await expect(wave1).to_contain_text("1-0" if sente.name == alice.name else "0-1")
+    await expect(wave1.locator(".berserks")).to_have_count(1)
+    second = await on_board(alice, not_game=game)
+    assert await on_board(bob, second) == second
+    await expect(carol.locator(f'.t-playing a[data-game="{second}"]')).to_be_visible()
+    await expect(carol.locator('.t-round[data-round="2"]')).to_contain_text("playing")
+    # A second win in a row (the loser resigns at once): on fire.
+    await gote.action("resign")
+    await expect(row.locator("td.score")).to_have_text("4")
+    await expect(row.locator(".mark.fire")).to_be_visible()
+    await expect(row.locator("td.sheet")).to_have_text("2 2")
+    third = await on_board(alice, not_game=second)
+    assert await on_board(bob, third) == third
+    await expect(carol.locator(f'.t-playing a[data-game="{third}"]')).to_be_visible()
+    await shots(carol, "tournament")
+
+    # From the game, the tournament's page: "Your game »" leads back to the board.
+    await alice.page.click(".tournament-game a.tournament-link")
+    mine = alice.page.locator(f'.t-entry a[data-my-game="{third}"]')
+    await expect(mine).to_be_visible()
+    await expect(alice.page.locator('button[data-action="t-pause"]')).to_be_visible()
+    await mine.click()
+    await on_board(alice, third)
+
+
+async def test_tournament_pages_on_a_360_px_phone_and_the_podium(hub: App, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+    phone = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True}
+    alice = Seat(await open_page("alice", **phone), "alice")
+    bob = Seat(await open_page("bob"), "bob")
+    await alice.register()
+    await bob.register()
+    # An arena starting in 30 minutes: its page and the list count down to it.
+    await create(alice.page, "Evening arena", "arena", players=2, start_in=30)
+    await expect(alice.page.locator(".t-when")).to_have_text(re.compile(r"^Starts in (30:00|29:[0-5]\d)$"))
+    await fits(alice.page, "an upcoming tournament")
+    await alice.page.click('nav a[href="/tournaments"]')
+    upcoming = alice.page.locator('ul.tournaments[data-status="created"] li')
+    await expect(upcoming.locator(".t-when")).to_have_text(re.compile(r"^Starts in (30:00|29:[0-5]\d)$"))
+    await fits(alice.page, "the tournaments page")
+    await shots(alice.page, "phone-tournaments", full_page=False)
+    tid = await create(alice.page, "Phone round robin", "round_robin", players=2)
+    await alice.page.click('button[data-action="t-join"]')
+    await join_from_the_list(bob, tid, "Phone round robin")
+    game = await on_board(alice)
+    await on_board(bob, game)
+    await fits(alice.page, "a tournament game")
+    sente, gote = await sente_and_gote(alice, bob)
+    await sente.click_move("e1", "e4")
+    await gote.action("resign")
+    await alice.wait_end("wins by resignation")
+    # The round robin of two is over after its one game: the podium, reached from the game.
+    await alice.page.click(".tournament-game a.tournament-link")
+    section = alice.page.locator('section.tournament-page[data-status="finished"]')
+    await expect(section.locator('.podium .place[data-rank="1"]')).to_contain_text(sente.name)
+    await expect(section.locator('.podium .place[data-rank="2"]')).to_contain_text(gote.name)
+    await expect(section.locator(".t-when")).to_have_text("Finished")
+    await expect(section.locator('button[data-action="t-join"]')).to_have_count(0)
+    await expect(section.locator('.t-round[data-round="1"]')).to_contain_text("1-0" if sente is alice else "0-1")
+    await fits(alice.page, "a finished tournament")
+    await shots(alice.page, "phone-tournament-podium")
+    await alice.page.click('nav a[href="/tournaments"]')
+    await expect(alice.page.locator(f'ul.tournaments[data-status="finished"] li[data-tournament="{tid}"]')).to_contain_text("Finished")
