@@ -23,16 +23,18 @@ async def fits(page: Page, what: str) -> None:
     assert scroll <= width, f"{what}: {scroll} px wide in {width}"
 
 
-async def create(page: Page, name: str, format_: str, *, players: int, base_min: int = 2, start_in: int | None = None) -> str:
-    """Create a Mini-Shogi tournament through the form (starting when ``players`` have
-    joined, or in ``start_in`` minutes); returns its id once its page shows."""
+async def create(
+    page: Page, name: str, format_: str, *, players: int, start_in: int | None = None, password: str = ""
+) -> str:
+    """Create a Mini-Shogi tournament through the form (2 min + 0, starting when ``players``
+    have joined, or in ``start_in`` minutes); returns its id once its page shows."""
     await page.click('nav a[href="/tournaments"]')
     form = "form.tournament-form"
     await page.fill(f"{form} input[name=name]", name)
     await page.select_option(f"{form} select[name=format]", format_)
     await page.select_option(f"{form} select[name=variant]", "minishogi")
     await page.select_option(f"{form} select[name=kind]", "fischer")
-    await page.fill(f"{form} input[name=base_min]", str(base_min))
+    await page.fill(f"{form} input[name=base_min]", "2")
     await page.fill(f"{form} input[name=inc]", "0")
     if start_in is None:
         await page.select_option(f"{form} select[name=start]", "joined")
@@ -40,6 +42,9 @@ async def create(page: Page, name: str, format_: str, *, players: int, base_min:
     else:
         await page.select_option(f"{form} select[name=start]", "in")
         await page.fill(f"{form} input[name=start_in]", str(start_in))
+    if password:
+        await page.click(f"{form} details.more-options summary")
+        await page.fill(f"{form} input[name=password]", password)
     await page.click(f"{form} button[name=create]")
     section = page.locator('section.tournament-page[data-status="created"]')
     await expect(section.locator("h2")).to_have_text(name, timeout=WAIT_MS)
@@ -162,10 +167,23 @@ async def test_tournament_pages_on_a_360_px_phone_and_the_podium(hub: App, open_
     bob = Seat(await open_page("bob"), "bob")
     await alice.register()
     await bob.register()
-    # An arena starting in 30 minutes: its page and the list count down to it.
-    await create(alice.page, "Evening arena", "arena", players=2, start_in=30)
+    # An arena starting in 30 minutes, with a password: its page and the list count down to it.
+    evening = await create(alice.page, "Evening arena", "arena", players=2, start_in=30, password="sesame")
     await expect(alice.page.locator(".t-when")).to_have_text(re.compile(r"^Starts in (30:00|29:[0-5]\d)$"))
+    await expect(alice.page.locator(".t-terms")).to_contain_text("· password")
     await fits(alice.page, "an upcoming tournament")
+    # Bob joins it with the password: a wrong one is refused and said, the right one lets him in.
+    await bob.page.goto(f"http://127.0.0.1:{hub.port}/tournament/{evening}")
+    field = bob.page.locator('input[name="t-password"]')
+    await field.fill("open sesame")
+    await bob.page.click('button[data-action="t-join"]')
+    await expect(bob.page.locator(".t-head .error")).to_contain_text("password")
+    await expect(bob.page.locator(".t-entry .you-in")).to_have_count(0)
+    await field.fill("sesame")
+    await bob.page.click('button[data-action="t-join"]')
+    await expect(bob.page.locator(".t-entry .you-in")).to_have_text("You are in")
+    await expect(bob.page.locator('button[data-action="t-withdraw"]')).to_be_visible()
+    await expect(alice.page.locator('table.standings tr[data-player="bob"]')).to_be_visible()  # pushed
     await alice.page.click('nav a[href="/tournaments"]')
     upcoming = alice.page.locator('ul.tournaments[data-status="created"] li')
     await expect(upcoming.locator(".t-when")).to_have_text(re.compile(r"^Starts in (30:00|29:[0-5]\d)$"))
