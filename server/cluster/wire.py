@@ -14,6 +14,7 @@ from server.hub.commands import (
     AbandonClaimCommand,
     AbortCommand,
     AcceptCommand,
+    BerserkCommand,
     ChallengeAiCommand,
     ChatCommand,
     ClaimDrawCommand,
@@ -170,6 +171,8 @@ def _payload(command: Command) -> tuple[str, JsonObject]:
             return "abandon_claim", {"game": command.game_id, "outcome": command.outcome}
         case ChatCommand():
             return "chat", {"game": command.game_id, "text": command.text}
+        case BerserkCommand():
+            return "berserk", {"game": command.game_id}
     raise TypeError(f"not a hub command: {command!r}")
 
 

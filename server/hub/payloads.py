@@ -403,8 +403,16 @@ class StoredPlayerView(TypedDict):
     """Present (true) for a bot account (the Bot API), as in :class:`PlayerView`."""
 
 
+class StoredTournamentView(TypedDict):
+    """A stored game's tournament: its id, the round (an arena's wave), who berserked."""
+
+    id: str
+    round: int
+    berserk: list[SideName]
+
+
 class GameSummaryView(TypedDict):
-    """A stored game as the game lists show it."""
+    """A stored game as the game lists show it (``tournament``: a tournament's game only)."""
 
     id: str
     variant: str
@@ -422,6 +430,7 @@ class GameSummaryView(TypedDict):
     created_at: str
     started_at: str | None
     finished_at: str | None
+    tournament: NotRequired[StoredTournamentView]
 
 
 class StoredMoveView(MoveFields):

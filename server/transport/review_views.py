@@ -18,6 +18,7 @@ from server.hub.errors import ErrorCode
 from server.hub.payloads import (
     GameDetailView,
     GameSummaryView,
+    SideName,
     StoredMoveView,
     StoredPlayerView,
     StoredPositionView,
@@ -113,6 +114,22 @@ def stored_time_control_view(control: TimeControl) -> StoredTimeControlView:
 
 def game_summary(info: GameInfo) -> GameSummaryView:
     """The JSON form of a listed game (no moves)."""
+    view = _summary(info)
+    if info.tournament_id is not None and info.tournament_round is not None:
+        berserked: list[SideName] = []
+        if info.first_berserk:
+            berserked.append("first")
+        if info.second_berserk:
+            berserked.append("second")
+        view["tournament"] = {
+            "id": info.tournament_id,
+            "round": info.tournament_round,
+            "berserk": berserked,
+        }
+    return view
+
+
+def _summary(info: GameInfo) -> GameSummaryView:
     return {
         "id": info.id,
         "variant": info.variant,

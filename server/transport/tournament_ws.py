@@ -42,7 +42,8 @@ __all__ = ["MAX_WATCHED", "TournamentDesk", "TournamentDoor", "settings_of_reque
 MAX_WATCHED = 10
 """Tournaments one connection may watch at once."""
 
-Watcher = Callable[[Message], None]
+TournamentWatcher = Callable[[Message], None]
+"""Told each pushed ``tournament_standings`` message."""
 Status = Literal["created", "started", "finished"]
 
 
@@ -75,9 +76,9 @@ class TournamentDesk(Protocol):
         self, status: Status | Collection[Status] | None = None, *, limit: int = 50
     ) -> builtins.list[TournamentSummaryView]: ...
 
-    def watch(self, tournament_id: str, watcher: Watcher) -> None: ...
+    def watch(self, tournament_id: str, watcher: TournamentWatcher) -> None: ...
 
-    def unwatch(self, tournament_id: str, watcher: Watcher) -> None: ...
+    def unwatch(self, tournament_id: str, watcher: TournamentWatcher) -> None: ...
 
 
 def settings_of_request(request: TournamentCreate, max_players: int) -> TournamentSettings:
@@ -127,7 +128,7 @@ class TournamentDoor:
     def __init__(self, desk: TournamentDesk, send: Callable[[Message], None]) -> None:
         self._desk = desk
         self._send = send
-        self._watching: dict[str, Watcher] = {}
+        self._watching: dict[str, TournamentWatcher] = {}
 
     async def handle(self, request: TournamentRequest, player: PlayerInfo | None) -> None:
         """Answer ``request`` of the connection (``player``: who it is, None before login)."""

@@ -51,6 +51,7 @@ FRAMES = [
     {"t": "claim_draw", "d": {"game": "g"}},
     {"t": "abandon_claim", "d": {"game": "g", "outcome": "draw"}},
     {"t": "chat", "d": {"game": "g", "text": "good luck, \u00e9t\u00e9 \U0001f600"}},
+    {"t": "berserk", "d": {"game": "g"}},
     *({"t": f"{k}_{a}", "d": {"game": "g"}} for k in ("draw", "takeback", "rematch")
       for a in ("offer", "accept", "decline")),
 ]  # fmt: skip

@@ -56,6 +56,43 @@ def _game() -> Field:
 
 TC = {"kind": "fischer", "base_s": 600, "inc_s": 0}
 
+
+def _tournament() -> Field:
+    return Field("string", valid=Live("tournament"))
+
+
+TOURNAMENT_SCHEMA: dict[str, dict[str, Field]] = {
+    "tournament_create": {
+        "name": Field("string", valid="Fuzz cup"),
+        "format": Field("choice", valid="arena"),
+        "variant": Field("string", valid="wildcastle"),
+        "tc": Field("tc", valid=TC),
+        "rated": Field("bool", False, False),
+        "start_at_ms": Field("int", False, 2_000_000_000_000, 0, MAX_ID),
+        "start_when_joined": Field("int", False, 4, 2, 100_000),
+        "duration_s": Field("int", False, 600, 1, 7 * 24 * 3600),
+        "rounds": Field("int", False, 3, 1, 50),
+        "password": Field("string", False, "sesame", secret=True),
+        "min_rating": Field("int", False, 1000, 0, 4000),
+        "bots": Field("bool", False, True),
+        "computer": Field("bool", False, False),
+        "max_players": Field("int", False, 8, 2, 100_000),
+        "berserk": Field("bool", False, True),
+    },
+    "tournament_join": {
+        "id": _tournament(),
+        "password": Field("string", False, "sesame", secret=True),
+    },
+    "tournament_withdraw": {"id": _tournament()},
+    "tournament_pause": {"id": _tournament(), "pause": Field("bool", False, True)},
+    "tournament": {"id": _tournament()},
+    "tournament_watch": {"id": _tournament()},
+    "tournament_unwatch": {"id": _tournament()},
+    "tournament_list": {"status": Field("choice", False, "started")},
+}
+"""The tournament frames (docs/protocol.md, Tournaments): ``Live("tournament")`` is a real
+tournament's id where the test has one."""
+
 SCHEMA: dict[str, dict[str, Field]] = {
     "seek": {
         "variant": Field("string", valid="minishogi"),
@@ -100,6 +137,7 @@ SCHEMA: dict[str, dict[str, Field]] = {
     "claim_draw": {"game": _game()},
     "abandon_claim": {"game": _game(), "outcome": Field("choice", valid="win")},
     "chat": {"game": _game(), "text": Field("string", valid="good luck")},
+    "berserk": {"game": _game()},
     **{
         f"{kind}_{action}": {"game": _game()}
         for kind in ("draw", "takeback", "rematch")
@@ -123,6 +161,7 @@ SCHEMA: dict[str, dict[str, Field]] = {
         "new": Field("string", valid="another password"),
     },
     "ping": {},
+    **TOURNAMENT_SCHEMA,
     "games": {
         "player": Field("string", False, Live("name")),
         "variant": Field("string", False, "minishogi"),
@@ -208,6 +247,12 @@ BY_TYPE: dict[str, st.SearchStrategy[Any]] = {
 }
 
 
+CHOICE_WORDS = frozenset(
+    ("first", "second", "random", "win", "draw", "arena", "swiss", "round_robin",
+     "double_round_robin", "created", "started", "finished")
+)
+
+
 def wrong_value(spec: Field) -> st.SearchStrategy[Any]:
     """A value no field of ``spec`` accepts (``null`` only where the field is required)."""
     accepted = set(ACCEPTED_TYPES[spec.kind])
@@ -224,7 +269,7 @@ def wrong_value(spec: Field) -> st.SearchStrategy[Any]:
             st.integers(max_value=spec.low - 1) | st.integers(min_value=spec.high + 1)
         )
     if spec.kind == "choice":
-        choices.append(plain_text.filter(lambda text: text not in ("first", "second", "random", "win", "draw")))
+        choices.append(plain_text.filter(lambda text: text not in CHOICE_WORDS))
     if spec.kind == "tc":
         choices.append(
             st.fixed_dictionaries({"kind": st.just("fischer"), "base_s": st.just(600)})
@@ -321,9 +366,9 @@ DEEP_OR_HUGE = deep | huge_number
 
 
 @st.composite
-def frames(draw: st.DrawFn) -> Frame:
-    """One invalid frame (see the module docstring)."""
-    kind = draw(KINDS)
+def frames(draw: st.DrawFn, kinds: st.SearchStrategy[str] = KINDS) -> Frame:
+    """One invalid frame (see the module docstring), of one of ``kinds`` (default: any)."""
+    kind = draw(kinds)
     fields = SCHEMA[kind]
     payload: dict[str, Any] = {
         name: spec.valid for name, spec in fields.items() if spec.required or draw(BOOLEANS)
@@ -569,7 +614,12 @@ def http_targets(draw: st.DrawFn) -> str:
 
 # --- well-formed frames -------------------------------------------------------------------------
 
-CHOICES = {"colour": ("first", "second", "random"), "outcome": ("win", "draw")}
+CHOICES = {
+    "colour": ("first", "second", "random"),
+    "outcome": ("win", "draw"),
+    "format": ("arena", "swiss", "round_robin", "double_round_robin"),
+    "status": ("created", "started", "finished"),
+}
 valid_tc = st.fixed_dictionaries(
     {"kind": st.just("fischer"), "base_s": st.integers(15, 10_800), "inc_s": st.integers(0, 180)}
 ) | st.fixed_dictionaries(

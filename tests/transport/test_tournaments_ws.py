@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from tournament_support import (
     WILD_FISCHER,
     Outcome,
@@ -14,6 +15,13 @@ from tournament_support import (
     registered,
 )
 from ws_support import Client, Msg, OpenClient, StartApp
+
+from server.hub.tournament.values import Joined, Paired, Started, TournamentSettings
+from server.rules import get_variant
+from server.rules.time_control import Fischer
+from server.store.tournaments import ms_datetime
+
+NOW = 1_800_000_000_000
 
 
 def alphabetical(white: str, black: str) -> Outcome:
@@ -44,8 +52,11 @@ def scores(rows: list[Msg]) -> dict[str, float]:
     return {row["name"]: row["score"] for row in rows}
 
 
-async def test_round_robin_of_four_to_its_end(start_app: StartApp, open_client: OpenClient) -> None:
-    app = await start_app()
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+async def test_round_robin_of_four_to_its_end(
+    start_app: StartApp, open_client: OpenClient, backend: str
+) -> None:
+    app = await start_app(backend)
     players = await registered(open_client, app, ["rra", "rrb", "rrc", "rrd"])
     watcher = await open_client(app, "watcher")
     tid = await create(players[0], format="round_robin", start_when_joined=4)
@@ -231,3 +242,94 @@ async def test_a_restarted_hub_resumes_the_tournament(
         for seat in seats:
             await seat.stop()
     assert scores(final["standings"]) == {"rsa": 3.0, "rsb": 2.0, "rsc": 1.0, "rsd": 0.0}
+
+
+async def test_a_pairing_stored_before_its_game_gets_its_game_at_start(
+    start_app: StartApp, open_client: OpenClient, tmp_path: Any
+) -> None:
+    """A hub that died between storing a pairing and creating its game, and a game that ended
+    while no director ran: the next start creates the one and folds in the other's result."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'gap.sqlite3'}"
+    first = await start_app(database_url=url)
+    names = ["gpa", "gpb", "gpc", "gpd"]
+    clients = await registered(open_client, first, names)
+    ids = [str(client.player["id"]) for client in clients if client.player is not None]
+    store = first.store
+    settings = TournamentSettings(
+        "Gap cup",
+        "round_robin",
+        "wildcastle",
+        Fischer(60_000, 0),
+        rated=False,
+        start_when_joined=4,
+    )
+    tid = await store.create_tournament(settings, created_by=None, now=ms_datetime(NOW))
+    events: list[Any] = [Joined(pid, name, 1500, NOW) for pid, name in zip(ids, names, strict=True)]
+    events += [
+        Started(NOW),
+        Paired("Gap0game", 1, ids[0], ids[3], NOW),
+        Paired("Gap1game", 1, ids[1], ids[2], NOW),
+    ]
+    await store.append_tournament_events(tid, 0, events)
+    # The second game was created and finished (gpc resigned) while no director ran.
+    await store.create_game(
+        game_id="Gap1game",
+        variant="wildcastle",
+        start_fen=get_variant("wildcastle").start_fen,
+        time_control=Fischer(60_000, 0),
+        first_name="gpb",
+        second_name="gpc",
+        first_player_id=int(ids[1][1:]),
+        second_player_id=int(ids[2][1:]),
+        started=True,
+        tournament=(tid, 1),
+    )
+    await store.finish_game("Gap1game", "1-0", "resignation", plies=0)
+    await first.stop()
+    second = await start_app(database_url=url, journal_dir=first.settings.journal_dir)
+    view = await second.tournaments.view(tid)
+    results = {p["game"]: p["result"] for p in view["pairings"]}
+    assert results == {"Gap0game": None, "Gap1game": "1-0"}
+    room = second.hub.room("Gap0game")  # created by the new start
+    assert room is not None and room.terms.tournament is not None
+    assert room.terms.tournament.id == tid
+    stored = await second.store.get_game("Gap0game")
+    assert stored is not None and stored.tournament_id == tid and stored.tournament_round == 1
+    # Started again, nothing is stored twice.
+    assert len((await second.store.load_tournament(tid)).events) == len(events) + 1
+
+
+async def test_a_berserk_is_marked_in_the_standings_and_the_stored_game(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    app = await start_app()
+    ara, arb = await registered(open_client, app, ["bza", "bzb"])
+    tid = await create(ara, format="arena", duration_s=600, start_when_joined=2)
+    await arb.ok("tournament_watch", {"id": tid})
+    await ara.ok("tournament_join", {"id": tid})
+    await arb.ok("tournament_join", {"id": tid})
+    start = await ara.next(lambda m: m["t"] == "game_start")
+    game = start["d"]["game"]
+    assert start["d"]["tournament"] == {"id": tid, "round": 1, "berserk": True}
+    await ara.ok("berserk", {"game": game})
+    halved = await arb.next(lambda m: m["t"] == "berserk")
+    assert halved["d"]["side"] == start["d"]["side"]
+    assert halved["d"]["clocks"][start["d"]["side"]]["ms"] == 30_000
+    await arb.ok("resign", {"game": game})
+    await arb.next(lambda m: m["t"] == "end" and m["d"]["game"] == game)
+    white = start["d"]["side"] == "first"
+    await arb.next(  # the result is folded in once the end is stored: pushed to watchers
+        lambda m: (
+            m["t"] == "tournament_standings"
+            and sum(row["games"] for row in m["d"]["standings"]) == 2
+        )
+    )
+    view = await ara.ok("tournament", {"id": tid})
+    pairing = view["pairings"][0]
+    assert pairing["white_berserk" if white else "black_berserk"] is True
+    rows = {row["name"]: row for row in view["standings"]}
+    # A berserked win of fewer than 14 plies: no bonus point.
+    assert rows["bza"]["berserks"] == 1 and rows["bza"]["score"] == 2
+    review = await ara.ok("review", {"game": game})
+    assert review["tournament"] == {"id": tid, "round": 1, "berserk": [start["d"]["side"]]}
+    assert review["headers"]["Round"] == "1" and review["headers"]["TournamentId"] == tid

@@ -101,6 +101,7 @@ def live_values(
         "observer": observer.player["name"],
         "name": (sender.player or observer.player)["name"],
         "token": sender.token or "Qk3",
+        "tournament": "N0tThere",  # tournament frames: test_tournaments_bad_input.py's live ones
     }
 
 

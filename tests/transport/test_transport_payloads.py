@@ -103,8 +103,22 @@ async def test_every_frame_of_a_played_session_matches_its_schema(
     assert game.id in [g["id"] for g in listed["games"]]
     await reader.ok("review", {"game": game.id, "ply": 1})
     await reader.ok("export", {"game": game.id, "format": "kif"})
+    # a tournament: listed, watched (its view, then standings pushed), a game with a berserk
+    t1, t2 = await open_client(app, "t1"), await open_client(app, "t2")
+    await t1.register("tourney1")
+    await t2.register("tourney2")
+    arena = {**MINI, "name": "Cup", "format": "arena", "duration_s": 600, "start_when_joined": 2}
+    tournament = (await t1.ok("tournament_create", arena))["tournament"]
+    await watcher.ok("tournament_list")
+    await watcher.ok("tournament_watch", {"id": tournament})
+    await t1.ok("tournament_join", {"id": tournament})
+    await t2.ok("tournament_join", {"id": tournament})
+    paired = (await t1.next(MessageKind.GAME_START))["d"]["game"]
+    await t1.ok("berserk", {"game": paired})
+    await t2.next(MessageKind.BERSERK)
+    await watcher.next(MessageKind.TOURNAMENT_STANDINGS)
 
-    clients = [a, b, watcher, back, c]
+    clients = [a, b, watcher, back, c, t1, t2]
     problems = _problems(clients)
     assert not problems, "\n".join(problems)
     kinds = {message["t"] for client in clients for message in client.seen}

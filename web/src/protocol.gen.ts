@@ -352,7 +352,14 @@ export interface StoredPlayerView {
   bot?: boolean;
 }
 
-/** A stored game as the game lists show it. */
+/** A stored game's tournament: its id, the round (an arena's wave), who berserked. */
+export interface StoredTournamentView {
+  id: string;
+  round: number;
+  berserk: SideName[];
+}
+
+/** A stored game as the game lists show it (`tournament`: a tournament's game only). */
 export interface GameSummaryView {
   id: string;
   variant: string;
@@ -370,6 +377,7 @@ export interface GameSummaryView {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  tournament?: StoredTournamentView;
 }
 
 /** A stored move: the played move's fields and what the record keeps of the clock. */

@@ -82,12 +82,16 @@ def pgn_tags(record: GameRecord, game: Game | None = None, site: str = "?") -> d
         "Event": f"{'Rated' if record.rated else 'Casual'} {v.title} game",
         "Site": site,
         "Date": date,
-        "Round": "-",
+        "Round": "-" if record.tournament_round is None else str(record.tournament_round),
         "White": record.first_name,
         "Black": record.second_name,
         "Result": record.result or "*",
     }
     tags["GameId"] = record.id
+    if record.tournament_id is not None:
+        # lichess writes a tournament game's event as the tournament's URL; its id here.
+        tags["Event"] = f"{'Rated' if record.rated else 'Casual'} {v.title} tournament game"
+        tags["TournamentId"] = record.tournament_id
     tags["UTCDate"] = date
     tags["UTCTime"] = when.strftime("%H:%M:%S")
     if record.first_rating_before is not None:
