@@ -1,5 +1,5 @@
 // The tournaments page (/tournaments): upcoming, running and finished tournaments (the server's
-// `tournament_list`, refreshed while the page is open) and the create form (every option of
+// `tournament_list` of each status, refreshed while the page is open) and the create form (every option of
 // `tournament_create`: format, variant, Fischer or byoyomi clock, rated, a start time or "when
 // N have joined", duration or rounds, password, minimum rating, bots, the computer, berserk).
 
@@ -50,7 +50,9 @@ export class TournamentsPage {
   private async refresh(): Promise<void> {
     if (!this.ctx.conn.open) return;
     try {
-      this.listed = (await this.ctx.conn.request("tournament_list")).d.tournaments;
+      // One listing per status: many finished tournaments never crowd out the upcoming ones.
+      const answers = await Promise.all((["started", "created", "finished"] as const).map((status) => this.ctx.conn.request("tournament_list", { status })));
+      this.listed = answers.flatMap((a) => a.d.tournaments);
       this.listError.textContent = "";
       this.draw();
     } catch (e) { this.listError.textContent = errorText(e); }
