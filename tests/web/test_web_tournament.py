@@ -211,3 +211,8 @@ async def test_tournament_pages_on_a_360_px_phone_and_the_podium(hub: App, open_
     await shots(alice.page, "phone-tournament-podium")
     await alice.page.click('nav a[href="/tournaments"]')
     await expect(alice.page.locator(f'ul.tournaments[data-status="finished"] li[data-tournament="{tid}"]')).to_contain_text("Finished")
+    # A visitor reads the stored game, which names its tournament and leads to it.
+    visitor = await open_page("visitor", f"/game/{game}")
+    await expect(visitor.locator(".tournament-game")).to_contain_text("A tournament game (round 1)")
+    await visitor.click(".tournament-game a.tournament-link")
+    await expect(visitor.locator('section.tournament-page[data-status="finished"] .podium')).to_be_visible()

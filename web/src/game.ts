@@ -189,6 +189,9 @@ export class GameView {
     this.storedGame = g;
     this.stored = g.moves ?? [];
     this.setup(g.variant, "spectator", { first: g.first, second: g.second }, tcOfStored(g), g.rated);
+    const cup = g.tournament;
+    this.tournament = cup ? { id: cup.id, round: cup.round, berserk: false } : undefined;  // berserk: no longer offered
+    this.berserked = { first: cup?.berserk.includes("first") ?? false, second: cup?.berserk.includes("second") ?? false };
     this.status = g.status === "started" || g.status === "created" ? "started" : "finished";
     this.result = g.result;
     this.termination = g.termination;

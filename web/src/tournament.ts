@@ -9,7 +9,7 @@ import type { Message } from "./net";
 import { berserkMark, fireMark } from "./marks";
 import { h } from "./svg";
 import type { TournamentPairingView, TournamentStandingView, TournamentView } from "./protocol.gen";
-import { entryActions, entryOf, FORMAT_WORDS, rounds, scoreText, termsText, whenText } from "./tourney";
+import { entryActions, entryOf, FORMAT_WORDS, gamesBeingPlayed, rounds, scoreText, termsText, whenText } from "./tourney";
 
 /** How often the whole view is asked again while pushes arrive (pairings are not pushed). */
 const VIEW_EVERY_MS = 1000;
@@ -206,8 +206,8 @@ export class TournamentPage {
 
   private drawPlaying(): void {
     const v = this.view!;
-    const playing = new Set(v.playing);
-    const items = v.pairings.filter((p) => playing.has(p.game)).map((p) => h("li", {}, [this.gameLink(p)]));
+    const games = gamesBeingPlayed(v.pairings, v.playing, v.standings);
+    const items = games.map((p, i) => h("li", { class: i === 0 ? "leader" : "" }, [this.gameLink(p), i === 0 && games.length > 1 ? h("span", { class: "muted", text: " · the leader's game" }) : ""]));
     this.playing.hidden = v.status === "finished";
     this.playing.replaceChildren(h("h3", { text: "Games being played" }),
       h("ul", { class: "t-games" }, items.length ? items : [h("li", { class: "empty", text: v.status === "created" ? "Not started yet." : "None right now." })]));

@@ -86,6 +86,14 @@ export function rounds(pairings: TournamentPairingView[], byes: TournamentByeVie
   return [...map.values()].sort((a, b) => b.round - a.round);
 }
 
+/** The games being played, the leader's first: ordered by the better rank of their players. */
+export function gamesBeingPlayed(pairings: TournamentPairingView[], playing: string[], standings: TournamentStandingView[]): TournamentPairingView[] {
+  const now = new Set(playing);
+  const rank = new Map(standings.map((r) => [r.player, r.rank]));
+  const placed = (p: TournamentPairingView) => Math.min(rank.get(p.white) ?? Infinity, rank.get(p.black) ?? Infinity);
+  return pairings.filter((p) => now.has(p.game)).sort((a, b) => placed(a) - placed(b));
+}
+
 /** A score as the format counts it: arena points are whole, chess points halves ("2½"). */
 export function scoreText(score: number): string {
   const whole = Math.floor(score);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TournamentSettingsView, TournamentStandingView, TournamentSummaryView } from "../src/protocol.gen";
 import {
-  byStatus, countdownText, createCommand, entryActions, entryOf, mayBerserk, rounds, scoreText, termsText, whenText, type CreateFields,
+  byStatus, countdownText, createCommand, entryActions, entryOf, gamesBeingPlayed, mayBerserk, rounds, scoreText, termsText, whenText, type CreateFields,
 } from "../src/tourney";
 
 const ARENA: TournamentSettingsView = {
@@ -52,6 +52,12 @@ describe("tournament lists", () => {
     expect(groups.started.map((x) => x.id)).toEqual(["a", "c"]);
     expect(groups.created.map((x) => x.id)).toEqual(["b"]);
     expect(groups.finished.map((x) => x.id)).toEqual(["d"]);
+  });
+  it("lists the games being played, the leader's first", () => {
+    const p = (game: string, white: string, black: string) => ({ game, round: 2, white, black, result: null, white_berserk: false, black_berserk: false });
+    const standings = ["d", "c", "b", "a", "e"].map((name, i) => ({ ...row(name), rank: i + 1 }));
+    const games = gamesBeingPlayed([p("g1", "a", "b"), p("g0", "x", "y"), p("g2", "c", "e"), p("g3", "d", "f")], ["g1", "g2"], standings);
+    expect(games.map((g) => g.game)).toEqual(["g2", "g1"]);  // c is 2nd, b 3rd; g3 is over
   });
   it("groups pairings and byes by round, the latest first", () => {
     const p = (game: string, round: number) => ({ game, round, white: "a", black: "b", result: null, white_berserk: false, black_berserk: false });
