@@ -3,15 +3,20 @@ tournaments page, another finds it there and joins; the tournament starts when b
 each player's game opens by itself; the first player berserks, moves are made through the
 board, the other resigns; a visitor watching the tournament page sees the standings change
 (pushed, no reload) with the berserk mark, the pairings and the games being played; the next
-wave's game opens by itself, and a second win in a row sets the winner on fire. On a 360 px phone: the tournaments page, a round robin to
-its end and its podium, no horizontal scroll."""
+wave's game opens by itself, and a second win in a row sets the winner on fire. A Swiss of
+three (a browser player, two websocket players) to its end with its byes. On a 360 px phone:
+the tournaments page, a password, a round robin to its end and its podium, no horizontal
+scroll."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
 
 from playwright.async_api import Page, expect
 from seats import WAIT_MS, Seat, two_players
+from ws_support import Client
 
 from server.app import App
 
@@ -24,7 +29,8 @@ async def fits(page: Page, what: str) -> None:
 
 
 async def create(
-    page: Page, name: str, format_: str, *, players: int, start_in: int | None = None, password: str = ""
+    page: Page, name: str, format_: str, *, players: int, start_in: int | None = None, password: str = "",
+    rounds: int | None = None,
 ) -> str:
     """Create a Mini-Shogi tournament through the form (2 min + 0, starting when ``players``
     have joined, or in ``start_in`` minutes); returns its id once its page shows."""
@@ -42,6 +48,8 @@ async def create(
     else:
         await page.select_option(f"{form} select[name=start]", "in")
         await page.fill(f"{form} input[name=start_in]", str(start_in))
+    if rounds is not None:
+        await page.fill(f"{form} input[name=rounds]", str(rounds))
     if password:
         await page.click(f"{form} details.more-options summary")
         await page.fill(f"{form} input[name=password]", password)
@@ -216,3 +224,61 @@ async def test_tournament_pages_on_a_360_px_phone_and_the_podium(hub: App, open_
     await expect(visitor.locator(".tournament-game")).to_contain_text("A tournament game (round 1)")
     await visitor.click(".tournament-game a.tournament-link")
     await expect(visitor.locator('section.tournament-page[data-status="finished"] .podium')).to_be_visible()
+
+
+async def resign_unless_against(client: Client, beaten: str) -> None:
+    """A websocket player of a tournament: resigns each of its games at once, except against
+    ``beaten`` (who resigns then)."""
+    while True:
+        start = await client.next(lambda m: m["t"] == "game_start" and "tournament" in m["d"], timeout=3600)
+        if start["d"]["opponent"]["name"] != beaten:
+            await client.send("resign", {"game": start["d"]["game"]})
+
+
+async def test_a_swiss_with_byes_to_its_end(hub: App, open_page, shots) -> None:  # type: ignore[no-untyped-def]
+    """A Swiss of three over two rounds: a player in the browser, two over websockets who
+    resign every game (bob beats carol). Each round has a bye (1 point); the standings show the
+    tie-break columns, the pairings each round's game and bye, the podium the hand-computed
+    scores: alice wins both games she plays (2), bob and carol each score their bye (1)."""
+    alice = Seat(await open_page("alice"), "alice")
+    await alice.register()
+    tid = await create(alice.page, "Web Swiss", "swiss", players=3, rounds=2)
+    await expect(alice.page.locator(".t-terms")).to_contain_text("Swiss · Mini-Shogi · 2 min + 0s · casual · 2 rounds")
+    await alice.page.click('button[data-action="t-join"]')
+    bots = []
+    for name, beaten in (("bob", "carol"), ("carol", "")):
+        client = await Client.open(hub.url, name)
+        assert (await client.register(name))["t"] == "welcome"
+        await client.ok("tournament_join", {"id": tid})
+        bots.append((client, asyncio.get_running_loop().create_task(resign_unless_against(client, beaten))))
+    try:
+        # alice's game opens by itself (round 1, or round 2 after a bye); a visitor watches.
+        await alice.page.wait_for_selector("section.game .board-wrap", timeout=WAIT_MS)
+        visitor = await open_page("visitor", f"/tournament/{tid}")
+        section = visitor.locator('section.tournament-page[data-status="finished"]')
+        first = section.locator('.podium .place[data-rank="1"]')
+        await expect(first).to_contain_text("alice")
+        await expect(first).to_contain_text("2 points")
+        scores = {name: section.locator(f'table.standings tr[data-player="{name}"] td.score') for name in ("alice", "bob", "carol")}
+        await expect(scores["alice"]).to_have_text("2")
+        await expect(scores["bob"]).to_have_text("1")
+        await expect(scores["carol"]).to_have_text("1")
+        await expect(section.locator("table.standings thead tr")).to_have_text("#PlayerRatingBuchholz (cut 1)SBScore")
+        # By hand: alice met bob and carol (1 each: cut the lowest); a bye counts as a game
+        # against one's own final score (FIDE C.07 §16): bob and carol 2 + 1 - 1; SB: alice
+        # beat two players of 1, bob and carol beat their byes' virtual opponent of 1.
+        for name, (buchholz, sb) in {"alice": ("1", "2"), "bob": ("2", "1"), "carol": ("2", "1")}.items():
+            row = section.locator(f'table.standings tr[data-player="{name}"] td')
+            await expect(row.nth(3)).to_have_text(buchholz)
+            await expect(row.nth(4)).to_have_text(sb)
+        for round_ in (1, 2):
+            block = section.locator(f'.t-round[data-round="{round_}"]')
+            await expect(block.locator("li a[data-game]")).to_have_count(1)
+            await expect(block).to_contain_text(": bye (1)")
+        await shots(visitor, "tournament-swiss")
+    finally:
+        for client, task in bots:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            await client.close()
