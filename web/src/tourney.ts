@@ -28,12 +28,13 @@ export function countdownText(ms: number): string {
   return h > 0 ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
 }
 
-/** A length in minutes or hours: "45 min", "2 h", "1 h 30 min". */
+/** A length in minutes or hours: "45 min", "2 h", "1 h 30 min" (a number never parted from
+ * its unit at a line's end: no-break spaces). */
 export function durationText(ms: number): string {
   const minutes = Math.round(ms / 60000);
   const h = Math.floor(minutes / 60), m = minutes % 60;
-  if (h === 0) return `${m} min`;
-  return m === 0 ? `${h} h` : `${h} h ${m} min`;
+  if (h === 0) return `${m}\u00a0min`;
+  return m === 0 ? `${h}\u00a0h` : `${h}\u00a0h ${m}\u00a0min`;
 }
 
 /** The format's length: "60 min", "7 rounds", "single round robin". */

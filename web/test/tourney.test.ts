@@ -28,8 +28,8 @@ describe("tournament words", () => {
     expect(countdownText(-5)).toBe("0:00");
   });
   it("says the terms on one line", () => {
-    expect(termsText(ARENA, "Mini-Shogi")).toBe("Arena · Mini-Shogi · 3 min + 2s · rated · 1 h · berserk allowed");
-    expect(termsText({ ...ARENA, duration_ms: 5_400_000, berserk: false }, "Mini-Shogi")).toBe("Arena · Mini-Shogi · 3 min + 2s · rated · 1 h 30 min");
+    expect(termsText(ARENA, "Mini-Shogi")).toBe("Arena · Mini-Shogi · 3 min + 2s · rated · 1\u00a0h · berserk allowed");
+    expect(termsText({ ...ARENA, duration_ms: 5_400_000, berserk: false }, "Mini-Shogi")).toBe("Arena · Mini-Shogi · 3 min + 2s · rated · 1\u00a0h 30\u00a0min");
     const swiss = { ...ARENA, format: "swiss" as const, rounds: 5, duration_ms: null, rated: false, password: true, min_rating: 1600, bots: false };
     expect(termsText(swiss, "Sho Shogi")).toBe("Swiss · Sho Shogi · 3 min + 2s · casual · 5 rounds · rating ≥ 1600 · no bots · password");
   });
