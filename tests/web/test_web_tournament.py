@@ -164,7 +164,13 @@ async def test_join_from_the_tournaments_page_play_and_see_the_standings_change(
     await alice.page.click(".tournament-game a.tournament-link")
     mine = alice.page.locator(f'.t-entry a[data-my-game="{third}"]')
     await expect(mine).to_be_visible()
-    await expect(alice.page.locator('button[data-action="t-pause"]')).to_be_visible()
+    # Pause (no new pairing until resumed) and resume, as the server's standings say.
+    await alice.page.click('button[data-action="t-pause"]')
+    await expect(alice.page.locator(".t-entry .you-in")).to_have_text("You are in (paused)")
+    await expect(carol.locator('table.standings tr[data-player="alice"] .t-status')).to_have_text("paused")
+    await alice.page.click('button[data-action="t-resume"]')
+    await expect(alice.page.locator(".t-entry .you-in")).to_have_text("You are in")
+    await expect(carol.locator('table.standings tr[data-player="alice"] .t-status')).to_have_count(0)
     await mine.click()
     await on_board(alice, third)
 
@@ -192,6 +198,9 @@ async def test_tournament_pages_on_a_360_px_phone_and_the_podium(hub: App, open_
     await expect(bob.page.locator(".t-entry .you-in")).to_have_text("You are in")
     await expect(bob.page.locator('button[data-action="t-withdraw"]')).to_be_visible()
     await expect(alice.page.locator('table.standings tr[data-player="bob"]')).to_be_visible()  # pushed
+    await bob.page.click('button[data-action="t-withdraw"]')
+    await expect(bob.page.locator('button[data-action="t-join"]')).to_be_visible()
+    await expect(bob.page.locator(".t-entry .you-in")).to_have_count(0)
     await alice.page.click('nav a[href="/tournaments"]')
     upcoming = alice.page.locator('ul.tournaments[data-status="created"] li')
     await expect(upcoming.locator(".t-when")).to_have_text(re.compile(r"^Starts in (30:00|29:[0-5]\d)$"))
