@@ -37,6 +37,7 @@ from server.app.analysis import AnalysisDesk
 from server.app.collector import collect_and_freeze_forever, tune_garbage_collector
 from server.app.computer import ComputerSeat
 from server.app.jobs import JobQueue
+from server.app.tournament_cluster import TournamentLeases
 from server.app.tournament_games import HubSeat
 from server.app.tournament_live import TournamentRunner
 from server.app.tournaments import TournamentDirector, wall_ms
@@ -164,15 +165,29 @@ class App:
         )
         # Tournaments (docs/tournaments.md): the director drives the pure core on the store,
         # creates the games in the hub and hears of their stored ends from the recorder.
+        runner = TournamentRunner(
+            self.store,
+            HubSeat(self.driver),
+            clock_ms=tournament_clock or wall_ms,
+            node=settings.node_id,
+            inline_wave=settings.tournament_inline_wave,
+        )
+        # Several hubs: one runs each tournament (a lease), any stores changes and results.
+        self.tournament_leases = (
+            None
+            if self.cluster is None
+            else TournamentLeases(
+                runner,
+                self.cluster.leases,
+                self.bus,
+                self.store,
+                node_id=settings.node_id,
+                ttl_ms=settings.lease_ttl_ms,
+            )
+        )
         self.tournaments = TournamentDirector(
             self.store,
-            TournamentRunner(
-                self.store,
-                HubSeat(self.driver),
-                clock_ms=tournament_clock or wall_ms,
-                node=settings.node_id,
-                inline_wave=settings.tournament_inline_wave,
-            ),
+            runner,
             hash_password=hasher.hash,
             verify_password=partial(_password_matches, hasher),
             clock_ms=tournament_clock or wall_ms,
@@ -314,6 +329,8 @@ class App:
         else:
             await self._recover()
         # After the games: a tournament resumed finds its running games in the hub.
+        if self.tournament_leases is not None:
+            await self.tournament_leases.start()
         await self.tournaments.start()
 
     async def listen(self) -> None:
@@ -368,6 +385,8 @@ class App:
         """Close connections, finish the writes in flight, release the database and bus."""
         self.driver.detach()
         await self.tournaments.stop()
+        if self.tournament_leases is not None:
+            await self.tournament_leases.stop()
         self.jobs.close()
         await self.computer.stop()
         await self.listener.close()

@@ -51,7 +51,7 @@ def tournament_game_of_record(record: GameInfo, white: PlayerId, black: PlayerId
 
 class HubSeat:
     """Creates a tournament's games in the hub (``Hub.start_paired_game``), for players online
-    here or not (:class:`~server.app.tournament_live.GameSeat`)."""
+    here or not (:class:`~server.app.live_tournament.GameSeat`)."""
 
     def __init__(self, driver: HubDriver) -> None:
         self._driver = driver

@@ -22,7 +22,8 @@ import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
-from server.app.tournament_live import Live, TournamentRunner
+from server.app.live_tournament import Live
+from server.app.tournament_live import TournamentRunner
 from server.hub.effects import GameFinished
 from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import PlayerInfo
@@ -241,7 +242,9 @@ class TournamentDirector:
 
         :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``."""
         live = await self._runner.live(tournament_id)
-        return tournament_view(live.id, live.created_by, live.settings, live.state)
+        return tournament_view(
+            live.id, live.created_by, live.settings, live.state, live.standings()
+        )
 
     async def list(
         self,
@@ -334,7 +337,8 @@ class TournamentDirector:
         if not group:
             return
         message = Message(
-            MessageKind.TOURNAMENT_STANDINGS, standings_payload(live.id, live.settings, live.state)
+            MessageKind.TOURNAMENT_STANDINGS,
+            standings_payload(live.id, live.settings, live.state, live.standings()),
         )
         for watcher in list(group):
             try:

@@ -36,8 +36,9 @@ from server.hub.tournament_requests import (
 )
 from server.rules import VARIANT_NAMES, get_variant
 from server.rules.time_control import Byoyomi
+from server.transport.codec import encode_message
 
-__all__ = ["MAX_WATCHED", "TournamentDesk", "TournamentDoor", "settings_of_request"]
+__all__ = ["MAX_WATCHED", "TournamentDesk", "TournamentDoor", "encoded_once", "settings_of_request"]
 
 MAX_WATCHED = 10
 """Tournaments one connection may watch at once."""
@@ -120,14 +121,36 @@ def settings_of_request(request: TournamentCreate, max_players: int) -> Tourname
         raise CommandError(ErrorCode.BAD_REQUEST, f"tournament_create: {error}") from None
 
 
+_last_encoded: tuple[Message | None, bytes] = (None, b"")
+
+
+def encoded_once(message: Message) -> bytes:
+    """The frame of ``message``, encoded once however many watchers it is pushed to in a row
+    (the director tells every watcher of a tournament the same message object)."""
+    global _last_encoded
+    last, frame = _last_encoded
+    if last is not message:
+        frame = encode_message(message)
+        _last_encoded = (message, frame)
+    return frame
+
+
 class TournamentDoor:
     """One connection's tournament requests and watches (see the module docstring)."""
 
-    __slots__ = ("_desk", "_send", "_watching")
+    __slots__ = ("_desk", "_push", "_send", "_watching")
 
-    def __init__(self, desk: TournamentDesk, send: Callable[[Message], None]) -> None:
+    def __init__(
+        self,
+        desk: TournamentDesk,
+        send: Callable[[Message], None],
+        put_frame: Callable[[bytes], None],
+    ) -> None:
+        """``send``: a message to the connection; ``put_frame``: an encoded one (the pushes,
+        encoded once for all the watchers of a tournament: :func:`encoded_once`)."""
         self._desk = desk
         self._send = send
+        self._push: TournamentWatcher = lambda message: put_frame(encoded_once(message))
         self._watching: dict[str, TournamentWatcher] = {}
 
     async def handle(self, request: TournamentRequest, player: PlayerInfo | None) -> None:
@@ -182,7 +205,7 @@ class TournamentDoor:
             raise CommandError(
                 ErrorCode.BAD_REQUEST, f"At most {MAX_WATCHED} tournaments watched at once."
             )
-        watcher = self._send
+        watcher = self._push
         self._watching[tournament_id] = watcher
         self._desk.watch(tournament_id, watcher)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tournament_support import (
+from tournament_players import (
     WILD_FISCHER,
     Outcome,
     Seat,
