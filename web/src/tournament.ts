@@ -9,10 +9,7 @@ import type { Message } from "./net";
 import { berserkMark, fireMark } from "./marks";
 import { h } from "./svg";
 import type { TournamentPairingView, TournamentStandingView, TournamentView } from "./protocol.gen";
-import { entryActions, entryOf, FORMAT_WORDS, gamesBeingPlayed, rounds, scoreText, termsText, whenText } from "./tourney";
-
-/** How often the whole view is asked again while pushes arrive (pairings are not pushed). */
-const VIEW_EVERY_MS = 1000;
+import { entryActions, entryOf, FORMAT_WORDS, gamesBeingPlayed, needsView, rounds, scoreText, termsText, viewInterval, whenText } from "./tourney";
 
 export class TournamentPage {
   readonly el: HTMLElement;
@@ -64,16 +61,19 @@ export class TournamentPage {
     if (m.t === "tournament" && m.d.id === this.id && m.a === undefined) { this.show(m.d); return; }
     if (m.t !== "tournament_standings" || m.d.id !== this.id || !this.view) return;
     // The push: standings, the games being played, the round and the status at once; the
-    // pairings and the podium come with the whole view, asked for right after (at most once a
-    // second).
+    // pairings and the podium come with the whole view, asked for when the push changed them
+    // (needsView), spaced by viewInterval.
+    const more = needsView(this.view, m.d);
     this.view = { ...this.view, status: m.d.status, round: m.d.round, standings: m.d.standings, playing: m.d.playing };
     this.draw();
-    this.askView();
+    if (more) this.askView();
   }
 
   private askView(): void {
     if (this.viewTimer) return;
-    const wait = Math.max(0, this.lastViewAt + VIEW_EVERY_MS - Date.now());
+    const every = viewInterval(this.view?.standings.length ?? 0);
+    // Spread over a fifth of the interval: a push reaches every watcher at once.
+    const wait = Math.max(0, this.lastViewAt + every - Date.now()) + (every > 1000 ? Math.random() * every / 5 : 0);
     this.viewTimer = window.setTimeout(() => {
       this.lastViewAt = Date.now();
       this.ctx.conn.request("tournament", { id: this.id }).then((a) => { this.viewTimer = 0; this.show(a.d); }, () => { this.viewTimer = 0; });
@@ -216,11 +216,12 @@ export class TournamentPage {
   private drawPairings(): void {
     const v = this.view!;
     const groups = rounds(v.pairings, v.byes);
+    const playing = new Set(v.playing);
     const word = v.settings.format === "arena" ? "Wave" : "Round";
     const blocks = groups.map((g) => h("div", { class: "t-round", "data-round": g.round }, [
       h("h4", { text: `${word} ${g.round}` }),
       h("ul", {}, [
-        ...g.games.map((p) => h("li", {}, [this.gameLink(p), h("span", { class: "result", text: ` ${p.result ?? "playing"}` })])),
+        ...g.games.map((p) => h("li", {}, [this.gameLink(p), h("span", { class: "result", text: ` ${p.result ?? (playing.has(p.game) ? "playing" : "…")}` })])),
         ...g.byes.map((b) => h("li", { class: "muted", text: `${this.nameOf(b.player)}: bye (${scoreText(b.points)})` })),
       ]),
     ]));

@@ -6,7 +6,7 @@
 import { tcText } from "./clock";
 import type {
   Commands, TimeControlView, TournamentByeView, TournamentPairingView, TournamentSettingsView,
-  TournamentStandingView, TournamentSummaryView, TournamentTagView,
+  TournamentStandingsPayload, TournamentStandingView, TournamentSummaryView, TournamentTagView, TournamentView,
 } from "./protocol.gen";
 
 export type TournamentFormat = TournamentSettingsView["format"];
@@ -93,6 +93,24 @@ export function gamesBeingPlayed(pairings: TournamentPairingView[], playing: str
   const rank = new Map(standings.map((r) => [r.player, r.rank]));
   const placed = (p: TournamentPairingView) => Math.min(rank.get(p.white) ?? Infinity, rank.get(p.black) ?? Infinity);
   return pairings.filter((p) => now.has(p.game)).sort((a, b) => placed(a) - placed(b));
+}
+
+/** Whether a standings push leaves the page something it cannot draw from the push alone, so
+ * the whole view must be asked for: the status or the round changed (the podium, a round's
+ * pairings), a game is played that no pairing names yet, or a game ended whose result is not
+ * known. A join, a pause or a withdrawal needs nothing more. */
+export function needsView(view: TournamentView, push: TournamentStandingsPayload): boolean {
+  if (push.status !== view.status || push.round !== view.round) return true;
+  const known = new Set(view.pairings.map((p) => p.game));
+  if (push.playing.some((g) => !known.has(g))) return true;
+  const playing = new Set(push.playing);
+  return view.pairings.some((p) => p.result === null && !playing.has(p.game));
+}
+
+/** How long a page waits between two asks for the whole view: a second in a small tournament,
+ * ten in a large one (each watcher asks: a large field's view is large, its pushes frequent). */
+export function viewInterval(players: number): number {
+  return players > 100 ? 10000 : 1000;
 }
 
 /** A score as the format counts it: arena points are whole, chess points halves ("2½"). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TournamentSettingsView, TournamentStandingView, TournamentSummaryView } from "../src/protocol.gen";
 import {
-  byStatus, countdownText, createCommand, entryActions, entryOf, gamesBeingPlayed, mayBerserk, rounds, scoreText, termsText, whenText, type CreateFields,
+  byStatus, countdownText, createCommand, entryActions, entryOf, gamesBeingPlayed, mayBerserk, needsView, viewInterval, rounds, scoreText, termsText, whenText, type CreateFields,
 } from "../src/tourney";
 
 const ARENA: TournamentSettingsView = {
@@ -118,5 +118,25 @@ describe("the create form", () => {
     expect(createCommand({ ...FIELDS, start: "at" }, 10, () => 5)).toBe("The start time has passed.");
     expect(createCommand({ ...FIELDS, duration_min: "" }, 0)).toBe("Say how long the arena lasts.");
     expect(createCommand({ ...FIELDS, format: "swiss", rounds: "0" }, 0)).toBe("Say how many rounds the Swiss has.");
+  });
+});
+
+describe("the pushes", () => {
+  const pair = (game: string, result: string | null = null) => ({ game, round: 1, white: "a", black: "b", result, white_berserk: false, black_berserk: false });
+  const view = {
+    id: "t", status: "started" as const, created_by: null, settings: ARENA, countdown_ms: null, round: 1,
+    standings: [], pairings: [pair("g1"), pair("g0", "1-0")], byes: [], playing: ["g1"], podium: [],
+  };
+  const push = { id: "t", status: "started" as const, round: 1, standings: [], playing: ["g1"] };
+  it("asks for the whole view only when the push leaves something undrawn", () => {
+    expect(needsView(view, push)).toBe(false);                              // a join, a pause
+    expect(needsView(view, { ...push, round: 2 })).toBe(true);              // a new round
+    expect(needsView(view, { ...push, status: "finished" })).toBe(true);    // the podium
+    expect(needsView(view, { ...push, playing: ["g1", "g2"] })).toBe(true); // a game no pairing names
+    expect(needsView(view, { ...push, playing: [] })).toBe(true);           // g1's result
+  });
+  it("asks less often in a large tournament", () => {
+    expect(viewInterval(12)).toBe(1000);
+    expect(viewInterval(1000)).toBe(10000);
   });
 });
