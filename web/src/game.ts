@@ -5,7 +5,7 @@
 import { ActionBar } from "./actions";
 import { AnalysisPanel, GLYPHS } from "./analysis";
 import { Board } from "./board";
-import { clockView, tcOfStored, tcText } from "./clock";
+import { clockView, mainTimeText, tcOfStored, tcText } from "./clock";
 import { FirstMoveCountdown } from "./countdown";
 import { shownName } from "./computer";
 import { titledName } from "./names";
@@ -16,7 +16,7 @@ import { moveRows, type MoveCell } from "./movelist";
 import { LOST, type AckedCommand, type Message } from "./net";
 import { getApi } from "./http";
 import { ReviewTools } from "./reviewtools";
-import { berserkMark } from "./marks";
+import { berserkedSides, berserkMark, tournamentLine } from "./marks";
 import { mayBerserk } from "./tourney";
 import { MoveSender } from "./sender";
 import { beep } from "./sound";
@@ -191,7 +191,7 @@ export class GameView {
     this.setup(g.variant, "spectator", { first: g.first, second: g.second }, tcOfStored(g), g.rated);
     const cup = g.tournament;
     this.tournament = cup ? { id: cup.id, round: cup.round, berserk: false } : undefined;  // berserk: no longer offered
-    this.berserked = { first: cup?.berserk.includes("first") ?? false, second: cup?.berserk.includes("second") ?? false };
+    this.berserked = berserkedSides(cup?.berserk ?? []);
     this.status = g.status === "started" || g.status === "created" ? "started" : "finished";
     this.result = g.result;
     this.termination = g.termination;
@@ -249,7 +249,7 @@ export class GameView {
     this.termination = s.termination;
     this.endDetail = s.detail ?? null;
     this.tournament = s.tournament;
-    this.berserked = { first: s.berserk.includes("first"), second: s.berserk.includes("second") };
+    this.berserked = berserkedSides(s.berserk);
     this.moves = s.moves.slice();
     this.displays = s.displays.slice();
     this.fens.clear();
@@ -458,14 +458,8 @@ export class GameView {
   private drawInfo(): void {
     const v = this.variant!;
     const bits = [v.title, this.tc ? tcText(this.tc) : "", this.rated ? "rated" : "casual", this.role === "spectator" ? "watching" : `you play ${sideWord(v, this.role)}`];
-    const tag = this.tournament;
-    let cup: HTMLElement | null = null;
-    if (tag) {
-      const link = h("a", { href: `/tournament/${tag.id}`, class: "tournament-link", text: "the tournament's standings" });
-      link.addEventListener("click", (e) => { e.preventDefault(); this.ctx.navigate(`/tournament/${tag.id}`); });
-      cup = h("p", { class: "tournament-game" }, [`A tournament game (round ${tag.round}): `, link]);
-    }
-    this.info.replaceChildren(h("h2", {}, [...titledName(this.players.first), " – ", ...titledName(this.players.second)]), h("p", { class: "muted", text: bits.filter(Boolean).join(" · ") }), cup ?? "");
+    const cup = this.tournament ? tournamentLine(this.tournament, (path) => this.ctx.navigate(path)) : "";
+    this.info.replaceChildren(h("h2", {}, [...titledName(this.players.first), " – ", ...titledName(this.players.second)]), h("p", { class: "muted", text: bits.filter(Boolean).join(" · ") }), cup);
   }
 
   private drawMoves(shown: number): void {
@@ -515,7 +509,7 @@ export class GameView {
         time = h("span", { class: `time${running ? " running" : ""}${view.low ? " low" : ""}`, "data-side": side }, [view.main, view.byoyomi ? h("small", { text: ` ${view.byoyomi}` }) : ""]);
       } else if (this.stored.length || this.cursor !== null) {
         const ms = this.clockAtPly(side);
-        if (ms !== null) time = h("span", { class: "time", "data-side": side, text: clockText(ms) });
+        if (ms !== null) time = h("span", { class: "time", "data-side": side, text: mainTimeText(ms) });
       }
       const counting = this.status === "started" && this.live !== null && side === this.liveTurn ? this.firstMove.note(side === this.mySide) : null;
       const countdown = counting ? h("span", { class: `first-move${counting.urgent ? " urgent" : ""}`, role: "timer", "data-seconds": counting.seconds, text: counting.text }) : null;
@@ -609,9 +603,3 @@ export class GameView {
   }
 }
 
-
-function clockText(ms: number | null): string {
-  if (ms === null) return "";
-  const s = Math.floor(ms / 1000);
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
-}

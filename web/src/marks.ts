@@ -1,7 +1,21 @@
 // The tournaments' marks, drawn here (no icon font): the arena's flame (on fire) and the
-// berserk bolt, in the standings, the pairings and a game's clocks.
+// berserk bolt, in the standings, the pairings and a game's clocks; a tournament game's line
+// on its page.
 
+import type { SideName, TournamentTagView } from "./protocol.gen";
 import { h, svg } from "./svg";
+
+/** "A tournament game (round 3): the tournament's standings" (a link to its page). */
+export function tournamentLine(tag: Pick<TournamentTagView, "id" | "round">, navigate: (path: string) => void): HTMLElement {
+  const link = h("a", { href: `/tournament/${tag.id}`, class: "tournament-link", text: "the tournament's standings" });
+  link.addEventListener("click", (e) => { e.preventDefault(); navigate(`/tournament/${tag.id}`); });
+  return h("p", { class: "tournament-game" }, [`A tournament game (round ${tag.round}): `, link]);
+}
+
+/** Who berserked, from a snapshot's or a stored game's list of sides. */
+export function berserkedSides(sides: SideName[]): Record<SideName, boolean> {
+  return { first: sides.includes("first"), second: sides.includes("second") };
+}
 
 /** The arena's "on fire" mark (two wins in a row: points count double). */
 export function fireMark(): SVGSVGElement {
