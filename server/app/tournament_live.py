@@ -219,7 +219,6 @@ class TournamentRunner:
         self,
         tournament_id: str,
         decide: Callable[[Live, int], Event | Refusal],
-        **_: object,
     ) -> None:
         """Decide, append, apply, advance (see the module docstring).
 
@@ -417,9 +416,13 @@ class TournamentRunner:
     # --- timers -------------------------------------------------------------------------------
 
     def _deadline(self, live: Live) -> int | None:
+        """The next moment the tournament has something to do by itself: its start time (not
+        once passed: a tournament that could not start then, with fewer than two entries,
+        starts at the join that makes two), an arena's end."""
         state, settings = live.state, live.settings
         if state.phase == "created":
-            return settings.start_at_ms
+            start = settings.start_at_ms
+            return start if start is not None and start > self._clock() else None
         if state.phase == "started":
             return arena_ends_at(settings, state)
         return None

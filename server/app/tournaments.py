@@ -211,7 +211,7 @@ class TournamentDirector:
                 password_ok=password_ok,
             )
 
-        await self._runner.change(tournament_id, decide, player=player)
+        await self._runner.change(tournament_id, decide)
 
     async def withdraw(self, tournament_id: str, player: PlayerInfo) -> None:
         """Take ``player``'s own entry out (points kept; never paired again; may rejoin).

@@ -140,3 +140,38 @@ async def test_the_tournament_moves_to_the_other_hub_and_ends_there(database: st
         await b.stop()
         if a_running:
             await a.stop()
+
+
+async def test_a_player_on_another_hub_gets_the_game_and_plays_it(database: str) -> None:
+    """The owner creates the game; the player whose connection is on the other hub is joined
+    to it (the ``moved`` notice), resigns there, and the result reaches the owner."""
+    prefix = f"tcup-{uuid.uuid4().hex[:8]}:"
+    a, b = node(database, "node-a", prefix), node(database, "node-b", prefix)
+    await a.start()
+    await b.start()
+    here = there = None
+    try:
+        here = await Client.register(a.url, "cxa")
+        there = await Client.register(b.url, "cxz")
+        duel = {**CUP, "start_when_joined": 2}
+        tid = (await here.ok("tournament_create", duel))["tournament"]
+        await here.ok("tournament_watch", {"id": tid})
+        await here.ok("tournament_join", {"id": tid})
+        await there.ok("tournament_join", {"id": tid})  # stored by node-b, run by node-a
+        start = await here.next(lambda m: m["t"] == "game_start")
+        game = start["d"]["game"]
+        assert a.hub.room(game) is not None
+        snapshot = await there.next(lambda m: m["t"] == "game" and m["d"]["game"] == game)
+        assert snapshot["d"]["tournament"]["id"] == tid
+        answer = await there.retry("resign", {"game": game})
+        assert answer["t"] == "ack", answer
+        final = await here.next(
+            lambda m: m["t"] == "tournament_standings" and m["d"]["status"] == "finished"
+        )
+        assert {r["name"]: r["score"] for r in final["d"]["standings"]} == {"cxa": 1.0, "cxz": 0.0}
+    finally:
+        for client in (here, there):
+            if client is not None:
+                await client.close()
+        await b.stop()
+        await a.stop()
