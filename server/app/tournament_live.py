@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
 import random
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -403,7 +404,12 @@ class TournamentRunner:
 
     async def _off_loop(self, function: Callable[..., T], *args: object) -> T:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1)
+            # forkserver, not fork: a child forked from this threaded process (the default
+            # executor, aiosqlite, a browser driver in the tests) may inherit a lock or the
+            # interpreter's state mid-update from another thread and die or hang.
+            self._pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("forkserver")
+            )
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, function, *args)
 

@@ -199,6 +199,9 @@ class GameSnapshot(PositionFields, FirstMoveFields, TermsView):
     offers: OffersView
     absent: dict[SideName, AbsenceView | None]
     chat: list[ChatLineView]
+    berserk: list[SideName]
+    """The sides that berserked (a tournament game; empty in any other), so a reloaded page
+    offers no second berserk."""
 
 
 class MoveFields(TypedDict):

@@ -339,6 +339,7 @@ class RoomState:
                 for each, a in zip(SIDES, self.absent)
             },
             "chat": list(self.chat[audience]),
+            "berserk": [each.word for each in SIDES if self.berserk[each]],
         }
         return Message(MessageKind.GAME, data, v=self.log.version)
 

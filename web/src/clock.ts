@@ -70,3 +70,10 @@ export function tcOfStored(g: GameSummaryView): TimeControlView {
     ? { kind: "byoyomi", main_s: t.base_ms / 1000, period_s: t.byoyomi_ms / 1000, periods: t.periods }
     : { kind: "fischer", base_s: t.base_ms / 1000, inc_s: t.increment_ms / 1000 };
 }
+
+/** A main time as the replay shows it after a move: "4:07" (whole seconds). */
+export function mainTimeText(ms: number | null): string {
+  if (ms === null) return "";
+  const s = Math.floor(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}

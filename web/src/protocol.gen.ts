@@ -181,6 +181,7 @@ export interface GameSnapshot extends PositionFields, FirstMoveFields, TermsView
   offers: OffersView;
   absent: Record<SideName, AbsenceView | null>;
   chat: ChatLineView[];
+  berserk: SideName[];
 }
 
 /** A played move as both the live event and the stored game show it. */
