@@ -17,7 +17,7 @@ from server.rules.record import (
     MoveRecord,
     ResultCode,
 )
-from server.rules.time_control import Byoyomi, Fischer, TimeControl
+from server.rules.time_control import Byoyomi, Correspondence, Fischer, TimeControl, Unlimited
 from server.store.errors import (
     DuplicateMoveError,
     GameStateError,
@@ -93,7 +93,7 @@ class GameStore(Transactions):
         check_text("start position", start_fen, 10_000)
         check_text("first player's name", first_name, NAME_LENGTH)
         check_text("second player's name", second_name, NAME_LENGTH)
-        if not isinstance(time_control, (Fischer, Byoyomi)):
+        if not isinstance(time_control, Fischer | Byoyomi | Correspondence | Unlimited):
             raise ValueError("time_control must be a TimeControl")
         if rated and (first_player_id is None or second_player_id is None):
             raise ValueError("a rated game needs two registered players")

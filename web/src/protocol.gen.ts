@@ -72,7 +72,18 @@ export interface ByoyomiView {
   periods: number;
 }
 
-export type TimeControlView = FischerView | ByoyomiView;
+/** Days per move (1, 2, 3, 5, 7, 10 or 14): the mover's time is the whole allowance again after each move. */
+export interface CorrespondenceView {
+  kind: "correspondence";
+  days: number;
+}
+
+/** No clock (a correspondence game without deadlines). */
+export interface UnlimitedView {
+  kind: "unlimited";
+}
+
+export type TimeControlView = FischerView | ByoyomiView | CorrespondenceView | UnlimitedView;
 
 /** What a game will be (`GameTerms.view`): shared by seeks, challenges and games. */
 export interface TermsView {
@@ -322,12 +333,14 @@ export interface RematchPayload extends RoomEventFields {
   new_game: string;
 }
 
+/** The review API's `time_control`: the `games` table's clock fields, `days` under a correspondence control, and the PGN text. */
 export interface StoredTimeControlView {
   kind: string;
   base_ms: number;
   increment_ms: number;
   byoyomi_ms: number;
   periods: number;
+  days?: number;
   text: string;
 }
 
