@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 
 import pytest
 from cluster_support import Client, finished_game, stored_game
-from support import FakeClock, create_database, drop_database
+from support import FakeClock, SteppedClock, create_database, drop_database
 
 from server.app import App
 from server.cluster.node import ClusterDriver
@@ -29,18 +29,8 @@ from server.transport.accounts import store_player_id
 REDIS_URL = os.environ.get("HUB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 TTL_MS = 3000
 HOUR = 3_600_000
-T0 = 1_796_000_000_000
+T0 = SteppedClock().now
 START_FEN = "rbsgk/4p/5/P4/KGSBR[-] w 0 1"
-
-
-class SteppedClock:
-    """Milliseconds since the epoch, moved by the test."""
-
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> int:
-        return self.now
 
 
 def instant(ms: int) -> datetime:
@@ -134,7 +124,6 @@ async def test_a_dead_owners_correspondence_game_ends_on_time_once(
     assert (await stored_game(database, game_id))[0]["finished_at"] == row["finished_at"]
     for client in (alice, bob):
         await client.close()
-
 
 
 async def test_a_correspondence_game_on_another_node_leaves_the_real_time_slot_free(

@@ -91,7 +91,9 @@ def test_a_first_move_not_made_within_the_days_aborts_the_game(moves: int) -> No
     assert not room.finished
     h.advance(1)
     h.tick()
-    assert room.termination == "abort" and room.state.detail == "no_first_move" and room.result is None
+    assert (
+        room.termination == "abort" and room.state.detail == "no_first_move" and room.result is None
+    )
     assert h.hub.games_of("p1") == h.hub.games_of("p2") == []
 
 
@@ -210,7 +212,7 @@ def test_takebacks_and_rematches() -> None:
     h.send(1, "rematch_offer", game=game_id)
     h.send(2, "rematch_accept", game=game_id, ack="r")
     h.commit_all()
-    new_game = one(h.inbox(2), "ack").d["new_game"]
+    new_game = str(one(h.inbox(2), "ack").d["new_game"])
     assert room_of(h, new_game).terms.control == Correspondence(1)
     assert h.hub.games_of("p1") == [new_game]
 

@@ -257,4 +257,3 @@ async def test_ics_lists_the_games_and_moves_in_the_primary_one(start_app: Start
 
 def _player_id(app: App, name: str) -> str:
     return next(i.id for i in app.hub.online_players() if i.name == name)
-

@@ -6,6 +6,7 @@ does not move loses on time at exactly 24 h 00 min — once."""
 from __future__ import annotations
 
 import pytest
+from support import SteppedClock
 from ws_support import Client, OpenClient, StartApp, start_game
 
 from server.app import App
@@ -13,18 +14,8 @@ from server.rules.time_control import DAY_MS
 
 HOUR = 3_600_000
 MINUTE = 60_000
-T0 = 1_796_000_000_000  # 2026-11-29, ms since the epoch
+T0 = SteppedClock().now  # 2026-11-29, ms since the epoch
 DAY_TC = {"kind": "correspondence", "days": 1}
-
-
-class SteppedClock:
-    """Time the test moves: ms since the epoch."""
-
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> int:
-        return self.now
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
@@ -95,4 +86,3 @@ def _finished(app: App, game_id: str) -> bool:
 async def _sentinel(client: Client) -> None:
     """Everything sent to ``client`` before this has arrived."""
     await client.ok("sought", {})
-
