@@ -7,11 +7,11 @@ from server.transport.ics.args import bad_arg
 __all__ = ["help_text", "usage"]
 
 SUMMARY = {
-    "seek": "seek [time inc | Nd | unlimited] [rated|unrated] [white|black] [variant] [byoyomi[/N]] [min-max] [manual]",
+    "seek": "seek [time inc] [rated|unrated] [white|black] [variant] [byoyomi[/N]] [min-max] [manual]  -- Nd (days per move) or unlimited instead of time inc: correspondence",
     "unseek": "unseek [index]  -- withdraw one or all of your seeks",
     "sought": "sought [all]  -- list the open seeks",
     "play": "play <index>  -- accept a seek",
-    "match": "match <name> [time inc | Nd | unlimited] [rated|unrated] [white|black] [variant]",
+    "match": "match <name> [time inc] [rated|unrated] [white|black] [variant]  -- Nd or unlimited: correspondence",
     "computer": "computer [level 1-8] [time inc] [white|black] [variant] [byoyomi[/N]]  -- play the computer now (unrated)",
     "accept": "accept [n|name]  -- accept a challenge, or the draw/takeback your opponent offers",
     "decline": "decline [n|name]  -- decline a challenge or an offer",
