@@ -24,11 +24,11 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import NotRequired, Self, TypedDict
+from typing import Any, NotRequired, Self, TypedDict
 
 from argon2 import PasswordHasher
 
@@ -87,7 +87,11 @@ def hub_config(settings: Settings) -> HubConfig:
         abandon_max_ms=max(grace_ms, room.abandon_max_ms),
         computer_first_move_window_ms=int(settings.computer_first_move_window_s * 1000),
     )
-    return HubConfig(room=room, max_guest_computer_games=settings.max_guest_computer_games)
+    return HubConfig(
+        room=room,
+        max_guest_computer_games=settings.max_guest_computer_games,
+        max_correspondence_games=settings.max_correspondence_games,
+    )
 
 
 class HealthReport(TypedDict):
@@ -114,10 +118,17 @@ class App:
         migrate: bool = True,
         ics_listen: int | None = None,
         tournament_clock: Callable[[], int] | None = None,
+        clock: Callable[[], int] | None = None,
     ) -> None:
         """``ics_listen`` overrides ``settings.ics_port`` (where 0 means "off"): the ICS
         listener is started on that port, 0 being any free port (tests).
-        ``tournament_clock``: the tournaments' wall clock in epoch ms (tests)."""
+
+        ``clock`` (tests only): milliseconds since the epoch, used as the hub's time and as
+        the wall clock of the stored instants, so that a test moves time for both (then
+        ``driver.check_deadlines()`` serves what became due). By default the hub runs on the
+        monotonic clock and stores wall-clock instants.
+        ``tournament_clock`` (tests only): the tournaments' wall clock in epoch ms (default:
+        ``clock``, else the wall clock)."""
         self.settings = settings
         self._config = config or hub_config(settings)
         self._rng = rng or random.Random()
@@ -140,7 +151,17 @@ class App:
         self.bus = create_bus(settings)
         self.hub = Hub(self._config, self._rng)
         self.journal = EndJournal(Path(settings.journal_dir))
-        self._recorder = StoreRecorder(self.store, self.writer, self.journal)
+        clocks: dict[str, Any] = {}
+        if clock is not None:
+            clocks = {"clock": clock, "wall": clock}
+            self._recorder = StoreRecorder(
+                self.store,
+                self.writer,
+                self.journal,
+                wall=lambda: datetime.fromtimestamp(clock() / 1000, UTC),
+            )
+        else:
+            self._recorder = StoreRecorder(self.store, self.writer, self.journal)
         # Several hub processes (a Redis URL is set): the cluster driver routes commands to the
         # node holding what they act on, owns games by lease and takes over orphaned ones.
         self.cluster = create_cluster(settings) if settings.uses_redis else None
@@ -155,11 +176,12 @@ class App:
                 store=self.store,
                 rng=self._rng,
                 remember=self._recorder.remember,
+                **clocks,
             )
         else:
             # One process: its room events have no other hub to reach, so they are not
             # published at all (the cluster driver delivers them between nodes itself).
-            self.driver = HubDriver(self.hub, self._recorder)
+            self.driver = HubDriver(self.hub, self._recorder, **clocks)
         hasher = PasswordHasher(
             time_cost=settings.argon2_time_cost,
             memory_cost=settings.argon2_memory_kib,
@@ -170,7 +192,7 @@ class App:
         runner = TournamentRunner(
             self.store,
             HubSeat(self.driver),
-            clock_ms=tournament_clock or wall_ms,
+            clock_ms=tournament_clock or clock or wall_ms,
             node=settings.node_id,
             inline_wave=settings.tournament_inline_wave,
         )
@@ -192,7 +214,7 @@ class App:
             runner,
             hash_password=hasher.hash,
             verify_password=partial(_password_matches, hasher),
-            clock_ms=tournament_clock or wall_ms,
+            clock_ms=tournament_clock or clock or wall_ms,
             max_players=settings.tournament_max_players,
             created_per_day=settings.tournaments_per_day,
         )
@@ -202,7 +224,7 @@ class App:
             self.tournaments,
             self.store,
             parse_schedule(settings.tournament_schedule),
-            clock_ms=tournament_clock or wall_ms,
+            clock_ms=tournament_clock or clock or wall_ms,
             claim=None if self.tournament_leases is None else self.tournament_leases.claim_once,
         )
         self.accounts = Accounts(
@@ -392,6 +414,11 @@ class App:
             game.moves,
             now_ms,
             first_version=game.first_version,
+            turn_started_ms=(
+                None
+                if game.turn_started_at is None
+                else self.driver.hub_time_of(game.turn_started_at, now_ms)
+            ),
         )
 
     async def stop(self) -> None:

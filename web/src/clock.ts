@@ -50,9 +50,12 @@ export function clockView(clock: SideClockView, tc: TimeControlView, running: bo
   };
 }
 
-/** A time control as a player reads it: "3+2" (minutes + seconds), "10m + 3×30s", "20s + 3×10s". */
+/** A time control as a player reads it: "3+2" (minutes + seconds), "10m + 3×30s", "20s + 3×10s",
+ * "3 days per move", "unlimited". */
 export function tcText(tc: TimeControlView): string {
   if (tc.kind === "fischer") return `${duration(tc.base_s)} + ${tc.inc_s}s`;
+  if (tc.kind === "correspondence") return `${tc.days} ${tc.days === 1 ? "day" : "days"} per move`;
+  if (tc.kind === "unlimited") return "unlimited";
   return `${duration(tc.main_s)} + ${tc.periods}×${tc.period_s}s`;
 }
 

@@ -539,7 +539,12 @@ export class GameView {
       if (m && (i % 2 === 1) === (side === this.sideOfPly1())) return m.clock_ms;
     }
     // Before the side's first move: the time it started with.
-    return this.tc ? (this.tc.kind === "fischer" ? this.tc.base_s : this.tc.main_s) * 1000 : null;
+    const tc = this.tc;
+    if (!tc) return null;
+    if (tc.kind === "fischer") return tc.base_s * 1000;
+    if (tc.kind === "byoyomi") return tc.main_s * 1000;
+    if (tc.kind === "correspondence") return tc.days * 86_400_000;
+    return 0;
   }
 
   private sideOfPly1(): SideName { return (this.fens.get(0) ?? "").split(" ")[1] === "b" ? "second" : "first"; }
