@@ -80,6 +80,9 @@ class MessageKind:
     REMATCH: Final = "rematch"
     # review
     GAMES: Final = "games"
+    MY_GAMES: Final = "my_games"
+    MY_GAME: Final = "my_game"
+    MAIL_SETTINGS: Final = "mail_settings"
     REVIEW: Final = "review"
     EXPORT: Final = "export"
     ANALYSE: Final = "analyse"
