@@ -1,9 +1,10 @@
 """E-mail addresses: the one rule an address must follow, and how a log line shows one.
 
 The rule is the HTML standard's "valid e-mail address" (what a browser's ``<input
-type="email">`` accepts, so the settings form and the server agree): ASCII, a local part of
-letters, digits and ``.!#$%&'*+/=?^_`{|}~-``, an ``@``, and a domain of at least two labels of
-letters, digits and inner hyphens. Besides it, at most :data:`MAX_EMAIL` characters (RFC 5321's
+type="email">`` accepts) with a dot in the domain (the web form's ``pattern`` asks for one too,
+so the form and the server agree): ASCII, a local part of letters, digits and
+``.!#$%&'*+/=?^_`{|}~-``, an ``@``, and a domain of at least two labels of letters, digits and
+inner hyphens. Besides it, at most :data:`MAX_EMAIL` characters (RFC 5321's
 path limit) and a local part of at most 64. Quoted local parts, comments and IP literals are
 refused: nobody needs them to receive a "your turn" mail.
 

@@ -56,9 +56,9 @@ _CONTENT_TYPES = {
 }
 
 #: Page routes of the single-page client: ``/game/<id>`` (a game, ``#<ply>`` in the fragment),
-#: ``/review``, ``/player/<name>``; they all answer the client's ``index.html``.
+#: ``/review``, ``/turns``, ``/player/<name>``; they all answer the client's ``index.html``.
 _PAGE_PREFIXES = ("/game/", "/player/")
-_PAGES = ("/review", "/lobby")
+_PAGES = ("/review", "/lobby", "/turns")
 
 
 def _is_page(path: str) -> bool:

@@ -61,14 +61,17 @@ async def test_settings_and_claims(
     assert await claim(alice, game2, window=HOUR, daily_cap=5, now=later) == "alice@example.org"
     assert await claim(alice, game, window=timedelta(0), daily_cap=5, now=later)  # an end
     assert await claim(alice, game, window=HOUR, daily_cap=5, now=later + HOUR)
-    # the daily cap: 4 mails on this day so far
+    # the daily cap: 4 mails on this day so far; another account is not held back by it
     assert await claim(alice, game2, window=HOUR, daily_cap=4, now=later + HOUR) is None
+    await store.set_mail_settings(bob, email="bob@example.org", opt_in=True)
+    assert await claim(bob, game2, window=HOUR, daily_cap=4, now=later + HOUR) == "bob@example.org"
     next_day = now + timedelta(days=1)
     assert await claim(alice, game2, window=HOUR, daily_cap=1, now=next_day)
     assert await claim(alice, game, window=HOUR, daily_cap=1, now=next_day) is None
 
     settings = await store.set_mail_settings(alice, email=None, opt_in=None, forget=True)
     assert (settings.email, settings.opt_in) == (None, False)
-    assert await claim(bob, game, window=HOUR, daily_cap=5, now=now) is None  # no row at all
+    carol = await make_player("carol")
+    assert await claim(carol, game, window=HOUR, daily_cap=5, now=now) is None  # no row at all
     with pytest.raises(UnknownPlayerError):
         await store.set_mail_settings(999_999, email="x@example.org", opt_in=True)
