@@ -271,6 +271,7 @@ class Settings:
     mail_attempts: int = _setting("mail", 8, _at_least(1))
     mail_retry_base_s: float = _setting("mail", 5.0, _positive)
     mail_retry_max_s: float = _setting("mail", 600.0, _positive)
+    mail_sweep_s: float = _setting("mail", 60.0, _positive)
     # [reads]
     review_cache_games: int = _setting("reads", 32, _at_least(0))
     review_cache_bytes: int = _setting("reads", 16 * 1024 * 1024, _at_least(0))

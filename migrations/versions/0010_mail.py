@@ -8,7 +8,9 @@ A registered player may give an e-mail address and opt in to a mail when it is t
 correspondence game or one ended (docs/correspondence.md, "E-mail"): one ``mail_settings`` row
 per player who set anything (the address, the opt-in, the mails sent on the UTC day ``day`` for
 the daily cap). ``mail_sent`` keeps when a player was last mailed about a game, so that at most
-one mail per (player, game) per hour goes out, across restarts and hubs. Both go with their
+one mail per (player, game) per hour goes out, across restarts and hubs; ``due_at`` marks a turn
+held back by that hour, mailed at its end if it is still the player's turn (indexed: the hubs
+look for due ones every minute). Both go with their
 player (and ``mail_sent`` with its game): ``ON DELETE CASCADE``. Column types are spelled out
 (as in 0001).
 """
@@ -45,6 +47,7 @@ def upgrade() -> None:
         sa.Column("player_id", sa.Integer(), nullable=False),
         sa.Column("game_id", sa.String(16), nullable=False),
         sa.Column("sent_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("due_at", sa.DateTime(timezone=True), nullable=True),
         sa.ForeignKeyConstraint(
             ["player_id"],
             ["players.id"],
@@ -59,8 +62,10 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("player_id", "game_id", name=op.f("pk_mail_sent")),
     )
+    op.create_index(op.f("ix_mail_sent_due_at"), "mail_sent", ["due_at"], unique=False)
 
 
 def downgrade() -> None:
+    op.drop_index(op.f("ix_mail_sent_due_at"), table_name="mail_sent")
     op.drop_table("mail_sent")
     op.drop_table("mail_settings")

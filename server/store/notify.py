@@ -10,7 +10,9 @@ A mail is *claimed* before it is sent (:meth:`NotifyStore.claim_mail`), in one t
 checks the opt-in, counts the mail towards the player's daily cap and stamps the (player, game)
 row of ``mail_sent``, unless one was stamped within the window: at most one mail per player and
 game per window, across restarts and across the hubs of a cluster (the row is the lock). A mail
-whose sending then fails for good is not sent again (at most once, never twice).
+whose sending then fails for good is not sent again (at most once, never twice). A turn held
+back by the window is marked due at its end (``due_at``); :meth:`NotifyStore.take_due_mails`
+hands it out then, if it is still the player's turn.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from server.store.records import control_of_columns, utc_now
 from server.store.schema import game_moves, games, mail_sent, mail_settings
 from server.store.transactions import Transactions, dialect_insert, integrity_kind
 
-__all__ = ["MailSettings", "NotifyStore", "RunningGame"]
+__all__ = ["DueMail", "MailSettings", "NotifyStore", "RunningGame"]
 
 RUNNING = ("created", "started")
 """The statuses of a game not over."""
@@ -59,6 +61,20 @@ class RunningGame:
 class MailSettings:
     email: str | None
     opt_in: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DueMail:
+    """A turn mail held back by the window, now due (:meth:`NotifyStore.take_due_mails`)."""
+
+    player_id: int
+    game_id: str
+    variant: str
+    index: int
+    name: str
+    opponent: str
+    your_turn: bool
+    """Still the player's turn (else there is nothing to send)."""
 
 
 class _ClaimRefused(Exception):
@@ -177,39 +193,117 @@ class NotifyStore(Transactions):
         window: timedelta,
         daily_cap: int,
         now: datetime | None = None,
+        defer: bool = False,
     ) -> str | None:
         """Claim the right to mail the player about the game now: the address to send to, or
         ``None`` (not opted in, no address, the daily cap reached, or a mail about this game
-        within ``window``: pass ``timedelta(0)`` for one that must not wait, a game's end)."""
+        within ``window``: pass ``timedelta(0)`` for one that must not wait, a game's end).
+
+        With ``defer`` (a turn), a mail refused only because of the window is marked due at the
+        window's end (``mail_sent.due_at``), for :meth:`take_due_mails`."""
         moment = utc_now() if now is None else now
-        today = _day(moment)
-        count = update(mail_settings).where(
+        # Read first: most players have not opted in, and their turns must cost no write.
+        eligible = select(mail_settings.c.player_id).where(
             mail_settings.c.player_id == player_id,
             mail_settings.c.opt_in.is_(True),
             mail_settings.c.email.is_not(None),
-            or_(mail_settings.c.day != today, mail_settings.c.sent_on_day < daily_cap),
         )
-        count = count.values(
-            sent_on_day=case(
-                (mail_settings.c.day == today, mail_settings.c.sent_on_day + 1), else_=1
-            ),
-            day=today,
-        ).returning(mail_settings.c.email)
+        async with self._transaction(write=False) as connection:
+            if (await connection.execute(eligible)).one_or_none() is None:
+                return None
+        today = _day(moment)
+        count = (
+            update(mail_settings)
+            .where(
+                mail_settings.c.player_id == player_id,
+                mail_settings.c.opt_in.is_(True),
+                mail_settings.c.email.is_not(None),
+                or_(mail_settings.c.day != today, mail_settings.c.sent_on_day < daily_cap),
+            )
+            .values(
+                sent_on_day=case(
+                    (mail_settings.c.day == today, mail_settings.c.sent_on_day + 1), else_=1
+                ),
+                day=today,
+            )
+            .returning(mail_settings.c.email)
+        )
         insert = dialect_insert(self._dialect)(mail_sent).values(
-            player_id=player_id, game_id=game_id, sent_at=moment
+            player_id=player_id, game_id=game_id, sent_at=moment, due_at=None
         )
         stamp = insert.on_conflict_do_update(
             index_elements=[mail_sent.c.player_id, mail_sent.c.game_id],
-            set_={"sent_at": moment},
+            set_={"sent_at": moment, "due_at": None},
             where=mail_sent.c.sent_at <= moment - window,
         ).returning(mail_sent.c.player_id)
+        this = and_(mail_sent.c.player_id == player_id, mail_sent.c.game_id == game_id)
         try:
             async with self._transaction(write=True) as connection:
+                if (await connection.execute(stamp)).one_or_none() is None:
+                    if defer:  # within the window: due at its end
+                        last = select(mail_sent.c.sent_at).where(this)
+                        sent_at = (await connection.execute(last)).scalar_one()
+                        due = update(mail_sent).where(this).values(due_at=sent_at + window)
+                        await connection.execute(due)
+                    return None
                 email = (await connection.execute(count)).scalar_one_or_none()
                 if email is None:
-                    raise _ClaimRefused
-                if (await connection.execute(stamp)).one_or_none() is None:
-                    raise _ClaimRefused
+                    raise _ClaimRefused  # the daily cap: the stamp is rolled back
         except _ClaimRefused:
             return None
         return str(email)
+
+    async def take_due_mails(self, now: datetime | None = None, limit: int = 100) -> list[DueMail]:
+        """The mails held back by the window whose time has come (``due_at`` passed), each
+        taken by one caller only (its ``due_at`` cleared), with whether it is still the
+        player's turn (a game over or a turn already taken: nothing to send)."""
+        moment = utc_now() if now is None else now
+        plies = (
+            select(func.max(game_moves.c.ply))
+            .where(game_moves.c.game_id == games.c.id)
+            .scalar_subquery()
+        )
+        due = (
+            select(
+                mail_sent.c.player_id,
+                mail_sent.c.game_id,
+                games.c.variant,
+                games.c.status,
+                games.c.first_player_id,
+                games.c.first_name,
+                games.c.second_name,
+                plies.label("plies"),
+            )
+            .join(games, games.c.id == mail_sent.c.game_id)
+            .where(mail_sent.c.due_at.is_not(None), mail_sent.c.due_at <= moment)
+            .limit(limit)
+        )
+        taken: list[DueMail] = []
+        async with self._transaction(write=True) as connection:
+            for row in (await connection.execute(due)).all():
+                take = (
+                    update(mail_sent)
+                    .where(
+                        mail_sent.c.player_id == row.player_id,
+                        mail_sent.c.game_id == row.game_id,
+                        mail_sent.c.due_at.is_not(None),
+                    )
+                    .values(due_at=None)
+                    .returning(mail_sent.c.player_id)
+                )
+                if (await connection.execute(take)).one_or_none() is None:
+                    continue  # another hub took it
+                index = 0 if row.first_player_id == row.player_id else 1
+                names = (row.first_name, row.second_name)
+                taken.append(
+                    DueMail(
+                        player_id=row.player_id,
+                        game_id=row.game_id,
+                        variant=row.variant,
+                        index=index,
+                        name=names[index],
+                        opponent=names[1 - index],
+                        your_turn=row.status in RUNNING and (row.plies or 0) % 2 == index,
+                    )
+                )
+        return taken

@@ -473,9 +473,11 @@ class MailSettingsRow(Base):
 
 class MailSentRow(Base):
     """When a player was last mailed about a game: at most one mail per (player, game) per
-    hour, kept across restarts and shared by every hub of a cluster."""
+    hour, kept across restarts and shared by every hub of a cluster; ``due_at``: a turn held
+    back by that hour, to be mailed at its end if still the player's turn."""
 
     __tablename__ = "mail_sent"
+    __table_args__ = (Index(None, "due_at"),)
 
     player_id: Mapped[int] = mapped_column(
         Integer, ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
@@ -484,6 +486,7 @@ class MailSentRow(Base):
         String(GAME_ID_MAX_LENGTH), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
     )
     sent_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    due_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
 
 
 mail_settings = _table(MailSettingsRow)

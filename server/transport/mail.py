@@ -6,7 +6,9 @@ or a flag never waits for a mail server. The task takes one job at a time:
 1. it *claims* the mail in the store (:meth:`MailClaims.claim_mail`: the player opted in and
    has an address, is under the daily cap, and was not mailed about this game within the
    window; a game's end is not held back by the window). A refused claim is the end of the
-   job; a claim that cannot reach the database is tried again with back-off.
+   job, but a turn held back by the window is marked due at its end: :meth:`Mailer.sweep`
+   (every ``sweep_s``) mails it then if it is still the player's turn. A claim that cannot
+   reach the database is tried again with back-off.
 2. it sends it, trying again with back-off (``retry_base_s`` doubling to ``retry_max_s``) up
    to ``attempts`` times, then gives the mail up. A claimed mail is sent at most once: a crash
    between the claim and the send loses that mail rather than sending it twice after a restart.
@@ -21,9 +23,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from typing import Literal, Protocol
@@ -41,8 +43,27 @@ logger = logging.getLogger(__name__)
 Security = Literal["none", "starttls", "tls"]
 
 
+class DueTurn(Protocol):
+    """A turn mail held back by the window, now due (``server.store.notify.DueMail``)."""
+
+    @property
+    def player_id(self) -> int: ...
+    @property
+    def game_id(self) -> str: ...
+    @property
+    def variant(self) -> str: ...
+    @property
+    def index(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def opponent(self) -> str: ...
+    @property
+    def your_turn(self) -> bool: ...
+
+
 class MailClaims(Protocol):
-    """The store's claim on a mail (``server.store.notify.NotifyStore.claim_mail``)."""
+    """The store's claims on mails (``server.store.notify.NotifyStore``)."""
 
     async def claim_mail(
         self,
@@ -52,7 +73,12 @@ class MailClaims(Protocol):
         window: timedelta,
         daily_cap: int,
         now: datetime | None = None,
+        defer: bool = False,
     ) -> str | None: ...
+
+    async def take_due_mails(
+        self, now: datetime | None = None, limit: int = 100
+    ) -> Sequence[DueTurn]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +98,7 @@ class MailConfig:
     attempts: int
     retry_base_s: float
     retry_max_s: float
+    sweep_s: float
     public_url: str
 
     @classmethod
@@ -97,6 +124,7 @@ class MailConfig:
             attempts=settings.mail_attempts,
             retry_base_s=settings.mail_retry_base_s,
             retry_max_s=settings.mail_retry_max_s,
+            sweep_s=settings.mail_sweep_s,
             public_url=settings.public_url.rstrip("/"),
         )
 
@@ -160,12 +188,15 @@ class Mailer:
         config: MailConfig,
         claims: MailClaims,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self.config = config
         self._claims = claims
         self._sleep = sleep
+        self._now = now
         self._queue: asyncio.Queue[MailJob] = asyncio.Queue(config.queue_limit)
         self._task: asyncio.Task[None] | None = None
+        self._sweeper: asyncio.Task[None] | None = None
         self._failing = False
         self._overflowing = False
         self.sent = 0
@@ -174,16 +205,51 @@ class Mailer:
         """Jobs dropped: the queue was full, or the mail was given up after its attempts."""
 
     def start(self) -> None:
+        """Start the sending task and the sweep for held-back turns (every ``sweep_s``)."""
+        loop = asyncio.get_running_loop()
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="mailer")
+            self._task = loop.create_task(self._run(), name="mailer")
+        if self._sweeper is None:
+            self._sweeper = loop.create_task(self._sweep_forever(), name="mail sweep")
 
     async def close(self) -> None:
-        """Stop the task; queued mails are dropped (at most once: they are not claimed yet)."""
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        """Stop the tasks; queued mails are dropped (at most once: they are not claimed yet)."""
+        for task in (self._task, self._sweeper):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._task = self._sweeper = None
+
+    async def sweep(self) -> int:
+        """Queue the turn mails held back by the window whose time has come and that are
+        still the player's turn; return how many. Every hub of a cluster sweeps: the store
+        hands each due mail to one of them."""
+        queued = 0
+        for due in await self._claims.take_due_mails(self._now()):
+            if due.your_turn:
+                self.submit(
+                    MailJob(
+                        player=due.player_id,
+                        name=due.name,
+                        opponent=due.opponent,
+                        game_id=due.game_id,
+                        variant=due.variant,
+                        ended=False,
+                        result=None,
+                        side=due.index,
+                    )
+                )
+                queued += 1
+        return queued
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.config.sweep_s)
+            try:
+                await self.sweep()
+            except Exception as error:  # the store is down: the next sweep tries again
+                logger.debug("mail sweep failed: %s", error.__class__.__name__)
 
     def submit(self, job: MailJob) -> None:
         """Queue ``job`` (never waits; when the queue is full the job is dropped, logged once
@@ -225,7 +291,12 @@ class Mailer:
         for attempt in range(1, config.attempts + 1):
             try:
                 address = await self._claims.claim_mail(
-                    job.player, job.game_id, window=window, daily_cap=config.daily_cap
+                    job.player,
+                    job.game_id,
+                    window=window,
+                    daily_cap=config.daily_cap,
+                    now=self._now(),
+                    defer=not job.ended,
                 )
                 break
             except Exception as error:  # the store is down: try again later

@@ -75,3 +75,25 @@ async def test_settings_and_claims(
     assert await claim(carol, game, window=HOUR, daily_cap=5, now=now) is None  # no row at all
     with pytest.raises(UnknownPlayerError):
         await store.set_mail_settings(999_999, email="x@example.org", opt_in=True)
+
+
+async def test_a_turn_within_the_hour_is_due_at_its_end(
+    store: Store, make_player: MakePlayer, make_game: MakeGame
+) -> None:
+    alice, bob = await make_player("alice"), await make_player("bob")
+    game = await make_game(first_player_id=alice, second_player_id=bob)
+    await store.set_mail_settings(alice, email="alice@example.org", opt_in=True)
+    await store.set_mail_settings(bob, email="bob@example.org", opt_in=False)
+    now = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)
+    claim = store.claim_mail
+    assert await claim(alice, game, window=HOUR, daily_cap=5, now=now, defer=True)
+    later = now + timedelta(minutes=10)
+    assert await claim(alice, game, window=HOUR, daily_cap=5, now=later, defer=True) is None
+    assert await claim(bob, game, window=HOUR, daily_cap=5, now=later, defer=True) is None
+    assert await store.take_due_mails(now + timedelta(minutes=59)) == []
+    due = await store.take_due_mails(now + HOUR)
+    assert [(d.player_id, d.game_id, d.index, d.opponent, d.your_turn) for d in due] == [
+        (alice, game, 0, "bob", True)
+    ]
+    assert await store.take_due_mails(now + 2 * HOUR) == []  # taken once
+    assert await claim(alice, game, window=HOUR, daily_cap=5, now=now + HOUR)

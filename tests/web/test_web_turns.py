@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from playwright.async_api import Page, expect
-from seats import WAIT_MS, Seat, two_players
+from seats import WAIT_MS, Seat
 from test_web_phone import PHONE, fits
 from ws_support import Client
 
