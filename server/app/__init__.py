@@ -22,13 +22,13 @@ import os
 import random
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import NotRequired, Self, TypedDict
+from typing import Any, NotRequired, Self, TypedDict
 
 from argon2 import PasswordHasher
 
@@ -83,7 +83,11 @@ def hub_config(settings: Settings) -> HubConfig:
         abandon_max_ms=max(grace_ms, room.abandon_max_ms),
         computer_first_move_window_ms=int(settings.computer_first_move_window_s * 1000),
     )
-    return HubConfig(room=room, max_guest_computer_games=settings.max_guest_computer_games)
+    return HubConfig(
+        room=room,
+        max_guest_computer_games=settings.max_guest_computer_games,
+        max_correspondence_games=settings.max_correspondence_games,
+    )
 
 
 class HealthReport(TypedDict):
@@ -109,9 +113,15 @@ class App:
         rng: random.Random | None = None,
         migrate: bool = True,
         ics_listen: int | None = None,
+        clock: Callable[[], int] | None = None,
     ) -> None:
         """``ics_listen`` overrides ``settings.ics_port`` (where 0 means "off"): the ICS
-        listener is started on that port, 0 being any free port (tests)."""
+        listener is started on that port, 0 being any free port (tests).
+
+        ``clock`` (tests only): milliseconds since the epoch, used as the hub's time and as
+        the wall clock of the stored instants, so that a test moves time for both (then
+        ``driver.check_deadlines()`` serves what became due). By default the hub runs on the
+        monotonic clock and stores wall-clock instants."""
         self.settings = settings
         self._config = config or hub_config(settings)
         self._rng = rng or random.Random()
@@ -134,7 +144,17 @@ class App:
         self.bus = create_bus(settings)
         self.hub = Hub(self._config, self._rng)
         self.journal = EndJournal(Path(settings.journal_dir))
-        self._recorder = StoreRecorder(self.store, self.writer, self.journal)
+        clocks: dict[str, Any] = {}
+        if clock is not None:
+            clocks = {"clock": clock, "wall": clock}
+            self._recorder = StoreRecorder(
+                self.store,
+                self.writer,
+                self.journal,
+                wall=lambda: datetime.fromtimestamp(clock() / 1000, UTC),
+            )
+        else:
+            self._recorder = StoreRecorder(self.store, self.writer, self.journal)
         # Several hub processes (a Redis URL is set): the cluster driver routes commands to the
         # node holding what they act on, owns games by lease and takes over orphaned ones.
         self.cluster = create_cluster(settings) if settings.uses_redis else None
@@ -149,11 +169,12 @@ class App:
                 store=self.store,
                 rng=self._rng,
                 remember=self._recorder.remember,
+                **clocks,
             )
         else:
             # One process: its room events have no other hub to reach, so they are not
             # published at all (the cluster driver delivers them between nodes itself).
-            self.driver = HubDriver(self.hub, self._recorder)
+            self.driver = HubDriver(self.hub, self._recorder, **clocks)
         hasher = PasswordHasher(
             time_cost=settings.argon2_time_cost,
             memory_cost=settings.argon2_memory_kib,
@@ -348,6 +369,11 @@ class App:
             game.moves,
             now_ms,
             first_version=game.first_version,
+            turn_started_ms=(
+                None
+                if game.turn_started_at is None
+                else self.driver.hub_time_of(game.turn_started_at, now_ms)
+            ),
         )
 
     async def stop(self) -> None:

@@ -268,6 +268,9 @@ class WelcomePayload(TypedDict):
 class HelloPayload(TypedDict):
     player: PlayerView
     game: str | None
+    """The player's running real-time game (one at most)."""
+    correspondence: list[str]
+    """The player's running correspondence games (any number), by id."""
     seeks: list[SeekView]
     challenges: list[ChallengeView]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import NoReturn, cast
 
 from sqlalchemy import delete, insert, select, update
@@ -77,8 +78,12 @@ class GameStore(Transactions):
         rated: bool = False,
         game_id: str | None = None,
         started: bool = False,
+        created_at: datetime | None = None,
     ) -> str:
         """Store a new game (status ``created``) and return its id.
+
+        ``created_at`` (timezone-aware) is the instant of its creation (and start), by default
+        now: a correspondence game's first turn is dated by it after a restart.
 
         A random id is drawn unless *game_id* is given. Guests have no player
         id; only games between two different registered players can be rated.
@@ -112,7 +117,7 @@ class GameStore(Transactions):
             **control_columns(time_control),
             "rated": rated,
             "status": "created",
-            "created_at": utc_now(),
+            "created_at": utc_now() if created_at is None else created_at.astimezone(UTC),
         }
         if started:
             values["status"] = "started"

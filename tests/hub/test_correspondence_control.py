@@ -68,7 +68,7 @@ def test_unlimited_takes_no_field() -> None:
 
 
 def test_ics_words() -> None:
-    assert parse_terms("3d daishogi rated".split()).control == Correspondence(3)
+    assert parse_terms(["3d", "daishogi", "rated"]).control == Correspondence(3)
     assert parse_terms(["unlimited"]).control == Unlimited()
     for bad in ("4d", "3d 5 0", "15d"):
         with pytest.raises(TermsError):

@@ -240,6 +240,7 @@ export interface WelcomePayload {
 export interface HelloPayload {
   player: PlayerView;
   game: string | null;
+  correspondence: string[];
   seeks: SeekView[];
   challenges: ChallengeView[];
 }
@@ -595,6 +596,7 @@ export type ErrorCode =
   | "guests_casual_only"
   | "byoyomi_unavailable"
   | "already_playing"
+  | "correspondence_limit"
   | "player_busy"
   | "seek_limit"
   | "challenge_limit"
@@ -628,6 +630,7 @@ export type ErrorCode =
   | "offer_pending"
   | "no_offer"
   | "takeback_rated"
+  | "takeback_correspondence"
   | "no_move_to_take_back"
   | "game_not_finished"
   | "opponent_offline"

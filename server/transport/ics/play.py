@@ -1,5 +1,6 @@
 """The ICS commands of playing and watching: moves, resign, abort, adjourn, draw, takeback, flag,
-rematch, observe, unobserve, refresh, games, moves."""
+rematch, observe, unobserve, refresh, games, moves; a player's own games (``mygames``) and the
+one typed moves go to (``primary``)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from server.hub.messages import MessageKind
 from server.rules import RulesError
 from server.transport.ics.args import NO_SUCH_GAME, bad_arg, handle_arg
 from server.transport.ics.games import GameView
+from server.transport.ics.lines import kind_words
 from server.transport.ics.parse import (
     CommandLine,
     move_to_uci,
@@ -51,6 +53,8 @@ class PlayCommands(SessionPart):
             "refresh": self.on_refresh,
             "games": self.on_games,
             "moves": self.on_moves,
+            "mygames": self.on_mygames,
+            "primary": self.on_primary,
         }
 
     def move(self, game: GameView, text: str) -> None:
@@ -216,3 +220,68 @@ class PlayCommands(SessionPart):
                 game_id, bool(self.state.vars["startpos"]), self.state.ms, self.state.wide
             )
         )
+
+    # --- the player's games ---------------------------------------------------------------------
+
+    def _mine(self) -> list[str]:
+        """The player's running games: the real-time one first, then the correspondence ones."""
+        state = self.state
+        current = state.current()
+        ids = [current.game_id] if current is not None and not current.correspondence else []
+        return ids + [g for g in state.correspondence if g not in ids]
+
+    def on_mygames(self, cmd: CommandLine) -> None:
+        """One line per running game of the player's: its number (``*`` the primary one), the
+        players, the variant and clock, whose move, and the time to the deadline."""
+        state = self.state
+        mine = self._mine()
+        if not mine:
+            state.write(["You are not playing any games."])
+            return
+        lines = [f"You are playing {len(mine)} game{'s' if len(mine) > 1 else ''}:"]
+        for game_id in mine:
+            number = state.host.numbers.number(game_id)
+            mark = "*" if game_id == state.playing else " "
+            game = state.games.get(game_id)
+            if game is None:
+                lines.append(f"{mark}{number:4d} (loading; try again in a moment)")
+                continue
+            lines.append(f"{mark}{number:4d} {_my_game_line(game)}")
+        state.write(lines)
+
+    def on_primary(self, cmd: CommandLine) -> None:
+        """Make one of the player's running games the primary one (FICS's ``primary``)."""
+        state = self.state
+        if not cmd.args:
+            current = state.current()
+            if current is None:
+                state.write(["You have no primary game."])
+            else:
+                state.write([f"Your primary game is game {current.number}."])
+            return
+        wanted = number(cmd.args)
+        game_id = None if wanted is None else state.host.numbers.game_id(wanted)
+        if game_id is None or game_id not in self._mine():
+            state.write([f"You are not playing game {bad_arg(cmd.args)}."])
+            return
+        state.playing = game_id
+        state.write([f"Your primary game is now game {wanted}."])
+        game = state.games.get(game_id)
+        if game is not None:
+            state.write(game.board_lines(state.ms, wide=state.wide))
+        else:
+            state.command(lambda a: JoinCommand(game_id, ack=a), lambda k, d: [])
+
+
+def _my_game_line(game: GameView) -> str:
+    """``alice vs bob  minishogi  corr 3d  your move, 2d 03:15 left``."""
+    mine = game.my_side == int(game.position().turn)
+    words = kind_words(game.ics.name, game.rated, game.tc)
+    left = ""
+    clocks = game.clocks
+    if game.tc["kind"] != "unlimited" and clocks is not None and clocks["running"] is not None:
+        ms = clocks[clocks["running"]]["ms"]
+        days, rest = divmod(ms // 1000, 86_400)
+        hours, rest = divmod(rest, 3600)
+        left = f", {days}d {hours:02d}:{rest // 60:02d} left"
+    return f"{game.white} vs {game.black}  {words}  {'your' if mine else 'their'} move{left}"

@@ -88,6 +88,7 @@ _FICS_WORDS: dict[str, str] = {
     ErrorCode.OWN_SEEK: "You cannot respond to your own seek.",
     ErrorCode.SELF_CHALLENGE: "You can't match yourself.",
     ErrorCode.ALREADY_PLAYING: "You are already playing a game.",
+    ErrorCode.CORRESPONDENCE_LIMIT: "You play as many correspondence games as allowed.",
     ErrorCode.SEEK_LIMIT: f"You can only have {MAX_SEEKS_PER_PLAYER} active seeks.",
     ErrorCode.NO_SUCH_CHALLENGE: "There is no such offer.",
     ErrorCode.ABORT_TOO_LATE: 'It is too late to abort this game; use "resign".',
@@ -127,6 +128,12 @@ class SessionState:
         """Commands sent and not answered yet: ack id -> what to show of the reply."""
         self.games: dict[str, GameView] = {}
         self.playing: str | None = None
+        """The primary game: the game of the player's that typed moves, resign, draw …
+        act on (its real-time game, else the correspondence game last made primary)."""
+        self.correspondence: list[str] = []
+        """The player's running correspondence games (joined at login, in the order told)."""
+        self.quiet: set[str] = set()
+        """Correspondence games joined at login: their first snapshot shows no board."""
         self.last_game: str | None = None
         self.starting: set[str] = set()
         self.resume: str | None = None
