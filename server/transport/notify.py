@@ -149,9 +149,16 @@ class Notices:
             else:
                 games = await self.port.running_games(player)
                 message = Message(MessageKind.MY_GAMES, my_game_entries(games), a=frame.ack)
-        except Exception:
-            # The store is down (or failed): the player may ask again; logged once per failure.
-            logger.warning("notifications: store read failed for %s", identity.info.name)
+        except Exception as error:
+            # The store is down (or failed): the player may ask again. The trace is kept, so a
+            # bug shows as one (the transport cannot name the store's error classes).
+            logger.warning(
+                "notifications: %s failed for %s: %s",
+                type(frame).__name__,
+                identity.info.name,
+                error.__class__.__name__,
+                exc_info=True,
+            )
             conn.error(ErrorCode.UNAVAILABLE, ack=frame.ack)
             return
         conn.send(message)
