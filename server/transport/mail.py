@@ -30,8 +30,6 @@ from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from typing import Literal, Protocol
 
-import aiosmtplib
-
 from server.config import Settings
 from server.hub.mail_address import masked
 from server.rules import get_variant
@@ -308,6 +306,10 @@ class Mailer:
             return
         if address is None:
             return
+        # Imported here: a server that sends no mail never loads the SMTP client (whose modules
+        # would only be more objects on the heap for every timed collection to walk).
+        import aiosmtplib
+
         message = compose(job, address, config)
         delay = config.retry_base_s
         for attempt in range(1, config.attempts + 1):
