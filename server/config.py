@@ -176,6 +176,16 @@ def _schedule(value: str) -> str | None:
     return None
 
 
+def _public_url(value: str) -> str | None:
+    if not re.fullmatch(r"https?://[^\s/]+(/[^\s]*)?", value):
+        return "must be an http:// or https:// address (the site's, for links in mails)"
+    return None
+
+
+def _mail_security(value: str) -> str | None:
+    return None if value in ("none", "starttls", "tls") else "must be none, starttls or tls"
+
+
 def _setting(section: str, default: Any, check: Check) -> Any:
     """A field in TOML section ``section``; ``check`` validates every value it receives."""
     metadata = {"section": section, "check": check}
@@ -194,6 +204,7 @@ class Settings:
     ws_path: str = _setting("server", "/ws", _ws_path)
     node_id: str = _setting("server", new_node_id, _node_id)  # default: random
     log_level: str = _setting("server", "INFO", _log_level)
+    public_url: str = _setting("server", "http://127.0.0.1:8080", _public_url)
     full_gc_interval_s: float = _setting("server", 1.0, _at_least(0))
     gc_unfreeze_interval_s: float = _setting("server", 0.0, _at_least(0))
     # [websocket]
@@ -261,6 +272,22 @@ class Settings:
     login_failure_memory_s: float = _setting("auth", 3600.0, _positive)
     registrations_per_address_per_hour: int = _setting("auth", 10, _at_least(1))
     session_max_idle_days: float = _setting("auth", 30.0, _positive)
+    # [mail]
+    mail_enabled: bool = _setting("mail", False, lambda value: None)
+    mail_host: str = _setting("mail", "localhost", _host)
+    mail_port: int = _setting("mail", 25, _port)
+    mail_from: str = _setting("mail", "variant-hub@localhost", _no_whitespace)
+    mail_security: str = _setting("mail", "none", _mail_security)
+    mail_user: str = _setting("mail", "", _no_whitespace)
+    mail_password: str = _setting("mail", "", lambda value: None)
+    mail_timeout_s: float = _setting("mail", 30.0, _positive)
+    mail_window_s: float = _setting("mail", 3600.0, _at_least(0))
+    mail_daily_cap: int = _setting("mail", 50, _at_least(0))
+    mail_queue_limit: int = _setting("mail", 10000, _at_least(1))
+    mail_attempts: int = _setting("mail", 8, _at_least(1))
+    mail_retry_base_s: float = _setting("mail", 5.0, _positive)
+    mail_retry_max_s: float = _setting("mail", 600.0, _positive)
+    mail_sweep_s: float = _setting("mail", 60.0, _positive)
     # [reads]
     review_cache_games: int = _setting("reads", 32, _at_least(0))
     review_cache_bytes: int = _setting("reads", 16 * 1024 * 1024, _at_least(0))
@@ -312,7 +339,8 @@ def _checked_type(spec: dataclasses.Field[Any], value: Any) -> Any:
 
 
 def _type_word(kind: Any) -> str:
-    return {str: "a string", int: "an integer", float: "a number"}.get(kind, str(kind))
+    words = {str: "a string", int: "an integer", float: "a number", bool: "true or false"}
+    return words.get(kind, str(kind))
 
 
 _FIELDS: dict[str, dataclasses.Field[Any]] = {f.name: f for f in dataclasses.fields(Settings)}
@@ -393,11 +421,13 @@ def _parse_env(spec: dataclasses.Field[Any], variable: str, text: str) -> Any:
     source = f"environment variable {variable}"
     value: Any = text.strip() if spec.type is not str else text
     try:
-        if spec.type is int:
+        if spec.type is bool:
+            value = {"true": True, "1": True, "false": False, "0": False}[value.lower()]
+        elif spec.type is int:
             value = int(value)
         elif spec.type is float:
             value = float(value)
-    except ValueError:
+    except (ValueError, KeyError):
         raise ConfigError(
             f"invalid setting {spec.name}={text!r} (from {source}): "
             f"expected {_type_word(spec.type)}"

@@ -63,6 +63,8 @@ from server.transport.http_api.paths import answers_request
 from server.transport.http_api.runner import HttpApiServer
 from server.transport.ics.server import IcsServer
 from server.transport.login_guard import GuardLimits, LoginGuard
+from server.transport.mail import MailConfig, Mailer
+from server.transport.notify import Notices
 from server.transport.public import ListenerLimits, ProtocolFactory, PublicListener
 from server.transport.server import TransportServer
 
@@ -258,6 +260,14 @@ class App:
             presence=presence,
             tournaments=self.tournaments,
         )
+        # Notifications (server/transport/notify.py): the "your turn" list from the store, the
+        # e-mail settings, and the mails the hub's TurnChanged calls for (a background task).
+        self.mailer = (
+            Mailer(MailConfig.from_settings(settings), self.store) if settings.mail_enabled else None
+        )
+        self.notices = Notices(self.store, self.mailer)
+        self.server.notices = self.notices
+        self.driver.on_turn = self.notices.turn
         # The computer as a player: a hub connection that queues move jobs (server/app/computer.py).
         self.computer = ComputerSeat(self.driver, self.jobs, poll_results=settings.uses_redis)
         # The HTTP API (the Bot API, docs/bots.md) on aiohttp: another door over the same hub,
@@ -352,6 +362,8 @@ class App:
         if self._migrate:
             await upgrade_to_head(self.settings.database_url)
         await self.bus.start()
+        if self.mailer is not None:
+            self.mailer.start()
         replayed = await self._recorder.replay_journal()
         if replayed:
             logger.info("stored %d game end(s) kept in the journal", replayed)
@@ -436,6 +448,8 @@ class App:
         if self.ics is not None:
             await self.ics.close()
         await self.driver.close()
+        if self.mailer is not None:
+            await self.mailer.close()
         await self.writer.close()
         await self.bus.close()
         if self.cluster is not None:

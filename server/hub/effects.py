@@ -9,6 +9,8 @@ The adapter runs the effects of one call in the order given:
   holds what depends on it (a move's ack and its broadcast, a new game's start, a game's end).
 * :class:`Publish` — publish a message on a bus channel (other hub processes, services).
 * :class:`Close` — close a connection.
+* :class:`TurnChanged` — a correspondence game's turn passed or it ended (for the notifier:
+  e-mail; the players' own connections are sent ``my_game`` by the hub itself).
 """
 
 from __future__ import annotations
@@ -147,4 +149,23 @@ class Persist:
     record: PersistRecord
 
 
-Effect = Send | Broadcast | Persist | Publish | Close
+@dataclass(frozen=True, slots=True)
+class TurnChanged:
+    """A correspondence game (speed ``correspondence``) started, had a move stored, or ended:
+    whoever is to move now may be told (docs/correspondence.md, "Notifications").
+
+    Emitted after the write committed, once per change, by the hub that runs the game; the
+    adapter hands it to the notifier, never to a player. ``to_move`` is the player whose turn
+    it is, ``None`` once the game is over (``result`` then set, ``None`` for an abort)."""
+
+    game_id: GameId
+    variant: str
+    players: tuple[PlayerId, PlayerId]
+    names: tuple[str, str]
+    to_move: PlayerId | None
+    plies: int
+    finished: bool
+    result: str | None
+
+
+Effect = Send | Broadcast | Persist | Publish | Close | TurnChanged

@@ -54,6 +54,7 @@ from server.hub.messages import Message, MessageKind, error_message
 from server.hub.payloads import HelloPayload
 from server.hub.persist_tokens import WriteKind
 from server.hub.room import GameRoom
+from server.hub.turns import turn_effects
 from server.rules import MoveRecord, get_variant
 from server.rules.time_control import is_correspondence
 
@@ -239,6 +240,7 @@ class Hub:
             out += room.offers.takeback_persisted(now_ms)
         else:
             out += room.lifecycle.end_persisted(now_ms)
+        out += turn_effects(state, room)
         self.games.after_room(room)
         return out
 

@@ -22,6 +22,16 @@ is one of three kinds, and :func:`read_frame` tells which after checking its env
     (before or after login): a browser cannot send websocket pings, so this is how it
     notices a dead connection;
 
+* an :class:`AccountFrame`: the logged-in player's own things, answered by the door from the
+  store (``server.transport.notify``) —
+
+  * ``{"t": "my_games"}`` — the player's running games, those where it is their move first
+    (answered by ``my_games``)
+  * ``{"t": "mail_settings", "d": {"email": ..., "opt_in": ..., "forget": ...}}`` — every
+    field optional: with none, the settings are read; ``email`` sets the address (checked by
+    :func:`server.hub.mail_address.email_problem`), ``opt_in`` turns the mails on or off,
+    ``forget: true`` deletes the address (and so the mails); answered by ``mail_settings``
+
 * a typed :class:`~server.hub.review_requests.ReviewRequest` (``games``, ``review``,
   ``export``, ``analysis``, ``analyse``: :data:`REVIEW_COMMAND_TYPES`), answered from the store
   (``server.transport.review``); its fields are read by
@@ -48,6 +58,7 @@ from server.hub.commands import (
     parse_envelope,
 )
 from server.hub.errors import ProtocolError
+from server.hub.mail_address import MAX_EMAIL, email_problem
 from server.hub.messages import AckId
 from server.hub.review_requests import REVIEW_TYPES, ReviewRequest, review_request
 from server.hub.tournament_requests import (
@@ -57,8 +68,10 @@ from server.hub.tournament_requests import (
 )
 
 __all__ = [
+    "ACCOUNT_COMMAND_TYPES",
     "AUTH_FRAME_FIELDS",
     "REVIEW_COMMAND_TYPES",
+    "AccountFrame",
     "AuthFrame",
     "ChangePasswordFrame",
     "GuestFrame",
@@ -66,6 +79,8 @@ __all__ = [
     "LoginFrame",
     "LogoutEverywhereFrame",
     "LogoutFrame",
+    "MailSettingsFrame",
+    "MyGamesFrame",
     "PingFrame",
     "RegisterFrame",
     "ResumeFrame",
@@ -159,11 +174,41 @@ REVIEW_COMMAND_TYPES: frozenset[str] = REVIEW_TYPES
 """Frame types answered from the store (``server.transport.review.review_ws``), not by the hub."""
 
 
-_DOOR_TYPES = frozenset(AUTH_FRAME_FIELDS) | REVIEW_COMMAND_TYPES | TOURNAMENT_REQUEST_TYPES
+ACCOUNT_COMMAND_TYPES: frozenset[str] = frozenset({"my_games", "mail_settings"})
+"""Frame types about the player's own account (:class:`AccountFrame`), answered by the door."""
+
+
+@dataclass(frozen=True)
+class AccountFrame:
+    """Base of the frames about the logged-in player's own account."""
+
+    ack: AckId | None
+
+
+@dataclass(frozen=True)
+class MyGamesFrame(AccountFrame):
+    pass
+
+
+@dataclass(frozen=True)
+class MailSettingsFrame(AccountFrame):
+    """``None``: leave as it is. ``forget``: delete the address (and opt out)."""
+
+    email: str | None
+    opt_in: bool | None
+    forget: bool
+
+
+_DOOR_TYPES = (
+    frozenset(AUTH_FRAME_FIELDS)
+    | REVIEW_COMMAND_TYPES
+    | TOURNAMENT_REQUEST_TYPES
+    | ACCOUNT_COMMAND_TYPES
+)
 """The types a door answers itself (the rest are hub commands, or unknown)."""
 
 
-Incoming = Command | AuthFrame | ReviewRequest | TournamentRequest
+Incoming = Command | AuthFrame | AccountFrame | ReviewRequest | TournamentRequest
 """What one client frame is (:func:`read_frame`)."""
 
 
@@ -172,6 +217,24 @@ def _auth_frame(envelope: Envelope, names: tuple[str, ...]) -> AuthFrame:
     values = [fields.string(name, MAX_FIELD, secret=name in SECRET_FIELDS) for name in names]
     fields.done()
     return _AUTH_TYPES[envelope.kind](envelope.ack, *values)
+
+
+def _account_frame(envelope: Envelope) -> AccountFrame:
+    fields = FieldReader(envelope.kind, envelope.payload)
+    if envelope.kind == "my_games":
+        fields.done()
+        return MyGamesFrame(envelope.ack)
+    email = fields.string("email", MAX_EMAIL, required=False)
+    opt_in = fields.boolean("opt_in", required=False)
+    forget = fields.boolean("forget", required=False)
+    fields.done()
+    if email is not None:
+        problem = email_problem(email)
+        if problem is not None:
+            raise ProtocolError(f"mail_settings: field 'email' {problem}")
+    if forget and (email is not None or opt_in):
+        raise ProtocolError("mail_settings: 'forget' deletes the address: send it alone")
+    return MailSettingsFrame(envelope.ack, email, opt_in, bool(forget))
 
 
 def read_frame(obj: object) -> Incoming:
@@ -196,6 +259,8 @@ def read_frame(obj: object) -> Incoming:
                 return _auth_frame(envelope, names)
             if kind in TOURNAMENT_REQUEST_TYPES:
                 return tournament_request_of(envelope)
+            if kind in ACCOUNT_COMMAND_TYPES:
+                return _account_frame(envelope)
             return review_request(kind, envelope.payload, envelope.ack)
         return command_of(envelope)
     except ProtocolError as error:

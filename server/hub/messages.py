@@ -81,6 +81,9 @@ class MessageKind:
     BERSERK: Final = "berserk"
     # review
     GAMES: Final = "games"
+    MY_GAMES: Final = "my_games"
+    MY_GAME: Final = "my_game"
+    MAIL_SETTINGS: Final = "mail_settings"
     REVIEW: Final = "review"
     EXPORT: Final = "export"
     ANALYSE: Final = "analyse"

@@ -488,6 +488,46 @@ class GamesPayload(TypedDict):
     next_cursor: str | None
 
 
+class MyGameView(TermsView):
+    """One game of a player's own "your turn" list (``my_games``, ``my_game``): a running game
+    of theirs, correspondence or real-time, as the store (or the hub running it) knows it."""
+
+    game: str
+    opponent: str
+    side: SideName
+    """The player's own side."""
+    turn: SideName
+    """Whose move it is (after ``plies`` moves the first player's when ``plies`` is even)."""
+    your_turn: bool
+    """The player is to move (never once the game is over)."""
+    plies: int
+    finished: bool
+    """Only in a pushed ``my_game``: the game ended (the list drops it)."""
+    result: str | None
+
+
+class MyGamesPayload(TypedDict):
+    """The answer to ``my_games``: the player's running games, those where it is their move
+    first (the oldest turn first), then the others (newest first)."""
+
+    games: list[MyGameView]
+    your_turn: int
+    """How many of ``games`` wait for the player's move (the header's count)."""
+    limit: int
+    """The most games listed (the rest are left off; ``your_turn`` counts them all)."""
+
+
+class MailSettingsPayload(TypedDict):
+    """A registered player's e-mail notification settings (``mail_settings``; the address is
+    the player's own, shown only to them)."""
+
+    email: str | None
+    opt_in: bool
+    """Mail when it is their turn in a correspondence game or one ended (docs/correspondence.md)."""
+    enabled: bool
+    """Whether this server sends mail at all (``[mail] enabled``)."""
+
+
 class ExportPayload(TypedDict):
     game: str
     format: str
@@ -670,6 +710,9 @@ PAYLOADS: dict[str, object] = {  # TypedDict classes (typing has no type for one
     MessageKind.CHAT: ChatPayload,
     MessageKind.REMATCH: RematchPayload,
     MessageKind.GAMES: GamesPayload,
+    MessageKind.MY_GAMES: MyGamesPayload,
+    MessageKind.MY_GAME: MyGameView,
+    MessageKind.MAIL_SETTINGS: MailSettingsPayload,
     MessageKind.REVIEW: GameDetailView,
     MessageKind.EXPORT: ExportPayload,
     MessageKind.ANALYSE: AnalysisView,
@@ -688,6 +731,8 @@ OWN_ANSWERS = frozenset(
         MessageKind.SOUGHT,
         MessageKind.WHO,
         MessageKind.GAMES,
+        MessageKind.MY_GAMES,
+        MessageKind.MAIL_SETTINGS,
         MessageKind.REVIEW,
         MessageKind.EXPORT,
         MessageKind.ANALYSE,

@@ -9,7 +9,8 @@ is ever dropped silently. :class:`Store` combines one part per aggregate:
 players and sessions (``players.py``), ratings (``ratings.py``), games and
 moves (``games.py``), the reads of games (``queries.py``), the engine workers' job
 queue (``jobs.py``), computer analyses (``analyses.py``) and tournaments with their events
-(``tournaments.py``), on the shared
+(``tournaments.py``), notifications (``notify.py``: running games by
+turn, e-mail settings and claims), on the shared
 engine and transactions of ``transactions.py``.
 """
 
@@ -26,6 +27,7 @@ from server.store.analyses import AnalysisStore
 from server.store.engine import DEFAULT_URL, create_engine
 from server.store.games import GameStore, new_game_id
 from server.store.jobs import JobStore
+from server.store.notify import NotifyStore
 from server.store.pg_direct import PgDirect
 from server.store.players import PlayerStore, token_hash
 from server.store.queries import GameQueries
@@ -46,6 +48,7 @@ class Store(
     JobStore,
     AnalysisStore,
     TournamentStore,
+    NotifyStore,
 ):
     """Players, login sessions, ratings, games and moves, engine jobs, analyses and tournaments
     in one database.

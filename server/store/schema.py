@@ -63,6 +63,8 @@ __all__ = [
     "EngineJobRow",
     "GameMoveRow",
     "GameRow",
+    "MailSentRow",
+    "MailSettingsRow",
     "PlayerRow",
     "RatingRow",
     "SessionRow",
@@ -75,6 +77,8 @@ __all__ = [
     "engine_jobs",
     "game_moves",
     "games",
+    "mail_sent",
+    "mail_settings",
     "metadata",
     "players",
     "ratings",
@@ -452,3 +456,45 @@ class TournamentEventRow(Base):
 
 tournaments = _table(TournamentRow)
 tournament_events = _table(TournamentEventRow)
+
+
+EMAIL_LENGTH = 254
+"""The longest e-mail address (``server.hub.mail_address.MAX_EMAIL``)."""
+
+
+class MailSettingsRow(Base):
+    """A registered player's e-mail notifications (docs/correspondence.md, "E-mail"): the
+    address, whether they opted in, and the mails sent on the UTC day ``day`` (days since
+    1970-01-01), for the per-account daily cap."""
+
+    __tablename__ = "mail_settings"
+
+    player_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    email: Mapped[str | None] = mapped_column(String(EMAIL_LENGTH))
+    opt_in: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    day: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    sent_on_day: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+
+
+class MailSentRow(Base):
+    """When a player was last mailed about a game: at most one mail per (player, game) per
+    hour, kept across restarts and shared by every hub of a cluster; ``due_at``: a turn held
+    back by that hour, to be mailed at its end if still the player's turn."""
+
+    __tablename__ = "mail_sent"
+    __table_args__ = (Index(None, "due_at"),)
+
+    player_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    game_id: Mapped[str] = mapped_column(
+        String(GAME_ID_MAX_LENGTH), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    sent_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    due_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+
+
+mail_settings = _table(MailSettingsRow)
+mail_sent = _table(MailSentRow)

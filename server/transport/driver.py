@@ -21,6 +21,8 @@ run in order:
   event loop.
 * ``Publish`` — the encoded message handed to the publisher (the bus), which must not block.
 * ``Close`` — the connection is closed.
+* ``TurnChanged`` — handed to :attr:`HubDriver.on_turn` (the notifier: e-mail), which must not
+  block.
 
 Deadlines (flags, automatic aborts, absence countdowns) are served by one timer handle that sleeps
 until ``hub.next_deadline()`` and is re-armed after every hub call.
@@ -51,6 +53,7 @@ from server.hub.effects import (
     PersistRecord,
     Publish,
     Send,
+    TurnChanged,
 )
 from server.hub.errors import ErrorCode
 from server.hub.hub import Hub
@@ -156,6 +159,8 @@ class HubDriver:
         """The wall clock (ms since the epoch), to place stored instants in hub time
         (:meth:`hub_time_of`)."""
         self._peers: dict[ConnId, Peer] = {}
+        self.on_turn: Callable[[TurnChanged], None] | None = None
+        """Told every ``TurnChanged`` (a correspondence game's turn or end; must not block)."""
         self.internal: set[ConnId] = set()
         """Connections of the server's own players (the computer's seat): not counted in
         :attr:`connections`."""
@@ -293,6 +298,8 @@ class HubDriver:
                 if peer is not None:
                     peer.outbox.close()
                     peer.close_soon(1008, effect.reason)
+            elif isinstance(effect, TurnChanged) and self.on_turn is not None:
+                self.on_turn(effect)
         if prepared:
             # Runs after the move writer's flusher has sent the batch (woken by the submit,
             # it is ahead in the loop's queue): the preparation overlaps the database's work.

@@ -40,6 +40,7 @@ from server.hub.effects import ConnId
 from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.identity import PlayerId
 from server.hub.incoming import (
+    AccountFrame,
     AuthFrame,
     Incoming,
     PingFrame,
@@ -54,6 +55,7 @@ from server.transport.codec import DecodeError, decode, encode, encode_message
 from server.transport.driver import HubDriver
 from server.transport.headers import SERVER_NAME
 from server.transport.http import HealthCheck, HttpRoutes, PresenceLookup, peer_address
+from server.transport.notify import Notices
 from server.transport.outbox import Outbox
 from server.transport.public import BACKLOG
 from server.transport.ratelimit import TokenBucket, Verdict
@@ -372,6 +374,12 @@ class ClientConnection:
                 return on_auth(self, incoming)
             case TournamentRequest():
                 return self._on_tournament(incoming)
+            case AccountFrame():
+                notices = self.server.notices
+                if notices is None:  # no store behind this server
+                    self.error(ErrorCode.UNAVAILABLE, ack=incoming.ack)
+                    return None
+                return notices.answer(self, incoming)
             case ReviewRequest():
                 store = self.server.review_store
                 if store is None:  # no store behind this server: no such command here
@@ -452,6 +460,8 @@ class TransportServer:
         self.review_store = review_store
         self.tournaments = tournaments
         """The tournament director (``tournament_*`` frames), if this server has one."""
+        self.notices: Notices | None = None
+        """``my_games`` and ``mail_settings`` (server/transport/notify.py), set by the app."""
         self.reads = ReviewReads.from_settings(settings)
         """The stored-game reads' cache, gate and limits, shared with the other doors."""
         self._routes = HttpRoutes(

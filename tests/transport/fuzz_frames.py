@@ -162,6 +162,12 @@ SCHEMA: dict[str, dict[str, Field]] = {
     },
     "ping": {},
     **TOURNAMENT_SCHEMA,
+    "my_games": {},
+    "mail_settings": {
+        "email": Field("string", False, "fuzzer@example.org"),
+        "opt_in": Field("bool", False, True),
+        "forget": Field("bool", False, False),
+    },
     "games": {
         "player": Field("string", False, Live("name")),
         "variant": Field("string", False, "minishogi"),
@@ -172,7 +178,8 @@ SCHEMA: dict[str, dict[str, Field]] = {
         "limit": Field("count", False, 5),
         "offset": Field("count", False, "0"),
     },
-    "review": {"game": _game(), "ply": Field("int", False, 0, 0, 100_000)},
+    # ply: the HTTP query's reader (a digit string is a number too), as games' limit and offset
+    "review": {"game": _game(), "ply": Field("count", False, 0)},
     "export": {"game": _game(), "format": Field("string", valid="pgn")},
     "analysis": {"game": _game()},
     "analyse": {

@@ -20,6 +20,9 @@ NOT_PLAYED = {
     MessageKind.COMPUTER_GAME,  # goes to an engine worker's connection (tests/worker)
     MessageKind.ANALYSE,  # needs an engine worker (tests/transport/test_analysis_e2e.py)
     MessageKind.ANALYSIS,
+    MessageKind.MY_GAMES,  # registered players' (tests/transport/test_notify.py checks them)
+    MessageKind.MY_GAME,
+    MessageKind.MAIL_SETTINGS,
 }
 """Kinds this flow cannot provoke, and where they are exercised."""
 

@@ -14,6 +14,15 @@ export function formatMs(ms: number): string {
   return clamped < 10000 ? `${base}.${Math.floor((clamped % 1000) / 100)}` : base;
 }
 
+/** A correspondence clock: days and hours while a day or more is left ("2 d 23 h"), then as
+ * any clock. */
+export function formatDaysMs(ms: number): string {
+  const day = 86_400_000;
+  if (ms < day) return formatMs(ms);
+  const hours = Math.floor((ms % day) / 3_600_000);
+  return `${Math.floor(ms / day)} d ${hours} h`;
+}
+
 export interface ClockView { main: string; byoyomi: string; low: boolean; inByoyomi: boolean }
 
 /** What a side's clock shows `elapsed` ms after `clock` was reported (running or not). */
@@ -38,6 +47,7 @@ export function clockView(clock: SideClockView, tc: TimeControlView, running: bo
       }
     }
   }
+  if (tc.kind === "correspondence") return { main: formatDaysMs(ms), byoyomi: "", low: ms < 10000, inByoyomi: false };
   if (tc.kind !== "byoyomi") return { main: formatMs(ms), byoyomi: "", low: ms < 10000, inByoyomi: false };
   const inByoyomi = ms <= 0;
   const byoyomi = periods > 0 ? `${periods}×${tc.period_s}s` : "";

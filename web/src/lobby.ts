@@ -107,9 +107,12 @@ export class Lobby {
     const field = (label: string, input: HTMLElement) => h("label", {}, [h("span", { text: label }), input]);
     const num = (name: string, value: number, min: number, max: number) => h("input", { type: "number", name, value, min, max, required: true });
     const variant = h("select", { name: "variant" }, variants.map((v) => h("option", { value: v.name, text: v.title })));
-    const kind = h("select", { name: "kind" }, [h("option", { value: "fischer", text: "Fischer (increment)" }), h("option", { value: "byoyomi", text: "Byoyomi" })]);
+    const kind = h("select", { name: "kind" }, [h("option", { value: "fischer", text: "Fischer (increment)" }), h("option", { value: "byoyomi", text: "Byoyomi" }),
+      h("option", { value: "correspondence", text: "Correspondence (days per move)" }), h("option", { value: "unlimited", text: "Correspondence, no clock" })]);
     const fischer = h("div", { class: "tc fischer" }, [field("Minutes", num("base_min", 5, 0, 180)), field("+ seconds", num("base_sec", 0, 0, 59)), field("Increment (s)", num("inc", 3, 0, 180))]);
     const byoyomi = h("div", { class: "tc byoyomi", hidden: true }, [field("Main (min)", num("main_min", 10, 0, 180)), field("+ seconds", num("main_sec", 0, 0, 59)), field("Period (s)", num("period", 30, 1, 600)), field("Periods", num("periods", 3, 1, 10))]);
+    const days = h("select", { name: "days" }, [1, 2, 3, 5, 7, 10, 14].map((d) => h("option", { value: d, text: `${d} ${d === 1 ? "day" : "days"}`, selected: d === 3 })));
+    const corr = h("div", { class: "tc correspondence", hidden: true }, [field("Per move", days)]);
     // The colour choice in the variant's words (Sente / Gote, White / Black…); its values stay.
     const colour = h("select", { name: "colour" }, [["random", "Random"], ["first", ""], ["second", ""]].map(([v, t]) => h("option", { value: v, text: t })));
     const syncKind = () => {
@@ -120,12 +123,13 @@ export class Lobby {
       if (!v?.byoyomi) kind.value = "fischer";
       fischer.hidden = kind.value !== "fischer";
       byoyomi.hidden = kind.value !== "byoyomi";
+      corr.hidden = kind.value !== "correspondence";
     };
     variant.addEventListener("change", syncKind);
     kind.addEventListener("change", syncKind);
     const guest = this.ctx.me?.guest ?? true;
     const form = h("form", { class: "seek-form" }, [
-      field("Variant", variant), field("Clock", kind), fischer, byoyomi,
+      field("Variant", variant), field("Clock", kind), fischer, byoyomi, corr,
       h("label", { class: "check" }, [h("input", { type: "checkbox", name: "rated", disabled: guest }), h("span", { text: guest ? "Rated (registered players only)" : "Rated" })]),
       field("Colour", colour),
       h("div", { class: "range" }, [field("Rating from", h("input", { type: "number", name: "range_min", min: 0, max: 4000, placeholder: "any" })), field("to", h("input", { type: "number", name: "range_max", min: 0, max: 4000, placeholder: "any" }))]),
@@ -146,8 +150,11 @@ export class Lobby {
   private terms(): { variant: string; tc: TimeControlView; rated: boolean; colour: Colour } {
     const f = new FormData(this.form);
     const n = (k: string) => Number(f.get(k) ?? 0);
-    const tc: TimeControlView = f.get("kind") === "byoyomi"
+    const kind = f.get("kind");
+    const tc: TimeControlView = kind === "byoyomi"
       ? { kind: "byoyomi", main_s: n("main_min") * 60 + n("main_sec"), period_s: n("period"), periods: n("periods") }
+      : kind === "correspondence" ? { kind: "correspondence", days: n("days") }
+      : kind === "unlimited" ? { kind: "unlimited" }
       : { kind: "fischer", base_s: n("base_min") * 60 + n("base_sec"), inc_s: n("inc") };
     return { variant: String(f.get("variant")), tc, rated: f.get("rated") === "on", colour: String(f.get("colour")) as Colour };
   }

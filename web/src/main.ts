@@ -1,12 +1,14 @@
 // The application shell: login, the page routes (/ lobby, /game/<id>, /review, /player/<name>,
-// /tournaments, /tournament/<id>),
-// the connection's life (resume with the session token, rejoin after a reconnect), settings.
+// /tournaments, /tournament/<id>, /turns), the connection's life (resume with the session token,
+// rejoin after a reconnect), settings, the account's e-mail settings, the "your turn" count in
+// the header.
 
 import "./style.css";
 import type { Ctx } from "./ctx";
 import { errorText } from "./ctx";
 import { GameView } from "./game";
 import { challengeText, Lobby } from "./lobby";
+import { MyGames, TurnsPage } from "./mygames";
 import { Notices } from "./notices";
 import { Connection, type Message } from "./net";
 import type { CommandKind, Commands } from "./protocol.gen";
@@ -30,6 +32,7 @@ class Client implements Ctx {
   runningGame: string | null = null;
   challenges = new Map<number, ChallengeView>();
   private readonly notices = new Notices();
+  private readonly myGames = new MyGames(this);
   private lobby: Lobby | null = null;
   private game: GameView | null = null;
   /** The page on screen that watches the server while open (the tournaments' pages). */
@@ -45,7 +48,7 @@ class Client implements Ctx {
     this.conn.onClose = (code, reason) => {
       this.status(reason === "logged out" ? "Logged out" : "Reconnecting…", true);
       this.game?.connectionLost();
-      if (code === 1000 && reason === "logged out") { localStorage.removeItem(TOKEN_KEY); this.me = null; }
+      if (code === 1000 && reason === "logged out") { localStorage.removeItem(TOKEN_KEY); this.me = null; this.myGames.loggedOut(); }
     };
     this.conn.listen((m) => this.onMessage(m));
     window.addEventListener("popstate", () => this.route());
@@ -113,6 +116,7 @@ class Client implements Ctx {
         () => { passwordForm.reset(); note.textContent = "Password changed; your other devices are logged out."; },
         (err) => { note.textContent = errorText(err); });
     });
+    this.bindMailForm();
     for (const a of document.querySelectorAll<HTMLAnchorElement>("nav a[data-route]")) {
       a.addEventListener("click", (e) => { e.preventDefault(); this.navigate(a.getAttribute("href")!); });
     }
@@ -130,6 +134,32 @@ class Client implements Ctx {
     for (const box of Object.values(boxes)) box.addEventListener("change", save);
   }
 
+  /** The account's e-mail settings (`mail_settings`): read when the Account panel opens. */
+  private bindMailForm(): void {
+    const form = $("mail-form") as HTMLFormElement;
+    const email = form.elements.namedItem("email") as HTMLInputElement;
+    const optIn = form.elements.namedItem("opt_in") as HTMLInputElement;
+    const note = $("mail-note");
+    let stored: string | null = null;
+    const show = (d: { email: string | null; opt_in: boolean; enabled: boolean }, saved: boolean) => {
+      stored = d.email;
+      email.value = d.email ?? "";
+      optIn.checked = d.opt_in;
+      const off = d.enabled ? "" : "This server sends no mail at the moment.";
+      note.textContent = saved ? `Saved. ${off}`.trim() : off;
+    };
+    $("account").addEventListener("toggle", () => {
+      if (!($("account") as HTMLDetailsElement).open) return;
+      this.conn.request("mail_settings").then((a) => show(a.d, false), (e) => { note.textContent = errorText(e); });
+    });
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const address = email.value.trim();
+      const d = address ? { email: address, opt_in: optIn.checked } : stored ? { forget: true } : { opt_in: false };
+      this.conn.request("mail_settings", d).then((a) => show(a.d, true), (err) => { note.textContent = errorText(err); });
+    });
+  }
+
   private onMessage(m: Message): void {
     switch (m.t) {
       case "welcome":
@@ -141,6 +171,7 @@ class Client implements Ctx {
         $("account").hidden = m.d.player.guest;
         return;
       case "hello":
+        void this.myGames.refresh();
         this.runningGame = m.d.game;
         this.challenges = new Map(m.d.challenges.map((c) => [c.id, c]));
         if (this.game) void this.game.open();
@@ -173,6 +204,7 @@ class Client implements Ctx {
       if (gone && incoming && m.t === "challenge_withdrawn") this.notices.show(`gone-${m.d.id}`, [`${gone.from.name} withdrew the challenge (${this.variants.get(gone.variant)?.title ?? gone.variant}).`], 10000);
       if (gone && m.t === "challenge_cancelled" && !this.game) this.notices.show(`gone-${m.d.id}`, [`The challenge ${incoming ? "from " + gone.from.name : "to " + gone.to.name} was cancelled (${m.d.reason === "offline" ? "a player went offline" : m.d.reason === "game started" ? "a player started another game" : m.d.reason}).`], 10000);
     }
+    this.myGames.onMessage(m);
     this.lobby?.onMessage(m, gone);
     this.game?.onMessage(m);
     if (this.watched instanceof TournamentPage) this.watched.onMessage(m);
@@ -212,6 +244,13 @@ class Client implements Ctx {
       }
       // With a session token, wait for hello (the game is joined then); visitors get the record.
       if (this.me || !localStorage.getItem(TOKEN_KEY)) void this.game.open();
+      return;
+    }
+    this.myGames.show(null);
+    if (path === "/turns") {
+      const page = new TurnsPage(this);
+      this.view.replaceChildren(page.el);
+      this.myGames.show(page);
       return;
     }
     if (path === "/tournaments" || tournament) {

@@ -426,6 +426,32 @@ export interface GamesPayload {
   next_cursor: string | null;
 }
 
+/** One game of a player's own "your turn" list (`my_games`, `my_game`): a running game of theirs, correspondence or real-time, as the store (or the hub running it) knows it. */
+export interface MyGameView extends TermsView {
+  game: string;
+  opponent: string;
+  side: SideName;
+  turn: SideName;
+  your_turn: boolean;
+  plies: number;
+  finished: boolean;
+  result: string | null;
+}
+
+/** The answer to `my_games`: the player's running games, those where it is their move first (the oldest turn first), then the others (newest first). */
+export interface MyGamesPayload {
+  games: MyGameView[];
+  your_turn: number;
+  limit: number;
+}
+
+/** A registered player's e-mail notification settings (`mail_settings`; the address is the player's own, shown only to them). */
+export interface MailSettingsPayload {
+  email: string | null;
+  opt_in: boolean;
+  enabled: boolean;
+}
+
 export interface ExportPayload {
   game: string;
   format: string;
@@ -595,6 +621,9 @@ export interface Payloads {
   chat: ChatPayload;
   rematch: RematchPayload;
   games: GamesPayload;
+  my_games: MyGamesPayload;
+  my_game: MyGameView;
+  mail_settings: MailSettingsPayload;
   review: GameDetailView;
   export: ExportPayload;
   analyse: AnalysisView;
@@ -643,6 +672,9 @@ export type MessageKind =
   | "rematch"
   | "berserk"
   | "games"
+  | "my_games"
+  | "my_game"
+  | "mail_settings"
   | "review"
   | "export"
   | "analyse"
@@ -792,6 +824,8 @@ export interface Commands {
   tournament_unwatch: { id: string };
   tournament_watch: { id: string };
   tournament_withdraw: { id: string };
+  my_games: Record<string, never>;
+  mail_settings: { email?: string; opt_in?: boolean; forget?: boolean };
 }
 
 export type CommandKind = keyof Commands;
@@ -838,6 +872,8 @@ export interface Answers {
   analysis: "analysis";
   export: "export";
   games: "games";
+  mail_settings: "mail_settings";
+  my_games: "my_games";
   review: "review";
   tournament: "tournament";
   tournament_create: "ack";

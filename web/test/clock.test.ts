@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clockView, formatMs, tcOfStored, tcText } from "../src/clock";
+import { clockView, formatDaysMs, formatMs, tcOfStored, tcText } from "../src/clock";
 import type { GameSummaryView } from "../src/protocol.gen";
 
 const BYO = { kind: "byoyomi" as const, main_s: 60, period_s: 10, periods: 3 };
@@ -11,6 +11,14 @@ describe("clock display", () => {
     expect(formatMs(3723000)).toBe("1:02:03");
     expect(formatMs(9450)).toBe("0:09.4");
     expect(formatMs(-5)).toBe("0:00.0");
+  });
+
+  it("shows a correspondence clock in days and hours while a day is left", () => {
+    expect(formatDaysMs(3 * 86_400_000)).toBe("3 d 0 h");
+    expect(formatDaysMs(3 * 86_400_000 - 1000)).toBe("2 d 23 h");
+    expect(formatDaysMs(86_399_000)).toBe("23:59:59");
+    const corr = clockView({ ms: 86_400_000 }, { kind: "correspondence", days: 1 }, true, 60_000);
+    expect(corr.main).toBe("23:59:00");
   });
 
   it("turns byoyomi main time red under ten seconds, periods or not", () => {
