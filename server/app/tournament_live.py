@@ -32,9 +32,9 @@ from typing import Any, Protocol, TypeVar
 from server.hub import game_ids
 from server.hub.errors import ErrorCode
 from server.hub.identity import PlayerId
-from server.hub.tournament.arena import ArenaPairing, Waiting, pair_wave, waiting_players
+from server.hub.tournament.arena import ArenaPairing, Waiting, pair_wave
+from server.hub.tournament.board import TournamentBoard
 from server.hub.tournament.round_robin import round_count, round_robin_round
-from server.hub.tournament.standings import standings
 from server.hub.tournament.state import (
     Refusal,
     TournamentState,
@@ -66,6 +66,9 @@ MAX_RETRIES = 5
 INLINE_WAVE = 50
 """Waves of fewer waiting players are paired on the event loop (a few ms); larger ones in the
 process pool."""
+START_BATCH = 25
+"""Games of a pairing created in one turn of the event loop (a few ms); the loop serves others
+between two batches."""
 
 
 def refused(code: ErrorCode) -> Exception:
@@ -107,9 +110,18 @@ class Live:
     seq: int
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: asyncio.TimerHandle | None = None
+    board: TournamentBoard = field(init=False)
+    """The standings and views, cached and kept up to date incrementally."""
+    finishes: list[tuple[str, TournamentGame, int]] = field(default_factory=list)
+    """Games' ends told and not yet stored (:meth:`TournamentRunner.game_finished`)."""
+    finishing: bool = False
+    """A task is storing :attr:`finishes` (the others only add to them)."""
+
+    def __post_init__(self) -> None:
+        self.board = TournamentBoard(self.id, self.created_by, self.settings)
 
     def standings(self) -> list[StandingRow]:
-        return standings(self.settings, self.state)
+        return self.board.standings(self.state)
 
 
 class TournamentRunner:
@@ -255,28 +267,58 @@ class TournamentRunner:
     async def game_finished(
         self, tournament_id: str, game_id: str, game: TournamentGame, at_ms: int
     ) -> None:
-        """A tournament game's end is stored: fold its result in (once) and advance."""
+        """A tournament game's end is stored: fold its result in (once) and advance.
+
+        Ends told together (an arena's games ending at once) are stored together: the ends told
+        while a batch is stored and paired wait in ``live.finishes`` and form the next batch
+        (one append, one push of the standings, one pairing wave per batch, not per game)."""
         try:
             live = await self.live(tournament_id)
-            async with live.lock:
-                await self._finish(live, game_id, game, at_ms)
-                await self.advance(live)
+        except Exception:
+            logger.exception("tournament %s: result of game %s not stored", tournament_id, game_id)
+            return
+        live.finishes.append((game_id, game, at_ms))
+        if live.finishing:
+            return  # the task storing the batch before takes this one too
+        live.finishing = True
+        try:
+            while live.finishes:
+                async with live.lock:
+                    batch, live.finishes = live.finishes, []
+                    await self._finish(live, batch)
+                    await self.advance(live)
         except Exception:
             # Not lost: the game's row has its end, read again when the tournament is resumed.
-            logger.exception("tournament %s: result of game %s not stored", tournament_id, game_id)
+            logger.exception("tournament %s: results of games not stored", tournament_id)
+            live.finishes.clear()
+        finally:
+            live.finishing = False
 
-    async def _finish(self, live: Live, game_id: str, game: TournamentGame, at_ms: int) -> None:
+    async def _finish(self, live: Live, batch: Sequence[tuple[str, TournamentGame, int]]) -> None:
         for _attempt in range(MAX_RETRIES):
             state = live.state
-            # Idempotent: a result reported twice, or for a game this tournament did not pair,
-            # or after the end (an arena's games still played when time ran out do not count).
-            paired = state.games.get(game_id)
-            if paired is None or game_id in state.results or state.phase != "started":
+            events: list[Event] = []
+            seen: set[str] = set()
+            for game_id, game, at_ms in batch:
+                # Idempotent: a result reported twice, or for a game this tournament did not
+                # pair, or after the end (an arena's games still played when time ran out do
+                # not count).
+                paired = state.games.get(game_id)
+                if (
+                    paired is None
+                    or game_id in state.results
+                    or game_id in seen
+                    or state.phase != "started"
+                ):
+                    continue
+                seen.add(game_id)
+                # The pairing's ids (a guest resumed by another hub has another hub id; white
+                # is the player who moved first).
+                game = replace(game, white=paired.white, black=paired.black)
+                events.append(Finished(game_id, game, at_ms))
+            if not events:
                 return
-            # The pairing's ids (a guest resumed by another hub has another hub id; white is
-            # the player who moved first).
-            game = replace(game, white=paired.white, black=paired.black)
-            if await self._append(live, [Finished(game_id, game, at_ms)]):
+            if await self._append(live, events):
                 self.publish(live)
                 return
 
@@ -305,9 +347,7 @@ class TournamentRunner:
 
     async def _arena_wave(self, live: Live) -> None:
         state = live.state
-        waiting = [
-            w for w in waiting_players(state, live.standings()) if not self._seat.busy(w.player)
-        ]
+        waiting = [w for w in live.board.waiting(state) if not self._seat.busy(w.player)]
         if len(waiting) < 2:
             return
         others = bool(state.playing)
@@ -323,7 +363,7 @@ class TournamentRunner:
             Paired(self._new_game_id(), wave, p.white, p.black, now) for p in pairings
         ]
         if await self._append(live, events):
-            self._start_games(live, events)
+            await self._start_games(live, events)
             self.publish(live)
 
     async def _next_round(self, live: Live) -> None:
@@ -360,7 +400,7 @@ class TournamentRunner:
         if pairing.bye is not None:
             byes.append(Bye(pairing.bye, number, 1.0, now))
         if await self._append(live, events + byes):
-            self._start_games(live, events)
+            await self._start_games(live, events)
             self.publish(live)
             if not events:  # a round of forfeits only: go on
                 await self._next_round(live)
@@ -368,8 +408,11 @@ class TournamentRunner:
     def _new_game_id(self) -> str:
         return game_ids.new_game_id(self._rng)
 
-    def _start_games(self, live: Live, events: Sequence[Event]) -> None:
-        for event in events:
+    async def _start_games(self, live: Live, events: Sequence[Event]) -> None:
+        # A wave of 500 games would hold the loop for ~100 ms: batches, the loop free between.
+        for index, event in enumerate(events):
+            if index and index % START_BATCH == 0:
+                await asyncio.sleep(0)
             if isinstance(event, Paired):
                 self._start_game(live, event)
 
@@ -457,7 +500,7 @@ class TournamentRunner:
             game = tournament_game_of_record(record, paired.white, paired.black)
             ended = record.finished_at
             at_ms = self._clock() if ended is None else int(ended.timestamp() * 1000)
-            await self._finish(live, paired.game_id, game, at_ms)
+            await self._finish(live, [(paired.game_id, game, at_ms)])
 
 
 def _table_order(state: TournamentState) -> list[PlayerId]:

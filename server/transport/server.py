@@ -393,7 +393,7 @@ class ClientConnection:
     async def _on_tournament(self, desk: TournamentDesk, request: TournamentRequest) -> None:
         door = self._tournaments
         if door is None:
-            door = self._tournaments = TournamentDoor(desk, self.send)
+            door = self._tournaments = TournamentDoor(desk, self.send, self.outbox.put)
         identity = self.identity
         info = None
         if identity is not None:

@@ -42,8 +42,9 @@ __all__ = ["MAX_WATCHED", "TournamentDesk", "TournamentDoor", "settings_of_reque
 MAX_WATCHED = 10
 """Tournaments one connection may watch at once."""
 
-TournamentWatcher = Callable[[Message], None]
-"""Told each pushed ``tournament_standings`` message."""
+TournamentWatcher = Callable[[bytes], None]
+"""Told each pushed ``tournament_standings`` message, as its encoded frame (the same bytes for
+every watcher)."""
 Status = Literal["created", "started", "finished"]
 
 
@@ -123,11 +124,19 @@ def settings_of_request(request: TournamentCreate, max_players: int) -> Tourname
 class TournamentDoor:
     """One connection's tournament requests and watches (see the module docstring)."""
 
-    __slots__ = ("_desk", "_send", "_watching")
+    __slots__ = ("_desk", "_put", "_send", "_watching")
 
-    def __init__(self, desk: TournamentDesk, send: Callable[[Message], None]) -> None:
+    def __init__(
+        self,
+        desk: TournamentDesk,
+        send: Callable[[Message], None],
+        put: Callable[[bytes], None],
+    ) -> None:
+        """``send``: a message to the connection; ``put``: an encoded frame to it (the pushed
+        standings, encoded once for all watchers)."""
         self._desk = desk
         self._send = send
+        self._put = put
         self._watching: dict[str, TournamentWatcher] = {}
 
     async def handle(self, request: TournamentRequest, player: PlayerInfo | None) -> None:
@@ -182,7 +191,7 @@ class TournamentDoor:
             raise CommandError(
                 ErrorCode.BAD_REQUEST, f"At most {MAX_WATCHED} tournaments watched at once."
             )
-        watcher = self._send
+        watcher = self._put
         self._watching[tournament_id] = watcher
         self._desk.watch(tournament_id, watcher)
 
