@@ -93,9 +93,14 @@ class Players:
     def __init__(self, sockets: list[ClientConnection]) -> None:
         self.sockets = sockets
         self.game: dict[int, str | None] = dict.fromkeys(range(len(sockets)))
+        self.started: dict[int, float] = dict.fromkeys(range(len(sockets)), 0.0)
+        """player → the time.time() of their last ``game_start``."""
         self.first: dict[str, int] = {}
         """game id → the index of its first player (who resigns)."""
         self.changed = asyncio.Event()
+        self.acks = 0
+        self.ended: list[float] = []
+        """The time.time() of every ``end`` a player received."""
         self.errors: list[Any] = []
         self._readers = [asyncio.create_task(self._read(i, ws)) for i, ws in enumerate(sockets)]
 
@@ -106,34 +111,54 @@ class Players:
                 kind, data = message["t"], message["d"]
                 if kind == "game_start":
                     self.game[index] = data["game"]
+                    self.started[index] = time.time()
                     if data["side"] == "first":
                         self.first[data["game"]] = index
                     self.changed.set()
                 elif kind == "end" and self.game[index] == data["game"]:
                     self.game[index] = None
+                    self.ended.append(time.time())
                     self.first.pop(data["game"], None)
+                    self.changed.set()
+                elif kind == "ack":
+                    self.acks += 1
                     self.changed.set()
                 elif kind == "error":
                     self.errors.append(data)
-        except Exception as error:  # noqa: BLE001 - a bench: count, do not stop
+        except Exception as error:
             self.errors.append(repr(error))
 
-    def playing(self) -> int:
-        return sum(1 for game in self.game.values() if game is not None)
-
-    async def until_playing(self, wanted: int, timeout: float) -> float:
-        """Wait until ``wanted`` players are in a game; the time.time() then."""
+    async def until_acks(self, wanted: int, timeout: float) -> None:
         deadline = time.monotonic() + timeout
-        while self.playing() < wanted:
+        while self.acks < wanted:
+            self.changed.clear()
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{self.acks} of {wanted} joins answered; {self.errors[:3]}")
+            try:
+                await asyncio.wait_for(self.changed.wait(), 1.0)
+            except TimeoutError:
+                pass
+
+    def playing(self, since: float = 0.0) -> int:
+        """Players in a game that started after ``since`` (a time.time())."""
+        return sum(
+            1 for i, game in self.game.items() if game is not None and self.started[i] > since
+        )
+
+    async def until_playing(self, wanted: int, since: float, timeout: float) -> float:
+        """Wait until ``wanted`` players are in a game started after ``since``; the
+        time.time() of the last of them."""
+        deadline = time.monotonic() + timeout
+        while self.playing(since) < wanted:
             self.changed.clear()
             left = deadline - time.monotonic()
             if left <= 0:
-                raise TimeoutError(f"{self.playing()} of {wanted} players in a game")
+                raise TimeoutError(f"{self.playing(since)} of {wanted} players in a new game")
             try:
                 await asyncio.wait_for(self.changed.wait(), left)
             except TimeoutError:
                 pass
-        return time.time()
+        return sorted(t for t in self.started.values() if t > since)[wanted - 1]
 
     async def resign_all(self) -> None:
         """Every game's first player resigns, in one burst."""
@@ -252,10 +277,15 @@ async def window(hub: Process) -> dict[str, Any]:
 
 
 def stall(report: dict[str, Any]) -> str:
+    gc = ", ".join(
+        f"gen{g} max {v['max_ms']:.0f} ms (CPU {v['max_cpu_ms']:.0f})"
+        for g, v in report["gc"].items()
+        if v["count"]
+    )
     return (
         f"max lag {report['lag_max_ms']:.1f} ms (p99.9 {report['lag_p999_ms']:.1f}), "
         f"max hub CPU between wake-ups {report['busy_max_ms']:.1f} ms, "
-        f"lags > 50 ms: {report['lags_over_50ms']}"
+        f"lags > 50 ms: {report['lags_over_50ms']}; collections: {gc}"
     )
 
 
@@ -280,37 +310,42 @@ async def run(args: argparse.Namespace) -> None:
         players = Players(sockets)
         # The spectators watch before the arena starts: they get every push from wave 1 on.
         # The last player joins after them (its join starts the arena).
-        await join_all(sockets[:-1], tournament)
         t = time.monotonic()
-        spectators = await Spectators.start(
-            ws_url, tournament, args.spectators, args.spectator_procs
-        )
-        print(f"{args.spectators} spectators watching in {time.monotonic() - t:.1f} s")
+        await join_all(sockets[:-1], tournament)
+        await players.until_acks(len(sockets) - 1, args.timeout)
+        print(f"{len(sockets) - 1} joins answered in {time.monotonic() - t:.1f} s")
+        t = time.monotonic()
+        if args.spectators:
+            spectators = await Spectators.start(
+                ws_url, tournament, args.spectators, args.spectator_procs
+            )
+            print(f"{args.spectators} spectators watching in {time.monotonic() - t:.1f} s")
         reports["connect"] = await window(hub)
         bursts: list[float] = []
         burst = time.time()
         bursts.append(burst)
         await join_all(sockets[-1:], tournament)
         wanted = args.players - args.slack
-        done = await players.until_playing(wanted, args.timeout)
+        done = await players.until_playing(wanted, burst, args.timeout)
         waves.append(done - burst)
-        print(f"wave 1: {players.playing()} players in a game in {1000 * waves[-1]:.0f} ms")
+        print(f"wave 1: {players.playing(burst)} players in a game in {1000 * waves[-1]:.0f} ms")
         for number in range(2, args.waves + 1):
             await asyncio.sleep(args.pause)  # the hub's writes settle
             burst = time.time()
             bursts.append(burst)
             await players.resign_all()
-            await asyncio.sleep(0.05)
-            done = await players.until_playing(wanted, args.timeout)
+            done = await players.until_playing(wanted, burst, args.timeout)
             waves.append(done - burst)
+            ends = [t for t in players.ended if t > burst]
             print(
-                f"wave {number}: {players.playing()} players in a game "
-                f"{1000 * waves[-1]:.0f} ms after the burst"
+                f"wave {number}: {players.playing(burst)} players in a new game "
+                f"{1000 * waves[-1]:.0f} ms after the burst (their games' ends received "
+                f"{1000 * (min(ends) - burst):.0f}–{1000 * (max(ends) - burst):.0f} ms after it)"
             )
         await asyncio.sleep(args.pause)  # the last pushes arrive
         reports["waves"] = await window(hub)
         hub_cpu = cpu_seconds(hub.popen.pid) - cpu0
-        receipts = await spectators.receipts()
+        receipts = await spectators.receipts() if spectators is not None else {}
     finally:
         if players is not None:
             await players.close()

@@ -50,9 +50,13 @@ Watcher = Callable[[bytes], None]
 """Told every ``tournament_standings`` message of a watched tournament, as its encoded frame
 (the same bytes for every watcher; must not block: a websocket's outbox ``put``)."""
 
-FAN_OUT_BATCH = 500
+FAN_OUT_BATCH = 100
 """Watchers told in one turn of the event loop; a larger group is told in batches, the loop
 free between two (5,000 watchers of a 1,000-player arena: bench/bench_tournament_scale.py)."""
+PUSH_INTERVAL_S = 1.0
+"""A group larger than :data:`FAN_OUT_BATCH` is pushed the standings at most this often (the
+newest of the changes since): 1,000 joins each pushing 200 KB of standings to 5,000 watchers
+would be 1 TB."""
 
 
 def wall_ms() -> int:
@@ -357,16 +361,19 @@ class TournamentDirector:
             self._runner.spawn(self._fan_out(live.id, frame))
 
     async def _fan_out(self, tournament_id: str, frame: bytes) -> None:
-        """Tell a large group in batches (the loop serves others between two), then any newer
-        frame published meanwhile; every watcher gets the frames in order."""
+        """Tell a large group in batches (the loop serves others between two), then, at most
+        every :data:`PUSH_INTERVAL_S`, the newest frame published meanwhile; every watcher gets
+        the frames in order."""
         try:
             latest: bytes | None = frame
             while latest is not None:
+                began = time.monotonic()
                 watchers = list(self._watchers.get(tournament_id, ()))
                 for start in range(0, len(watchers), FAN_OUT_BATCH):
                     if start:
                         await asyncio.sleep(0)
                     _tell(watchers[start : start + FAN_OUT_BATCH], latest)
+                await asyncio.sleep(max(0.0, began + PUSH_INTERVAL_S - time.monotonic()))
                 latest = self._fanning.get(tournament_id)
                 self._fanning[tournament_id] = None
         finally:

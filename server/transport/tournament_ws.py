@@ -20,7 +20,7 @@ from typing import Literal, Protocol
 
 from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import PlayerInfo
-from server.hub.messages import Message, MessageKind, ack_message, error_message
+from server.hub.messages import AckId, Message, MessageKind, ack_message, error_message
 from server.hub.payloads import TournamentSummaryView, TournamentView
 from server.hub.tournament.values import MAX_DURATION_MS, TournamentSettings
 from server.hub.tournament_requests import (
@@ -36,11 +36,14 @@ from server.hub.tournament_requests import (
 )
 from server.rules import VARIANT_NAMES, get_variant
 from server.rules.time_control import Byoyomi
+from server.transport.codec import encode
 
 __all__ = ["MAX_WATCHED", "TournamentDesk", "TournamentDoor", "settings_of_request"]
 
 MAX_WATCHED = 10
 """Tournaments one connection may watch at once."""
+VIEW_FRAMES = 64
+"""Encoded views kept (:func:`view_frame`): one per tournament recently shown."""
 
 TournamentWatcher = Callable[[bytes], None]
 """Told each pushed ``tournament_standings`` message, as its encoded frame (the same bytes for
@@ -80,6 +83,23 @@ class TournamentDesk(Protocol):
     def watch(self, tournament_id: str, watcher: TournamentWatcher) -> None: ...
 
     def unwatch(self, tournament_id: str, watcher: TournamentWatcher) -> None: ...
+
+
+_view_frames: dict[str, tuple[TournamentView, bytes]] = {}
+
+
+def view_frame(tournament_id: str, view: TournamentView, ack: AckId | None) -> bytes:
+    """The ``tournament`` message of ``view``, encoded; the view's JSON is encoded once for
+    every connection shown the same view (the director returns the same object until the
+    tournament changes: a 1,000-player arena's view is ~1 MB, ~20 ms to encode)."""
+    kept = _view_frames.get(tournament_id)
+    if kept is None or kept[0] is not view:
+        if len(_view_frames) >= VIEW_FRAMES:
+            del _view_frames[next(iter(_view_frames))]
+        kept = _view_frames[tournament_id] = (view, encode(view))
+    # The codec's layout of a message: t, d, then a (Message.to_json_obj).
+    tail = b"}" if ack is None else b',"a":' + encode(ack) + b"}"
+    return b'{"t":"' + MessageKind.TOURNAMENT.encode() + b'","d":' + kept[1] + tail
 
 
 def settings_of_request(request: TournamentCreate, max_players: int) -> TournamentSettings:
@@ -145,15 +165,19 @@ class TournamentDoor:
             answer = await self._answer(request, player)
         except CommandError as error:
             answer = error_message(error.code, error.message, request.ack)
-        self._send(answer)
+        if isinstance(answer, bytes):
+            self._put(answer)
+        else:
+            self._send(answer)
 
-    async def _answer(self, request: TournamentRequest, player: PlayerInfo | None) -> Message:
+    async def _answer(
+        self, request: TournamentRequest, player: PlayerInfo | None
+    ) -> Message | bytes:
         desk, ack = self._desk, request.ack
         match request:
             case TournamentShow():
-                return Message(
-                    MessageKind.TOURNAMENT, await desk.view(request.tournament_id), a=ack
-                )
+                view = await desk.view(request.tournament_id)
+                return view_frame(request.tournament_id, view, ack)
             case TournamentList():
                 status: Status | None = request.status  # type: ignore[assignment]
                 listed = await desk.list(status)
@@ -161,7 +185,7 @@ class TournamentDoor:
             case TournamentWatch():
                 view = await desk.view(request.tournament_id)
                 self._watch(request.tournament_id)
-                return Message(MessageKind.TOURNAMENT, view, a=ack)
+                return view_frame(request.tournament_id, view, ack)
             case TournamentUnwatch():
                 watcher = self._watching.pop(request.tournament_id, None)
                 if watcher is not None:
