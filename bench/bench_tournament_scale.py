@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -134,10 +135,8 @@ class Players:
             self.changed.clear()
             if time.monotonic() > deadline:
                 raise TimeoutError(f"{self.acks} of {wanted} joins answered; {self.errors[:3]}")
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.changed.wait(), 1.0)
-            except TimeoutError:
-                pass
 
     def playing(self, since: float = 0.0) -> int:
         """Players in a game that started after ``since`` (a time.time())."""
@@ -154,10 +153,8 @@ class Players:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError(f"{self.playing(since)} of {wanted} players in a new game")
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.changed.wait(), left)
-            except TimeoutError:
-                pass
         return sorted(t for t in self.started.values() if t > since)[wanted - 1]
 
     async def resign_all(self) -> None:
