@@ -39,6 +39,7 @@ from server.app.computer import ComputerSeat
 from server.app.jobs import JobQueue
 from server.app.tournament_games import HubSeat
 from server.app.tournament_live import TournamentRunner
+from server.app.tournament_schedule import TournamentCalendar
 from server.app.tournaments import TournamentDirector, wall_ms
 from server.bus import create_bus, create_cluster
 from server.cluster import ClusterDriver
@@ -48,6 +49,7 @@ from server.config import ConfigError, Settings, load_settings
 from server.hub.effects import Effect
 from server.hub.hub import Hub, HubConfig
 from server.hub.room import RoomSettings
+from server.hub.tournament.schedule import parse_schedule
 from server.store import EndJournal, MoveWriter, Store, StoreUnavailableError
 from server.store.migrate import upgrade_to_head
 from server.transport.accounts import Accounts
@@ -180,6 +182,14 @@ class App:
             created_per_day=settings.tournaments_per_day,
         )
         self._recorder.on_tournament_end = self.tournaments.game_ended
+        # The server's own recurring tournaments ([tournaments] tournament_schedule).
+        self.calendar = TournamentCalendar(
+            self.tournaments,
+            parse_schedule(settings.tournament_schedule),
+            clock_ms=tournament_clock or wall_ms,
+            max_players=settings.tournament_max_players,
+            check_s=settings.tournament_schedule_check_s,
+        )
         self.accounts = Accounts(
             StoreAccounts(self.store),
             hasher,
@@ -317,6 +327,7 @@ class App:
             await self._recover()
         # After the games: a tournament resumed finds its running games in the hub.
         await self.tournaments.start()
+        await self.calendar.start()
 
     async def listen(self) -> None:
         """Open the public listener (and the ICS one); then log that the hub is listening,
@@ -369,6 +380,7 @@ class App:
     async def stop(self) -> None:
         """Close connections, finish the writes in flight, release the database and bus."""
         self.driver.detach()
+        await self.calendar.stop()
         await self.tournaments.stop()
         self.jobs.close()
         await self.computer.stop()

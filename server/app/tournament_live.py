@@ -331,6 +331,12 @@ class TournamentRunner:
         if state.phase == "created" and should_start(settings, state, now):
             await self._append_now(live, [Started(now)])
             self.publish(live)
+        elif state.phase == "created" and (settings.start_at_ms or now + 1) <= now:
+            # Its time came with fewer than two players: over, nothing played (rather than a
+            # timer at a deadline past firing again and again, and a scheduled tournament
+            # nobody joined listed as upcoming for ever).
+            await self._append_now(live, [Ended(now)])
+            self.publish(live)
         if live.state.phase == "started":
             ends = arena_ends_at(settings, live.state)
             if ends is not None and now >= ends:

@@ -188,6 +188,17 @@ class TournamentDirector:
         await self._runner.adopt(tournament_id)
         return tournament_id
 
+    async def create_scheduled(self, tournament_id: str, settings: TournamentSettings) -> bool:
+        """Store the server's own tournament ``tournament_id`` (a scheduled occurrence) and run
+        it here, unless it exists already (created by another hub or before a restart): True
+        if created now."""
+        created = await self._store.create_tournament_once(
+            tournament_id, settings, now=ms_datetime(self._clock()), owner=self._runner.node
+        )
+        if created:
+            await self._runner.adopt(tournament_id)
+        return created
+
     async def join(
         self, tournament_id: str, player: PlayerInfo, *, password: str | None = None
     ) -> None:
