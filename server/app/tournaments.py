@@ -57,6 +57,10 @@ PUSH_INTERVAL_S = 1.0
 """A group larger than :data:`FAN_OUT_BATCH` is pushed the standings at most this often (the
 newest of the changes since): 1,000 joins each pushing 200 KB of standings to 5,000 watchers
 would be 1 TB."""
+PUSH_BYTES_PER_S = 50_000_000
+"""And at most this many bytes a second on average: after telling a group, the next push waits
+until the bytes just sent are paid for (5,000 watchers of 220 KB standings: a push every 22 s;
+bench/bench_tournament_scale.py showed 1.1 GB a second saturating the machine)."""
 
 
 def wall_ms() -> int:
@@ -384,7 +388,8 @@ class TournamentDirector:
                     if start:
                         await asyncio.sleep(0)
                     _tell(watchers[start : start + FAN_OUT_BATCH], latest)
-                await asyncio.sleep(max(0.0, began + PUSH_INTERVAL_S - time.monotonic()))
+                pause = max(PUSH_INTERVAL_S, len(latest) * len(watchers) / PUSH_BYTES_PER_S)
+                await asyncio.sleep(max(0.0, began + pause - time.monotonic()))
                 latest = self._fanning.get(tournament_id)
                 self._fanning[tournament_id] = None
         finally:
