@@ -66,6 +66,9 @@ MAX_RETRIES = 5
 INLINE_WAVE = 50
 """Waves of fewer waiting players are paired on the event loop (a few ms); larger ones in the
 process pool."""
+LATE_START_MS = 3_600_000
+"""A Swiss or round robin with fewer than two players at its start time may still start (at
+the second join) this long after it; then it ends with no games."""
 START_BATCH = 25
 """Games of a pairing created in one turn of the event loop (a few ms); the loop serves others
 between two batches."""
@@ -331,10 +334,9 @@ class TournamentRunner:
         if state.phase == "created" and should_start(settings, state, now):
             await self._append_now(live, [Started(now)])
             self.publish(live)
-        elif state.phase == "created" and (settings.start_at_ms or now + 1) <= now:
-            # Its time came with fewer than two players: over, nothing played (rather than a
-            # timer at a deadline past firing again and again, and a scheduled tournament
-            # nobody joined listed as upcoming for ever).
+        elif state.phase == "created" and now >= (_given_up_at(settings) or now + 1):
+            # Its time came and went with fewer than two players: over, nothing played (rather
+            # than a scheduled tournament nobody joined listed as upcoming for ever).
             await self._append_now(live, [Ended(now)])
             self.publish(live)
         if live.state.phase == "started":
@@ -448,7 +450,10 @@ class TournamentRunner:
     def _deadline(self, live: Live) -> int | None:
         state, settings = live.state, live.settings
         if state.phase == "created":
-            return settings.start_at_ms
+            start = settings.start_at_ms
+            # Past its start time (fewer than two players then): a join may still start it,
+            # until it is given up.
+            return start if start is None or self._clock() < start else _given_up_at(settings)
         if state.phase == "started":
             return arena_ends_at(settings, state)
         return None
@@ -507,6 +512,16 @@ class TournamentRunner:
             ended = record.finished_at
             at_ms = self._clock() if ended is None else int(ended.timestamp() * 1000)
             await self._finish(live, [(paired.game_id, game, at_ms)])
+
+
+def _given_up_at(settings: TournamentSettings) -> int | None:
+    """When a tournament still waiting for its second player after its start time ends: an
+    arena at the end of its duration, a Swiss or round robin :data:`LATE_START_MS` later."""
+    if settings.start_at_ms is None:
+        return None
+    if settings.format == "arena" and settings.duration_ms is not None:
+        return settings.start_at_ms + settings.duration_ms
+    return settings.start_at_ms + LATE_START_MS
 
 
 def _table_order(state: TournamentState) -> list[PlayerId]:

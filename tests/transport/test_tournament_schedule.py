@@ -94,3 +94,21 @@ async def test_an_entry_taken_out_gets_no_new_occurrence(start_app: StartApp) ->
     # "" turns the schedule off: nothing is looked at.
     off = await start(start_app, clock, "", database_url=url)
     assert off.calendar.entries == () and await off.calendar.fill() == []
+
+
+async def test_an_occurrence_nobody_joined_ends_when_given_up(start_app: StartApp) -> None:
+    clock = TournamentClock(NOW)
+    app = await start(start_app, clock, HOURLY)
+    (hourly,) = parse_schedule(HOURLY)
+    first = occurrence_id(hourly, NOW + 10 * 60_000)
+    # Its start time passes with nobody entered: still waiting (a second join would start it).
+    clock.now_ms = NOW + 11 * 60_000
+    await app.tournaments.tick(first)
+    assert (await app.tournaments.view(first))["status"] == "created"
+    # Its 30 minutes over: ended, no games; the next occurrence is listed.
+    clock.now_ms = NOW + 40 * 60_000
+    await app.tournaments.tick(first)
+    view = await app.tournaments.view(first)
+    assert view["status"] == "finished" and view["pairings"] == [] and view["podium"] == []
+    await app.calendar.fill()
+    assert await exists(app, occurrence_id(hourly, NOW + 70 * 60_000))
