@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from tournament_support import TournamentClock
+from tournament_watch import WallClock as TournamentClock
 from ws_support import StartApp
 
 from server.app import App
