@@ -41,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -195,7 +196,7 @@ async def spectator_child(url: str, tournament: str, count: int) -> None:
             now = time.time()
             raw = text.encode() if isinstance(text, str) else text
             if raw.startswith(b'{"t":"tournament_standings"'):
-                key = hash(raw)
+                key = zlib.crc32(raw) ^ (len(raw) << 32)  # alike in every process
                 seen = receipts.get(key)
                 if seen is None:
                     match = ROUND.search(raw, 0, 400)
@@ -374,17 +375,19 @@ async def run(args: argparse.Namespace) -> None:
     )
     for r in sorted(receipts.values(), key=lambda r: r[1]):
         print(
-            f"  push naming round {int(r[0])}: {int(r[3])} receipts, "
+            f"  push of round {int(r[0])} (an arena's batch of pairings counts one): "
+            f"{int(r[3])} receipts, "
             f"first→last {1000 * (r[2] - r[1]):.0f} ms"
         )
-    for number, burst in enumerate(bursts, start=1):
-        naming = [r for r in full if int(r[0]) >= number and r[1] >= burst]
-        if naming:
-            last = min(naming, key=lambda r: r[1])
+    for number, (burst, wave) in enumerate(zip(bursts, waves, strict=True), start=1):
+        # The first push made after the wave's last game_start shows the whole wave paired.
+        after = [r for r in full if r[1] >= burst + wave]
+        if after:
+            push = min(after, key=lambda r: r[1])
             print(
-                f"wave {number}: its first push naming round {number} reached every spectator "
-                f"{1000 * (last[2] - burst):.0f} ms after the burst "
-                f"(first→last receipt {1000 * (last[2] - last[1]):.0f} ms)"
+                f"wave {number}: the first push after it reached every spectator "
+                f"{1000 * (push[2] - burst):.0f} ms after the burst "
+                f"(first→last receipt {1000 * (push[2] - push[1]):.0f} ms)"
             )
     print(f"hub CPU over the run: {hub_cpu:.1f} s; player errors: {players.errors[:5] if players else []}")
 

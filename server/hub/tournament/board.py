@@ -16,7 +16,8 @@ How it saves the work:
   with the number of games played. A state replaced (reloaded from the store) or an entry's
   rating changed (a rejoin: the pure scorer uses today's ratings) starts the fold again.
 
-A 1,000-player arena after 15 waves: standings ~4 ms, a view ~10 ms (bench/bench_tournament_scale.py).
+A 1,000-player arena after 15 waves (7,500 games): the pushed standings ~5 ms of CPU after an
+event, the view ~7 ms (the pure functions: 44 and 111 ms).
 The answers are shared between callers: they must not be changed.
 """
 
