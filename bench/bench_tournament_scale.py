@@ -340,7 +340,7 @@ async def run(args: argparse.Namespace) -> None:
                 f"{1000 * waves[-1]:.0f} ms after the burst (their games' ends received "
                 f"{1000 * (min(ends) - burst):.0f}–{1000 * (max(ends) - burst):.0f} ms after it)"
             )
-        await asyncio.sleep(args.pause)  # the last pushes arrive
+        await asyncio.sleep(args.settle)  # the push after the last wave (pushes are paced)
         reports["waves"] = await window(hub)
         hub_cpu = cpu_seconds(hub.popen.pid) - cpu0
         receipts = await spectators.receipts() if spectators is not None else {}
@@ -406,6 +406,8 @@ def main() -> None:
                         help="players who may stay unpaired when a wave is counted done")
     parser.add_argument("--pause", type=float, default=2.0, help="seconds between two waves")
     parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--settle", type=float, default=30.0,
+                        help="seconds after the last wave, for the standings push that follows")
     parser.add_argument("--database-url", default=None, help="default: a fresh PostgreSQL database")
     args = parser.parse_args()
     # 6,000 local sockets opened in bursts on a shared machine: the listener's queue and its
