@@ -172,25 +172,8 @@ def _schedule(value: str) -> str | None:
     try:
         parse_schedule(value)
     except ValueError as error:
-        return str(error)
+        return f"must be a calendar of recurring tournaments (docs/tournaments.md): {error}"
     return None
-
-
-DEFAULT_TOURNAMENT_SCHEDULE = """\
-# name                     every  at          format       variant     clock    length
-hourly-minishogi-arena     hour   :00         arena        minishogi   3+2      55m
-hourly-wildcastle-arena    hour   :15         arena        wildcastle  3+2      55m
-hourly-spartan-arena       hour   :30         arena        spartan     3+2      55m
-hourly-shoshogi-arena      hour   :45         arena        shoshogi    5|10     55m
-daily-daishogi-arena       day    19:00       arena        daishogi    15|30x3  120m
-weekly-minishogi-swiss     week   Sat@16:00   swiss        minishogi   5+3      7r
-weekly-wildcastle-swiss    week   Sat@18:00   swiss        wildcastle  5+3      7r
-weekly-spartan-swiss       week   Sun@16:00   swiss        spartan     5+3      7r
-weekly-shoshogi-swiss      week   Sun@18:00   swiss        shoshogi    10|30    5r
-weekly-daishogi-swiss      week   Sat@12:00   swiss        daishogi    20|30x3  3r
-monthly-daishogi-rr        month  1@17:00     round_robin  daishogi    60|30x3
-"""
-"""``[tournaments] tournament_schedule``'s default (server/hub/tournament/schedule.py reads it)."""
 
 
 def _setting(section: str, default: Any, check: Check) -> Any:
@@ -225,6 +208,7 @@ class Settings:
     # [games]
     reconnect_grace_s: float = _setting("games", 60.0, _at_least(0))
     computer_first_move_window_s: float = _setting("games", 300.0, _positive)
+    max_correspondence_games: int = _setting("games", 200, _at_least(1))
     # [database]
     database_url: str = _setting("database", "sqlite+aiosqlite:///data/hub.sqlite3", _database_url)
     sqlite_busy_timeout_s: float = _setting("database", 30.0, _positive)
@@ -252,7 +236,7 @@ class Settings:
     tournament_max_players: int = _setting("tournaments", 1000, _at_least(2))
     tournaments_per_day: int = _setting("tournaments", 5, _at_least(0))
     tournament_inline_wave: int = _setting("tournaments", 50, _at_least(2))
-    tournament_schedule: str = _setting("tournaments", DEFAULT_TOURNAMENT_SCHEDULE, _schedule)
+    tournament_schedule: str = _setting("tournaments", "", _schedule)
     tournament_schedule_check_s: float = _setting("tournaments", 60.0, _at_least(1))
     # [connections]
     trusted_proxies: str = _setting("connections", "", _networks)

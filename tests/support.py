@@ -183,6 +183,17 @@ class FakeClock:
         self.now += seconds
 
 
+class SteppedClock:
+    """Milliseconds since the epoch that move only when told (``now`` is set or advanced): a
+    hub's time and wall clock at once (``App(clock=...)``), for correspondence deadlines."""
+
+    def __init__(self, start_ms: int = 1_796_000_000_000) -> None:
+        self.now = start_ms
+
+    def __call__(self) -> int:
+        return self.now
+
+
 WAIT_S = 10.0
 """How long the tests' waits give a condition before failing."""
 

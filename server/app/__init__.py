@@ -24,11 +24,11 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import NotRequired, Self, TypedDict
+from typing import Any, NotRequired, Self, TypedDict
 
 from argon2 import PasswordHasher
 
@@ -37,6 +37,7 @@ from server.app.analysis import AnalysisDesk
 from server.app.collector import collect_and_freeze_forever, tune_garbage_collector
 from server.app.computer import ComputerSeat
 from server.app.jobs import JobQueue
+from server.app.tournament_cluster import TournamentLeases
 from server.app.tournament_games import HubSeat
 from server.app.tournament_live import TournamentRunner
 from server.app.tournament_schedule import TournamentCalendar
@@ -86,7 +87,11 @@ def hub_config(settings: Settings) -> HubConfig:
         abandon_max_ms=max(grace_ms, room.abandon_max_ms),
         computer_first_move_window_ms=int(settings.computer_first_move_window_s * 1000),
     )
-    return HubConfig(room=room, max_guest_computer_games=settings.max_guest_computer_games)
+    return HubConfig(
+        room=room,
+        max_guest_computer_games=settings.max_guest_computer_games,
+        max_correspondence_games=settings.max_correspondence_games,
+    )
 
 
 class HealthReport(TypedDict):
@@ -113,10 +118,17 @@ class App:
         migrate: bool = True,
         ics_listen: int | None = None,
         tournament_clock: Callable[[], int] | None = None,
+        clock: Callable[[], int] | None = None,
     ) -> None:
         """``ics_listen`` overrides ``settings.ics_port`` (where 0 means "off"): the ICS
         listener is started on that port, 0 being any free port (tests).
-        ``tournament_clock``: the tournaments' wall clock in epoch ms (tests)."""
+
+        ``clock`` (tests only): milliseconds since the epoch, used as the hub's time and as
+        the wall clock of the stored instants, so that a test moves time for both (then
+        ``driver.check_deadlines()`` serves what became due). By default the hub runs on the
+        monotonic clock and stores wall-clock instants.
+        ``tournament_clock`` (tests only): the tournaments' wall clock in epoch ms (default:
+        ``clock``, else the wall clock)."""
         self.settings = settings
         self._config = config or hub_config(settings)
         self._rng = rng or random.Random()
@@ -139,7 +151,17 @@ class App:
         self.bus = create_bus(settings)
         self.hub = Hub(self._config, self._rng)
         self.journal = EndJournal(Path(settings.journal_dir))
-        self._recorder = StoreRecorder(self.store, self.writer, self.journal)
+        clocks: dict[str, Any] = {}
+        if clock is not None:
+            clocks = {"clock": clock, "wall": clock}
+            self._recorder = StoreRecorder(
+                self.store,
+                self.writer,
+                self.journal,
+                wall=lambda: datetime.fromtimestamp(clock() / 1000, UTC),
+            )
+        else:
+            self._recorder = StoreRecorder(self.store, self.writer, self.journal)
         # Several hub processes (a Redis URL is set): the cluster driver routes commands to the
         # node holding what they act on, owns games by lease and takes over orphaned ones.
         self.cluster = create_cluster(settings) if settings.uses_redis else None
@@ -154,11 +176,12 @@ class App:
                 store=self.store,
                 rng=self._rng,
                 remember=self._recorder.remember,
+                **clocks,
             )
         else:
             # One process: its room events have no other hub to reach, so they are not
             # published at all (the cluster driver delivers them between nodes itself).
-            self.driver = HubDriver(self.hub, self._recorder)
+            self.driver = HubDriver(self.hub, self._recorder, **clocks)
         hasher = PasswordHasher(
             time_cost=settings.argon2_time_cost,
             memory_cost=settings.argon2_memory_kib,
@@ -166,18 +189,32 @@ class App:
         )
         # Tournaments (docs/tournaments.md): the director drives the pure core on the store,
         # creates the games in the hub and hears of their stored ends from the recorder.
+        runner = TournamentRunner(
+            self.store,
+            HubSeat(self.driver),
+            clock_ms=tournament_clock or clock or wall_ms,
+            node=settings.node_id,
+            inline_wave=settings.tournament_inline_wave,
+        )
+        # Several hubs: one runs each tournament (a lease), any stores changes and results.
+        self.tournament_leases = (
+            None
+            if self.cluster is None
+            else TournamentLeases(
+                runner,
+                self.cluster.leases,
+                self.bus,
+                self.store,
+                node_id=settings.node_id,
+                ttl_ms=settings.lease_ttl_ms,
+            )
+        )
         self.tournaments = TournamentDirector(
             self.store,
-            TournamentRunner(
-                self.store,
-                HubSeat(self.driver),
-                clock_ms=tournament_clock or wall_ms,
-                node=settings.node_id,
-                inline_wave=settings.tournament_inline_wave,
-            ),
+            runner,
             hash_password=hasher.hash,
             verify_password=partial(_password_matches, hasher),
-            clock_ms=tournament_clock or wall_ms,
+            clock_ms=tournament_clock or clock or wall_ms,
             max_players=settings.tournament_max_players,
             created_per_day=settings.tournaments_per_day,
         )
@@ -186,7 +223,7 @@ class App:
         self.calendar = TournamentCalendar(
             self.tournaments,
             parse_schedule(settings.tournament_schedule),
-            clock_ms=tournament_clock or wall_ms,
+            clock_ms=tournament_clock or clock or wall_ms,
             max_players=settings.tournament_max_players,
             check_s=settings.tournament_schedule_check_s,
         )
@@ -326,6 +363,8 @@ class App:
         else:
             await self._recover()
         # After the games: a tournament resumed finds its running games in the hub.
+        if self.tournament_leases is not None:
+            await self.tournament_leases.start()
         await self.tournaments.start()
         await self.calendar.start()
 
@@ -375,6 +414,11 @@ class App:
             game.moves,
             now_ms,
             first_version=game.first_version,
+            turn_started_ms=(
+                None
+                if game.turn_started_at is None
+                else self.driver.hub_time_of(game.turn_started_at, now_ms)
+            ),
         )
 
     async def stop(self) -> None:
@@ -382,6 +426,8 @@ class App:
         self.driver.detach()
         await self.calendar.stop()
         await self.tournaments.stop()
+        if self.tournament_leases is not None:
+            await self.tournament_leases.stop()
         self.jobs.close()
         await self.computer.stop()
         await self.listener.close()

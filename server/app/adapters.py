@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from datetime import timedelta
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from server.hub.effects import (
@@ -21,7 +22,7 @@ from server.hub.effects import (
 )
 from server.hub.glicko2 import speed_of
 from server.rules import ENGINE_TERMINATIONS
-from server.rules.record import UNFINISHED_STATUSES
+from server.rules.record import UNFINISHED_STATUSES, MoveRecord
 from server.store import (
     DuplicateMoveError,
     EndJournal,
@@ -82,13 +83,23 @@ class StoreRecorder:
     left there.
     """
 
-    def __init__(self, store: Store, writer: MoveWriter, journal: EndJournal) -> None:
+    def __init__(
+        self,
+        store: Store,
+        writer: MoveWriter,
+        journal: EndJournal,
+        wall: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
         self._store = store
         self._writer = writer
         self._journal = journal
         self.on_tournament_end: Callable[[GameFinished], None] | None = None
         """Told each stored end of a tournament's game (the tournament director), after its
         commit; a game's end written twice is told twice (the director stores it once)."""
+        self._wall = wall
+        """The wall clock: a new game's creation and a correspondence move are stamped with it
+        when the hub asks for them (the turn a restored correspondence game resumes is dated by
+        these instants); tests inject theirs."""
         # game id -> speed (rating pool) of the running games this process knows
         self._speeds: dict[str, str] = {}
 
@@ -97,7 +108,7 @@ class StoreRecorder:
             if isinstance(record, GameCreated):
                 await self._create(record)
             elif isinstance(record, MoveAppended):
-                await self._writer.append(record.game_id, record.move)
+                await self._writer.append(record.game_id, self._stamped(record))
             elif isinstance(record, MovesRetracted):
                 await self._store.retract_moves(record.game_id, record.from_ply)
             elif isinstance(record, GameFinished):
@@ -125,9 +136,16 @@ class StoreRecorder:
                 logger.error("writing a move failed", exc_info=error)
 
         try:
-            self._writer.submit(record.game_id, record.move, done)
+            self._writer.submit(record.game_id, self._stamped(record), done)
         except RuntimeError as error:  # the writer is closed: tell it on the next loop turn
             asyncio.get_running_loop().call_soon(written, _persist_error(record, error))
+
+    def _stamped(self, record: MoveAppended) -> MoveRecord:
+        """A correspondence move with the instant it was played (its turn's end, the next
+        one's start); any other move as it is (the store stamps it when written)."""
+        if self._speeds.get(record.game_id) != "correspondence":
+            return record.move
+        return replace(record.move, played_at=self._wall())
 
     async def _create(self, record: GameCreated) -> None:
         await self._store.create_game(
@@ -148,6 +166,7 @@ class StoreRecorder:
                 if record.tournament is None
                 else (record.tournament.id, record.tournament.round)
             ),
+            created_at=self._wall(),
         )
         self._speeds[record.game_id] = speed_of(record.control)
 

@@ -459,6 +459,8 @@ def job_clock(
     """Both clocks in a move job's form (FISHNET.md) from the hub's ``tc`` and ``clocks``."""
     if not tc or not clocks or side not in ("first", "second"):
         return None
+    if tc["kind"] == "unlimited":
+        return None  # no clock: the level's own time
     first, second = clocks["first"], clocks["second"]
     ours = first if side == "first" else second
     if tc["kind"] == "byoyomi":
@@ -474,7 +476,7 @@ def job_clock(
         "kind": "fischer",
         "first_ms": int(first.get("ms", 0)),
         "second_ms": int(second.get("ms", 0)),
-        "increment_ms": int(tc.get("inc_s", 0)) * 1000,
+        "increment_ms": int(tc["inc_s"]) * 1000 if tc["kind"] == "fischer" else 0,
         "byoyomi_ms": 0,
         "periods": 0,
     }

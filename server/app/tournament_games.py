@@ -4,6 +4,9 @@ a finished game's stored end becomes the core's :class:`~server.hub.tournament.v
 
 from __future__ import annotations
 
+from server.cluster.envelopes import moved_header, pack
+from server.cluster.host import NODES_CHANNEL
+from server.cluster.node import ClusterDriver
 from server.hub.effects import GameFinished
 from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.lobby import GameTerms, TournamentTag
@@ -51,7 +54,10 @@ def tournament_game_of_record(record: GameInfo, white: PlayerId, black: PlayerId
 
 class HubSeat:
     """Creates a tournament's games in the hub (``Hub.start_paired_game``), for players online
-    here or not (:class:`~server.app.tournament_live.GameSeat`)."""
+    here or not (:class:`~server.app.live_tournament.GameSeat`). In a cluster, a player not
+    connected to this hub is told through the other hubs: the game is announced as a game that
+    moved here (the ``moved`` notice of a takeover), so that the hub holding the player's
+    connections joins them to it (they get its snapshot)."""
 
     def __init__(self, driver: HubDriver) -> None:
         self._driver = driver
@@ -81,10 +87,13 @@ class HubSeat:
             ),
         )
         first, second = self._info(white, names[0]), self._info(black, names[1])
-        hub = self._driver.hub
-        self._driver.call(
+        hub, driver = self._driver.hub, self._driver
+        driver.call(
             lambda now: hub.start_paired_game(first, second, terms, now, game_id=game_id)[1]
         )
+        elsewhere = [p for p in (white, black) if not hub.online(p)]
+        if elsewhere and isinstance(driver, ClusterDriver):
+            driver.publish(NODES_CHANNEL, pack(moved_header(game_id, elsewhere), driver.node_id))
 
     def busy(self, player: PlayerId) -> bool:
         return self._driver.hub.active_game(player) is not None

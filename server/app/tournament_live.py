@@ -23,17 +23,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
 import random
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, TypeVar
+from dataclasses import replace
+from typing import Any, TypeVar
 
+from server.app.live_tournament import GameSeat, Live, refused
 from server.hub import game_ids
 from server.hub.errors import ErrorCode
 from server.hub.identity import PlayerId
 from server.hub.tournament.arena import ArenaPairing, Waiting, pair_wave
-from server.hub.tournament.board import TournamentBoard
 from server.hub.tournament.round_robin import round_count, round_robin_round
 from server.hub.tournament.state import (
     Refusal,
@@ -49,7 +50,6 @@ from server.hub.tournament.values import (
     Event,
     Finished,
     Paired,
-    StandingRow,
     Started,
     TournamentGame,
     TournamentSettings,
@@ -57,7 +57,7 @@ from server.hub.tournament.values import (
 from server.store import Store, TournamentConflictError, UnknownTournamentError
 from server.store.tournaments import ms_datetime
 
-__all__ = ["GameSeat", "Live", "TournamentRunner", "refused"]
+__all__ = ["TournamentRunner"]
 
 logger = logging.getLogger(__name__)
 
@@ -73,58 +73,8 @@ START_BATCH = 25
 """Games of a pairing created in one turn of the event loop (a few ms); the loop serves others
 between two batches."""
 
-
-def refused(code: ErrorCode) -> Exception:
-    """The director's refusal (imported late: the director module imports this one)."""
-    from server.app.tournaments import TournamentRefused
-
-    return TournamentRefused(code)
-
-
-class GameSeat(Protocol):
-    """Where a tournament's games are created: the hub (through its driver)."""
-
-    def start_game(
-        self,
-        game_id: str,
-        white: PlayerId,
-        black: PlayerId,
-        names: tuple[str, str],
-        settings: TournamentSettings,
-        tournament: tuple[str, int],
-    ) -> None:
-        """Create the game ``game_id`` (``white`` moves first), naming its tournament and round;
-        a player without a connection gets it too (the first-move window applies)."""
-        ...
-
-    def busy(self, player: PlayerId) -> bool:
-        """Whether ``player`` is in a game on the hub now (not paired in an arena wave)."""
-        ...
-
-
-@dataclass
-class Live:
-    """One tournament as the runner keeps it: settings, state, events seen, its lock and timer."""
-
-    id: str
-    created_by: str | None
-    settings: TournamentSettings
-    state: TournamentState
-    seq: int
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    timer: asyncio.TimerHandle | None = None
-    board: TournamentBoard = field(init=False)
-    """The standings and views, cached and kept up to date incrementally."""
-    finishes: list[tuple[str, TournamentGame, int]] = field(default_factory=list)
-    """Games' ends told and not yet stored (:meth:`TournamentRunner.game_finished`)."""
-    finishing: bool = False
-    """A task is storing :attr:`finishes` (the others only add to them)."""
-
-    def __post_init__(self) -> None:
-        self.board = TournamentBoard(self.id, self.created_by, self.settings)
-
-    def standings(self) -> list[StandingRow]:
-        return self.board.standings(self.state)
+COALESCE_MS = 200
+"""Games ending within this make one arena wave; changes within it one standings push."""
 
 
 class TournamentRunner:
@@ -139,40 +89,83 @@ class TournamentRunner:
         node: str,
         rng: random.Random | None = None,
         inline_wave: int = INLINE_WAVE,
+        coalesce_ms: int = COALESCE_MS,
     ) -> None:
+        """``coalesce_ms``: the window in which games' ends make one arena wave and changes
+        one standings push (0: each at once)."""
         self._store = store
         self._seat = seat
         self._clock = clock_ms
         self.node = node
         self._rng = rng or random.SystemRandom()
         self._inline_wave = inline_wave
+        self._coalesce_s = coalesce_ms / 1000
         self._lives: dict[str, Live] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._pool: ProcessPoolExecutor | None = None
         self._stopping = False
         self.publish: Callable[[Live], None] = lambda live: None
         """Told after every change of a tournament (the director pushes the standings)."""
+        self.owns: Callable[[str], bool] = lambda tournament_id: True
+        """Whether this hub runs the tournament: its timers, pairings, start and end (in a
+        cluster the holder of its lease, ``server.app.tournament_cluster``; alone: every one).
+        Any hub may store a door's change or a game's result (the appends are optimistic)."""
+        self.claim: Callable[[str], Awaitable[bool]] = _always
+        """Take the tournament's ownership (a cluster's lease); True if this hub has it."""
+        self.changed: Callable[[str, int], None] = lambda tournament_id, seq: None
+        """Told after each append (the tournament, its number of events): a cluster tells the
+        other hubs, whose copies reload."""
 
     # --- life cycle ---------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Take up every unfinished tournament in the store (see the module docstring)."""
+        """Take up every unfinished tournament in the store whose ownership this hub gets
+        (see the module docstring)."""
         infos = await self._store.list_tournaments(("created", "started"), limit=500)
         for info in infos:
-            try:
-                live = await self._load(info.id)
-                async with live.lock:
-                    await self._reconcile(live)
-                    await self.advance(live)
-            except Exception:
-                logger.exception("tournament %s could not be resumed", info.id)
+            if await self.claim(info.id):
+                await self.resume(info.id)
+
+    async def resume(self, tournament_id: str) -> None:
+        """Run a tournament this hub now owns (at start, or taken over from a hub that died):
+        its state reloaded from the store, its missing games created, the results stored
+        meanwhile folded in, its timer armed."""
+        try:
+            live = await self._load(tournament_id)
+            async with live.lock:
+                await self._reload(live)
+                await self._reconcile(live)
+                await self.advance(live)
+        except Exception:
+            logger.exception("tournament %s could not be resumed", tournament_id)
+
+    def drop(self, tournament_id: str) -> None:
+        """This hub no longer owns the tournament (its lease was lost): stop its timer."""
+        live = self._lives.get(tournament_id)
+        if live is not None and live.timer is not None:
+            live.timer.cancel()
+            live.timer = None
+
+    async def on_notice(self, tournament_id: str, seq: int) -> None:
+        """Another hub appended to the tournament (it now has ``seq`` events): reload a copy
+        that is behind, push it to the watchers here, and advance it if this hub owns it."""
+        live = self._lives.get(tournament_id)
+        if live is None or live.seq >= seq:
+            return
+        async with live.lock:
+            if live.seq < seq:
+                await self._reload(live)
+                self._publish_soon(live)
+            if self.owns(tournament_id):
+                await self.advance(live)
 
     async def stop(self) -> None:
         self._stopping = True
         for live in self._lives.values():
-            if live.timer is not None:
-                live.timer.cancel()
-                live.timer = None
+            for handle in (live.timer, live.wave, live.push):
+                if handle is not None:
+                    handle.cancel()
+            live.timer = live.wave = live.push = None
         if self._tasks:
             await asyncio.wait(set(self._tasks), timeout=10)
         if self._pool is not None:
@@ -186,7 +179,8 @@ class TournamentRunner:
         task.add_done_callback(self._tasks.discard)
 
     async def adopt(self, tournament_id: str) -> None:
-        """A tournament just created here: load it and arm its timer."""
+        """A tournament just created here: own it, load it and arm its timer."""
+        await self.claim(tournament_id)
         live = await self._load(tournament_id)
         async with live.lock:
             await self.advance(live)
@@ -220,8 +214,7 @@ class TournamentRunner:
 
     async def _reload(self, live: Live) -> None:
         stored = await self._store.load_tournament(live.id)
-        live.state = replay(stored.events)
-        live.seq = stored.next_seq
+        live.reset(replay(stored.events), stored.next_seq)
 
     # --- changes ------------------------------------------------------------------------------
 
@@ -229,7 +222,6 @@ class TournamentRunner:
         self,
         tournament_id: str,
         decide: Callable[[Live, int], Event | Refusal],
-        **_: object,
     ) -> None:
         """Decide, append, apply, advance (see the module docstring).
 
@@ -244,7 +236,7 @@ class TournamentRunner:
                     break
             else:
                 raise refused(ErrorCode.UNAVAILABLE)
-            self.publish(live)
+            self._publish_soon(live)
             await self.advance(live)
 
     async def _append(self, live: Live, events: Sequence[Event]) -> bool:
@@ -256,7 +248,8 @@ class TournamentRunner:
             await self._reload(live)
             return False
         for event in events:
-            live.state.apply(event)
+            live.apply(event)
+        self.changed(live.id, live.seq)
         return True
 
     async def _append_now(self, live: Live, events: Sequence[Event]) -> None:
@@ -289,7 +282,13 @@ class TournamentRunner:
                 async with live.lock:
                     batch, live.finishes = live.finishes, []
                     await self._finish(live, batch)
-                    await self.advance(live)
+                    if live.settings.format != "arena" or self._coalesce_s == 0:
+                        await self.advance(live)
+                    elif live.wave is None and self.owns(live.id):
+                        # Games ending together make one wave (and one standings computation).
+                        live.wave = asyncio.get_running_loop().call_later(
+                            self._coalesce_s, self._fire_wave, live
+                        )
         except Exception:
             # Not lost: the game's row has its end, read again when the tournament is resumed.
             logger.exception("tournament %s: results of games not stored", tournament_id)
@@ -322,23 +321,26 @@ class TournamentRunner:
             if not events:
                 return
             if await self._append(live, events):
-                self.publish(live)
+                self._publish_soon(live)
                 return
 
     # --- advancing ----------------------------------------------------------------------------
 
     async def advance(self, live: Live) -> None:
-        """Do what is due now (under ``live.lock``), then arm the timer for the next deadline."""
+        """Do what is due now (under ``live.lock``), then arm the timer for the next deadline;
+        only on the hub that owns the tournament."""
+        if not self.owns(live.id) or self._stopping:
+            return
         now = self._clock()
         settings, state = live.settings, live.state
         if state.phase == "created" and should_start(settings, state, now):
             await self._append_now(live, [Started(now)])
-            self.publish(live)
+            self._publish_soon(live)
         elif state.phase == "created" and now >= (_given_up_at(settings) or now + 1):
             # Its time came and went with fewer than two players: over, nothing played (rather
             # than a scheduled tournament nobody joined listed as upcoming for ever).
             await self._append_now(live, [Ended(now)])
-            self.publish(live)
+            self._publish_soon(live)
         if live.state.phase == "started":
             ends = arena_ends_at(settings, live.state)
             if ends is not None and now >= ends:
@@ -351,7 +353,7 @@ class TournamentRunner:
 
     async def _end(self, live: Live, now: int) -> None:
         await self._append_now(live, [Ended(now)])
-        self.publish(live)
+        self._publish_soon(live)
 
     async def _arena_wave(self, live: Live) -> None:
         state = live.state
@@ -372,7 +374,7 @@ class TournamentRunner:
         ]
         if await self._append(live, events):
             await self._start_games(live, events)
-            self.publish(live)
+            self._publish_soon(live)
 
     async def _next_round(self, live: Live) -> None:
         settings, state = live.settings, live.state
@@ -409,7 +411,7 @@ class TournamentRunner:
             byes.append(Bye(pairing.bye, number, 1.0, now))
         if await self._append(live, events + byes):
             await self._start_games(live, events)
-            self.publish(live)
+            self._publish_soon(live)
             if not events:  # a round of forfeits only: go on
                 await self._next_round(live)
 
@@ -441,13 +443,21 @@ class TournamentRunner:
 
     async def _off_loop(self, function: Callable[..., T], *args: object) -> T:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1)
+            # forkserver, not fork: a child forked from this threaded process (the default
+            # executor, aiosqlite, a browser driver in the tests) may inherit a lock or the
+            # interpreter's state mid-update from another thread and die or hang.
+            self._pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("forkserver")
+            )
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, function, *args)
 
     # --- timers -------------------------------------------------------------------------------
 
     def _deadline(self, live: Live) -> int | None:
+        """The next moment the tournament has something to do by itself: its start time (not
+        once passed: a tournament that could not start then, with fewer than two entries,
+        starts at the join that makes two), an arena's end."""
         state, settings = live.state, live.settings
         if state.phase == "created":
             start = settings.start_at_ms
@@ -463,12 +473,14 @@ class TournamentRunner:
         if live.timer is not None:
             live.timer.cancel()
             live.timer = None
-        try:
-            await self._store.set_tournament_deadline(
-                live.id, None if deadline is None else ms_datetime(deadline)
-            )
-        except Exception:
-            logger.exception("tournament %s: deadline not stored", live.id)
+        if deadline != live.stored_deadline:
+            try:
+                await self._store.set_tournament_deadline(
+                    live.id, None if deadline is None else ms_datetime(deadline)
+                )
+                live.stored_deadline = deadline
+            except Exception:
+                logger.exception("tournament %s: deadline not stored", live.id)
         if deadline is None or self._stopping:
             return
         delay = max(0.0, (deadline - self._clock()) / 1000)
@@ -477,6 +489,27 @@ class TournamentRunner:
     def _fire(self, live: Live) -> None:
         live.timer = None
         self.spawn(self._tick(live))
+
+    def _fire_wave(self, live: Live) -> None:
+        live.wave = None
+        self.spawn(self._tick(live))
+
+    def _publish_soon(self, live: Live) -> None:
+        """Push the standings once for the changes of the next ``coalesce_ms`` (a thousand
+        players' games ending together make one push, not one each)."""
+        if self._coalesce_s == 0:
+            self.publish(live)
+        elif live.push is None:
+            live.push = asyncio.get_running_loop().call_later(
+                self._coalesce_s, self._push_now, live
+            )
+
+    def _push_now(self, live: Live) -> None:
+        live.push = None
+        try:
+            self.publish(live)
+        except Exception:
+            logger.exception("tournament %s: standings not pushed", live.id)
 
     async def tick(self, tournament_id: str) -> None:
         """:meth:`advance` the tournament now, under its lock."""
@@ -522,6 +555,10 @@ def _given_up_at(settings: TournamentSettings) -> int | None:
     if settings.format == "arena" and settings.duration_ms is not None:
         return settings.start_at_ms + settings.duration_ms
     return settings.start_at_ms + LATE_START_MS
+
+
+async def _always(tournament_id: str) -> bool:
+    return True
 
 
 def _table_order(state: TournamentState) -> list[PlayerId]:

@@ -22,7 +22,8 @@ import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
-from server.app.tournament_live import Live, TournamentRunner
+from server.app.live_tournament import Live
+from server.app.tournament_live import TournamentRunner
 from server.hub.effects import GameFinished
 from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import PlayerInfo
@@ -239,7 +240,7 @@ class TournamentDirector:
                 password_ok=password_ok,
             )
 
-        await self._runner.change(tournament_id, decide, player=player)
+        await self._runner.change(tournament_id, decide)
 
     async def withdraw(self, tournament_id: str, player: PlayerInfo) -> None:
         """Take ``player``'s own entry out (points kept; never paired again; may rejoin).

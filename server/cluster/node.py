@@ -67,7 +67,7 @@ from server.hub.hub import Hub
 from server.hub.identity import PlayerInfo
 from server.hub.messages import Message, MessageKind
 from server.store import GameRecord, Store, StoreError
-from server.transport.driver import HubDriver, Peer, Recorder, monotonic_ms
+from server.transport.driver import HubDriver, Peer, Recorder, monotonic_ms, wall_ms
 
 __all__ = [
     "INTERNAL_ACK",
@@ -143,6 +143,7 @@ class ClusterDriver(HubDriver):
         cluster: Cluster,
         store: Store,
         clock: Callable[[], int] = monotonic_ms,
+        wall: Callable[[], int] = wall_ms,
         rng: random.Random | None = None,
         remember: Callable[[GameRecord], None] | None = None,
     ) -> None:
@@ -159,7 +160,7 @@ class ClusterDriver(HubDriver):
             settings.lease_ttl_ms,
             listing_fresh_s=settings.presence_ttl_ms / 2000,
         )
-        super().__init__(hub, FencedRecorder(recorder, self.ownership), None, clock)
+        super().__init__(hub, FencedRecorder(recorder, self.ownership), None, clock, wall)
         rng = rng or random.Random()
         # Unique seek and challenge ids across the cluster's hubs (see ID_BASE_BITS).
         hub.set_id_base(rng.randrange(1, 2**20) << ID_BASE_BITS)
@@ -366,8 +367,13 @@ class ClusterDriver(HubDriver):
                 game.moves,
                 now,
                 first_version=game.first_version,
+                turn_started_ms=self._turn_started(game, now),
             )
         )
+
+    def _turn_started(self, game: Resumable, now_ms: int) -> int | None:
+        at = game.turn_started_at
+        return None if at is None else self.hub_time_of(at, now_ms)
 
     # ============================================================ reports
 

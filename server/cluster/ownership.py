@@ -293,8 +293,10 @@ class Ownership:
         started = self._clock()
         found: list[GameId] = []
         games_of: dict[int, list[GameId]] = {}
-        for game_id, first, second in await self._store.unfinished_games():
+        for game_id, first, second, correspondence in await self._store.unfinished_games():
             found.append(game_id)
+            if correspondence:
+                continue  # taken over like any game, but not its players' real-time game
             if first is not None:
                 games_of.setdefault(first, []).append(game_id)
             if second is not None and second != first:

@@ -134,8 +134,11 @@ class PresenceKeeper(Part):
         for n, game_id in enumerate(list(self._ownership.owned), 1):
             room = self._host.hub.room(game_id)
             if room is not None and room.started:
+                # A correspondence game is not its players' one real-time game (which the
+                # cluster's "already playing" checks look for): they count as following it.
+                role = GameRole.WATCHING if room.state.correspondence else GameRole.PLAYING
                 for player in room.players:
-                    games[(player.id, game_id)] = GameRole.PLAYING
+                    games[(player.id, game_id)] = role
                 for conn_id, side in room.members.items():
                     watcher = self._locals.get(conn_id)
                     if side is None and watcher is not None:

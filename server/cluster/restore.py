@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from datetime import datetime
 
 from server.hub.identity import COMPUTER, PlayerInfo, Rating, RatingKey
 from server.hub.lobby import GameTerms, TournamentTag
 from server.rules import MoveRecord
+from server.rules.time_control import is_correspondence
 from server.store import GameRecord, Store
 from server.transport.accounts import guest_player_id, registered_player_id
 
@@ -36,6 +38,9 @@ class Resumable:
     moves: tuple[MoveRecord, ...]
     first_version: int
     """The version ``v`` of the resumed room's first event (see :func:`resumable_game`)."""
+    turn_started_at: datetime | None = None
+    """A correspondence game's: when the side to move's turn started (the last stored move's
+    instant, or the game's start); ``None`` for a real-time game (its turn starts afresh)."""
 
 
 async def _player(store: Store, store_id: int | None, name: str, bot: bool) -> PlayerInfo:
@@ -74,4 +79,16 @@ async def resumable_game(store: Store, game: GameRecord) -> Resumable:
     terms = GameTerms(game.variant, game.time_control, game.rated, tag)
     kept = await store.take_room_version(game.id)
     first_version = version_above_all_issued() if kept is None else kept + 1
-    return Resumable(game.id, terms, (first, second), game.start_fen, game.moves, first_version)
+    turn_started_at = None
+    if is_correspondence(game.time_control):
+        last = game.moves[-1].played_at if game.moves else None
+        turn_started_at = last or game.started_at or game.created_at
+    return Resumable(
+        game.id,
+        terms,
+        (first, second),
+        game.start_fen,
+        game.moves,
+        first_version,
+        turn_started_at,
+    )

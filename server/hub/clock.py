@@ -12,6 +12,9 @@ lost on time. So the flag falls exactly *at* :meth:`GameClock.deadline`, and a m
 millisecond (``deadline - 1``) counts, whatever it does. Byoyomi periods follow the same rule: a
 period of 10 000 ms is used up by a move that took exactly 10 000 ms of it.
 
+A correspondence clock (:class:`~server.rules.time_control.Correspondence`) is the same rule with
+the whole allowance as every turn's budget; an unlimited one has no budget, so no deadline.
+
 Lag compensation (lichess style): each player has a quota; each move's measured lag (reported by the
 adapter) is credited back up to ``min(lag, quota, elapsed)``; then the quota refills by ``gain_ms``
 up to ``max_ms``. Compensation lowers the time charged for a move that arrived in time; it never
@@ -25,7 +28,15 @@ from dataclasses import dataclass
 from server.hub.glicko2 import estimated_total_ms
 from server.hub.payloads import ClocksView, SideClockView, TimeControlView
 from server.rules import Side
-from server.rules.time_control import Fischer, LiveTime, SideTime, TimeControl
+from server.rules.time_control import (
+    Byoyomi,
+    Correspondence,
+    Fischer,
+    LiveTime,
+    SideTime,
+    TimeControl,
+    is_correspondence,
+)
 
 
 class ClockError(RuntimeError):
@@ -41,6 +52,10 @@ def time_control_view(control: TimeControl) -> TimeControlView:
             "base_s": control.base_ms // 1000,
             "inc_s": control.increment_ms // 1000,
         }
+    if isinstance(control, Correspondence):
+        return {"kind": "correspondence", "days": control.days_per_move}
+    if not isinstance(control, Byoyomi):
+        return {"kind": "unlimited"}
     return {
         "kind": "byoyomi",
         "main_s": control.base_ms // 1000,
@@ -60,7 +75,10 @@ class LagPolicy:
 
     @classmethod
     def for_control(cls, control: TimeControl) -> LagPolicy:
-        """Scale with the game's length: 100 ms per move from 3 minutes up, less for bullet."""
+        """Scale with the game's length: 100 ms per move from 3 minutes up, less for bullet;
+        none for correspondence (a day per move needs no credit for a network's lag)."""
+        if is_correspondence(control):
+            return cls(gain_ms=0, initial_ms=0, max_ms=0)
         gain = max(10, min(100, estimated_total_ms(control) // 1800))
         return cls(gain_ms=gain, initial_ms=3 * gain, max_ms=7 * gain)
 
@@ -126,7 +144,8 @@ class GameClock:
         """The instant the running side flags (the flag falls *at* this time), or ``None``."""
         if self._running is None or self._turn_started_ms is None:
             return None
-        return self._turn_started_ms + self.control.budget_ms(self._times[self._running])
+        budget = self.control.budget_ms(self._times[self._running])
+        return None if budget is None else self._turn_started_ms + budget
 
     def out_of_time(self, now: int) -> bool:
         """Whether the running side has flagged at ``now`` (``now >= deadline``)."""

@@ -26,7 +26,15 @@ from server.hub.errors import ProtocolError
 from server.hub.game_ids import GAME_ID_MAX_LENGTH
 from server.hub.messages import AckId, Message, error_message
 from server.hub.user_text import text_problem
-from server.rules.time_control import Byoyomi, Fischer, TimeControl
+from server.rules.time_control import (
+    CLOCK_KINDS,
+    CORRESPONDENCE_DAYS,
+    Byoyomi,
+    Correspondence,
+    Fischer,
+    TimeControl,
+    Unlimited,
+)
 
 ColourChoice = Literal["first", "second", "random"]
 OfferKind = Literal["draw", "takeback", "rematch"]
@@ -340,9 +348,17 @@ class FieldReader:
         if not isinstance(value, Mapping):
             raise ProtocolError(f"{self.where}: field {name!r} must be an object")
         tc = FieldReader(f"{self.where}.{name}", value)
-        kind = tc.choice("kind", ("fischer", "byoyomi"))
+        kind = tc.choice("kind", CLOCK_KINDS)
         control: TimeControl
-        if kind == "fischer":
+        if kind == "correspondence":
+            days = tc.integer("days", CORRESPONDENCE_DAYS[0], CORRESPONDENCE_DAYS[-1])
+            if days not in CORRESPONDENCE_DAYS:
+                choices = ", ".join(map(str, CORRESPONDENCE_DAYS))
+                raise ProtocolError(f"{tc.where}: field 'days' must be one of {choices}")
+            control = Correspondence(days)
+        elif kind == "unlimited":
+            control = Unlimited()
+        elif kind == "fischer":
             control = Fischer.from_seconds(
                 tc.integer("base_s", MIN_FISCHER_BASE_S, MAX_BASE_S),
                 tc.integer("inc_s", 0, MAX_INCREMENT_S),

@@ -94,6 +94,10 @@ class ErrorCode(StrEnum):
     GUESTS_CASUAL_ONLY = "guests_casual_only", "Guests play casual games only."
     BYOYOMI_UNAVAILABLE = "byoyomi_unavailable", "Byoyomi is for shogi variants."
     ALREADY_PLAYING = "already_playing", "Finish your current game first."
+    CORRESPONDENCE_LIMIT = (
+        "correspondence_limit",
+        "You play as many correspondence games as allowed; finish one first.",
+    )
     PLAYER_BUSY = "player_busy", "That player is playing a game."
     SEEK_LIMIT = "seek_limit", "You have too many open seeks; withdraw one first."
     CHALLENGE_LIMIT = "challenge_limit", "You have too many open challenges; withdraw one first."
@@ -134,6 +138,10 @@ class ErrorCode(StrEnum):
     OFFER_PENDING = "offer_pending", "Your offer is already pending."
     NO_OFFER = "no_offer", "There is no offer to answer."
     TAKEBACK_RATED = "takeback_rated", "Takebacks are for casual games only."
+    TAKEBACK_CORRESPONDENCE = (
+        "takeback_correspondence",
+        "Takebacks are for real-time games only.",
+    )
     NO_MOVE_TO_TAKE_BACK = "no_move_to_take_back", "You have no move to take back."
     GAME_NOT_FINISHED = "game_not_finished", "A rematch can be offered after the game."
     OPPONENT_OFFLINE = "opponent_offline", "Your opponent is not online."

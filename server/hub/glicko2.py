@@ -22,7 +22,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from server.rules.time_control import Fischer, TimeControl
+from server.rules.time_control import (
+    Byoyomi,
+    Correspondence,
+    Fischer,
+    TimeControl,
+    is_correspondence,
+)
 
 __all__ = [
     "DEFAULT_DEVIATION",
@@ -237,7 +243,12 @@ def estimated_game_seconds(
 
 
 def estimated_total_ms(control: TimeControl) -> int:
-    """One player's expected thinking time for a game under *control*, in milliseconds."""
+    """One player's expected thinking time for a game under *control*, in milliseconds
+    (correspondence: 40 moves of a full allowance; unlimited: 40 moves of 14 days)."""
+    if isinstance(control, Correspondence):
+        return 40 * control.per_move_ms
+    if not isinstance(control, Fischer | Byoyomi):
+        return 40 * Correspondence(14).per_move_ms
     if isinstance(control, Fischer):
         return round(1000 * estimated_game_seconds(control.base_ms, control.increment_ms))
     return round(
@@ -246,9 +257,13 @@ def estimated_total_ms(control: TimeControl) -> int:
 
 
 def speed_of(control: TimeControl) -> Speed:
-    """The rating pool of a game's time control (the hub's and the store's)."""
+    """The rating pool of a game's time control (the hub's and the store's): days per move
+    and unlimited are ``"correspondence"``."""
+    if is_correspondence(control):
+        return "correspondence"
     if isinstance(control, Fischer):
         return speed_class(control.base_ms, control.increment_ms)
+    assert isinstance(control, Byoyomi)
     return speed_class(control.base_ms, 0, control.period_ms, control.periods)
 
 

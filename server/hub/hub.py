@@ -55,6 +55,7 @@ from server.hub.payloads import HelloPayload
 from server.hub.persist_tokens import WriteKind
 from server.hub.room import GameRoom
 from server.rules import MoveRecord, get_variant
+from server.rules.time_control import is_correspondence
 
 __all__ = ["Hub", "HubConfig"]
 
@@ -130,6 +131,7 @@ class Hub:
         hello: HelloPayload = {
             "player": player.view(),
             "game": game_id,
+            "correspondence": sorted(state.correspondence.get(player.id, ())),
             "seeks": [s.view() for s in state.seeks.of_player(player.id)],
             "challenges": [c.view() for c in state.challenges.involving(player.id)],
         }
@@ -302,7 +304,7 @@ class Hub:
             if player.id in state.playing:
                 raise ValueError(f"{player.id} is already playing {state.playing[player.id]}")
         out: list[Effect] = []
-        new_id = self.games.create(first, second, terms, now_ms, out, game_id)
+        new_id = self.games.create(first, second, terms, now_ms, out, game_id=game_id)
         return new_id, out
 
     def restore_game(
@@ -315,6 +317,7 @@ class Hub:
         now_ms: int,
         *,
         first_version: int = 1,
+        turn_started_ms: int | None = None,
     ) -> list[Effect]:
         """Take over an unfinished stored game (after a restart, or from a node that died).
 
@@ -326,14 +329,21 @@ class Hub:
             from it). A driver resuming a game another hub ran gives one above every version
             that hub can have issued, so that a client's pre-takeover version gets a snapshot,
             never a replay of unrelated events with the same numbers.
+        :param turn_started_ms: a correspondence game only: when (in hub time, so usually
+            before ``now_ms``) the turn of the side to move started — the instant of the last
+            stored move, or of the game's start; the adapter converts the stored wall-clock
+            instant. The deadline is that + the days per move: downtime is charged, and a
+            deadline already past ends the game at once (see ``Lifecycle.restore``). Ignored
+            for real-time games (their side to move starts afresh at ``now_ms``).
         :raises ValueError: the game id is in use, a player is already playing here, the
             variant is unknown, a stored move is illegal or ``first_version`` is below 1.
         """
         state = self.state
         if game_id in state.rooms:
             raise ValueError(f"game {game_id} is already running here")
+        correspondence = is_correspondence(terms.control)
         for player in players:
-            if player.id in state.playing:
+            if player.id in state.playing and not correspondence:
                 raise ValueError(f"{player.id} is already playing {state.playing[player.id]}")
         variant = get_variant(terms.variant)
         room = GameRoom(
@@ -346,12 +356,12 @@ class Hub:
             state.config.room,
             first_version=first_version,
         )
-        out: list[Effect] = room.lifecycle.restore(moves, now_ms)
+        out: list[Effect] = room.lifecycle.restore(moves, now_ms, turn_started_ms)
         state.rooms[game_id] = room
         if not room.finished:
             for player in players:
-                if not player.computer:
-                    state.playing[player.id] = game_id
+                # A restored correspondence game counts even beyond the limit (it exists).
+                state.add_game(player, game_id, correspondence)
             self.games.announce_start(room, now_ms, out)
         self.games.after_room(room)
         return out
@@ -397,7 +407,13 @@ class Hub:
         return self.state.challenges.get(challenge_id)
 
     def active_game(self, player_id: PlayerId) -> GameId | None:
+        """The player's running real-time game (one at most), or ``None``."""
         return self.state.playing.get(player_id)
+
+    def games_of(self, player_id: PlayerId) -> list[GameId]:
+        """Every running game of the player: the real-time one first, then the
+        correspondence games."""
+        return self.state.games_of(player_id)
 
     def online(self, player_id: PlayerId) -> bool:
         return player_id in self.state.players

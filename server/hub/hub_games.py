@@ -41,10 +41,16 @@ class Games:
         terms: GameTerms,
         now: int,
         out: list[Effect],
+        *,
         game_id: GameId | None = None,
+        seek_id: int | None = None,
     ) -> GameId:
         """Create a room in state ``created`` and ask the store for the game row (``game_id``:
-        one chosen by the caller, a tournament's pairing; else a new one)."""
+        one chosen by the caller, a tournament's pairing; else a new one).
+
+        A real-time game takes both players' real-time slot and withdraws all their seeks and
+        challenges; a correspondence game (which a player may have many of) withdraws only the
+        seek it came from (``seek_id``, if still open)."""
         state = self.state
         variant = get_variant(terms.variant)
         if game_id is None:
@@ -59,11 +65,15 @@ class Games:
             state.config.room,
         )
         state.rooms[game_id] = room
+        correspondence = room.state.correspondence
         for player in (first, second):
-            if not player.computer:  # the computer plays any number of games at once
-                state.playing[player.id] = game_id
-            state.remove_seeks(player.id, out)
-            state.cancel_challenges(player.id, "game started", out)
+            state.add_game(player, game_id, correspondence)
+            if not correspondence:
+                state.remove_seeks(player.id, out)
+                state.cancel_challenges(player.id, "game started", out)
+        if correspondence and seek_id is not None and state.seeks.get(seek_id) is not None:
+            state.seeks.remove(seek_id)
+            out += state.lobby_event(MessageKind.SEEK_REMOVED, {"id": seek_id})
         token = state.tokens.issue(game_id, WriteKind.CREATE)
 
         def stored(player: PlayerInfo) -> GamePlayer:
@@ -93,7 +103,7 @@ class Games:
             player, opponent = room.players[side], room.players[side.other]
             online = state.players.get(player.id)
             if online is None or not online.conns:
-                out += room.lifecycle.presence(side, False, now)
+                out += room.lifecycle.presence(side, False, now)  # none in correspondence
                 continue
             started: GameStartPayload = {
                 "game": room.game_id,
@@ -131,8 +141,7 @@ class Games:
             f"The game could not be created ({reason}); please try again.",
         )
         for player in room.players:
-            if state.playing.get(player.id) == room.game_id:
-                del state.playing[player.id]
+            state.drop_game(player.id, room.game_id)
             out += state.send_player(player.id, message)
 
     def after_room(self, room: GameRoom) -> None:
@@ -142,8 +151,7 @@ class Games:
         state.timers.set(("room", game_id), room_state.next_deadline())
         if room_state.finished:
             for player in room_state.players:
-                if state.playing.get(player.id) == game_id:
-                    del state.playing[player.id]
+                state.drop_game(player.id, game_id)
             if state.timers.get(("evict", game_id)) is None:
                 assert room_state.finished_ms is not None
                 state.timers.set(

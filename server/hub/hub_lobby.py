@@ -29,7 +29,7 @@ from server.hub.messages import Message, MessageKind, ack_message
 from server.hub.payloads import SoughtPayload
 from server.hub.who import who_view
 from server.rules import VARIANT_NAMES, Variant, get_variant
-from server.rules.time_control import Byoyomi, TimeControl
+from server.rules.time_control import Byoyomi, TimeControl, is_correspondence
 
 
 class Lobby:
@@ -76,13 +76,19 @@ class Lobby:
         info = state.info(conn)
         variant = self._variant(cmd.variant)
         self._check_terms(info, variant, cmd.control, cmd.rated)
-        state.check_free(info)
+        correspondence = is_correspondence(cmd.control)
+        state.check_free(info, correspondence=correspondence)
         state.seeks.check_room(info.id)
         terms = GameTerms(variant.name, cmd.control, cmd.rated)
         seek = Seek(
             state.seeks.new_id(), info, terms, cmd.colour, cmd.rating_range, cmd.manual, now
         )
         partner = state.seeks.find_partner(seek)
+        if partner is not None and correspondence:
+            try:  # the waiting player may have reached the limit since seeking
+                state.check_free(partner.player, yourself=False, correspondence=True)
+            except CommandError:
+                partner = None
         if partner is None:
             state.seeks.add(seek)
             out += state.lobby_event(MessageKind.SEEK_ADDED, seek.view())
@@ -91,7 +97,7 @@ class Lobby:
         waiting = state.players[partner.player.id].info
         pair = (waiting, info)
         first = first_mover(partner.colour, seek.colour, state.rng)
-        game_id = self.games.create(pair[first], pair[1 - first], terms, now, out)
+        game_id = self.games.create(pair[first], pair[1 - first], terms, now, out, seek_id=partner.id)
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": game_id})))
 
     def on_unseek(
@@ -147,7 +153,10 @@ class Lobby:
         self._check_terms(
             info, self._variant(seek.terms.variant), seek.terms.control, seek.terms.rated
         )
-        state.check_free(info)
+        correspondence = is_correspondence(seek.terms.control)
+        state.check_free(info, correspondence=correspondence)
+        owner_info = state.players[seek.player.id].info
+        state.check_free(owner_info, yourself=False, correspondence=correspondence)
         if not seek.accepts(info):
             low, high = seek.rating_range or (0, 0)
             raise CommandError(
@@ -164,7 +173,7 @@ class Lobby:
             return
         pair = (owner, info)
         first = first_mover(seek.colour, "random", state.rng)
-        game_id = self.games.create(pair[first], pair[1 - first], seek.terms, now, out)
+        game_id = self.games.create(pair[first], pair[1 - first], seek.terms, now, out, seek_id=seek.id)
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": game_id})))
 
     # ============================================================ challenges
@@ -207,8 +216,9 @@ class Lobby:
         variant = self._variant(cmd.variant)
         self._check_terms(info, variant, cmd.control, cmd.rated)
         self._check_terms(target, variant, cmd.control, cmd.rated)
-        state.check_free(info)
-        state.check_free(target, yourself=False)
+        correspondence = is_correspondence(cmd.control)
+        state.check_free(info, correspondence=correspondence)
+        state.check_free(target, yourself=False, correspondence=correspondence)
         terms = GameTerms(variant.name, cmd.control, cmd.rated)
         challenge = self._new_challenge(info, target, terms, cmd.colour, now)
         out += self._announce_challenge(challenge)
@@ -231,7 +241,7 @@ class Lobby:
             raise CommandError(ErrorCode.COMPUTER_UNAVAILABLE)
         variant = self._variant(cmd.variant)
         self._check_terms(info, variant, cmd.control, False)
-        state.check_free(info)
+        state.check_free(info, correspondence=is_correspondence(cmd.control))
         limit = state.config.max_guest_computer_games
         if info.guest and state.guest_computer_games() >= limit:
             raise CommandError(
@@ -265,12 +275,15 @@ class Lobby:
         challenge = self._own_challenge(cmd.challenge_id, conn.player_id, as_target=True)
         target = state.info(conn)
         sender = state.players[challenge.sender.id].info
-        state.check_free(target)
-        state.check_free(sender, yourself=False)
+        correspondence = is_correspondence(challenge.terms.control)
+        state.check_free(target, correspondence=correspondence)
+        state.check_free(sender, yourself=False, correspondence=correspondence)
         state.challenges.remove(challenge.id)
         pair = (sender, target)
         first = first_mover(challenge.colour, "random", state.rng)
-        game_id = self.games.create(pair[first], pair[1 - first], challenge.terms, now, out)
+        game_id = self.games.create(
+            pair[first], pair[1 - first], challenge.terms, now, out, seek_id=challenge.seek_id
+        )
         out += state.send_player(
             sender.id,
             Message(MessageKind.CHALLENGE_ACCEPTED, {"id": challenge.id, "game": game_id}),

@@ -184,8 +184,9 @@ class RoomCommands:
             opponent = state.players.get(opponent_id)
             if opponent is None:
                 raise CommandError(ErrorCode.OPPONENT_OFFLINE)
-            state.check_free(me)
-            state.check_free(opponent.info, yourself=False)
+            correspondence = room.state.correspondence
+            state.check_free(me, correspondence=correspondence)
+            state.check_free(opponent.info, yourself=False, correspondence=correspondence)
         agreed, effects = room.offers.rematch(side, cmd.action, now)
         out += effects
         data: AckPayload = {"game": room.game_id}

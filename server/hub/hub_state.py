@@ -32,6 +32,8 @@ class HubConfig:
     max_guest_computer_games: int = 10
     """Games guests play against the computer at once (on this hub): a guest costs nothing to
     make, and the computer's time is shared by everybody (docs/engines.md)."""
+    max_correspondence_games: int = 200
+    """Correspondence games a player plays at once (besides at most one real-time game)."""
     finished_room_ttl_ms: int = 15 * 60_000
     """How long a finished game stays in memory (final state, post-game chat, rematch)."""
     room: RoomSettings = field(default_factory=RoomSettings)
@@ -64,7 +66,11 @@ class HubState:
         self.names: dict[str, PlayerId] = {}
         """The online players by lower-case name."""
         self.playing: dict[PlayerId, GameId] = {}
-        """The running (or starting) game of each player (the computer's games are not)."""
+        """The running (or starting) real-time game of each player (the computer's games are
+        not): one at most."""
+        self.correspondence: dict[PlayerId, set[GameId]] = {}
+        """The running (or starting) correspondence games of each player who has some (the
+        computer's are not): up to ``config.max_correspondence_games``."""
         self.seeks = SeekBook(config.max_seeks_per_player)
         self.challenges = ChallengeBook(config.max_challenges_per_player)
         self.seek_watchers: set[ConnId] = set()
@@ -129,7 +135,51 @@ class HubState:
                     count += 1
         return count
 
-    def check_free(self, player: PlayerInfo, yourself: bool = True) -> None:
+    def add_game(self, player: PlayerInfo, game_id: GameId, correspondence: bool) -> None:
+        """``player`` plays ``game_id`` (a real-time game takes the one slot)."""
+        if player.computer:  # the computer plays any number of games at once
+            return
+        if correspondence:
+            self.correspondence.setdefault(player.id, set()).add(game_id)
+        else:
+            self.playing[player.id] = game_id
+
+    def drop_game(self, player_id: PlayerId, game_id: GameId) -> None:
+        """``player_id`` no longer plays ``game_id`` (it ended or was never created)."""
+        if self.playing.get(player_id) == game_id:
+            del self.playing[player_id]
+            return
+        games = self.correspondence.get(player_id)
+        if games is not None:
+            games.discard(game_id)
+            if not games:
+                del self.correspondence[player_id]
+
+    def games_of(self, player_id: PlayerId) -> list[GameId]:
+        """Every running game of a player: the real-time one first, then the correspondence
+        games in id order."""
+        games = sorted(self.correspondence.get(player_id, ()))
+        current = self.playing.get(player_id)
+        return games if current is None else [current, *games]
+
+    def check_free(
+        self, player: PlayerInfo, yourself: bool = True, *, correspondence: bool = False
+    ) -> None:
+        """Refuse a new game for ``player``: a real-time one while it plays one, a
+        correspondence one at its limit of correspondence games."""
+        if correspondence:
+            limit = self.config.max_correspondence_games
+            if player.computer or len(self.correspondence.get(player.id, ())) < limit:
+                return
+            if yourself:
+                raise CommandError(
+                    ErrorCode.CORRESPONDENCE_LIMIT,
+                    f"You play {limit} correspondence games, the most at once; finish one first.",
+                )
+            raise CommandError(
+                ErrorCode.PLAYER_BUSY,
+                f"{player.name} plays {limit} correspondence games, the most at once.",
+            )
         if player.id in self.playing:
             if yourself:
                 raise CommandError(ErrorCode.ALREADY_PLAYING)

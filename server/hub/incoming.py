@@ -22,9 +22,11 @@ is one of three kinds, and :func:`read_frame` tells which after checking its env
     (before or after login): a browser cannot send websocket pings, so this is how it
     notices a dead connection;
 
-* a :class:`ReviewRequest` (``games``, ``review``, ``export``, ``analysis``, ``analyse``:
-  :data:`REVIEW_COMMAND_TYPES`), answered from the store; its fields are those of the HTTP
-  review API too, checked where both are answered (``server.transport.review``);
+* a typed :class:`~server.hub.review_requests.ReviewRequest` (``games``, ``review``,
+  ``export``, ``analysis``, ``analyse``: :data:`REVIEW_COMMAND_TYPES`), answered from the store
+  (``server.transport.review``); its fields are read by
+  :func:`~server.hub.review_requests.review_request`, the schema through which the HTTP review
+  API reads its query strings too.
 * a :class:`~server.hub.tournament_requests.TournamentRequest` (``tournament_*``:
   :data:`~server.hub.tournament_requests.TOURNAMENT_REQUEST_TYPES`), read here with its schema
   and answered by the tournament director (``server.app.tournaments``).
@@ -47,6 +49,7 @@ from server.hub.commands import (
 )
 from server.hub.errors import ProtocolError
 from server.hub.messages import AckId
+from server.hub.review_requests import REVIEW_TYPES, ReviewRequest, review_request
 from server.hub.tournament_requests import (
     TOURNAMENT_REQUEST_TYPES,
     TournamentRequest,
@@ -152,20 +155,12 @@ _AUTH_TYPES: dict[str, type[AuthFrame]] = {
     "ping": PingFrame,
 }
 
-REVIEW_COMMAND_TYPES: frozenset[str] = frozenset(
-    {"games", "review", "export", "analysis", "analyse"}
-)
+REVIEW_COMMAND_TYPES: frozenset[str] = REVIEW_TYPES
 """Frame types answered from the store (``server.transport.review.review_ws``), not by the hub."""
 
 
 _DOOR_TYPES = frozenset(AUTH_FRAME_FIELDS) | REVIEW_COMMAND_TYPES | TOURNAMENT_REQUEST_TYPES
 """The types a door answers itself (the rest are hub commands, or unknown)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ReviewRequest(Envelope):
-    """A review frame: its envelope is checked, its payload is read by the review API (whose
-    fields the HTTP query strings share)."""
 
 
 Incoming = Command | AuthFrame | ReviewRequest | TournamentRequest
@@ -186,8 +181,8 @@ def read_frame(obj: object) -> Incoming:
     MoveCommand(ack=9, game_id='g1', ply=3, move='c4c5+')
     >>> read_frame({"t": "resume", "d": {"token": "abc"}, "a": 1})
     ResumeFrame(ack=1, token='abc')
-    >>> read_frame({"t": "games", "d": {"limit": 5}})
-    ReviewRequest(kind='games', payload={'limit': 5}, ack=None)
+    >>> read_frame({"t": "export", "d": {"game": "g1", "format": "kif"}, "a": 2})
+    ExportRequest(ack=2, game_id='g1', format='kif')
 
     :raises ProtocolError: a bad envelope, an unknown type, missing/extra/wrong-typed fields;
         its ``ack`` is the frame's ack id when that is valid.
@@ -201,7 +196,7 @@ def read_frame(obj: object) -> Incoming:
                 return _auth_frame(envelope, names)
             if kind in TOURNAMENT_REQUEST_TYPES:
                 return tournament_request_of(envelope)
-            return ReviewRequest(kind, envelope.payload, envelope.ack)
+            return review_request(kind, envelope.payload, envelope.ack)
         return command_of(envelope)
     except ProtocolError as error:
         error.ack = ack_of(obj)

@@ -66,7 +66,21 @@ class ByoyomiView(TypedDict):
     periods: int
 
 
-TimeControlView = FischerView | ByoyomiView
+class CorrespondenceView(TypedDict):
+    """Days per move (1, 2, 3, 5, 7, 10 or 14): the mover's time is the whole allowance again
+    after each move."""
+
+    kind: Literal["correspondence"]
+    days: int
+
+
+class UnlimitedView(TypedDict):
+    """No clock (a correspondence game without deadlines)."""
+
+    kind: Literal["unlimited"]
+
+
+TimeControlView = FischerView | ByoyomiView | CorrespondenceView | UnlimitedView
 """A time control as commands take it and messages show it."""
 
 
@@ -199,6 +213,9 @@ class GameSnapshot(PositionFields, FirstMoveFields, TermsView):
     offers: OffersView
     absent: dict[SideName, AbsenceView | None]
     chat: list[ChatLineView]
+    berserk: list[SideName]
+    """The sides that berserked (a tournament game; empty in any other), so a reloaded page
+    offers no second berserk."""
 
 
 class MoveFields(TypedDict):
@@ -267,6 +284,9 @@ class WelcomePayload(TypedDict):
 class HelloPayload(TypedDict):
     player: PlayerView
     game: str | None
+    """The player's running real-time game (one at most)."""
+    correspondence: list[str]
+    """The player's running correspondence games (any number), by id."""
     seeks: list[SeekView]
     challenges: list[ChallengeView]
 
@@ -380,11 +400,15 @@ class RematchPayload(RoomEventFields):
 
 
 class StoredTimeControlView(TypedDict):
+    """The review API's ``time_control``: the ``games`` table's clock fields, ``days`` under a
+    correspondence control, and the PGN text."""
+
     kind: str
     base_ms: int
     increment_ms: int
     byoyomi_ms: int
     periods: int
+    days: NotRequired[int]
     text: str
 
 

@@ -47,12 +47,20 @@ class Lifecycle:
         state.status = "started"
         state.arm_first_move_window(now)
 
-    def restore(self, moves: Sequence[MoveRecord], now: int) -> list[Effect]:
+    def restore(
+        self, moves: Sequence[MoveRecord], now: int, turn_started: int | None = None
+    ) -> list[Effect]:
         """Rebuild a stored, unfinished game and resume it at ``now``.
 
         Each side's clock gets the time stored with its last move; the side to move starts
         thinking at ``now`` (time while no server ran the game is not charged). Before both
         players have moved, the first-move window restarts instead.
+
+        A correspondence game's deadline is absolute: the side to move's turn started at
+        ``turn_started`` (hub time, usually in the past: the instant of the last stored move,
+        or of the game's start; ``now`` if not given), so the downtime is charged. A turn
+        already over ends the game at once (lost on time, or aborted before both players
+        moved), at its deadline.
 
         :raises ValueError: a stored move is not legal or out of sequence (corrupt record);
             nothing is kept.
@@ -78,6 +86,9 @@ class Lifecycle:
         if outcome is not None:
             ending = Ending(outcome.result(), outcome.winner, str(outcome.termination), now)
             return self.finish(ending)
+        if state.correspondence:
+            state.clock.start(state.game.side_to_move, now if turn_started is None else turn_started)
+            return self.flag() if state.clock.out_of_time(now) else []
         if len(state.records) >= 2:
             state.clock.start(state.game.side_to_move, now)
         else:
@@ -90,7 +101,7 @@ class Lifecycle:
         if state.status != "started" or state.pending is not None:
             return []
         if state.clock.out_of_time(now):
-            return self.flag(now)
+            return self.flag()
         if state.abort_at is not None and now >= state.abort_at:
             return self.finish(Ending(None, None, Termination.ABORT, now, detail="no_first_move"))
         effects: list[Effect] = []
@@ -100,10 +111,17 @@ class Lifecycle:
                 effects += state.emit(MessageKind.GONE, {"side": side.word, "claimable": True})
         return effects
 
-    def flag(self, now: int) -> list[Effect]:
+    def flag(self) -> list[Effect]:
+        """The running side's time ran out: it lost (drawn if the winner cannot mate), at the
+        deadline. A correspondence game whose first two moves are not both made yet is aborted
+        instead (as lichess: whichever first move is missing)."""
         state = self.state
         loser, fell_at = state.clock.running, state.clock.deadline()
         assert loser is not None and fell_at is not None
+        if state.correspondence and len(state.records) < 2:
+            return self.finish(
+                Ending(None, None, Termination.ABORT, fell_at, detail="no_first_move")
+            )
         winner = loser.other
         if not self.can_win_on_time(winner):
             return self.finish(Ending(DRAW, None, Termination.TIME, fell_at, flagged=True))
@@ -221,8 +239,11 @@ class Lifecycle:
     # ----------------------------------------------------------- presence
 
     def presence(self, side: Side, present: bool, now: int) -> list[Effect]:
-        """A player's last connection went away (``present`` False) or one came back."""
+        """A player's last connection went away (``present`` False) or one came back. Nothing
+        in a correspondence game: absence does not matter there."""
         state = self.state
+        if state.correspondence:
+            return []
         if present:
             if state.absent[side] is None:
                 return []
@@ -298,6 +319,12 @@ class Lifecycle:
     def abandon_claim(self, side: Side, outcome: str, now: int, asker: Asker) -> list[Effect]:
         state = self.state
         state.require_idle(now)
+        if state.correspondence:
+            raise state.refuse(
+                ErrorCode.OPPONENT_PRESENT,
+                now,
+                "In a correspondence game your opponent has until the deadline to move.",
+            )
         absence = state.absent[side.other]
         if absence is None:
             raise state.refuse(ErrorCode.OPPONENT_PRESENT, now)

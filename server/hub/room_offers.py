@@ -61,7 +61,7 @@ class Offers:
     def takeback(
         self, conn: ConnId, side: Side, action: str, now: int, ack: AckId | None
     ) -> list[Effect]:
-        """``offer`` / ``accept`` / ``decline`` a takeback (casual games only).
+        """``offer`` / ``accept`` / ``decline`` a takeback (casual real-time games only).
 
         Accepting starts a two-phase takeback: the returned Persist must be reported with
         :meth:`takeback_persisted` / :meth:`takeback_failed`; the ack is sent then.
@@ -70,6 +70,10 @@ class Offers:
         state.require_idle(now)
         if state.terms.rated:
             raise state.refuse(ErrorCode.TAKEBACK_RATED, now)
+        if state.correspondence:
+            # The turn after a takeback would start at the takeback, which the store does not
+            # keep: a restored game would date the turn from the last remaining move.
+            raise state.refuse(ErrorCode.TAKEBACK_CORRESPONDENCE, now)
         box = state.offer_boxes["takeback"]
         if action == "decline":
             box.decline(side)

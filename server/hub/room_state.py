@@ -33,7 +33,7 @@ from server.hub.payloads import (
 )
 from server.hub.persist_tokens import PersistTokens, WriteKind
 from server.rules import SIDES, Game, MoveList, MoveRecord, Side, Variant
-from server.rules.time_control import Byoyomi
+from server.rules.time_control import Byoyomi, is_correspondence
 
 RESULTS = ("1-0", "0-1")
 DRAW = "1/2-1/2"
@@ -164,6 +164,9 @@ class RoomState:
         self.records = MoveList()
         """The committed (stored) moves, ply 1 first."""
         self.byoyomi = isinstance(self.terms.control, Byoyomi)
+        self.correspondence = is_correspondence(self.terms.control)
+        """Days per move or no clock: the clock runs from the start (no first-move window),
+        absence does not matter, a player may have many such games."""
         self.members: dict[ConnId, Side | None] = {}
         """The connections in the room, each with its player's side (``None``: a spectator)."""
         self.offer_boxes = {kind: OfferBox(kind) for kind in ("draw", "takeback", "rematch")}
@@ -339,6 +342,7 @@ class RoomState:
                 for each, a in zip(SIDES, self.absent)
             },
             "chat": list(self.chat[audience]),
+            "berserk": [each.word for each in SIDES if self.berserk[each]],
         }
         return Message(MessageKind.GAME, data, v=self.log.version)
 
@@ -407,7 +411,13 @@ class RoomState:
 
     def arm_first_move_window(self, now: int) -> None:
         """Before both sides have moved: the side to move must move within its first-move
-        window from ``now`` (the computer's is longer: see :class:`RoomSettings`)."""
+        window from ``now`` (the computer's is longer: see :class:`RoomSettings`). In a
+        correspondence game the clock itself runs from ``now`` instead: a first move not made
+        by the deadline aborts the game (see ``Lifecycle.flag``)."""
+        if self.correspondence:
+            if self.clock.running is None:
+                self.clock.start(self.game.side_to_move, now)
+            return
         mover = self.players[self.game.side_to_move]
         settings = self.settings
         window = (

@@ -140,6 +140,9 @@ class UnfinishedGame(NamedTuple):
     id: str
     first_player_id: int | None
     second_player_id: int | None
+    correspondence: bool = False
+    """A correspondence game (speed ``correspondence``): it does not take its players' one
+    real-time slot."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

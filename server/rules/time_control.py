@@ -7,8 +7,12 @@ and the review API show.
   it (the next turn starts with a full period again); a move that spans *k* whole periods (the
   thinking time after main time ran out is ``>= k * period_ms``) spends *k* periods; the flag
   falls when the last period runs out.
+* :class:`Correspondence` — ``days_per_move`` days for every move (one of
+  :data:`CORRESPONDENCE_DAYS`): the mover's time resets to the full allowance after each move
+  (lichess's correspondence clock), so a turn's deadline is its start + the allowance.
+* :class:`Unlimited` — no clock at all: no deadline, nobody ever loses on time.
 
-Both are plain values in integer milliseconds that refuse impossible clocks on construction, and
+All are plain values in integer milliseconds that refuse impossible clocks on construction, and
 both carry the arithmetic of their rule (:meth:`Fischer.after_move` …) so that
 ``server.hub.clock.GameClock`` can run either as a strategy. Their other forms are each built by
 one function: the protocol's ``tc`` object (``server.hub.clock.time_control_view``), the review
@@ -24,16 +28,29 @@ from typing import ClassVar, Literal, get_args
 
 __all__ = [
     "CLOCK_KINDS",
+    "CORRESPONDENCE_DAYS",
+    "CORRESPONDENCE_KINDS",
+    "DAY_MS",
     "Byoyomi",
     "ClockKind",
+    "Correspondence",
     "Fischer",
     "LiveTime",
     "SideTime",
     "TimeControl",
+    "Unlimited",
+    "is_correspondence",
 ]
 
-ClockKind = Literal["fischer", "byoyomi"]
+ClockKind = Literal["fischer", "byoyomi", "correspondence", "unlimited"]
 CLOCK_KINDS: tuple[ClockKind, ...] = get_args(ClockKind)
+CORRESPONDENCE_KINDS: frozenset[ClockKind] = frozenset({"correspondence", "unlimited"})
+"""The kinds of the correspondence games (speed ``"correspondence"``): no player need be
+present, a player may play many of them at once."""
+
+DAY_MS = 86_400_000
+CORRESPONDENCE_DAYS: tuple[int, ...] = (1, 2, 3, 5, 7, 10, 14)
+"""The days per move a correspondence game may have (lichess's choices)."""
 
 
 def _check_count(what: str, value: int) -> None:
@@ -153,5 +170,73 @@ class Byoyomi:
         return LiveTime(0, time.periods - used, self.period_ms - into_period)
 
 
-TimeControl = Fischer | Byoyomi
+@dataclass(frozen=True)
+class Correspondence:
+    """Correspondence: ``days_per_move`` days for each move, the allowance full again at every
+    turn (the time left after a move is always the whole allowance).
+
+    >>> Correspondence(3).per_move_ms
+    259200000
+
+    :raises ValueError: a number of days not in :data:`CORRESPONDENCE_DAYS`.
+    """
+
+    days_per_move: int
+    kind: ClassVar[ClockKind] = "correspondence"
+
+    def __post_init__(self) -> None:
+        days = self.days_per_move
+        if isinstance(days, bool) or days not in CORRESPONDENCE_DAYS:
+            choices = ", ".join(map(str, CORRESPONDENCE_DAYS))
+            raise ValueError(f"days per move must be one of {choices}, got {days!r}")
+
+    @property
+    def per_move_ms(self) -> int:
+        return self.days_per_move * DAY_MS
+
+    def initial(self) -> SideTime:
+        return SideTime(self.per_move_ms)
+
+    def budget_ms(self, time: SideTime) -> int:
+        return time.main_ms
+
+    def after_move(self, time: SideTime, spent_ms: int) -> SideTime:
+        return SideTime(self.per_move_ms)
+
+    def stopped(self, time: SideTime, spent_ms: int) -> SideTime:
+        return SideTime(max(0, time.main_ms - spent_ms))
+
+    def live(self, time: SideTime, elapsed_ms: int) -> LiveTime:
+        return LiveTime(max(0, time.main_ms - elapsed_ms), 0, None)
+
+
+@dataclass(frozen=True)
+class Unlimited:
+    """No clock: a move may come at any time, nobody loses on time (``budget_ms`` is
+    ``None``: no deadline). Stored and shown times are 0."""
+
+    kind: ClassVar[ClockKind] = "unlimited"
+
+    def initial(self) -> SideTime:
+        return SideTime(0)
+
+    def budget_ms(self, time: SideTime) -> None:
+        return None
+
+    def after_move(self, time: SideTime, spent_ms: int) -> SideTime:
+        return time
+
+    def stopped(self, time: SideTime, spent_ms: int) -> SideTime:
+        return time
+
+    def live(self, time: SideTime, elapsed_ms: int) -> LiveTime:
+        return LiveTime(0, 0, None)
+
+
+TimeControl = Fischer | Byoyomi | Correspondence | Unlimited
 """A game's time control (``control.kind`` tells which)."""
+
+
+def is_correspondence(control: TimeControl) -> bool:
+    """Whether ``control`` makes a correspondence game (days per move, or no clock)."""
+    return control.kind in CORRESPONDENCE_KINDS

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import NoReturn, cast
 
 from sqlalchemy import delete, insert, select, update
@@ -17,7 +18,7 @@ from server.rules.record import (
     MoveRecord,
     ResultCode,
 )
-from server.rules.time_control import Byoyomi, Fischer, TimeControl
+from server.rules.time_control import Byoyomi, Correspondence, Fischer, TimeControl, Unlimited
 from server.store.errors import (
     DuplicateMoveError,
     GameStateError,
@@ -78,8 +79,12 @@ class GameStore(Transactions):
         game_id: str | None = None,
         started: bool = False,
         tournament: tuple[str, int] | None = None,
+        created_at: datetime | None = None,
     ) -> str:
         """Store a new game (status ``created``) and return its id.
+
+        ``created_at`` (timezone-aware) is the instant of its creation (and start), by default
+        now: a correspondence game's first turn is dated by it after a restart.
 
         A random id is drawn unless *game_id* is given. Guests have no player
         id; only games between two different registered players can be rated.
@@ -95,7 +100,7 @@ class GameStore(Transactions):
         check_text("start position", start_fen, 10_000)
         check_text("first player's name", first_name, NAME_LENGTH)
         check_text("second player's name", second_name, NAME_LENGTH)
-        if not isinstance(time_control, (Fischer, Byoyomi)):
+        if not isinstance(time_control, Fischer | Byoyomi | Correspondence | Unlimited):
             raise ValueError("time_control must be a TimeControl")
         if rated and (first_player_id is None or second_player_id is None):
             raise ValueError("a rated game needs two registered players")
@@ -114,7 +119,7 @@ class GameStore(Transactions):
             **control_columns(time_control),
             "rated": rated,
             "status": "created",
-            "created_at": utc_now(),
+            "created_at": utc_now() if created_at is None else created_at.astimezone(UTC),
         }
         if started:
             values["status"] = "started"

@@ -100,10 +100,14 @@ RESUME_SESSION = (
 #: the store's listing (:meth:`~server.store.queries.GameQueries.list_games`) reads whole rows,
 #: counts each running game's moves and looks both players' bot flags up. A cluster node lists
 #: them every second or so, and a reconnect storm's logins ask a player's (issue 25).
-UNFINISHED_GAMES = f"SELECT id, first_player_id, second_player_id FROM games WHERE {UNFINISHED}"
-#: A registered player's unfinished games (``$1`` its store id), newest first, ``$2`` at most.
+UNFINISHED_GAMES = (
+    "SELECT id, first_player_id, second_player_id, speed = 'correspondence'"
+    f" FROM games WHERE {UNFINISHED}"
+)
+#: A registered player's unfinished real-time games (``$1`` its store id), newest first, ``$2``
+#: at most (its correspondence games do not take its one real-time slot).
 UNFINISHED_GAMES_OF = (
-    f"SELECT id FROM games WHERE {UNFINISHED}"
+    f"SELECT id FROM games WHERE {UNFINISHED} AND speed <> 'correspondence'"
     " AND (first_player_id = $1 OR second_player_id = $1)"
     " ORDER BY created_at DESC, id DESC LIMIT $2"
 )

@@ -84,22 +84,27 @@ class GameQueries(Transactions):
         second or so (``server.cluster.ownership``)."""
         if self._direct is not None:
             return [UnfinishedGame(*row) for row in await self._direct.unfinished_games()]
-        statement = select(games.c.id, games.c.first_player_id, games.c.second_player_id).where(
-            games.c.status.in_(UNFINISHED_STATUSES)
-        )
+        statement = select(
+            games.c.id,
+            games.c.first_player_id,
+            games.c.second_player_id,
+            games.c.speed == "correspondence",
+        ).where(games.c.status.in_(UNFINISHED_STATUSES))
         async with self._transaction(write=False) as connection:
             return [UnfinishedGame(*row) for row in await connection.execute(statement)]
 
     async def unfinished_games_of(self, player_id: int, limit: int = 4) -> list[str]:
-        """The ids of the registered player ``player_id``'s unfinished games, newest first, at
-        most ``limit`` (a player has one at a time, unless a takeover is pending): a login's
-        lookup when the sweep's listing is not fresh."""
+        """The ids of the registered player ``player_id``'s unfinished real-time games, newest
+        first, at most ``limit`` (a player has one at a time, unless a takeover is pending; its
+        correspondence games do not count): a login's lookup when the sweep's listing is not
+        fresh."""
         if self._direct is not None:
             return await self._direct.unfinished_games_of(player_id, limit)
         statement = (
             select(games.c.id)
             .where(
                 games.c.status.in_(UNFINISHED_STATUSES),
+                games.c.speed != "correspondence",
                 or_(games.c.first_player_id == player_id, games.c.second_player_id == player_id),
             )
             .order_by(games.c.created_at.desc(), games.c.id.desc())

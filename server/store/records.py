@@ -15,7 +15,14 @@ from typing import TypedDict
 from server.hub.game_ids import GAME_ID_MAX_LENGTH, GAME_ID_PATTERN
 from server.hub.glicko2 import Rating, Speed
 from server.rules.record import RESULT_CODES, MoveRecord, ResultCode
-from server.rules.time_control import Byoyomi, Fischer, TimeControl
+from server.rules.time_control import (
+    DAY_MS,
+    Byoyomi,
+    Correspondence,
+    Fischer,
+    TimeControl,
+    Unlimited,
+)
 from server.store.schema import DISPLAY_LENGTH, UCI_LENGTH
 
 __all__ = [
@@ -30,7 +37,8 @@ FIRST_PLAYER_SCORE: dict[ResultCode, float] = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2"
 
 
 class ClockColumns(TypedDict):
-    """A time control as the ``games`` table keeps it (one row for both kinds)."""
+    """A time control as the ``games`` table keeps it (one row for every kind: a
+    correspondence control's days per move as ``base_ms``, unlimited all 0)."""
 
     clock_kind: str
     base_ms: int
@@ -46,6 +54,22 @@ def control_columns(control: TimeControl) -> ClockColumns:
             "clock_kind": "fischer",
             "base_ms": control.base_ms,
             "increment_ms": control.increment_ms,
+            "byoyomi_ms": 0,
+            "periods": 0,
+        }
+    if isinstance(control, Correspondence):
+        return {
+            "clock_kind": "correspondence",
+            "base_ms": control.per_move_ms,
+            "increment_ms": 0,
+            "byoyomi_ms": 0,
+            "periods": 0,
+        }
+    if isinstance(control, Unlimited):
+        return {
+            "clock_kind": "unlimited",
+            "base_ms": 0,
+            "increment_ms": 0,
             "byoyomi_ms": 0,
             "periods": 0,
         }
@@ -69,6 +93,12 @@ def control_of_columns(
         return Fischer(base_ms, increment_ms)
     if clock_kind == "byoyomi" and not increment_ms:
         return Byoyomi(base_ms, byoyomi_ms, periods)
+    if clock_kind == "correspondence" and not (increment_ms or byoyomi_ms or periods):
+        days, rest = divmod(base_ms, DAY_MS)
+        if not rest:
+            return Correspondence(days)
+    if clock_kind == "unlimited" and not (base_ms or increment_ms or byoyomi_ms or periods):
+        return Unlimited()
     raise ValueError(
         f"not a time control: {clock_kind!r} {base_ms}+{increment_ms}, {periods}x{byoyomi_ms}"
     )

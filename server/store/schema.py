@@ -205,7 +205,10 @@ class GameRow(Base):
     __tablename__ = "games"
     __table_args__ = (
         CheckConstraint(SPEED_CHECK, name="speed"),
-        CheckConstraint("clock_kind IN ('fischer', 'byoyomi')", name="clock_kind"),
+        CheckConstraint(
+            "clock_kind IN ('fischer', 'byoyomi', 'correspondence', 'unlimited')",
+            name="clock_kind",
+        ),
         CheckConstraint("status IN ('created', 'started', 'finished', 'aborted')", name="status"),
         CheckConstraint("result IS NULL OR result IN ('1-0', '0-1', '1/2-1/2')", name="result"),
         CheckConstraint(
@@ -235,7 +238,7 @@ class GameRow(Base):
     )
     first_name: Mapped[str] = mapped_column(String(NAME_LENGTH))
     second_name: Mapped[str] = mapped_column(String(NAME_LENGTH))
-    clock_kind: Mapped[str] = mapped_column(String(8))
+    clock_kind: Mapped[str] = mapped_column(String(16))
     base_ms: Mapped[int] = mapped_column(BigInteger)
     increment_ms: Mapped[int] = mapped_column(BigInteger)
     byoyomi_ms: Mapped[int] = mapped_column(BigInteger)

@@ -118,6 +118,8 @@ def event_of_json(data: object) -> Event:
 def _control_json(control: TimeControl) -> JsonObject:
     if isinstance(control, Fischer):
         return {"kind": "fischer", "base_ms": control.base_ms, "increment_ms": control.increment_ms}
+    if not isinstance(control, Byoyomi):
+        raise ValueError("tournaments are played on a clock, not by correspondence")
     return {
         "kind": "byoyomi",
         "base_ms": control.base_ms,

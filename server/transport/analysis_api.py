@@ -47,6 +47,13 @@ from typing import Any, Protocol
 from server.hub.errors import ErrorCode
 from server.hub.game_ids import GAME_ID_PATTERN
 from server.hub.payloads import AnalysisView, ShownAdviceView, ShownPlyEvalView
+from server.hub.review_requests import (
+    MAX_DEPTH,
+    MAX_MOVETIME_MS,
+    MIN_MOVETIME_MS,
+    ReviewRequestError,
+    limit_integer,
+)
 from server.rules import Game, RulesError, get_variant
 from server.rules.analysis import (
     AnalysisLimits,
@@ -87,9 +94,6 @@ DEFAULT_MOVETIME_MS: dict[str, int] = {
     "spartan": 300,
     "daishogi": 1000,
 }
-MIN_MOVETIME_MS = 50
-MAX_MOVETIME_MS = 10_000
-MAX_DEPTH = 30
 #: The worker's own setup and round trips per position, for the estimate.
 OVERHEAD_MS = 50
 
@@ -201,24 +205,22 @@ def analysis_path_game(path: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _bounded(name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, str) and re.fullmatch(r"\d{1,9}", value):
-        value = int(value)
-    if type(value) is not int or not low <= value <= high:
-        raise _bad(f"{name} must be an integer between {low} and {high}")
-    return value
-
-
 def parse_limits(variant: str, fields: Mapping[str, object]) -> AnalysisLimits:
-    """The per-position limits of a request (JSON body, form or query fields)."""
+    """The per-position limits of a request (JSON body, form or query fields), each read as
+    the websocket's ``analyse`` reads it (:func:`~server.hub.review_requests.limit_integer`)."""
     unknown = sorted(set(fields) - _REQUEST_FIELDS)
     if unknown:
         raise _bad(f"unknown field(s) {', '.join(repr(name)[:40] for name in unknown)}")
     movetime = depth = None
-    if fields.get("movetime_ms") is not None:
-        movetime = _bounded("movetime_ms", fields["movetime_ms"], MIN_MOVETIME_MS, MAX_MOVETIME_MS)
-    if fields.get("depth") is not None:
-        depth = _bounded("depth", fields["depth"], 1, MAX_DEPTH)
+    try:
+        if fields.get("movetime_ms") is not None:
+            movetime = limit_integer(
+                "movetime_ms", fields["movetime_ms"], MIN_MOVETIME_MS, MAX_MOVETIME_MS
+            )
+        if fields.get("depth") is not None:
+            depth = limit_integer("depth", fields["depth"], 1, MAX_DEPTH)
+    except ReviewRequestError as error:
+        raise _bad(str(error)) from None
     if movetime is None and depth is None:
         movetime = DEFAULT_MOVETIME_MS.get(variant, 500)
     return AnalysisLimits(movetime, depth)

@@ -25,7 +25,9 @@ run in order:
 Deadlines (flags, automatic aborts, absence countdowns) are served by one timer handle that sleeps
 until ``hub.next_deadline()`` and is re-armed after every hub call.
 
-Hub time is ``time.monotonic_ns() // 1_000_000``: it never jumps with the wall clock.
+Hub time is ``time.monotonic_ns() // 1_000_000``: it never jumps with the wall clock. Stored
+instants (a correspondence turn's start) are on the wall clock; :meth:`HubDriver.hub_time_of`
+places them in hub time. Tests may inject both clocks (``clock``, ``wall``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from typing import Protocol
 
 from server.hub.commands import Command
@@ -56,7 +59,15 @@ from server.hub.messages import Message, error_message
 from server.transport.codec import encode_message
 from server.transport.outbox import Flusher, FrameSink, fan_out
 
-__all__ = ["HubDriver", "Peer", "PersistError", "RatingChange", "Recorder", "monotonic_ms"]
+__all__ = [
+    "HubDriver",
+    "Peer",
+    "PersistError",
+    "RatingChange",
+    "Recorder",
+    "monotonic_ms",
+    "wall_ms",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -70,6 +81,11 @@ FINISH_RETRY_MAX_S = 2.0
 def monotonic_ms() -> int:
     """The hub's time source: integer milliseconds of the monotonic clock."""
     return time.monotonic_ns() // 1_000_000
+
+
+def wall_ms() -> int:
+    """The wall clock in integer milliseconds since the epoch (stored instants are on it)."""
+    return time.time_ns() // 1_000_000
 
 
 class PersistError(Exception):
@@ -130,11 +146,15 @@ class HubDriver:
         recorder: Recorder,
         publish: Publisher | None = None,
         clock: Callable[[], int] = monotonic_ms,
+        wall: Callable[[], int] = wall_ms,
     ) -> None:
         self.hub = hub
         self._recorder = recorder
         self._publish = publish
         self._clock = clock
+        self._wall = wall
+        """The wall clock (ms since the epoch), to place stored instants in hub time
+        (:meth:`hub_time_of`)."""
         self._peers: dict[ConnId, Peer] = {}
         self.internal: set[ConnId] = set()
         """Connections of the server's own players (the computer's seat): not counted in
@@ -385,6 +405,22 @@ class HubDriver:
             logger.exception("hub failed to take back a failed write")
 
     # --- deadlines ----------------------------------------------------------------------------
+
+    def hub_time_of(self, moment: datetime, now_ms: int) -> int:
+        """The hub time of a stored wall-clock instant, ``now_ms`` being the hub's now: as
+        long before ``now_ms`` as ``moment`` is before the wall clock's now (an instant the
+        wall clock has not reached yet, from another machine's clock, counts as now)."""
+        moment_ms = int(moment.timestamp() * 1000)
+        return now_ms - max(0, self._wall() - moment_ms)
+
+    def check_deadlines(self) -> None:
+        """Serve the deadlines due now at once, whatever the timer waits for (a test that
+        moves an injected clock calls it instead of waiting)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._armed_for = None
+        self._on_deadline()
 
     def _rearm(self) -> None:
         deadline = self.hub.next_deadline()

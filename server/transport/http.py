@@ -56,9 +56,10 @@ _CONTENT_TYPES = {
 }
 
 #: Page routes of the single-page client: ``/game/<id>`` (a game, ``#<ply>`` in the fragment),
-#: ``/review``, ``/player/<name>``; they all answer the client's ``index.html``.
-_PAGE_PREFIXES = ("/game/", "/player/")
-_PAGES = ("/review", "/lobby")
+#: ``/review``, ``/player/<name>``, ``/tournaments``, ``/tournament/<id>``; they all answer the
+#: client's ``index.html``.
+_PAGE_PREFIXES = ("/game/", "/player/", "/tournament/")
+_PAGES = ("/review", "/lobby", "/tournaments")
 
 
 def _is_page(path: str) -> bool:

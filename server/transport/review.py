@@ -5,13 +5,16 @@ The transport calls two functions and sends what they return:
 
 * :func:`review_http` (or :func:`review_http_target` with the raw request target) for
   ``GET /api/games…`` — returns ``(status, content type, body)``;
-* :func:`review_ws` for the websocket commands ``games``, ``review`` and ``export``
-  (:data:`REVIEW_COMMAND_TYPES`) — returns the reply frame as a JSON-ready dict.
+* :func:`review_ws` for the websocket commands ``games``, ``review``, ``export``,
+  ``analysis`` and ``analyse`` (:data:`REVIEW_COMMAND_TYPES`) — returns the reply frame as a
+  JSON-ready dict.
 
-Both read the store only (any object with the :class:`ReviewStore` methods; adapters do
-not import each other, so the store is handed over by ``server.app``; the records it returns
-are the shared ``server.rules.record`` ones). This module checks the requests and pages
-the store; the JSON of the games and the export texts are built by
+A request is one of the typed values of :mod:`server.hub.review_requests`, whichever door it
+came through: the websocket's ``read_frame`` makes it of a frame, :func:`review_http` of the
+path and query strings, both with the one ``review_request``. Both read the store only (any
+object with the :class:`ReviewStore` methods; adapters do not import each other, so the store
+is handed over by ``server.app``; the records it returns are the shared
+``server.rules.record`` ones). This module answers the requests and pages the store; the JSON of the games and the export texts are built by
 :mod:`server.transport.review_views`, which replays the stored moves through the adjudicator.
 Replays run in a worker thread: a long Dai Shogi game takes a noticeable fraction of a second
 to replay, which must not stall the event loop; given a :class:`ReviewReads`, finished games
@@ -26,29 +29,32 @@ import json
 import logging
 import re
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from collections.abc import Mapping
+from datetime import datetime
 from typing import Any, Protocol, cast
 from urllib.parse import parse_qsl, urlsplit
 
-from server.hub.commands import Envelope, ack_of, parse_envelope, shown, valid_text
+from server.hub.commands import ack_of, parse_envelope, shown
 from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.game_ids import GAME_ID_PATTERN
 from server.hub.incoming import REVIEW_COMMAND_TYPES
 from server.hub.messages import Message, MessageJson, error_message
 from server.hub.payloads import AnalysisView, ExportPayload, GameDetailView, GamesPayload
-from server.hub.user_text import text_problem
-from server.rules import VARIANT_NAMES, Game
-from server.rules.record import (
-    GAME_STATUSES,
-    RESULT_CODES,
-    GameInfo,
-    GamePage,
-    GameRecord,
-    GameStatus,
-    ResultCode,
+from server.hub.review_requests import (
+    DEFAULT_LIMIT,
+    EXPORT_FORMATS,
+    MAX_LIMIT,
+    MAX_OFFSET,
+    AnalyseRequest,
+    ExportRequest,
+    GameAnalysisRequest,
+    ListGamesRequest,
+    ReviewRequest,
+    ShowGameRequest,
+    review_request,
 )
+from server.rules import Game
+from server.rules.record import GameInfo, GamePage, GameRecord, GameStatus, ResultCode
 from server.transport.analysis_api import (
     AnalysisBackend,
     AnalysisRequestError,
@@ -87,28 +93,24 @@ logger = logging.getLogger(__name__)
 
 REVIEW_PREFIX = "/api/games"
 
-DEFAULT_LIMIT = 20
-MAX_LIMIT = 100
-MAX_OFFSET = 10_000
 #: The store's largest page; deeper offsets walk several pages.
 STORE_PAGE = 500
 
 JSON_TYPE = "application/json"
-CONTENT_TYPES = {
-    "pgn": "application/x-chess-pgn; charset=utf-8",
-    "kif": "text/plain; charset=utf-8",
-    "usi": "text/plain; charset=utf-8",
-}
-
-MAX_NAME_LENGTH = 64
-MAX_TEXT_LENGTH = 256
-"""Longest text parameter (a cursor is about 60 characters)."""
-
-_CURSOR = re.compile(r"[0-9A-Za-z_-]{1,256}")
-_GAME_PATH = re.compile(r"/api/games/([^/.]+)(?:\.([A-Za-z0-9]+))?")
-_LIST_FIELDS = frozenset(
-    {"player", "variant", "result", "status", "since", "until", "limit", "offset", "cursor"}
+CONTENT_TYPES = dict(
+    zip(
+        EXPORT_FORMATS,
+        (
+            "application/x-chess-pgn; charset=utf-8",
+            "text/plain; charset=utf-8",
+            "text/plain; charset=utf-8",
+        ),
+        strict=True,
+    )
 )
+"""The content type of each export format (``pgn``, ``kif``, ``usi``)."""
+
+_GAME_PATH = re.compile(r"/api/games/([^/.]+)(?:\.([A-Za-z0-9]+))?")
 
 
 # ------------------------------------------------------------------- store interface
@@ -139,107 +141,10 @@ def _not_found(game_id: str) -> ReviewError:
     return ReviewError(404, ErrorCode.NOT_FOUND, f"no game with id {game_id!r}")
 
 
-# --------------------------------------------------------------------- request fields
-
-
-@dataclass(frozen=True, slots=True)
-class ListQuery:
-    """Validated filters and page of a listing."""
-
-    player: str | None = None
-    variant: str | None = None
-    result: ResultCode | None = None
-    status: GameStatus | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-    limit: int = DEFAULT_LIMIT
-    offset: int = 0
-    cursor: str | None = None
-
-
-def _text(name: str, value: object) -> str:
-    if not isinstance(value, str) or not value:
-        raise bad_request(f"{name} must be a non-empty string")
-    if len(value) > MAX_TEXT_LENGTH or not valid_text(value):
-        raise bad_request(
-            f"{name} must be valid Unicode text without NUL, at most {MAX_TEXT_LENGTH} characters"
-        )
-    problem = text_problem(value)  # a name, a variant, a date: never a control character
-    if problem is not None:
-        raise bad_request(f"{name} {problem}")
-    return value
-
-
-def _integer(name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, str):
-        if not re.fullmatch(r"\d{1,9}", value):
-            raise bad_request(
-                f"{name} must be an integer between {low} and {high}, got {shown(value)}"
-            )
-        number = int(value)
-    elif isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    else:
-        raise bad_request(f"{name} must be an integer between {low} and {high}")
-    if not low <= number <= high:
-        raise bad_request(f"{name} must be an integer between {low} and {high}, got {number}")
-    return number
-
-
-def _moment(name: str, value: object) -> datetime:
-    """An ISO 8601 date or date-time; without a zone it is UTC (a date means its midnight)."""
-    text = _text(name, value)
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        raise bad_request(
-            f"{name} must be an ISO 8601 date or date-time (like 2024-05-01 or "
-            f"2024-05-01T12:00:00Z), got {shown(text)}"
-        ) from None
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=UTC)
-    try:
-        # In UTC, as the store compares: 0001-01-01T00:00:00+01:00 is before year 1.
-        return moment.astimezone(UTC)
-    except OverflowError:
-        raise bad_request(
-            f"{name} is out of range: {shown(text)} is not between years 1 and 9999 in UTC"
-        ) from None
-
-
-def _choice(name: str, value: object, options: Sequence[str]) -> str:
-    text = _text(name, value)
-    if text not in options:
-        raise bad_request(f"{name} must be one of {', '.join(options)}, got {shown(text)}")
-    return text
-
-
-def parse_list_query(fields: Mapping[str, object]) -> ListQuery:
-    """Check listing fields (HTTP query strings or websocket JSON values); raise ReviewError."""
-    _only(fields, _LIST_FIELDS, "games")
-    player = variant = cursor = None
-    if "player" in fields:
-        player = _text("player", fields["player"])
-        if len(player) > MAX_NAME_LENGTH:
-            raise bad_request(f"player must be at most {MAX_NAME_LENGTH} characters")
-    if "variant" in fields:
-        variant = _choice("variant", fields["variant"], VARIANT_NAMES)
-    result = status = None
-    if "result" in fields:
-        result = cast(ResultCode, _choice("result", fields["result"], RESULT_CODES))
-    if "status" in fields:
-        status = cast(GameStatus, _choice("status", fields["status"], GAME_STATUSES))
-    since = _moment("since", fields["since"]) if "since" in fields else None
-    until = _moment("until", fields["until"]) if "until" in fields else None
-    if since is not None and until is not None and since >= until:
-        raise bad_request("since must be earlier than until")
-    limit = _integer("limit", fields["limit"], 1, MAX_LIMIT) if "limit" in fields else DEFAULT_LIMIT
-    offset = _integer("offset", fields["offset"], 0, MAX_OFFSET) if "offset" in fields else 0
-    if "cursor" in fields:
-        cursor = _text("cursor", fields["cursor"])
-        if not _CURSOR.fullmatch(cursor):
-            raise bad_request("cursor must be the next_cursor of an earlier page")
-    return ListQuery(player, variant, result, status, since, until, limit, offset, cursor)
+def _refused(error: ProtocolError) -> ReviewError:
+    """A request whose fields :func:`~server.hub.review_requests.review_request` refused: 404
+    for a game id that cannot name a game, else 400."""
+    return ReviewError(404 if error.code == ErrorCode.NOT_FOUND else 400, error.code, str(error))
 
 
 def _game_id(value: object) -> str:
@@ -266,7 +171,7 @@ async def _from_store(call: Any) -> Any:
         ) from exc
 
 
-async def list_games(store: ReviewStore, query: ListQuery) -> GamesPayload:
+async def list_games(store: ReviewStore, query: ListGamesRequest) -> GamesPayload:
     """One page of games, newest first. Offsets walk the store's keyset pages."""
     wanted = query.offset + query.limit
     rows: list[GameInfo] = []
@@ -465,30 +370,35 @@ async def review_http(
     try:
         _admit(reads, requester, "read")
         if analysed is not None:
-            _only(query, set(), "analysis")
-            try:
-                return 200, JSON_TYPE, _json_body(await analysis_view(store, analysed))
-            except AnalysisRequestError as exc:
-                raise ReviewError(exc.status, exc.code, exc.message) from exc
+            request = review_request("analysis", query, given={"game": analysed})
+            return 200, JSON_TYPE, _json_body(await _answer(store, request, None, reads, requester))
         if path in (REVIEW_PREFIX, REVIEW_PREFIX + "/"):
-            body = await list_games(store, parse_list_query(query))
+            body = await list_games(store, cast(ListGamesRequest, review_request("games", query)))
             return 200, JSON_TYPE, _json_body(body)
         match = _GAME_PATH.fullmatch(path)
         if match is None:
             raise ReviewError(404, ErrorCode.NOT_FOUND, f"no such resource {shown(path)}")
         game_id, fmt = match.groups()
         if fmt is None:
-            _only(query, {"ply"}, "game")
-            ply = _integer("ply", query["ply"], 0, 100_000) if "ply" in query else None
-            return 200, JSON_TYPE, (await _game_view(store, game_id, ply, reads, requester))[1]
+            # The game's path is /api/games/{id}: its query's fields are the "game"'s.
+            one = cast(
+                ShowGameRequest,
+                review_request("review", query, given={"game": game_id}, where="game"),
+            )
+            view = await _game_view(store, one.game_id, one.ply, reads, requester)
+            return 200, JSON_TYPE, view[1]
         fmt = fmt.lower()
         if fmt not in CONTENT_TYPES:
             raise ReviewError(
                 404, ErrorCode.NOT_FOUND, f"no export format {shown(fmt)} (use pgn, kif or usi)"
             )
-        _only(query, set(), "export")
-        text = await export_game(store, game_id, fmt, reads, requester)
-        return 200, CONTENT_TYPES[fmt], text.encode()
+        export = cast(
+            ExportRequest, review_request("export", query, given={"game": game_id, "format": fmt})
+        )
+        text = await export_game(store, export.game_id, export.format, reads, requester)
+        return 200, CONTENT_TYPES[export.format], text.encode()
+    except ProtocolError as error:
+        return _error_response(_refused(error))
     except ReviewError as error:
         return _error_response(error)
 
@@ -514,26 +424,55 @@ async def review_http_target(
     return await review_http(store, parts.path, query, reads, requester)
 
 
+# ---------------------------------------------------------------------------- answers
+
+
+async def _answer(
+    store: ReviewStore,
+    request: ReviewRequest,
+    player: Requester | None,
+    reads: ReviewReads | None,
+    requester: str | None,
+) -> GamesPayload | GameDetailView | ExportPayload | AnalysisView:
+    """The answer's payload to ``request`` (whose read was admitted), for ``player``."""
+    match request:
+        case ListGamesRequest():
+            return await list_games(store, request)
+        case ShowGameRequest(game_id=game_id, ply=ply):
+            return await show_game(store, game_id, ply, reads, requester)
+        case ExportRequest(game_id=game_id, format=fmt):
+            text = await export_game(store, game_id, fmt, reads, requester)
+            return {
+                "game": game_id,
+                "format": fmt,
+                "content_type": CONTENT_TYPES[fmt],
+                "text": text,
+            }
+    try:
+        if isinstance(request, GameAnalysisRequest):
+            return await analysis_view(store, request.game_id)
+        assert isinstance(request, AnalyseRequest)
+        limits = {"movetime_ms": request.movetime_ms, "depth": request.depth}
+        return await request_analysis(store, request.game_id, limits, player)
+    except AnalysisRequestError as exc:
+        raise ReviewError(exc.status, exc.code, exc.message) from exc
+
+
 # ------------------------------------------------------------------------- websocket
-
-
-def _only(payload: Mapping[str, object], allowed: set[str] | frozenset[str], kind: str) -> None:
-    unknown = sorted(shown(name) for name in set(payload) - allowed)
-    if unknown:
-        raise bad_request(f"{kind}: unknown field(s) {', '.join(unknown)}")
 
 
 async def review_ws(
     store: ReviewStore,
-    frame: Envelope | Mapping[str, object],
+    frame: ReviewRequest | Mapping[str, object],
     player: Requester | None = None,
     reads: ReviewReads | None = None,
     requester: str | None = None,
 ) -> MessageJson:
-    """Answer one websocket frame ``{"t": type, "d": payload, "a": ack}`` (or its checked
-    envelope: the :class:`~server.hub.incoming.ReviewRequest` that
-    :func:`~server.hub.incoming.read_frame` made of it) whose type is in
-    :data:`REVIEW_COMMAND_TYPES` (the hub's vocabulary); return the reply frame (wire form).
+    """Answer one review request — the typed value :func:`~server.hub.incoming.read_frame`
+    made of a websocket frame whose type is in :data:`REVIEW_COMMAND_TYPES` (or the decoded
+    frame ``{"t": type, "d": payload, "a": ack}`` itself, read here by the same
+    :func:`~server.hub.review_requests.review_request`) — and return the reply frame (wire
+    form).
 
     * ``games`` (listing fields as in HTTP, JSON-typed) → ``{"t": "games", "d": page}``;
     * ``review`` ``{"game", "ply"?}`` → ``{"t": "review", "d": game}``;
@@ -551,55 +490,17 @@ async def review_ws(
     ``rate_limited`` (over ``requester``'s read limits). The ack id ``a`` is echoed in either
     case (when it is a valid one).
     """
-    if not isinstance(frame, Envelope):
+    if not isinstance(frame, ReviewRequest):
         try:
-            frame = parse_envelope(frame)
+            envelope = parse_envelope(frame)
+            if envelope.kind not in REVIEW_COMMAND_TYPES:
+                raise ProtocolError(f"unknown review command {shown(envelope.kind)}")
+            frame = review_request(envelope.kind, envelope.payload, envelope.ack)
         except ProtocolError as error:
             return error_message(error.code, str(error), ack_of(frame)).to_json_obj()
-    kind, payload, ack = frame.kind, frame.payload, frame.ack
-    data: GamesPayload | GameDetailView | ExportPayload | AnalysisView
     try:
         _admit(reads, requester, "read")
-        if kind == "games":
-            data = await list_games(store, parse_list_query(payload))
-        elif kind == "review":
-            _only(payload, {"game", "ply"}, "review")
-            if payload.get("game") is None:
-                raise bad_request("review: field 'game' is required")
-            ply = (
-                _integer("ply", payload["ply"], 0, 100_000)
-                if payload.get("ply") is not None
-                else None
-            )
-            data = await show_game(store, _text("game", payload["game"]), ply, reads, requester)
-        elif kind == "export":
-            _only(payload, {"game", "format"}, "export")
-            if payload.get("game") is None or payload.get("format") is None:
-                raise bad_request("export: fields 'game' and 'format' are required")
-            fmt = _choice("format", payload["format"], tuple(CONTENT_TYPES))
-            game_id = _text("game", payload["game"])
-            text = await export_game(store, game_id, fmt, reads, requester)
-            data = {
-                "game": game_id,
-                "format": fmt,
-                "content_type": CONTENT_TYPES[fmt],
-                "text": text,
-            }
-        elif kind in ("analysis", "analyse"):
-            allowed = {"game"} if kind == "analysis" else {"game", "movetime_ms", "depth"}
-            _only(payload, allowed, kind)
-            if payload.get("game") is None:
-                raise bad_request(f"{kind}: field 'game' is required")
-            game_id = _game_id(_text("game", payload["game"]))
-            try:
-                if kind == "analysis":
-                    data = await analysis_view(store, game_id)
-                else:
-                    data = await request_analysis(store, game_id, payload, player)
-            except AnalysisRequestError as exc:
-                raise ReviewError(exc.status, exc.code, exc.message) from exc
-        else:
-            raise bad_request(f"unknown review command {shown(kind)}")
+        data = await _answer(store, frame, player, reads, requester)
     except ReviewError as error:
-        return error_message(error.code, error.message, ack).to_json_obj()
-    return Message(kind, data, a=ack).to_json_obj()
+        return error_message(error.code, error.message, frame.ack).to_json_obj()
+    return Message(frame.kind, data, a=frame.ack).to_json_obj()

@@ -34,7 +34,7 @@ from server.rules.export import (
     write_usi,
 )
 from server.rules.record import GameInfo, GameRecord, MoveRecord
-from server.rules.time_control import Fischer, TimeControl
+from server.rules.time_control import Byoyomi, Correspondence, Fischer, TimeControl
 
 __all__ = [
     "ReviewError",
@@ -97,19 +97,26 @@ def _stored_player(
 
 def stored_time_control_view(control: TimeControl) -> StoredTimeControlView:
     """The review API's ``time_control`` object: the ``games`` table's clock fields (byoyomi's
-    period as ``byoyomi_ms``, the other kind's fields 0) and the PGN text."""
+    period as ``byoyomi_ms``, the other kinds' fields 0; correspondence: the days per move as
+    ``base_ms`` and ``days``; unlimited: all 0) and the PGN text."""
+    base_ms = increment_ms = byoyomi_ms = periods = 0
     if isinstance(control, Fischer):
-        increment_ms, byoyomi_ms, periods = control.increment_ms, 0, 0
-    else:
-        increment_ms, byoyomi_ms, periods = 0, control.period_ms, control.periods
-    return {
+        base_ms, increment_ms = control.base_ms, control.increment_ms
+    elif isinstance(control, Byoyomi):
+        base_ms, byoyomi_ms, periods = control.base_ms, control.period_ms, control.periods
+    elif isinstance(control, Correspondence):
+        base_ms = control.per_move_ms
+    view: StoredTimeControlView = {
         "kind": control.kind,
-        "base_ms": control.base_ms,
+        "base_ms": base_ms,
         "increment_ms": increment_ms,
         "byoyomi_ms": byoyomi_ms,
         "periods": periods,
         "text": format_time_control(control),
     }
+    if isinstance(control, Correspondence):
+        view["days"] = control.days_per_move
+    return view
 
 
 def game_summary(info: GameInfo) -> GameSummaryView:

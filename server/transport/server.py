@@ -371,13 +371,7 @@ class ClientConnection:
                 self._asked = True  # before anything waits (see _silent)
                 return on_auth(self, incoming)
             case TournamentRequest():
-                desk = self.server.tournaments
-                if desk is None:  # no director behind this server: no such command here
-                    self.error(
-                        ErrorCode.BAD_REQUEST, "tournaments are not served here", incoming.ack
-                    )
-                    return None
-                return self._on_tournament(desk, incoming)
+                return self._on_tournament(incoming)
             case ReviewRequest():
                 store = self.server.review_store
                 if store is None:  # no store behind this server: no such command here
@@ -390,17 +384,17 @@ class ClientConnection:
                 return self._on_review(store, incoming)
         return None
 
-    async def _on_tournament(self, desk: TournamentDesk, request: TournamentRequest) -> None:
-        door = self._tournaments
+    async def _on_tournament(self, request: TournamentRequest) -> None:
+        desk, door, identity = self.server.tournaments, self._tournaments, self.identity
+        if desk is None:  # no director behind this server: no such command here
+            self.error(ErrorCode.BAD_REQUEST, "tournaments are not served here", request.ack)
+            return
         if door is None:
             door = self._tournaments = TournamentDoor(desk, self.send, self.outbox.put)
-        identity = self.identity
-        info = None
-        if identity is not None:
-            # The hub's copy: its ratings follow the games played since the login.
-            online = self.server.driver.hub.state.players.get(identity.info.id)
-            info = identity.info if online is None else online.info
-        await door.handle(request, info)
+        # The hub's copy of a player: its ratings follow the games played since the login.
+        info = None if identity is None else identity.info
+        online = None if info is None else self.server.driver.hub.state.players.get(info.id)
+        await door.handle(request, info if online is None else online.info)
 
     async def _on_review(self, store: ReviewStore, request: ReviewRequest) -> None:
         # Stored games are public (as over HTTP): no login needed, but to request an analysis

@@ -36,6 +36,8 @@ deeper perfts take longer than the suite's per-test timeout).
 
 from __future__ import annotations
 
+import concurrent.futures
+import multiprocessing
 import random
 import re
 from collections import Counter
@@ -460,25 +462,46 @@ def playout(variant: Variant, oracle: Oracle, rng: random.Random, sampler: rando
             log.fail("notation", f"ply {ply} {game.moves[ply - 1]}: engine {ours}, FSF {fsf} ({root!r} {' '.join(game.moves[:ply])})")
 
 
-# The sweep runs in the fixture's setup: minutes under load, hours with --long. Time only
+def run_sweep(name: str, long_sweep: bool) -> SweepLog:
+    """One variant's whole playout sweep (a top-level function, so a worker process can run it)."""
+    variant = get_variant(name)
+    plan = budget(name, long_sweep)
+    oracle = oracle_for(variant)
+    log = SweepLog()
+    rng = random.Random(SEEDS[name])
+    sampler = random.Random(SEEDS[name] + 1)
+    for i in range(plan.games):
+        playout(variant, oracle, rng, sampler, STYLES[i % len(STYLES)], plan, log)
+    log.calls = oracle.calls
+    return log
+
+
+# The sweeps run in the fixtures' setup: minutes under load, hours with --long. Time only
 # the test functions (quick checks of the sweep's log); the sweep itself is bounded by its
 # budget of games and plies.
 SWEEP_TIMEOUT = pytest.mark.timeout(120, func_only=True)
 
 
+@pytest.fixture(scope="module")
+def sweeps(long_sweep: bool) -> dict[str, SweepLog]:
+    """Every variant's playout sweep, each run once and in full. They are independent and
+    CPU-bound (mostly pyffish calls, which hold the GIL), so the last one runs in a spawned
+    worker process while this process runs the others: the same games and comparisons, in
+    about the wall time of the longest sweep instead of the sum. ``spawn`` (not ``fork``): the
+    test process may hold threads and event loops left by earlier tests."""
+    context = multiprocessing.get_context("spawn")
+    *here, there = VARIANTS
+    with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        remote = pool.submit(run_sweep, there, long_sweep)
+        logs = {name: run_sweep(name, long_sweep) for name in here}
+        logs[there] = remote.result()
+    return logs
+
+
 @pytest.fixture(scope="module", params=VARIANTS)
-def sweep(request: pytest.FixtureRequest, long_sweep: bool) -> tuple[Variant, SweepLog]:
-    """Run one variant's playout sweep once; the tests below each check one aspect of it."""
-    variant = get_variant(request.param)
-    plan = budget(variant.name, long_sweep)
-    oracle = oracle_for(variant)
-    log = SweepLog()
-    rng = random.Random(SEEDS[variant.name])
-    sampler = random.Random(SEEDS[variant.name] + 1)
-    for i in range(plan.games):
-        playout(variant, oracle, rng, sampler, STYLES[i % len(STYLES)], plan, log)
-    log.calls = oracle.calls
-    return variant, log
+def sweep(request: pytest.FixtureRequest, sweeps: dict[str, SweepLog]) -> tuple[Variant, SweepLog]:
+    """One variant's playout sweep; the tests below each check one aspect of it."""
+    return get_variant(request.param), sweeps[request.param]
 
 
 @SWEEP_TIMEOUT

@@ -11,7 +11,7 @@ from sqlalchemy import func, select, update
 
 from server.cluster.restore import resumable_game
 from server.rules import MoveRecord
-from server.rules.time_control import Byoyomi, Fischer, TimeControl
+from server.rules.time_control import Byoyomi, Correspondence, Fischer, TimeControl
 from server.store import (
     DuplicateMoveError,
     GameMove,
@@ -381,6 +381,8 @@ async def test_the_unfinished_games_and_their_players_in_one_light_read(
     guests = await make_game()
     done = await make_game(first_player_id=alice, second_player_id=bob)
     aborted = await make_game(first_player_id=bob)
+    # A correspondence game is listed for the sweep, but not as a player's real-time game.
+    corr = await make_game(first_player_id=alice, time_control=Correspondence(3))
     await store.append_move(*move(done, 1))
     await store.finish_game(done, "1/2-1/2", "agreement")
     await store.abort_game(aborted)
@@ -388,10 +390,11 @@ async def test_the_unfinished_games_and_their_players_in_one_light_read(
     listed = await store.unfinished_games()
     assert sorted(listed) == sorted(
         [
-            (waiting, alice, None),
-            (older, alice, bob),
-            (newer, None, alice),
-            (guests, None, None),
+            (waiting, alice, None, False),
+            (older, alice, bob, False),
+            (newer, None, alice, False),
+            (guests, None, None, False),
+            (corr, alice, None, True),
         ]
     )
     assert all(game.id == game[0] for game in listed)

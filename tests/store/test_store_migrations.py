@@ -60,7 +60,7 @@ async def test_upgrade_then_downgrade(empty_db: tuple[str, str, str | None]) -> 
     _, url, schema = empty_db
     assert await current_revision(url, schema=schema) is None
     await upgrade_to_head(url, schema=schema)
-    assert await current_revision(url, schema=schema) == "0008"
+    assert await current_revision(url, schema=schema) == "0009"
     assert await _on_database(url, schema, _table_names) == STORE_TABLES | {"alembic_version"}
     await upgrade_to_head(url, schema=schema)  # already at head: nothing to do
     await downgrade_to_base(url, schema=schema)
@@ -140,15 +140,41 @@ async def test_tournament_game_columns_come_and_go_alone(
     assert await _on_database(url, schema, _game_columns) & added == set()
     assert await _on_database(url, schema, _table_names) == STORE_TABLES | {"alembic_version"}
     await upgrade_to_head(url, schema=schema)
+
+
+async def test_correspondence_kinds_down_and_up(empty_db: tuple[str, str, str | None]) -> None:
+    """0009 down restores the two-kind check (a correspondence row is then refused); up again
+    accepts it and matches the models."""
+    _, url, schema = empty_db
+    await upgrade_to_head(url, schema=schema)
+    await downgrade_to("0008", url, schema=schema)
+    game = (
+        "INSERT INTO games (id, variant, start_fen, speed, first_name, second_name, clock_kind,"
+        " base_ms, increment_ms, byoyomi_ms, periods, rated)"
+        " VALUES ('{id}', 'chess', 'x', 'correspondence', 'a', 'b', 'correspondence',"
+        " 86400000, 0, 0, 0, false)"
+    )
+
+    def insert_old(connection: Connection) -> None:
+        connection.execute(text(game.format(id="old")))
+
+    def insert_new(connection: Connection) -> None:
+        connection.execute(text(game.format(id="new")))
+        connection.commit()
+
+    with pytest.raises(Exception, match=r"(?i)check|constraint|too long"):
+        await _on_database(url, schema, insert_old)
+    await upgrade_to_head(url, schema=schema)
+    await _on_database(url, schema, insert_new)
     assert await _on_database(url, schema, _model_diff) == []
 
 
 def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'nested' / 'dir' / 'hub.sqlite3'}"
     assert main(["upgrade", "--url", url]) == 0
-    assert capsys.readouterr().out.strip() == "0008"
+    assert capsys.readouterr().out.strip() == "0009"
     assert main(["current", "--url", url]) == 0
-    assert capsys.readouterr().out.strip() == "0008"
+    assert capsys.readouterr().out.strip() == "0009"
     assert main(["downgrade", "--url", url]) == 0
     assert capsys.readouterr().out.strip() == "base (empty)"
 

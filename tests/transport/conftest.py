@@ -9,7 +9,7 @@ websocket client (closed after the test).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ async def start_app(tmp_path: Path) -> AsyncIterator[StartApp]:
         database_url: str | None = None,
         ics: bool = False,
         app_options: dict[str, Any] | None = None,
+        clock: Callable[[], int] | None = None,
         **overrides: Any,
     ) -> App:
         if database_url is None:
@@ -48,9 +49,11 @@ async def start_app(tmp_path: Path) -> AsyncIterator[StartApp]:
                 database_url = f"sqlite+aiosqlite:///{tmp_path / f'hub{len(apps)}.sqlite3'}"
         overrides.setdefault("journal_dir", str(tmp_path / f"journal{len(apps)}"))
         # ics=True: the ICS listener on a free port (settings' ics_port 0 means "off").
+        # clock: the test's own time (ms since the epoch) for the hub and the stored instants.
         app = App(
             settings_for(database_url, **overrides),
             ics_listen=0 if ics else None,
+            clock=clock,
             **(app_options or {}),
         )
         await app.start()

@@ -28,7 +28,10 @@ from xboard_support import (
     xvfb,
 )
 
-SPARTAN_BLITZ = {"kind": "fischer", "base_s": 60, "inc_s": 0}
+# The shortest clock the server accepts (MIN_FISCHER_BASE_S): Fairy-Max budgets its thinking
+# from its clock, so its moves (and the whole game) take a quarter of what a minute would; any
+# ending (mate, a flag, a draw) is a whole game for this test.
+SPARTAN_BLITZ = {"kind": "fischer", "base_s": 15, "inc_s": 0}
 MAX_PLIES = 300
 LIGHT, DARK = "#E8C87A", "#3F7F5F"
 SUPPRESS_TIP = ["-messageSuppress", "Right-clicking menu item or dialog text pops up help on it"]

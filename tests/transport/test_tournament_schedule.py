@@ -7,10 +7,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from tournament_watch import WallClock as TournamentClock
+from tournament_players import TournamentClock
 from ws_support import StartApp
 
 from server.app import App
+from server.config import ConfigError, Settings
 from server.hub.tournament.schedule import next_start, occurrence_id, parse_schedule, upcoming
 from server.store import UnknownTournamentError
 
@@ -32,6 +33,26 @@ async def exists(app: App, tournament_id: str) -> bool:
     except UnknownTournamentError:
         return False
     return True
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "quick  hour  :10  arena  minishogi  3+2",  # an arena without its length
+        "quick  hour  :10  arena  xiangqi  3+2  30m",
+        "quick  hour  :10  arena  wildcastle  3|10  30m",  # byoyomi for chess
+        "quick  hour  :10  swiss  minishogi  3+2  30m",  # a Swiss has rounds
+        "quick  fortnight  :10  arena  minishogi  3+2  30m",
+    ],
+)
+def test_a_schedule_that_does_not_read_is_refused_at_start(bad: str) -> None:
+    with pytest.raises(ConfigError, match="tournament_schedule"):
+        Settings(tournament_schedule=bad)
+
+
+def test_the_default_creates_no_tournaments() -> None:
+    """Tests, which build their settings directly, and a development server have no calendar."""
+    assert Settings().tournament_schedule == ""
 
 
 async def test_the_next_occurrence_of_every_entry_is_always_listed(start_app: StartApp) -> None:

@@ -11,7 +11,7 @@ import pytest
 from fuzz_frames import TOURNAMENT_SCHEMA, draw_examples, frames
 from hypothesis import strategies as st
 from test_transport_fuzz import check_refused
-from tournament_support import WILD_FISCHER, registered
+from tournament_players import WILD_FISCHER, registered
 from ws_support import Client, OpenClient, StartApp
 
 from server.app import App
@@ -170,8 +170,9 @@ async def test_malformed_tournament_frames_are_refused_and_change_nothing(
             {**ARENA, "duration_s": 600, "start_at_ms": 4_000_000_000_000, "password": "sesame"},
         )
     )["tournament"]
-    await alice.ok("tournament_join", {"id": tid, "password": "sesame"})
     await bob.ok("tournament_watch", {"id": tid})
+    await alice.ok("tournament_join", {"id": tid, "password": "sesame"})
+    await bob.next("tournament_standings")  # the join's push, before the frames
     kinds = st.sampled_from(sorted(TOURNAMENT_SCHEMA))
     drawn = draw_examples(frames(kinds=kinds), 160)
     assert {frame.kind for frame in drawn} == set(TOURNAMENT_SCHEMA)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tournament_support import (
+from tournament_players import (
     WILD_FISCHER,
     Outcome,
     Seat,
@@ -59,6 +59,7 @@ async def test_round_robin_of_four_to_its_end(
     app = await start_app(backend)
     players = await registered(open_client, app, ["rra", "rrb", "rrc", "rrd"])
     watcher = await open_client(app, "watcher")
+    await watcher.guest()  # logged in: not closed by the login timeout
     tid = await create(players[0], format="round_robin", start_when_joined=4)
     view = await watcher.ok("tournament_watch", {"id": tid})
     assert view["status"] == "created" and view["settings"]["format"] == "round_robin"
@@ -113,6 +114,7 @@ async def test_arena_of_four_scored_by_hand(start_app: StartApp, open_client: Op
     app = await start_app(app_options={"tournament_clock": clock})
     players = await registered(open_client, app, ["ara", "arb", "arc", "ard"])
     watcher = await open_client(app, "watcher")
+    await watcher.guest()  # logged in: not closed by the login timeout
     tid = await create(players[0], format="arena", duration_s=600, start_when_joined=4)
     await watcher.ok("tournament_watch", {"id": tid})
     for client in players:
@@ -155,6 +157,7 @@ async def test_swiss_of_five_with_a_bye(start_app: StartApp, open_client: OpenCl
     app = await start_app()
     players = await registered(open_client, app, ["swa", "swb", "swc", "swd", "swe"])
     watcher = await open_client(app, "watcher")
+    await watcher.guest()  # logged in: not closed by the login timeout
     tid = await create(players[0], format="swiss", rounds=2, start_when_joined=5)
     await watcher.ok("tournament_watch", {"id": tid})
     for client in players:
@@ -204,6 +207,7 @@ async def test_a_restarted_hub_resumes_the_tournament(
     names = ["rsa", "rsb", "rsc", "rsd"]
     players = await registered(open_client, first, names)
     watcher = await open_client(first, "watcher")
+    await watcher.guest()  # logged in: not closed by the login timeout
     tid = await create(players[0], format="round_robin", start_when_joined=4)
     await watcher.ok("tournament_watch", {"id": tid})
     for client in players:
@@ -219,6 +223,7 @@ async def test_a_restarted_hub_resumes_the_tournament(
     await first.stop()
     second = await start_app(database_url=url, journal_dir=first.settings.journal_dir)
     reader = await open_client(second, "reader")
+    await reader.guest()  # logged in: not closed by the login timeout
     after = await reader.ok("tournament", {"id": tid})
     assert after == before
     # The players come back; round 2's games were resumed by the new hub.
@@ -333,3 +338,26 @@ async def test_a_berserk_is_marked_in_the_standings_and_the_stored_game(
     review = await ara.ok("review", {"game": game})
     assert review["tournament"] == {"id": tid, "round": 1, "berserk": [start["d"]["side"]]}
     assert review["headers"]["Round"] == "1" and review["headers"]["TournamentId"] == tid
+
+
+async def test_a_start_time_passed_with_one_entry_waits_for_the_second(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    clock = TournamentClock()
+    app = await start_app(app_options={"tournament_clock": clock})
+    first, second = await registered(open_client, app, ["lta", "ltb"])
+    tid = await create(first, format="arena", duration_s=600, start_at_ms=clock.now_ms + 1000)
+    await first.ok("tournament_join", {"id": tid})
+    clock.now_ms += 2000  # the start time passes with one entry: it waits, until given up
+    await app.tournaments.tick(tid)
+    view = await first.ok("tournament", {"id": tid})
+    assert view["status"] == "created" and view["countdown_ms"] is not None
+    stored = await app.store.load_tournament(tid)
+    # The next deadline is the give-up time (the arena's end), not the passed start time that
+    # would fire again and again.
+    given_up = view["settings"]["start_at_ms"] + 600_000
+    assert stored.info.next_deadline_at is not None
+    assert stored.info.next_deadline_at.timestamp() * 1000 == given_up > clock.now_ms
+    await second.ok("tournament_join", {"id": tid})  # two entries: it starts
+    start = await first.next(lambda m: m["t"] == "game_start")
+    assert start["d"]["tournament"]["id"] == tid

@@ -13,11 +13,11 @@ from server.rules import VARIANTS
 async def test_page_routes_serve_the_client_and_nothing_else(start_app: StartApp) -> None:
     app = await start_app()
     _, _, index = await get(app, "/")
-    for path in ("/game/u8jzPde0", "/review", "/player/alice"):
+    for path in ("/game/u8jzPde0", "/review", "/player/alice", "/tournaments", "/tournament/Xy12ab34"):
         status, headers, body = await get(app, path)
         assert status == 200 and headers["Content-Type"].startswith("text/html"), path
         assert body == index
-    for path in ("/game/", "/game/a/b", "/player/", "/games/x", "/reviews"):
+    for path in ("/game/", "/game/a/b", "/player/", "/games/x", "/reviews", "/tournament/", "/tournament/a/b"):
         assert (await get(app, path))[0] == 404, path
 
 

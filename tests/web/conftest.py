@@ -79,11 +79,15 @@ async def open_page(request: pytest.FixtureRequest, hub: App, browser: Browser) 
     errors: list[str] = []
     pages: list[Page] = []
 
-    async def open_(who: str, path: str = "/", *, port: int | None = None, **context: Any) -> Page:
-        """A page of ``path`` on the hub (or through a proxy listening on ``port``)."""
+    async def open_(who: str, path: str = "/", *, port: int | None = None, clock: bool = False, **context: Any) -> Page:
+        """A page of ``path`` on the hub (or through a proxy listening on ``port``).
+        ``clock=True`` installs Playwright's clock before the page loads: time flows as usual
+        until the test moves it on (``page.clock.run_for``), firing the page's timers on the way."""
         options: dict[str, Any] = {"viewport": {"width": 1280, "height": 900}, "accept_downloads": True}
         ctx = await browser.new_context(**{**options, **context})
         ctx.set_default_timeout(30_000)
+        if clock:
+            await ctx.clock.install()
         page = await ctx.new_page()
 
         def on_console(message: ConsoleMessage) -> None:

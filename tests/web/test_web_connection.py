@@ -15,11 +15,16 @@ from server.app import App
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from support import TcpForwarder
 
+# Page time moved on once the proxy is frozen: more than web/src/net.ts's DEAD_AFTER_MS (6 s
+# without a byte) plus one watchdog interval (0.5 s). The watchdog's timers fire on the way, so
+# the page pings into the frozen proxy and gives up exactly as it would in 7 s of waiting.
+SILENCE_MS = 7_000
+
 
 async def test_a_silent_connection_is_noticed_and_pending_moves_settled(hub: App, open_page, shots) -> None:  # type: ignore[no-untyped-def]
     proxy = TcpForwarder("127.0.0.1", hub.port)
     await proxy.start()
-    alice = Seat(await open_page("alice", port=proxy.port), "alice")  # through the proxy
+    alice = Seat(await open_page("alice", port=proxy.port, clock=True), "alice")  # through the proxy
     bob = Seat(await open_page("bob"), "bob")
     try:
         await alice.register()
@@ -32,6 +37,8 @@ async def test_a_silent_connection_is_noticed_and_pending_moves_settled(hub: App
         await expect(status).to_have_text("Connected")
 
         proxy.freeze()                          # nothing goes through any more, nothing is closed
+        await expect(status).to_have_text("Connected")
+        await alice.page.clock.run_for(SILENCE_MS)
         await expect(status).to_have_text("Reconnecting…", timeout=WAIT_MS)
         await alice.drop("P", "d4")             # made while cut off: drawn, marked pending
         board = alice.page.locator(".board-wrap")
@@ -51,6 +58,8 @@ async def test_a_silent_connection_is_noticed_and_pending_moves_settled(hub: App
         proxy.freeze()
         await alice.click_move("d1", "a4")      # sent at once, into the void: pending
         await expect(board).to_have_attribute("data-pending", "d1a4")
+        await expect(status).to_have_text("Connected")
+        await alice.page.clock.run_for(SILENCE_MS)
         await expect(status).to_have_text("Reconnecting…", timeout=WAIT_MS)
         await bob.action("resign")              # alice does not hear of it yet
         await bob.wait_end("alice wins by resignation")

@@ -23,6 +23,11 @@ export interface ActionState {
   offers: GameSnapshot["offers"];
   opponentAway: AbsenceView | null;
   pass: boolean;
+  /** A tournament game: no abort (not moving in time loses it), resign from the start; no
+   * takeback, no rematch (the tournament pairs). */
+  tournament: boolean;
+  /** The player may berserk now (a tournament game that allows it, before their first move). */
+  berserk: boolean;
   /** A big board (Dai Shogi) offers the zoom. */
   zoomable: boolean;
   nameOf: (side: SideName) => string;
@@ -65,7 +70,12 @@ export class ActionBar {
     if (me && s.live) {
       const opp: SideName = me === "first" ? "second" : "first";
       if (s.status === "started") {
-        buttons.push(...this.confirmable(s.bothMoved ? "resign" : "abort"));
+        buttons.push(...this.confirmable(s.bothMoved || s.tournament ? "resign" : "abort"));
+        if (s.berserk) {
+          const b = add("Berserk", "berserk", {}, "berserk");
+          b.title = "Halve your clock for this game: a win scores one point more (if it lasts 7 moves)";
+          buttons.push(b);
+        }
         if (s.drawOffers && s.bothMoved) {
           if (s.offers.draw === opp) offers.push(h("span", { text: `${s.nameOf(opp)} offers a draw ` }), add("Accept draw", "draw_accept", {}, "primary"), add("Decline", "draw_decline"));
           else if (s.offers.draw === me) offers.push(h("span", { class: "muted", text: "Draw offered…" }));
@@ -74,7 +84,8 @@ export class ActionBar {
         // Only when the server says the rules allow it (a server that does not say: offered, it answers).
         const claimable = s.drawClaim ?? s.bothMoved;
         if (s.drawClaims && s.myTurn && claimable) buttons.push(add("Claim draw", "claim_draw", {}, "primary"));
-        if (!s.rated) {
+        // A tournament game's result is the tournament's: no takebacks there, no rematch after.
+        if (!s.rated && !s.tournament) {
           if (s.offers.takeback === opp) offers.push(h("span", { text: `${s.nameOf(opp)} asks to take back ` }), add("Accept takeback", "takeback_accept", {}, "primary"), add("Decline", "takeback_decline"));
           else if (s.offers.takeback === me) offers.push(h("span", { class: "muted", text: "Takeback asked…" }));
           else if (s.myMoves > 0) buttons.push(add("Takeback", "takeback_offer"));
@@ -88,7 +99,8 @@ export class ActionBar {
         }
       } else {
         this.confirming = null;
-        if (s.offers.rematch === opp) offers.push(h("span", { text: `${s.nameOf(opp)} wants a rematch ` }), add("Accept rematch", "rematch_accept", {}, "primary"), add("Decline", "rematch_decline"));
+        if (s.tournament) { /* the tournament pairs the next game */ }
+        else if (s.offers.rematch === opp) offers.push(h("span", { text: `${s.nameOf(opp)} wants a rematch ` }), add("Accept rematch", "rematch_accept", {}, "primary"), add("Decline", "rematch_decline"));
         else if (s.offers.rematch === me) offers.push(h("span", { class: "muted", text: "Rematch offered…" }));
         else buttons.push(add("Rematch", "rematch_offer"));
       }

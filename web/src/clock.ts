@@ -50,9 +50,12 @@ export function clockView(clock: SideClockView, tc: TimeControlView, running: bo
   };
 }
 
-/** A time control as a player reads it: "3+2" (minutes + seconds), "10m + 3×30s", "20s + 3×10s". */
+/** A time control as a player reads it: "3+2" (minutes + seconds), "10m + 3×30s", "20s + 3×10s",
+ * "3 days per move", "unlimited". */
 export function tcText(tc: TimeControlView): string {
   if (tc.kind === "fischer") return `${duration(tc.base_s)} + ${tc.inc_s}s`;
+  if (tc.kind === "correspondence") return `${tc.days} ${tc.days === 1 ? "day" : "days"} per move`;
+  if (tc.kind === "unlimited") return "unlimited";
   return `${duration(tc.main_s)} + ${tc.periods}×${tc.period_s}s`;
 }
 
@@ -69,4 +72,11 @@ export function tcOfStored(g: GameSummaryView): TimeControlView {
   return t.kind === "byoyomi"
     ? { kind: "byoyomi", main_s: t.base_ms / 1000, period_s: t.byoyomi_ms / 1000, periods: t.periods }
     : { kind: "fischer", base_s: t.base_ms / 1000, inc_s: t.increment_ms / 1000 };
+}
+
+/** A main time as the replay shows it after a move: "4:07" (whole seconds). */
+export function mainTimeText(ms: number | null): string {
+  if (ms === null) return "";
+  const s = Math.floor(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }

@@ -5,7 +5,7 @@
 import { ActionBar } from "./actions";
 import { AnalysisPanel, GLYPHS } from "./analysis";
 import { Board } from "./board";
-import { clockView, tcOfStored, tcText } from "./clock";
+import { clockView, mainTimeText, tcOfStored, tcText } from "./clock";
 import { FirstMoveCountdown } from "./countdown";
 import { shownName } from "./computer";
 import { titledName } from "./names";
@@ -16,19 +16,21 @@ import { moveRows, type MoveCell } from "./movelist";
 import { LOST, type AckedCommand, type Message } from "./net";
 import { getApi } from "./http";
 import { ReviewTools } from "./reviewtools";
+import { berserkedSides, berserkMark, tournamentLine } from "./marks";
+import { mayBerserk } from "./tourney";
 import { MoveSender } from "./sender";
 import { beep } from "./sound";
 import { h } from "./svg";
-import type { AbsenceView, ChatLineView, ClocksView, EndPayload, GameDetailView, GameSnapshot, MessageOf, MovePayload, PlayerView, SideName, StoredMoveView, TakebackPayload, TimeControlView } from "./protocol.gen";
+import type { AbsenceView, ChatLineView, ClocksView, EndPayload, GameDetailView, GameSnapshot, MessageOf, MovePayload, PlayerView, SideName, StoredMoveView, TakebackPayload, TimeControlView, TournamentTagView } from "./protocol.gen";
 import type { Role, VariantInfo } from "./types";
 
 /** The messages of a game's room (each carries its game's id). */
-type RoomMessage = MessageOf<"game" | "move" | "takeback" | "end" | "offer" | "gone" | "back" | "chat" | "rematch">;
+type RoomMessage = MessageOf<"game" | "move" | "takeback" | "end" | "offer" | "gone" | "back" | "chat" | "rematch" | "berserk">;
 /** A join refused while the game changes servers (its server died; another takes it over within seconds). */
 const REJOIN: ReadonlySet<string> = new Set(["node_unavailable", "cluster_unavailable", "busy"]);
 const REJOIN_EVERY_MS = 1000;
 const REJOIN_TRIES = 60;
-const ROOM_KINDS: ReadonlySet<string> = new Set<RoomMessage["t"]>(["game", "move", "takeback", "end", "offer", "gone", "back", "chat", "rematch"]);
+const ROOM_KINDS: ReadonlySet<string> = new Set<RoomMessage["t"]>(["game", "move", "takeback", "end", "offer", "gone", "back", "chat", "rematch", "berserk"]);
 function isRoomMessage(m: Message): m is RoomMessage { return ROOM_KINDS.has(m.t); }
 
 interface Live {
@@ -51,6 +53,9 @@ export class GameView {
   private players: { first: PlayerView | { name: string }; second: PlayerView | { name: string } } = { first: { name: "?" }, second: { name: "?" } };
   private tc: TimeControlView | null = null;
   private rated = false;
+  /** The tournament this game belongs to (its snapshot's tag), and who berserked in it. */
+  private tournament: TournamentTagView | undefined = undefined;
+  private berserked = { first: false, second: false };
   private status = "started";
   private result: string | null = null;
   private termination: string | null = null;
@@ -184,6 +189,9 @@ export class GameView {
     this.storedGame = g;
     this.stored = g.moves ?? [];
     this.setup(g.variant, "spectator", { first: g.first, second: g.second }, tcOfStored(g), g.rated);
+    const cup = g.tournament;
+    this.tournament = cup ? { id: cup.id, round: cup.round, berserk: false } : undefined;  // berserk: no longer offered
+    this.berserked = berserkedSides(cup?.berserk ?? []);
     this.status = g.status === "started" || g.status === "created" ? "started" : "finished";
     this.result = g.result;
     this.termination = g.termination;
@@ -225,6 +233,11 @@ export class GameView {
       case "back": if (this.live) this.live.absent[m.d.side] = null; break;
       case "rematch": this.ctx.navigate(`/game/${m.d.new_game}`); return;
       case "chat": this.live?.chat.push(m.d); this.drawChat(); return;
+      case "berserk":
+        this.berserked[m.d.side] = true;
+        if (this.live) { this.live.clocks = m.d.clocks; this.live.clockAt = Date.now(); }
+        this.note(`${this.nameOf(m.d.side)} berserks: half the time on the clock.`);
+        break;
     }
     void this.draw();
   }
@@ -235,6 +248,8 @@ export class GameView {
     this.result = s.result;
     this.termination = s.termination;
     this.endDetail = s.detail ?? null;
+    this.tournament = s.tournament;
+    this.berserked = berserkedSides(s.berserk);
     this.moves = s.moves.slice();
     this.displays = s.displays.slice();
     this.fens.clear();
@@ -443,7 +458,8 @@ export class GameView {
   private drawInfo(): void {
     const v = this.variant!;
     const bits = [v.title, this.tc ? tcText(this.tc) : "", this.rated ? "rated" : "casual", this.role === "spectator" ? "watching" : `you play ${sideWord(v, this.role)}`];
-    this.info.replaceChildren(h("h2", {}, [...titledName(this.players.first), " – ", ...titledName(this.players.second)]), h("p", { class: "muted", text: bits.filter(Boolean).join(" · ") }));
+    const cup = this.tournament ? tournamentLine(this.tournament, (path) => this.ctx.navigate(path)) : "";
+    this.info.replaceChildren(h("h2", {}, [...titledName(this.players.first), " – ", ...titledName(this.players.second)]), h("p", { class: "muted", text: bits.filter(Boolean).join(" · ") }), cup);
   }
 
   private drawMoves(shown: number): void {
@@ -493,11 +509,12 @@ export class GameView {
         time = h("span", { class: `time${running ? " running" : ""}${view.low ? " low" : ""}`, "data-side": side }, [view.main, view.byoyomi ? h("small", { text: ` ${view.byoyomi}` }) : ""]);
       } else if (this.stored.length || this.cursor !== null) {
         const ms = this.clockAtPly(side);
-        if (ms !== null) time = h("span", { class: "time", "data-side": side, text: clockText(ms) });
+        if (ms !== null) time = h("span", { class: "time", "data-side": side, text: mainTimeText(ms) });
       }
       const counting = this.status === "started" && this.live !== null && side === this.liveTurn ? this.firstMove.note(side === this.mySide) : null;
       const countdown = counting ? h("span", { class: `first-move${counting.urgent ? " urgent" : ""}`, role: "timer", "data-seconds": counting.seconds, text: counting.text }) : null;
-      el.replaceChildren(name, away ?? "", countdown ?? "", time ?? "");
+      const bolt = this.berserked[side] ? berserkMark() : null;
+      el.replaceChildren(h("span", { class: "who" }, [name, bolt ?? ""]), away ?? "", countdown ?? "", time ?? "");
     }
   }
 
@@ -522,7 +539,12 @@ export class GameView {
       if (m && (i % 2 === 1) === (side === this.sideOfPly1())) return m.clock_ms;
     }
     // Before the side's first move: the time it started with.
-    return this.tc ? (this.tc.kind === "fischer" ? this.tc.base_s : this.tc.main_s) * 1000 : null;
+    const tc = this.tc;
+    if (!tc) return null;
+    if (tc.kind === "fischer") return tc.base_s * 1000;
+    if (tc.kind === "byoyomi") return tc.main_s * 1000;
+    if (tc.kind === "correspondence") return tc.days * 86_400_000;
+    return 0;
   }
 
   private sideOfPly1(): SideName { return (this.fens.get(0) ?? "").split(" ")[1] === "b" ? "second" : "first"; }
@@ -550,12 +572,15 @@ export class GameView {
     const me = this.mySide;
     const live = this.live;
     const bothMoved = this.ply >= 2;
+    const myMoves = me ? this.moves.filter((_, i) => (i % 2 === 0) === (this.sideOfPly1() === me)).length : 0;
     this.actionBar.render({
       me, status: this.status, live: live !== null, bothMoved,
       // The game's turn, not the shown position's: Claim draw stays while looking back.
       myTurn: me !== null && live !== null && this.status === "started" && this.liveTurn === me, rated: this.rated,
       drawOffers: this.variant!.draw_offers, drawClaims: this.variant!.draw_claims, drawClaim: live?.drawClaim ?? null,
-      myMoves: me ? this.moves.filter((_, i) => (i % 2 === 0) === (this.sideOfPly1() === me)).length : 0,
+      myMoves,
+      tournament: this.tournament !== undefined,
+      berserk: me !== null && live !== null && mayBerserk(this.tournament, this.status, myMoves, this.berserked[me]),
       offers: live?.offers ?? { draw: null, takeback: null, rematch: null },
       opponentAway: me && live ? live.absent[me === "first" ? "second" : "first"] : null,
       pass: live?.legal.includes("@@@@") ?? false,
@@ -583,9 +608,3 @@ export class GameView {
   }
 }
 
-
-function clockText(ms: number | null): string {
-  if (ms === null) return "";
-  const s = Math.floor(ms / 1000);
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
-}

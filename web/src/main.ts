@@ -1,4 +1,5 @@
-// The application shell: login, the page routes (/ lobby, /game/<id>, /review, /player/<name>),
+// The application shell: login, the page routes (/ lobby, /game/<id>, /review, /player/<name>,
+// /tournaments, /tournament/<id>),
 // the connection's life (resume with the session token, rejoin after a reconnect), settings.
 
 import "./style.css";
@@ -10,6 +11,8 @@ import { Notices } from "./notices";
 import { Connection, type Message } from "./net";
 import type { CommandKind, Commands } from "./protocol.gen";
 import { Profile, ReviewList } from "./review";
+import { TournamentPage } from "./tournament";
+import { TournamentsPage } from "./tournaments";
 import { loadSettings, saveSettings } from "./settings";
 import { unlockAudio } from "./sound";
 import { h } from "./svg";
@@ -29,6 +32,8 @@ class Client implements Ctx {
   private readonly notices = new Notices();
   private lobby: Lobby | null = null;
   private game: GameView | null = null;
+  /** The page on screen that watches the server while open (the tournaments' pages). */
+  private watched: TournamentsPage | TournamentPage | null = null;
   private readonly view = $("view");
   private readonly auth = $("auth");
   private authError = $("auth-error");
@@ -65,7 +70,7 @@ class Client implements Ctx {
     this.status("Connected");
     const token = localStorage.getItem(TOKEN_KEY);
     if (token) this.login("resume", { token });
-    else this.showAuth();
+    else { this.showAuth(); void this.watched?.enter(); }  // a visitor reads tournaments too
   }
 
   private showAuth(): void {
@@ -141,6 +146,7 @@ class Client implements Ctx {
         if (this.game) void this.game.open();
         else if (this.runningGame && this.isLobby()) this.navigate(`/game/${this.runningGame}`);
         else if (this.lobby) void this.lobby.enter();  // a new connection: subscribe again
+        else if (this.watched) void this.watched.enter();
         else this.route();
         return;
       case "game_start":
@@ -169,6 +175,7 @@ class Client implements Ctx {
     }
     this.lobby?.onMessage(m, gone);
     this.game?.onMessage(m);
+    if (this.watched instanceof TournamentPage) this.watched.onMessage(m);
   }
 
   /** A challenge received away from the lobby: a notice with Accept and Decline. */
@@ -193,7 +200,9 @@ class Client implements Ctx {
     const path = location.pathname;
     const gameId = /^\/game\/([^/]+)$/.exec(path)?.[1];
     const player = /^\/player\/([^/]+)$/.exec(path)?.[1];
+    const tournament = /^\/tournament\/([^/]+)$/.exec(path)?.[1];
     if (this.game && this.game.id !== gameId) { this.game.destroy(); this.game = null; }
+    if (this.watched) { this.watched.leave(); this.watched = null; }
     if (this.lobby && !this.isLobby()) { this.lobby.leave(); this.lobby = null; }
     for (const a of document.querySelectorAll("nav a[data-route]")) a.classList.toggle("active", a.getAttribute("href") === path);
     if (gameId) {
@@ -203,6 +212,13 @@ class Client implements Ctx {
       }
       // With a session token, wait for hello (the game is joined then); visitors get the record.
       if (this.me || !localStorage.getItem(TOKEN_KEY)) void this.game.open();
+      return;
+    }
+    if (path === "/tournaments" || tournament) {
+      const page = tournament ? new TournamentPage(this, decodeURIComponent(tournament)) : new TournamentsPage(this);
+      this.watched = page;
+      this.view.replaceChildren(page.el);
+      void page.enter();  // before the connection opens: hello enters it
       return;
     }
     if (path === "/review") { this.view.replaceChildren(new ReviewList(this, null).el); return; }

@@ -72,7 +72,18 @@ export interface ByoyomiView {
   periods: number;
 }
 
-export type TimeControlView = FischerView | ByoyomiView;
+/** Days per move (1, 2, 3, 5, 7, 10 or 14): the mover's time is the whole allowance again after each move. */
+export interface CorrespondenceView {
+  kind: "correspondence";
+  days: number;
+}
+
+/** No clock (a correspondence game without deadlines). */
+export interface UnlimitedView {
+  kind: "unlimited";
+}
+
+export type TimeControlView = FischerView | ByoyomiView | CorrespondenceView | UnlimitedView;
 
 /** The tournament a game belongs to (`id`), its round (an arena's wave) and whether its players may berserk. */
 export interface TournamentTagView {
@@ -181,6 +192,7 @@ export interface GameSnapshot extends PositionFields, FirstMoveFields, TermsView
   offers: OffersView;
   absent: Record<SideName, AbsenceView | null>;
   chat: ChatLineView[];
+  berserk: SideName[];
 }
 
 /** A played move as both the live event and the stored game show it. */
@@ -239,6 +251,7 @@ export interface WelcomePayload {
 export interface HelloPayload {
   player: PlayerView;
   game: string | null;
+  correspondence: string[];
   seeks: SeekView[];
   challenges: ChallengeView[];
 }
@@ -333,12 +346,14 @@ export interface RematchPayload extends RoomEventFields {
   new_game: string;
 }
 
+/** The review API's `time_control`: the `games` table's clock fields, `days` under a correspondence control, and the PGN text. */
 export interface StoredTimeControlView {
   kind: string;
   base_ms: number;
   increment_ms: number;
   byoyomi_ms: number;
   periods: number;
+  days?: number;
   text: string;
 }
 
@@ -667,6 +682,7 @@ export type ErrorCode =
   | "guests_casual_only"
   | "byoyomi_unavailable"
   | "already_playing"
+  | "correspondence_limit"
   | "player_busy"
   | "seek_limit"
   | "challenge_limit"
@@ -700,6 +716,7 @@ export type ErrorCode =
   | "offer_pending"
   | "no_offer"
   | "takeback_rated"
+  | "takeback_correspondence"
   | "no_move_to_take_back"
   | "game_not_finished"
   | "opponent_offline"

@@ -19,7 +19,7 @@ class FakeElement {
 
 const STATE: ActionState = {
   me: "first", status: "started", live: true, bothMoved: true, myTurn: true, rated: true,
-  drawOffers: false, drawClaim: null, drawClaims: false, myMoves: 1, offers: { draw: null, takeback: null, rematch: null },
+  drawOffers: false, drawClaim: null, drawClaims: false, myMoves: 1, tournament: false, berserk: false, offers: { draw: null, takeback: null, rematch: null },
   opponentAway: null, pass: false, zoomable: false, nameOf: (side) => side,
 };
 
@@ -92,5 +92,26 @@ describe("resign and abort ask first", () => {
     button("abort")!.click();
     button("abort-confirm")!.click();
     expect(sent).toEqual(["abort"]);
+  });
+});
+
+describe("a tournament game", () => {
+  const cup = { ...STATE, rated: false, tournament: true };
+  beforeEach(() => {
+    vi.stubGlobal("window", globalThis);
+    vi.stubGlobal("document", { createElement: (tag: string) => new FakeElement(tag) });
+  });
+  afterEach(() => vi.unstubAllGlobals());
+  it("offers Resign from the start, never Abort, no takeback and no rematch", () => {
+    expect(bar({ ...cup, bothMoved: false, myMoves: 0 }).actions()).toEqual(["resign", "flip"]);
+    expect(bar(cup).actions()).toEqual(["resign", "flip"]);
+    expect(bar({ ...cup, status: "finished" }).actions()).toEqual(["flip"]);
+    expect(bar({ ...STATE, rated: false, bothMoved: false, myMoves: 0 }).actions()).toEqual(["abort", "flip"]);
+  });
+  it("offers Berserk when the game view says the player may, and sends it", () => {
+    const b = bar({ ...cup, bothMoved: false, myMoves: 0, berserk: true });
+    expect(b.actions()).toEqual(["resign", "berserk", "flip"]);
+    b.button("berserk")!.click();
+    expect(b.sent).toEqual(["berserk"]);
   });
 });

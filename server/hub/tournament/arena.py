@@ -56,7 +56,7 @@ def berserk_control(control: TimeControl) -> TimeControl | None:
     Fischer: half the base time, no increment (lichess). Byoyomi: half the main time, the
     periods kept (a control with no main time cannot be halved: no berserk).
     """
-    if control.base_ms < 2:
+    if not isinstance(control, Fischer | Byoyomi) or control.base_ms < 2:
         return None
     if isinstance(control, Fischer):
         return Fischer(control.base_ms // 2, 0)

@@ -84,8 +84,13 @@ class TournamentBoard:
         if len(ratings) != len(entries) or any(
             ratings.get(p) != e.rating for p, e in entries.items()
         ):
-            if any(p in ratings and ratings[p] != e.rating for p, e in entries.items()):
-                self._reset(state)  # a rating changed: the sheets' opponents' sums are stale
+            if any(
+                ratings[p] != e.rating if p in ratings else p in self._last_color
+                for p, e in entries.items()
+            ):
+                # A rating changed (the sheets' opponents' sums are stale), or a player with
+                # games folded before their entry joined (their sheet lacks those games).
+                self._reset(state)
             self._ratings = ratings = {p: e.rating for p, e in entries.items()}
             for player in entries:
                 self._sheets.setdefault(player, ArenaSheet())
@@ -100,9 +105,11 @@ class TournamentBoard:
         for game_id, game in islice(state.results.items(), self._folded, None):
             paired = games[game_id]
             white, black = paired.white, paired.black
-            if arena:
-                sheets[white] = sheets[white].add(game, white, ratings.get(black, 0))
-                sheets[black] = sheets[black].add(game, black, ratings.get(white, 0))
+            if arena:  # entrants only (the pure scorer's rule)
+                if white in sheets:
+                    sheets[white] = sheets[white].add(game, white, ratings.get(black, 0))
+                if black in sheets:
+                    sheets[black] = sheets[black].add(game, black, ratings.get(white, 0))
             for player in (white, black):
                 if game.berserk_of(player):
                     self._berserks[player] = self._berserks.get(player, 0) + 1

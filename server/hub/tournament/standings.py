@@ -3,6 +3,8 @@ the events), so a restarted hub shows exactly what it showed before."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from server.hub.tournament.arena import arena_standings
 from server.hub.tournament.round_robin import round_robin_standings
 from server.hub.tournament.state import TournamentState
@@ -22,9 +24,15 @@ def standings(settings: TournamentSettings, state: TournamentState) -> list[Stan
     return round_robin_standings(state)
 
 
-def podium(settings: TournamentSettings, state: TournamentState) -> list[StandingRow]:
+def podium(
+    settings: TournamentSettings,
+    state: TournamentState,
+    rows: Sequence[StandingRow] | None = None,
+) -> list[StandingRow]:
     """The rows ranked 1 to 3 of a finished tournament (ties share a place, so possibly more
-    than three rows); empty before the end."""
+    than three rows); empty before the end. ``rows``: its standings, when the caller has them."""
     if state.phase != "finished":
         return []
-    return [row for row in standings(settings, state) if row.rank <= 3 and row.games > 0]
+    if rows is None:
+        rows = standings(settings, state)
+    return [row for row in rows if row.rank <= 3 and row.games > 0]

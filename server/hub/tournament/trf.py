@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from server.hub.tournament.state import TournamentState
 from server.hub.tournament.swiss import CardRound, cards, pairing_numbers, swiss_standings
 from server.hub.tournament.values import TournamentSettings
-from server.rules.time_control import Fischer
+from server.rules.time_control import Byoyomi, Fischer
 
 __all__ = ["trf"]
 
@@ -41,6 +41,7 @@ def _control_text(settings: TournamentSettings) -> str:
     control = settings.control
     if isinstance(control, Fischer):
         return f"{control.base_ms // 1000}+{control.increment_ms // 1000}"
+    assert isinstance(control, Byoyomi)  # tournaments refuse correspondence controls
     return f"{control.base_ms // 1000}+{control.periods}x{control.period_ms // 1000}"
 
 

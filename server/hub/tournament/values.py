@@ -14,7 +14,7 @@ from typing import Literal, get_args
 
 from server.hub.identity import PlayerId
 from server.rules.record import ResultCode
-from server.rules.time_control import TimeControl
+from server.rules.time_control import TimeControl, is_correspondence
 from server.rules.variants import VARIANT_NAMES
 
 __all__ = [
@@ -93,6 +93,9 @@ class TournamentSettings:
             raise ValueError(f"unknown tournament format {self.format!r}")
         if self.variant not in VARIANT_NAMES:
             raise ValueError(f"unknown variant {self.variant!r}")
+        if is_correspondence(self.control):
+            # A tournament's rounds and arena's duration assume a running clock.
+            raise ValueError("tournaments are played on a clock, not by correspondence")
         if self.start_at_ms is None and self.start_when_joined is None:
             raise ValueError("a tournament needs a start time or a number of players")
         if self.start_when_joined is not None and not 2 <= self.start_when_joined <= self.max_players:

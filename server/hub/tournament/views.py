@@ -3,6 +3,8 @@ functions of the settings and the state (so a restarted hub shows exactly what i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from server.hub.clock import time_control_view
 from server.hub.identity import PlayerId
 from server.hub.payloads import (
@@ -93,20 +95,30 @@ def current_round(state: TournamentState) -> int:
     return state.rounds_paired
 
 
-def _rows(settings: TournamentSettings, state: TournamentState) -> list[TournamentStandingView]:
-    berserks = _berserks(state)
-    return [standing_view(row, berserks.get(row.player, 0)) for row in standings(settings, state)]
+def _rows(
+    settings: TournamentSettings,
+    state: TournamentState,
+    rows: Sequence[StandingRow] | None,
+    berserks: dict[PlayerId, int],
+) -> list[TournamentStandingView]:
+    if rows is None:
+        rows = standings(settings, state)
+    return [standing_view(row, berserks.get(row.player, 0)) for row in rows]
 
 
 def standings_payload(
-    tournament_id: str, settings: TournamentSettings, state: TournamentState
+    tournament_id: str,
+    settings: TournamentSettings,
+    state: TournamentState,
+    rows: Sequence[StandingRow] | None = None,
 ) -> TournamentStandingsPayload:
-    """``tournament_standings``: what a watcher is pushed after every change."""
+    """``tournament_standings``: what a watcher is pushed after every change (``rows``: the
+    standings when the caller has them, else computed)."""
     return {
         "id": tournament_id,
         "status": state.phase,
         "round": current_round(state),
-        "standings": _rows(settings, state),
+        "standings": _rows(settings, state, rows, _berserks(state)),
         "playing": sorted(set(state.playing.values())),
     }
 
@@ -126,8 +138,10 @@ def tournament_view(
     created_by: str | None,
     settings: TournamentSettings,
     state: TournamentState,
+    rows: Sequence[StandingRow] | None = None,
 ) -> TournamentView:
-    """``tournament``: the whole view of a tournament."""
+    """``tournament``: the whole view of a tournament (``rows`` as for
+    :func:`standings_payload`)."""
     berserks = _berserks(state)
     pairings: list[TournamentPairingView] = []
     for paired in state.games.values():
@@ -150,11 +164,11 @@ def tournament_view(
         **summary_view(tournament_id, state.phase, created_by, settings),
         "countdown_ms": countdown(settings, state),
         "round": current_round(state),
-        "standings": _rows(settings, state),
+        "standings": _rows(settings, state, rows, berserks),
         "pairings": pairings,
         "byes": byes,
         "playing": sorted(set(state.playing.values())),
         "podium": [
-            standing_view(row, berserks.get(row.player, 0)) for row in podium(settings, state)
+            standing_view(row, berserks.get(row.player, 0)) for row in podium(settings, state, rows)
         ],
     }

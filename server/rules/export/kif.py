@@ -10,7 +10,7 @@ from ..analysis import PlyEval
 from ..game import Game, Side, Termination
 from ..position import NULL_SQUARE, Move, Position
 from ..record import GameRecord
-from ..time_control import Byoyomi, TimeControl
+from ..time_control import Byoyomi, Correspondence, TimeControl, Unlimited
 from ..variant import PieceType, Variant
 from .annotate import annotate, kif_comment_lines
 from .replay import is_standard_start, moves_of, record_variant, replay_record, seconds_text
@@ -226,6 +226,10 @@ def _kif_ending(record: GameRecord, game: Game) -> tuple[str | None, str | None]
 
 
 def _kif_time_control(control: TimeControl) -> str:
+    if isinstance(control, Correspondence):
+        return f"1手{control.days_per_move}日"  # "N days a move"
+    if isinstance(control, Unlimited):
+        return "無制限"  # "unlimited"
     base = _minutes_text(control.base_ms)
     if isinstance(control, Byoyomi):
         return f"{base}+秒読み{seconds_text(control.period_ms)}秒×{control.periods}"

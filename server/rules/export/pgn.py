@@ -10,6 +10,7 @@ from ..notation import display_move
 from ..position import Move, Position
 from ..record import GameRecord
 from ..squares import shogi_square
+from ..time_control import Correspondence
 from ..variant import Variant
 from .annotate import annotate
 from .replay import (
@@ -100,6 +101,9 @@ def pgn_tags(record: GameRecord, game: Game | None = None, site: str = "?") -> d
         tags["BlackElo"] = str(record.second_rating_before)
     tags["Variant"] = v.name
     tags["TimeControl"] = format_time_control(record.time_control)
+    if isinstance(record.time_control, Correspondence):
+        # Not a standard tag: "-" above says no clock, this keeps what the game had.
+        tags["DaysPerMove"] = str(record.time_control.days_per_move)
     if record.termination is None:
         tags["Termination"] = "unterminated"
     else:

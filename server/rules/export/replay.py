@@ -8,7 +8,7 @@ from ..errors import RulesError
 from ..game import Game
 from ..position import Move, Position
 from ..record import GameRecord
-from ..time_control import Byoyomi, TimeControl
+from ..time_control import Byoyomi, Correspondence, TimeControl, Unlimited
 from ..variant import Variant
 from ..variants import get_variant
 
@@ -67,11 +67,15 @@ def is_standard_start(game: Game) -> bool:
 
 def format_time_control(control: TimeControl) -> str:
     """The PGN ``TimeControl`` value: ``"300+3"`` (Fischer: base and increment in seconds),
-    ``"600+30x3"`` (byoyomi: main time, then 3 periods of 30 s).
+    ``"600+30x3"`` (byoyomi: main time, then 3 periods of 30 s), ``"-"`` (correspondence and
+    unlimited: no clock the PGN standard can describe; lichess writes the same, and the days
+    per move go in the ``DaysPerMove`` tag, see :mod:`.pgn`).
 
     >>> format_time_control(Byoyomi(600_000, 30_000, 3))
     '600+30x3'
     """
+    if isinstance(control, Correspondence | Unlimited):
+        return "-"
     base = seconds_text(control.base_ms)
     if isinstance(control, Byoyomi):
         return f"{base}+{seconds_text(control.period_ms)}x{control.periods}"

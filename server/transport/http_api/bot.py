@@ -21,7 +21,7 @@ from server.jsontypes import JsonObject
 from server.transport.http_api.account import account_view
 from server.transport.http_api.auth import Caller, caller
 from server.transport.http_api.context import CONTEXT, api_error, held_link
-from server.transport.http_api.forms import flag, read_form
+from server.transport.http_api.forms import flag, read_form, whole_number
 from server.transport.http_api.lichess import OK, GameEventInfo, NowPlayingAnswer
 from server.transport.http_api.link import CommandFailed
 
@@ -116,14 +116,21 @@ routes.post("/api/bot/game/{id}/draw/{accept}")(_answer("draw"))
 routes.post("/api/bot/game/{id}/takeback/{accept}")(_answer("takeback"))
 
 
+NOW_PLAYING_DEFAULT = 9
+NOW_PLAYING_MAX = 50
+"""``GET /api/account/playing?nb=``: lichess's default and largest count of games listed."""
+
+
 @routes.get("/api/account/playing")
 async def playing(request: web.Request) -> web.Response:
     who = await caller(request)
-    now: list[GameEventInfo] = []
+    raw = request.query.get("nb", "")
+    count = NOW_PLAYING_DEFAULT if not raw else whole_number(raw, 3)
+    if count is None or not 1 <= count <= NOW_PLAYING_MAX:
+        api_error(400, f"nb: must be 1 to {NOW_PLAYING_MAX}")
     async with held_link(request, who.info) as link:
-        start = await link.running_start()
-        if start is not None:
-            now.append(start["game"])
+        starts = await link.running_starts(count)
+        now: list[GameEventInfo] = [start["game"] for start in starts]
     answer: NowPlayingAnswer = {"nowPlaying": now}
     return web.json_response(answer)
 

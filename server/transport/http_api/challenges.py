@@ -4,7 +4,9 @@
 Creating one takes lichess's form fields ``rated``, ``clock.limit`` and ``clock.increment``
 (seconds), ``color`` (``white`` = the first player, ``black``, ``random``) and ``variant``
 (our variant keys); a byoyomi clock (shogi variants) is ``clock.limit``, ``clock.byoyomi``
-and ``clock.periods``. The target must be online (the hub's ``match``): a bot is online while
+and ``clock.periods``. A challenge to a player (not the computer) without ``clock.limit`` is a
+correspondence game, as lichess's: ``days`` (1, 2, 3, 5, 7, 10 or 14) per move, or without
+``days`` no clock at all (``unlimited``). The target must be online (the hub's ``match``): a bot is online while
 it holds its event stream. Unknown fields are ignored.
 """
 
@@ -15,6 +17,7 @@ from aiohttp import web
 from server.hub.commands import MAX_ID, MAX_LEVEL, MIN_LEVEL
 from server.hub.payloads import AckPayload, TimeControlView
 from server.jsontypes import JsonObject
+from server.rules.time_control import CORRESPONDENCE_DAYS
 from server.transport.http_api import lichess
 from server.transport.http_api.auth import caller
 from server.transport.http_api.context import api_error, held_link
@@ -45,6 +48,22 @@ def _time_control(form: dict[str, str]) -> TimeControlView:
             "periods": _integer(form, "clock.periods", 1),
         }
     return {"kind": "fischer", "base_s": limit, "inc_s": _integer(form, "clock.increment", 0)}
+
+
+def _player_time_control(form: dict[str, str]) -> TimeControlView:
+    """A challenge to a player: a clock (``clock.limit``), else ``days`` per move, else none."""
+    if form.get("clock.limit"):
+        if form.get("days"):
+            api_error(400, "days: give either clock.limit or days, not both")
+        return _time_control(form)
+    raw = form.get("days")
+    if not raw:
+        return {"kind": "unlimited"}
+    days = whole_number(raw, 3)
+    if days not in CORRESPONDENCE_DAYS:
+        choices = ", ".join(map(str, CORRESPONDENCE_DAYS))
+        api_error(400, f"days: must be one of {choices}")
+    return {"kind": "correspondence", "days": days}
 
 
 async def _command(request: web.Request, kind: str, payload: JsonObject) -> AckPayload:
@@ -110,7 +129,7 @@ async def create(request: web.Request) -> web.Response:
     payload = {
         "to": request.match_info["user"],
         "variant": form.get("variant", ""),
-        "tc": _time_control(form),
+        "tc": _player_time_control(form),
         "rated": flag(form, "rated"),
         "colour": lichess.SIDE[color],
     }

@@ -96,7 +96,22 @@ class ByoyomiTimeControl(TypedDict):
     show: str
 
 
-TimeControlObject = ClockTimeControl | ByoyomiTimeControl
+class CorrespondenceTimeControl(TypedDict):
+    """A challenge's correspondence clock (lichess's)."""
+
+    type: Literal["correspondence"]
+    daysPerTurn: int
+
+
+class UnlimitedTimeControl(TypedDict):
+    """A challenge without a clock (lichess's)."""
+
+    type: Literal["unlimited"]
+
+
+TimeControlObject = (
+    ClockTimeControl | ByoyomiTimeControl | CorrespondenceTimeControl | UnlimitedTimeControl
+)
 """A challenge's ``timeControl``."""
 
 
@@ -155,7 +170,10 @@ class GameFullEvent(TypedDict):
     type: Literal["gameFull"]
     id: str
     variant: VariantObject
-    clock: ClockObject
+    clock: ClockObject | None
+    """``None`` for a correspondence or unlimited game (lichess's ``null``)."""
+    daysPerTurn: NotRequired[int]
+    """A correspondence game's days per move (lichess's)."""
     speed: str
     perf: PerfObject
     rated: bool
@@ -208,6 +226,9 @@ class GameEventInfo(TypedDict):
     compat: CompatObject
     tournamentId: NotRequired[str]
     """A tournament's game: its tournament (``source`` is then ``arena``)."""
+    secondsLeft: NotRequired[int | None]
+    """Time left to the player to move in a correspondence game (lichess's); ``None`` without
+    a clock."""
 
 
 class GameEvent(TypedDict):
@@ -285,7 +306,7 @@ class AiChallengeAnswer(TypedDict):
     source: str
     level: int
     variant: VariantObject
-    clock: ClockObject
+    clock: ClockObject | None
     status: StartedStatus
 
 
@@ -334,7 +355,15 @@ def variant_view(variant: str) -> VariantObject:
     return {"key": variant, "name": title, "short": title}
 
 
-def clock_view(tc: TimeControlView) -> ClockObject:
+NO_CLOCK_MS = 2**31 - 1
+"""``wtime``/``btime`` of a game without a clock (lichess sends its ``Int.MaxValue``)."""
+
+
+def clock_view(tc: TimeControlView) -> ClockObject | None:
+    """A real-time clock in ms (``gameFull``'s ``clock``); ``None`` for correspondence and
+    unlimited games, as lichess."""
+    if tc["kind"] == "correspondence" or tc["kind"] == "unlimited":
+        return None
     if tc["kind"] == "byoyomi":
         return {
             "initial": tc["main_s"] * 1000,
@@ -346,6 +375,10 @@ def clock_view(tc: TimeControlView) -> ClockObject:
 
 
 def time_control_view(tc: TimeControlView) -> TimeControlObject:
+    if tc["kind"] == "correspondence":
+        return {"type": "correspondence", "daysPerTurn": tc["days"]}
+    if tc["kind"] == "unlimited":
+        return {"type": "unlimited"}
     if tc["kind"] == "byoyomi":
         return {
             "type": "byoyomi",
@@ -403,14 +436,15 @@ def game_state(game: GameSnapshot) -> GameStateEvent:
             "btakeback": takeback == "second",
         }
     else:
-        inc_ms = tc["inc_s"] * 1000
+        inc_ms = tc["inc_s"] * 1000 if tc["kind"] == "fischer" else 0
+        no_clock = tc["kind"] == "unlimited"
         state = {
             "type": "gameState",
             "moves": moves,
             "status": status,
-            "wtime": first["ms"],
+            "wtime": NO_CLOCK_MS if no_clock else first["ms"],
             "winc": inc_ms,
-            "btime": second["ms"],
+            "btime": NO_CLOCK_MS if no_clock else second["ms"],
             "binc": inc_ms,
             "wdraw": draw == "first",
             "bdraw": draw == "second",
@@ -441,6 +475,9 @@ def game_full(game: GameSnapshot, created_at_ms: int | None = None) -> GameFullE
         "initialFen": start_fen if start_fen else "startpos",
         "state": game_state(game),
     }
+    tc = game["tc"]
+    if tc["kind"] == "correspondence":
+        full["daysPerTurn"] = tc["days"]
     if created_at_ms is not None:
         full["createdAt"] = created_at_ms
     return full
@@ -482,6 +519,11 @@ def game_event(
     }
     if tournament is not None:
         event["game"]["tournamentId"] = tournament["id"]
+    kind_of_clock = game["tc"]["kind"]
+    if kind_of_clock == "correspondence" or kind_of_clock == "unlimited":
+        running = game["clocks"]["running"]
+        left = None if running is None else game["clocks"][running]["ms"] // 1000
+        event["game"]["secondsLeft"] = None if kind_of_clock == "unlimited" else left
     return event
 
 

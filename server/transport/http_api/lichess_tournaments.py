@@ -29,7 +29,7 @@ from server.jsontypes import JsonObject
 from server.rules import get_variant
 from server.rules.game import Side
 from server.rules.record import GameRecord
-from server.rules.time_control import Fischer
+from server.rules.time_control import Byoyomi, Fischer
 from server.transport.http_api import lichess
 from server.transport.tournament_service import TournamentGameLine
 
@@ -89,13 +89,17 @@ def tournament_clock(tc: TimeControlView) -> JsonObject:
             "byoyomi": tc["period_s"],
             "periods": tc["periods"],
         }
-    return {"limit": tc["base_s"], "increment": tc["inc_s"]}
+    if tc["kind"] == "fischer":
+        return {"limit": tc["base_s"], "increment": tc["inc_s"]}
+    raise ValueError(f"a tournament has no {tc['kind']} clock")  # TournamentSettings refuses it
 
 
 def _speed(tc: TimeControlView) -> str:
     if tc["kind"] == "byoyomi":
         return speed_class(tc["main_s"] * 1000, 0, tc["period_s"] * 1000, tc["periods"])
-    return speed_class(tc["base_s"] * 1000, tc["inc_s"] * 1000)
+    if tc["kind"] == "fischer":
+        return speed_class(tc["base_s"] * 1000, tc["inc_s"] * 1000)
+    return "correspondence"  # not a tournament's (TournamentSettings refuses it)
 
 
 def _variant(key: str) -> JsonObject:
@@ -330,11 +334,16 @@ def game_line(record: GameRecord, fmt: str, tournament_id: str) -> JsonObject:
             player["berserk"] = True
         players[colour] = player
     control = record.time_control
-    clock: JsonObject = {"initial": control.base_ms}
+    clock: JsonObject | None = None
     if isinstance(control, Fischer):
-        clock["increment"] = control.increment_ms
-    else:
-        clock.update(increment=0, byoyomi=control.period_ms, periods=control.periods)
+        clock = {"initial": control.base_ms, "increment": control.increment_ms}
+    elif isinstance(control, Byoyomi):
+        clock = {
+            "initial": control.base_ms,
+            "increment": 0,
+            "byoyomi": control.period_ms,
+            "periods": control.periods,
+        }
     line: JsonObject = {
         "id": record.id,
         "rated": record.rated,

@@ -170,7 +170,9 @@ class BotLink:
         self.games: dict[str, GameSnapshot] = {}
         """Games this connection follows: the last snapshot, kept up to date by room events."""
         self.challenges: dict[int, ChallengeView] = {}
-        self.running_game: str | None = None
+        self.running_games: list[str] = []
+        """The account's running games: the real-time one (at most one), then the
+        correspondence games, in the order the hub told them."""
         self._starting: set[str] = set()
         """Games whose ``game_start`` came and whose first snapshot (``gameStart``) has not."""
         self._busy = 0
@@ -264,18 +266,22 @@ class BotLink:
                 raise CommandFailed(404, ErrorCode.NO_SUCH_GAME, "No such game", {})
         return game
 
-    async def running_start(self) -> lichess.GameEvent | None:
-        """The ``gameStart`` event of the account's running game, if it has one."""
-        if self.running_game is None:
-            return None
-        try:
-            game = await self.follow(self.running_game)
-        except CommandFailed:
-            return None
-        role = game["role"]
-        if role == "spectator" or game["status"] != "started":
-            return None
-        return lichess.game_event("gameStart", game, role)
+    async def running_starts(self, limit: int | None = None) -> list[lichess.GameEvent]:
+        """The ``gameStart`` events of the account's running games (``nowPlaying``; the event
+        stream's first lines): the real-time one, then the correspondence games; the first
+        ``limit`` of them if given."""
+        starts: list[lichess.GameEvent] = []
+        for game_id in list(self.running_games)[:limit]:
+            try:
+                game = await self.follow(game_id)
+            except CommandFailed:
+                continue
+            role = game["role"]
+            if role != "spectator" and game["status"] == "started":
+                starts.append(lichess.game_event("gameStart", game, role))
+        # The real-time game first (stable: the correspondence games keep their order).
+        starts.sort(key=lambda start: start["game"]["speed"] == "correspondence")
+        return starts
 
     # --- keeping the connection ---------------------------------------------------------------
 
@@ -322,7 +328,10 @@ class BotLink:
             handler(self, data)
 
     def _hello(self, data: HelloPayload) -> None:
-        self.running_game = data.get("game")
+        current = data.get("game")
+        self.running_games = ([] if current is None else [current]) + list(
+            data.get("correspondence") or []
+        )
         for challenge in data.get("challenges") or []:
             self.challenges[challenge["id"]] = challenge
         if not self.hello.done():
@@ -333,7 +342,9 @@ class BotLink:
         self._event({"type": "challenge", "challenge": lichess.challenge_view(data)})
 
     def _game_start(self, data: GameStartPayload) -> None:
-        self.running_game = data.get("game")
+        game_id = str(data.get("game"))
+        if game_id not in self.running_games:
+            self.running_games.append(game_id)
         # The snapshot follows at once (the hub joins the players' connections): gameStart is
         # sent from it, when the game's terms are known.
         self.games.pop(str(data.get("game")), None)
@@ -435,8 +446,8 @@ class BotLink:
         role = game["role"]
         if role != "spectator":
             self._event(lichess.game_event("gameFinish", game, role))
-        if self.running_game == game["game"]:
-            self.running_game = None
+        if game["game"] in self.running_games:
+            self.running_games.remove(game["game"])
         for stream in list(self.game_streams):
             if stream.game_id == game["game"]:
                 stream.end()

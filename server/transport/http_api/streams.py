@@ -57,8 +57,7 @@ async def event_stream(request: web.Request) -> web.StreamResponse:
     stream = NdjsonStream()
     link.events.add(stream)
     try:
-        start = await link.running_start()
-        if start is not None:
+        for start in await link.running_starts():
             stream.send(start)
         for challenge in list(link.challenges.values()):
             if challenge.get("to", {}).get("id") == who.info.id:

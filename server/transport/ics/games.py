@@ -126,6 +126,11 @@ class GameView:
     def my_side(self) -> int | None:
         return side_index(self.role)
 
+    @property
+    def correspondence(self) -> bool:
+        """Whether the game has days per move or no clock (a player may have many)."""
+        return self.tc["kind"] in ("correspondence", "unlimited")
+
     def position(self) -> Position:
         return Position.from_fen(self.ics.variant, self.fen)
 

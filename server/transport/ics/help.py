@@ -7,11 +7,11 @@ from server.transport.ics.args import bad_arg
 __all__ = ["help_text", "usage"]
 
 SUMMARY = {
-    "seek": "seek [time inc] [rated|unrated] [white|black] [variant] [byoyomi[/N]] [min-max] [manual]",
+    "seek": "seek [time inc] [rated|unrated] [white|black] [variant] [byoyomi[/N]] [min-max] [manual]  -- Nd (days per move) or unlimited instead of time inc: correspondence",
     "unseek": "unseek [index]  -- withdraw one or all of your seeks",
     "sought": "sought [all]  -- list the open seeks",
     "play": "play <index>  -- accept a seek",
-    "match": "match <name> [time inc] [rated|unrated] [white|black] [variant]",
+    "match": "match <name> [time inc] [rated|unrated] [white|black] [variant]  -- Nd or unlimited: correspondence",
     "computer": "computer [level 1-8] [time inc] [white|black] [variant] [byoyomi[/N]]  -- play the computer now (unrated)",
     "accept": "accept [n|name]  -- accept a challenge, or the draw/takeback your opponent offers",
     "decline": "decline [n|name]  -- decline a challenge or an offer",
@@ -27,6 +27,8 @@ SUMMARY = {
     "observe": "observe <game number|name>",
     "unobserve": "unobserve [game number]",
     "games": "games  -- running games",
+    "mygames": "mygames  -- your running games (correspondence ones too), the primary one marked *",
+    "primary": "primary [game number]  -- the game your typed moves, resign, draw ... go to",
     "moves": "moves [game number|name]  -- the move list",
     "refresh": "refresh [game number]  -- show the board again",
     "who": "who  -- players online",
@@ -66,6 +68,9 @@ TOPICS = {
         "  daishogi   Dai Shogi, 15x15",
         "Shogi variants may use byoyomi: seek 5 10 minishogi byoyomi/3 means 5 minutes,",
         "then 3 periods of 10 seconds.",
+        "Correspondence: seek 3d daishogi means 3 days per move (1d 2d 3d 5d 7d 10d 14d);",
+        "seek unlimited has no clock. Several at once: mygames lists them, primary <n> picks",
+        "the one your moves go to.",
     ],
     "moves": [
         "Moves: e2e4, e2-e4, e7e8=q, Nf3, exd5, o-o, o-o-o; shogi c4c5, c4c5+ (promote),",

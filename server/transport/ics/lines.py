@@ -56,7 +56,12 @@ def rating_text(player: PlayerView) -> str:
 
 def clock_words(tc: TimeControlView) -> tuple[int, int]:
     """(minutes, seconds) of a time control as FICS writes them: base and increment, or for
-    byoyomi the main time and the period."""
+    byoyomi the main time and the period; correspondence the days per move in minutes and 0;
+    unlimited 0 0."""
+    if tc["kind"] == "correspondence":
+        return tc["days"] * 1440, 0
+    if tc["kind"] == "unlimited":
+        return 0, 0
     if tc["kind"] == "byoyomi":
         return int(tc["main_s"]) // 60, int(tc["period_s"])
     return int(tc["base_s"]) // 60, int(tc["inc_s"])
@@ -67,6 +72,10 @@ def kind_words(variant: str, rated: bool, tc: TimeControlView) -> str:
     words = f"{'rated' if rated else 'unrated'} {ics_variant(variant).kind}"
     if tc["kind"] == "byoyomi":
         words += f" byoyomi/{tc['periods']}"
+    elif tc["kind"] == "correspondence":
+        words += f" corr/{tc['days']}d"
+    elif tc["kind"] == "unlimited":
+        words += " corr/unlimited"
     return words
 
 

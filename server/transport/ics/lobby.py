@@ -3,21 +3,8 @@ pending."""
 
 from __future__ import annotations
 
-from server.hub.commands import (
-    MAX_LEVEL,
-    MAX_NAME_LENGTH,
-    MIN_LEVEL,
-    AcceptCommand,
-    ChallengeAiCommand,
-    DeclineCommand,
-    MatchCommand,
-    OfferCommand,
-    PlayCommand,
-    SeekCommand,
-    SoughtCommand,
-    UnseekCommand,
-    WithdrawCommand,
-)
+from server.hub.clock import time_control_view
+from server.hub.commands import MAX_LEVEL, MAX_NAME_LENGTH, MIN_LEVEL
 from server.hub.errors import ErrorCode
 from server.hub.messages import MessageKind
 from server.transport.ics.args import cut
@@ -71,23 +58,23 @@ class LobbyCommands(SessionPart):
                 return [f"Your seek has been posted with index {data['seek']}."]
             return []
 
-        self.state.command(
-            lambda a: SeekCommand(
-                terms.ics.name,
-                terms.control,
-                terms.rated,
-                terms.colour,
-                terms.rating_range,
-                terms.manual,
-                ack=a,
-            ),
-            answer,
-        )
+        fields = {
+            "variant": terms.ics.name,
+            "tc": time_control_view(terms.control),
+            "rated": terms.rated,
+            "colour": terms.colour,
+            "range": None if terms.rating_range is None else list(terms.rating_range),
+            "manual": terms.manual,
+        }
+        self.state.command("seek", fields, answer)
 
     def on_unseek(self, cmd: CommandLine) -> None:
         seek_id = number(cmd.args)
         if cmd.args and seek_id is None:
             self.state.write(["Usage: unseek [index]"])
+            return
+        if seek_id == 0:  # no seek has it (the hub's ids start at 1)
+            self.state.write([error_text(ErrorCode.NO_SUCH_SEEK, "")])
             return
 
         def answer(kind: str, data: Json) -> list[str]:
@@ -98,7 +85,7 @@ class LobbyCommands(SessionPart):
                 return ["You have no active seeks."]
             return [f"Your seek {n} has been removed." for n in removed]
 
-        self.state.command(lambda a: UnseekCommand(seek_id, ack=a), answer)
+        self.state.command("unseek", {"id": seek_id}, answer)
 
     def on_sought(self, cmd: CommandLine) -> None:
         if cmd.args and cmd.args.lower() != "all":  # FICS's "sought all": the same list here
@@ -110,14 +97,17 @@ class LobbyCommands(SessionPart):
             lines = [sought_line(seek) for seek in seeks]
             return [*lines, f"{len(seeks)} ad{'' if len(seeks) == 1 else 's'} displayed."]
 
-        self.state.command(lambda a: SoughtCommand(None, ack=a), answer)
+        self.state.command("sought", {}, answer)
 
     def on_play(self, cmd: CommandLine) -> None:
         seek_id = number(cmd.args)
         if seek_id is None:
             self.state.write(['Usage: play <seek index> (see "sought").'])
             return
-        self.state.command(lambda a: PlayCommand(seek_id, ack=a), self.state.plain())
+        if seek_id == 0:  # no seek has it (the hub's ids start at 1)
+            self.state.write([error_text(ErrorCode.NO_SUCH_SEEK, "")])
+            return
+        self.state.command("play", {"id": seek_id}, self.state.plain())
 
     def on_match(self, cmd: CommandLine) -> None:
         words = cmd.words
@@ -145,12 +135,14 @@ class LobbyCommands(SessionPart):
                 return [f"{words[0]} is playing a game."]
             return [error_text(code, data.get("message", ""))]
 
-        self.state.command(
-            lambda a: MatchCommand(
-                words[0], terms.ics.name, terms.control, terms.rated, terms.colour, ack=a
-            ),
-            answer,
-        )
+        fields = {
+            "to": words[0],
+            "variant": terms.ics.name,
+            "tc": time_control_view(terms.control),
+            "rated": terms.rated,
+            "colour": terms.colour,
+        }
+        self.state.command("match", fields, answer)
 
     def on_computer(self, cmd: CommandLine) -> None:
         """``computer [level] [time inc] [white|black] [variant]``: a game against the computer
@@ -180,10 +172,13 @@ class LobbyCommands(SessionPart):
                 return [error_text(data.get("code", ""), data.get("message", ""))]
             return [f"The computer (level {level}) accepts."]
 
-        self.state.command(
-            lambda a: ChallengeAiCommand(terms.ics.name, level, terms.control, terms.colour, ack=a),
-            answer,
-        )
+        fields = {
+            "variant": terms.ics.name,
+            "level": level,
+            "tc": time_control_view(terms.control),
+            "colour": terms.colour,
+        }
+        self.state.command("challenge_ai", fields, answer)
 
     def _find_challenge(self, arg: str, incoming: bool) -> int | str:
         """The challenge an ``accept``/``decline``/``withdraw`` argument names, or an error."""
@@ -214,23 +209,21 @@ class LobbyCommands(SessionPart):
         game = self.state.current()
         if not cmd.args and game is not None and game.game_id in self.state.offers:
             kind = self.state.offers[game.game_id]
-            self.state.command(
-                lambda a: OfferCommand(game.game_id, kind, "accept", ack=a),  # type: ignore[arg-type]
-                self.state.plain(),
-            )
+            self.state.command(f"{kind}_accept", {"game": game.game_id}, self.state.plain())
             return
         found = self._find_challenge(cmd.args, incoming=True)
         if isinstance(found, str):
             self.state.write([found])
             return
-        self.state.command(lambda a: AcceptCommand(found, ack=a), self.state.answered(found))
+        self.state.command("accept", {"id": found}, self.state.answered(found))
 
     def on_decline(self, cmd: CommandLine) -> None:
         game = self.state.current()
         if not cmd.args and game is not None and game.game_id in self.state.offers:
             kind = self.state.offers.pop(game.game_id)
             self.state.command(
-                lambda a: OfferCommand(game.game_id, kind, "decline", ack=a),  # type: ignore[arg-type]
+                f"{kind}_decline",
+                {"game": game.game_id},
                 self.state.plain(f"You decline the {kind} offer."),
             )
             return
@@ -238,18 +231,14 @@ class LobbyCommands(SessionPart):
         if isinstance(found, str):
             self.state.write([found])
             return
-        self.state.command(
-            lambda a: DeclineCommand(found, ack=a), self.state.answered(found, "declined")
-        )
+        self.state.command("decline", {"id": found}, self.state.answered(found, "declined"))
 
     def on_withdraw(self, cmd: CommandLine) -> None:
         found = self._find_challenge(cmd.args, incoming=False)
         if isinstance(found, str):
             self.state.write([found])
             return
-        self.state.command(
-            lambda a: WithdrawCommand(found, ack=a), self.state.answered(found, "withdrawn")
-        )
+        self.state.command("withdraw", {"id": found}, self.state.answered(found, "withdrawn"))
 
     def on_pending(self, cmd: CommandLine) -> None:
         outgoing = [

@@ -21,7 +21,14 @@ from server.hub.commands import (
 )
 from server.rules import InvalidMoveError, Position
 from server.rules.san import parse_san
-from server.rules.time_control import Byoyomi, Fischer, TimeControl
+from server.rules.time_control import (
+    CORRESPONDENCE_DAYS,
+    Byoyomi,
+    Correspondence,
+    Fischer,
+    TimeControl,
+    Unlimited,
+)
 from server.transport.ics.variants import ICS_VARIANTS, IcsVariant, variant_by_word
 
 __all__ = [
@@ -58,10 +65,12 @@ COMMANDS = (
     "kibitz",
     "match",
     "moves",
+    "mygames",
     "observe",
     "password",
     "pending",
     "play",
+    "primary",
     "quit",
     "refresh",
     "rematch",
@@ -171,6 +180,7 @@ class Terms:
 
 _RANGE = re.compile(r"^(\d{1,4})-(\d{1,4})$")
 _BYOYOMI = re.compile(r"^byo(?:yomi)?(?:/(\d{1,2}))?$")
+_DAYS = re.compile(r"^(\d{1,3})d$")
 DEFAULT_MINUTES = 2
 DEFAULT_INCREMENT = 12
 DEFAULT_VARIANT = "spartan"
@@ -181,7 +191,8 @@ def parse_terms(words: list[str], default_variant: str = DEFAULT_VARIANT) -> Ter
 
     ``time`` is in minutes, ``inc`` in seconds (FICS). For the shogi variants the word
     ``byoyomi`` (or ``byoyomi/N`` for N periods) makes ``inc`` the byoyomi period in seconds.
-    ``wild 1`` may be written as two words.
+    ``wild 1`` may be written as two words. A correspondence game is ``Nd`` instead of the
+    times (N days per move: 1, 2, 3, 5, 7, 10 or 14), or ``unlimited`` (no clock).
 
     >>> t = parse_terms("3 0 u w1".split())
     >>> (t.ics.name, t.control.base_ms, t.rated)
@@ -196,14 +207,23 @@ def parse_terms(words: list[str], default_variant: str = DEFAULT_VARIANT) -> Ter
     manual = False
     ics: IcsVariant | None = None
     periods: int | None = None
+    correspondence: TimeControl | None = None
     index = 0
     while index < len(words):
         word = words[index].lower()
         index += 1
         byoyomi = _BYOYOMI.match(word)
+        days = _DAYS.match(word) if word.isascii() else None
         found = variant_by_word(word)
         if word.isascii() and word.isdigit() and len(word) <= 6:
             numbers.append(int(word))
+        elif days is not None:
+            if int(days.group(1)) not in CORRESPONDENCE_DAYS:
+                choices = ", ".join(map(str, CORRESPONDENCE_DAYS))
+                raise TermsError(f"Days per move are {choices} (for example 3d).")
+            correspondence = Correspondence(int(days.group(1)))
+        elif word in ("unlimited", "unl"):
+            correspondence = Unlimited()
         elif word in ("r", "rated"):
             rated = True
         elif word in ("u", "unrated"):
@@ -238,12 +258,14 @@ def parse_terms(words: list[str], default_variant: str = DEFAULT_VARIANT) -> Ter
             raise TermsError(f'Unknown seek/match term "{words[index - 1]}". Variants: {names}.')
     if len(numbers) > 2:
         raise TermsError("Give at most two numbers: the time in minutes and the increment.")
+    if correspondence is not None and (numbers or periods is not None):
+        raise TermsError("A correspondence game has days per move (3d) or none, not minutes.")
     if ics is None:
         ics = variant_by_word(default_variant)
         assert ics is not None
     minutes = numbers[0] if numbers else DEFAULT_MINUTES
     second = numbers[1] if len(numbers) > 1 else (0 if numbers else DEFAULT_INCREMENT)
-    control = _control(minutes, second, periods)
+    control = correspondence or _control(minutes, second, periods)
     return Terms(ics, control, rated, colour, rating_range, manual)
 
 

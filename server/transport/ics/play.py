@@ -1,21 +1,15 @@
 """The ICS commands of playing and watching: moves, resign, abort, adjourn, draw, takeback, flag,
-rematch, observe, unobserve, refresh, games, moves."""
+rematch, observe, unobserve, refresh, games, moves; a player's own games (``mygames``) and the
+one typed moves go to (``primary``)."""
 
 from __future__ import annotations
 
-from server.hub.commands import (
-    AbortCommand,
-    JoinCommand,
-    LeaveCommand,
-    MoveCommand,
-    OfferCommand,
-    ResignCommand,
-)
 from server.hub.errors import ErrorCode
 from server.hub.messages import MessageKind
 from server.rules import RulesError
 from server.transport.ics.args import NO_SUCH_GAME, bad_arg, handle_arg
 from server.transport.ics.games import GameView
+from server.transport.ics.lines import kind_words
 from server.transport.ics.parse import (
     CommandLine,
     move_to_uci,
@@ -51,6 +45,8 @@ class PlayCommands(SessionPart):
             "refresh": self.on_refresh,
             "games": self.on_games,
             "moves": self.on_moves,
+            "mygames": self.on_mygames,
+            "primary": self.on_primary,
         }
 
     def move(self, game: GameView, text: str) -> None:
@@ -69,7 +65,7 @@ class PlayCommands(SessionPart):
                 return [f"Illegal move ({text})."]
             return [error_text(data.get("code", ""), data.get("message", ""))]
 
-        self.state.command(lambda a: MoveCommand(game.game_id, ply, uci, ack=a), answer)
+        self.state.command("move", {"game": game.game_id, "ply": ply, "move": uci}, answer)
 
     def on_resign(self, cmd: CommandLine) -> None:
         def act(game: GameView) -> None:
@@ -81,15 +77,13 @@ class PlayCommands(SessionPart):
             ):
                 self.state.write([f"You are not playing {bad_arg(cmd.args)}."])
                 return
-            self.state.command(lambda a: ResignCommand(game.game_id, ack=a), self.state.plain())
+            self.state.command("resign", {"game": game.game_id}, self.state.plain())
 
         self.state.in_game(act)
 
     def on_abort(self, cmd: CommandLine) -> None:
         self.state.in_game(
-            lambda g: self.state.command(
-                lambda a: AbortCommand(g.game_id, ack=a), self.state.plain()
-            )
+            lambda g: self.state.command("abort", {"game": g.game_id}, self.state.plain())
         )
 
     def on_adjourn(self, cmd: CommandLine) -> None:
@@ -99,10 +93,7 @@ class PlayCommands(SessionPart):
 
     def _offer(self, kind: str, done: str) -> None:
         def act(game: GameView) -> None:
-            self.state.command(
-                lambda a: OfferCommand(game.game_id, kind, "offer", ack=a),  # type: ignore[arg-type]
-                self.state.plain(done),
-            )
+            self.state.command(f"{kind}_offer", {"game": game.game_id}, self.state.plain(done))
 
         self.state.in_game(act)
 
@@ -123,8 +114,7 @@ class PlayCommands(SessionPart):
             self.state.write(["You have not played a game to rematch."])
             return
         self.state.command(
-            lambda a: OfferCommand(game_id, "rematch", "offer", ack=a),
-            self.state.plain("Rematch request sent."),
+            "rematch_offer", {"game": game_id}, self.state.plain("Rematch request sent.")
         )
 
     # --- observing ------------------------------------------------------------------------------
@@ -158,7 +148,7 @@ class PlayCommands(SessionPart):
                 return [NO_SUCH_GAME]
             return []
 
-        self.state.command(lambda a: JoinCommand(game_id, ack=a), answer)
+        self.state.command("join", {"game": game_id}, answer)
 
     def on_unobserve(self, cmd: CommandLine) -> None:
         watched = [g for g in self.state.games.values() if g.role == "spectator"]
@@ -178,7 +168,7 @@ class PlayCommands(SessionPart):
             return
         for game in watched:
             del self.state.games[game.game_id]
-            self.state.command(lambda a, g=game: LeaveCommand(g.game_id, ack=a))  # type: ignore[misc]
+            self.state.command("leave", {"game": game.game_id})
         self.state.write([f"Removing game {g.number} from observation list." for g in watched])
 
     def on_refresh(self, cmd: CommandLine) -> None:
@@ -216,3 +206,68 @@ class PlayCommands(SessionPart):
                 game_id, bool(self.state.vars["startpos"]), self.state.ms, self.state.wide
             )
         )
+
+    # --- the player's games ---------------------------------------------------------------------
+
+    def _mine(self) -> list[str]:
+        """The player's running games: the real-time one first, then the correspondence ones."""
+        state = self.state
+        current = state.current()
+        ids = [current.game_id] if current is not None and not current.correspondence else []
+        return ids + [g for g in state.correspondence if g not in ids]
+
+    def on_mygames(self, cmd: CommandLine) -> None:
+        """One line per running game of the player's: its number (``*`` the primary one), the
+        players, the variant and clock, whose move, and the time to the deadline."""
+        state = self.state
+        mine = self._mine()
+        if not mine:
+            state.write(["You are not playing any games."])
+            return
+        lines = [f"You are playing {len(mine)} game{'s' if len(mine) > 1 else ''}:"]
+        for game_id in mine:
+            number = state.host.numbers.number(game_id)
+            mark = "*" if game_id == state.playing else " "
+            game = state.games.get(game_id)
+            if game is None:
+                lines.append(f"{mark}{number:4d} (loading; try again in a moment)")
+                continue
+            lines.append(f"{mark}{number:4d} {_my_game_line(game)}")
+        state.write(lines)
+
+    def on_primary(self, cmd: CommandLine) -> None:
+        """Make one of the player's running games the primary one (FICS's ``primary``)."""
+        state = self.state
+        if not cmd.args:
+            current = state.current()
+            if current is None:
+                state.write(["You have no primary game."])
+            else:
+                state.write([f"Your primary game is game {current.number}."])
+            return
+        wanted = number(cmd.args)
+        game_id = None if wanted is None else state.host.numbers.game_id(wanted)
+        if game_id is None or game_id not in self._mine():
+            state.write([f"You are not playing game {bad_arg(cmd.args)}."])
+            return
+        state.playing = game_id
+        state.write([f"Your primary game is now game {wanted}."])
+        game = state.games.get(game_id)
+        if game is not None:
+            state.write(game.board_lines(state.ms, wide=state.wide))
+        else:
+            state.command("join", {"game": game_id}, lambda k, d: [])
+
+
+def _my_game_line(game: GameView) -> str:
+    """``alice vs bob  minishogi  corr 3d  your move, 2d 03:15 left``."""
+    mine = game.my_side == int(game.position().turn)
+    words = kind_words(game.ics.name, game.rated, game.tc)
+    left = ""
+    clocks = game.clocks
+    if game.tc["kind"] != "unlimited" and clocks is not None and clocks["running"] is not None:
+        ms = clocks[clocks["running"]]["ms"]
+        days, rest = divmod(ms // 1000, 86_400)
+        hours, rest = divmod(rest, 3600)
+        left = f", {days}d {hours:02d}:{rest // 60:02d} left"
+    return f"{game.white} vs {game.black}  {words}  {'your' if mine else 'their'} move{left}"

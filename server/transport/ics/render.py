@@ -4,10 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from server.hub.commands import (
-    JoinCommand,
-    LeaveCommand,
-)
 from server.hub.errors import ErrorCode
 from server.hub.messages import MessageKind
 from server.hub.payloads import (
@@ -84,6 +80,12 @@ class MessageRenderer(SessionPart):
         if isinstance(game_id, str):
             self.state.resume = game_id
             self.state.host.later(RESUME_WAIT_S, self.resume_game)
+        # The correspondence games are followed from login (for "mygames" and their moves);
+        # their boards are shown on "primary" or "refresh", not now.
+        for corr_id in data.get("correspondence") or []:
+            self.state.correspondence.append(corr_id)
+            self.state.quiet.add(corr_id)
+            self.state.command("join", {"game": corr_id}, lambda k, d: [])
 
     def resume_game(self) -> None:
         """Join the game running at login, if not done yet (see :data:`RESUME_WAIT_S`)."""
@@ -101,7 +103,7 @@ class MessageRenderer(SessionPart):
                 self.state.host.later(REJOIN_EVERY_S, lambda: self._rejoin(game_id, tries + 1))
             return []
 
-        self.state.command(lambda a: JoinCommand(game_id, ack=a), answer)
+        self.state.command("join", {"game": game_id}, answer)
 
     def _on_seek_added(self, seek: SeekView) -> None:
         if self.state.vars["seekinfo"]:
@@ -153,7 +155,8 @@ class MessageRenderer(SessionPart):
 
     def _on_game_start(self, data: GameStartPayload) -> None:
         self.state.starting.add(data["game"])
-        self.state.playing = data["game"]
+        if self.state.current() is None:
+            self.state.playing = data["game"]
         self.state.examination = None
 
     def _on_game(self, snapshot: GameSnapshot) -> None:
@@ -171,17 +174,27 @@ class MessageRenderer(SessionPart):
                 number, game.players[0], game.players[1], snapshot["variant"], game.rated, game.tc
             )
         if side_index(game.role) is not None and not game.finished:
-            self.state.playing = game_id
+            if not game.correspondence:
+                self.state.playing = game_id  # the real-time game is the primary one
+            else:
+                if game_id not in self.state.correspondence:
+                    self.state.correspondence.append(game_id)
+                if self.state.current() is None:
+                    self.state.playing = game_id
             if game_id in self.state.resuming:
                 white, black = game.players
                 variant, rated = snapshot["variant"], game.rated
                 lines.append(continuing_line(number, white, black, variant, rated, game.tc))
         self.state.resuming.discard(game_id)
+        if game_id in self.state.quiet:
+            self.state.quiet.discard(game_id)
+            if self.state.playing != game_id:
+                return
         if game_id in self.state.observing_asked:
             self.state.observing_asked.discard(game_id)
             if game.finished:  # a finished game stays in memory a while; it is not followed
                 del self.state.games[game_id]
-                self.state.command(lambda a: LeaveCommand(game_id, ack=a))
+                self.state.command("leave", {"game": game_id})
                 self.state.write([finished_game_line(number, game_id, snapshot.get("result"))])
                 return
             lines.append(f"You are now observing game {number}.")
@@ -230,8 +243,12 @@ class MessageRenderer(SessionPart):
         )
         lines = [end_line(game.number, game.white, game.black, reason, event.get("result"))]
         self.state.offers.pop(game.game_id, None)
+        if game.game_id in self.state.correspondence:
+            self.state.correspondence.remove(game.game_id)
         if self.state.playing == game.game_id:
             self.state.playing = None
+            self.state.last_game = game.game_id
+        elif game.my_side is not None:  # another of the player's games (correspondence)
             self.state.last_game = game.game_id
         else:
             del self.state.games[game.game_id]

@@ -20,7 +20,7 @@ from server.rules import Position, RulesError, Termination
 from server.rules.record import UNFINISHED_STATUSES, GameRecord
 from server.transport.ics.args import NO_SUCH_GAME, bad_handle, game_id_arg, handle_arg, number
 from server.transport.ics.boards import MAX_STYLE12_FILES, board_lines
-from server.transport.ics.lines import end_reason
+from server.transport.ics.lines import clock_words, end_reason
 from server.transport.ics.style12 import Board12, style12_line, verbose_move
 from server.transport.ics.variants import IcsVariant, ics_variant
 from server.transport.review import ReviewStore
@@ -52,9 +52,7 @@ _END_CODES: dict[str, str] = {
 
 
 def _minutes_increment(tc: TimeControlView) -> tuple[int, int]:
-    if tc["kind"] == "byoyomi":
-        return tc["main_s"] // 60, tc["period_s"]
-    return tc["base_s"] // 60, tc["inc_s"]
+    return clock_words(tc)
 
 
 def _rating(value: int | None) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
-from server.hub.commands import Command, SoughtCommand
+from server.hub.commands import Command
 from server.hub.payloads import PlayerView
 from server.transport.ics.args import TAKES_NO_ARGUMENT
 from server.transport.ics.help import usage
@@ -102,7 +102,7 @@ class IcsSession:
 
     def start(self) -> None:
         """After login: follow the lobby (seek announcements) like a FICS ``seek 1`` default."""
-        self.state.command(lambda a: SoughtCommand(True, ack=a), lambda t, d: [])
+        self.state.command("sought", {"watch": True}, lambda t, d: [])
 
     def on_message(self, message: Json) -> None:
         """One hub message for this connection (:meth:`MessageRenderer.on_message`)."""

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from server.hub.commands import (
-    SoughtCommand,
-)
 from server.transport.ics.help import help_text
 from server.transport.ics.lines import (
     seek_line,
@@ -61,7 +58,7 @@ class SettingsCommands(SessionPart):
             on = word in _TRUE
             self.state.vars[name] = int(on)
             if name == "seekinfo" and on:
-                self.state.command(lambda a: SoughtCommand(True, ack=a), self._seekinfo_list)
+                self.state.command("sought", {"watch": True}, self._seekinfo_list)
             self.state.write([f"{name} {'set' if on else 'unset'}."])
             return
         # Other FICS variables (interface, shout, bell …) change nothing here.

@@ -8,14 +8,11 @@ Each part of a session (:mod:`~server.transport.ics.lobby`, :mod:`~server.transp
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Protocol
 
-from server.hub.commands import (
-    ChatCommand,
-    Command,
-)
-from server.hub.errors import ErrorCode
+from server.hub.commands import MAX_CHAT_LENGTH, Command, Envelope, command_of
+from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import MAX_SEEKS_PER_PLAYER
 from server.hub.messages import MessageKind
@@ -100,6 +97,7 @@ _FICS_WORDS: dict[str, str] = {
     ErrorCode.OWN_SEEK: "You cannot respond to your own seek.",
     ErrorCode.SELF_CHALLENGE: "You can't match yourself.",
     ErrorCode.ALREADY_PLAYING: "You are already playing a game.",
+    ErrorCode.CORRESPONDENCE_LIMIT: "You play as many correspondence games as allowed.",
     ErrorCode.SEEK_LIMIT: f"You can only have {MAX_SEEKS_PER_PLAYER} active seeks.",
     ErrorCode.NO_SUCH_CHALLENGE: "There is no such offer.",
     ErrorCode.ABORT_TOO_LATE: 'It is too late to abort this game; use "resign".',
@@ -140,6 +138,12 @@ class SessionState:
         """Commands sent and not answered yet: ack id -> what to show of the reply."""
         self.games: dict[str, GameView] = {}
         self.playing: str | None = None
+        """The primary game: the game of the player's that typed moves, resign, draw …
+        act on (its real-time game, else the correspondence game last made primary)."""
+        self.correspondence: list[str] = []
+        """The player's running correspondence games (joined at login, in the order told)."""
+        self.quiet: set[str] = set()
+        """Correspondence games joined at login: their first snapshot shows no board."""
         self.last_game: str | None = None
         self.starting: set[str] = set()
         self.resume: str | None = None
@@ -179,14 +183,28 @@ class SessionState:
 
     # ================================================================ sending
 
-    def command(self, make: Callable[[int], Command], handler: ReplyHandler | None = None) -> None:
-        """Send the hub command ``make`` builds with the next ack id; the reply carrying that
-        id goes to ``handler`` (none: the reply is not shown)."""
+    def command(
+        self, kind: str, fields: Mapping[str, object], handler: ReplyHandler | None = None
+    ) -> None:
+        """Send the hub command ``kind`` with the payload ``fields`` (the websocket frame's
+        ``d``) and the next ack id; the reply carrying that id goes to ``handler`` (none: the
+        reply is not shown).
+
+        The command is read by :func:`~server.hub.commands.command_of`, the one reading of
+        every door's frames (the websocket's through ``read_frame``), so its fields pass the
+        websocket's checks; a refusal is answered through ``handler`` as the hub's ``error``
+        (``bad_request``) would be, and nothing is sent."""
         self._acks += 1
         ack = self._acks
+        try:
+            command = command_of(Envelope(kind, fields, ack))
+        except ProtocolError as error:
+            if handler is not None:
+                self.write(handler(MessageKind.ERROR, {"code": error.code, "message": str(error)}))
+            return
         if handler is not None:
             self.pending[ack] = handler
-        self._send(make(ack))
+        self._send(command)
 
     def plain(self, done: str = "") -> ReplyHandler:
         """A handler printing ``done`` on success and the error otherwise."""
@@ -244,7 +262,9 @@ class SessionState:
             return
         if self.refused_text(text):
             return
-        self.command(lambda a: ChatCommand(game.game_id, text[:300], ack=a), self.plain(done))
+        self.command(
+            "chat", {"game": game.game_id, "text": text[:MAX_CHAT_LENGTH]}, self.plain(done)
+        )
 
 
 class SessionPart:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.config import DEFAULT_TOURNAMENT_SCHEDULE
+from server.config import DEFAULT_CONFIG_PATH, load_settings
 from server.hub.game_ids import GAME_ID_ALPHABET
 from server.hub.tournament.schedule import (
     next_start,
@@ -36,8 +36,12 @@ ENTRIES = parse_schedule(
 )
 
 
-def test_the_default_schedule_reads() -> None:
-    entries = parse_schedule(DEFAULT_TOURNAMENT_SCHEDULE)
+def test_the_cluster_calendar_reads() -> None:
+    """The calendar config/cluster.toml runs (the default is none) reads: every variant."""
+    path = DEFAULT_CONFIG_PATH.parent / "cluster.toml"
+    settings = load_settings(env={"HUB_CONFIG": str(path)})
+    entries = parse_schedule(settings.tournament_schedule)
+    assert len(entries) == 11
     assert {e.variant for e in entries} == {
         "minishogi", "shoshogi", "wildcastle", "spartan", "daishogi"
     }

@@ -1,0 +1,152 @@
+"""The tournament director under an arena of N players whose games end together: the wave's
+time, the event loop's longest stall meanwhile, and the standings push's size.
+
+In-process, on a real store (SQLite in a temporary directory, or ``--database URL``): the
+director's runner (``server.app.tournament_live``) with a seat that records the games instead
+of creating them in a hub (the hub's game creation is measured by ``bench_load.py``). Phases:
+the start (N players waiting: one wave, in the process pool above ``--inline``), then
+``--waves`` times every game ends at the same moment (the results reported as the recorder
+would, each one stored) and the next wave is paired. A probe task wakes every millisecond and
+records the longest gap between its wake-ups (the loop's stall).
+
+Usage: ``python bench/bench_tournament_director.py [--players 1000] [--waves 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import tempfile
+import time
+from pathlib import Path
+
+import checkout  # noqa: F401  (this checkout's server first on sys.path)
+
+from server.app.tournament_live import TournamentRunner
+from server.hub.messages import Message, MessageKind
+from server.hub.tournament.values import Joined, TournamentGame, TournamentSettings
+from server.hub.tournament.views import standings_payload
+from server.rules.time_control import Fischer
+from server.store import Store
+from server.store.migrate import upgrade_to_head
+from server.transport.codec import encode_message
+
+
+class RecordingSeat:
+    """Records the games the runner asks for."""
+
+    def __init__(self) -> None:
+        self.games: list[tuple[str, str, str]] = []
+
+    def start_game(self, game_id, white, black, names, settings, tournament) -> None:  # type: ignore[no-untyped-def]
+        self.games.append((game_id, white, black))
+
+    def busy(self, player: str) -> bool:
+        return False
+
+
+class StallProbe:
+    def __init__(self) -> None:
+        self.longest = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self.longest = 0.0
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        last = loop.time()
+        while True:
+            await asyncio.sleep(0.001)
+            now = loop.time()
+            self.longest = max(self.longest, now - last - 0.001)
+            last = now
+
+    async def stop(self) -> float:
+        assert self._task is not None
+        self._task.cancel()
+        await asyncio.gather(self._task, return_exceptions=True)
+        return self.longest
+
+
+async def run(players: int, waves: int, inline: int, database: str | None) -> None:
+    folder = tempfile.mkdtemp(prefix="bench-tournament-")
+    url = database or f"sqlite+aiosqlite:///{Path(folder) / 'bench.sqlite3'}"
+    await upgrade_to_head(url)
+    store = Store.from_url(url, pool_size=1 if url.startswith("sqlite") else 10)
+    now = [1_800_000_000_000]
+    seat = RecordingSeat()
+    runner = TournamentRunner(
+        store, seat, clock_ms=lambda: now[0], node="bench", inline_wave=inline
+    )
+    rng = random.Random(1)
+    settings = TournamentSettings(
+        "Bench arena", "arena", "wildcastle", Fischer(180_000, 0), rated=False,
+        start_at_ms=now[0] + 60_000, duration_ms=3_600_000, max_players=players,
+    )
+    from server.store.tournaments import ms_datetime
+
+    tid = await store.create_tournament(settings, created_by=None, now=ms_datetime(now[0]))
+    live = await runner.live(tid)
+    joins = [
+        Joined(f"u{i}", f"player{i}", 1500 + rng.randint(-400, 400), now[0]) for i in range(players)
+    ]
+    live.seq = await store.append_tournament_events(tid, 0, joins)
+    for event in joins:
+        live.apply(event)
+    probe = StallProbe()
+    now[0] = settings.start_at_ms or now[0]
+    probe.start()
+    started = time.perf_counter()
+    await runner.tick(tid)
+    first = time.perf_counter() - started
+    stall = await probe.stop()
+    print(f"start: {len(seat.games)} games paired in {first * 1000:.0f} ms, longest stall {stall * 1000:.1f} ms")
+    for wave in range(waves):
+        playing = list(live.state.playing.items())
+        games = {gid for _, gid in playing}
+        done = len(seat.games)
+        probe.start()
+        started = time.perf_counter()
+        for game_id in games:
+            paired = live.state.games[game_id]
+            result = rng.choice(["1-0", "0-1", "1/2-1/2"])
+            runner.spawn(
+                runner.game_finished(
+                    tid, game_id, TournamentGame(paired.white, paired.black, result, 40), now[0]
+                )
+            )
+        while len(seat.games) - done < len(games) * 0.9:
+            await asyncio.sleep(0.01)
+        elapsed = time.perf_counter() - started
+        stall = await probe.stop()
+        print(
+            f"wave {wave + 2}: {len(games)} games ended together, {len(seat.games) - done} "
+            f"paired after {elapsed * 1000:.0f} ms (results stored one by one), longest stall "
+            f"{stall * 1000:.1f} ms"
+        )
+    payload = standings_payload(tid, settings, live.state, live.standings())
+    started = time.perf_counter()
+    frame = encode_message(Message(MessageKind.TOURNAMENT_STANDINGS, payload))
+    print(
+        f"standings push: {len(frame) / 1000:.0f} kB, encoded in "
+        f"{(time.perf_counter() - started) * 1000:.1f} ms (once for every watcher)"
+    )
+    await runner.stop()
+    await store.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--players", type=int, default=1000)
+    parser.add_argument("--waves", type=int, default=3)
+    parser.add_argument("--inline", type=int, default=50, help="tournament_inline_wave")
+    parser.add_argument("--database", help="a database URL (default: SQLite in a temp dir)")
+    args = parser.parse_args()
+    asyncio.run(run(args.players, args.waves, args.inline, args.database))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,234 @@
+// One tournament's page (/tournament/<id>): its terms and countdown, join (with the password
+// when one is needed) / withdraw / pause, the live standings (`tournament_watch`: the server
+// pushes `tournament_standings` after every change; fire and berserk marks), the games being
+// played (links to watch), the pairings of every round and, at the end, the podium. A player's
+// own tournament game opens by itself (main.ts follows `game_start`).
+
+import { errorText, type Ctx } from "./ctx";
+import type { Message } from "./net";
+import { berserkMark, fireMark } from "./marks";
+import { h } from "./svg";
+import type { TournamentPairingView, TournamentStandingView, TournamentView } from "./protocol.gen";
+import { entryActions, entryOf, FORMAT_WORDS, gamesBeingPlayed, needsView, rounds, scoreText, termsText, viewInterval, whenText } from "./tourney";
+
+export class TournamentPage {
+  readonly el: HTMLElement;
+  private view: TournamentView | null = null;
+  private readonly head = h("div", { class: "panel t-head" });
+  private readonly when = h("p", { class: "t-when", role: "timer" });
+  private readonly entry = h("div", { class: "t-entry" });
+  private readonly entryError = h("p", { class: "error", role: "alert" });
+  private readonly podium = h("div", { class: "podium", hidden: true });
+  private readonly standings = h("div", { class: "panel t-standings" });
+  private readonly playing = h("div", { class: "panel t-playing" });
+  private readonly pairings = h("div", { class: "panel t-pairings" });
+  private readonly password = h("input", { type: "password", name: "t-password", placeholder: "Password", "aria-label": "Tournament password", autocomplete: "off" });
+  private ticker = 0;
+  private viewTimer = 0;
+  private lastViewAt = 0;
+  private watching = false;
+
+  constructor(private readonly ctx: Ctx, readonly id: string) {
+    this.el = h("section", { class: "tournament-page", "data-tournament": id }, [
+      h("div", { class: "t-main" }, [this.head, this.podium, this.standings]),
+      h("div", { class: "t-side" }, [this.playing, this.pairings]),
+    ]);
+  }
+
+  /** On screen (and after each reconnection): watch the tournament. */
+  async enter(): Promise<void> {
+    if (!this.ctx.conn.open) return;
+    try {
+      const answer = await this.ctx.conn.request("tournament_watch", { id: this.id });
+      this.watching = true;
+      this.show(answer.d);
+    } catch (e) {
+      this.el.replaceChildren(h("p", { class: "error", role: "alert", text: errorText(e) }));
+      return;
+    }
+    window.clearInterval(this.ticker);
+    this.ticker = window.setInterval(() => this.drawWhen(), 1000);
+  }
+
+  leave(): void {
+    window.clearInterval(this.ticker);
+    window.clearTimeout(this.viewTimer);
+    if (this.watching && this.ctx.conn.open) this.ctx.conn.request("tournament_unwatch", { id: this.id }).catch(() => {});
+    this.watching = false;
+  }
+
+  onMessage(m: Message): void {
+    if (m.t === "tournament" && m.d.id === this.id && m.a === undefined) { this.show(m.d); return; }
+    if (m.t !== "tournament_standings" || m.d.id !== this.id || !this.view) return;
+    // The push: standings, the games being played, the round and the status at once; the
+    // pairings and the podium come with the whole view, asked for when the push changed them
+    // (needsView), spaced by viewInterval.
+    const more = needsView(this.view, m.d);
+    this.view = { ...this.view, status: m.d.status, round: m.d.round, standings: m.d.standings, playing: m.d.playing };
+    this.draw();
+    if (more) this.askView();
+  }
+
+  private askView(): void {
+    if (this.viewTimer) return;
+    const every = viewInterval(this.view?.standings.length ?? 0);
+    // Spread over a fifth of the interval: a push reaches every watcher at once.
+    const wait = Math.max(0, this.lastViewAt + every - Date.now()) + (every > 1000 ? Math.random() * every / 5 : 0);
+    this.viewTimer = window.setTimeout(() => {
+      this.lastViewAt = Date.now();
+      this.ctx.conn.request("tournament", { id: this.id }).then((a) => { this.viewTimer = 0; this.show(a.d); }, () => { this.viewTimer = 0; });
+    }, wait);
+  }
+
+  private show(view: TournamentView): void {
+    this.view = view;
+    this.draw();
+  }
+
+  private nameOf(player: string): string {
+    return this.view?.standings.find((r) => r.player === player)?.name ?? player;
+  }
+
+  private draw(): void {
+    const v = this.view;
+    if (!v) return;
+    this.el.dataset.status = v.status;
+    this.el.dataset.round = String(v.round);
+    const s = v.settings;
+    const title = this.ctx.variants.get(s.variant)?.title ?? s.variant;
+    this.head.replaceChildren(
+      h("h2", { text: s.name }),
+      h("p", { class: "muted t-terms", text: termsText(s, title) }),
+      v.created_by ? h("p", { class: "muted", text: `Created by ${v.created_by}` }) : "",
+      this.when, this.entry, this.entryError,
+    );
+    this.drawWhen();
+    this.drawEntry();
+    this.drawPodium();
+    this.drawStandings();
+    this.drawPlaying();
+    this.drawPairings();
+  }
+
+  private drawWhen(): void {
+    const v = this.view;
+    if (!v) return;
+    const text = whenText(v.status, v.settings, v.countdown_ms, Date.now());
+    const round = v.status === "started" && v.settings.format !== "arena" && v.round > 0 ? ` · round ${v.round}${v.settings.rounds ? ` of ${v.settings.rounds}` : ""}` : "";
+    this.when.textContent = text + round;
+  }
+
+  private drawEntry(): void {
+    const v = this.view!;
+    const me = this.ctx.me;
+    const entry = entryOf(v.standings, me?.id);
+    const actions = entryActions(v.status, v.settings.format, entry, me !== null);
+    const parts: (HTMLElement | string)[] = [];
+    if (entry && entry.status !== "withdrawn" && v.status !== "finished") parts.push(h("span", { class: "you-in", text: entry.status === "paused" ? "You are in (paused)" : "You are in" }));
+    const mine = this.myGame();
+    if (mine) {
+      const a = h("a", { href: `/game/${mine.game}`, class: "button primary", "data-my-game": mine.game, text: "Your game »" });
+      a.addEventListener("click", (e) => { e.preventDefault(); this.ctx.navigate(`/game/${mine.game}`); });
+      parts.push(a);
+    }
+    for (const act of actions) {
+      if (act === "join" && v.settings.password) parts.push(this.password);
+      const words = { join: "Join", withdraw: "Withdraw", pause: "Pause", resume: "Resume" }[act];
+      const b = h("button", { type: "button", "data-action": `t-${act}`, class: act === "join" ? "primary" : act === "withdraw" ? "danger" : "", text: words });
+      b.addEventListener("click", () => void this.act(act));
+      parts.push(b);
+    }
+    if (!me && v.status !== "finished") parts.push(h("span", { class: "muted", text: "Log in to join." }));
+    this.entry.replaceChildren(...parts);
+  }
+
+  /** The viewer's game being played in this tournament, if any. */
+  private myGame(): TournamentPairingView | null {
+    const me = this.ctx.me?.id;
+    const v = this.view!;
+    if (!me) return null;
+    const playing = new Set(v.playing);
+    return v.pairings.find((p) => playing.has(p.game) && (p.white === me || p.black === me)) ?? null;
+  }
+
+  private async act(act: "join" | "withdraw" | "pause" | "resume"): Promise<void> {
+    this.entryError.textContent = "";
+    const id = this.id;
+    try {
+      if (act === "join") await this.ctx.conn.request("tournament_join", this.view?.settings.password ? { id, password: this.password.value } : { id });
+      else if (act === "withdraw") await this.ctx.conn.request("tournament_withdraw", { id });
+      else await this.ctx.conn.request("tournament_pause", { id, pause: act === "pause" });
+      this.password.value = "";
+    } catch (e) { this.entryError.textContent = errorText(e); }
+    // The standings push says what changed; ask anyway in case this page missed it.
+    this.askView();
+  }
+
+  private playerCell(row: TournamentStandingView): HTMLElement {
+    const link = h("a", { href: `/player/${encodeURIComponent(row.name)}`, text: row.name });
+    link.addEventListener("click", (e) => { e.preventDefault(); this.ctx.navigate(`/player/${encodeURIComponent(row.name)}`); });
+    return h("td", { class: "t-player" }, [link, row.fire ? fireMark() : null, row.berserks > 0 ? berserkMark(row.berserks) : null,
+      row.status !== "active" ? h("span", { class: "muted t-status", text: ` ${row.status}` }) : null]);
+  }
+
+  private drawStandings(): void {
+    const v = this.view!;
+    const arena = v.settings.format === "arena";
+    const breaks = [...new Set(v.standings.flatMap((r) => Object.keys(r.tiebreaks)))];
+    const me = this.ctx.me?.id;
+    const head = ["#", "Player", "Rating", ...(arena ? ["Sheet"] : breaks.map(breakName)), "Score"];
+    const rows = v.standings.map((r) => h("tr", { "data-player": r.name, class: `${r.player === me ? "mine " : ""}${r.fire ? "on-fire" : ""}` }, [
+      h("td", { class: "rank", text: String(r.rank) }), this.playerCell(r), h("td", { class: "rating", text: String(r.rating) }),
+      ...(arena ? [h("td", { class: "sheet", title: "Each game's points", text: r.sheet.length ? r.sheet.join(" ") : "–" })] : breaks.map((b) => h("td", { text: scoreText(r.tiebreaks[b] ?? 0) }))),
+      h("td", { class: "score", text: scoreText(r.score) }),
+    ]));
+    this.standings.replaceChildren(h("h3", { text: `Standings${arena ? "" : ` · ${FORMAT_WORDS[v.settings.format]}`}` }),
+      h("table", { class: "standings" }, [h("thead", {}, [h("tr", {}, head.map((t) => h("th", { text: t })))]),
+        h("tbody", {}, rows.length ? rows : [h("tr", {}, [h("td", { colspan: head.length, class: "empty", text: "Nobody has joined yet." })])])]));
+  }
+
+  private drawPodium(): void {
+    const v = this.view!;
+    const show = v.status === "finished" && v.podium.length > 0;
+    this.podium.hidden = !show;
+    if (!show) { this.podium.replaceChildren(); return; }
+    const places = v.podium.map((r) => h("div", { class: `place place-${r.rank}`, "data-rank": r.rank }, [
+      h("span", { class: "medal", text: String(r.rank) }), h("strong", { text: r.name }), h("span", { class: "muted", text: `${scoreText(r.score)} point${r.score === 1 ? "" : "s"}` })]));
+    this.podium.replaceChildren(h("h3", { text: "Podium" }), h("div", { class: "places" }, places));
+  }
+
+  private gameLink(p: TournamentPairingView): HTMLElement {
+    const mark = (b: boolean) => (b ? berserkMark() : null);
+    const a = h("a", { href: `/game/${p.game}`, "data-game": p.game }, [this.nameOf(p.white), mark(p.white_berserk), " – ", this.nameOf(p.black), mark(p.black_berserk)]);
+    a.addEventListener("click", (e) => { e.preventDefault(); this.ctx.navigate(`/game/${p.game}`); });
+    return a;
+  }
+
+  private drawPlaying(): void {
+    const v = this.view!;
+    const games = gamesBeingPlayed(v.pairings, v.playing, v.standings);
+    const items = games.map((p, i) => h("li", { class: i === 0 ? "leader" : "" }, [this.gameLink(p), i === 0 && games.length > 1 ? h("span", { class: "muted", text: " · the leader's game" }) : ""]));
+    this.playing.hidden = v.status === "finished";
+    this.playing.replaceChildren(h("h3", { text: "Games being played" }),
+      h("ul", { class: "t-games" }, items.length ? items : [h("li", { class: "empty", text: v.status === "created" ? "Not started yet." : "None right now." })]));
+  }
+
+  private drawPairings(): void {
+    const v = this.view!;
+    const groups = rounds(v.pairings, v.byes);
+    const playing = new Set(v.playing);
+    const word = v.settings.format === "arena" ? "Wave" : "Round";
+    const blocks = groups.map((g) => h("div", { class: "t-round", "data-round": g.round }, [
+      h("h4", { text: `${word} ${g.round}` }),
+      h("ul", {}, [
+        ...g.games.map((p) => h("li", {}, [this.gameLink(p), h("span", { class: "result", text: ` ${p.result ?? (playing.has(p.game) ? "playing" : "…")}` })])),
+        ...g.byes.map((b) => h("li", { class: "muted", text: `${this.nameOf(b.player)}: bye (${scoreText(b.points)})` })),
+      ]),
+    ]));
+    this.pairings.replaceChildren(h("h3", { text: "Pairings" }), ...(blocks.length ? blocks : [h("p", { class: "empty", text: "No pairings yet." })]));
+  }
+}
+
+function breakName(key: string): string {
+  return { buchholz_cut1: "Buchholz (cut 1)", sonneborn_berger: "SB", performance: "Perf." }[key] ?? key.replace(/_/g, " ");
+}
