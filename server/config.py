@@ -167,7 +167,7 @@ def _networks(value: str) -> str | None:
 
 
 def _schedule(value: str) -> str | None:
-    from server.hub.tournament.schedule import parse_schedule  # the one reader of the calendar
+    from server.hub.tournament.schedule import parse_schedule  # the one reader of the text
 
     try:
         parse_schedule(value)
@@ -248,6 +248,7 @@ class Settings:
     tournaments_per_day: int = _setting("tournaments", 5, _at_least(0))
     tournament_inline_wave: int = _setting("tournaments", 50, _at_least(2))
     tournament_schedule: str = _setting("tournaments", "", _schedule)
+    tournament_schedule_check_s: float = _setting("tournaments", 60.0, _at_least(1))
     # [connections]
     trusted_proxies: str = _setting("connections", "", _networks)
     max_connections: int = _setting("connections", 16000, _at_least(16))

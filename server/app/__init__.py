@@ -40,7 +40,7 @@ from server.app.jobs import JobQueue
 from server.app.tournament_cluster import TournamentLeases
 from server.app.tournament_games import HubSeat
 from server.app.tournament_live import TournamentRunner
-from server.app.tournament_schedule import TournamentScheduler
+from server.app.tournament_schedule import TournamentCalendar
 from server.app.tournaments import TournamentDirector, wall_ms
 from server.bus import create_bus, create_cluster
 from server.cluster import ClusterDriver
@@ -221,13 +221,13 @@ class App:
             created_per_day=settings.tournaments_per_day,
         )
         self._recorder.on_tournament_end = self.tournaments.game_ended
-        # The server's own calendar (docs/tournaments.md, "Recurring tournaments").
-        self.tournament_schedule = TournamentScheduler(
+        # The server's own recurring tournaments ([tournaments] tournament_schedule).
+        self.calendar = TournamentCalendar(
             self.tournaments,
-            self.store,
             parse_schedule(settings.tournament_schedule),
             clock_ms=tournament_clock or clock or wall_ms,
-            claim=None if self.tournament_leases is None else self.tournament_leases.claim_once,
+            max_players=settings.tournament_max_players,
+            check_s=settings.tournament_schedule_check_s,
         )
         self.accounts = Accounts(
             StoreAccounts(self.store),
@@ -378,7 +378,7 @@ class App:
         if self.tournament_leases is not None:
             await self.tournament_leases.start()
         await self.tournaments.start()
-        await self.tournament_schedule.start()
+        await self.calendar.start()
 
     async def listen(self) -> None:
         """Open the public listener (and the ICS one); then log that the hub is listening,
@@ -436,7 +436,7 @@ class App:
     async def stop(self) -> None:
         """Close connections, finish the writes in flight, release the database and bus."""
         self.driver.detach()
-        await self.tournament_schedule.stop()
+        await self.calendar.stop()
         await self.tournaments.stop()
         if self.tournament_leases is not None:
             await self.tournament_leases.stop()

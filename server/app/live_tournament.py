@@ -10,16 +10,9 @@ from typing import Protocol
 
 from server.hub.errors import ErrorCode
 from server.hub.identity import PlayerId
-from server.hub.tournament.arena import ArenaSheet, arena_rows, score_sheets
-from server.hub.tournament.standings import standings
+from server.hub.tournament.board import TournamentBoard
 from server.hub.tournament.state import TournamentState
-from server.hub.tournament.values import (
-    Event,
-    Finished,
-    Joined,
-    StandingRow,
-    TournamentSettings,
-)
+from server.hub.tournament.values import Event, StandingRow, TournamentGame, TournamentSettings
 
 __all__ = ["GameSeat", "Live", "refused"]
 
@@ -65,55 +58,28 @@ class Live:
     timer: asyncio.TimerHandle | None = None
     stored_deadline: int | None = -1
     """The deadline last written to the store (-1: not written by this hub yet)."""
-    sheets: dict[PlayerId, ArenaSheet] | None = None
-    """An arena's score sheets kept up to date game by game (None: to be recomputed)."""
-    rows: tuple[int, list[StandingRow]] | None = None
-    """The standings computed at event count ``rows[0]``."""
+    board: TournamentBoard = field(init=False)
+    """The standings and views, cached per event applied and kept up to date incrementally."""
+    finishes: list[tuple[str, TournamentGame, int]] = field(default_factory=list)
+    """Games' ends told and not yet stored (:meth:`TournamentRunner.game_finished`)."""
+    finishing: bool = False
+    """A task is storing :attr:`finishes` (the others only add to them)."""
     push: asyncio.TimerHandle | None = None
     """The coalesced push of the standings, when one is due."""
     wave: asyncio.TimerHandle | None = None
     """The coalesced arena wave after games' ends, when one is due."""
 
+    def __post_init__(self) -> None:
+        self.board = TournamentBoard(self.id, self.created_by, self.settings)
+
     def standings(self) -> list[StandingRow]:
-        """The standings now, computed once per change (an arena's from its kept sheets: a
-        thousand players' standings re-scored from every game took 160 ms; sorted from the
-        sheets, a few ms)."""
-        cached = self.rows
-        if cached is not None and cached[0] == self.seq:
-            return cached[1]
-        if self.settings.format == "arena":
-            if self.sheets is None:
-                self.sheets = score_sheets(self.state.entries, self.state.finished_games())
-            rows = arena_rows(self.state, self.sheets)
-        else:
-            rows = standings(self.settings, self.state)
-        self.rows = (self.seq, rows)
-        return rows
+        """The standings now (the board's, computed once per event applied)."""
+        return self.board.standings(self.state)
 
     def apply(self, event: Event) -> None:
-        """Fold one more event in, keeping an arena's sheets (a rejoin, whose new rating
-        re-rates the past games' performance, has them recomputed)."""
-        state, sheets = self.state, self.sheets
-        if sheets is not None:
-            if isinstance(event, Joined) and (
-                event.player in state.entries or event.player in state.last_opponent
-            ):
-                # A rejoin (or a player with games before any entry): recomputed.
-                self.sheets = sheets = None
-            elif isinstance(event, Joined):
-                sheets[event.player] = ArenaSheet()
-        known = isinstance(event, Finished) and event.game_id not in state.results
-        state.apply(event)
-        if sheets is not None and known and isinstance(event, Finished):
-            paired = state.games.get(event.game_id)
-            if paired is None:
-                return
-            entries = state.entries
-            for player, opponent in ((paired.white, paired.black), (paired.black, paired.white)):
-                if player in sheets:
-                    rating = entries[opponent].rating if opponent in entries else 0
-                    sheets[player] = sheets[player].add(event.result, player, rating)
+        """Fold one more event in (the board folds it into its answers when next asked)."""
+        self.state.apply(event)
 
     def reset(self, state: TournamentState, seq: int) -> None:
-        """Replace the state (reloaded from the store)."""
-        self.state, self.seq, self.sheets, self.rows = state, seq, None, None
+        """Replace the state (reloaded from the store; the board starts its fold again)."""
+        self.state, self.seq = state, seq

@@ -80,15 +80,6 @@ class TournamentLeases:
             self.owned.add(tournament_id)
         return taken
 
-    async def claim_once(self, key: str, ttl_ms: int) -> bool:
-        """Whether this hub takes ``key`` (a calendar slot to create) for ``ttl_ms``: one hub
-        does."""
-        try:
-            return await self._leases.acquire(key, self._node, ttl_ms)
-        except BusError as error:
-            logger.info("%s: not taken (%s)", key, error)
-            return False
-
     async def start(self) -> None:
         """Subscribe to the tournaments' changes and start renewing and sweeping (before the
         runner's start, which claims the tournaments it finds free)."""

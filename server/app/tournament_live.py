@@ -34,12 +34,7 @@ from server.app.live_tournament import GameSeat, Live, refused
 from server.hub import game_ids
 from server.hub.errors import ErrorCode
 from server.hub.identity import PlayerId
-from server.hub.tournament.arena import (
-    ArenaPairing,
-    Waiting,
-    pair_wave,
-    waiting_players,
-)
+from server.hub.tournament.arena import ArenaPairing, Waiting, pair_wave
 from server.hub.tournament.round_robin import round_count, round_robin_round
 from server.hub.tournament.state import (
     Refusal,
@@ -57,6 +52,7 @@ from server.hub.tournament.values import (
     Paired,
     Started,
     TournamentGame,
+    TournamentSettings,
 )
 from server.store import Store, TournamentConflictError, UnknownTournamentError
 from server.store.tournaments import ms_datetime
@@ -70,6 +66,13 @@ MAX_RETRIES = 5
 INLINE_WAVE = 50
 """Waves of fewer waiting players are paired on the event loop (a few ms); larger ones in the
 process pool."""
+LATE_START_MS = 3_600_000
+"""A Swiss or round robin with fewer than two players at its start time may still start (at
+the second join) this long after it; then it ends with no games."""
+START_BATCH = 25
+"""Games of a pairing created in one turn of the event loop (a few ms); the loop serves others
+between two batches."""
+
 COALESCE_MS = 200
 """Games ending within this make one arena wave; changes within it one standings push."""
 
@@ -260,34 +263,64 @@ class TournamentRunner:
     async def game_finished(
         self, tournament_id: str, game_id: str, game: TournamentGame, at_ms: int
     ) -> None:
-        """A tournament game's end is stored: fold its result in (once) and advance."""
+        """A tournament game's end is stored: fold its result in (once) and advance.
+
+        Ends told together (an arena's games ending at once) are stored together: the ends told
+        while a batch is stored and paired wait in ``live.finishes`` and form the next batch
+        (one append, one push of the standings, one pairing wave per batch, not per game)."""
         try:
             live = await self.live(tournament_id)
-            async with live.lock:
-                await self._finish(live, game_id, game, at_ms)
-                if live.settings.format != "arena" or self._coalesce_s == 0:
-                    await self.advance(live)
-                elif live.wave is None and self.owns(live.id):
-                    # Games ending together make one wave (and one standings computation).
-                    live.wave = asyncio.get_running_loop().call_later(
-                        self._coalesce_s, self._fire_wave, live
-                    )
+        except Exception:
+            logger.exception("tournament %s: result of game %s not stored", tournament_id, game_id)
+            return
+        live.finishes.append((game_id, game, at_ms))
+        if live.finishing:
+            return  # the task storing the batch before takes this one too
+        live.finishing = True
+        try:
+            while live.finishes:
+                async with live.lock:
+                    batch, live.finishes = live.finishes, []
+                    await self._finish(live, batch)
+                    if live.settings.format != "arena" or self._coalesce_s == 0:
+                        await self.advance(live)
+                    elif live.wave is None and self.owns(live.id):
+                        # Games ending together make one wave (and one standings computation).
+                        live.wave = asyncio.get_running_loop().call_later(
+                            self._coalesce_s, self._fire_wave, live
+                        )
         except Exception:
             # Not lost: the game's row has its end, read again when the tournament is resumed.
-            logger.exception("tournament %s: result of game %s not stored", tournament_id, game_id)
+            logger.exception("tournament %s: results of games not stored", tournament_id)
+            live.finishes.clear()
+        finally:
+            live.finishing = False
 
-    async def _finish(self, live: Live, game_id: str, game: TournamentGame, at_ms: int) -> None:
+    async def _finish(self, live: Live, batch: Sequence[tuple[str, TournamentGame, int]]) -> None:
         for _attempt in range(MAX_RETRIES):
             state = live.state
-            # Idempotent: a result reported twice, or for a game this tournament did not pair,
-            # or after the end (an arena's games still played when time ran out do not count).
-            paired = state.games.get(game_id)
-            if paired is None or game_id in state.results or state.phase != "started":
+            events: list[Event] = []
+            seen: set[str] = set()
+            for game_id, game, at_ms in batch:
+                # Idempotent: a result reported twice, or for a game this tournament did not
+                # pair, or after the end (an arena's games still played when time ran out do
+                # not count).
+                paired = state.games.get(game_id)
+                if (
+                    paired is None
+                    or game_id in state.results
+                    or game_id in seen
+                    or state.phase != "started"
+                ):
+                    continue
+                seen.add(game_id)
+                # The pairing's ids (a guest resumed by another hub has another hub id; white
+                # is the player who moved first).
+                game = replace(game, white=paired.white, black=paired.black)
+                events.append(Finished(game_id, game, at_ms))
+            if not events:
                 return
-            # The pairing's ids (a guest resumed by another hub has another hub id; white is
-            # the player who moved first).
-            game = replace(game, white=paired.white, black=paired.black)
-            if await self._append(live, [Finished(game_id, game, at_ms)]):
+            if await self._append(live, events):
                 self._publish_soon(live)
                 return
 
@@ -302,6 +335,11 @@ class TournamentRunner:
         settings, state = live.settings, live.state
         if state.phase == "created" and should_start(settings, state, now):
             await self._append_now(live, [Started(now)])
+            self._publish_soon(live)
+        elif state.phase == "created" and now >= (_given_up_at(settings) or now + 1):
+            # Its time came and went with fewer than two players: over, nothing played (rather
+            # than a scheduled tournament nobody joined listed as upcoming for ever).
+            await self._append_now(live, [Ended(now)])
             self._publish_soon(live)
         if live.state.phase == "started":
             ends = arena_ends_at(settings, live.state)
@@ -319,9 +357,7 @@ class TournamentRunner:
 
     async def _arena_wave(self, live: Live) -> None:
         state = live.state
-        waiting = [
-            w for w in waiting_players(state, live.standings()) if not self._seat.busy(w.player)
-        ]
+        waiting = [w for w in live.board.waiting(state) if not self._seat.busy(w.player)]
         if len(waiting) < 2:
             return
         others = bool(state.playing)
@@ -337,7 +373,7 @@ class TournamentRunner:
             Paired(self._new_game_id(), wave, p.white, p.black, now) for p in pairings
         ]
         if await self._append(live, events):
-            self._start_games(live, events)
+            await self._start_games(live, events)
             self._publish_soon(live)
 
     async def _next_round(self, live: Live) -> None:
@@ -374,7 +410,7 @@ class TournamentRunner:
         if pairing.bye is not None:
             byes.append(Bye(pairing.bye, number, 1.0, now))
         if await self._append(live, events + byes):
-            self._start_games(live, events)
+            await self._start_games(live, events)
             self._publish_soon(live)
             if not events:  # a round of forfeits only: go on
                 await self._next_round(live)
@@ -382,8 +418,11 @@ class TournamentRunner:
     def _new_game_id(self) -> str:
         return game_ids.new_game_id(self._rng)
 
-    def _start_games(self, live: Live, events: Sequence[Event]) -> None:
-        for event in events:
+    async def _start_games(self, live: Live, events: Sequence[Event]) -> None:
+        # A wave of 500 games would hold the loop for ~100 ms: batches, the loop free between.
+        for index, event in enumerate(events):
+            if index and index % START_BATCH == 0:
+                await asyncio.sleep(0)
             if isinstance(event, Paired):
                 self._start_game(live, event)
 
@@ -422,7 +461,9 @@ class TournamentRunner:
         state, settings = live.state, live.settings
         if state.phase == "created":
             start = settings.start_at_ms
-            return start if start is not None and start > self._clock() else None
+            # Past its start time (fewer than two players then): a join may still start it,
+            # until it is given up.
+            return start if start is None or self._clock() < start else _given_up_at(settings)
         if state.phase == "started":
             return arena_ends_at(settings, state)
         return None
@@ -503,7 +544,17 @@ class TournamentRunner:
             game = tournament_game_of_record(record, paired.white, paired.black)
             ended = record.finished_at
             at_ms = self._clock() if ended is None else int(ended.timestamp() * 1000)
-            await self._finish(live, paired.game_id, game, at_ms)
+            await self._finish(live, [(paired.game_id, game, at_ms)])
+
+
+def _given_up_at(settings: TournamentSettings) -> int | None:
+    """When a tournament still waiting for its second player after its start time ends: an
+    arena at the end of its duration, a Swiss or round robin :data:`LATE_START_MS` later."""
+    if settings.start_at_ms is None:
+        return None
+    if settings.format == "arena" and settings.duration_ms is not None:
+        return settings.start_at_ms + settings.duration_ms
+    return settings.start_at_ms + LATE_START_MS
 
 
 async def _always(tournament_id: str) -> bool:

@@ -1,11 +1,13 @@
-"""The server's own calendar of tournaments (``[tournaments] tournament_schedule``,
-:mod:`server.hub.tournament.schedule`): the next slot of every recurring tournament always
-exists, created by the server (``created_by`` None).
+"""The server's recurring tournaments (``[tournaments] tournament_schedule``,
+:mod:`server.hub.tournament.schedule`): each entry's next occurrence is always in the calendar.
 
-:meth:`TournamentScheduler.run_once` creates each recurring tournament's next slot unless a
-tournament of that name and start is already stored; the scheduler runs it at start and then
-at each next slot (at least every minute). In a cluster one hub creates a slot: the one that
-takes the slot's lease (``schedule:<name>:<start>``, held for the period).
+:class:`TournamentCalendar` looks at the schedule at start and every ``check_s`` seconds: every
+occurrence :func:`~server.hub.tournament.schedule.upcoming` names (the next one of each entry,
+and any starting before the next look) is created through the director, created_by NULL, under
+the id :func:`~server.hub.tournament.schedule.occurrence_id` derives from the entry's name and
+the start time. Every hub derives the same id, and the store inserts an id once: hubs sharing a
+database create each occurrence once, whichever looks first (it then runs it). An entry taken
+out of the schedule gets no new occurrence (one already created still takes place).
 """
 
 from __future__ import annotations
@@ -13,89 +15,72 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable
 
 from server.app.tournaments import TournamentDirector
-from server.hub.tournament.schedule import Recurring, next_slot
-from server.store import Store
+from server.hub.tournament.schedule import (
+    ScheduleEntry,
+    occurrence_id,
+    occurrence_settings,
+    upcoming,
+)
 
-__all__ = ["TournamentScheduler"]
+__all__ = ["TournamentCalendar"]
 
 logger = logging.getLogger(__name__)
 
-CHECK_S = 60.0
-"""The longest wait between two looks at the calendar."""
 
-
-class TournamentScheduler:
-    """See the module docstring."""
+class TournamentCalendar:
+    """See the module docstring. :meth:`start` after the director's, :meth:`stop` before it."""
 
     def __init__(
         self,
         director: TournamentDirector,
-        store: Store,
-        calendar: Sequence[Recurring],
+        entries: tuple[ScheduleEntry, ...],
         *,
         clock_ms: Callable[[], int],
-        claim: Callable[[str, int], Awaitable[bool]] | None = None,
+        max_players: int,
+        check_s: float = 60.0,
     ) -> None:
-        """``claim(key, ttl_ms)``: in a cluster, whether this hub creates the slot ``key``."""
         self._director = director
-        self._store = store
-        self._calendar = tuple(calendar)
+        self.entries = entries
         self._clock = clock_ms
-        self._claim = claim
+        self._max_players = max_players
+        self._check_s = check_s
         self._task: asyncio.Task[None] | None = None
 
-    async def run_once(self) -> list[str]:
-        """Create the missing next slots; the ids created."""
-        if not self._calendar:
-            return []
+    async def fill(self) -> list[str]:
+        """Create the occurrences due in the calendar now (see the module docstring); the ids
+        of those this call created."""
+        created = []
         now = self._clock()
-        stored = await self._store.list_tournaments("created", limit=500)
-        existing = {
-            (info.settings.name, info.settings.start_at_ms)
-            for info in stored
-            if info.created_by is None
-        }
-        created: list[str] = []
-        for recurring in self._calendar:
-            slot = next_slot(recurring.every_ms, now)
-            if (recurring.name, slot) in existing:
-                continue
-            key = f"schedule:{recurring.name}:{slot}"
-            if self._claim is not None and not await self._claim(key, recurring.every_ms):
-                continue
-            created.append(await self._director.create(None, recurring.settings_at(slot)))
+        # Twice the period of the looks: the next occurrence is created before the one before
+        # it starts, even when a look comes late.
+        for entry, start in upcoming(self.entries, now, 2 * round(self._check_s * 1000)):
+            tournament_id = occurrence_id(entry, start)
+            settings = occurrence_settings(entry, start, self._max_players)
+            try:
+                if await self._director.create_scheduled(tournament_id, settings):
+                    created.append(tournament_id)
+            except Exception:
+                logger.exception("scheduled tournament %s at %d not created", entry.name, start)
         return created
 
-    def _wait_s(self) -> float:
-        now = self._clock()
-        soonest = min(
-            (next_slot(r.every_ms, now) - now for r in self._calendar), default=CHECK_S * 1000
-        )
-        return min(CHECK_S, max(1.0, soonest / 1000))
-
     async def start(self) -> None:
-        """Bring the calendar up to date now, then keep it so."""
-        if self._calendar:
-            await self._run()
-            self._task = asyncio.get_running_loop().create_task(self._forever(), name="schedule")
+        """Fill the calendar now, then every ``check_s`` seconds (nothing to do: no schedule)."""
+        if not self.entries:
+            return
+        await self.fill()
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="tournament-calendar")
 
     async def _run(self) -> None:
-        try:
-            await self.run_once()
-        except Exception:
-            logger.exception("the tournament calendar could not be brought up to date")
-
-    async def _forever(self) -> None:
         while True:
-            await asyncio.sleep(self._wait_s())
-            await self._run()
+            await asyncio.sleep(self._check_s)
+            await self.fill()
 
     async def stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait_for(self._task, 5)
+                await self._task
             self._task = None

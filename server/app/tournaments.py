@@ -38,16 +38,30 @@ from server.hub.tournament.state import (
 )
 from server.hub.tournament.trf import trf
 from server.hub.tournament.values import Event, StandingRow, TournamentSettings
-from server.hub.tournament.views import standings_payload, summary_view, tournament_view
+from server.hub.tournament.views import summary_view
 from server.store import Store
 from server.store.tournaments import TournamentStatus, ms_datetime
+from server.transport.codec import encode_message
 
 __all__ = ["TournamentDirector", "TournamentGameRow", "TournamentRefused", "Watcher", "wall_ms"]
 
 logger = logging.getLogger(__name__)
 
-Watcher = Callable[[Message], None]
-"""Told every ``tournament_standings`` message of a watched tournament (must not block)."""
+Watcher = Callable[[bytes], None]
+"""Told every ``tournament_standings`` message of a watched tournament, as its encoded frame
+(the same bytes for every watcher; must not block: a websocket's outbox ``put``)."""
+
+FAN_OUT_BATCH = 100
+"""Watchers told in one turn of the event loop; a larger group is told in batches, the loop
+free between two (5,000 watchers of a 1,000-player arena: bench/bench_tournament_scale.py)."""
+PUSH_INTERVAL_S = 1.0
+"""A group larger than :data:`FAN_OUT_BATCH` is pushed the standings at most this often (the
+newest of the changes since): 1,000 joins each pushing 200 KB of standings to 5,000 watchers
+would be 1 TB."""
+PUSH_BYTES_PER_S = 50_000_000
+"""And at most this many bytes a second on average: after telling a group, the next push waits
+until the bytes just sent are paid for (5,000 watchers of 220 KB standings: a push every 22 s;
+bench/bench_tournament_scale.py showed 1.1 GB a second saturating the machine)."""
 
 
 def wall_ms() -> int:
@@ -105,7 +119,11 @@ class TournamentDirector:
         self.created_per_day = created_per_day
         """Tournaments one account may create in 24 hours (``[tournaments] created_per_day``)."""
         self._created: dict[str, list[int]] = {}
-        self._watchers: dict[str, set[Watcher]] = {}
+        self._watchers: dict[str, dict[Watcher, None]] = {}
+        """Per tournament, its watchers in the order they came (each told in that order)."""
+        self._fanning: dict[str, bytes | None] = {}
+        """Tournaments whose standings are being told in batches → the newer frame to tell
+        next (None: none yet)."""
         runner.publish = self._publish
 
     # --- life cycle ---------------------------------------------------------------------------
@@ -175,6 +193,17 @@ class TournamentDirector:
         await self._runner.adopt(tournament_id)
         return tournament_id
 
+    async def create_scheduled(self, tournament_id: str, settings: TournamentSettings) -> bool:
+        """Store the server's own tournament ``tournament_id`` (a scheduled occurrence) and run
+        it here, unless it exists already (created by another hub or before a restart): True
+        if created now."""
+        created = await self._store.create_tournament_once(
+            tournament_id, settings, now=ms_datetime(self._clock()), owner=self._runner.node
+        )
+        if created:
+            await self._runner.adopt(tournament_id)
+        return created
+
     async def join(
         self, tournament_id: str, player: PlayerInfo, *, password: str | None = None
     ) -> None:
@@ -242,9 +271,7 @@ class TournamentDirector:
 
         :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``."""
         live = await self._runner.live(tournament_id)
-        return tournament_view(
-            live.id, live.created_by, live.settings, live.state, live.standings()
-        )
+        return live.board.view(live.state)
 
     async def list(
         self,
@@ -321,14 +348,15 @@ class TournamentDirector:
     # --- watchers -----------------------------------------------------------------------------
 
     def watch(self, tournament_id: str, watcher: Watcher) -> None:
-        """``watcher`` is told every ``tournament_standings`` of the tournament from now on."""
-        self._watchers.setdefault(tournament_id, set()).add(watcher)
+        """``watcher`` is told every ``tournament_standings`` of the tournament from now on
+        (pushes made while a large group is being told are merged: the newest is told)."""
+        self._watchers.setdefault(tournament_id, {})[watcher] = None
 
     def unwatch(self, tournament_id: str, watcher: Watcher) -> None:
         """Stop telling ``watcher`` (unknown watchers are ignored)."""
         group = self._watchers.get(tournament_id)
         if group is not None:
-            group.discard(watcher)
+            group.pop(watcher, None)
             if not group:
                 del self._watchers[tournament_id]
 
@@ -336,12 +364,42 @@ class TournamentDirector:
         group = self._watchers.get(live.id)
         if not group:
             return
-        message = Message(
-            MessageKind.TOURNAMENT_STANDINGS,
-            standings_payload(live.id, live.settings, live.state, live.standings()),
+        # Encoded once for every watcher (the payload itself is cached per event applied).
+        frame = encode_message(
+            Message(MessageKind.TOURNAMENT_STANDINGS, live.board.standings_payload(live.state))
         )
-        for watcher in list(group):
-            try:
-                watcher(message)
-            except Exception:
-                logger.exception("a tournament watcher failed")
+        if live.id in self._fanning:
+            self._fanning[live.id] = frame  # told next by the batches in flight (newest wins)
+        elif len(group) <= FAN_OUT_BATCH:
+            _tell(list(group), frame)
+        else:
+            self._fanning[live.id] = None
+            self._runner.spawn(self._fan_out(live.id, frame))
+
+    async def _fan_out(self, tournament_id: str, frame: bytes) -> None:
+        """Tell a large group in batches (the loop serves others between two), then, at most
+        every :data:`PUSH_INTERVAL_S`, the newest frame published meanwhile; every watcher gets
+        the frames in order."""
+        try:
+            latest: bytes | None = frame
+            while latest is not None:
+                began = time.monotonic()
+                watchers = list(self._watchers.get(tournament_id, ()))
+                for start in range(0, len(watchers), FAN_OUT_BATCH):
+                    if start:
+                        await asyncio.sleep(0)
+                    _tell(watchers[start : start + FAN_OUT_BATCH], latest)
+                pause = max(PUSH_INTERVAL_S, len(latest) * len(watchers) / PUSH_BYTES_PER_S)
+                await asyncio.sleep(max(0.0, began + pause - time.monotonic()))
+                latest = self._fanning.get(tournament_id)
+                self._fanning[tournament_id] = None
+        finally:
+            self._fanning.pop(tournament_id, None)
+
+
+def _tell(watchers: builtins.list[Watcher], frame: bytes) -> None:
+    for watcher in watchers:
+        try:
+            watcher(frame)
+        except Exception:
+            logger.exception("a tournament watcher failed")

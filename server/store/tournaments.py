@@ -154,6 +154,42 @@ class TournamentStore(Transactions):
                     raise
         raise AssertionError("unreachable")
 
+    async def create_tournament_once(
+        self,
+        tournament_id: str,
+        settings: TournamentSettings,
+        *,
+        now: datetime,
+        owner: str | None = None,
+    ) -> bool:
+        """Store the server's own tournament ``tournament_id`` (a scheduled occurrence, whose
+        id every hub derives alike) unless it exists: True if stored now, False if it was
+        already (another hub, or this one before a restart, created it; the primary key
+        refuses the second insert, so two hubs racing store one).
+
+        :raises ValueError: a malformed owner."""
+        if owner is not None:
+            check_text("owner", owner, OWNER_LENGTH)
+        deadline = None if settings.start_at_ms is None else ms_datetime(settings.start_at_ms)
+        try:
+            async with self._transaction(write=True) as connection:
+                await connection.execute(
+                    tournaments.insert().values(
+                        id=tournament_id,
+                        settings=settings_json(settings),
+                        created_at=now,
+                        created_by=None,
+                        status="created",
+                        next_deadline_at=deadline,
+                        owner=owner,
+                    )
+                )
+        except IntegrityError as error:
+            if integrity_kind(error) != "unique":
+                raise
+            return False
+        return True
+
     async def append_tournament_event(
         self, tournament_id: str, expected_seq: int, event: Event
     ) -> int:

@@ -20,7 +20,7 @@ from typing import Literal, Protocol
 
 from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import PlayerInfo
-from server.hub.messages import Message, MessageKind, ack_message, error_message
+from server.hub.messages import AckId, Message, MessageKind, ack_message, error_message
 from server.hub.payloads import TournamentSummaryView, TournamentView
 from server.hub.tournament.values import MAX_DURATION_MS, TournamentSettings
 from server.hub.tournament_requests import (
@@ -36,15 +36,18 @@ from server.hub.tournament_requests import (
 )
 from server.rules import VARIANT_NAMES, get_variant
 from server.rules.time_control import Byoyomi
-from server.transport.codec import encode_message
+from server.transport.codec import encode
 
-__all__ = ["MAX_WATCHED", "TournamentDesk", "TournamentDoor", "encoded_once", "settings_of_request"]
+__all__ = ["MAX_WATCHED", "TournamentDesk", "TournamentDoor", "settings_of_request"]
 
 MAX_WATCHED = 10
 """Tournaments one connection may watch at once."""
+VIEW_FRAMES = 64
+"""Encoded views kept (:func:`view_frame`): one per tournament recently shown."""
 
-TournamentWatcher = Callable[[Message], None]
-"""Told each pushed ``tournament_standings`` message."""
+TournamentWatcher = Callable[[bytes], None]
+"""Told each pushed ``tournament_standings`` message, as its encoded frame (the same bytes for
+every watcher)."""
 Status = Literal["created", "started", "finished"]
 
 
@@ -80,6 +83,23 @@ class TournamentDesk(Protocol):
     def watch(self, tournament_id: str, watcher: TournamentWatcher) -> None: ...
 
     def unwatch(self, tournament_id: str, watcher: TournamentWatcher) -> None: ...
+
+
+_view_frames: dict[str, tuple[TournamentView, bytes]] = {}
+
+
+def view_frame(tournament_id: str, view: TournamentView, ack: AckId | None) -> bytes:
+    """The ``tournament`` message of ``view``, encoded; the view's JSON is encoded once for
+    every connection shown the same view (the director returns the same object until the
+    tournament changes: a 1,000-player arena's view is ~1 MB, ~20 ms to encode)."""
+    kept = _view_frames.get(tournament_id)
+    if kept is None or kept[0] is not view:
+        if len(_view_frames) >= VIEW_FRAMES:
+            del _view_frames[next(iter(_view_frames))]
+        kept = _view_frames[tournament_id] = (view, encode(view))
+    # The codec's layout of a message: t, d, then a (Message.to_json_obj).
+    tail = b"}" if ack is None else b',"a":' + encode(ack) + b"}"
+    return b'{"t":"' + MessageKind.TOURNAMENT.encode() + b'","d":' + kept[1] + tail
 
 
 def settings_of_request(request: TournamentCreate, max_players: int) -> TournamentSettings:
@@ -121,36 +141,22 @@ def settings_of_request(request: TournamentCreate, max_players: int) -> Tourname
         raise CommandError(ErrorCode.BAD_REQUEST, f"tournament_create: {error}") from None
 
 
-_last_encoded: tuple[Message | None, bytes] = (None, b"")
-
-
-def encoded_once(message: Message) -> bytes:
-    """The frame of ``message``, encoded once however many watchers it is pushed to in a row
-    (the director tells every watcher of a tournament the same message object)."""
-    global _last_encoded
-    last, frame = _last_encoded
-    if last is not message:
-        frame = encode_message(message)
-        _last_encoded = (message, frame)
-    return frame
-
-
 class TournamentDoor:
     """One connection's tournament requests and watches (see the module docstring)."""
 
-    __slots__ = ("_desk", "_push", "_send", "_watching")
+    __slots__ = ("_desk", "_put", "_send", "_watching")
 
     def __init__(
         self,
         desk: TournamentDesk,
         send: Callable[[Message], None],
-        put_frame: Callable[[bytes], None],
+        put: Callable[[bytes], None],
     ) -> None:
-        """``send``: a message to the connection; ``put_frame``: an encoded one (the pushes,
-        encoded once for all the watchers of a tournament: :func:`encoded_once`)."""
+        """``send``: a message to the connection; ``put``: an encoded frame to it (the pushed
+        standings, encoded once for all watchers)."""
         self._desk = desk
         self._send = send
-        self._push: TournamentWatcher = lambda message: put_frame(encoded_once(message))
+        self._put = put
         self._watching: dict[str, TournamentWatcher] = {}
 
     async def handle(self, request: TournamentRequest, player: PlayerInfo | None) -> None:
@@ -159,15 +165,19 @@ class TournamentDoor:
             answer = await self._answer(request, player)
         except CommandError as error:
             answer = error_message(error.code, error.message, request.ack)
-        self._send(answer)
+        if isinstance(answer, bytes):
+            self._put(answer)
+        else:
+            self._send(answer)
 
-    async def _answer(self, request: TournamentRequest, player: PlayerInfo | None) -> Message:
+    async def _answer(
+        self, request: TournamentRequest, player: PlayerInfo | None
+    ) -> Message | bytes:
         desk, ack = self._desk, request.ack
         match request:
             case TournamentShow():
-                return Message(
-                    MessageKind.TOURNAMENT, await desk.view(request.tournament_id), a=ack
-                )
+                view = await desk.view(request.tournament_id)
+                return view_frame(request.tournament_id, view, ack)
             case TournamentList():
                 status: Status | None = request.status  # type: ignore[assignment]
                 listed = await desk.list(status)
@@ -175,7 +185,7 @@ class TournamentDoor:
             case TournamentWatch():
                 view = await desk.view(request.tournament_id)
                 self._watch(request.tournament_id)
-                return Message(MessageKind.TOURNAMENT, view, a=ack)
+                return view_frame(request.tournament_id, view, ack)
             case TournamentUnwatch():
                 watcher = self._watching.pop(request.tournament_id, None)
                 if watcher is not None:
@@ -205,7 +215,7 @@ class TournamentDoor:
             raise CommandError(
                 ErrorCode.BAD_REQUEST, f"At most {MAX_WATCHED} tournaments watched at once."
             )
-        watcher = self._push
+        watcher = self._put
         self._watching[tournament_id] = watcher
         self._desk.watch(tournament_id, watcher)
 

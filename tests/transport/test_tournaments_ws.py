@@ -348,12 +348,16 @@ async def test_a_start_time_passed_with_one_entry_waits_for_the_second(
     first, second = await registered(open_client, app, ["lta", "ltb"])
     tid = await create(first, format="arena", duration_s=600, start_at_ms=clock.now_ms + 1000)
     await first.ok("tournament_join", {"id": tid})
-    clock.now_ms += 2000  # the start time passes with one entry: nothing to do, no timer
+    clock.now_ms += 2000  # the start time passes with one entry: it waits, until given up
     await app.tournaments.tick(tid)
     view = await first.ok("tournament", {"id": tid})
     assert view["status"] == "created" and view["countdown_ms"] is not None
     stored = await app.store.load_tournament(tid)
-    assert stored.info.next_deadline_at is None  # not a deadline to fire again and again
+    # The next deadline is the give-up time (the arena's end), not the passed start time that
+    # would fire again and again.
+    given_up = view["settings"]["start_at_ms"] + 600_000
+    assert stored.info.next_deadline_at is not None
+    assert stored.info.next_deadline_at.timestamp() * 1000 == given_up > clock.now_ms
     await second.ok("tournament_join", {"id": tid})  # two entries: it starts
     start = await first.next(lambda m: m["t"] == "game_start")
     assert start["d"]["tournament"]["id"] == tid

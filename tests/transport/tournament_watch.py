@@ -4,11 +4,11 @@ knows a result was folded in, without polling."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from typing import Any
 
 from server.app import App
-from server.hub.messages import Message
 
 TIMEOUT = 15.0
 
@@ -31,8 +31,10 @@ class Standings:
         self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         app.tournaments.watch(tournament_id, self._told)
 
-    def _told(self, message: Message) -> None:
-        self.queue.put_nowait(dict(message.d))
+    def _told(self, frame: bytes) -> None:
+        message = json.loads(frame)
+        assert message["t"] == "tournament_standings", message
+        self.queue.put_nowait(message["d"])
 
     async def until(self, test: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
         """The first push from now on that passes ``test``."""

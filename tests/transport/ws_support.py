@@ -50,6 +50,7 @@ def settings_for(database_url: str, **overrides: Any) -> Settings:
         "database_url": database_url,
         "log_level": "WARNING",
         "worker_keys": TEST_WORKER_KEY,
+        "tournament_schedule": "",  # no recurring tournaments unless a test asks for them
         **FAST_AUTH,
     }
     values.update(overrides)

@@ -35,7 +35,6 @@ __all__ = [
     "ArenaPairing",
     "ArenaSheet",
     "Waiting",
-    "arena_rows",
     "arena_standings",
     "berserk_control",
     "pair_wave",
@@ -131,13 +130,7 @@ def score_sheets(
 def arena_standings(state: TournamentState) -> list[StandingRow]:
     """The arena's standings: points, then performance, then rating; equal points and
     performance share a rank. Withdrawn players stay with their points."""
-    return arena_rows(state, score_sheets(state.entries, state.finished_games()))
-
-
-def arena_rows(state: TournamentState, sheets: dict[PlayerId, ArenaSheet]) -> list[StandingRow]:
-    """:func:`arena_standings` from the entrants' sheets (``score_sheets`` of the state, or
-    the same kept up to date game by game: an adapter with a thousand players re-scores only
-    the game that ended)."""
+    sheets = score_sheets(state.entries, state.finished_games())
     order = sorted(
         state.entries.values(),
         key=lambda e: (-sheets[e.player].total, -sheets[e.player].performance(), -e.rating, e.seq),

@@ -87,10 +87,14 @@ class TournamentState:
     playing: dict[PlayerId, str] = field(default_factory=dict)
     """The players in a game now: player → game id."""
     last_opponent: dict[PlayerId, PlayerId] = field(default_factory=dict)
+    version: int = 0
+    """Events applied so far: what a cache of answers computed from this state is keyed by
+    (:class:`~server.hub.tournament.board.TournamentBoard`)."""
 
     def apply(self, event: Event) -> None:
         """Fold one more event in. Events are facts already decided: applying one never fails
         (an event about an unknown game or player is ignored)."""
+        self.version += 1
         match event:
             case Joined():
                 old = self.entries.get(event.player)
