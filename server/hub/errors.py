@@ -142,6 +142,14 @@ class ErrorCode(StrEnum):
         "takeback_correspondence",
         "Takebacks are for real-time games only.",
     )
+    TAKEBACK_TOURNAMENT = (
+        "takeback_tournament",
+        "Takebacks are not allowed in tournament games.",
+    )
+    REMATCH_TOURNAMENT = (
+        "rematch_tournament",
+        "Tournament games are not rematched: the tournament pairs the next game.",
+    )
     NO_MOVE_TO_TAKE_BACK = "no_move_to_take_back", "You have no move to take back."
     GAME_NOT_FINISHED = "game_not_finished", "A rematch can be offered after the game."
     OPPONENT_OFFLINE = "opponent_offline", "Your opponent is not online."

@@ -120,3 +120,27 @@ def test_berserk_only_where_allowed(terms: GameTerms) -> None:
     h.send(1, "berserk", ack=1, game=game_id)
     assert one(h.inbox(1), "error").d["code"] == ErrorCode.NOT_BERSERKABLE
     assert room_of(h, game_id).clock.time(Side.FIRST).main_ms == 60_000
+
+
+def test_no_takeback_and_no_rematch_in_a_tournament_game() -> None:
+    """A casual tournament game (where a takeback would otherwise be allowed) refuses both
+    offers with their own codes, before and after its end; nothing reaches the opponent."""
+    h = Harness()
+    game_id = paired(h)  # TERMS: casual
+    room = room_of(h, game_id)
+    h.send(1, "move", game=game_id, ply=1, move=room.game.legal_moves()[0])
+    h.clear()
+    h.send(1, "takeback_offer", ack=1, game=game_id)
+    assert one(h.inbox(1), "error").d["code"] == ErrorCode.TAKEBACK_TOURNAMENT
+    h.send(1, "rematch_offer", ack=2, game=game_id)
+    assert [m.d["code"] for m in h.inbox(1)] == [ErrorCode.REMATCH_TOURNAMENT]
+    assert h.inbox(2) == []
+    assert room.state.offer_boxes["takeback"].pending_from is None
+    h.send(2, "resign", game=game_id)
+    assert room.finished
+    h.clear()
+    for conn, kind in ((1, "rematch_offer"), (2, "rematch_accept"), (2, "rematch_decline")):
+        h.send(conn, kind, ack=3, game=game_id)
+    assert [m.d["code"] for m in h.inbox(1)] == [ErrorCode.REMATCH_TOURNAMENT]
+    assert [m.d["code"] for m in h.inbox(2)] == [ErrorCode.REMATCH_TOURNAMENT] * 2
+    assert room.state.offer_boxes["rematch"].pending_from is None
