@@ -130,6 +130,7 @@ class ErrorCode(StrEnum):
     GAME_NOT_CREATED = "game_not_created", "The game could not be created; please try again."
     RESIGN_NOT_SAVED = "resign_not_saved", "The resignation could not be saved; the game goes on."
     DRAW_NOT_SAVED = "draw_not_saved", "The draw could not be saved; the game goes on."
+    BERSERK_NOT_SAVED = "berserk_not_saved", "The berserk could not be saved; nothing changed."
     ABORT_NOT_SAVED = "abort_not_saved", "The abort could not be saved; the game goes on."
     ABANDON_NOT_SAVED = "abandon_not_saved", "The claim could not be saved; the game goes on."
     ABORT_TOO_LATE = "abort_too_late", "A game can be aborted only before both players have moved."
