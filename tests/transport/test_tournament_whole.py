@@ -10,6 +10,7 @@ from typing import Any
 
 from bot_support import Bot, StreamReader, call, make_bot
 from ics_support import IcsClient
+from tournament_doors import ORDER, WAIT_S, bot_player, ics_player, ws_player
 from tournament_watch import Standings, WallClock
 from worker_support import StartWorker
 from ws_support import Client, OpenClient, StartApp
@@ -17,71 +18,6 @@ from ws_support import Client, OpenClient, StartApp
 from server.app import App
 from server.hub.tournament.values import TournamentSettings
 from server.rules.time_control import Fischer
-
-GAMES_EACH = 4
-"""A round robin of five: five rounds, each entrant plays four games and sits one out."""
-ORDER = ["Computer", "ann", "bea", "cyd", "dov"]
-"""Who beats whom: the computer beats everyone, then the name that sorts first wins."""
-WAIT_S = 60.0
-"""Longest wait for one's next game (the others' games and the computer's moves first)."""
-
-
-def human_winner(white: str, black: str) -> str:
-    """Between two humans the name that sorts first wins."""
-    return min(white, black)
-
-
-async def ws_player(client: Client, name: str, games: int | None = GAMES_EACH) -> None:
-    """Plays its games (``None``: until cancelled): against the computer it waits for one
-    engine move, then resigns."""
-    while games is None or games > 0:
-        games = None if games is None else games - 1
-        start = await client.next(
-            lambda m: m["t"] == "game_start" and "tournament" in m["d"], timeout=WAIT_S
-        )
-        game, side = start["d"]["game"], start["d"]["side"]
-        opponent = start["d"]["opponent"]
-        if opponent.get("computer"):
-            snapshot = await client.next(lambda m, g=game: m["t"] == "game" and m["d"]["game"] == g)
-            if snapshot["d"]["turn"] == side:
-                move = sorted(snapshot["d"]["legal"])[0]
-                await client.send("move", {"game": game, "ply": 1, "move": move})
-            await client.next(
-                lambda m, g=game, s=side: (
-                    m["t"] == "move" and m["d"]["game"] == g and m["d"]["side"] != s
-                ),
-                timeout=WAIT_S,
-            )
-            await client.send("resign", {"game": game})
-        elif human_winner(name, opponent["name"]) != name:
-            await client.send("resign", {"game": game})
-        await client.next(lambda m, g=game: m["t"] == "end" and m["d"]["game"] == g)
-
-
-async def bot_player(bot: Bot, events: StreamReader, games: int | None = GAMES_EACH) -> None:
-    """A berserk bot: resigns to the computer and to the names before its own."""
-    while games is None or games > 0:
-        games = None if games is None else games - 1
-        start = (await asyncio.wait_for(events.next("gameStart"), WAIT_S))["game"]
-        game, opponent = start["gameId"], start["opponent"]["username"]
-        if opponent == "Computer" or human_winner(bot.name, opponent) != bot.name:
-            await call(bot.client.bots.resign_game, game)
-        await events.next(lambda e, g=game: e.get("type") == "gameFinish" and e["game"]["id"] == g)
-
-
-async def ics_player(client: IcsClient, name: str, games: int | None = GAMES_EACH) -> None:
-    """An ICS client: each pairing arrives as a match (``Creating``); it resigns where it loses."""
-    while games is None or games > 0:
-        games = None if games is None else games - 1
-        created = await client.expect(
-            r"^\{Game (\d+) \((\w+) vs\. (\w+)\) Creating unrated wild/1 match\.\}$", WAIT_S
-        )
-        number, white, black = created.groups()
-        opponent = black if white == name else white
-        if opponent == "Computer" or human_winner(name, opponent) != name:
-            await client.send("resign")
-        await client.expect(rf"^\{{Game {number} \({white} vs\. {black}\) .*\}} (1-0|0-1)$", WAIT_S)
-
 
 Field = tuple[Client, Client, Bot, StreamReader, IcsClient]
 
