@@ -26,7 +26,6 @@ from server.store.migrate import upgrade_to_head
 from server.store.tournament_codec import event_json
 
 
-
 @pytest.fixture
 async def database_url() -> AsyncIterator[str]:
     url = await create_database("tournament_crash")
