@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from server.hub.effects import (
+    BerserkMarked,
     GameCreated,
     GameFinished,
     MoveAppended,
@@ -111,6 +112,8 @@ class StoreRecorder:
                 await self._writer.append(record.game_id, self._stamped(record))
             elif isinstance(record, MovesRetracted):
                 await self._store.retract_moves(record.game_id, record.from_ply)
+            elif isinstance(record, BerserkMarked):
+                await self._store.set_game_berserk(record.game_id, record.first, record.second)
             elif isinstance(record, GameFinished):
                 if not record.server_decided or record.termination in DECIDED_AGAIN_AT_RESTORE:
                     return await self._finish(record)

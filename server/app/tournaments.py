@@ -26,7 +26,7 @@ from server.app.live_tournament import Live
 from server.app.tournament_live import TournamentRunner
 from server.hub.effects import GameFinished
 from server.hub.errors import CommandError, ErrorCode
-from server.hub.identity import PlayerInfo
+from server.hub.identity import COMPUTER, PlayerInfo
 from server.hub.lobby import GameTerms
 from server.hub.messages import Message, MessageKind
 from server.hub.payloads import TournamentSummaryView, TournamentView
@@ -156,7 +156,8 @@ class TournamentDirector:
         password: str | None = None,
     ) -> str:
         """Store a new tournament and return its id. ``settings.password_hash`` is ignored:
-        ``password`` (the text) is hashed here. ``creator`` None: the server's own.
+        ``password`` (the text) is hashed here. ``creator`` None: the server's own. A tournament
+        whose settings allow the computer has it entered at once (its first entry).
 
         :raises TournamentRefused: ``TOURNAMENT_LIMIT`` (the creator's daily quota),
             ``GUESTS_CASUAL_ONLY`` (a guest creating), ``BAD_REQUEST`` (``max_players`` over the
@@ -191,6 +192,10 @@ class TournamentDirector:
             recent.append(now)
             self._created[creator.id] = recent
         await self._runner.adopt(tournament_id)
+        if settings.computer:
+            # The computer is entered by the tournament that allows it (it never asks): its
+            # games are created like anyone's, and its seat plays them (server/app/computer.py).
+            await self.join(tournament_id, COMPUTER, password=password)
         return tournament_id
 
     async def create_scheduled(self, tournament_id: str, settings: TournamentSettings) -> bool:

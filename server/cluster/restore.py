@@ -41,6 +41,8 @@ class Resumable:
     turn_started_at: datetime | None = None
     """A correspondence game's: when the side to move's turn started (the last stored move's
     instant, or the game's start); ``None`` for a real-time game (its turn starts afresh)."""
+    berserk: tuple[bool, bool] = (False, False)
+    """Who berserked (a tournament game's stored ``berserk``): their clocks stay halved."""
 
 
 async def _player(store: Store, store_id: int | None, name: str, bot: bool) -> PlayerInfo:
@@ -74,8 +76,10 @@ async def resumable_game(store: Store, game: GameRecord) -> Resumable:
     second = await _player(store, game.second_player_id, game.second_name, game.second_bot)
     tag = None
     if game.tournament_id is not None and game.tournament_round is not None:
-        # A resumed game is past any berserk (only before a first move; not kept): none now.
-        tag = TournamentTag(game.tournament_id, game.tournament_round, berserk=False)
+        # Whether the tournament allows berserk is not stored; a stored berserk says it does.
+        # (A player who had not berserked before the restart and has not moved yet may then.)
+        allowed = game.first_berserk or game.second_berserk
+        tag = TournamentTag(game.tournament_id, game.tournament_round, berserk=allowed)
     terms = GameTerms(game.variant, game.time_control, game.rated, tag)
     kept = await store.take_room_version(game.id)
     first_version = version_above_all_issued() if kept is None else kept + 1
@@ -91,4 +95,5 @@ async def resumable_game(store: Store, game: GameRecord) -> Resumable:
         game.moves,
         first_version,
         turn_started_at,
+        (game.first_berserk, game.second_berserk),
     )

@@ -121,6 +121,8 @@ class GameClock:
 
     def __init__(self, control: TimeControl, lag: LagPolicy | None = None) -> None:
         self.control: TimeControl = control
+        """The game's control (a side that berserked has its own: :meth:`berserk`)."""
+        self._controls = [control, control]
         self.lag = lag or LagPolicy.for_control(control)
         self._times = [control.initial(), control.initial()]
         self._quotas = [self.lag.initial_ms, self.lag.initial_ms]
@@ -144,7 +146,7 @@ class GameClock:
         """The instant the running side flags (the flag falls *at* this time), or ``None``."""
         if self._running is None or self._turn_started_ms is None:
             return None
-        budget = self.control.budget_ms(self._times[self._running])
+        budget = self._controls[self._running].budget_ms(self._times[self._running])
         return None if budget is None else self._turn_started_ms + budget
 
     def out_of_time(self, now: int) -> bool:
@@ -158,10 +160,13 @@ class GameClock:
             raise ClockError("cannot set the time of a running clock")
         self._times[side] = time
 
-    def berserk(self, side: Side, time: SideTime) -> None:
-        """Give ``side`` the (smaller) time of a berserk before its first move; if its turn is
-        running, the turn's start stays (the deadline moves closer)."""
-        self._times[side] = time
+    def berserk(self, side: Side, control: TimeControl) -> None:
+        """``side`` berserked before its first move: from now on its time follows ``control``
+        (the berserk control: half the base and no increment, or half the main time and the
+        same periods), starting from its initial time. If its turn is running, the turn's
+        start stays (the deadline moves closer)."""
+        self._controls[side] = control
+        self._times[side] = control.initial()
 
     def start(self, side: Side, now: int) -> None:
         """Start ``side``'s time at ``now``; the clock must be stopped."""
@@ -187,7 +192,7 @@ class GameClock:
             self._quotas[side] - compensation + self.lag.gain_ms, self.lag.max_ms
         )
         spent = elapsed - compensation
-        after = self.control.after_move(self._times[side], spent)
+        after = self._controls[side].after_move(self._times[side], spent)
         self._times[side] = after
         self._running = side.other
         self._turn_started_ms = now
@@ -198,7 +203,7 @@ class GameClock:
         side, started = self._running, self._turn_started_ms
         if side is None or started is None:
             return
-        self._times[side] = self.control.stopped(self._times[side], max(0, now - started))
+        self._times[side] = self._controls[side].stopped(self._times[side], max(0, now - started))
         self._running = None
         self._turn_started_ms = None
 
@@ -215,7 +220,7 @@ class GameClock:
         elapsed = 0
         if side == self._running and self._turn_started_ms is not None:
             elapsed = max(0, now - self._turn_started_ms)
-        return self.control.live(self._times[side], elapsed)
+        return self._controls[side].live(self._times[side], elapsed)
 
     def state(self) -> ClockState:
         return ClockState(

@@ -138,7 +138,17 @@ class GameFinished:
     """Whether the first / second player berserked (tournament games)."""
 
 
-PersistRecord = GameCreated | MoveAppended | MovesRetracted | GameFinished
+@dataclass(frozen=True)
+class BerserkMarked:
+    """A tournament game's berserk: who has berserked so far (the row's ``berserk``), stored
+    before the halved clock applies, so that a game resumed after a restart keeps it."""
+
+    game_id: GameId
+    first: bool
+    second: bool
+
+
+PersistRecord = GameCreated | MoveAppended | MovesRetracted | GameFinished | BerserkMarked
 
 
 @dataclass(frozen=True)

@@ -130,6 +130,7 @@ class ErrorCode(StrEnum):
     GAME_NOT_CREATED = "game_not_created", "The game could not be created; please try again."
     RESIGN_NOT_SAVED = "resign_not_saved", "The resignation could not be saved; the game goes on."
     DRAW_NOT_SAVED = "draw_not_saved", "The draw could not be saved; the game goes on."
+    BERSERK_NOT_SAVED = "berserk_not_saved", "The berserk could not be saved; nothing changed."
     ABORT_NOT_SAVED = "abort_not_saved", "The abort could not be saved; the game goes on."
     ABANDON_NOT_SAVED = "abandon_not_saved", "The claim could not be saved; the game goes on."
     ABORT_TOO_LATE = "abort_too_late", "A game can be aborted only before both players have moved."
@@ -141,6 +142,14 @@ class ErrorCode(StrEnum):
     TAKEBACK_CORRESPONDENCE = (
         "takeback_correspondence",
         "Takebacks are for real-time games only.",
+    )
+    TAKEBACK_TOURNAMENT = (
+        "takeback_tournament",
+        "Takebacks are not allowed in tournament games.",
+    )
+    REMATCH_TOURNAMENT = (
+        "rematch_tournament",
+        "Tournament games are not rematched: the tournament pairs the next game.",
     )
     NO_MOVE_TO_TAKE_BACK = "no_move_to_take_back", "You have no move to take back."
     GAME_NOT_FINISHED = "game_not_finished", "A rematch can be offered after the game."

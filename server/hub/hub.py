@@ -238,6 +238,8 @@ class Hub:
             out += room.moves.persisted(now_ms)
         elif kind is WriteKind.TAKEBACK:
             out += room.offers.takeback_persisted(now_ms)
+        elif kind is WriteKind.BERSERK:
+            out += room.lifecycle.berserk_persisted(now_ms)
         else:
             out += room.lifecycle.end_persisted(now_ms)
         out += turn_effects(state, room)
@@ -269,6 +271,8 @@ class Hub:
             out += room.moves.failed(reason, now_ms)
         elif kind is WriteKind.TAKEBACK:
             out += room.offers.takeback_failed(reason, now_ms)
+        elif kind is WriteKind.BERSERK:
+            out += room.lifecycle.berserk_failed(reason, now_ms)
         else:
             out += room.lifecycle.end_failed(reason, now_ms)
             if room.state.pending_token() == token:
@@ -320,6 +324,7 @@ class Hub:
         *,
         first_version: int = 1,
         turn_started_ms: int | None = None,
+        berserk: tuple[bool, bool] = (False, False),
     ) -> list[Effect]:
         """Take over an unfinished stored game (after a restart, or from a node that died).
 
@@ -337,6 +342,7 @@ class Hub:
             instant. The deadline is that + the days per move: downtime is charged, and a
             deadline already past ends the game at once (see ``Lifecycle.restore``). Ignored
             for real-time games (their side to move starts afresh at ``now_ms``).
+        :param berserk: who berserked in this tournament game (stored): kept on its clock.
         :raises ValueError: the game id is in use, a player is already playing here, the
             variant is unknown, a stored move is illegal or ``first_version`` is below 1.
         """
@@ -358,7 +364,7 @@ class Hub:
             state.config.room,
             first_version=first_version,
         )
-        out: list[Effect] = room.lifecycle.restore(moves, now_ms, turn_started_ms)
+        out: list[Effect] = room.lifecycle.restore(moves, now_ms, turn_started_ms, berserk)
         state.rooms[game_id] = room
         if not room.finished:
             for player in players:

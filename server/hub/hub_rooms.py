@@ -203,7 +203,12 @@ class RoomCommands:
         self, conn: Connection, cmd: BerserkCommand, now: int, lag: int, out: list[Effect]
     ) -> None:
         self._in_room(
-            conn, cmd.game_id, now, out, lambda r, s: r.lifecycle.berserk(s, now), cmd.ack
+            conn,
+            cmd.game_id,
+            now,
+            out,
+            lambda r, s: r.lifecycle.berserk(s, now, (conn.conn_id, cmd.ack)),
+            cmd.ack,
         )
 
     def on_chat(

@@ -24,6 +24,8 @@ class WriteKind(StrEnum):
     """``MovesRetracted``: the room's pending takeback."""
     FINISH = "finish"
     """``GameFinished``: the room's pending end."""
+    BERSERK = "berserk"
+    """``BerserkMarked``: the room's pending berserk."""
 
 
 class PersistTokens:

@@ -10,12 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from server.hub.effects import Effect, GameFinished, Persist, Publish, Send
+from server.hub.effects import BerserkMarked, Effect, GameFinished, Persist, Publish, Send
 from server.hub.errors import ErrorCode
 from server.hub.messages import Message, MessageKind, ack_message, error_message
 from server.hub.payloads import BerserkPayload, EndPayload, GameEndNotice
 from server.hub.persist_tokens import WriteKind
-from server.hub.room_state import DRAW, RESULTS, Absence, Asker, Ending, PendingEnd, RoomState
+from server.hub.room_state import (
+    DRAW,
+    RESULTS,
+    Absence,
+    Asker,
+    Ending,
+    PendingBerserk,
+    PendingEnd,
+    RoomState,
+)
 from server.hub.tournament.arena import berserk_control
 from server.rules import (
     SIDES,
@@ -48,7 +57,11 @@ class Lifecycle:
         state.arm_first_move_window(now)
 
     def restore(
-        self, moves: Sequence[MoveRecord], now: int, turn_started: int | None = None
+        self,
+        moves: Sequence[MoveRecord],
+        now: int,
+        turn_started: int | None = None,
+        berserk: tuple[bool, bool] = (False, False),
     ) -> list[Effect]:
         """Rebuild a stored, unfinished game and resume it at ``now``.
 
@@ -61,6 +74,9 @@ class Lifecycle:
         or of the game's start; ``now`` if not given), so the downtime is charged. A turn
         already over ends the game at once (lost on time, or aborted before both players
         moved), at its deadline.
+
+        ``berserk``: who berserked (stored with the game): their clock follows the berserk
+        control again (a side that has not moved yet starts from its halved time).
 
         :raises ValueError: a stored move is not legal or out of sequence (corrupt record);
             nothing is kept.
@@ -78,6 +94,11 @@ class Lifecycle:
             state.game = Game(state.variant, state.start_fen)
             state.records.clear()
             raise ValueError(f"game {state.game_id}: stored move {stored.uci!r}: {exc}") from exc
+        halved = berserk_control(state.terms.control)
+        for side in SIDES:
+            if berserk[side] and halved is not None:
+                state.berserk[side] = True
+                state.clock.berserk(side, halved)
         for record in state.records[-2:]:
             time = SideTime(record.clock_ms, record.periods_left or 0)
             state.clock.set_time(state.side_of_ply(record.ply), time)
@@ -286,10 +307,10 @@ class Lifecycle:
         ending = Ending(None, None, Termination.ABORT, now, detail=f"{side.word}_aborted")
         return self.finish(ending, asker, ErrorCode.ABORT_NOT_SAVED)
 
-    def berserk(self, side: Side, now: int) -> list[Effect]:
-        """``side`` halves its own clock before its first move (a tournament game that allows
-        it; once): its main time becomes the berserk control's (``arena.berserk_control``),
-        the increment or byoyomi periods unchanged. Everyone is told (``berserk``)."""
+    def berserk(self, side: Side, now: int, asker: Asker) -> list[Effect]:
+        """Phase one of a berserk: ``side`` halves its own clock before its first move (a
+        tournament game that allows it; once). Stored first (``BerserkMarked``: a resumed game
+        keeps it), then applied by :meth:`berserk_persisted`."""
         state = self.state
         state.require_idle(now)
         tag = state.terms.tournament
@@ -297,12 +318,44 @@ class Lifecycle:
         halved = berserk_control(state.terms.control)
         if tag is None or not tag.berserk or moved or state.berserk[side] or halved is None:
             raise state.refuse(ErrorCode.NOT_BERSERKABLE, now)
-        state.berserk[side] = True
-        state.clock.berserk(side, halved.initial())
+        token = state.new_token(WriteKind.BERSERK)
+        state.pending = PendingBerserk(token, side, asker)
+        marks = [state.berserk[0], state.berserk[1]]
+        marks[side] = True
+        return [Persist(token, BerserkMarked(state.game_id, marks[0], marks[1]))]
+
+    def berserk_persisted(self, now: int) -> list[Effect]:
+        """Phase two, stored: the side's clock follows the berserk control from now on
+        (``arena.berserk_control``: half the base and no increment; byoyomi: half the main
+        time, the periods kept). Everyone is told (``berserk``), the asker acked."""
+        state = self.state
+        pending = state.pending
+        assert isinstance(pending, PendingBerserk)
+        state.pending = None
+        halved = berserk_control(state.terms.control)
+        assert halved is not None  # checked in phase one; the terms never change
+        state.berserk[pending.side] = True
+        state.clock.berserk(pending.side, halved)
         data: BerserkPayload = {
-            "game": state.game_id, "side": side.word, "clocks": state.clock.view(now)
+            "game": state.game_id,
+            "side": pending.side.word,
+            "clocks": state.clock.view(now),
         }
-        return state.emit(MessageKind.BERSERK, data)
+        conn, ack = pending.asker
+        effects = [*state.emit(MessageKind.BERSERK, data)]
+        effects.append(Send(conn, ack_message(ack, {"game": state.game_id})))
+        return effects + self.on_time(now)
+
+    def berserk_failed(self, reason: str, now: int) -> list[Effect]:
+        """Phase two, not stored: nothing changed; the asker is told."""
+        state = self.state
+        pending = state.pending
+        assert isinstance(pending, PendingBerserk)
+        state.pending = None
+        conn, ack = pending.asker
+        message = f"That could not be saved ({reason}); nothing changed."
+        refusal = error_message(ErrorCode.BERSERK_NOT_SAVED, message, ack, state.summary(now))
+        return [Send(conn, refusal), *self.on_time(now)]
 
     def claim_draw(self, side: Side, now: int, asker: Asker) -> list[Effect]:
         state = self.state

@@ -68,6 +68,9 @@ class Offers:
         """
         state = self.state
         state.require_idle(now)
+        if state.terms.tournament is not None:
+            # as lichess's arena: a takeback would change a result the tournament scores
+            raise state.refuse(ErrorCode.TAKEBACK_TOURNAMENT, now)
         if state.terms.rated:
             raise state.refuse(ErrorCode.TAKEBACK_RATED, now)
         if state.correspondence:
@@ -161,6 +164,8 @@ class Offers:
         On agreement the hub creates the new game and calls :meth:`rematch_started`.
         """
         state = self.state
+        if state.terms.tournament is not None:
+            raise state.refuse(ErrorCode.REMATCH_TOURNAMENT, now)
         if not state.finished:
             raise state.refuse(ErrorCode.GAME_NOT_FINISHED, now)
         box = state.offer_boxes["rematch"]
@@ -177,6 +182,9 @@ class Offers:
     def check_rematch(self, side: Side, action: str, now: int) -> None:
         """Raise the refusal :meth:`rematch` would raise, without changing anything."""
         state = self.state
+        if state.terms.tournament is not None:
+            # the tournament pairs the next game (an arena never pairs last opponents again)
+            raise state.refuse(ErrorCode.REMATCH_TOURNAMENT, now)
         if not state.finished:
             raise state.refuse(ErrorCode.GAME_NOT_FINISHED, now)
         box = state.offer_boxes["rematch"]

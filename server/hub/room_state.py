@@ -103,6 +103,15 @@ Asker = tuple[ConnId, AckId | None]
 """The connection whose command is being answered, and the command's ack id."""
 
 
+@dataclass
+class PendingBerserk:
+    """A berserk waiting for its write (the clock is halved once it is stored)."""
+
+    token: int
+    side: Side
+    asker: Asker
+
+
 @dataclass(frozen=True)
 class Ending:
     """How a game ends, decided at ``at_ms`` but applied only once it is stored."""
@@ -184,7 +193,7 @@ class RoomState:
         }
         self.berserk = [False, False]
         """Whether each side berserked (a tournament game: ``Lifecycle.berserk``)."""
-        self.pending: PendingMove | PendingTakeback | PendingEnd | None = None
+        self.pending: PendingMove | PendingTakeback | PendingEnd | PendingBerserk | None = None
         """The write the room waits for (state changes are refused meanwhile)."""
         self._member_changes = 0
         """Counts joins and leaves (see :meth:`release_basis`)."""

@@ -184,6 +184,15 @@ class Client implements Ctx {
         this.runningGame = m.d.game;
         if (this.game?.id !== m.d.game) this.navigate(`/game/${m.d.game}`);
         return;
+      case "game":
+        // A tournament game created on another server of a cluster arrives as its snapshot
+        // only (no game_start): a started one of ours, not the one shown, is a start too.
+        if (m.d.tournament && m.d.role !== "spectator" && m.d.status === "started" && this.runningGame !== m.d.game && this.game?.id !== m.d.game) {
+          this.runningGame = m.d.game;
+          this.navigate(`/game/${m.d.game}`);
+          return;
+        }
+        break;
       case "degraded":
         this.status(m.d.on ? "The server is degraded: some actions may fail" : "Connected", m.d.on);
         return;

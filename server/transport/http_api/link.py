@@ -352,8 +352,18 @@ class BotLink:
 
     def _snapshot(self, data: GameSnapshot) -> None:
         game_id = data["game"]
-        self.games[game_id] = data.copy()
         role = data["role"]
+        if (
+            game_id not in self.games
+            and game_id not in self.running_games
+            and data.get("tournament") is not None
+            and role != "spectator"
+        ):
+            # A tournament game created on another hub of a cluster: this connection is
+            # joined to it with its snapshot only (no game_start): that is its start here.
+            self.running_games.append(game_id)
+            self._starting.add(game_id)
+        self.games[game_id] = data.copy()
         if game_id in self._starting:
             self._starting.discard(game_id)
             if role != "spectator" and data["status"] == "started":

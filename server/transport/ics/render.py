@@ -165,6 +165,18 @@ class MessageRenderer(SessionPart):
         game = self.state.games.get(game_id)
         if game is None:
             game = self.state.games[game_id] = GameView.from_snapshot(snapshot, number)
+            asked = self.state.resuming | self.state.observing_asked | self.state.quiet
+            if (
+                snapshot.get("tournament") is not None
+                and side_index(game.role) is not None
+                and not game.finished
+                and game_id not in asked
+            ):
+                # A tournament game created on another hub of a cluster: joined with its
+                # snapshot only (no game_start), it starts here as a match does.
+                self.state.starting.add(game_id)
+                if self.state.current() is None:
+                    self.state.playing = game_id
         else:
             game.update_snapshot(snapshot)
         lines: list[str] = []
