@@ -78,6 +78,8 @@ class MessageKind:
     BACK: Final = "back"
     CHAT: Final = "chat"
     REMATCH: Final = "rematch"
+    # a player's own conditional premoves (to that player only)
+    PREMOVES: Final = "premoves"
     # review
     GAMES: Final = "games"
     REVIEW: Final = "review"

@@ -24,6 +24,8 @@ class WriteKind(StrEnum):
     """``MovesRetracted``: the room's pending takeback."""
     FINISH = "finish"
     """``GameFinished``: the room's pending end."""
+    PREMOVES = "premoves"
+    """``PremovesSet``: a player's conditional premoves (beside the room's pending write)."""
 
 
 class PersistTokens:
