@@ -362,6 +362,7 @@ class App:
                 if game.turn_started_at is None
                 else self.driver.hub_time_of(game.turn_started_at, now_ms)
             ),
+            premoves=game.premoves,
         )
 
     async def stop(self) -> None:

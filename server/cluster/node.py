@@ -368,6 +368,7 @@ class ClusterDriver(HubDriver):
                 now,
                 first_version=game.first_version,
                 turn_started_ms=self._turn_started(game, now),
+                premoves=game.premoves,
             )
         )
 

@@ -9,7 +9,8 @@ is ever dropped silently. :class:`Store` combines one part per aggregate:
 players and sessions (``players.py``), ratings (``ratings.py``), games and
 moves (``games.py``), the reads of games (``queries.py``), the engine workers' job
 queue (``jobs.py``), computer analyses (``analyses.py``) and tournaments with their events
-(``tournaments.py``), on the shared
+(``tournaments.py``) and the conditional premoves of correspondence games
+(``premoves.py``), on the shared
 engine and transactions of ``transactions.py``.
 """
 
@@ -28,6 +29,7 @@ from server.store.games import GameStore, new_game_id
 from server.store.jobs import JobStore
 from server.store.pg_direct import PgDirect
 from server.store.players import PlayerStore, token_hash
+from server.store.premoves import PremoveStore
 from server.store.queries import GameQueries
 from server.store.ratings import RatingStore
 from server.store.records import Player, PlayerRating, utc_now
@@ -46,6 +48,7 @@ class Store(
     JobStore,
     AnalysisStore,
     TournamentStore,
+    PremoveStore,
 ):
     """Players, login sessions, ratings, games and moves, engine jobs, analyses and tournaments
     in one database.
