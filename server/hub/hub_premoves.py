@@ -109,7 +109,9 @@ class Premoves:
         if state.game.side_to_move == side:
             raise state.refuse(ErrorCode.PREMOVES_NOT_NOW, now)
         lines = check_lines(state.game, cmd.lines)
-        self._write(room, PremovesSet(room.game_id, side, len(state.records), lines), conn, cmd, out)
+        self._write(
+            room, PremovesSet(room.game_id, side, len(state.records), lines), conn, cmd, out
+        )
 
     def on_clear(
         self, conn: Connection, cmd: PremovesClearCommand, now: int, lag: int, out: list[Effect]
@@ -165,7 +167,9 @@ class Premoves:
         if pending is None:
             return  # a drop not written: a restore advances the old row and drops it too
         text = f"{ErrorCode.PREMOVES_NOT_SAVED.text} ({reason})"
-        out.append(Send(pending.conn_id, error_message(ErrorCode.PREMOVES_NOT_SAVED, text, pending.ack)))
+        out.append(
+            Send(pending.conn_id, error_message(ErrorCode.PREMOVES_NOT_SAVED, text, pending.ack))
+        )
 
     # ------------------------------------------------------------------ moves
 

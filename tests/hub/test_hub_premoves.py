@@ -62,9 +62,7 @@ def test_the_reply_is_played_once_the_opponents_move_is_stored_and_lines_advance
     assert moves_of(h, game_id) == ["a1b2"]  # nothing before the opponent's move is stored
     h.commit()  # c5c4 stored: the reply is played (not shown until stored)
     assert moves_of(h, game_id) == ["a1b2", "c5c4"]
-    assert [p.record.move.uci for p in h.pending if isinstance(p.record, MoveAppended)] == [
-        "c1c2"
-    ]
+    assert [p.record.move.uci for p in h.pending if isinstance(p.record, MoveAppended)] == ["c1c2"]
     assert [m.d["uci"] for m in only(h.inbox(2), "move")] == ["c5c4"]
     h.commit()
     assert moves_of(h, game_id) == ["a1b2", "c5c4", "c1c2"]
