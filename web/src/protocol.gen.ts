@@ -334,6 +334,13 @@ export interface RematchPayload extends RoomEventFields {
   new_game: string;
 }
 
+/** A player's conditional premoves in `game` (docs/correspondence.md), sent to that player only: `lines` each alternate the opponent's move and the player's reply, starting from the position after `ply` moves (the opponent to move); `[]`: none. */
+export interface PremovesPayload {
+  game: string;
+  ply: number;
+  lines: string[][];
+}
+
 /** The review API's `time_control`: the `games` table's clock fields, `days` under a correspondence control, and the PGN text. */
 export interface StoredTimeControlView {
   kind: string;
@@ -484,6 +491,7 @@ export interface Payloads {
   back: BackPayload;
   chat: ChatPayload;
   rematch: RematchPayload;
+  premoves: PremovesPayload;
   games: GamesPayload;
   review: GameDetailView;
   export: ExportPayload;
@@ -527,6 +535,7 @@ export type MessageKind =
   | "back"
   | "chat"
   | "rematch"
+  | "premoves"
   | "games"
   | "review"
   | "export"
@@ -599,6 +608,11 @@ export type ErrorCode =
   | "no_offer"
   | "takeback_rated"
   | "takeback_correspondence"
+  | "premoves_correspondence"
+  | "premoves_not_now"
+  | "illegal_premove"
+  | "premoves_conflict"
+  | "premoves_not_saved"
   | "no_move_to_take_back"
   | "game_not_finished"
   | "opponent_offline"
@@ -637,6 +651,8 @@ export interface Commands {
   match: { to: string; variant: string; tc: TimeControlView; rated?: boolean; colour?: "first" | "second" | "random" };
   move: { game: string; ply: number; move: string };
   play: { id: number };
+  premoves: { game: string; lines: string[][] };
+  premoves_clear: { game: string };
   rematch_accept: { game: string };
   rematch_decline: { game: string };
   rematch_offer: { game: string };
@@ -683,6 +699,8 @@ export interface Answers {
   match: "ack";
   move: "ack";
   play: "ack";
+  premoves: "ack";
+  premoves_clear: "ack";
   rematch_accept: "ack";
   rematch_decline: "ack";
   rematch_offer: "ack";
