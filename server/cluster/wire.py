@@ -25,6 +25,8 @@ from server.hub.commands import (
     MoveCommand,
     OfferCommand,
     PlayCommand,
+    PremovesClearCommand,
+    PremovesCommand,
     ResignCommand,
     SeekCommand,
     SoughtCommand,
@@ -170,6 +172,10 @@ def _payload(command: Command) -> tuple[str, JsonObject]:
             return "abandon_claim", {"game": command.game_id, "outcome": command.outcome}
         case ChatCommand():
             return "chat", {"game": command.game_id, "text": command.text}
+        case PremovesCommand():
+            return "premoves", {"game": command.game_id, "lines": [list(x) for x in command.lines]}
+        case PremovesClearCommand():
+            return "premoves_clear", {"game": command.game_id}
     raise TypeError(f"not a hub command: {command!r}")
 
 
