@@ -234,11 +234,11 @@ class Hub:
         out: list[Effect] = []
         if room is None:
             return out
-        if kind is WriteKind.PREMOVES:  # beside the room's own pending write
-            self.premoves.stored(room, token, now_ms, out)
-            self.games.after_room(room)
-            return out
         if kind is not WriteKind.CREATE and room.state.pending_token() != token:
+            if kind is WriteKind.PREMOVES:  # beside the room's own pending write
+                self.premoves.stored(room, token, now_ms, out)
+                self.games.after_room(room)
+                return out
             raise ValueError(f"persist token {token} is not the pending write of {game_id}")
         if kind is WriteKind.CREATE:
             self.games.start(room, now_ms, out)
