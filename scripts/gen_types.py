@@ -42,6 +42,7 @@ _TS_TYPES = {
     "boolean": "boolean",
     "time_control": "TimeControlView",
     "rating_range": "[number, number] | null",
+    "move_lines": "string[][]",
 }
 
 

@@ -432,6 +432,7 @@ class App:
                 else self.driver.hub_time_of(game.turn_started_at, now_ms)
             ),
             berserk=game.berserk,
+            premoves=game.premoves,
         )
 
     async def stop(self) -> None:

@@ -20,6 +20,7 @@ from server.hub.effects import (
     MoveAppended,
     MovesRetracted,
     PersistRecord,
+    PremovesSet,
 )
 from server.hub.glicko2 import speed_of
 from server.rules import ENGINE_TERMINATIONS
@@ -114,6 +115,8 @@ class StoreRecorder:
                 await self._store.retract_moves(record.game_id, record.from_ply)
             elif isinstance(record, BerserkMarked):
                 await self._store.set_game_berserk(record.game_id, record.first, record.second)
+            elif isinstance(record, PremovesSet):
+                await self._store.set_premoves(record)
             elif isinstance(record, GameFinished):
                 if not record.server_decided or record.termination in DECIDED_AGAIN_AT_RESTORE:
                     return await self._finish(record)

@@ -369,6 +369,7 @@ class ClusterDriver(HubDriver):
                 first_version=game.first_version,
                 turn_started_ms=self._turn_started(game, now),
                 berserk=game.berserk,
+                premoves=game.premoves,
             )
         )
 

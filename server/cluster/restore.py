@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
+from server.hub.effects import PremovesSet
 from server.hub.identity import COMPUTER, PlayerInfo, Rating, RatingKey
 from server.hub.lobby import GameTerms, TournamentTag
 from server.rules import MoveRecord
@@ -43,6 +44,8 @@ class Resumable:
     instant, or the game's start); ``None`` for a real-time game (its turn starts afresh)."""
     berserk: tuple[bool, bool] = (False, False)
     """Who berserked (a tournament game's stored ``berserk``): their clocks stay halved."""
+    premoves: tuple[PremovesSet, ...] = ()
+    """A correspondence game's conditional premoves as stored (``Store.premoves_of``)."""
 
 
 async def _player(store: Store, store_id: int | None, name: str, bot: bool) -> PlayerInfo:
@@ -84,9 +87,11 @@ async def resumable_game(store: Store, game: GameRecord) -> Resumable:
     kept = await store.take_room_version(game.id)
     first_version = version_above_all_issued() if kept is None else kept + 1
     turn_started_at = None
+    premoves: tuple[PremovesSet, ...] = ()
     if is_correspondence(game.time_control):
         last = game.moves[-1].played_at if game.moves else None
         turn_started_at = last or game.started_at or game.created_at
+        premoves = tuple(await store.premoves_of(game.id))
     return Resumable(
         game.id,
         terms,
@@ -96,4 +101,5 @@ async def resumable_game(store: Store, game: GameRecord) -> Resumable:
         first_version,
         turn_started_at,
         (game.first_berserk, game.second_berserk),
+        premoves,
     )

@@ -26,6 +26,8 @@ from server.hub.commands import (
     MoveCommand,
     OfferCommand,
     PlayCommand,
+    PremovesClearCommand,
+    PremovesCommand,
     ResignCommand,
     SeekCommand,
     SoughtCommand,
@@ -173,6 +175,10 @@ def _payload(command: Command) -> tuple[str, JsonObject]:
             return "chat", {"game": command.game_id, "text": command.text}
         case BerserkCommand():
             return "berserk", {"game": command.game_id}
+        case PremovesCommand():
+            return "premoves", {"game": command.game_id, "lines": [list(x) for x in command.lines]}
+        case PremovesClearCommand():
+            return "premoves_clear", {"game": command.game_id}
     raise TypeError(f"not a hub command: {command!r}")
 
 

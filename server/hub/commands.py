@@ -56,6 +56,9 @@ MAX_PERIOD_S = 600
 MAX_PERIODS = 10
 MIN_LEVEL = 1
 MAX_LEVEL = 8
+MAX_PREMOVE_LINES = 20
+MAX_PREMOVE_PLIES = 20
+"""A ``premoves`` command's limits: lines, and moves in a line (10 own replies)."""
 
 
 @dataclass(frozen=True)
@@ -218,6 +221,22 @@ class ChatCommand(Command):
 
     game_id: str
     text: str
+
+
+@dataclass(frozen=True)
+class PremovesCommand(Command):
+    """``premoves``: replace the player's conditional premoves in a correspondence game with
+    ``lines`` (each: opponent's move, own reply, …; docs/correspondence.md)."""
+
+    game_id: str
+    lines: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class PremovesClearCommand(Command):
+    """``premoves_clear``: drop the player's conditional premoves in a game."""
+
+    game_id: str
 
 
 # --- values ---------------------------------------------------------------------------------
@@ -389,6 +408,38 @@ class FieldReader:
             )
         return (low, high)
 
+    def move_lines(self, name: str) -> tuple[tuple[str, ...], ...]:
+        """1 to :data:`MAX_PREMOVE_LINES` lists of an even number (2 to
+        :data:`MAX_PREMOVE_PLIES`) of moves in the ``move`` command's notation."""
+        value = self._get(name, True)
+        where = f"{self.where}: field {name!r}"
+        if not isinstance(value, list) or not 1 <= len(value) <= MAX_PREMOVE_LINES:
+            raise ProtocolError(f"{where} must be a list of 1 to {MAX_PREMOVE_LINES} lines")
+        lines = []
+        for n, line in enumerate(value, 1):
+            if (
+                not isinstance(line, list)
+                or not 2 <= len(line) <= MAX_PREMOVE_PLIES
+                or len(line) % 2
+            ):
+                raise ProtocolError(
+                    f"{where}: line {n} must be a list of 2 to {MAX_PREMOVE_PLIES} moves, "
+                    "an even number (opponent's move, your reply, …)"
+                )
+            for ply, move in enumerate(line, 1):
+                if (
+                    not isinstance(move, str)
+                    or not 0 < len(move) <= MAX_MOVE_LENGTH
+                    or not valid_text(move)
+                    or text_problem(move) is not None
+                ):
+                    raise ProtocolError(
+                        f"{where}: line {n}, move {ply} must be a move of 1 to "
+                        f"{MAX_MOVE_LENGTH} characters"
+                    )
+            lines.append(tuple(line))
+        return tuple(lines)
+
     def done(self) -> None:
         if len(self.payload) > len(self.seen) or not self.seen.issuperset(self.payload):
             unknown = sorted(shown(key) for key in set(self.payload) - self.seen)
@@ -466,6 +517,8 @@ _PARSERS: dict[str, Callable[[FieldReader, AckId | None], Command]] = {
     ),
     "berserk": lambda f, a: BerserkCommand(_game(f), ack=a),
     "chat": lambda f, a: ChatCommand(_game(f), f.string("text", MAX_CHAT_LENGTH), ack=a),
+    "premoves": lambda f, a: PremovesCommand(_game(f), f.move_lines("lines"), ack=a),
+    "premoves_clear": lambda f, a: PremovesClearCommand(_game(f), ack=a),
 }
 for _kind in ("draw", "takeback", "rematch"):
     for _action in ("offer", "accept", "decline"):
@@ -480,7 +533,9 @@ class FieldSpec:
     """One field of a command's payload, as its parser reads it (for generated client types)."""
 
     name: str
-    kind: Literal["string", "integer", "boolean", "choice", "time_control", "rating_range"]
+    kind: Literal[
+        "string", "integer", "boolean", "choice", "time_control", "rating_range", "move_lines"
+    ]
     required: bool
     options: tuple[str, ...] = ()
 
@@ -519,6 +574,10 @@ class _SchemaReader(FieldReader):
     def rating_range(self, name: str) -> tuple[int, int] | None:
         self.fields.append(FieldSpec(name, "rating_range", False))
         return None
+
+    def move_lines(self, name: str) -> tuple[tuple[str, ...], ...]:
+        self.fields.append(FieldSpec(name, "move_lines", True))
+        return ()
 
 
 def command_schema(kind: str) -> tuple[FieldSpec, ...]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from server.hub.identity import PlayerId
 from server.hub.lobby import TournamentTag
 from server.hub.messages import Message
-from server.rules import MoveRecord
+from server.rules import MoveRecord, Side
 from server.rules.time_control import TimeControl
 
 ConnId = int
@@ -148,7 +148,22 @@ class BerserkMarked:
     second: bool
 
 
-PersistRecord = GameCreated | MoveAppended | MovesRetracted | GameFinished | BerserkMarked
+@dataclass(frozen=True)
+class PremovesSet:
+    """A player's conditional premoves in a correspondence game (docs/correspondence.md),
+    replacing what was stored for that player (``side``): ``lines`` (each the opponent's move,
+    the player's reply, …) start from the position after ``from_ply`` moves; ``()`` deletes
+    them. Also what :meth:`~server.hub.hub.Hub.restore_game` is given back."""
+
+    game_id: GameId
+    side: Side
+    from_ply: int
+    lines: tuple[tuple[str, ...], ...]
+
+
+PersistRecord = (
+    GameCreated | MoveAppended | MovesRetracted | GameFinished | BerserkMarked | PremovesSet
+)
 
 
 @dataclass(frozen=True)

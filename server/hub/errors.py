@@ -151,6 +151,23 @@ class ErrorCode(StrEnum):
         "rematch_tournament",
         "Tournament games are not rematched: the tournament pairs the next game.",
     )
+    PREMOVES_CORRESPONDENCE = (
+        "premoves_correspondence",
+        "Conditional premoves are for correspondence games only.",
+    )
+    PREMOVES_NOT_NOW = (
+        "premoves_not_now",
+        "Conditional premoves are set while your opponent is to move.",
+    )
+    ILLEGAL_PREMOVE = "illegal_premove", "A move of a conditional line is illegal."
+    PREMOVES_CONFLICT = (
+        "premoves_conflict",
+        "Two conditional lines answer the same moves differently.",
+    )
+    PREMOVES_NOT_SAVED = (
+        "premoves_not_saved",
+        "The conditional premoves could not be saved; the previous ones stay.",
+    )
     NO_MOVE_TO_TAKE_BACK = "no_move_to_take_back", "You have no move to take back."
     GAME_NOT_FINISHED = "game_not_finished", "A rematch can be offered after the game."
     OPPONENT_OFFLINE = "opponent_offline", "Your opponent is not online."

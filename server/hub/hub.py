@@ -35,6 +35,8 @@ from server.hub.commands import (
     MoveCommand,
     OfferCommand,
     PlayCommand,
+    PremovesClearCommand,
+    PremovesCommand,
     ResignCommand,
     SeekCommand,
     SoughtCommand,
@@ -42,10 +44,11 @@ from server.hub.commands import (
     WhoCommand,
     WithdrawCommand,
 )
-from server.hub.effects import Close, ConnId, Effect, GameId, Send
+from server.hub.effects import Close, ConnId, Effect, GameId, PremovesSet, Send
 from server.hub.errors import CommandError
 from server.hub.hub_games import Games
 from server.hub.hub_lobby import Lobby
+from server.hub.hub_premoves import Premoves
 from server.hub.hub_rooms import RoomCommands
 from server.hub.hub_state import Connection, HubConfig, HubState, OnlinePlayer
 from server.hub.identity import PlayerId, PlayerInfo, Rating, RatingKey
@@ -69,7 +72,8 @@ class Hub:
     ``lobby`` (:class:`~server.hub.hub_lobby.Lobby`: seek and challenge commands), ``rooms``
     (:class:`~server.hub.hub_rooms.RoomCommands`: the commands acting on a game room) and
     ``games`` (:class:`~server.hub.hub_games.Games`: creating, starting, dropping, evicting
-    games, and the bookkeeping after a room changed). :meth:`handle` finds a command's part in
+    games, and the bookkeeping after a room changed) and ``premoves``
+    (:class:`~server.hub.hub_premoves.Premoves`: conditional premoves). :meth:`handle` finds a command's part in
     one table; the writes' reports and the timers come in here and go to the room's parts.
     """
 
@@ -78,6 +82,7 @@ class Hub:
         self.games = games = Games(state)
         self.lobby = lobby = Lobby(state, games)
         self.rooms = rooms = RoomCommands(state, games)
+        self.premoves = premoves = Premoves(state)
         self._handlers: dict[type, Callable[[Connection, Any, int, int, list[Effect]], None]] = {
             SeekCommand: lobby.on_seek,
             UnseekCommand: lobby.on_unseek,
@@ -99,6 +104,8 @@ class Hub:
             AbandonClaimCommand: rooms.on_abandon_claim,
             ChatCommand: rooms.on_chat,
             BerserkCommand: rooms.on_berserk,
+            PremovesCommand: premoves.on_set,
+            PremovesClearCommand: premoves.on_clear,
         }
 
     # ================================================================ public API
@@ -231,6 +238,10 @@ class Hub:
         if room is None:
             return out
         if kind is not WriteKind.CREATE and room.state.pending_token() != token:
+            if kind is WriteKind.PREMOVES:  # beside the room's own pending write
+                self.premoves.stored(room, token, now_ms, out)
+                self.games.after_room(room)
+                return out
             raise ValueError(f"persist token {token} is not the pending write of {game_id}")
         if kind is WriteKind.CREATE:
             self.games.start(room, now_ms, out)
@@ -243,6 +254,8 @@ class Hub:
         else:
             out += room.lifecycle.end_persisted(now_ms)
         out += turn_effects(state, room)
+        if room.state.premoves:  # the move path's one look at conditional premoves
+            self.premoves.after_move(room, now_ms, out)
         self.games.after_room(room)
         return out
 
@@ -264,6 +277,9 @@ class Hub:
             return out
         if kind is WriteKind.CREATE:
             self.games.drop_new(room, reason, out)
+            return out
+        if kind is WriteKind.PREMOVES:
+            self.premoves.failed(room, token, reason, out)
             return out
         if room.state.pending_token() != token:
             raise ValueError(f"persist token {token} is not the pending write of {game_id}")
@@ -325,6 +341,7 @@ class Hub:
         first_version: int = 1,
         turn_started_ms: int | None = None,
         berserk: tuple[bool, bool] = (False, False),
+        premoves: Sequence[PremovesSet] = (),
     ) -> list[Effect]:
         """Take over an unfinished stored game (after a restart, or from a node that died).
 
@@ -343,6 +360,9 @@ class Hub:
             deadline already past ends the game at once (see ``Lifecycle.restore``). Ignored
             for real-time games (their side to move starts afresh at ``now_ms``).
         :param berserk: who berserked in this tournament game (stored): kept on its clock.
+        :param premoves: a correspondence game only: the players' conditional premoves as
+            stored (``Store.premoves_of``); advanced through the stored moves, a reply they owe
+            is played at once (:mod:`server.hub.hub_premoves`).
         :raises ValueError: the game id is in use, a player is already playing here, the
             variant is unknown, a stored move is illegal or ``first_version`` is below 1.
         """
@@ -371,6 +391,8 @@ class Hub:
                 # A restored correspondence game counts even beyond the limit (it exists).
                 state.add_game(player, game_id, correspondence)
             self.games.announce_start(room, now_ms, out)
+        if premoves and room.state.correspondence:
+            out += self.premoves.restored(room, list(premoves), now_ms)
         self.games.after_room(room)
         return out
 

@@ -23,6 +23,7 @@ from server.hub.commands import (
 from server.hub.effects import Effect, GameId, Send
 from server.hub.errors import CommandError, ErrorCode
 from server.hub.hub_games import Games
+from server.hub.hub_premoves import own_premoves
 from server.hub.hub_state import Connection, HubState
 from server.hub.identity import PlayerId
 from server.hub.messages import AckId, ack_message
@@ -90,6 +91,9 @@ class RoomCommands:
         # events after its version, and must replace what it knew.
         data: AckPayload = {"game": room.game_id, "v": room.log.version, "snapshot": not replayed}
         out.append(Send(conn.conn_id, ack_message(cmd.ack, data)))
+        if room.state.premoves:
+            side = room.side_of(conn.player_id)
+            out += [Send(conn.conn_id, message) for message in own_premoves(room, side)]
 
     def on_leave(
         self, conn: Connection, cmd: LeaveCommand, now: int, lag: int, out: list[Effect]

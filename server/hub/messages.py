@@ -79,6 +79,8 @@ class MessageKind:
     CHAT: Final = "chat"
     REMATCH: Final = "rematch"
     BERSERK: Final = "berserk"
+    # a player's own conditional premoves (to that player only)
+    PREMOVES: Final = "premoves"
     # review
     GAMES: Final = "games"
     MY_GAMES: Final = "my_games"

@@ -396,6 +396,16 @@ class RematchPayload(RoomEventFields):
     new_game: str
 
 
+class PremovesPayload(TypedDict):
+    """A player's conditional premoves in ``game`` (docs/correspondence.md), sent to that player
+    only: ``lines`` each alternate the opponent's move and the player's reply, starting from the
+    position after ``ply`` moves (the opponent to move); ``[]``: none."""
+
+    game: str
+    ply: int
+    lines: list[list[str]]
+
+
 # ---------------------------------------------------------------------------- review
 
 
@@ -709,6 +719,7 @@ PAYLOADS: dict[str, object] = {  # TypedDict classes (typing has no type for one
     MessageKind.BACK: BackPayload,
     MessageKind.CHAT: ChatPayload,
     MessageKind.REMATCH: RematchPayload,
+    MessageKind.PREMOVES: PremovesPayload,
     MessageKind.GAMES: GamesPayload,
     MessageKind.MY_GAMES: MyGamesPayload,
     MessageKind.MY_GAME: MyGameView,

@@ -26,6 +26,8 @@ class WriteKind(StrEnum):
     """``GameFinished``: the room's pending end."""
     BERSERK = "berserk"
     """``BerserkMarked``: the room's pending berserk."""
+    PREMOVES = "premoves"
+    """``PremovesSet``: a player's conditional premoves (beside the room's pending write)."""
 
 
 class PersistTokens:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from server.hub.clock import ClockState, GameClock
-from server.hub.effects import Broadcast, ConnId, Effect, GameId, Send
+from server.hub.effects import Broadcast, ConnId, Effect, GameId, PremovesSet, Send
 from server.hub.errors import CommandError, ErrorCode
 from server.hub.eventlog import Audience, EventLog, RoomEvent
 from server.hub.glicko2 import estimated_total_ms
@@ -143,6 +143,15 @@ class PendingEnd:
     refusal: ErrorCode | None
 
 
+@dataclass(frozen=True)
+class PendingPremoves:
+    """A player's conditional premoves being written, and whom to answer once they are."""
+
+    record: PremovesSet
+    conn_id: ConnId
+    ack: AckId | None
+
+
 @dataclass
 class Absence:
     since_ms: int
@@ -195,6 +204,11 @@ class RoomState:
         """Whether each side berserked (a tournament game: ``Lifecycle.berserk``)."""
         self.pending: PendingMove | PendingTakeback | PendingEnd | PendingBerserk | None = None
         """The write the room waits for (state changes are refused meanwhile)."""
+        self.premoves: dict[Side, PremovesSet] = {}
+        """The players' conditional premoves in force (:mod:`server.hub.hub_premoves`): empty
+        but in a correspondence game where a player stored some."""
+        self.premove_writes: dict[int, PendingPremoves] = {}
+        """Conditional premoves being written, by token."""
         self._member_changes = 0
         """Counts joins and leaves (see :meth:`release_basis`)."""
         self._abandon_countdown_ms: int | None = None

@@ -10,7 +10,8 @@ players and sessions (``players.py``), ratings (``ratings.py``), games and
 moves (``games.py``), the reads of games (``queries.py``), the engine workers' job
 queue (``jobs.py``), computer analyses (``analyses.py``) and tournaments with their events
 (``tournaments.py``), notifications (``notify.py``: running games by
-turn, e-mail settings and claims), on the shared
+turn, e-mail settings and claims), the conditional premoves of correspondence games
+(``premoves.py``), on the shared
 engine and transactions of ``transactions.py``.
 """
 
@@ -30,6 +31,7 @@ from server.store.jobs import JobStore
 from server.store.notify import NotifyStore
 from server.store.pg_direct import PgDirect
 from server.store.players import PlayerStore, token_hash
+from server.store.premoves import PremoveStore
 from server.store.queries import GameQueries
 from server.store.ratings import RatingStore
 from server.store.records import Player, PlayerRating, utc_now
@@ -49,6 +51,7 @@ class Store(
     AnalysisStore,
     TournamentStore,
     NotifyStore,
+    PremoveStore,
 ):
     """Players, login sessions, ratings, games and moves, engine jobs, analyses and tournaments
     in one database.

@@ -41,6 +41,7 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
+    SmallInteger,
     String,
     Table,
     Text,
@@ -66,6 +67,7 @@ __all__ = [
     "MailSentRow",
     "MailSettingsRow",
     "PlayerRow",
+    "PremovesRow",
     "RatingRow",
     "SessionRow",
     "TournamentEventRow",
@@ -81,6 +83,7 @@ __all__ = [
     "mail_settings",
     "metadata",
     "players",
+    "premoves",
     "ratings",
     "sessions",
     "tournament_events",
@@ -498,3 +501,26 @@ class MailSentRow(Base):
 
 mail_settings = _table(MailSettingsRow)
 mail_sent = _table(MailSentRow)
+class PremovesRow(Base):
+    """A player's conditional premoves in a running correspondence game
+    (docs/correspondence.md): the player is the game's ``side`` (0 moves first), ``lines`` a
+    JSON list of lists of moves (the opponent's move, the reply, …) from the position after
+    ``from_ply`` moves. Written when the player sets or clears them and when the hub drops
+    them; not as they advance (a restored room advances them through the stored moves)."""
+
+    __tablename__ = "premoves"
+    __table_args__ = (
+        CheckConstraint("side IN (0, 1)", name="side"),
+        CheckConstraint("from_ply >= 0", name="from_ply"),
+    )
+
+    game_id: Mapped[str] = mapped_column(
+        String(GAME_ID_MAX_LENGTH), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    side: Mapped[int] = mapped_column(SmallInteger, primary_key=True, autoincrement=False)
+    from_ply: Mapped[int] = mapped_column(Integer)
+    lines: Mapped[Any] = mapped_column(JSON)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
+
+
+premoves = _table(PremovesRow)

@@ -52,6 +52,8 @@ FRAMES = [
     {"t": "abandon_claim", "d": {"game": "g", "outcome": "draw"}},
     {"t": "chat", "d": {"game": "g", "text": "good luck, \u00e9t\u00e9 \U0001f600"}},
     {"t": "berserk", "d": {"game": "g"}},
+    {"t": "premoves", "d": {"game": "g", "lines": [["c5c4", "c1c2", "b5a4", "b1c1"], ["h3i4,i4i5", "P@c3"]]}},
+    {"t": "premoves_clear", "d": {"game": "g"}},
     *({"t": f"{k}_{a}", "d": {"game": "g"}} for k in ("draw", "takeback", "rematch")
       for a in ("offer", "accept", "decline")),
 ]  # fmt: skip

@@ -35,6 +35,7 @@ STORE_TABLES = {
     "tournament_events",
     "mail_settings",
     "mail_sent",
+    "premoves",
 }
 MAIL_TABLES = {"mail_settings", "mail_sent"}
 
@@ -63,7 +64,7 @@ async def test_upgrade_then_downgrade(empty_db: tuple[str, str, str | None]) -> 
     _, url, schema = empty_db
     assert await current_revision(url, schema=schema) is None
     await upgrade_to_head(url, schema=schema)
-    assert await current_revision(url, schema=schema) == "0010"
+    assert await current_revision(url, schema=schema) == "0011"
     assert await _on_database(url, schema, _table_names) == STORE_TABLES | {"alembic_version"}
     await upgrade_to_head(url, schema=schema)  # already at head: nothing to do
     await downgrade_to_base(url, schema=schema)
@@ -120,7 +121,7 @@ async def test_tournament_tables_come_and_go_alone(empty_db: tuple[str, str, str
     await upgrade_to_head(url, schema=schema)
     await downgrade_to("0006", url, schema=schema)
     assert await current_revision(url, schema=schema) == "0006"
-    tables = STORE_TABLES - {"tournaments", "tournament_events"} - MAIL_TABLES  # 0010's
+    tables = STORE_TABLES - {"tournaments", "tournament_events", "premoves"} - MAIL_TABLES
     assert await _on_database(url, schema, _table_names) == tables | {"alembic_version"}
     await upgrade_to_head(url, schema=schema)
     assert await _on_database(url, schema, _table_names) == STORE_TABLES | {"alembic_version"}
@@ -178,8 +179,10 @@ async def test_mail_tables_come_and_go_alone(empty_db: tuple[str, str, str | Non
     """0010 down drops the two mail tables and nothing else; up again restores them."""
     _, url, schema = empty_db
     await upgrade_to_head(url, schema=schema)
+    await downgrade_to("0010", url, schema=schema)
+    later = await _on_database(url, schema, _table_names)
     await downgrade_to("0009", url, schema=schema)
-    tables = STORE_TABLES - MAIL_TABLES
+    tables = later - MAIL_TABLES - {"alembic_version"}
     assert await _on_database(url, schema, _table_names) == tables | {"alembic_version"}
     await upgrade_to_head(url, schema=schema)
     assert await _on_database(url, schema, _model_diff) == []
@@ -188,9 +191,9 @@ async def test_mail_tables_come_and_go_alone(empty_db: tuple[str, str, str | Non
 def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'nested' / 'dir' / 'hub.sqlite3'}"
     assert main(["upgrade", "--url", url]) == 0
-    assert capsys.readouterr().out.strip() == "0010"
+    assert capsys.readouterr().out.strip() == "0011"
     assert main(["current", "--url", url]) == 0
-    assert capsys.readouterr().out.strip() == "0010"
+    assert capsys.readouterr().out.strip() == "0011"
     assert main(["downgrade", "--url", url]) == 0
     assert capsys.readouterr().out.strip() == "base (empty)"
 

@@ -101,6 +101,16 @@ async def test_every_frame_of_a_played_session_matches_its_schema(
     await c.next(MessageKind.CHALLENGE)
     await c.ok("accept", {"id": sent["challenge"]})
     await watcher.next(MessageKind.CHALLENGE_ACCEPTED)
+    # a correspondence game beside: a conditional premove line (``premoves``)
+    owner = game.first  # still connected (the second reconnected as ``back``)
+    assert owner.player is not None
+    days = {"variant": "minishogi", "tc": {"kind": "correspondence", "days": 1}}
+    sent = await c.ok("match", {**days, "to": owner.player["name"], "colour": "first"})
+    accepted = await owner.ok("accept", {"id": sent["challenge"]})
+    corr = accepted["game"]
+    await owner.next(lambda m: m["t"] == MessageKind.GAME_START and m["d"]["game"] == corr)
+    await owner.ok("premoves", {"game": corr, "lines": [["a1b2", "a5a2"]]})
+    await owner.next(MessageKind.PREMOVES)
     reader = game.first
     listed = await reader.ok("games", {"limit": 5})
     assert game.id in [g["id"] for g in listed["games"]]

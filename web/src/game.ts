@@ -18,6 +18,7 @@ import { getApi } from "./http";
 import { ReviewTools } from "./reviewtools";
 import { berserkedSides, berserkMark, tournamentLine } from "./marks";
 import { mayBerserk } from "./tourney";
+import { PremovePanel } from "./premoves";
 import { MoveSender } from "./sender";
 import { beep } from "./sound";
 import { h } from "./svg";
@@ -97,6 +98,7 @@ export class GameView {
   private readonly chatBox: HTMLElement;
   private readonly review = new ReviewTools(() => this.id, () => this.variant?.family ?? "shogi", (ply) => this.copyText(ply));
   private readonly analysis: AnalysisPanel;
+  private readonly premoves: PremovePanel;
 
   constructor(private readonly ctx: Ctx, readonly id: string) {
     this.sender = new MoveSender({
@@ -118,6 +120,7 @@ export class GameView {
       this.ctx.conn.request("chat", { game: this.id, text }).then(() => { input.value = ""; }, (err) => this.fail(err));
     });
     this.chatBox = h("div", { class: "chat", hidden: true }, [h("h3", { text: "Chat" }), this.chatList, form]);
+    this.premoves = new PremovePanel(ctx, id);
     this.analysis = new AnalysisPanel(ctx, id, () => this.status === "finished", (ply) => this.goto(ply), () => void this.draw(), () => this.variant?.name, () => this.sideOfPly1() === "second");
     this.el = h("section", { class: "game", "data-game": id }, [
       h("div", { class: "board-col" }, [this.clockTop, this.boardBox, this.sender.confirmBox, this.clockBottom, this.sender.note]),
@@ -130,7 +133,7 @@ export class GameView {
           b.addEventListener("click", () => this.step(k));
           return b;
         })),
-        this.moveList, this.review.el, this.analysis.el, this.chatBox]),
+        this.moveList, this.premoves.el, this.review.el, this.analysis.el, this.chatBox]),
     ]);
     window.addEventListener("hashchange", this.onHash);
     document.addEventListener("keydown", this.onKey);
@@ -219,6 +222,7 @@ export class GameView {
   }
 
   onMessage(m: Message): void {
+    if (m.t === "premoves") { if (m.d.game === this.id) this.premoves.update(m.d); return; }
     if (!isRoomMessage(m) || m.d.game !== this.id) return;
     if (m.v !== undefined && this.live && m.t !== "game" && m.v <= this.live.v) return; // already applied
     if (m.v !== undefined && this.live) this.live.v = m.v;
@@ -244,6 +248,7 @@ export class GameView {
 
   private snapshot(s: GameSnapshot, v: number): void {
     this.setup(s.variant, s.role, s.players, s.tc, s.rated);
+    this.premoves.reset();
     this.status = s.status;
     this.result = s.result;
     this.termination = s.termination;
@@ -453,6 +458,9 @@ export class GameView {
     this.chatBox.hidden = this.live === null;
     // A game that ended before its first move (aborted) has nothing to analyse.
     this.analysis.el.hidden = this.status === "finished" && this.ply === 0;
+    const corr = this.tc?.kind === "correspondence" || this.tc?.kind === "unlimited";
+    const playing = corr && this.mySide !== null && this.live !== null && this.status === "started";
+    this.premoves.show(playing, playing && this.liveTurn !== this.mySide);
   }
 
   private drawInfo(): void {

@@ -346,6 +346,13 @@ export interface RematchPayload extends RoomEventFields {
   new_game: string;
 }
 
+/** A player's conditional premoves in `game` (docs/correspondence.md), sent to that player only: `lines` each alternate the opponent's move and the player's reply, starting from the position after `ply` moves (the opponent to move); `[]`: none. */
+export interface PremovesPayload {
+  game: string;
+  ply: number;
+  lines: string[][];
+}
+
 /** The review API's `time_control`: the `games` table's clock fields, `days` under a correspondence control, and the PGN text. */
 export interface StoredTimeControlView {
   kind: string;
@@ -620,6 +627,7 @@ export interface Payloads {
   back: BackPayload;
   chat: ChatPayload;
   rematch: RematchPayload;
+  premoves: PremovesPayload;
   games: GamesPayload;
   my_games: MyGamesPayload;
   my_game: MyGameView;
@@ -671,6 +679,7 @@ export type MessageKind =
   | "chat"
   | "rematch"
   | "berserk"
+  | "premoves"
   | "games"
   | "my_games"
   | "my_game"
@@ -752,6 +761,11 @@ export type ErrorCode =
   | "takeback_correspondence"
   | "takeback_tournament"
   | "rematch_tournament"
+  | "premoves_correspondence"
+  | "premoves_not_now"
+  | "illegal_premove"
+  | "premoves_conflict"
+  | "premoves_not_saved"
   | "no_move_to_take_back"
   | "game_not_finished"
   | "opponent_offline"
@@ -794,6 +808,8 @@ export interface Commands {
   match: { to: string; variant: string; tc: TimeControlView; rated?: boolean; colour?: "first" | "second" | "random" };
   move: { game: string; ply: number; move: string };
   play: { id: number };
+  premoves: { game: string; lines: string[][] };
+  premoves_clear: { game: string };
   rematch_accept: { game: string };
   rematch_decline: { game: string };
   rematch_offer: { game: string };
@@ -851,6 +867,8 @@ export interface Answers {
   match: "ack";
   move: "ack";
   play: "ack";
+  premoves: "ack";
+  premoves_clear: "ack";
   rematch_accept: "ack";
   rematch_decline: "ack";
   rematch_offer: "ack";
