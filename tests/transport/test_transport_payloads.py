@@ -21,7 +21,6 @@ NOT_PLAYED = {
     MessageKind.ANALYSE,  # needs an engine worker (tests/transport/test_analysis_e2e.py)
     MessageKind.ANALYSIS,
     MessageKind.MY_GAMES,  # registered players' (tests/transport/test_notify.py checks them)
-    MessageKind.MY_GAME,
     MessageKind.MAIL_SETTINGS,
 }
 """Kinds this flow cannot provoke, and where they are exercised."""
