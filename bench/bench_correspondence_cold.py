@@ -45,6 +45,7 @@ VARIANT = "minishogi"
 DAYS = 3
 OPENING = ("a1b2", "a5a2")
 THIRD = "b2c3"
+FOURTH = "d5c4"
 
 
 async def make_players(store: Store, count: int) -> tuple[list[int], list[str], list[str]]:
@@ -60,9 +61,8 @@ async def make_players(store: Store, count: int) -> tuple[list[int], list[str], 
 
 async def add_games(
     dsn: str, count: int, ids: list[int], names: list[str], offset: int
-) -> list[tuple[str, int]]:
-    """Bulk-insert ``count`` running correspondence games; their ids and first players'
-    indexes."""
+) -> list[tuple[str, int, int]]:
+    """Bulk-insert ``count`` running correspondence games; their ids and players' indexes."""
     variant = get_variant(VARIANT)
     game = Game(variant)
     displays = [game.play(uci).display for uci in OPENING]
@@ -78,7 +78,7 @@ async def add_games(
         if second == first:
             second = (first + 1) % len(ids)
         game_id = new_game_id()
-        made.append((game_id, first))
+        made.append((game_id, first, second))
         games.append(
             (game_id, VARIANT, variant.start_fen, "correspondence", ids[first], ids[second],
              names[first], names[second], "correspondence", allowance, 0, 0, 0, False,
@@ -136,15 +136,15 @@ async def start(
     return hub, elapsed, cpu_seconds(hub.popen.pid), rss_kib(hub.popen.pid)
 
 
-async def first_move(url: str, token: str, game_id: str) -> tuple[float, float]:
-    """Connect, log in, play the third move of a cold game: (move to ack, whole) in seconds."""
+async def play(url: str, token: str, game_id: str, ply: int, uci: str) -> tuple[float, float]:
+    """Connect, log in, play move ``ply`` of a game: (move to ack, whole) in seconds."""
     began = time.perf_counter()
     async with connect(url) as ws:
         await ws.send(json.dumps({"t": "resume", "d": {"token": token}, "a": 1}))
         while json.loads(await ws.recv())["t"] != "hello":
             pass
         sent = time.perf_counter()
-        move = {"game": game_id, "ply": 3, "move": THIRD}
+        move = {"game": game_id, "ply": ply, "move": uci}
         await ws.send(json.dumps({"t": "move", "d": move, "a": 2}))
         while True:
             message = json.loads(await ws.recv())
@@ -171,7 +171,7 @@ async def main() -> None:
         ids, names, tokens = await make_players(store, args.players)
         await store.close()
         print(f"{args.players} players and sessions in {time.perf_counter() - began:.1f} s")
-        games: list[tuple[str, int]] = []
+        games: list[tuple[str, int, int]] = []
         hub: Process | None = None
         with tempfile.TemporaryDirectory() as tmp:
             for count in counts:
@@ -192,25 +192,38 @@ async def main() -> None:
             chosen = games[: args.moves]
             await probe_report(hub, signal.SIGUSR1, "window")  # the window starts now
             cpu_before = cpu_seconds(hub.popen.pid)
-            acks, wholes = [], []
-            for game_id, first in chosen:
-                ack, whole = await first_move(url, tokens[first], game_id)
+            acks, wholes, hot_acks, hot_wholes = [], [], [], []
+            for game_id, first, _ in chosen:
+                ack, whole = await play(url, tokens[first], game_id, 3, THIRD)
                 acks.append(ack * 1000)
                 wholes.append(whole * 1000)
-            cpu_per_move = (cpu_seconds(hub.popen.pid) - cpu_before) / len(chosen)
+            cpu_cold = (cpu_seconds(hub.popen.pid) - cpu_before) / len(chosen)
+            cpu_before = cpu_seconds(hub.popen.pid)
+            # The same, in the same games now in memory: the opponent's answer (the baseline).
+            for game_id, _, second in chosen:
+                ack, whole = await play(url, tokens[second], game_id, 4, FOURTH)
+                hot_acks.append(ack * 1000)
+                hot_wholes.append(whole * 1000)
+            cpu_hot = (cpu_seconds(hub.popen.pid) - cpu_before) / len(chosen)
             window = await probe_report(hub, signal.SIGUSR1, "window")
             rss_after = rss_kib(hub.popen.pid)
             hub.stop()
-        for label, values in (("move to ack", acks), ("connect + login + move", wholes)):
+        for label, values in (
+            ("cold, move to ack", acks),
+            ("cold, connect + login + move", wholes),
+            ("in memory, move to ack", hot_acks),
+            ("in memory, connect + login + move", hot_wholes),
+        ):
             print(
-                f"first move in a cold game, {label}: p50 {percentile(values, 0.5):.1f} ms,"
+                f"{label}: p50 {percentile(values, 0.5):.1f} ms,"
                 f" p99 {percentile(values, 0.99):.1f} ms, max {max(values):.1f} ms"
                 f" ({len(values)} games)"
             )
         print(
             f"loop stall over the moves: max {window['lag_max_ms']:.1f} ms,"
-            f" p99 {window['lag_p99_ms']:.1f} ms; hub CPU per cold first move (login"
-            f" included) {cpu_per_move * 1000:.2f} ms; RSS after {len(chosen)} loads"
+            f" p99 {window['lag_p99_ms']:.1f} ms; hub CPU per connection + login + move:"
+            f" cold {cpu_cold * 1000:.2f} ms, in memory {cpu_hot * 1000:.2f} ms; RSS after"
+            f" {len(chosen)} loads"
             f" {rss_after / 1024:.1f} MiB"
         )
     finally:

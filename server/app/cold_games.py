@@ -29,6 +29,8 @@ from collections.abc import Callable
 from server.cluster.restore import Resumable, resumable_game
 from server.hub.commands import Command, LeaveCommand
 from server.hub.effects import ConnId
+from server.hub.errors import ErrorCode
+from server.hub.messages import error_message
 from server.rules.record import UNFINISHED_STATUSES, GameRecord
 from server.rules.time_control import Correspondence, is_correspondence
 from server.store import Store, StoreError
@@ -98,14 +100,24 @@ class ColdGames:
         return True
 
     async def _serve(self, game_id: str) -> None:
+        unavailable = False
         try:
             await self.load(game_id)
+        except StoreError as error:
+            logger.warning("cold game %s not loaded: %s", game_id, error)
+            unavailable = True
         except Exception:
             logger.exception("cold game %s not loaded", game_id)
         finally:
-            # Handed back in their order; a game not loaded gets the hub's usual answer.
+            # Handed back in their order; a game not loaded gets the hub's usual answer, one
+            # the database did not give gets "unavailable" (try again), nothing changed.
             for conn_id, command, lag_ms in self._waiting.pop(game_id, ()):
-                self._driver.handle_now(conn_id, command, lag_ms)
+                if unavailable:
+                    self._driver.send(
+                        conn_id, error_message(ErrorCode.UNAVAILABLE, ack=command.ack)
+                    )
+                else:
+                    self._driver.handle_now(conn_id, command, lag_ms)
 
     # --- loading ------------------------------------------------------------------------------
 

@@ -51,6 +51,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
 from server.hub.game_ids import GAME_ID_MAX_LENGTH
+from server.rules.record import UNFINISHED_STATUSES
 
 __all__ = [
     "NAME_LENGTH",
@@ -179,7 +180,9 @@ class ApiTokenRow(Base):
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
 
 
-DEADLINE_INDEX_WHERE = "deadline_ms IS NOT NULL AND status IN ('created', 'started')"
+DEADLINE_INDEX_WHERE = "deadline_ms IS NOT NULL AND status IN ({})".format(
+    ", ".join(f"'{status}'" for status in UNFINISHED_STATUSES)
+)
 """The rows of the partial index on ``games.deadline_ms``: running games with a deadline."""
 
 SPEED_CHECK = "speed IN ('bullet', 'blitz', 'rapid', 'classical', 'correspondence')"
