@@ -374,8 +374,9 @@ class Hub:
     def unload(self, game_id: GameId) -> bool:
         """Drop an idle correspondence game's room from memory (it stays in the store, which
         keeps its moves and deadline; :meth:`restore_game` loads it again). Refused (False)
-        unless the game is a running correspondence game between two registered players (a
-        guest's id does not survive a reload; the computer moves in the games it is in), with
+        unless the game is a running correspondence game between two registered players who
+        are not bots (a guest's id does not survive a reload; the computer moves in the games
+        it is in; a bot account finds its games in the list its event stream opens with), with
         no connection in its room and no write awaited (``room.state.busy``, a pending move);
         the adapter also waits for its own writes of the game. The players' lists (``HubState.correspondence``) forget
         it with the room."""
@@ -388,7 +389,7 @@ class Hub:
             or room.members
             or room.state.busy
             or room.state.pending is not None
-            or any(player.guest or player.computer for player in room.players)
+            or any(player.guest or player.computer or player.bot for player in room.players)
         ):
             return False
         state.timers.clear(("room", game_id))

@@ -59,14 +59,26 @@ class GameQueries(Transactions):
 
         :param correspondence: include the correspondence games between two registered
             players (without them: a hub loads such a game when it is used, see
-            docs/correspondence.md "Memory"; those of the computer or a guest are included
-            either way, the computer moving in them by itself)."""
+            docs/correspondence.md "Memory"; those of the computer, a guest or a bot account
+            are included either way)."""
         active: ColumnElement[bool] = games.c.status.in_(UNFINISHED_STATUSES)
         if not correspondence:
             registered = and_(
                 games.c.first_player_id.is_not(None), games.c.second_player_id.is_not(None)
             )
-            active = and_(active, or_(games.c.speed != "correspondence", ~registered))
+            # A bot finds its games in its event stream (the hub's list), so they stay loaded.
+            bot = (
+                select(players.c.id)
+                .where(
+                    players.c.bot,
+                    or_(
+                        players.c.id == games.c.first_player_id,
+                        players.c.id == games.c.second_player_id,
+                    ),
+                )
+                .exists()
+            )
+            active = and_(active, or_(games.c.speed != "correspondence", ~registered, bot))
         async with self._transaction(write=False) as connection:
             game_rows = (
                 await connection.execute(

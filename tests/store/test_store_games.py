@@ -588,3 +588,22 @@ async def test_correspondence_deadlines_are_stored_moved_later_and_read_when_due
     await store.finish_game(three_days, "1-0", "time")
     await store.postpone_deadline(three_days, at + 9 * day)  # over: left alone
     assert await store.due_correspondence(at + 30 * day) == [one_day]
+
+
+async def test_the_start_up_leaves_registered_players_correspondence_games_cold(
+    store: Store, make_player: MakePlayer, make_game: MakeGame
+) -> None:
+    """``load_unfinished_games(correspondence=False)``: the real-time games, and the
+    correspondence games of a guest or a bot account; not those between two registered
+    players (docs/correspondence.md "Memory")."""
+    alice, bob, robot = [await make_player(name) for name in ("alice", "bobby", "robot")]
+    assert await store.make_bot(robot)
+    daily = Correspondence(1)
+    blitz = await make_game(first_player_id=alice, second_player_id=bob)
+    cold = await make_game(first_player_id=alice, second_player_id=bob, time_control=daily)
+    guest = await make_game(first_player_id=alice, time_control=daily)
+    bot = await make_game(first_player_id=robot, second_player_id=bob, time_control=daily)
+    loaded = {game.id for game in await store.load_unfinished_games(correspondence=False)}
+    assert loaded == {blitz, guest, bot}
+    everything = {game.id for game in await store.load_unfinished_games()}
+    assert everything == {blitz, cold, guest, bot}
