@@ -95,8 +95,10 @@ async def start_hub(
     profile: str | None = None,
     full_gc_every: float | None = None,
     root: Path = ROOT,
+    poll_s: float = 0.1,
 ) -> Process:
-    """``python -m server`` with the probe (``bench/hub_probe.py``) of the tree ``root``."""
+    """``python -m server`` with the probe (``bench/hub_probe.py``) of the tree ``root``; its
+    port is polled every ``poll_s`` until it accepts."""
     port = free_port()
     probe_file = workdir / "probe.jsonl"
     env = {
@@ -135,7 +137,7 @@ async def start_hub(
         except OSError:
             if popen.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("the hub did not start") from None
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(poll_s)
     return Process(popen, port, probe_file)
 
 

@@ -34,6 +34,7 @@ from argon2 import PasswordHasher
 
 from server.app.adapters import StoreAccounts, StoreRecorder
 from server.app.analysis import AnalysisDesk
+from server.app.cold_games import ColdGames
 from server.app.collector import collect_and_freeze_forever, tune_garbage_collector
 from server.app.computer import ComputerSeat
 from server.app.jobs import JobQueue
@@ -57,7 +58,7 @@ from server.transport.accounts import Accounts
 from server.transport.addresses import TrustedProxies
 from server.transport.admission import Admission, connection_cap
 from server.transport.analysis_api import AnalysisPolicy
-from server.transport.driver import HubDriver
+from server.transport.driver import HubDriver, monotonic_ms
 from server.transport.http_api.context import ApiContext
 from server.transport.http_api.paths import answers_request
 from server.transport.http_api.runner import HttpApiServer
@@ -127,7 +128,9 @@ class App:
 
         ``clock`` (tests only): milliseconds since the epoch, used as the hub's time and as
         the wall clock of the stored instants, so that a test moves time for both (then
-        ``driver.check_deadlines()`` serves what became due). By default the hub runs on the
+        ``driver.check_deadlines()`` serves what became due, ``cold.fire_due()`` and
+        ``cold.drop_idle()`` the cold correspondence games' deadlines and idle rooms, which
+        then have no timer of their own). By default the hub runs on the
         monotonic clock and stores wall-clock instants.
         ``tournament_clock`` (tests only): the tournaments' wall clock in epoch ms (default:
         ``clock``, else the wall clock)."""
@@ -135,6 +138,7 @@ class App:
         self._config = config or hub_config(settings)
         self._rng = rng or random.Random()
         self._migrate = migrate
+        self._injected_clock = clock is not None
         sqlite = settings.database_url.startswith("sqlite")
         # SQLite has one writer at a time, and writers that find the lock taken sleep in its
         # busy handler (up to 100 ms a try): with one pooled connection they queue in the
@@ -184,6 +188,22 @@ class App:
             # One process: its room events have no other hub to reach, so they are not
             # published at all (the cluster driver delivers them between nodes itself).
             self.driver = HubDriver(self.hub, self._recorder, **clocks)
+        # One process: correspondence games are loaded when used and dropped when idle
+        # (docs/correspondence.md "Memory"). A cluster still resumes them all (its takeover).
+        self.cold: ColdGames | None = None
+        if self.cluster is None:
+            self.cold = ColdGames(
+                self.store,
+                self.driver,
+                restore=lambda game: self.driver.call(partial(self._restore, game, announce=False)),
+                remember=self._recorder.remember,
+                forget=self._recorder.forget,
+                idle_ms=round(settings.correspondence_idle_s * 1000),
+                poll_s=settings.correspondence_poll_s,
+                clock=clock or monotonic_ms,
+                wall=clock or wall_ms,
+            )
+            self.driver.cold = self.cold
         hasher = PasswordHasher(
             time_cost=settings.argon2_time_cost,
             memory_cost=settings.argon2_memory_kib,
@@ -374,6 +394,8 @@ class App:
             await self.driver.start()
         else:
             await self._recover()
+        if self.cold is not None and not self._injected_clock:
+            self.cold.start()  # with an injected clock the test serves it (fire_due, drop_idle)
         # After the games: a tournament resumed finds its running games in the hub.
         if self.tournament_leases is not None:
             await self.tournament_leases.start()
@@ -406,7 +428,8 @@ class App:
         sessions lived in the old process, so a guest cannot return and the opponent may claim
         the game when the countdown ends. A game whose record does not replay is left alone.
         """
-        unfinished = await self.store.load_unfinished_games()
+        # The correspondence games between registered players stay in the store (cold).
+        unfinished = await self.store.load_unfinished_games(correspondence=self.cold is None)
         for stored in unfinished:
             try:
                 resumable = await resumable_game(self.store, stored)
@@ -417,7 +440,7 @@ class App:
         if unfinished:
             logger.info("restored %d unfinished game(s)", len(unfinished))
 
-    def _restore(self, game: Resumable, now_ms: int) -> list[Effect]:
+    def _restore(self, game: Resumable, now_ms: int, *, announce: bool = True) -> list[Effect]:
         return self.hub.restore_game(
             game.game_id,
             game.terms,
@@ -433,6 +456,7 @@ class App:
             ),
             berserk=game.berserk,
             premoves=game.premoves,
+            announce=announce,
         )
 
     async def stop(self) -> None:
@@ -443,6 +467,8 @@ class App:
         if self.tournament_leases is not None:
             await self.tournament_leases.stop()
         self.jobs.close()
+        if self.cold is not None:
+            await self.cold.stop()
         await self.computer.stop()
         await self.listener.close()
         await self.api.close()
@@ -450,6 +476,7 @@ class App:
         if self.ics is not None:
             await self.ics.close()
         await self.driver.close()
+        await self._recorder.settle()
         if self.mailer is not None:
             await self.mailer.close()
         await self.writer.close()

@@ -25,6 +25,7 @@ from server.hub.effects import (
 from server.hub.glicko2 import speed_of
 from server.rules import ENGINE_TERMINATIONS
 from server.rules.record import UNFINISHED_STATUSES, MoveRecord
+from server.rules.time_control import Correspondence
 from server.store import (
     DuplicateMoveError,
     EndJournal,
@@ -104,13 +105,19 @@ class StoreRecorder:
         these instants); tests inject theirs."""
         # game id -> speed (rating pool) of the running games this process knows
         self._speeds: dict[str, str] = {}
+        # game id -> days per move in ms, of the running correspondence games with a deadline
+        self._allowances: dict[str, int] = {}
+        self._deadline_writes: set[asyncio.Task[None]] = set()
 
     async def write(self, record: PersistRecord) -> Sequence[RatingChange]:
         try:
             if isinstance(record, GameCreated):
                 await self._create(record)
             elif isinstance(record, MoveAppended):
-                await self._writer.append(record.game_id, self._stamped(record))
+                move = self._stamped(record)
+                await self._writer.append(record.game_id, move)
+                if move.played_at is not None:
+                    self._postpone(record.game_id, move)
             elif isinstance(record, MovesRetracted):
                 await self._store.retract_moves(record.game_id, record.from_ply)
             elif isinstance(record, BerserkMarked):
@@ -132,8 +139,12 @@ class StoreRecorder:
         """Queue the move for the :class:`MoveWriter`'s next group commit, without a task;
         ``written`` is told from the writer's flusher, right after the commit."""
 
+        move = self._stamped(record)
+
         def done(error: BaseException | None) -> None:
             if error is None:
+                if move.played_at is not None:  # a correspondence move: its new deadline
+                    self._postpone(record.game_id, move)
                 written(None)
             elif isinstance(error, (StoreError, ValueError, RuntimeError)):
                 written(_persist_error(record, error))
@@ -142,7 +153,7 @@ class StoreRecorder:
                 logger.error("writing a move failed", exc_info=error)
 
         try:
-            self._writer.submit(record.game_id, self._stamped(record), done)
+            self._writer.submit(record.game_id, move, done)
         except RuntimeError as error:  # the writer is closed: tell it on the next loop turn
             asyncio.get_running_loop().call_soon(written, _persist_error(record, error))
 
@@ -152,6 +163,31 @@ class StoreRecorder:
         if self._speeds.get(record.game_id) != "correspondence":
             return record.move
         return replace(record.move, played_at=self._wall())
+
+    def _postpone(self, game_id: str, move: MoveRecord) -> None:
+        """Store the deadline of the turn a stored correspondence move began
+        (``Store.postpone_deadline``), in a task of its own: the move is acknowledged without
+        waiting for it. The column only tells the cold games' timer when to look: if this
+        write is lost, the stored deadline is earlier than the true one, and loading the game
+        then finds nothing due and stores the true one (``ColdGames``)."""
+        allowance = self._allowances.get(game_id)
+        if allowance is None or move.played_at is None:
+            return
+        deadline = int(move.played_at.timestamp() * 1000) + allowance
+        task = asyncio.get_running_loop().create_task(self._write_deadline(game_id, deadline))
+        self._deadline_writes.add(task)
+        task.add_done_callback(self._deadline_writes.discard)
+
+    async def _write_deadline(self, game_id: str, deadline_ms: int) -> None:
+        try:
+            await self._store.postpone_deadline(game_id, deadline_ms)
+        except StoreError as error:
+            logger.warning("deadline of game %s not stored: %s", game_id, error)
+
+    async def settle(self) -> None:
+        """Wait for the deadline writes in flight (at a graceful stop)."""
+        if self._deadline_writes:
+            await asyncio.wait(set(self._deadline_writes))
 
     async def _create(self, record: GameCreated) -> None:
         await self._store.create_game(
@@ -175,10 +211,20 @@ class StoreRecorder:
             created_at=self._wall(),
         )
         self._speeds[record.game_id] = speed_of(record.control)
+        if isinstance(record.control, Correspondence):
+            self._allowances[record.game_id] = record.control.per_move_ms
 
     def remember(self, game: GameRecord) -> None:
-        """Know a game this process did not create (restored after a restart)."""
+        """Know a game this process did not create (restored after a restart, or a cold
+        correspondence game loaded)."""
         self._speeds[game.id] = game.speed
+        if isinstance(game.time_control, Correspondence):
+            self._allowances[game.id] = game.time_control.per_move_ms
+
+    def forget(self, game_id: str) -> None:
+        """A cold game's room was dropped from memory (loaded again with :meth:`remember`)."""
+        self._speeds.pop(game_id, None)
+        self._allowances.pop(game_id, None)
 
     async def keep_versions(self, versions: Mapping[str, int]) -> None:
         try:
@@ -245,6 +291,7 @@ class StoreRecorder:
             return []  # already stored (a retry after a lost answer)
         finally:
             self._speeds.pop(record.game_id, None)
+            self._allowances.pop(record.game_id, None)
         if update is None:
             return []
         if speed is None:

@@ -13,6 +13,7 @@ so a resumed game's header shows it before the bot reconnects).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -75,8 +76,13 @@ async def resumable_game(store: Store, game: GameRecord) -> Resumable:
 
     :raises StoreUnavailableError: the database is unreachable.
     """
-    first = await _player(store, game.first_player_id, game.first_name, game.first_bot)
-    second = await _player(store, game.second_player_id, game.second_name, game.second_bot)
+    # Three independent reads at once (on PostgreSQL three pooled connections): a cold
+    # correspondence game is loaded while its first command waits (docs/correspondence.md).
+    first, second, kept = await asyncio.gather(
+        _player(store, game.first_player_id, game.first_name, game.first_bot),
+        _player(store, game.second_player_id, game.second_name, game.second_bot),
+        store.take_room_version(game.id),
+    )
     tag = None
     if game.tournament_id is not None and game.tournament_round is not None:
         # Whether the tournament allows berserk is not stored; a stored berserk says it does.
@@ -84,7 +90,6 @@ async def resumable_game(store: Store, game: GameRecord) -> Resumable:
         allowed = game.first_berserk or game.second_berserk
         tag = TournamentTag(game.tournament_id, game.tournament_round, berserk=allowed)
     terms = GameTerms(game.variant, game.time_control, game.rated, tag)
-    kept = await store.take_room_version(game.id)
     first_version = version_above_all_issued() if kept is None else kept + 1
     turn_started_at = None
     premoves: tuple[PremovesSet, ...] = ()

@@ -342,6 +342,7 @@ class Hub:
         turn_started_ms: int | None = None,
         berserk: tuple[bool, bool] = (False, False),
         premoves: Sequence[PremovesSet] = (),
+        announce: bool = True,
     ) -> list[Effect]:
         """Take over an unfinished stored game (after a restart, or from a node that died).
 
@@ -363,6 +364,9 @@ class Hub:
         :param premoves: a correspondence game only: the players' conditional premoves as
             stored (``Store.premoves_of``); advanced through the stored moves, a reply they owe
             is played at once (:mod:`server.hub.hub_premoves`).
+        :param announce: tell the players' connections here (``game_start``, joined). False
+            for a cold correspondence game loaded for a command (docs/correspondence.md
+            "Memory"): nothing starts, and whoever wants its events joins it.
         :raises ValueError: the game id is in use, a player is already playing here, the
             variant is unknown, a stored move is illegal or ``first_version`` is below 1.
         """
@@ -390,11 +394,39 @@ class Hub:
             for player in players:
                 # A restored correspondence game counts even beyond the limit (it exists).
                 state.add_game(player, game_id, correspondence)
-            self.games.announce_start(room, now_ms, out)
+            if announce:
+                self.games.announce_start(room, now_ms, out)
         if premoves and room.state.correspondence:
             out += self.premoves.restored(room, list(premoves), now_ms)
         self.games.after_room(room)
         return out
+
+    def unload(self, game_id: GameId) -> bool:
+        """Drop an idle correspondence game's room from memory (it stays in the store, which
+        keeps its moves and deadline; :meth:`restore_game` loads it again). Refused (False)
+        unless the game is a running correspondence game between two registered players who
+        are not bots (a guest's id does not survive a reload; the computer moves in the games
+        it is in; a bot account finds its games in the list its event stream opens with), with
+        no connection in its room and no write awaited (``room.state.busy``, a pending move);
+        the adapter also waits for its own writes of the game. The players' lists (``HubState.correspondence``) forget
+        it with the room."""
+        state = self.state
+        room = state.rooms.get(game_id)
+        if (
+            room is None
+            or not room.state.correspondence
+            or room.finished
+            or room.members
+            or room.state.busy
+            or room.state.pending is not None
+            or any(player.guest or player.computer or player.bot for player in room.players)
+        ):
+            return False
+        state.timers.clear(("room", game_id))
+        del state.rooms[game_id]
+        for player in room.players:
+            state.drop_game(player.id, game_id)
+        return True
 
     def set_id_base(self, base: int) -> None:
         """Number new seeks and challenges ``base + 1``, ``base + 2`` … (the default base is 0).

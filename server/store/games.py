@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import NoReturn, cast
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -41,6 +41,7 @@ from server.store.records import (
     utc_now,
 )
 from server.store.schema import (
+    DEADLINE_INDEX_WHERE,
     NAME_LENGTH,
     TERMINATION_LENGTH,
     VARIANT_LENGTH,
@@ -124,6 +125,10 @@ class GameStore(Transactions):
         if started:
             values["status"] = "started"
             values["started_at"] = values["created_at"]
+        if isinstance(time_control, Correspondence):
+            # The first turn runs from the creation (docs/correspondence.md "Memory").
+            created = cast(datetime, values["created_at"])
+            values["deadline_ms"] = int(created.timestamp() * 1000) + time_control.per_move_ms
         if tournament is not None:
             check_game_id(tournament[0])
             if isinstance(tournament[1], bool) or not isinstance(tournament[1], int):
@@ -308,6 +313,38 @@ class GameStore(Transactions):
                 )
             )
             return change
+
+    async def postpone_deadline(self, game_id: str, deadline_ms: int) -> None:
+        """Move a running correspondence game's deadline (``games.deadline_ms``, ms since the
+        epoch) to ``deadline_ms`` unless it is later already: a new turn's (a move stored).
+        Writes of one game landing out of order keep the latest; an unknown or ended game,
+        or one without a deadline (unlimited), is left alone."""
+        check_game_id(game_id)
+        async with self._transaction(write=True) as connection:
+            await connection.execute(
+                update(games)
+                .where(
+                    games.c.id == game_id,
+                    games.c.status.in_(UNFINISHED_STATUSES),
+                    games.c.deadline_ms < deadline_ms,
+                )
+                .values(deadline_ms=deadline_ms)
+            )
+
+    async def due_correspondence(self, now_ms: int, limit: int = 100) -> list[str]:
+        """The ids of running games whose stored deadline (``games.deadline_ms``) is at or
+        before ``now_ms`` (ms since the epoch), the earliest first, at most ``limit``: one
+        read of the partial index, whatever the number of games."""
+        statement = (
+            select(games.c.id)
+            # The index's own predicate, spelled as the index has it (literals), so that the
+            # planner uses the partial index whatever the plan's parameters.
+            .where(text(DEADLINE_INDEX_WHERE), games.c.deadline_ms <= now_ms)
+            .order_by(games.c.deadline_ms)
+            .limit(limit)
+        )
+        async with self._transaction(write=False) as connection:
+            return list((await connection.execute(statement)).scalars())
 
     async def append_move(self, game_id: str, move: MoveRecord) -> None:
         """Persist one move of game ``game_id``; returns after it is committed.

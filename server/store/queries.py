@@ -52,11 +52,33 @@ class GameQueries(Transactions):
             moves = tuple(_stored_move(move) for move in move_rows)
         return GameRecord(**_game_fields(row), moves=moves)
 
-    async def load_unfinished_games(self) -> list[GameRecord]:
+    async def load_unfinished_games(self, *, correspondence: bool = True) -> list[GameRecord]:
         """The unfinished games (``UNFINISHED_STATUSES``), oldest first, with their moves (each
         with its clock) and the players' bot flags (read in the same query), for restart
-        recovery (``Lifecycle.restore`` in server.hub.room_lifecycle)."""
-        active = games.c.status.in_(UNFINISHED_STATUSES)
+        recovery (``Lifecycle.restore`` in server.hub.room_lifecycle).
+
+        :param correspondence: include the correspondence games between two registered
+            players (without them: a hub loads such a game when it is used, see
+            docs/correspondence.md "Memory"; those of the computer, a guest or a bot account
+            are included either way)."""
+        active: ColumnElement[bool] = games.c.status.in_(UNFINISHED_STATUSES)
+        if not correspondence:
+            registered = and_(
+                games.c.first_player_id.is_not(None), games.c.second_player_id.is_not(None)
+            )
+            # A bot finds its games in its event stream (the hub's list), so they stay loaded.
+            bot = (
+                select(players.c.id)
+                .where(
+                    players.c.bot,
+                    or_(
+                        players.c.id == games.c.first_player_id,
+                        players.c.id == games.c.second_player_id,
+                    ),
+                )
+                .exists()
+            )
+            active = and_(active, or_(games.c.speed != "correspondence", ~registered, bot))
         async with self._transaction(write=False) as connection:
             game_rows = (
                 await connection.execute(

@@ -52,6 +52,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
 from server.hub.game_ids import GAME_ID_MAX_LENGTH
+from server.rules.record import UNFINISHED_STATUSES
 
 __all__ = [
     "NAME_LENGTH",
@@ -186,6 +187,11 @@ class ApiTokenRow(Base):
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
 
 
+DEADLINE_INDEX_WHERE = "deadline_ms IS NOT NULL AND status IN ({})".format(
+    ", ".join(f"'{status}'" for status in UNFINISHED_STATUSES)
+)
+"""The rows of the partial index on ``games.deadline_ms``: running games with a deadline."""
+
 SPEED_CHECK = "speed IN ('bullet', 'blitz', 'rapid', 'classical', 'correspondence')"
 
 
@@ -231,6 +237,14 @@ class GameRow(Base):
         Index(None, "finished_at"),
         Index(None, "status"),
         Index(None, "tournament_id", "tournament_round"),
+        # The running correspondence games by deadline (the cold games' timer asks for the
+        # due ones); partial, so that ended games never weigh on it.
+        Index(
+            None,
+            "deadline_ms",
+            postgresql_where=text(DEADLINE_INDEX_WHERE),
+            sqlite_where=text(DEADLINE_INDEX_WHERE),
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(GAME_ID_MAX_LENGTH), primary_key=True)
@@ -273,6 +287,10 @@ class GameRow(Base):
     #: Who berserked (halved their clock) in a tournament game: 1 the first player, 2 the
     #: second, 3 both.
     berserk: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    #: A running correspondence game's deadline in ms since the epoch (the side to move's
+    #: turn start + the days per move), kept no earlier than the true one as moves are stored;
+    #: NULL for other games (unlimited ones included). See docs/correspondence.md "Memory".
+    deadline_ms: Mapped[int | None] = mapped_column(BigInteger)
 
 
 class GameMoveRow(Base):

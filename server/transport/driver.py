@@ -63,6 +63,7 @@ from server.transport.codec import encode_message
 from server.transport.outbox import Flusher, FrameSink, fan_out
 
 __all__ = [
+    "ColdLoader",
     "HubDriver",
     "Peer",
     "PersistError",
@@ -120,6 +121,18 @@ class Recorder(Protocol):
     async def keep_versions(self, versions: Mapping[str, int]) -> None:
         """Keep the last room event version of the running games (at a graceful stop); a
         failure is logged, never raised (the next process then makes the versions jump)."""
+        ...
+
+
+class ColdLoader(Protocol):
+    """Loads the room of a game not in memory (a cold correspondence game) for a command that
+    names it (``server.app.cold_games``); the driver hands it such commands first."""
+
+    def intercept(self, conn_id: ConnId, command: Command, lag_ms: int) -> bool:
+        """Take ``command`` (naming a game with no room here) if its game may be a cold one:
+        then it is handed back with :meth:`HubDriver.handle_now` once the game is loaded (or
+        found not to be loadable: the hub then answers as for any unknown game). False: the
+        hub answers it at once."""
         ...
 
 
@@ -181,6 +194,9 @@ class HubDriver:
         that its id stays its own)."""
         self._encoded_ahead: dict[int, tuple[Message, bytes]] | None = None
         """The frames encoded ahead for the hub call being run (see :meth:`run`)."""
+        self.cold: ColdLoader | None = None
+        """Set when correspondence games are loaded on use (docs/correspondence.md "Memory"):
+        a command naming a game with no room here goes to it first."""
 
     @property
     def _loop(self) -> asyncio.AbstractEventLoop:
@@ -210,6 +226,22 @@ class HubDriver:
 
     def handle(self, conn_id: ConnId, command: Command, lag_ms: int = 0) -> None:
         """Run one parsed command of a connected connection."""
+        if conn_id not in self._peers:
+            return
+        cold = self.cold
+        if cold is not None:
+            # One attribute read and one dictionary look-up: a game running here is in it.
+            game_id = getattr(command, "game_id", None)
+            if (
+                game_id is not None
+                and game_id not in self.hub.state.rooms
+                and cold.intercept(conn_id, command, lag_ms)
+            ):
+                return
+        self.handle_now(conn_id, command, lag_ms)
+
+    def handle_now(self, conn_id: ConnId, command: Command, lag_ms: int = 0) -> None:
+        """Run one parsed command without asking the :attr:`cold` loader (it loaded the game)."""
         if conn_id not in self._peers:
             return
         try:
@@ -310,6 +342,10 @@ class HubDriver:
     @property
     def pending_writes(self) -> int:
         return len(self._writes)
+
+    def writing(self, game_id: str) -> bool:
+        """Whether a write of ``game_id`` is in flight."""
+        return game_id in self._chains
 
     def _persist(self, effect: Persist) -> bool:
         """Start writing ``effect``; True if it is a move queued without a task (to prepare)."""

@@ -12,7 +12,7 @@ from server.hub.effects import GameFinished, MoveAppended
 from server.hub.hub import HubConfig
 from server.hub.lobby import GameTerms
 from server.rules import MoveRecord
-from server.rules.time_control import DAY_MS, Correspondence, Unlimited
+from server.rules.time_control import DAY_MS, Correspondence, Fischer, Unlimited
 
 DAY = {"kind": "correspondence", "days": 1}
 UNLIMITED = {"kind": "unlimited"}
@@ -302,3 +302,41 @@ def test_restore_before_both_first_moves_aborts_after_the_deadline() -> None:
     )
     assert room_of(h, "c5").state.detail == "no_first_move"
     assert h.hub.games_of("p1") == ["c4"]
+
+
+# --- cold games: a quiet load, and unloading an idle room -------------------------------------
+
+
+def test_a_quiet_restore_tells_nobody_and_an_idle_room_unloads() -> None:
+    """``restore_game(announce=False)`` (a cold game loaded for a command) sends no
+    ``game_start`` and joins nobody; ``unload`` drops the room only with nobody in it, and only
+    a registered players' correspondence game."""
+    h = Harness()
+    players = (player("p1"), player("p2"))
+    h.connect(1, players[0])
+    h.clear()
+    turn_started = h.now - MINUTE
+    assert h.run(
+        h.hub.restore_game(
+            "c1", TERMS, players, START_FEN, two_moves(), h.now,
+            turn_started_ms=turn_started, announce=False,
+        )
+    ) == []  # fmt: skip
+    assert h.inbox(1) == [] and room_of(h, "c1").members == {}
+    assert h.hub.games_of("p1") == ["c1"]
+    h.send(1, "join", game="c1")
+    assert not h.hub.unload("c1")  # someone is in the room
+    h.send(1, "leave", game="c1")
+    assert h.hub.unload("c1")
+    assert h.hub.room("c1") is None and h.hub.games_of("p1") == []
+    assert h.hub.next_deadline() is None
+    assert not h.hub.unload("c1")  # gone already
+
+    guest = (player("p1"), player("g1", guest=True))
+    h.run(h.hub.restore_game("c2", TERMS, guest, START_FEN, two_moves(), h.now, announce=False))
+    assert not h.hub.unload("c2")  # a guest's id would not survive the reload
+    blitz = GameTerms("minishogi", Fischer(60_000), rated=False)
+    real_time, effects = h.hub.start_paired_game(player("p3"), player("p4"), blitz, h.now)
+    h.run(effects)
+    h.commit_all()
+    assert not h.hub.unload(real_time)

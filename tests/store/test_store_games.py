@@ -11,7 +11,7 @@ from sqlalchemy import func, select, update
 
 from server.cluster.restore import resumable_game
 from server.rules import MoveRecord
-from server.rules.time_control import Byoyomi, Correspondence, Fischer, TimeControl
+from server.rules.time_control import Byoyomi, Correspondence, Fischer, TimeControl, Unlimited
 from server.store import (
     DuplicateMoveError,
     GameMove,
@@ -558,3 +558,52 @@ async def test_room_versions_are_kept_for_one_resumption(store: Store, make_game
     assert await store.take_room_version(running) == 41
     assert await store.take_room_version(running) is None  # taken: valid once
     await store.save_room_versions({})
+
+
+async def test_correspondence_deadlines_are_stored_moved_later_and_read_when_due(
+    store: Store,
+) -> None:
+    """A correspondence game's deadline is its creation + the allowance; ``postpone_deadline``
+    only moves it later; ``due_correspondence`` lists the running games due, earliest first,
+    never an unlimited, real-time or ended game."""
+    created = datetime(2026, 12, 1, tzinfo=UTC)
+    at = int(created.timestamp() * 1000)
+
+    async def game(control: TimeControl) -> str:
+        return await store.create_game(
+            variant="minishogi", start_fen="rbsgk/4p/5/P4/KGSBR[-] w 0 1", time_control=control,
+            first_name="a", second_name="b", started=True, created_at=created,
+        )  # fmt: skip
+
+    one_day, three_days = await game(Correspondence(1)), await game(Correspondence(3))
+    await game(Unlimited())
+    await game(Fischer(60_000))
+    day = 86_400_000
+    assert await store.due_correspondence(at + day - 1) == []
+    assert await store.due_correspondence(at + 3 * day) == [one_day, three_days]
+    assert await store.due_correspondence(at + 3 * day, limit=1) == [one_day]
+    await store.postpone_deadline(one_day, at + 5 * day)
+    await store.postpone_deadline(one_day, at + 4 * day)  # earlier: kept at 5 days
+    assert await store.due_correspondence(at + 5 * day - 1) == [three_days]
+    await store.finish_game(three_days, "1-0", "time")
+    await store.postpone_deadline(three_days, at + 9 * day)  # over: left alone
+    assert await store.due_correspondence(at + 30 * day) == [one_day]
+
+
+async def test_the_start_up_leaves_registered_players_correspondence_games_cold(
+    store: Store, make_player: MakePlayer, make_game: MakeGame
+) -> None:
+    """``load_unfinished_games(correspondence=False)``: the real-time games, and the
+    correspondence games of a guest or a bot account; not those between two registered
+    players (docs/correspondence.md "Memory")."""
+    alice, bob, robot = [await make_player(name) for name in ("alice", "bobby", "robot")]
+    assert await store.make_bot(robot)
+    daily = Correspondence(1)
+    blitz = await make_game(first_player_id=alice, second_player_id=bob)
+    cold = await make_game(first_player_id=alice, second_player_id=bob, time_control=daily)
+    guest = await make_game(first_player_id=alice, time_control=daily)
+    bot = await make_game(first_player_id=robot, second_player_id=bob, time_control=daily)
+    loaded = {game.id for game in await store.load_unfinished_games(correspondence=False)}
+    assert loaded == {blitz, guest, bot}
+    everything = {game.id for game in await store.load_unfinished_games()}
+    assert everything == {blitz, cold, guest, bot}

@@ -64,7 +64,7 @@ async def test_upgrade_then_downgrade(empty_db: tuple[str, str, str | None]) -> 
     _, url, schema = empty_db
     assert await current_revision(url, schema=schema) is None
     await upgrade_to_head(url, schema=schema)
-    assert await current_revision(url, schema=schema) == "0011"
+    assert await current_revision(url, schema=schema) == "0012"
     assert await _on_database(url, schema, _table_names) == STORE_TABLES | {"alembic_version"}
     await upgrade_to_head(url, schema=schema)  # already at head: nothing to do
     await downgrade_to_base(url, schema=schema)
@@ -184,6 +184,54 @@ async def test_mail_tables_come_and_go_alone(empty_db: tuple[str, str, str | Non
     await downgrade_to("0009", url, schema=schema)
     tables = later - MAIL_TABLES - {"alembic_version"}
     assert await _on_database(url, schema, _table_names) == tables | {"alembic_version"}
+
+
+async def test_correspondence_deadlines_filled_in(empty_db: tuple[str, str, str | None]) -> None:
+    """0012 gives each running correspondence game its deadline (the last move's instant, else
+    the start, + the allowance) and no other game one; down and up again match the models."""
+    _, url, schema = empty_db
+    await upgrade_to_head(url, schema=schema)
+    await downgrade_to("0009", url, schema=schema)
+    game = (
+        "INSERT INTO games (id, variant, start_fen, speed, first_name, second_name, clock_kind,"
+        " base_ms, increment_ms, byoyomi_ms, periods, rated, status, created_at, started_at)"
+        " VALUES ('{id}', 'chess', 'x', '{speed}', 'a', 'b', '{kind}', {base}, 0, 0, 0, false,"
+        " '{status}', '2026-12-01 00:00:00+00:00', '2026-12-01 00:00:00+00:00')"
+    )
+    move = (
+        "INSERT INTO game_moves (game_id, ply, uci, display, clock_ms, spent_ms, created_at)"
+        " VALUES ('moved', 1, 'e2e4', 'e4', 0, 0, '2026-12-01 06:00:00+00:00')"
+    )
+
+    def insert(connection: Connection) -> None:
+        for game_id, speed, kind, base, status in (
+            ("moved", "correspondence", "correspondence", 86_400_000, "started"),
+            ("fresh", "correspondence", "correspondence", 86_400_000, "started"),
+            ("over", "correspondence", "correspondence", 86_400_000, "finished"),
+            ("open", "correspondence", "unlimited", 0, "started"),
+            ("blitz", "blitz", "fischer", 180_000, "started"),
+        ):
+            connection.execute(
+                text(game.format(id=game_id, speed=speed, kind=kind, base=base, status=status))
+            )
+        connection.execute(text(move))
+        connection.commit()
+
+    def deadlines(connection: Connection) -> dict[str, int | None]:
+        rows = connection.execute(text("SELECT id, deadline_ms FROM games"))
+        return {row[0]: row[1] for row in rows}
+
+    await _on_database(url, schema, insert)
+    await upgrade_to_head(url, schema=schema)
+    start = 1_796_083_200_000  # 2026-12-01 00:00 UTC
+    assert await _on_database(url, schema, deadlines) == {
+        "moved": start + 6 * 3_600_000 + 86_400_000,
+        "fresh": start + 86_400_000,
+        "over": None,
+        "open": None,
+        "blitz": None,
+    }
+    await downgrade_to("0009", url, schema=schema)
     await upgrade_to_head(url, schema=schema)
     assert await _on_database(url, schema, _model_diff) == []
 
@@ -191,9 +239,9 @@ async def test_mail_tables_come_and_go_alone(empty_db: tuple[str, str, str | Non
 def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'nested' / 'dir' / 'hub.sqlite3'}"
     assert main(["upgrade", "--url", url]) == 0
-    assert capsys.readouterr().out.strip() == "0011"
+    assert capsys.readouterr().out.strip() == "0012"
     assert main(["current", "--url", url]) == 0
-    assert capsys.readouterr().out.strip() == "0011"
+    assert capsys.readouterr().out.strip() == "0012"
     assert main(["downgrade", "--url", url]) == 0
     assert capsys.readouterr().out.strip() == "base (empty)"
 
