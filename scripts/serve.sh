@@ -3,7 +3,8 @@
 # bus) and one engine worker (docs/engines.md) playing and analysing for the computer with the
 # engines of this machine, at a lower scheduling priority than the hub.
 #
-#   scripts/serve.sh [--config FILE]        Ctrl-C stops both
+#   scripts/serve.sh [--config FILE]        Ctrl-C stops both (default: config/calendar.toml,
+#                                           the defaults and the recurring tournaments)
 #
 # The hub creates the workers' key in data/worker.key at its first start (setting
 # worker_key_file); the worker reads it there. HUB_WORKER_URL overrides where the worker
@@ -14,6 +15,9 @@ cd "$root"
 source scripts/venv.sh ""   # no extras (and not this script's own arguments)
 # The worker's engines (Debian packages; without root it only says which are missing).
 [[ "${HUB_NO_WORKER:-0}" == "1" ]] || bash scripts/system-deps.sh engines
+
+# The site's calendar of recurring tournaments (config/calendar.toml) unless a file is named.
+(( $# )) || set -- --config config/calendar.toml
 
 if [[ "${HUB_NO_WORKER:-0}" == "1" ]]; then
     exec python -m server "$@"

@@ -46,6 +46,9 @@ def test_the_cluster_calendar_reads() -> None:
         "minishogi", "shoshogi", "wildcastle", "spartan", "daishogi"
     }
     assert {e.format for e in entries} == {"arena", "swiss", "round_robin"}
+    # scripts/serve.sh runs config/calendar.toml: the same calendar.
+    served = load_settings(DEFAULT_CONFIG_PATH.parent / "calendar.toml", env={})
+    assert served.tournament_schedule == settings.tournament_schedule
 
 
 def test_entries_read_as_written() -> None:
