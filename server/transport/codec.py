@@ -28,9 +28,9 @@ import re
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-from server.hub.commands import valid_text
+from server.hub.commands import ack_of, valid_text
 from server.hub.errors import ErrorCode
-from server.hub.messages import Message
+from server.hub.messages import AckId, Message
 
 __all__ = [
     "INT_MAX",
@@ -54,12 +54,15 @@ INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 
 
 class DecodeError(ValueError):
-    """A frame refused by :func:`decode`; ``code`` is ``bad_json`` or ``bad_request``."""
+    """A frame refused by :func:`decode`; ``code`` is ``bad_json`` or ``bad_request``; ``ack``
+    the frame's valid ack id when the frame was JSON (a string holding NUL or a lone surrogate),
+    so that the client's request is answered rather than left waiting."""
 
-    def __init__(self, code: ErrorCode, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str, ack: AckId | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.ack = ack
 
 
 class _Refused(Exception):
@@ -178,6 +181,7 @@ def decode(text: str | bytes) -> Any:
                 ErrorCode.BAD_REQUEST,
                 f"The frame is refused: {where} is not valid Unicode text (a lone surrogate) "
                 "or holds NUL.",
+                ack_of(obj),
             )
     return obj
 

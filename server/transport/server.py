@@ -325,7 +325,7 @@ class ClientConnection:
         try:
             obj = decode(data)
         except DecodeError as exc:
-            self.error(exc.code, exc.message)
+            self.error(exc.code, exc.message, exc.ack)
             return None
         try:
             incoming = read_frame(obj)

@@ -464,13 +464,14 @@ def _bad_string(text: str) -> bool:
     return "\x00" in text or any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
 
 
-def refused_before_parsing(value: Any) -> bool:
-    """Whether the JSON of ``value`` holds something the decoder refuses outright (then the
-    answer cannot carry the ack id): deep nesting, a huge number, bad text."""
+def refused_before_parsing(value: Any, *, text: bool = True) -> bool:
+    """Whether the JSON of ``value`` holds something the decoder refuses: deep nesting, a huge
+    number (refused while decoding: the answer cannot carry the ack id), or, with ``text``, bad
+    text (refused once decoded: the answer carries the frame's valid ack id)."""
     if isinstance(value, Raw):
         return True
     if isinstance(value, str):
-        return _bad_string(value)
+        return text and _bad_string(value)
     if isinstance(value, bool) or value is None or isinstance(value, Live):
         return False
     if isinstance(value, int):
@@ -478,9 +479,12 @@ def refused_before_parsing(value: Any) -> bool:
     if isinstance(value, float):
         return len(json.dumps(value)) > 32
     if isinstance(value, dict):
-        return any(_bad_string(k) or refused_before_parsing(v) for k, v in value.items())
+        return any(
+            (text and _bad_string(k)) or refused_before_parsing(v, text=text)
+            for k, v in value.items()
+        )
     if isinstance(value, list):
-        return any(map(refused_before_parsing, value))
+        return any(refused_before_parsing(v, text=text) for v in value)
     return False
 
 
@@ -488,7 +492,7 @@ def expected_ack(frame: Frame) -> Any:
     """The ack id the answer must carry: the frame's, when it is valid and readable."""
     if frame.cut is not None or frame.binary or not isinstance(frame.body, dict):
         return None
-    if refused_before_parsing(frame.body):
+    if refused_before_parsing(frame.body, text=False):
         return None
     ack = frame.body.get("a")
     if isinstance(ack, bool):

@@ -84,11 +84,17 @@ def test_any_text_is_decoded_or_refused_and_what_is_decoded_can_be_encoded(text:
     st.sampled_from("vkl"),
 )
 def test_invalid_text_is_refused_wherever_it_is(bad: str, where: str) -> None:
-    frame = {"v": {"t": "chat", "d": {"text": bad}}, "k": {"d": {bad: 1}}, "l": [[1, bad]]}[where]
+    frame = {
+        "v": {"t": "chat", "d": {"text": bad}, "a": 7},
+        "k": {"d": {bad: 1}, "a": "x"},
+        "l": [[1, bad]],
+    }[where]
     with pytest.raises(DecodeError) as caught:
         decode(json.dumps(frame))
     assert caught.value.code == "bad_request"
     assert "not valid Unicode" in caught.value.message
+    # the frame is JSON: its ack id is known, so the client's request gets its answer
+    assert caught.value.ack == {"v": 7, "k": "x", "l": None}[where]
 
 
 tricky_text = st.text(alphabet='[]{}"\\/xé', max_size=6)
