@@ -285,10 +285,11 @@ class HubDriver:
         """Run one parsed command of a connected connection."""
         if conn_id not in self._peers:
             return
-        waiting = self._connecting.get(conn_id)
-        if waiting is not None:
-            waiting.append((command, lag_ms))
-            return
+        if self._connecting:  # empty but for a Bot API link's first instants
+            waiting = self._connecting.get(conn_id)
+            if waiting is not None:
+                waiting.append((command, lag_ms))
+                return
         cold = self.cold
         if cold is not None:
             # One attribute read and one dictionary look-up: a game running here is in it.
