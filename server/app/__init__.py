@@ -204,6 +204,7 @@ class App:
                 wall=clock or wall_ms,
             )
             self.driver.cold = self.cold
+            self.driver.stored_games = self.cold.stored_correspondence
         hasher = PasswordHasher(
             time_cost=settings.argon2_time_cost,
             memory_cost=settings.argon2_memory_kib,

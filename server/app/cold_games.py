@@ -30,10 +30,12 @@ from server.cluster.restore import Resumable, resumable_game
 from server.hub.commands import Command, LeaveCommand
 from server.hub.effects import ConnId
 from server.hub.errors import ErrorCode
+from server.hub.identity import PlayerInfo
 from server.hub.messages import error_message
 from server.rules.record import UNFINISHED_STATUSES, GameRecord
 from server.rules.time_control import Correspondence, is_correspondence
 from server.store import Store, StoreError
+from server.transport.accounts import store_player_id
 from server.transport.driver import HubDriver
 
 __all__ = ["ColdGames"]
@@ -81,6 +83,18 @@ class ColdGames:
         self._loop_task: asyncio.Task[None] | None = None
         self.reads = 0
         """How many times a game was read from the store to be loaded (tests, the bench)."""
+
+    async def stored_correspondence(self, player: PlayerInfo) -> list[str] | None:
+        """A registered player's running correspondence games as the store lists them (one
+        read, the "your turn" list's): given to the hub at the player's connection
+        (``HubDriver.stored_games``), so that ``hello`` (and the Bot API's ``nowPlaying``
+        and ICS's ``mygames`` built on it) and the limit count the cold games too.
+        ``None`` for a player without an account."""
+        store_id = store_player_id(player.id)
+        if store_id is None:
+            return None
+        games = await self._store.running_games(store_id)
+        return [game.id for game in games if is_correspondence(game.control)]
 
     # --- commands -----------------------------------------------------------------------------
 

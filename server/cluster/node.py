@@ -409,7 +409,11 @@ class ClusterDriver(HubDriver):
 
     # ============================================================ local connections
 
-    def connect(self, conn_id: ConnId, peer: Peer, player: PlayerInfo) -> None:
+    def connect(
+        self, conn_id: ConnId, peer: Peer, player: PlayerInfo, stored: object = None
+    ) -> None:
+        # ``stored`` is ignored: a cluster does not keep games cold, its nodes' rooms list
+        # them (docs/correspondence.md "What remains").
         local = LocalConnection(player, peer, pending=deque())
         self.locals.add(conn_id, local)
         self.spawn(self._connect(conn_id, local), "connect")

@@ -16,7 +16,7 @@ Nothing here reads a clock, sleeps, or does I/O; time is the ``now_ms`` argument
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from server.hub.commands import (
@@ -110,8 +110,19 @@ class Hub:
 
     # ================================================================ public API
 
-    def connect(self, conn_id: ConnId, player: PlayerInfo, now_ms: int) -> list[Effect]:
+    def connect(
+        self,
+        conn_id: ConnId,
+        player: PlayerInfo,
+        now_ms: int,
+        stored_correspondence: Iterable[GameId] | None = None,
+    ) -> list[Effect]:
         """A connection of ``player`` opened (identity established by the adapter).
+
+        ``stored_correspondence``: the player's running correspondence games as the store
+        lists them (read by the adapter; cold games are in no room), joined to those in
+        memory in ``hello`` and in the count of ``max_correspondence_games``; ``None`` when
+        the adapter does not read them (memory only).
 
         Sends ``hello``; ends the player's absence in a running game; closes the player's oldest
         connection beyond ``max_connections_per_player``.
@@ -126,6 +137,8 @@ class Hub:
         elif state.names.get(online.info.name.lower()) == player.id:
             del state.names[online.info.name.lower()]  # the name index is refreshed below
         online.info = player
+        if stored_correspondence is not None:
+            state.stored_correspondence[player.id] = set(stored_correspondence)
         # A name is one player's: another player's connection with the same name (two guests
         # drew one, which the accounts make next to impossible) is not indexed by it.
         state.names.setdefault(player.name.lower(), player.id)
@@ -139,7 +152,7 @@ class Hub:
         hello: HelloPayload = {
             "player": player.view(),
             "game": game_id,
-            "correspondence": sorted(state.correspondence.get(player.id, ())),
+            "correspondence": sorted(state.correspondence_of(player.id)),
             "seeks": [s.view() for s in state.seeks.of_player(player.id)],
             "challenges": [c.view() for c in state.challenges.involving(player.id)],
         }
@@ -426,6 +439,9 @@ class Hub:
         del state.rooms[game_id]
         for player in room.players:
             state.drop_game(player.id, game_id)
+            stored = state.stored_correspondence.get(player.id)
+            if stored is not None:
+                stored.add(game_id)  # still the player's, now cold
         return True
 
     def set_id_base(self, base: int) -> None:
@@ -489,6 +505,7 @@ class Hub:
     def _player_gone(self, info: PlayerInfo, now: int, out: list[Effect]) -> None:
         state = self.state
         del state.players[info.id]
+        state.stored_correspondence.pop(info.id, None)
         if state.names.get(info.name.lower()) == info.id:
             del state.names[info.name.lower()]
         state.remove_seeks(info.id, out)

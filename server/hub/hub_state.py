@@ -71,6 +71,11 @@ class HubState:
         self.correspondence: dict[PlayerId, set[GameId]] = {}
         """The running (or starting) correspondence games of each player who has some (the
         computer's are not): up to ``config.max_correspondence_games``."""
+        self.stored_correspondence: dict[PlayerId, set[GameId]] = {}
+        """An online player's running correspondence games as the store listed them when the
+        player connected (the adapter reads them: most are cold, not in memory), kept while
+        the player is online: a game ended here leaves it, a room unloaded joins it. With
+        :attr:`correspondence` it makes the player's lists and the limit's count."""
         self.seeks = SeekBook(config.max_seeks_per_player)
         self.challenges = ChallengeBook(config.max_challenges_per_player)
         self.seek_watchers: set[ConnId] = set()
@@ -149,16 +154,26 @@ class HubState:
         if self.playing.get(player_id) == game_id:
             del self.playing[player_id]
             return
+        stored = self.stored_correspondence.get(player_id)
+        if stored is not None:
+            stored.discard(game_id)
         games = self.correspondence.get(player_id)
         if games is not None:
             games.discard(game_id)
             if not games:
                 del self.correspondence[player_id]
 
+    def correspondence_of(self, player_id: PlayerId) -> set[GameId]:
+        """A player's running correspondence games: those in memory and those the store
+        listed at the player's connection (:attr:`stored_correspondence`)."""
+        games = self.correspondence.get(player_id, set())
+        stored = self.stored_correspondence.get(player_id)
+        return games | stored if stored else games
+
     def games_of(self, player_id: PlayerId) -> list[GameId]:
         """Every running game of a player: the real-time one first, then the correspondence
         games in id order."""
-        games = sorted(self.correspondence.get(player_id, ()))
+        games = sorted(self.correspondence_of(player_id))
         current = self.playing.get(player_id)
         return games if current is None else [current, *games]
 
@@ -169,7 +184,7 @@ class HubState:
         correspondence one at its limit of correspondence games."""
         if correspondence:
             limit = self.config.max_correspondence_games
-            if player.computer or len(self.correspondence.get(player.id, ())) < limit:
+            if player.computer or len(self.correspondence_of(player.id)) < limit:
                 return
             if yourself:
                 raise CommandError(

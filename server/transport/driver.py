@@ -37,7 +37,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -153,6 +153,13 @@ MoveStored = Callable[["PersistError | None"], None]
 """Told by :meth:`Recorder.submit_move` whether a move was stored."""
 
 
+class _Ask:
+    """:meth:`HubDriver.connect`'s default: the driver reads the stored games itself."""
+
+
+ASK = _Ask()
+
+
 class HubDriver:
     """See the module docstring."""
 
@@ -197,6 +204,13 @@ class HubDriver:
         self.cold: ColdLoader | None = None
         """Set when correspondence games are loaded on use (docs/correspondence.md "Memory"):
         a command naming a game with no room here goes to it first."""
+        self.stored_games: Callable[[PlayerInfo], Awaitable[Sequence[str] | None]] | None = None
+        """Set with :attr:`cold`: a player's running correspondence games read from the store
+        (``None`` for a player the store has none of, a guest), given to the hub at the
+        connection so that its ``hello`` and limit see the cold games too."""
+        self._connecting: dict[ConnId, list[tuple[Command, int]]] = {}
+        """Connections waiting for :attr:`stored_games`: their commands, queued in order."""
+        self._tasks: set[asyncio.Task[None]] = set()
 
     @property
     def _loop(self) -> asyncio.AbstractEventLoop:
@@ -219,15 +233,63 @@ class HubDriver:
         self._last_conn_id += 1
         return self._last_conn_id
 
-    def connect(self, conn_id: ConnId, peer: Peer, player: PlayerInfo) -> None:
-        """An authenticated connection joins the hub (the hub answers with ``hello``)."""
+    def connect(
+        self,
+        conn_id: ConnId,
+        peer: Peer,
+        player: PlayerInfo,
+        stored: Sequence[str] | _Ask | None = ASK,
+    ) -> None:
+        """An authenticated connection joins the hub (the hub answers with ``hello``).
+
+        ``stored``: the player's stored correspondence games, read by the caller with
+        :meth:`stored_of` before it told the client it is logged in (so that the hub knows the
+        connection by then). Left out, the driver reads them itself when :attr:`stored_games`
+        is set: the hub learns the connection after that read, and the connection's commands
+        wait for it, in their order (the Bot API's link, which waits for its ``hello``).
+        """
         self._peers[conn_id] = peer
-        self.call(lambda now: self.hub.connect(conn_id, player, now))
+        if isinstance(stored, _Ask):
+            if self.stored_games is not None and not (player.guest or player.computer):
+                self._connecting[conn_id] = []
+                task = asyncio.get_running_loop().create_task(self._connect_stored(conn_id, player))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+                return
+            stored = None
+        self.call(lambda now: self.hub.connect(conn_id, player, now, stored))
+
+    async def stored_of(self, player: PlayerInfo) -> Sequence[str] | None:
+        """The player's running correspondence games as the store lists them (one read;
+        :attr:`stored_games`), or ``None``: no reader (a cluster), a guest, or a store that
+        did not answer (then the lists show the games in memory, as before)."""
+        reader = self.stored_games
+        if reader is None or player.guest or player.computer:
+            return None
+        try:
+            return await reader(player)
+        except Exception as error:
+            logger.warning("listing %s's stored games failed: %r", player.name, error)
+            return None
+
+    async def _connect_stored(self, conn_id: ConnId, player: PlayerInfo) -> None:
+        stored = await self.stored_of(player)
+        queued = self._connecting.pop(conn_id, None)
+        if queued is None or conn_id not in self._peers:
+            return  # closed meanwhile: the hub never knew it
+        self.call(lambda now: self.hub.connect(conn_id, player, now, stored))
+        for command, lag_ms in queued:
+            self.handle(conn_id, command, lag_ms)
 
     def handle(self, conn_id: ConnId, command: Command, lag_ms: int = 0) -> None:
         """Run one parsed command of a connected connection."""
         if conn_id not in self._peers:
             return
+        if self._connecting:  # empty but for a Bot API link's first instants
+            waiting = self._connecting.get(conn_id)
+            if waiting is not None:
+                waiting.append((command, lag_ms))
+                return
         cold = self.cold
         if cold is not None:
             # One attribute read and one dictionary look-up: a game running here is in it.
@@ -258,6 +320,8 @@ class HubDriver:
         self.internal.discard(conn_id)
         if self._peers.pop(conn_id, None) is None or self._detached:
             return
+        if self._connecting.pop(conn_id, None) is not None:
+            return  # the hub never knew it
         self.call(lambda now: self.hub.disconnect(conn_id, now))
 
     def detach(self) -> None:

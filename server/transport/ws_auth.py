@@ -101,6 +101,9 @@ async def on_auth(conn: ClientConnection, frame: AuthFrame) -> None:
             if conn.auth_failures >= MAX_AUTH_FAILURES:
                 conn.close_soon(CloseCode.POLICY_VIOLATION, "too many failed logins")
         return
+    driver = conn.server.driver
+    # Read before the welcome, so that the hub knows the connection once the client does.
+    stored = await driver.stored_of(identity.info)
     if conn.closing or conn.identity is not None:
         return  # closed, or another login won while this one was hashing
     conn.identity = identity
@@ -111,7 +114,6 @@ async def on_auth(conn: ClientConnection, frame: AuthFrame) -> None:
         "variants": VARIANTS,
     }
     conn.send(Message(MessageKind.WELCOME, welcome, a=frame.ack))
-    driver = conn.server.driver
     conn.conn_id = driver.new_conn_id()
-    driver.connect(conn.conn_id, conn, identity.info)
+    driver.connect(conn.conn_id, conn, identity.info, stored)
     conn.server.logged_in(conn)

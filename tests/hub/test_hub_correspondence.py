@@ -178,6 +178,28 @@ def test_the_limit_of_correspondence_games() -> None:
     assert len(corr_game(h, DAY, 2, 1)) > 0
 
 
+def test_stored_games_join_hello_and_the_limit_until_they_end() -> None:
+    # The adapter lists the player's stored (cold) games at the connection: hello lists them
+    # with the games in memory, the limit counts them, a game ending here leaves the count,
+    # and the list is forgotten with the player's last connection.
+    h = Harness(HubConfig(max_correspondence_games=3))
+    h.run(h.hub.connect(1, player("p1"), h.now, stored_correspondence=["coldA", "coldB"]))
+    h.connect(2, player("p2"))
+    hello = [m for m in h.inbox(1) if m.t == "hello"]
+    assert hello[0].d["correspondence"] == ["coldA", "coldB"]
+    game_id = corr_game(h, DAY, 1, 2)
+    assert h.hub.games_of("p1") == sorted(["coldA", "coldB", game_id])
+    h.send(1, "seek", variant="minishogi", tc=DAY, ack="s")
+    assert one(h.inbox(1), "error").d["code"] == "correspondence_limit"
+    h.send(2, "match", to="P1", variant="minishogi", tc=DAY, ack="m")
+    assert one(h.inbox(2), "error").d["code"] == "player_busy"
+    h.hub.state.drop_game("p1", "coldA")  # as when its room ends here
+    h.send(1, "seek", variant="minishogi", tc=DAY, ack="s")
+    assert one(h.inbox(1), "ack")
+    h.disconnect(1)
+    assert "p1" not in h.hub.state.stored_correspondence
+
+
 def test_the_default_limit_is_200() -> None:
     h = Harness()
     connect_all(h, 2)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from server.config import Settings
@@ -281,10 +281,11 @@ class IcsConnection:
                 return "login", ""
             self.identity = identity
         assert self.identity is not None
-        self._enter()
+        # Read before the session starts, so that the hub knows the connection by then.
+        self._enter(await self._server.driver.stored_of(self.identity.info))
         return "ready", self.identity.info.name
 
-    def _enter(self) -> None:
+    def _enter(self, stored: Sequence[str] | None) -> None:
         assert self.identity is not None
         info = self.identity.info
         driver = self._server.driver
@@ -296,7 +297,7 @@ class IcsConnection:
         self._send_raw(f"\r\n**** Starting FICS session as {info.name}{suffix} ****\r\n\r\n")
         self._answering = True
         self.write([])
-        driver.connect(self.conn_id, self, info)
+        driver.connect(self.conn_id, self, info, stored)
         self.session.start()
         self._schedule()
 
