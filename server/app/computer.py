@@ -57,6 +57,7 @@ from server.hub.payloads import (
     TimeControlView,
 )
 from server.jsontypes import JsonObject
+from server.rules.time_control import CORRESPONDENCE_KINDS
 from server.store import StoreUnavailableError
 from server.store.jobs import Job, JobClock, MoveJobPayload
 from server.transport.driver import HubDriver
@@ -459,8 +460,10 @@ def job_clock(
     """Both clocks in a move job's form (FISHNET.md) from the hub's ``tc`` and ``clocks``."""
     if not tc or not clocks or side not in ("first", "second"):
         return None
-    if tc["kind"] == "unlimited":
-        return None  # no clock: the level's own time
+    if tc["kind"] in CORRESPONDENCE_KINDS:
+        # Days per move, or no clock: the level's own move time. A day's budget is no clock
+        # to search by (its share would run every move to the worker's 30-s cap).
+        return None
     first, second = clocks["first"], clocks["second"]
     ours = first if side == "first" else second
     if tc["kind"] == "byoyomi":
