@@ -16,10 +16,27 @@ from worker_support import StartWorker
 from ws_support import Client, OpenClient, StartApp
 
 from server.app import App
+from server.app.computer import job_clock
+from server.hub.payloads import ClocksView, TimeControlView
 from server.worker.levels import LEVELS, think_limits
 
 ONE_DAY = {"kind": "correspondence", "days": 1}
 WAIT_S = 60.0  # an upper bound for a stuck pipeline; the tests end at the event
+
+
+def test_a_correspondence_control_gives_the_move_job_no_clock() -> None:
+    clocks: ClocksView = {
+        "first": {"ms": 86_400_000},
+        "second": {"ms": 3_600_000},
+        "running": "second",
+    }
+    days: TimeControlView = {"kind": "correspondence", "days": 1}
+    unlimited: TimeControlView = {"kind": "unlimited"}
+    assert job_clock(days, clocks, "second") is None
+    assert job_clock(unlimited, clocks, "second") is None
+    fischer: TimeControlView = {"kind": "fischer", "base_s": 300, "inc_s": 2}
+    real = job_clock(fischer, clocks, "second")
+    assert real is not None and real["kind"] == "fischer" and real["increment_ms"] == 2000
 
 
 async def corr_game_with_a_computer_move(
