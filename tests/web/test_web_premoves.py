@@ -27,11 +27,11 @@ async def test_a_conditional_line_answers_the_opponent(hub: App, open_page, shot
 
         await panel.locator("input[name=premove-line]").fill("a1b2 zz")  # refused: nothing stored
         await panel.locator("button[data-action=premoves-add]").click()
-        await expect(panel.locator("p.error")).to_contain_text("Line 1, move 2")
+        await expect(panel.locator("p.premove-error")).to_contain_text("Line 1, move 2")
         await panel.locator("input[name=premove-line]").fill("a1b2 a5a2")
         await panel.locator("button[data-action=premoves-add]").click()
         await expect(panel.locator("li.premove-line")).to_have_text(["a1b2 a5a2"])
-        await expect(panel.locator("p.error")).to_have_text("")
+        await expect(panel.locator("p.premove-error")).to_have_text("")
         await shots(page, "premoves")
 
         await bob.ok("move", {"game": game_id, "ply": 1, "move": "a1b2"})

@@ -11,7 +11,7 @@ export class PremovePanel {
   private lines: string[][] = [];
   private readonly list = h("ol", { class: "premove-lines" });
   private readonly input = h("input", { type: "text", name: "premove-line", maxlength: 400, placeholder: "their move, your reply, …", "aria-label": "Conditional line: your opponent's move, your reply, …" });
-  private readonly error = h("p", { class: "error", role: "alert" });
+  private readonly error = h("p", { class: "premove-error", role: "alert" });  // not the game's own .error
   private readonly clear = h("button", { type: "button", "data-action": "premoves-clear", text: "Clear" });
 
   constructor(private readonly ctx: Ctx, private readonly gameId: string) {
