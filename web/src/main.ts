@@ -37,6 +37,7 @@ class Client implements Ctx {
   private game: GameView | null = null;
   /** The page on screen that watches the server while open (the tournaments' pages). */
   private watched: TournamentsPage | TournamentPage | null = null;
+  private turns: TurnsPage | null = null;
   private readonly view = $("view");
   private readonly auth = $("auth");
   private authError = $("auth-error");
@@ -255,13 +256,16 @@ class Client implements Ctx {
       if (this.me || !localStorage.getItem(TOKEN_KEY)) void this.game.open();
       return;
     }
-    this.myGames.show(null);
     if (path === "/turns") {
-      const page = new TurnsPage(this);
-      this.view.replaceChildren(page.el);
-      this.myGames.show(page);
+      // hello routes again: the page shown is kept (a button the player is about to press stays put)
+      if (this.turns && this.view.contains(this.turns.el)) return;
+      this.turns = new TurnsPage(this);
+      this.view.replaceChildren(this.turns.el);
+      this.myGames.show(this.turns);
       return;
     }
+    this.turns = null;
+    this.myGames.show(null);
     if (path === "/tournaments" || tournament) {
       const page = tournament ? new TournamentPage(this, decodeURIComponent(tournament)) : new TournamentsPage(this);
       this.watched = page;
