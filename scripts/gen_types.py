@@ -43,6 +43,7 @@ _TS_TYPES = {
     "time_control": "TimeControlView",
     "rating_range": "[number, number] | null",
     "move_lines": "string[][]",
+    "move_list": "string[]",
 }
 
 

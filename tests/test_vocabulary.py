@@ -155,6 +155,7 @@ _STAND_INS: dict[str, object] = {
     "time_control": {"kind": "fischer", "base_s": 60, "inc_s": 0},
     "rating_range": [0, 4000],
     "move_lines": [["e7e5", "g1f3"]],
+    "move_list": ["e7e5"],
 }
 
 

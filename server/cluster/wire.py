@@ -26,6 +26,7 @@ from server.hub.commands import (
     MoveCommand,
     OfferCommand,
     PlayCommand,
+    PremoveLineCommand,
     PremovesClearCommand,
     PremovesCommand,
     ResignCommand,
@@ -179,6 +180,8 @@ def _payload(command: Command) -> tuple[str, JsonObject]:
             return "premoves", {"game": command.game_id, "lines": [list(x) for x in command.lines]}
         case PremovesClearCommand():
             return "premoves_clear", {"game": command.game_id}
+        case PremoveLineCommand():
+            return "premove_line", {"game": command.game_id, "moves": list(command.moves)}
     raise TypeError(f"not a hub command: {command!r}")
 
 

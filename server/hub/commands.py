@@ -58,7 +58,8 @@ MIN_LEVEL = 1
 MAX_LEVEL = 8
 MAX_PREMOVE_LINES = 20
 MAX_PREMOVE_PLIES = 20
-"""A ``premoves`` command's limits: lines, and moves in a line (10 own replies)."""
+"""A ``premoves`` command's limits: lines, and moves in a line (10 own replies); a
+``premove_line`` request's moves are bounded by the same line length."""
 
 
 @dataclass(frozen=True)
@@ -237,6 +238,17 @@ class PremovesClearCommand(Command):
     """``premoves_clear``: drop the player's conditional premoves in a game."""
 
     game_id: str
+
+
+@dataclass(frozen=True)
+class PremoveLineCommand(Command):
+    """``premove_line`` (read-only): the position and the legal moves after ``moves`` (0 to
+    :data:`MAX_PREMOVE_PLIES`, the opponent's first) are played from the current position of a
+    correspondence game the player plays; a client builds a conditional line on a board with it
+    (it has no move generator of its own)."""
+
+    game_id: str
+    moves: tuple[str, ...]
 
 
 # --- values ---------------------------------------------------------------------------------
@@ -427,23 +439,36 @@ class FieldReader:
                     "an even number (opponent's move, your reply, …)"
                 )
             for ply, move in enumerate(line, 1):
-                if (
-                    not isinstance(move, str)
-                    or not 0 < len(move) <= MAX_MOVE_LENGTH
-                    or not valid_text(move)
-                    or text_problem(move) is not None
-                ):
-                    raise ProtocolError(
-                        f"{where}: line {n}, move {ply} must be a move of 1 to "
-                        f"{MAX_MOVE_LENGTH} characters"
-                    )
+                _check_move(move, f"{where}: line {n}, move {ply}")
             lines.append(tuple(line))
         return tuple(lines)
+
+    def move_list(self, name: str) -> tuple[str, ...]:
+        """0 to :data:`MAX_PREMOVE_PLIES` moves in the ``move`` command's notation."""
+        value = self._get(name, True)
+        where = f"{self.where}: field {name!r}"
+        if not isinstance(value, list) or len(value) > MAX_PREMOVE_PLIES:
+            raise ProtocolError(f"{where} must be a list of 0 to {MAX_PREMOVE_PLIES} moves")
+        for ply, move in enumerate(value, 1):
+            _check_move(move, f"{where}: move {ply}")
+        return tuple(value)
 
     def done(self) -> None:
         if len(self.payload) > len(self.seen) or not self.seen.issuperset(self.payload):
             unknown = sorted(shown(key) for key in set(self.payload) - self.seen)
             raise ProtocolError(f"{self.where}: unknown field(s) {', '.join(unknown)}")
+
+
+def _check_move(move: object, where: str) -> None:
+    """A move of a line (``premoves``, ``premove_line``): user text of 1 to
+    :data:`MAX_MOVE_LENGTH` characters (whether it is a move is for the game to say)."""
+    if (
+        not isinstance(move, str)
+        or not 0 < len(move) <= MAX_MOVE_LENGTH
+        or not valid_text(move)
+        or text_problem(move) is not None
+    ):
+        raise ProtocolError(f"{where} must be a move of 1 to {MAX_MOVE_LENGTH} characters")
 
 
 def _seek(f: FieldReader, ack: AckId | None) -> Command:
@@ -519,6 +544,7 @@ _PARSERS: dict[str, Callable[[FieldReader, AckId | None], Command]] = {
     "chat": lambda f, a: ChatCommand(_game(f), f.string("text", MAX_CHAT_LENGTH), ack=a),
     "premoves": lambda f, a: PremovesCommand(_game(f), f.move_lines("lines"), ack=a),
     "premoves_clear": lambda f, a: PremovesClearCommand(_game(f), ack=a),
+    "premove_line": lambda f, a: PremoveLineCommand(_game(f), f.move_list("moves"), ack=a),
 }
 for _kind in ("draw", "takeback", "rematch"):
     for _action in ("offer", "accept", "decline"):
@@ -534,7 +560,14 @@ class FieldSpec:
 
     name: str
     kind: Literal[
-        "string", "integer", "boolean", "choice", "time_control", "rating_range", "move_lines"
+        "string",
+        "integer",
+        "boolean",
+        "choice",
+        "time_control",
+        "rating_range",
+        "move_lines",
+        "move_list",
     ]
     required: bool
     options: tuple[str, ...] = ()
@@ -577,6 +610,10 @@ class _SchemaReader(FieldReader):
 
     def move_lines(self, name: str) -> tuple[tuple[str, ...], ...]:
         self.fields.append(FieldSpec(name, "move_lines", True))
+        return ()
+
+    def move_list(self, name: str) -> tuple[str, ...]:
+        self.fields.append(FieldSpec(name, "move_list", True))
         return ()
 
 

@@ -35,6 +35,7 @@ from server.hub.commands import (
     MoveCommand,
     OfferCommand,
     PlayCommand,
+    PremoveLineCommand,
     PremovesClearCommand,
     PremovesCommand,
     ResignCommand,
@@ -106,6 +107,7 @@ class Hub:
             BerserkCommand: rooms.on_berserk,
             PremovesCommand: premoves.on_set,
             PremovesClearCommand: premoves.on_clear,
+            PremoveLineCommand: premoves.on_line,
         }
 
     # ================================================================ public API

@@ -20,16 +20,20 @@ and the hub plays the reply when the opponent's move is stored.
   moves the same way, so a restart or a takeover plays a reply still owed.
 * Only the owner sees the lines: a ``premoves`` message to the owner's connections when they
   change, and when the owner joins the room.
+* ``premove_line`` (:meth:`Premoves.on_line`, read-only) answers the position and the legal
+  moves after a sequence of moves from the current position (:func:`line_view`), under the
+  same conditions as setting lines, so that a client builds a line on a board one move at a
+  time; it writes nothing and changes nothing.
 """
 
 from __future__ import annotations
 
-from server.hub.commands import PremovesClearCommand, PremovesCommand
+from server.hub.commands import PremoveLineCommand, PremovesClearCommand, PremovesCommand
 from server.hub.effects import Effect, Persist, PremovesSet, Send
 from server.hub.errors import CommandError, ErrorCode
 from server.hub.hub_state import Connection, HubState
 from server.hub.messages import Message, MessageKind, ack_message, error_message
-from server.hub.payloads import PremovesPayload
+from server.hub.payloads import PremoveLinePayload, PremovesPayload
 from server.hub.persist_tokens import WriteKind
 from server.hub.room import GameRoom
 from server.hub.room_state import PendingEnd, PendingMove, PendingPremoves
@@ -77,6 +81,41 @@ def check_lines(game: Game, lines: Lines) -> Lines:
     return tuple(checked)
 
 
+def line_view(game: Game, game_id: str, moves: tuple[str, ...]) -> PremoveLinePayload:
+    """The position after ``moves`` are played from ``game``'s, as ``premove_line`` shows it.
+
+    The moves are played on ``game`` and taken back (it is as it was on return or raise).
+
+    :raises CommandError: ``illegal_premove`` naming the first illegal move.
+    """
+    ply = game.ply
+    played = 0
+    try:
+        for n, text in enumerate(moves, 1):
+            try:
+                game.play(text)
+            except (InvalidMoveError, IllegalMoveError) as exc:
+                raise CommandError(
+                    ErrorCode.ILLEGAL_PREMOVE, f"Move {n} ({text}): illegal move {exc}"
+                ) from None
+            played += 1
+        outcome = game.outcome()
+        return {
+            "game": game_id,
+            "ply": ply,
+            "moves": game.moves[ply:],
+            "displays": game.displays[ply:],
+            "fen": game.fen(),
+            "turn": game.side_to_move.word,
+            "legal": game.legal_moves(),
+            "check": game.position.is_check(),
+            "result": None if outcome is None else outcome.result(),
+        }
+    finally:
+        for _ in range(played):
+            game.undo()
+
+
 def premoves_message(game_id: str, ply: int, lines: Lines) -> Message:
     """The ``premoves`` message: ``lines`` from the position after ``ply`` moves."""
     payload: PremovesPayload = {"game": game_id, "ply": ply, "lines": [list(x) for x in lines]}
@@ -118,6 +157,16 @@ class Premoves:
     ) -> None:
         room, side = self._room(conn, cmd.game_id, now, out)
         self._write(room, PremovesSet(room.game_id, side, len(room.records), ()), conn, cmd, out)
+
+    def on_line(
+        self, conn: Connection, cmd: PremoveLineCommand, now: int, lag: int, out: list[Effect]
+    ) -> None:
+        room, side = self._room(conn, cmd.game_id, now, out)
+        game = room.state.game
+        if game.side_to_move == side:
+            raise room.state.refuse(ErrorCode.PREMOVES_NOT_NOW, now)
+        view = line_view(game, room.game_id, cmd.moves)
+        out.append(Send(conn.conn_id, Message(MessageKind.PREMOVE_LINE, view, a=cmd.ack)))
 
     def _room(
         self, conn: Connection, game_id: str, now: int, out: list[Effect]

@@ -81,6 +81,7 @@ class MessageKind:
     BERSERK: Final = "berserk"
     # a player's own conditional premoves (to that player only)
     PREMOVES: Final = "premoves"
+    PREMOVE_LINE: Final = "premove_line"  # the answer to the read-only request of that name
     # review
     GAMES: Final = "games"
     MY_GAMES: Final = "my_games"

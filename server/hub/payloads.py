@@ -406,6 +406,24 @@ class PremovesPayload(TypedDict):
     lines: list[list[str]]
 
 
+class PremoveLinePayload(TypedDict):
+    """The answer to ``premove_line``: the position after ``moves`` are played from the current
+    position of ``game`` (after ``ply`` moves), drawn as a room's (``fen``, ``turn``, ``legal``:
+    empty when the game would be over there, ``result`` then saying how; ``check``: the side to
+    move is in check). ``moves`` are in the engine's spelling (as stored lines keep them),
+    ``displays`` as people read them."""
+
+    game: str
+    ply: int
+    moves: list[str]
+    displays: list[str]
+    fen: str
+    turn: SideName
+    legal: list[str]
+    check: bool
+    result: str | None
+
+
 # ---------------------------------------------------------------------------- review
 
 
@@ -720,6 +738,7 @@ PAYLOADS: dict[str, object] = {  # TypedDict classes (typing has no type for one
     MessageKind.CHAT: ChatPayload,
     MessageKind.REMATCH: RematchPayload,
     MessageKind.PREMOVES: PremovesPayload,
+    MessageKind.PREMOVE_LINE: PremoveLinePayload,
     MessageKind.GAMES: GamesPayload,
     MessageKind.MY_GAMES: MyGamesPayload,
     MessageKind.MY_GAME: MyGameView,
@@ -741,6 +760,7 @@ OWN_ANSWERS = frozenset(
     {
         MessageKind.SOUGHT,
         MessageKind.WHO,
+        MessageKind.PREMOVE_LINE,
         MessageKind.GAMES,
         MessageKind.MY_GAMES,
         MessageKind.MAIL_SETTINGS,

@@ -54,6 +54,8 @@ FRAMES = [
     {"t": "berserk", "d": {"game": "g"}},
     {"t": "premoves", "d": {"game": "g", "lines": [["c5c4", "c1c2", "b5a4", "b1c1"], ["h3i4,i4i5", "P@c3"]]}},
     {"t": "premoves_clear", "d": {"game": "g"}},
+    {"t": "premove_line", "d": {"game": "g", "moves": []}},
+    {"t": "premove_line", "d": {"game": "g", "moves": ["c5c4", "h3i4,i4i5", "P@c3"]}},
     *({"t": f"{k}_{a}", "d": {"game": "g"}} for k in ("draw", "takeback", "rematch")
       for a in ("offer", "accept", "decline")),
 ]  # fmt: skip

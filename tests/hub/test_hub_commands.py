@@ -105,7 +105,7 @@ def test_offer_commands(kind: str, action: str) -> None:
 
 def test_every_type_is_listed() -> None:
     assert "move" in COMMAND_TYPES and "rematch_decline" in COMMAND_TYPES and "who" in COMMAND_TYPES
-    assert len(COMMAND_TYPES) == 30  # berserk, premoves, premoves_clear included
+    assert len(COMMAND_TYPES) == 31  # berserk, premoves, premoves_clear, premove_line included
 
 
 @pytest.mark.parametrize(

@@ -199,3 +199,52 @@ def test_a_reply_illegal_at_its_time_is_not_played_and_the_lines_are_dropped() -
     assert moves_of(h, "r3") == ["a1b2", "c5c4"]
     assert not room_of(h, "r3").state.premoves
     assert written(h) == [PremovesSet("r3", Side.FIRST, 2, ())]
+
+
+def test_premove_line_answers_the_position_after_a_sequence_and_changes_nothing() -> None:
+    h = Harness()
+    game_id = corr_game(h)
+    room = room_of(h, game_id)
+    fen, legal = room.state.game.fen(), room.state.game.legal_moves()
+
+    def line(moves: list[str], conn: int = 1) -> Any:
+        h.send(conn, "premove_line", game=game_id, moves=moves, ack="l")
+        answer = h.inbox(conn)
+        assert len(answer) == 1 and answer[0].a == "l", answer
+        return answer[0]
+
+    here = line([])
+    assert here.t == "premove_line"
+    assert here.d == {
+        "game": game_id, "ply": 1, "moves": [], "displays": [], "fen": fen, "turn": "second",
+        "legal": legal, "check": False, "result": None,
+    }  # fmt: skip
+    after = line(DEEP[:3]).d
+    assert after["moves"] == DEEP[:3] and len(after["displays"]) == 3
+    assert after["turn"] == "first" and "b1c1" in after["legal"]
+    assert after["fen"] != fen and after["ply"] == 1
+    refused = line(["c5c4", "c1c2", "zz"])
+    assert refused.t == "error" and refused.d["code"] == "illegal_premove"
+    assert refused.d["message"].startswith("Move 3 (zz): illegal move"), refused.d
+    refused = line(["c5c4", "c5c4"])  # the same piece cannot move twice
+    assert refused.d["code"] == "illegal_premove" and "Move 2 (c5c4)" in refused.d["message"]
+    assert line(["c5c4"], conn=2).d["code"] == "premoves_not_now"  # p2 is to move
+    h.connect(3, player("p3"))
+    h.clear()
+    assert line([], conn=3).d["code"] == "not_a_player"
+    h.send(1, "premove_line", game="nope", moves=[], ack="l")
+    assert one(h.inbox(1), "error").d["code"] == "no_such_game"
+    # read-only: nothing written, nobody else told, the game as it was
+    assert written(h) == [] and not h.pending and not room.state.premoves
+    assert not h.inbox(2) and moves_of(h, game_id) == ["a1b2"]
+    assert room.state.game.fen() == fen and room.state.game.legal_moves() == legal
+    assert room.state.game.ply == 1
+
+
+def test_premove_line_in_a_real_time_game_is_refused() -> None:
+    h = Harness()
+    game_id = start_game(h, tc=FISCHER_TC)
+    h.send(1, "move", game=game_id, ply=1, move="a1b2")
+    h.clear()
+    h.send(1, "premove_line", game=game_id, moves=["c5c4"], ack="l")
+    assert one(h.inbox(1), "error").d["code"] == "premoves_correspondence"

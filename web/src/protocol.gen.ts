@@ -353,6 +353,19 @@ export interface PremovesPayload {
   lines: string[][];
 }
 
+/** The answer to `premove_line`: the position after `moves` are played from the current position of `game` (after `ply` moves), drawn as a room's (`fen`, `turn`, `legal`: empty when the game would be over there, `result` then saying how; `check`: the side to move is in check). `moves` are in the engine's spelling (as stored lines keep them), `displays` as people read them. */
+export interface PremoveLinePayload {
+  game: string;
+  ply: number;
+  moves: string[];
+  displays: string[];
+  fen: string;
+  turn: SideName;
+  legal: string[];
+  check: boolean;
+  result: string | null;
+}
+
 /** The review API's `time_control`: the `games` table's clock fields, `days` under a correspondence control, and the PGN text. */
 export interface StoredTimeControlView {
   kind: string;
@@ -628,6 +641,7 @@ export interface Payloads {
   chat: ChatPayload;
   rematch: RematchPayload;
   premoves: PremovesPayload;
+  premove_line: PremoveLinePayload;
   games: GamesPayload;
   my_games: MyGamesPayload;
   my_game: MyGameView;
@@ -680,6 +694,7 @@ export type MessageKind =
   | "rematch"
   | "berserk"
   | "premoves"
+  | "premove_line"
   | "games"
   | "my_games"
   | "my_game"
@@ -808,6 +823,7 @@ export interface Commands {
   match: { to: string; variant: string; tc: TimeControlView; rated?: boolean; colour?: "first" | "second" | "random" };
   move: { game: string; ply: number; move: string };
   play: { id: number };
+  premove_line: { game: string; moves: string[] };
   premoves: { game: string; lines: string[][] };
   premoves_clear: { game: string };
   rematch_accept: { game: string };
@@ -867,6 +883,7 @@ export interface Answers {
   match: "ack";
   move: "ack";
   play: "ack";
+  premove_line: "premove_line";
   premoves: "ack";
   premoves_clear: "ack";
   rematch_accept: "ack";
