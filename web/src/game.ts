@@ -214,6 +214,7 @@ export class GameView {
     this.players = players;
     this.tc = tc;
     this.rated = rated;
+    if (variant) this.premoves.configure(variant, role === "second" ? 1 : 0);
     if (variant && !this.board) {
       this.board = new Board(variant, role === "second" ? 1 : 0, this.ctx.settings.labels, (uci) => void this.play(uci));
       this.board.tooltips = this.ctx.settings.tooltips;
@@ -460,7 +461,7 @@ export class GameView {
     this.analysis.el.hidden = this.status === "finished" && this.ply === 0;
     const corr = this.tc?.kind === "correspondence" || this.tc?.kind === "unlimited";
     const playing = corr && this.mySide !== null && this.live !== null && this.status === "started";
-    this.premoves.show(playing, playing && this.liveTurn !== this.mySide);
+    this.premoves.show(playing, playing && this.liveTurn !== this.mySide, this.ply);
   }
 
   private drawInfo(): void {
