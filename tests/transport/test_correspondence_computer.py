@@ -41,9 +41,9 @@ def test_a_correspondence_control_gives_the_move_job_no_clock() -> None:
 
 async def corr_game_with_a_computer_move(
     app: App, human: Client
-) -> tuple[HumanGame, float]:
+) -> HumanGame:
     """``human`` (registered) challenges level 1 at 1 day per move, plays the first move and
-    waits for the computer's answer; the game and the seconds the answer took."""
+    waits for the computer's answer."""
     answer = await human.ok(
         "challenge_ai", {"variant": "minishogi", "level": 1, "colour": "first", "tc": ONE_DAY}
     )
@@ -51,12 +51,10 @@ async def corr_game_with_a_computer_move(
     while game.turn is None:
         await game.next_event()
     assert game.side == "first" and game.turn == "first"
-    loop = asyncio.get_running_loop()
-    began = loop.time()
     await human.ok("move", {"game": game.game_id, "ply": 1, "move": sorted(game.legal)[0]})
     while game.computer_moves == 0 and game.end is None:
         await game.next_event()
-    return game, loop.time() - began
+    return game
 
 
 async def test_the_computer_answers_a_correspondence_move_at_its_levels_time(
@@ -66,7 +64,7 @@ async def test_the_computer_answers_a_correspondence_move_at_its_levels_time(
     await start_worker(app)
     human = await open_client(app, "human")
     await human.register("carol")
-    game, took = await corr_game_with_a_computer_move(app, human)
+    game = await corr_game_with_a_computer_move(app, human)
     assert game.end is None and game.computer_moves == 1 and len(game.moves) == 2
     # The job gave the worker no clock, so the search had level 1's own move time, not a
     # share of the day (Mini-Shogi's engine is Fairy-Stockfish).
@@ -75,7 +73,8 @@ async def test_the_computer_answers_a_correspondence_move_at_its_levels_time(
     assert job.payload["clock"] is None
     limits = think_limits("fairy-stockfish", 1, None)
     assert limits.movetime_ms == LEVELS["fairy-stockfish"][1].movetime_ms == 50
-    assert took < limits.deadline_ms / 1000 + 1.0, took  # the worker's poll (1 s) included
+    # (Wall time is not asserted: on a loaded machine it measures the load; the limits the
+    # worker derives from this job are what its search obeys, tests/worker/test_engines.py.)
     # The player's own list shows it as a correspondence game, their turn again.
     listed = await human.ok("my_games")
     (entry,) = [g for g in listed["games"] if g["game"] == game.game_id]
@@ -94,7 +93,7 @@ async def test_a_finished_correspondence_game_is_analysed_like_any_other(
     await start_worker(app)
     human = await open_client(app, "human")
     await human.register("carol")
-    game, _ = await corr_game_with_a_computer_move(app, human)
+    game = await corr_game_with_a_computer_move(app, human)
     await human.ok("resign", {"game": game.game_id})
     while game.end is None:
         await game.next_event()
