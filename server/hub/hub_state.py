@@ -46,9 +46,9 @@ class HubConfig:
 
     max_seeks_per_player: int = MAX_SEEKS_PER_PLAYER
     max_challenges_per_player: int = 3
-    max_stored_seeks: int = MAX_STORED_SEEKS
+    max_correspondence_seeks: int = MAX_STORED_SEEKS
     """Stored correspondence seeks a registered player may have at once (beside the others)."""
-    max_stored_challenges: int = MAX_STORED_CHALLENGES
+    max_correspondence_challenges: int = MAX_STORED_CHALLENGES
     """Stored correspondence challenges a registered player may have sent at once."""
     max_connections_per_player: int = 10
     max_guest_computer_games: int = 10
@@ -98,9 +98,9 @@ class HubState:
         player connected (the adapter reads them: most are cold, not in memory), kept while
         the player is online: a game ended here leaves it, a room unloaded joins it. With
         :attr:`correspondence` it makes the player's lists and the limit's count."""
-        self.seeks = SeekBook(config.max_seeks_per_player, config.max_stored_seeks)
+        self.seeks = SeekBook(config.max_seeks_per_player, config.max_correspondence_seeks)
         self.challenges = ChallengeBook(
-            config.max_challenges_per_player, config.max_stored_challenges
+            config.max_challenges_per_player, config.max_correspondence_challenges
         )
         self.seek_watchers: set[ConnId] = set()
         self.rooms: dict[GameId, GameRoom] = {}

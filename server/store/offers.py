@@ -47,7 +47,8 @@ class StoredOffer:
     colour: Literal["first", "second", "random"]
     rating_range: tuple[int, int] | None
     manual: bool
-    created_at: datetime
+    created_at: datetime | None = None
+    """When it was stored (``None`` in what is given to :meth:`OfferStore.add_offer`)."""
 
     @property
     def kind(self) -> Literal["seek", "challenge"]:

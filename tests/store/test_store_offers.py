@@ -24,19 +24,9 @@ async def test_offers_round_trip(store: Store) -> None:
         "random",
         (1400, 1600),
         False,
-        created_at=None,  # type: ignore[arg-type]  # not written
     )
     challenge = StoredOffer(
-        "00000000000000b2",
-        b,
-        a,
-        "chess",
-        Unlimited(),
-        False,
-        "first",
-        None,
-        True,
-        created_at=None,  # type: ignore[arg-type]
+        "00000000000000b2", b, a, "chess", Unlimited(), False, "first", None, True
     )
     assert await store.stored_offers() == []
     await store.add_offer(seek)
@@ -57,32 +47,10 @@ async def test_offers_round_trip(store: Store) -> None:
     assert [o.key for o in await store.stored_offers()] == [challenge.key]
     with pytest.raises(ValueError, match="only a correspondence offer"):
         await store.add_offer(
-            StoredOffer(
-                "c3",
-                a,
-                None,
-                "chess",
-                Fischer(60_000, 0),
-                False,
-                "random",
-                None,
-                False,
-                created_at=None,
-            )  # type: ignore[arg-type]
+            StoredOffer("c3", a, None, "chess", Fischer(60_000, 0), False, "random", None, False)
         )
     with pytest.raises(UnknownPlayerError):
         ghost = StoredOfferPlayer(999_999, "ghost", False)
         await store.add_offer(
-            StoredOffer(
-                "d4",
-                ghost,
-                None,
-                "chess",
-                Unlimited(),
-                False,
-                "random",
-                None,
-                False,
-                created_at=None,
-            )  # type: ignore[arg-type]
+            StoredOffer("d4", ghost, None, "chess", Unlimited(), False, "random", None, False)
         )
