@@ -348,6 +348,7 @@ class App:
                 admission=self.admission,
                 reads=self.server.reads,
                 tournaments=self.tournaments,
+                notices=self.notices,
             )
             if settings.ics_port or ics_listen is not None
             else None
