@@ -26,7 +26,7 @@ async def test_offers_round_trip(store: Store) -> None:
         False,
     )
     challenge = StoredOffer(
-        "00000000000000b2", b, a, "chess", Unlimited(), False, "first", None, True
+        "00000000000000b2", b, a, "shoshogi", Unlimited(), False, "first", None, True
     )
     assert await store.stored_offers() == []
     await store.add_offer(seek)
@@ -47,10 +47,10 @@ async def test_offers_round_trip(store: Store) -> None:
     assert [o.key for o in await store.stored_offers()] == [challenge.key]
     with pytest.raises(ValueError, match="only a correspondence offer"):
         await store.add_offer(
-            StoredOffer("c3", a, None, "chess", Fischer(60_000, 0), False, "random", None, False)
+            StoredOffer("c3", a, None, "shoshogi", Fischer(60_000, 0), False, "random", None, False)
         )
     with pytest.raises(UnknownPlayerError):
         ghost = StoredOfferPlayer(999_999, "ghost", False)
         await store.add_offer(
-            StoredOffer("d4", ghost, None, "chess", Unlimited(), False, "random", None, False)
+            StoredOffer("d4", ghost, None, "shoshogi", Unlimited(), False, "random", None, False)
         )
