@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from bot_support import Bot, call, new_token
 from ics_support import IcsClient
-from support import SteppedClock, poll
+from support import SteppedClock
 from ws_support import OpenClient, StartApp, start_game
 
 from server.app import App
