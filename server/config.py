@@ -220,6 +220,8 @@ class Settings:
     reconnect_grace_s: float = _setting("games", 60.0, _at_least(0))
     computer_first_move_window_s: float = _setting("games", 300.0, _positive)
     max_correspondence_games: int = _setting("games", 200, _at_least(1))
+    max_correspondence_seeks: int = _setting("games", 10, _at_least(1))
+    max_correspondence_challenges: int = _setting("games", 10, _at_least(1))
     correspondence_idle_s: float = _setting("games", 600.0, _at_least(0))
     correspondence_poll_s: float = _setting("games", 1.0, _positive)
     # [database]

@@ -38,6 +38,7 @@ from server.app.cold_games import ColdGames
 from server.app.collector import collect_and_freeze_forever, tune_garbage_collector
 from server.app.computer import ComputerSeat
 from server.app.jobs import JobQueue
+from server.app.stored_offers import StoredOffers
 from server.app.tournament_cluster import TournamentLeases
 from server.app.tournament_games import HubSeat
 from server.app.tournament_live import TournamentRunner
@@ -94,6 +95,8 @@ def hub_config(settings: Settings) -> HubConfig:
         room=room,
         max_guest_computer_games=settings.max_guest_computer_games,
         max_correspondence_games=settings.max_correspondence_games,
+        max_correspondence_seeks=settings.max_correspondence_seeks,
+        max_correspondence_challenges=settings.max_correspondence_challenges,
     )
 
 
@@ -205,6 +208,8 @@ class App:
             )
             self.driver.cold = self.cold
             self.driver.stored_games = self.cold.stored_correspondence
+        # One process: correspondence seeks and challenges are stored (docs/correspondence.md).
+        self.offers = StoredOffers(self.store, self.driver) if self.cluster is None else None
         hasher = PasswordHasher(
             time_cost=settings.argon2_time_cost,
             memory_cost=settings.argon2_memory_kib,
@@ -343,6 +348,7 @@ class App:
                 admission=self.admission,
                 reads=self.server.reads,
                 tournaments=self.tournaments,
+                notices=self.notices,
             )
             if settings.ics_port or ics_listen is not None
             else None
@@ -395,6 +401,8 @@ class App:
             await self.driver.start()
         else:
             await self._recover()
+        if self.offers is not None:
+            await self.offers.restore()
         if self.cold is not None and not self._injected_clock:
             self.cold.start()  # with an injected clock the test serves it (fire_due, drop_idle)
         # After the games: a tournament resumed finds its running games in the hub.
@@ -477,6 +485,8 @@ class App:
         if self.ics is not None:
             await self.ics.close()
         await self.driver.close()
+        if self.offers is not None:
+            await self.offers.settle()
         await self._recorder.settle()
         if self.mailer is not None:
             await self.mailer.close()

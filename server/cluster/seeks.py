@@ -285,17 +285,21 @@ class ClusterSeeks(Part):
 
     def withdraw_lobby_of(self, player_ids: Iterable[PlayerId]) -> None:
         """Drop the seeks and challenges in this hub of players who started a game on another
-        hub: the players withdraw their seeks and challenges and decline those made to them."""
+        hub: the players withdraw their seeks and challenges and decline those made to them.
+        The stored (correspondence) ones stay, as a game started here leaves them."""
         hub = self._host.hub
         players = set(player_ids)
-        for player_id in players:
-            conn_id = self._hub_conn_of(player_id)
-            if conn_id is not None and any(s.player.id == player_id for s in hub.seeks()):
-                self._run(conn_id, UnseekCommand(None, ack=INTERNAL_ACK))
+        for seek in hub.seeks():
+            if seek.player.id in players and not seek.stored:
+                conn_id = self._hub_conn_of(seek.player.id)
+                if conn_id is not None:
+                    self._run(conn_id, UnseekCommand(seek.id, ack=INTERNAL_ACK))
         for challenge_id in sorted(self._hub_challenges, key=str):
             challenge = hub.challenge(challenge_id)
             if challenge is None:
                 self._hub_challenges.discard(challenge_id)
+                continue
+            if challenge.stored:
                 continue
             answer: Command
             if challenge.sender.id in players:

@@ -11,6 +11,9 @@ The adapter runs the effects of one call in the order given:
 * :class:`Close` — close a connection.
 * :class:`TurnChanged` — a correspondence game's turn passed or it ended (for the notifier:
   e-mail; the players' own connections are sent ``my_game`` by the hub itself).
+* :class:`OfferStored` / :class:`OfferDropped` — a stored seek or challenge (a registered
+  player's correspondence one) was made / is gone: the adapter keeps the store in step
+  (docs/correspondence.md, "Seeks and challenges").
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from server.hub.identity import PlayerId
-from server.hub.lobby import TournamentTag
+from server.hub.lobby import Challenge, Seek, TournamentTag
 from server.hub.messages import Message
 from server.rules import MoveRecord, Side
 from server.rules.time_control import TimeControl
@@ -193,4 +196,21 @@ class TurnChanged:
     result: str | None
 
 
-Effect = Send | Broadcast | Persist | Publish | Close | TurnChanged
+@dataclass(frozen=True, slots=True)
+class OfferStored:
+    """A stored seek or challenge was made (its ``key`` is set): write it, so that it outlives
+    its player's connection and the process. Nothing waits for the write: an offer lost in a
+    crash before it is written is the whole loss."""
+
+    offer: Seek | Challenge
+
+
+@dataclass(frozen=True, slots=True)
+class OfferDropped:
+    """The stored seek or challenge ``key`` is gone (accepted, declined, withdrawn,
+    cancelled): delete it."""
+
+    key: str
+
+
+Effect = Send | Broadcast | Persist | Publish | Close | TurnChanged | OfferStored | OfferDropped

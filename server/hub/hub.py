@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from server.hub.commands import (
@@ -169,8 +170,8 @@ class Hub:
 
     def disconnect(self, conn_id: ConnId, now_ms: int) -> list[Effect]:
         """A connection closed. When it was the player's last one, the player's seeks and
-        challenges vanish and the opponent of a running game sees the absence countdown.
-        Unknown or already dropped connection ids are ignored."""
+        challenges vanish (but the stored correspondence ones) and the opponent of a running
+        game sees the absence countdown. Unknown or already dropped connection ids are ignored."""
         state = self.state
         conn = state.conns.get(conn_id)
         if conn is None:
@@ -201,6 +202,44 @@ class Hub:
             handler(conn, command, now_ms, lag_ms, out)
         except CommandError as exc:
             out.append(Send(conn_id, error_message(exc.code, exc.message, command.ack, exc.state)))
+        return out
+
+    def match_offline(
+        self, conn_id: ConnId, command: MatchCommand, target: PlayerInfo | None, now_ms: int
+    ) -> list[Effect]:
+        """``match`` naming a player with no connection here, whom the adapter read from the
+        store (``target``; ``None``: no such account): a correspondence challenge is made to
+        them, stored until they answer (docs/correspondence.md, "Seeks and challenges"). A
+        player of that name who connected meanwhile gets it as usual."""
+        conn = self.state.conns.get(conn_id)
+        if conn is None:
+            return []
+        out: list[Effect] = []
+        try:
+            self.lobby.on_match(conn, command, now_ms, 0, out, target, looked_up=True)
+        except CommandError as exc:
+            out.append(Send(conn_id, error_message(exc.code, exc.message, command.ack, exc.state)))
+        return out
+
+    def restore_offer(self, offer: Seek | Challenge, now_ms: int) -> list[Effect]:
+        """Open a stored seek or challenge read back from the store (after a restart): it gets
+        a new id of this hub (ids are not stored; its ``key`` is), beyond the limits, and is
+        announced as a new one (``seek_added``; a challenge to its online parties).
+
+        :raises ValueError: the offer has no key.
+        """
+        if offer.key is None:
+            raise ValueError("only a stored seek or challenge can be restored")
+        state = self.state
+        out: list[Effect] = []
+        if isinstance(offer, Seek):
+            state.open_seek(replace(offer, id=state.seeks.new_id()), out, restored=True)
+            return out
+        challenge = replace(offer, id=state.challenges.new_id(), seek_id=None)
+        state.open_challenge(challenge, out, restored=True)
+        message = Message(MessageKind.CHALLENGE, challenge.view())
+        out += state.send_player(challenge.target.id, message)
+        out += state.send_player(challenge.sender.id, message)
         return out
 
     def tick(self, now_ms: int) -> list[Effect]:
@@ -510,8 +549,9 @@ class Hub:
         state.stored_correspondence.pop(info.id, None)
         if state.names.get(info.name.lower()) == info.id:
             del state.names[info.name.lower()]
-        state.remove_seeks(info.id, out)
-        state.cancel_challenges(info.id, "offline", out)
+        # The stored (correspondence) seeks and challenges wait for the player's return.
+        state.remove_seeks(info.id, out, stored=False)
+        state.cancel_challenges(info.id, "offline", out, stored=False)
         game_id = state.playing.get(info.id)
         if game_id is not None:
             room = state.rooms[game_id]

@@ -49,7 +49,7 @@ class Games:
         one chosen by the caller, a tournament's pairing; else a new one).
 
         A real-time game takes both players' real-time slot and withdraws all their seeks and
-        challenges; a correspondence game (which a player may have many of) withdraws only the
+        challenges but the stored (correspondence) ones; a correspondence game (which a player may have many of) withdraws only the
         seek it came from (``seek_id``, if still open)."""
         state = self.state
         variant = get_variant(terms.variant)
@@ -68,12 +68,12 @@ class Games:
         correspondence = room.state.correspondence
         for player in (first, second):
             state.add_game(player, game_id, correspondence)
-            if not correspondence:
-                state.remove_seeks(player.id, out)
-                state.cancel_challenges(player.id, "game started", out)
-        if correspondence and seek_id is not None and state.seeks.get(seek_id) is not None:
-            state.seeks.remove(seek_id)
-            out += state.lobby_event(MessageKind.SEEK_REMOVED, {"id": seek_id})
+            if not correspondence:  # the stored (correspondence) seeks and challenges stay
+                state.remove_seeks(player.id, out, stored=False)
+                state.cancel_challenges(player.id, "game started", out, stored=False)
+        seek = None if seek_id is None else state.seeks.get(seek_id)
+        if correspondence and seek is not None:
+            state.drop_seek(seek, out)
         token = state.tokens.issue(game_id, WriteKind.CREATE)
 
         def stored(player: PlayerInfo) -> GamePlayer:

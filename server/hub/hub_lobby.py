@@ -1,6 +1,12 @@
 """The hub's lobby commands (:class:`Lobby`, the hub's ``lobby`` part): seeks (``seek``, ``unseek``, ``sought``, ``play``), challenges
 (``match``, ``accept``, ``decline``, ``withdraw``) and the ``who`` listing; a match found starts
 a game.
+
+A registered player's correspondence seeks and challenges are *stored* (their ``key`` is set):
+they stay open while their players are offline, the adapter writes them to the store
+(``OfferStored``/``OfferDropped``) and gives them back after a restart (``Hub.restore_offer``);
+answering one starts the game whether or not the other player is online
+(docs/correspondence.md, "Seeks and challenges").
 """
 
 from __future__ import annotations
@@ -78,10 +84,11 @@ class Lobby:
         self._check_terms(info, variant, cmd.control, cmd.rated)
         correspondence = is_correspondence(cmd.control)
         state.check_free(info, correspondence=correspondence)
-        state.seeks.check_room(info.id)
+        key = state.offer_key(info, correspondence)
+        state.seeks.check_room(info.id, key is not None)
         terms = GameTerms(variant.name, cmd.control, cmd.rated)
         seek = Seek(
-            state.seeks.new_id(), info, terms, cmd.colour, cmd.rating_range, cmd.manual, now
+            state.seeks.new_id(), info, terms, cmd.colour, cmd.rating_range, cmd.manual, now, key
         )
         partner = state.seeks.find_partner(seek)
         if partner is not None and correspondence:
@@ -90,14 +97,15 @@ class Lobby:
             except CommandError:
                 partner = None
         if partner is None:
-            state.seeks.add(seek)
-            out += state.lobby_event(MessageKind.SEEK_ADDED, seek.view())
+            state.open_seek(seek, out)
             out.append(Send(conn.conn_id, ack_message(cmd.ack, {"seek": seek.id})))
             return
-        waiting = state.players[partner.player.id].info
+        waiting = state.info_of(partner.player)
         pair = (waiting, info)
         first = first_mover(partner.colour, seek.colour, state.rng)
-        game_id = self.games.create(pair[first], pair[1 - first], terms, now, out, seek_id=partner.id)
+        game_id = self.games.create(
+            pair[first], pair[1 - first], terms, now, out, seek_id=partner.id
+        )
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": game_id})))
 
     def on_unseek(
@@ -110,8 +118,7 @@ class Lobby:
             seek = state.seeks.get(cmd.seek_id)
             if seek is None or seek.player.id != conn.player_id:
                 raise CommandError(ErrorCode.NO_SUCH_SEEK, f"You have no open seek {cmd.seek_id}.")
-            state.seeks.remove(seek.id)
-            out += state.lobby_event(MessageKind.SEEK_REMOVED, {"id": seek.id})
+            state.drop_seek(seek, out)
             removed = [seek.id]
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"removed": removed})))
 
@@ -155,25 +162,26 @@ class Lobby:
         )
         correspondence = is_correspondence(seek.terms.control)
         state.check_free(info, correspondence=correspondence)
-        owner_info = state.players[seek.player.id].info
-        state.check_free(owner_info, yourself=False, correspondence=correspondence)
+        owner = state.info_of(seek.player)  # a stored seek's owner may be offline
+        state.check_free(owner, yourself=False, correspondence=correspondence)
         if not seek.accepts(info):
             low, high = seek.rating_range or (0, 0)
             raise CommandError(
                 ErrorCode.RATING_OUT_OF_RANGE,
                 f"Your rating is outside the seek's range {low}-{high}.",
             )
-        owner = state.players[seek.player.id].info
         if seek.manual:
             challenge = self._new_challenge(
-                info, owner, seek.terms, opposite(seek.colour), now, seek.id
+                info, owner, seek.terms, opposite(seek.colour), now, out, seek.id
             )
             out += self._announce_challenge(challenge)
             out.append(Send(conn.conn_id, ack_message(cmd.ack, {"challenge": challenge.id})))
             return
         pair = (owner, info)
         first = first_mover(seek.colour, "random", state.rng)
-        game_id = self.games.create(pair[first], pair[1 - first], seek.terms, now, out, seek_id=seek.id)
+        game_id = self.games.create(
+            pair[first], pair[1 - first], seek.terms, now, out, seek_id=seek.id
+        )
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": game_id})))
 
     # ============================================================ challenges
@@ -185,14 +193,17 @@ class Lobby:
         terms: GameTerms,
         colour: Any,
         now: int,
+        out: list[Effect],
         seek_id: int | None = None,
     ) -> Challenge:
         state = self.state
-        state.challenges.check_room(sender.id, target.id)
+        correspondence = is_correspondence(terms.control)
+        key = state.offer_key(sender, correspondence) if not target.guest else None
+        state.challenges.check_room(sender.id, target.id, key is not None)
         challenge = Challenge(
-            state.challenges.new_id(), sender, target, terms, colour, now, seek_id
+            state.challenges.new_id(), sender, target, terms, colour, now, seek_id, key
         )
-        state.challenges.add(challenge)
+        state.open_challenge(challenge, out)
         return challenge
 
     def _announce_challenge(self, challenge: Challenge) -> list[Effect]:
@@ -203,16 +214,36 @@ class Lobby:
         )
 
     def on_match(
-        self, conn: Connection, cmd: MatchCommand, now: int, lag: int, out: list[Effect]
+        self,
+        conn: Connection,
+        cmd: MatchCommand,
+        now: int,
+        lag: int,
+        out: list[Effect],
+        offline: PlayerInfo | None = None,
+        looked_up: bool = False,
     ) -> None:
+        """``offline``: the target as the adapter read it from the store when no player of
+        that name was online (a correspondence challenge may wait for its target);
+        ``looked_up``: the adapter looked (``offline`` None: there is no such account)."""
         state = self.state
         info = state.info(conn)
         target_id = state.names.get(cmd.to.lower())
-        if target_id is None:
+        if target_id is not None:
+            target = state.players[target_id].info
+        elif (
+            offline is not None
+            and offline.name.lower() == cmd.to.lower()
+            and is_correspondence(cmd.control)
+            and not (offline.guest or offline.computer)
+        ):
+            target = offline
+        elif looked_up:
+            raise CommandError(ErrorCode.NO_SUCH_PLAYER, f"There is no player named {cmd.to!r}.")
+        else:
             raise CommandError(ErrorCode.NO_SUCH_PLAYER, f"No player named {cmd.to!r} is online.")
-        if target_id == info.id:
+        if target.id == info.id:
             raise CommandError(ErrorCode.SELF_CHALLENGE)
-        target = state.players[target_id].info
         variant = self._variant(cmd.variant)
         self._check_terms(info, variant, cmd.control, cmd.rated)
         self._check_terms(target, variant, cmd.control, cmd.rated)
@@ -220,7 +251,7 @@ class Lobby:
         state.check_free(info, correspondence=correspondence)
         state.check_free(target, yourself=False, correspondence=correspondence)
         terms = GameTerms(variant.name, cmd.control, cmd.rated)
-        challenge = self._new_challenge(info, target, terms, cmd.colour, now)
+        challenge = self._new_challenge(info, target, terms, cmd.colour, now, out)
         out += self._announce_challenge(challenge)
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"challenge": challenge.id})))
 
@@ -274,11 +305,11 @@ class Lobby:
         state = self.state
         challenge = self._own_challenge(cmd.challenge_id, conn.player_id, as_target=True)
         target = state.info(conn)
-        sender = state.players[challenge.sender.id].info
+        sender = state.info_of(challenge.sender)  # a stored challenge's sender may be offline
         correspondence = is_correspondence(challenge.terms.control)
         state.check_free(target, correspondence=correspondence)
         state.check_free(sender, yourself=False, correspondence=correspondence)
-        state.challenges.remove(challenge.id)
+        state.drop_challenge(challenge, out)
         pair = (sender, target)
         first = first_mover(challenge.colour, "random", state.rng)
         game_id = self.games.create(
@@ -295,7 +326,7 @@ class Lobby:
     ) -> None:
         state = self.state
         challenge = self._own_challenge(cmd.challenge_id, conn.player_id, as_target=True)
-        state.challenges.remove(challenge.id)
+        state.drop_challenge(challenge, out)
         message = Message(
             MessageKind.CHALLENGE_DECLINED, {"id": challenge.id, "reason": cmd.reason}
         )
@@ -307,7 +338,7 @@ class Lobby:
     ) -> None:
         state = self.state
         challenge = self._own_challenge(cmd.challenge_id, conn.player_id, as_target=False)
-        state.challenges.remove(challenge.id)
+        state.drop_challenge(challenge, out)
         message = Message(MessageKind.CHALLENGE_WITHDRAWN, {"id": challenge.id})
         out += state.send_player(challenge.target.id, message)
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"id": challenge.id})))

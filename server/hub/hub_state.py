@@ -12,10 +12,28 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from server.hub.effects import Broadcast, ConnId, Effect, GameId, Publish, Send
+from server.hub.effects import (
+    Broadcast,
+    ConnId,
+    Effect,
+    GameId,
+    OfferDropped,
+    OfferStored,
+    Publish,
+    Send,
+)
 from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import PlayerId, PlayerInfo
-from server.hub.lobby import MAX_SEEKS_PER_PLAYER, ChallengeBook, SeekBook
+from server.hub.lobby import (
+    MAX_SEEKS_PER_PLAYER,
+    MAX_STORED_CHALLENGES,
+    MAX_STORED_SEEKS,
+    Challenge,
+    ChallengeBook,
+    Seek,
+    SeekBook,
+    new_offer_key,
+)
 from server.hub.messages import Message, MessageKind, Payload
 from server.hub.persist_tokens import PersistTokens
 from server.hub.room import GameRoom, RoomSettings
@@ -28,6 +46,10 @@ class HubConfig:
 
     max_seeks_per_player: int = MAX_SEEKS_PER_PLAYER
     max_challenges_per_player: int = 3
+    max_correspondence_seeks: int = MAX_STORED_SEEKS
+    """Stored correspondence seeks a registered player may have at once (beside the others)."""
+    max_correspondence_challenges: int = MAX_STORED_CHALLENGES
+    """Stored correspondence challenges a registered player may have sent at once."""
     max_connections_per_player: int = 10
     max_guest_computer_games: int = 10
     """Games guests play against the computer at once (on this hub): a guest costs nothing to
@@ -76,8 +98,10 @@ class HubState:
         player connected (the adapter reads them: most are cold, not in memory), kept while
         the player is online: a game ended here leaves it, a room unloaded joins it. With
         :attr:`correspondence` it makes the player's lists and the limit's count."""
-        self.seeks = SeekBook(config.max_seeks_per_player)
-        self.challenges = ChallengeBook(config.max_challenges_per_player)
+        self.seeks = SeekBook(config.max_seeks_per_player, config.max_correspondence_seeks)
+        self.challenges = ChallengeBook(
+            config.max_challenges_per_player, config.max_correspondence_challenges
+        )
         self.seek_watchers: set[ConnId] = set()
         self.rooms: dict[GameId, GameRoom] = {}
         self.timers = Timers()
@@ -114,20 +138,74 @@ class HubState:
         effects.append(Publish("lobby", message))
         return effects
 
-    def remove_seeks(self, player_id: PlayerId, out: list[Effect]) -> list[int]:
-        removed = [s.id for s in self.seeks.remove_player(player_id)]
-        for seek_id in removed:
-            out += self.lobby_event(MessageKind.SEEK_REMOVED, {"id": seek_id})
-        return removed
+    def offer_key(self, player: PlayerInfo, correspondence: bool) -> str | None:
+        """The store key of a new seek or challenge of ``player``: one for a registered
+        player's correspondence offer (stored: it outlives the connection), else ``None``."""
+        if not correspondence or player.guest or player.computer:
+            return None
+        return new_offer_key(self.rng)
 
-    def cancel_challenges(self, player_id: PlayerId, reason: str, out: list[Effect]) -> None:
+    def open_seek(self, seek: Seek, out: list[Effect], *, restored: bool = False) -> None:
+        """Add ``seek`` to the book (within the limits unless ``restored``), announce it, and
+        have a stored one written (unless ``restored``: it was read from the store)."""
+        self.seeks.add(seek, check=not restored)
+        if seek.key is not None and not restored:
+            out.append(OfferStored(seek))
+        out += self.lobby_event(MessageKind.SEEK_ADDED, seek.view())
+
+    def drop_seek(self, seek: Seek, out: list[Effect]) -> None:
+        """Remove an open seek, announce it, and have a stored one deleted."""
+        if self.seeks.remove(seek.id) is None:
+            return
+        if seek.key is not None:
+            out.append(OfferDropped(seek.key))
+        out += self.lobby_event(MessageKind.SEEK_REMOVED, {"id": seek.id})
+
+    def open_challenge(
+        self, challenge: Challenge, out: list[Effect], *, restored: bool = False
+    ) -> None:
+        """Add ``challenge`` (see :meth:`open_seek`); the parties are told by the caller."""
+        self.challenges.add(challenge, check=not restored)
+        if challenge.key is not None and not restored:
+            out.append(OfferStored(challenge))
+
+    def drop_challenge(self, challenge: Challenge, out: list[Effect]) -> None:
+        """Remove an open challenge and have a stored one deleted (the parties are told by
+        the caller)."""
+        if self.challenges.remove(challenge.id) is not None and challenge.key is not None:
+            out.append(OfferDropped(challenge.key))
+
+    def remove_seeks(
+        self, player_id: PlayerId, out: list[Effect], *, stored: bool = True
+    ) -> list[int]:
+        """Remove the player's seeks (the stored ones too unless ``stored`` is False)."""
+        removed = self.seeks.remove_player(player_id, stored=stored)
+        for seek in removed:
+            if seek.key is not None:
+                out.append(OfferDropped(seek.key))
+            out += self.lobby_event(MessageKind.SEEK_REMOVED, {"id": seek.id})
+        return [seek.id for seek in removed]
+
+    def cancel_challenges(
+        self, player_id: PlayerId, reason: str, out: list[Effect], *, stored: bool = True
+    ) -> None:
+        """Cancel the challenges from and to the player (the stored ones too unless
+        ``stored`` is False)."""
         for challenge in self.challenges.involving(player_id):
-            self.challenges.remove(challenge.id)
+            if challenge.stored and not stored:
+                continue
+            self.drop_challenge(challenge, out)
             message = Message(
                 MessageKind.CHALLENGE_CANCELLED, {"id": challenge.id, "reason": reason}
             )
             for party in (challenge.sender.id, challenge.target.id):
                 out += self.send_player(party, message)
+
+    def info_of(self, player: PlayerInfo) -> PlayerInfo:
+        """The player as known now: online, their connection's; offline (a stored offer's
+        owner), as the offer knew them."""
+        online = self.players.get(player.id)
+        return player if online is None else online.info
 
     def guest_computer_games(self) -> int:
         """How many running (or starting) games a guest plays against the computer here."""

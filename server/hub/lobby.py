@@ -29,6 +29,16 @@ MAX_SEEKS_PER_PLAYER = 3
 """Open seeks a player may have at once (the default of :class:`SeekBook`)."""
 MAX_CHALLENGES_PER_SENDER = 3
 """Open challenges a player may have sent at once (the default of :class:`ChallengeBook`)."""
+MAX_STORED_SEEKS = 10
+"""Stored correspondence seeks a registered player may have at once (beside the others)."""
+MAX_STORED_CHALLENGES = 10
+"""Stored correspondence challenges a registered player may have sent at once."""
+
+
+def new_offer_key(rng: random.Random) -> str:
+    """The key of a stored seek or challenge (its row in the store): 16 hex digits. Ids are a
+    hub's own numbers, given again after a restart; the key stays."""
+    return f"{rng.getrandbits(64):016x}"
 
 
 @dataclass(frozen=True)
@@ -110,6 +120,13 @@ class Seek:
     rating_range: tuple[int, int] | None
     manual: bool
     created_ms: int
+    key: str | None = None
+    """Set for a stored seek (a registered player's correspondence seek): its store key. A
+    stored seek stays open while its player is offline, and across restarts."""
+
+    @property
+    def stored(self) -> bool:
+        return self.key is not None
 
     @property
     def rating(self) -> float:
@@ -179,10 +196,14 @@ class IdCounter:
 
 
 class SeekBook:
-    """Open seeks in posting order, at most ``limit_per_player`` per player."""
+    """Open seeks in posting order, at most ``limit_per_player`` per player, and beside them at
+    most ``stored_limit`` stored ones."""
 
-    def __init__(self, limit_per_player: int = MAX_SEEKS_PER_PLAYER) -> None:
+    def __init__(
+        self, limit_per_player: int = MAX_SEEKS_PER_PLAYER, stored_limit: int = MAX_STORED_SEEKS
+    ) -> None:
         self.limit_per_player = limit_per_player
+        self.stored_limit = stored_limit
         self.ids = IdCounter()
         """Numbers new ids (see the module docstring)."""
         self._seeks: dict[int, Seek] = {}
@@ -202,23 +223,34 @@ class SeekBook:
     def of_player(self, player_id: PlayerId) -> list[Seek]:
         return [s for s in self._seeks.values() if s.player.id == player_id]
 
-    def check_room(self, player_id: PlayerId) -> None:
-        """:raises CommandError: ``seek_limit`` if the player may not post another seek."""
-        if len(self.of_player(player_id)) >= self.limit_per_player:
+    def check_room(self, player_id: PlayerId, stored: bool = False) -> None:
+        """:raises CommandError: ``seek_limit`` if the player may not post another seek (a
+        stored one when ``stored``)."""
+        mine = [s for s in self.of_player(player_id) if s.stored == stored]
+        if stored and len(mine) >= self.stored_limit:
+            raise CommandError(
+                ErrorCode.SEEK_LIMIT,
+                f"You already have {self.stored_limit} open correspondence seeks; "
+                "cancel one first.",
+            )
+        if not stored and len(mine) >= self.limit_per_player:
             raise CommandError(
                 ErrorCode.SEEK_LIMIT,
                 f"You already have {self.limit_per_player} open seeks; withdraw one first.",
             )
 
-    def add(self, seek: Seek) -> None:
-        self.check_room(seek.player.id)
+    def add(self, seek: Seek, *, check: bool = True) -> None:
+        """Open ``seek`` (``check``: within the limits; a restored seek is not checked)."""
+        if check:
+            self.check_room(seek.player.id, seek.stored)
         self._seeks[seek.id] = seek
 
     def remove(self, seek_id: int) -> Seek | None:
         return self._seeks.pop(seek_id, None)
 
-    def remove_player(self, player_id: PlayerId) -> list[Seek]:
-        gone = self.of_player(player_id)
+    def remove_player(self, player_id: PlayerId, *, stored: bool = True) -> list[Seek]:
+        """Remove the player's seeks (the stored ones too unless ``stored`` is False)."""
+        gone = [s for s in self.of_player(player_id) if stored or not s.stored]
         for seek in gone:
             del self._seeks[seek.id]
         return gone
@@ -245,6 +277,13 @@ class Challenge:
     colour: ColourChoice
     created_ms: int
     seek_id: int | None = None
+    key: str | None = None
+    """Set for a stored challenge (a correspondence challenge between registered players):
+    its store key. It stays open while either player is offline, and across restarts."""
+
+    @property
+    def stored(self) -> bool:
+        return self.key is not None
 
     def view(self) -> ChallengeView:
         return {
@@ -258,10 +297,16 @@ class Challenge:
 
 
 class ChallengeBook:
-    """Open challenges; a sender has at most ``limit_per_sender`` and one per target."""
+    """Open challenges; a sender has at most ``limit_per_sender``, and beside them at most
+    ``stored_limit`` stored ones, and one per target."""
 
-    def __init__(self, limit_per_sender: int = MAX_CHALLENGES_PER_SENDER) -> None:
+    def __init__(
+        self,
+        limit_per_sender: int = MAX_CHALLENGES_PER_SENDER,
+        stored_limit: int = MAX_STORED_CHALLENGES,
+    ) -> None:
         self.limit_per_sender = limit_per_sender
+        self.stored_limit = stored_limit
         self.ids = IdCounter()
         """Numbers new ids (see the module docstring)."""
         self._challenges: dict[int, Challenge] = {}
@@ -275,19 +320,29 @@ class ChallengeBook:
     def get(self, challenge_id: int) -> Challenge | None:
         return self._challenges.get(challenge_id)
 
-    def check_room(self, sender: PlayerId, target: PlayerId) -> None:
-        """:raises CommandError: ``challenge_exists`` / ``challenge_limit``."""
+    def check_room(self, sender: PlayerId, target: PlayerId, stored: bool = False) -> None:
+        """:raises CommandError: ``challenge_exists`` / ``challenge_limit`` (counting the
+        stored challenges when ``stored``, the others otherwise)."""
         outgoing = [c for c in self._challenges.values() if c.sender.id == sender]
         if any(c.target.id == target for c in outgoing):
             raise CommandError(ErrorCode.CHALLENGE_EXISTS)
-        if len(outgoing) >= self.limit_per_sender:
+        counted = sum(1 for c in outgoing if c.stored == stored)
+        if stored and counted >= self.stored_limit:
+            raise CommandError(
+                ErrorCode.CHALLENGE_LIMIT,
+                f"You already have {self.stored_limit} open correspondence challenges; "
+                "withdraw one first.",
+            )
+        if not stored and counted >= self.limit_per_sender:
             raise CommandError(
                 ErrorCode.CHALLENGE_LIMIT,
                 f"You already have {self.limit_per_sender} open challenges; withdraw one first.",
             )
 
-    def add(self, challenge: Challenge) -> None:
-        self.check_room(challenge.sender.id, challenge.target.id)
+    def add(self, challenge: Challenge, *, check: bool = True) -> None:
+        """Open ``challenge`` (``check``: within the limits; a restored one is not checked)."""
+        if check:
+            self.check_room(challenge.sender.id, challenge.target.id, challenge.stored)
         self._challenges[challenge.id] = challenge
 
     def remove(self, challenge_id: int) -> Challenge | None:

@@ -37,6 +37,7 @@ from server.store.errors import (
     UnknownTournamentError,
 )
 from server.store.journal import JOURNAL_FORMAT, EndJournal, end_entry, end_from_entry
+from server.store.offers import StoredOffer, StoredOfferPlayer
 from server.store.records import (
     ApiToken,
     GameMove,
@@ -74,6 +75,8 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreUnavailableError",
+    "StoredOffer",
+    "StoredOfferPlayer",
     "StoredTournament",
     "TooManyTokensError",
     "TournamentConflictError",

@@ -11,7 +11,7 @@ moves (``games.py``), the reads of games (``queries.py``), the engine workers' j
 queue (``jobs.py``), computer analyses (``analyses.py``) and tournaments with their events
 (``tournaments.py``), notifications (``notify.py``: running games by
 turn, e-mail settings and claims), the conditional premoves of correspondence games
-(``premoves.py``), on the shared
+(``premoves.py``), the stored correspondence seeks and challenges (``offers.py``), on the shared
 engine and transactions of ``transactions.py``.
 """
 
@@ -29,6 +29,7 @@ from server.store.engine import DEFAULT_URL, create_engine
 from server.store.games import GameStore, new_game_id
 from server.store.jobs import JobStore
 from server.store.notify import NotifyStore
+from server.store.offers import OfferStore
 from server.store.pg_direct import PgDirect
 from server.store.players import PlayerStore, token_hash
 from server.store.premoves import PremoveStore
@@ -52,6 +53,7 @@ class Store(
     TournamentStore,
     NotifyStore,
     PremoveStore,
+    OfferStore,
 ):
     """Players, login sessions, ratings, games and moves, engine jobs, analyses and tournaments
     in one database.

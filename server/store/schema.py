@@ -67,6 +67,7 @@ __all__ = [
     "GameRow",
     "MailSentRow",
     "MailSettingsRow",
+    "OfferRow",
     "PlayerRow",
     "PremovesRow",
     "RatingRow",
@@ -83,6 +84,7 @@ __all__ = [
     "mail_sent",
     "mail_settings",
     "metadata",
+    "offers",
     "players",
     "premoves",
     "ratings",
@@ -542,3 +544,41 @@ class PremovesRow(Base):
 
 
 premoves = _table(PremovesRow)
+
+
+class OfferRow(Base):
+    """A stored seek or challenge: a registered player's correspondence offer, kept while its
+    players are offline and across restarts until it is answered or withdrawn
+    (docs/correspondence.md, "Seeks and challenges"). ``key`` is the hub's (its ids are
+    numbers of its own, given again after a restart); a seek has no ``target_id``, a
+    challenge has one. The time control is correspondence (``days``) or unlimited (0)."""
+
+    __tablename__ = "offers"
+    __table_args__ = (
+        CheckConstraint("kind IN ('seek', 'challenge')", name="kind"),
+        CheckConstraint("(kind = 'seek') = (target_id IS NULL)", name="target"),
+        CheckConstraint("clock_kind IN ('correspondence', 'unlimited')", name="clock_kind"),
+        CheckConstraint("colour IN ('first', 'second', 'random')", name="colour"),
+        CheckConstraint("days >= 0", name="days"),
+    )
+
+    key: Mapped[str] = mapped_column(String(16), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(9))
+    player_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    target_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    variant: Mapped[str] = mapped_column(String(VARIANT_LENGTH))
+    clock_kind: Mapped[str] = mapped_column(String(16))
+    days: Mapped[int] = mapped_column(SmallInteger)
+    rated: Mapped[bool] = mapped_column(Boolean)
+    colour: Mapped[str] = mapped_column(String(6))
+    range_low: Mapped[int | None] = mapped_column(Integer)
+    range_high: Mapped[int | None] = mapped_column(Integer)
+    manual: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
+
+
+offers = _table(OfferRow)

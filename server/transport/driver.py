@@ -23,6 +23,12 @@ run in order:
 * ``Close`` — the connection is closed.
 * ``TurnChanged`` — handed to :attr:`HubDriver.on_turn` (the notifier: e-mail), which must not
   block.
+* ``OfferStored`` / ``OfferDropped`` — handed to :attr:`HubDriver.on_offer` (the stored seeks
+  and challenges' writer), which must not block.
+
+A ``match`` naming a player with no connection here, for a correspondence game, may be taken
+by :attr:`HubDriver.offline_match`, which reads the account from the store, then gives it to
+``Hub.match_offline`` (a correspondence challenge may wait for an offline player).
 
 Deadlines (flags, automatic aborts, absence countdowns) are served by one timer handle that sleeps
 until ``hub.next_deadline()`` and is re-armed after every hub call.
@@ -41,7 +47,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
-from server.hub.commands import Command
+from server.hub.commands import Command, MatchCommand
 from server.hub.effects import (
     Broadcast,
     Close,
@@ -49,6 +55,8 @@ from server.hub.effects import (
     Effect,
     GameFinished,
     MoveAppended,
+    OfferDropped,
+    OfferStored,
     Persist,
     PersistRecord,
     Publish,
@@ -208,6 +216,11 @@ class HubDriver:
         """Set with :attr:`cold`: a player's running correspondence games read from the store
         (``None`` for a player the store has none of, a guest), given to the hub at the
         connection so that its ``hello`` and limit see the cold games too."""
+        self.on_offer: Callable[[OfferStored | OfferDropped], None] | None = None
+        """Told every stored seek or challenge made or gone (must not block)."""
+        self.offline_match: Callable[[ConnId, MatchCommand], bool] | None = None
+        """Set when correspondence challenges may name an offline player: takes a ``match``
+        it serves itself (the target's account read first), False for the hub's usual way."""
         self._connecting: dict[ConnId, list[tuple[Command, int]]] = {}
         """Connections waiting for :attr:`stored_games`: their commands, queued in order."""
         self._tasks: set[asyncio.Task[None]] = set()
@@ -300,6 +313,9 @@ class HubDriver:
                 and cold.intercept(conn_id, command, lag_ms)
             ):
                 return
+        offline = self.offline_match
+        if offline is not None and isinstance(command, MatchCommand) and offline(conn_id, command):
+            return
         self.handle_now(conn_id, command, lag_ms)
 
     def handle_now(self, conn_id: ConnId, command: Command, lag_ms: int = 0) -> None:
@@ -394,8 +410,11 @@ class HubDriver:
                 if peer is not None:
                     peer.outbox.close()
                     peer.close_soon(1008, effect.reason)
-            elif isinstance(effect, TurnChanged) and self.on_turn is not None:
-                self.on_turn(effect)
+            elif isinstance(effect, TurnChanged):
+                if self.on_turn is not None:
+                    self.on_turn(effect)
+            elif isinstance(effect, OfferStored | OfferDropped) and self.on_offer is not None:
+                self.on_offer(effect)
         if prepared:
             # Runs after the move writer's flusher has sent the batch (woken by the submit,
             # it is ahead in the loop's queue): the preparation overlaps the database's work.

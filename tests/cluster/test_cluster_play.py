@@ -59,6 +59,43 @@ async def test_a_seek_posted_on_one_node_is_listed_and_accepted_on_another(
         await client.close()
 
 
+async def test_a_correspondence_seek_stays_listed_while_its_player_is_offline(
+    cluster: LocalCluster,
+) -> None:
+    """A registered player's correspondence seek outlives the connection: listed on every
+    node while the seeker is away, accepted on another node, the game found on return."""
+    hub1, hub2, hub3 = cluster.hubs
+    dora = await Client.register(hub1.url, "dora")
+    erik = await Client.register(hub2.url, "erik")
+    posted = await dora.ok(
+        "seek", {"variant": "minishogi", "tc": {"kind": "correspondence", "days": 2}}
+    )
+    await dora.close()
+    # Sentinel: hub1 lists dora no more, so its hub has run her disconnect (which withdraws
+    # every seek but a stored one).
+    local = await Client.register(hub1.url, "fern")
+
+    async def names() -> list[str]:
+        return [p["name"] for p in (await local.ok("who"))["players"]]
+
+    await poll(names, lambda listed: "dora" not in listed)
+    await local.close()
+    for number, url in ((2, hub2.url), (3, hub3.url)):
+        watcher = await Client.register(url, f"gus{number}")
+        listed = await watcher.ok("sought")
+        assert [seek["id"] for seek in listed["seeks"]] == [posted["seek"]]
+        await watcher.close()
+    game_id = (await erik.ok("play", {"id": posted["seek"]}))["game"]
+    start = await erik.next("game_start")
+    assert start["d"]["game"] == game_id
+    await dora.reconnect(hub1.url)
+    assert dora.hello is not None and dora.hello["d"]["correspondence"] == [game_id]
+    assert (await erik.ok("sought"))["seeks"] == []
+    await erik.ok("resign", {"game": game_id})
+    for client in (dora, erik):
+        await client.close()
+
+
 async def test_the_same_seek_is_never_taken_twice(cluster: LocalCluster) -> None:
     seeker = await Client.register(cluster.hubs[0].url, "seeker")
     takers = [await Client.register(hub.url, f"taker{i}") for i, hub in enumerate(cluster.hubs)]

@@ -2,15 +2,15 @@
 no room; docs/correspondence.md "Memory"): the websocket ``hello``, the Bot API's
 ``nowPlaying`` (berserk's ``games.get_ongoing``, unmodified) and its event stream's first
 ``gameStart`` lines, ICS's ``mygames`` list every one, from the store; the
-``max_correspondence_games`` limit counts them; a move through ICS's ``primary`` lands in its
-game."""
+``max_correspondence_games`` limit counts them; ICS's login loads none of them, a move through
+its ``primary`` loads and lands in its game alone."""
 
 from __future__ import annotations
 
 import pytest
 from bot_support import Bot, call, new_token
 from ics_support import IcsClient
-from support import SteppedClock, poll
+from support import SteppedClock
 from ws_support import OpenClient, StartApp, start_game
 
 from server.app import App
@@ -103,16 +103,13 @@ async def test_ics_lists_the_cold_games_and_moves_in_the_primary_one(
     ics = app.ics
     assert ics is not None
     numbers = {game_id: ics.numbers.number(game_id) for game_id in games}
-    # Listed from login; the session follows each game (its join loads it).
-    async def followed() -> list[bool]:
-        rooms = [app.hub.room(game_id) for game_id in games]
-        return [room is not None and bool(room.members) for room in rooms]
-
-    await poll(followed, all)
+    # Listed from login, from the store's list; none is loaded (no room in memory, no read).
     await alice.send("mygames")
     await alice.expect(rf"^You are playing {GAMES} games:")
     for number in sorted(numbers.values()):
         await alice.expect(rf"^[ *]\s*{number} alice vs bobby .*corr/1d  your move")
+    assert all(app.hub.room(game_id) is None for game_id in games)
+    assert app.cold is not None and app.cold.reads == 0
     target = games[1]
     await alice.send(f"primary {numbers[target]}")
     await alice.expect(rf"^Your primary game is now game {numbers[target]}\.")
@@ -120,6 +117,9 @@ async def test_ics_lists_the_cold_games_and_moves_in_the_primary_one(
     await alice.expect(rf"^<12> .* {numbers[target]} alice bobby .* K/a1-b2 ")
     room = app.hub.room(target)
     assert room is not None and [r.uci for r in room.records] == ["a1b2"]
+    # Only the game made primary was loaded.
+    assert [app.hub.room(g) is None for g in games] == [True, False, True]
+    assert app.cold.reads == 1
     stored = await app.store.get_game(target)
     assert stored is not None and [m.uci for m in stored.moves] == ["a1b2"]
     await alice.close()

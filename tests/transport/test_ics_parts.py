@@ -31,6 +31,9 @@ class StandInHost:
     def hub_player(self, player_id: str) -> None:
         return None
 
+    async def my_games(self, player_id: str) -> None:
+        return None
+
     def online(self) -> list[ListedPlayer]:
         return [ListedPlayer("carol", False, True, computer=True), ListedPlayer("Bob", True, False)]
 

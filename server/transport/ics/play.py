@@ -4,8 +4,12 @@ one typed moves go to (``primary``)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+
 from server.hub.errors import ErrorCode
 from server.hub.messages import MessageKind
+from server.hub.payloads import MyGameView
 from server.rules import RulesError
 from server.transport.ics.args import NO_SUCH_GAME, bad_arg, handle_arg
 from server.transport.ics.games import GameView
@@ -15,6 +19,10 @@ from server.transport.ics.parse import (
     move_to_uci,
 )
 from server.transport.ics.state import CommandHandler, Json, SessionPart, error_text, number
+
+JOIN_WAIT_S = 10.0
+"""How long ``primary`` waits for a game not followed yet to be joined (a cold one loaded)
+before it reads the next line."""
 
 ADJOURN_ANSWER = (
     "Games are not adjourned on this server: a game goes on while you are away. If you lose "
@@ -216,27 +224,38 @@ class PlayCommands(SessionPart):
         ids = [current.game_id] if current is not None and not current.correspondence else []
         return ids + [g for g in state.correspondence if g not in ids]
 
-    def on_mygames(self, cmd: CommandLine) -> None:
+    async def on_mygames(self, cmd: CommandLine) -> None:
         """One line per running game of the player's: its number (``*`` the primary one), the
-        players, the variant and clock, whose move, and the time to the deadline."""
+        players, the variant and clock, whose move, and the time to the deadline. A game not
+        followed (a correspondence game listed at login) is described from the store's list
+        (one read for them all), without loading it; its time shows once it is followed
+        (``primary``)."""
         state = self.state
         mine = self._mine()
         if not mine:
             state.write(["You are not playing any games."])
             return
+        listed: dict[str, MyGameView] = {}
+        if any(game_id not in state.games for game_id in mine):
+            entries = await state.host.my_games(str(state.player["id"]))
+            listed = {entry["game"]: entry for entry in entries or ()}
         lines = [f"You are playing {len(mine)} game{'s' if len(mine) > 1 else ''}:"]
         for game_id in mine:
             number = state.host.numbers.number(game_id)
             mark = "*" if game_id == state.playing else " "
             game = state.games.get(game_id)
-            if game is None:
-                lines.append(f"{mark}{number:4d} (loading; try again in a moment)")
-                continue
-            lines.append(f"{mark}{number:4d} {_my_game_line(game)}")
+            if game is not None:
+                lines.append(f"{mark}{number:4d} {_my_game_line(game)}")
+            elif game_id in listed:
+                lines.append(f"{mark}{number:4d} {_listed_line(state.name, listed[game_id])}")
+            else:
+                lines.append(f"{mark}{number:4d} (not listed; \"primary {number}\" shows it)")
         state.write(lines)
 
-    def on_primary(self, cmd: CommandLine) -> None:
-        """Make one of the player's running games the primary one (FICS's ``primary``)."""
+    async def on_primary(self, cmd: CommandLine) -> None:
+        """Make one of the player's running games the primary one (FICS's ``primary``). A game
+        not followed yet is joined (a cold one loaded) before the next line is read, so that a
+        move typed right after lands in it."""
         state = self.state
         if not cmd.args:
             current = state.current()
@@ -255,8 +274,24 @@ class PlayCommands(SessionPart):
         game = state.games.get(game_id)
         if game is not None:
             state.write(game.board_lines(state.ms, wide=state.wide))
-        else:
-            state.command("join", {"game": game_id}, lambda k, d: [])
+            return
+        joined = asyncio.get_running_loop().create_future()
+
+        def answer(kind: str, data: Json) -> list[str]:
+            if not joined.done():
+                joined.set_result(None)
+            return [] if kind != MessageKind.ERROR else [error_text(data.get("code", ""), data.get("message", ""))]
+
+        state.command("join", {"game": game_id}, answer)
+        with contextlib.suppress(TimeoutError):  # the board shows when it comes
+            await asyncio.wait_for(joined, JOIN_WAIT_S)
+
+
+def _listed_line(name: str, entry: MyGameView) -> str:
+    """``alice vs bob  unrated minishogi corr/3d  your move`` (a game not followed)."""
+    white, black = (name, entry["opponent"])[:: 1 if entry["side"] == "first" else -1]
+    words = kind_words(entry["variant"], entry["rated"], entry["tc"])
+    return f"{white} vs {black}  {words}  {'your' if entry['your_turn'] else 'their'} move"
 
 
 def _my_game_line(game: GameView) -> str:

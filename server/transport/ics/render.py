@@ -80,12 +80,18 @@ class MessageRenderer(SessionPart):
         if isinstance(game_id, str):
             self.state.resume = game_id
             self.state.host.later(RESUME_WAIT_S, self.resume_game)
-        # The correspondence games are followed from login (for "mygames" and their moves);
-        # their boards are shown on "primary" or "refresh", not now.
+        # The correspondence games are listed from login ("mygames"), not followed: each is
+        # joined (and, cold, loaded) when the player makes it primary or looks at it.
         for corr_id in data.get("correspondence") or []:
             self.state.correspondence.append(corr_id)
-            self.state.quiet.add(corr_id)
-            self.state.command("join", {"game": corr_id}, lambda k, d: [])
+        for challenge in data.get("challenges", []):
+            if challenge["to"]["name"] == self.state.name:  # waiting since an earlier login
+                self.state.write(
+                    [
+                        f"Challenge: {challenge_text(challenge)}",
+                        'You can "accept" or "decline" it (see "pending").',
+                    ]
+                )
 
     def resume_game(self) -> None:
         """Join the game running at login, if not done yet (see :data:`RESUME_WAIT_S`)."""

@@ -24,8 +24,9 @@ from server.hub.commands import Command, valid_text
 from server.hub.effects import ConnId
 from server.hub.errors import ErrorCode
 from server.hub.identity import PlayerInfo
+from server.hub.payloads import MyGameView
 from server.hub.user_text import forbidden_character, neutralised
-from server.transport.accounts import Accounts, AuthError, Identity
+from server.transport.accounts import Accounts, AuthError, Identity, store_player_id
 from server.transport.addresses import (
     ProxyHeaderError,
     TrustedProxies,
@@ -40,6 +41,7 @@ from server.transport.ics.games import GameNumbers
 from server.transport.ics.review import ReviewStore
 from server.transport.ics.session import IcsSession, ListedPlayer
 from server.transport.ics.telnet import TelnetLines
+from server.transport.notify import Notices, my_game_entries
 from server.transport.ratelimit import TokenBucket, Verdict
 from server.transport.review_reads import ReviewReads, account_key, address_key
 from server.transport.tournament_service import TournamentService
@@ -334,6 +336,7 @@ class IcsServer:
         admission: Admission | None = None,
         reads: ReviewReads | None = None,
         tournaments: TournamentService | None = None,
+        notices: Notices | None = None,
     ) -> None:
         """``port`` overrides ``settings.ics_port`` (0: any free port); ``admission``: the
         process's count of connections (by default one of this listener's own, with the cap of
@@ -351,6 +354,8 @@ class IcsServer:
         self.driver = driver
         self.accounts = accounts
         self._store = store
+        self.notices = notices
+        """The "your turn" list's reader (``mygames`` lists the games not loaded from it)."""
         self.numbers = GameNumbers()
         self._server: asyncio.Server | None = None
         self._connections: set[IcsConnection] = set()
@@ -487,6 +492,16 @@ class IcsServer:
 
     def later(self, delay_s: float, call: Callable[[], None]) -> None:
         asyncio.get_running_loop().call_later(delay_s, call)
+
+    async def my_games(self, player_id: str) -> list[MyGameView] | None:
+        store_id = store_player_id(player_id)
+        if self.notices is None or store_id is None:
+            return None
+        try:
+            return my_game_entries(await self.notices.port.running_games(store_id))["games"]
+        except Exception as error:
+            logger.warning("ICS mygames: the store did not answer: %r", error)
+            return None
 
     async def close(self) -> None:
         """Stop listening and close every connection."""

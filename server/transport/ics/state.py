@@ -16,7 +16,7 @@ from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import MAX_SEEKS_PER_PLAYER
 from server.hub.messages import MessageKind
-from server.hub.payloads import ChallengeView, PlayerView
+from server.hub.payloads import ChallengeView, MyGameView, PlayerView
 from server.hub.user_text import text_problem
 from server.jsontypes import JsonObject
 from server.transport.ics.args import number
@@ -87,6 +87,11 @@ class IcsHost(Protocol):
         login), or None when not online."""
         ...
 
+    async def my_games(self, player_id: str) -> list[MyGameView] | None:
+        """A registered player's running games as the store lists them (the "your turn"
+        list's one read), or None: a guest, no store, or the store did not answer."""
+        ...
+
 
 _FICS_WORDS: dict[str, str] = {
     ErrorCode.NOT_YOUR_TURN: "It is not your move.",
@@ -113,6 +118,8 @@ _FICS_WORDS: dict[str, str] = {
 
 def error_text(code: str, message: str) -> str:
     """A hub error in FICS words where FICS has them, else the hub's message."""
+    if code == ErrorCode.SEEK_LIMIT and "correspondence" in message:
+        return message  # the stored seeks' own limit: FICS's words name the real-time one
     return _FICS_WORDS.get(code, message)
 
 

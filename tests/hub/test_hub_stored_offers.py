@@ -1,0 +1,115 @@
+"""Stored correspondence seeks and challenges in the sans-I/O hub: a registered player's stay
+open while the player is offline (a guest's and the real-time ones do not), are written and
+deleted through ``OfferStored``/``OfferDropped``, start games with their owner away, survive a
+real-time game's start, come back through ``restore_offer`` with new ids; ``match_offline``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from hub_harness import FISCHER_TC, Harness, one, player
+
+from server.hub.commands import MatchCommand, parse_command
+from server.hub.effects import Effect, OfferDropped, OfferStored
+from server.hub.lobby import Challenge, Seek
+
+DAY = {"kind": "correspondence", "days": 1}
+
+
+def match(tc: dict[str, object], ack: str) -> MatchCommand:
+    command = parse_command(
+        {"t": "match", "a": ack, "d": {"to": "ghost", "variant": "minishogi", "tc": tc}}
+    )
+    assert isinstance(command, MatchCommand)
+    return command
+
+
+def stored_effects(effects: list[Effect]) -> list[OfferStored | OfferDropped]:
+    return [e for e in effects if isinstance(e, OfferStored | OfferDropped)]
+
+
+def test_a_stored_seek_outlives_its_player_and_starts_a_game_without_them() -> None:
+    h = Harness()
+    h.connect(1, player("p1"))
+    h.connect(2, player("g2", guest=True))
+    made = h.send(1, "seek", variant="minishogi", tc=DAY, ack="s")
+    (written,) = stored_effects(made)
+    assert isinstance(written, OfferStored) and isinstance(written.offer, Seek)
+    key = written.offer.key
+    assert key is not None and len(key) == 16
+    assert stored_effects(h.send(1, "seek", variant="minishogi", tc=FISCHER_TC)) == []
+    assert stored_effects(h.send(2, "seek", variant="shoshogi", tc=DAY)) == []  # a guest's
+    h.disconnect(1)
+    h.disconnect(2)
+    assert [(s.player.id, s.stored) for s in h.hub.seeks()] == [("p1", True)]
+    h.connect(3, player("p3"))
+    h.clear()
+    seek_id = h.hub.seeks()[0].id
+    taken = h.send(3, "play", id=seek_id, ack="p")
+    assert stored_effects(taken) == [OfferDropped(key)]
+    game_id = one(h.inbox(3), "ack").d["game"]
+    assert h.hub.seeks() == []
+    assert set(h.hub.games_of("p1")) == {game_id} and h.hub.games_of("p3") == [game_id]
+
+
+def test_a_real_time_game_leaves_the_stored_offers() -> None:
+    h = Harness()
+    for n in (1, 2, 3):
+        h.connect(n, player(f"p{n}"))
+    h.send(1, "seek", variant="minishogi", tc=DAY)
+    h.send(1, "match", to="P3", variant="minishogi", tc=DAY)
+    h.send(1, "seek", variant="shoshogi", tc=FISCHER_TC)
+    h.send(2, "seek", variant="shoshogi", tc=FISCHER_TC)  # pairs: a real-time game
+    h.commit_all()
+    assert [(s.terms.variant, s.stored) for s in h.hub.seeks()] == [("minishogi", True)]
+    assert [c.stored for c in h.hub.state.challenges.involving("p1")] == [True]
+
+
+def test_restored_offers_get_new_ids_and_are_announced() -> None:
+    h = Harness()
+    h.connect(1, player("p1"))
+    h.connect(2, player("p2"))
+    h.send(2, "sought", watch=True)
+    made = h.send(1, "seek", variant="minishogi", tc=DAY)
+    made += h.send(1, "match", to="P2", variant="minishogi", tc=DAY)
+    seek, challenge = (e.offer for e in stored_effects(made) if isinstance(e, OfferStored))
+    assert isinstance(seek, Seek) and isinstance(challenge, Challenge)
+    again = Harness()
+    again.connect(2, player("p2"))
+    again.send(2, "sought", watch=True)
+    again.clear()
+    assert stored_effects(again.run(again.hub.restore_offer(seek, again.now))) == []
+    again.run(again.hub.restore_offer(challenge, again.now))
+    got = again.inbox(2)
+    added: Any = one(got, "seek_added").d
+    told: Any = one(got, "challenge").d
+    assert added["player"]["id"] == "p1" and told["to"]["id"] == "p2"
+    assert [s.key for s in again.hub.seeks()] == [seek.key]
+    with pytest.raises(ValueError, match="only a stored seek"):
+        again.hub.restore_offer(replace(seek, key=None), again.now)
+    # Accepted with the challenger offline: the game is made, the row deleted.
+    (restored,) = again.hub.state.challenges.involving("p2")
+    effects = again.send(2, "accept", id=restored.id, ack="a")
+    assert OfferDropped(str(challenge.key)) in effects
+    assert isinstance(one(again.inbox(2), "ack").d["game"], str)
+
+
+def test_match_offline() -> None:
+    h = Harness()
+    h.connect(1, player("p1"))
+    h.clear()
+    command = match(DAY, "m")
+    h.run(h.hub.match_offline(1, command, None, h.now))
+    error = one(h.inbox(1), "error")
+    assert error.d["code"] == "no_such_player"
+    assert str(error.d["message"]).startswith("There is no player named")
+    made = h.run(h.hub.match_offline(1, command, player("ghost"), h.now))
+    (written,) = stored_effects(made)
+    assert isinstance(written, OfferStored) and isinstance(written.offer, Challenge)
+    assert written.offer.target.id == "ghost"
+    assert one(h.inbox(1), "ack").d["challenge"] == written.offer.id
+    real_time = match(FISCHER_TC, "r")
+    h.run(h.hub.match_offline(1, real_time, player("ghost"), h.now))
+    assert one(h.inbox(1), "error").d["code"] == "no_such_player"

@@ -1,0 +1,192 @@
+"""Stored correspondence seeks and challenges (docs/correspondence.md, "Seeks and
+challenges"): a registered player's correspondence seek stays in the lobby while the player is
+offline and across a restart, and taking it makes the game with the seeker away; a
+correspondence challenge may name an offline player, waits in the store, is shown at login
+(the websocket's ``hello``, ICS's challenge notice, the Bot API's event stream through
+berserk, unmodified) and
+answered after a restart; the limits and someone else's seek are refused with nothing
+changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot_support import Bot, call, make_bot
+from ics_support import IcsClient
+from support import poll
+from ws_support import Client, OpenClient, StartApp
+
+from server.app import App
+
+DAYS = {"kind": "correspondence", "days": 3}
+SEEK = {"variant": "minishogi", "tc": DAYS}
+
+
+async def _gone(app: App, client: Client) -> None:
+    """``client`` closed, and the hub has run its disconnect (the sentinel: the player is no
+    longer among the hub's online players)."""
+    assert client.player is not None
+    player_id = client.player["id"]
+    await client.close()
+
+    async def online() -> bool:
+        return player_id in app.hub.state.players
+
+    await poll(online, lambda here: not here)
+
+
+def _views(app: App) -> list[Any]:
+    return [seek.view() for seek in app.hub.seeks()]
+
+
+async def _stored(app: App) -> list[tuple[str, str]]:
+    """The stored offers: (owner, target) names (``""``: a seek), sorted."""
+    return sorted(
+        (o.player.name, "" if o.target is None else o.target.name)
+        for o in await app.store.stored_offers()
+    )
+
+
+async def _stored_soon(app: App, expected: list[tuple[str, str]]) -> None:
+    """The store holds ``expected`` once the writes queued so far are done (nothing waits
+    for them)."""
+    await poll(lambda: _stored(app), lambda got: got == expected)
+
+
+async def _registered(app: App, open_client: OpenClient, name: str) -> Client:
+    client = await open_client(app, name)
+    assert (await client.register(name))["t"] == "welcome"
+    return client
+
+
+async def _resumed(app: App, open_client: OpenClient, token: str | None) -> Client:
+    assert token is not None
+    client = await open_client(app)
+    assert (await client.resume(token))["t"] == "welcome"
+    return client
+
+
+async def test_a_seek_is_taken_while_its_player_is_away(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    app = await start_app()
+    alice = await _registered(app, open_client, "alice")
+    bob = await _registered(app, open_client, "bobby")
+    seek_id = (await alice.ok("seek", SEEK))["seek"]
+    token = alice.token
+    await _gone(app, alice)
+    listed = await bob.ok("sought")
+    assert [(s["id"], s["player"]["name"]) for s in listed["seeks"]] == [(seek_id, "alice")]
+    game_id = (await bob.ok("play", {"id": seek_id}))["game"]
+    assert (await bob.next("game_start"))["d"]["game"] == game_id
+    assert (await bob.ok("sought"))["seeks"] == []
+    await _stored_soon(app, [])  # taken: no longer stored
+    back = await _resumed(app, open_client, token)
+    assert back.hello is not None and back.hello["d"]["correspondence"] == [game_id]
+    mine = await back.request("my_games")
+    assert [g["game"] for g in mine["d"]["games"]] == [game_id]
+
+
+async def test_seeks_and_challenges_survive_a_restart(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    app = await start_app()
+    for name in ("bobby", "carol"):  # accounts, then offline
+        await _gone(app, await _registered(app, open_client, name))
+    alice = await _registered(app, open_client, "alice")
+    await alice.ok("seek", SEEK)
+    await alice.ok("match", {"to": "BOBBY", "variant": "shoshogi", "tc": DAYS})
+    to_carol = await alice.ok("match", {"to": "carol", "variant": "shoshogi", "tc": DAYS})
+    # Withdrawn before anyone saw it: gone from the store too.
+    await alice.ok("withdraw", {"id": to_carol["challenge"]})
+    await _stored_soon(app, [("alice", ""), ("alice", "bobby")])
+    tokens: dict[str, Any] = {"alice": alice.token}
+    await app.stop()
+
+    again = await start_app(database_url=app.settings.database_url, ics=True)
+    listed = [(s["player"]["name"], s["tc"]) for s in _views(again)]
+    # ICS tells the challenge at login.
+    telnet = await IcsClient.open(again.ics_port)
+    await telnet.send("bobby")
+    await telnet.send("correct horse")
+    await telnet.expect(r"^\*\*\*\* Starting FICS session as bobby \*\*\*\*$")
+    await telnet.expect(r"^Challenge: alice \(\S+\) bobby \(\S+\) unrated shoshogi ")
+    await telnet.close()
+    assert listed == [("alice", DAYS)]
+    bob = await open_client(again)
+    assert (await bob.login("bobby"))["t"] == "welcome"
+    assert bob.hello is not None
+    waiting = bob.hello["d"]["challenges"]
+    assert [(c["from"]["name"], c["to"]["name"], c["tc"]) for c in waiting] == [
+        ("alice", "bobby", DAYS)
+    ]
+    carol = await open_client(again)
+    assert (await carol.login("carol"))["t"] == "welcome"
+    assert carol.hello is not None and carol.hello["d"]["challenges"] == []
+    # Accepted with the challenger offline; carol takes the seek.
+    game_id = (await bob.ok("accept", {"id": waiting[0]["id"]}))["game"]
+    seek_id = (await carol.ok("sought"))["seeks"][0]["id"]
+    other_id = (await carol.ok("play", {"id": seek_id}))["game"]
+    await _stored_soon(again, [])
+    alice = await _resumed(again, open_client, tokens["alice"])
+    assert alice.hello is not None
+    assert alice.hello["d"]["correspondence"] == sorted([game_id, other_id])
+    assert alice.hello["d"]["seeks"] == [] and alice.hello["d"]["challenges"] == []
+
+
+async def test_a_bot_finds_a_challenge_made_while_it_was_away(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    app = await start_app()
+    bot = await make_bot(app, open_client, "robo")
+    alice = await _registered(app, open_client, "alice")
+    await alice.ok("match", {"to": "robo", "variant": "minishogi", "tc": DAYS})
+    await app.stop()
+    again = await start_app(database_url=app.settings.database_url)
+    bot = Bot(again, "robo", bot.token)
+    events = await bot.events()
+    shown = (await events.next("challenge"))["challenge"]
+    assert shown["challenger"]["name"] == "alice" and shown["destUser"]["name"] == "robo"
+    assert shown["timeControl"] == {"type": "correspondence", "daysPerTurn": 3}
+    await call(bot.client.bots.accept_challenge, shown["id"])
+    started = await events.next("gameStart")
+    assert started["game"]["speed"] == "correspondence"
+
+
+async def test_limits_and_someone_elses_seek_are_refused_and_change_nothing(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    app = await start_app(max_correspondence_seeks=2, max_correspondence_challenges=1)
+    for name in ("bobby", "carol"):
+        await _gone(app, await _registered(app, open_client, name))
+    alice = await _registered(app, open_client, "alice")
+    dave = await _registered(app, open_client, "dave")  # the honest player beside
+    mine = [(await alice.ok("seek", SEEK))["seek"] for _ in range(2)]
+    await alice.ok("match", {"to": "bobby", "variant": "shoshogi", "tc": DAYS})
+    await _stored_soon(app, [("alice", ""), ("alice", ""), ("alice", "bobby")])
+    before = (await _stored(app), [s["id"] for s in _views(app)])
+    refused = await alice.request("seek", SEEK)
+    assert refused["t"] == "error" and refused["d"]["code"] == "seek_limit"
+    assert "2 open correspondence seeks" in refused["d"]["message"]
+    refused = await alice.request("match", {"to": "carol", "variant": "shoshogi", "tc": DAYS})
+    assert refused["t"] == "error" and refused["d"]["code"] == "challenge_limit"
+    assert "1 open correspondence challenges" in refused["d"]["message"]
+    refused = await dave.request("unseek", {"id": mine[0]})
+    assert refused["t"] == "error" and refused["d"]["code"] == "no_such_seek"
+    refused = await dave.request("match", {"to": "nobody", "variant": "shoshogi", "tc": DAYS})
+    assert refused["t"] == "error" and refused["d"]["code"] == "no_such_player"
+    assert refused["d"]["message"] == "There is no player named 'nobody'."
+    assert (await _stored(app), [s["id"] for s in _views(app)]) == before
+    # The real-time seeks keep their own limit, and vanish with the connection.
+    await alice.ok(
+        "seek", {"variant": "minishogi", "tc": {"kind": "fischer", "base_s": 60, "inc_s": 0}}
+    )
+    await dave.ok("seek", {**SEEK, "variant": "shoshogi"})  # the honest player is served
+    await _gone(app, alice)
+    owners = sorted(s["player"]["name"] for s in _views(app))
+    assert owners == ["alice", "alice", "dave"]
+    # Cancelled by its owner: gone from the lobby and the store.
+    back = await _resumed(app, open_client, alice.token)
+    assert back.hello is not None and [s["id"] for s in back.hello["d"]["seeks"]] == mine
+    assert (await back.ok("unseek", {"id": mine[0]}))["removed"] == [mine[0]]
+    await _stored_soon(app, [("alice", ""), ("alice", "bobby"), ("dave", "")])
