@@ -662,11 +662,17 @@ class TournamentByeView(TypedDict):
 
 
 class TournamentStandingsPayload(TypedDict):
-    """``tournament_standings``: pushed to a tournament's watchers after every change."""
+    """``tournament_standings``: one page of the standings (``server.hub.tournament.pages``:
+    10 rows, ``page`` of ``pages``, ``players`` in all), pushed to the watchers of that page
+    when it changed, and the answer to ``tournament_page``. ``playing``: the games being
+    played by the page's players."""
 
     id: str
     status: TournamentStatusName
     round: int
+    page: int
+    pages: int
+    players: int
     standings: list[TournamentStandingView]
     playing: list[str]
 
@@ -688,6 +694,18 @@ class TournamentsPayload(TypedDict):
     """``tournaments``: the answer to ``tournament_list``."""
 
     tournaments: list[TournamentSummaryView]
+
+
+class TournamentPageView(TournamentView):
+    """``tournament``, as the websocket sends it: the view with one page of the standings
+    (``standings``: the page's rows; ``page`` of ``pages``, ``players`` in all, as in
+    ``tournament_standings``) and ``me``: the connection's own row (null when not entered or
+    not logged in), wherever it stands."""
+
+    page: int
+    pages: int
+    players: int
+    me: TournamentStandingView | None
 
 
 # ------------------------------------------------------------------------ the table
@@ -729,7 +747,7 @@ PAYLOADS: dict[str, object] = {  # TypedDict classes (typing has no type for one
     MessageKind.ANALYSE: AnalysisView,
     MessageKind.ANALYSIS: AnalysisView,
     MessageKind.BERSERK: BerserkPayload,
-    MessageKind.TOURNAMENT: TournamentView,
+    MessageKind.TOURNAMENT: TournamentPageView,
     MessageKind.TOURNAMENTS: TournamentsPayload,
     MessageKind.TOURNAMENT_STANDINGS: TournamentStandingsPayload,
 }
@@ -757,6 +775,7 @@ frames are answered by ``welcome``, ``ping`` by ``pong``)."""
 OTHER_ANSWERS: dict[str, str] = {
     "tournament_watch": MessageKind.TOURNAMENT,
     "tournament_list": MessageKind.TOURNAMENTS,
+    "tournament_page": MessageKind.TOURNAMENT_STANDINGS,
 }
 """The commands answered by a message of another name than theirs."""
 

@@ -33,6 +33,7 @@ from server.hub.payloads import (
     TournamentView,
 )
 from server.hub.tournament.arena import ArenaSheet, Waiting
+from server.hub.tournament.pages import page_payload
 from server.hub.tournament.standings import standings
 from server.hub.tournament.state import TournamentState
 from server.hub.tournament.values import Color, StandingRow, TournamentGame, TournamentSettings
@@ -60,6 +61,7 @@ class TournamentBoard:
         self._pairings: list[TournamentPairingView] = []
         self._pairing_at: dict[str, int] = {}
         self._cache: dict[str, tuple[int, object]] = {}
+        """Answers per key (the standings, a page …) with the state's version they answer."""
 
     # --- the fold -----------------------------------------------------------------------------
 
@@ -180,20 +182,33 @@ class TournamentBoard:
         self._keep("rows", state, views)
         return views
 
-    def standings_payload(self, state: TournamentState) -> TournamentStandingsPayload:
-        """:func:`~server.hub.tournament.views.standings_payload` of ``state``."""
-        hit = self._cached("payload", state)
+    def standings_payload(
+        self, state: TournamentState, page: int = 1
+    ) -> TournamentStandingsPayload:
+        """:func:`~server.hub.tournament.views.standings_payload` of ``state`` and ``page``."""
+        key = f"page {page}"
+        hit = self._cached(key, state)
         if hit is not None:
             return hit  # type: ignore[return-value]
-        payload: TournamentStandingsPayload = {
-            "id": self.id,
-            "status": state.phase,
-            "round": current_round(state),
-            "standings": self._rows(state),
-            "playing": sorted(set(state.playing.values())),
-        }
-        self._keep("payload", state, payload)
+        payload = page_payload(
+            self.id, state.phase, current_round(state), self._rows(state), page, state.playing
+        )
+        self._keep(key, state, payload)
         return payload
+
+    def index(self, state: TournamentState) -> dict[PlayerId, int]:
+        """Each player's row index in the standings (0: the leader)."""
+        hit = self._cached("index", state)
+        if hit is not None:
+            return hit  # type: ignore[return-value]
+        index = {row.player: at for at, row in enumerate(self.standings(state))}
+        self._keep("index", state, index)
+        return index
+
+    def row_of(self, state: TournamentState, player: PlayerId) -> TournamentStandingView | None:
+        """``player``'s row as shown, or None when not entered."""
+        at = self.index(state).get(player)
+        return None if at is None else self._rows(state)[at]
 
     def view(self, state: TournamentState) -> TournamentView:
         """:func:`~server.hub.tournament.views.tournament_view` of ``state``."""

@@ -17,6 +17,7 @@ from server.hub.payloads import (
     TournamentSummaryView,
     TournamentView,
 )
+from server.hub.tournament.pages import page_payload
 from server.hub.tournament.standings import podium, standings
 from server.hub.tournament.state import TournamentState, arena_ends_at
 from server.hub.tournament.values import StandingRow, TournamentSettings
@@ -111,16 +112,16 @@ def standings_payload(
     settings: TournamentSettings,
     state: TournamentState,
     rows: Sequence[StandingRow] | None = None,
+    *,
+    page: int = 1,
 ) -> TournamentStandingsPayload:
-    """``tournament_standings``: what a watcher is pushed after every change (``rows``: the
-    standings when the caller has them, else computed)."""
-    return {
-        "id": tournament_id,
-        "status": state.phase,
-        "round": current_round(state),
-        "standings": _rows(settings, state, rows, _berserks(state)),
-        "playing": sorted(set(state.playing.values())),
-    }
+    """``tournament_standings`` of ``page`` (:mod:`~server.hub.tournament.pages`): what the
+    watchers of that page are pushed after a change of it (``rows``: the standings when the
+    caller has them, else computed)."""
+    views = _rows(settings, state, rows, _berserks(state))
+    return page_payload(
+        tournament_id, state.phase, current_round(state), views, page, state.playing
+    )
 
 
 def countdown(settings: TournamentSettings, state: TournamentState) -> int | None:
