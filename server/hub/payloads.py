@@ -644,12 +644,15 @@ class TournamentStandingView(TypedDict):
 
 
 class TournamentPairingView(TypedDict):
-    """A game of the tournament (``result`` null while it is played)."""
+    """A game of the tournament (``result`` null while it is played; the players' names as
+    entered: the view's standings are one page)."""
 
     game: str
     round: int
     white: str
     black: str
+    white_name: str
+    black_name: str
     result: str | None
     white_berserk: bool
     black_berserk: bool
@@ -657,6 +660,7 @@ class TournamentPairingView(TypedDict):
 
 class TournamentByeView(TypedDict):
     player: str
+    name: str
     round: int
     points: float
 

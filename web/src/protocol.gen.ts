@@ -544,12 +544,14 @@ export interface TournamentStandingView {
   sheet: number[];
 }
 
-/** A game of the tournament (`result` null while it is played). */
+/** A game of the tournament (`result` null while it is played; the players' names as entered: the view's standings are one page). */
 export interface TournamentPairingView {
   game: string;
   round: number;
   white: string;
   black: string;
+  white_name: string;
+  black_name: string;
   result: string | null;
   white_berserk: boolean;
   black_berserk: boolean;
@@ -557,6 +559,7 @@ export interface TournamentPairingView {
 
 export interface TournamentByeView {
   player: string;
+  name: string;
   round: number;
   points: number;
 }

@@ -23,6 +23,7 @@ The answers are shared between callers: they must not be changed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import islice
 
 from server.hub.identity import PlayerId
@@ -35,9 +36,15 @@ from server.hub.payloads import (
 from server.hub.tournament.arena import ArenaSheet, Waiting
 from server.hub.tournament.pages import page_payload
 from server.hub.tournament.standings import standings
-from server.hub.tournament.state import TournamentState
+from server.hub.tournament.state import Entry, TournamentState
 from server.hub.tournament.values import Color, StandingRow, TournamentGame, TournamentSettings
-from server.hub.tournament.views import countdown, current_round, standing_view, summary_view
+from server.hub.tournament.views import (
+    countdown,
+    current_round,
+    entry_name,
+    standing_view,
+    summary_view,
+)
 
 __all__ = ["TournamentBoard"]
 
@@ -100,7 +107,9 @@ class TournamentBoard:
         for game_id in islice(games, len(self._pairings), None):
             paired = games[game_id]
             self._pairing_at[game_id] = len(self._pairings)
-            self._pairings.append(_pairing_view(game_id, paired.round, paired.white, paired.black, None))
+            self._pairings.append(
+                _pairing_view(game_id, paired.round, paired.white, paired.black, None, entries)
+            )
         if self._folded == len(state.results):
             return
         sheets, arena = self._sheets, self.settings.format == "arena"
@@ -119,7 +128,9 @@ class TournamentBoard:
             self._balance[black] = self._balance.get(black, 0) - 1
             self._last_color[white], self._last_color[black] = "white", "black"
             at = self._pairing_at[game_id]
-            self._pairings[at] = _pairing_view(game_id, paired.round, white, black, game)
+            self._pairings[at] = _pairing_view(
+                game_id, paired.round, white, black, game, state.entries
+            )
         self._folded = len(state.results)
 
     def _cached(self, key: str, state: TournamentState) -> object | None:
@@ -228,7 +239,12 @@ class TournamentBoard:
             "standings": rows,
             "pairings": list(self._pairings),
             "byes": [
-                {"player": bye.player, "round": bye.round, "points": bye.points}
+                {
+                    "player": bye.player,
+                    "name": entry_name(state.entries, bye.player),
+                    "round": bye.round,
+                    "points": bye.points,
+                }
                 for bye in state.byes
             ],
             "playing": sorted(set(state.playing.values())),
@@ -252,13 +268,20 @@ class TournamentBoard:
 
 
 def _pairing_view(
-    game_id: str, round_: int, white: PlayerId, black: PlayerId, game: TournamentGame | None
+    game_id: str,
+    round_: int,
+    white: PlayerId,
+    black: PlayerId,
+    game: TournamentGame | None,
+    entries: Mapping[PlayerId, Entry],
 ) -> TournamentPairingView:
     return {
         "game": game_id,
         "round": round_,
         "white": white,
         "black": black,
+        "white_name": entry_name(entries, white),
+        "black_name": entry_name(entries, black),
         "result": None if game is None else game.result,
         "white_berserk": bool(game and game.white_berserk),
         "black_berserk": bool(game and game.black_berserk),
