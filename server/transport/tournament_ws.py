@@ -108,7 +108,7 @@ class TournamentDesk(Protocol):
     def unwatch(self, tournament_id: str, watcher: TournamentWatcher) -> None: ...
 
 
-_view_frames: dict[tuple[str, int], tuple[TournamentView, TournamentStandingsPayload, bytes]] = {}
+_view_frames: dict[str, tuple[TournamentView, bytes]] = {}
 
 
 def view_frame(
@@ -119,26 +119,29 @@ def view_frame(
     ack: AckId | None,
 ) -> bytes:
     """The ``tournament`` message of ``view`` with ``page`` of its standings and ``me`` (the
-    connection's own row), encoded; the view and page's JSON is encoded once for every
-    connection shown them (the director returns the same objects until the tournament changes:
-    a 1,000-player arena's view is ~1 MB, ~20 ms to encode)."""
-    key = (tournament_id, page["page"])
-    kept = _view_frames.get(key)
-    if kept is None or kept[0] is not view or kept[1] is not page:
+    connection's own row), encoded. The view without its standings is encoded once for every
+    connection shown it, whatever their page (the director returns the same object until the
+    tournament changes: a 1,000-player arena's view is ~1 MB, ~20 ms to encode, its pairings
+    most of it); the page and ``me`` (a few kB) are encoded for each answer."""
+    kept = _view_frames.get(tournament_id)
+    if kept is None or kept[0] is not view:
         if len(_view_frames) >= VIEW_FRAMES:
             del _view_frames[next(iter(_view_frames))]
-        shown = {
-            **view,
+        rest = {key: value for key, value in view.items() if key != "standings"}
+        kept = _view_frames[tournament_id] = (view, encode(rest))
+    # The codec's layout of a message: t, d, then a (Message.to_json_obj); d is the view's
+    # encoded object without its closing brace, then the page's members and me.
+    paged = encode(
+        {
             "standings": page["standings"],
             "page": page["page"],
             "pages": page["pages"],
             "players": page["players"],
+            "me": me,
         }
-        kept = _view_frames[key] = (view, page, encode(shown))
-    # The codec's layout of a message: t, d, then a (Message.to_json_obj); ``me`` is the last
-    # member of d (the encoded object without its closing brace, then me's).
+    )
     tail = b"}" if ack is None else b',"a":' + encode(ack) + b"}"
-    d = kept[2][:-1] + b',"me":' + encode(me) + b"}"
+    d = kept[1][:-1] + (b"," if len(kept[1]) > 2 else b"") + paged[1:]
     return b'{"t":"' + MessageKind.TOURNAMENT.encode() + b'","d":' + d + tail
 
 

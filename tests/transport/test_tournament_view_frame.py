@@ -1,5 +1,5 @@
 """The ``tournament`` view frame: the view with one page of the standings and the connection's
-own row, its view and page encoded once for every connection shown them."""
+own row, the view (but its standings) encoded once for every connection shown it."""
 
 from __future__ import annotations
 
@@ -39,3 +39,16 @@ def test_view_frame_is_encoded_again_for_a_new_view_or_page() -> None:
     assert view_frame("t2", second, page, None, None) == view_frame("t2", second, page, None, None)
     other = _page(1, [{"rank": 1}])
     assert json.loads(view_frame("t2", second, other, None, None))["d"]["standings"] == [{"rank": 1}]
+
+
+def test_the_view_is_encoded_once_for_every_page() -> None:
+    view: TournamentView = {"id": "t3", "round": 4, "standings": []}  # type: ignore[typeddict-item]
+    first = view_frame("t3", view, _page(1, [{"rank": 1}]), None, None)
+    second = view_frame("t3", view, _page(2, [{"rank": 11}]), {"rank": 12}, 5)  # type: ignore[typeddict-item]
+    assert json.loads(first)["d"]["standings"] == [{"rank": 1}]
+    assert json.loads(second)["d"] == {
+        "id": "t3", "round": 4, "standings": [{"rank": 11}], "page": 2, "pages": 3,
+        "players": 25, "me": {"rank": 12},
+    }
+    empty: TournamentView = {"standings": []}  # type: ignore[typeddict-item]
+    assert json.loads(view_frame("t4", empty, _page(1, []), None, None))["d"]["page"] == 1
