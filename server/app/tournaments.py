@@ -5,9 +5,10 @@ store, the hub and the clock (issue 35, docs/tournaments.md). Every door (the we
 
 Each change is the core's loop: decide (``state.decide_*``) → append the event to the store
 (``expected_seq`` = the events seen; on :class:`~server.store.TournamentConflictError` reload
-and decide again) → apply it to the live state → push the standings to the watchers. A refusal
-of the core (joining twice, a finished or full event, a wrong password …) raises
-:class:`TournamentRefused` with its :class:`~server.hub.errors.ErrorCode`; nothing is stored.
+and decide again) → apply it to the live state → push each watcher its page of the standings
+when that page changed (``server.app.tournament_watchers``). A refusal of the core (joining
+twice, a finished or full event, a wrong password …) raises :class:`TournamentRefused` with its
+:class:`~server.hub.errors.ErrorCode`; nothing is stored.
 
 Times are wall-clock milliseconds since the epoch (``TournamentSettings.start_at_ms``), read
 from the director's injected ``clock_ms``; games run on the hub's own time.
