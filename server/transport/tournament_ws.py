@@ -187,7 +187,7 @@ def settings_of_request(request: TournamentCreate, max_players: int) -> Tourname
 class TournamentDoor:
     """One connection's tournament requests and watches (see the module docstring)."""
 
-    __slots__ = ("_desk", "_put", "_send", "_watching")
+    __slots__ = ("_desk", "_following", "_put", "_send", "_watching")
 
     def __init__(
         self,
@@ -201,6 +201,8 @@ class TournamentDoor:
         self._send = send
         self._put = put
         self._watching: dict[str, TournamentWatcher] = {}
+        self._following: set[str] = set()
+        """The tournaments watched without a page: the one holding the player's row."""
 
     async def handle(self, request: TournamentRequest, player: PlayerInfo | None) -> None:
         """Answer ``request`` of the connection (``player``: who it is, None before login)."""
@@ -241,6 +243,7 @@ class TournamentDoor:
                 return Message(MessageKind.TOURNAMENT_STANDINGS, page, a=ack)
             case TournamentUnwatch():
                 watcher = self._watching.pop(request.tournament_id, None)
+                self._following.discard(request.tournament_id)
                 if watcher is not None:
                     desk.unwatch(request.tournament_id, watcher)
                 return ack_message(ack, {"tournament": request.tournament_id})
@@ -252,7 +255,12 @@ class TournamentDoor:
                 created = await desk.create(player, settings, password=request.password)
                 return ack_message(ack, {"tournament": created})
             case TournamentJoin():
-                await desk.join(request.tournament_id, player, password=request.password)
+                tid = request.tournament_id
+                await desk.join(tid, player, password=request.password)
+                if tid in self._following:
+                    # Watched before the login, or before the join: now the player's own page.
+                    shown = await self._watch(tid, None, player.id)
+                    self._send(Message(MessageKind.TOURNAMENT_STANDINGS, shown))
             case TournamentWithdraw():
                 await desk.withdraw(request.tournament_id, player)
             case TournamentPause():
@@ -283,6 +291,10 @@ class TournamentDoor:
         watcher = watcher or self._put
         shown = await self._desk.watch(tournament_id, watcher, page=page, player=player)
         self._watching[tournament_id] = watcher
+        if page is None:
+            self._following.add(tournament_id)
+        else:
+            self._following.discard(tournament_id)
         return shown
 
     def close(self) -> None:
@@ -290,3 +302,4 @@ class TournamentDoor:
         for tournament_id, watcher in self._watching.items():
             self._desk.unwatch(tournament_id, watcher)
         self._watching.clear()
+        self._following.clear()

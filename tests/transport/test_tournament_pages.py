@@ -105,6 +105,15 @@ async def test_a_change_of_page_two_reaches_page_two_only(
     # Back to "my position": a visitor has none, page 1.
     assert (await first.ok("tournament_page", {"id": tid}))["page"] == 1
 
+    # A connection watching before it logs in (page 1) logs in and joins late: the watch now
+    # follows the player's row, told at once.
+    late = await open_client(app, "latecomer")
+    assert (await late.ok("tournament_watch", {"id": tid}))["page"] == 1
+    assert (await late.register("latecomer"))["t"] == "welcome"
+    await late.ok("tournament_join", {"id": tid})
+    followed = await late.next(lambda m: m["t"] == "tournament_standings")
+    assert followed["d"]["page"] > 1 and "latecomer" in names(followed["d"])
+
 
 BAD_PAGES = st.one_of(
     st.integers(-(2**31), 0),
