@@ -25,6 +25,7 @@ import checkout  # noqa: F401  (this checkout's server first on sys.path)
 
 from server.app.tournament_live import TournamentRunner
 from server.hub.messages import Message, MessageKind
+from server.hub.tournament.pages import page_count
 from server.hub.tournament.values import Joined, TournamentGame, TournamentSettings
 from server.hub.tournament.views import standings_payload
 from server.rules.time_control import Fischer
@@ -127,15 +128,52 @@ async def run(players: int, waves: int, inline: int, database: str | None) -> No
             f"paired after {elapsed * 1000:.0f} ms (results stored one by one), longest stall "
             f"{stall * 1000:.1f} ms"
         )
-    payload = standings_payload(tid, settings, live.state, live.standings())
+    whole = whole_standings_frame(tid, settings, live.state, live.standings())
+    live.board.view(live.state)  # the rows computed (once per event, shared by every page)
     started = time.perf_counter()
-    frame = encode_message(Message(MessageKind.TOURNAMENT_STANDINGS, payload))
+    pages = page_frames(live)
+    encoded = time.perf_counter() - started
+    sizes = sorted(len(frame) for frame in pages)
     print(
-        f"standings push: {len(frame) / 1000:.0f} kB, encoded in "
-        f"{(time.perf_counter() - started) * 1000:.1f} ms (once for every watcher)"
+        f"standings push: whole standings {len(whole) / 1000:.0f} kB (before paging, to every "
+        f"watcher: {5000 * len(whole) / 1e9:.2f} GB for 5,000); by page ({len(pages)} pages "
+        f"encoded in {encoded * 1000:.1f} ms, once each): {sizes[0] / 1000:.1f}–"
+        f"{sizes[-1] / 1000:.1f} kB a page, page 1 {len(pages[0]) / 1000:.1f} kB: 5,000 watchers "
+        f"of page 1 {5000 * len(pages[0]) / 1e6:.1f} MB a push"
     )
+    before = pages
+    # One more wave's results: how many pages changed (their watchers are told; the others not).
+    for game_id in {gid for _, gid in live.state.playing.items()}:
+        paired = live.state.games[game_id]
+        await runner.game_finished(
+            tid, game_id, TournamentGame(paired.white, paired.black, "1-0", 40), now[0]
+        )
+    after = page_frames(live)
+    changed = sum(1 for a, b in zip(before, after, strict=False) if a != b)
+    print(f"after a wave's results: {changed} of {len(after)} pages changed")
     await runner.stop()
     await store.close()
+
+
+def whole_standings_frame(tid: str, settings: TournamentSettings, state, rows) -> bytes:  # type: ignore[no-untyped-def]
+    """The push as it was before the standings were paged: every row."""
+    payload = dict(standings_payload(tid, settings, state, rows))
+    payload["standings"] = [
+        row for page in range(1, page_count(len(rows)) + 1)
+        for row in standings_payload(tid, settings, state, rows, page=page)["standings"]
+    ]
+    return encode_message(Message(MessageKind.TOURNAMENT_STANDINGS, payload))
+
+
+def page_frames(live) -> list[bytes]:  # type: ignore[no-untyped-def]
+    """Every page's ``tournament_standings`` frame now."""
+    count = page_count(len(live.standings()))
+    return [
+        encode_message(
+            Message(MessageKind.TOURNAMENT_STANDINGS, live.board.standings_payload(live.state, page))
+        )
+        for page in range(1, count + 1)
+    ]
 
 
 def main() -> None:

@@ -13,7 +13,8 @@ scheduled one is (created_by NULL). Then:
 
 1. **connect**: the players (this process) and the spectators (``--spectator-procs`` child
    processes) open their websockets and log in as guests; each player sends
-   ``tournament_join``, each spectator ``tournament_watch`` (answered with the whole view);
+   ``tournament_join``, each spectator ``tournament_watch`` (answered with the view and page 1
+   of the standings, then pushed page 1 each time it changes);
 2. **wave 1**: the last join starts the arena; its first wave pairs every player at once;
 3. **waves 2…**: in every game the first player resigns, all in one burst (the games end
    together); the wave's time runs from the burst to the moment all players (but

@@ -245,6 +245,7 @@ class App:
             clock_ms=tournament_clock or clock or wall_ms,
             max_players=settings.tournament_max_players,
             created_per_day=settings.tournaments_per_day,
+            entries_per_minute=settings.tournament_entries_per_minute,
         )
         self._recorder.on_tournament_end = self.tournaments.game_ended
         # The server's own recurring tournaments ([tournaments] tournament_schedule).

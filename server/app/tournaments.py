@@ -5,9 +5,10 @@ store, the hub and the clock (issue 35, docs/tournaments.md). Every door (the we
 
 Each change is the core's loop: decide (``state.decide_*``) → append the event to the store
 (``expected_seq`` = the events seen; on :class:`~server.store.TournamentConflictError` reload
-and decide again) → apply it to the live state → push the standings to the watchers. A refusal
-of the core (joining twice, a finished or full event, a wrong password …) raises
-:class:`TournamentRefused` with its :class:`~server.hub.errors.ErrorCode`; nothing is stored.
+and decide again) → apply it to the live state → push each watcher its page of the standings
+when that page changed (``server.app.tournament_watchers``). A refusal of the core (joining
+twice, a finished or full event, a wrong password …) raises :class:`TournamentRefused` with its
+:class:`~server.hub.errors.ErrorCode`; nothing is stored.
 
 Times are wall-clock milliseconds since the epoch (``TournamentSettings.start_at_ms``), read
 from the director's injected ``clock_ms``; games run on the hub's own time.
@@ -24,12 +25,18 @@ from dataclasses import dataclass, replace
 
 from server.app.live_tournament import Live
 from server.app.tournament_live import TournamentRunner
+from server.app.tournament_watchers import StandingsWatchers, Watcher
 from server.hub.effects import GameFinished
 from server.hub.errors import CommandError, ErrorCode
-from server.hub.identity import COMPUTER, PlayerInfo
+from server.hub.identity import COMPUTER, PlayerId, PlayerInfo
 from server.hub.lobby import GameTerms
-from server.hub.messages import Message, MessageKind
-from server.hub.payloads import TournamentSummaryView, TournamentView
+from server.hub.payloads import (
+    TournamentStandingsPayload,
+    TournamentStandingView,
+    TournamentSummaryView,
+    TournamentView,
+)
+from server.hub.tournament.pages import page_count
 from server.hub.tournament.state import (
     Refusal,
     decide_join,
@@ -41,27 +48,13 @@ from server.hub.tournament.values import Event, StandingRow, TournamentSettings
 from server.hub.tournament.views import summary_view
 from server.store import Store
 from server.store.tournaments import TournamentStatus, ms_datetime
-from server.transport.codec import encode_message
 
 __all__ = ["TournamentDirector", "TournamentGameRow", "TournamentRefused", "Watcher", "wall_ms"]
 
 logger = logging.getLogger(__name__)
 
-Watcher = Callable[[bytes], None]
-"""Told every ``tournament_standings`` message of a watched tournament, as its encoded frame
-(the same bytes for every watcher; must not block: a websocket's outbox ``put``)."""
-
-FAN_OUT_BATCH = 100
-"""Watchers told in one turn of the event loop; a larger group is told in batches, the loop
-free between two (5,000 watchers of a 1,000-player arena: bench/bench_tournament_scale.py)."""
-PUSH_INTERVAL_S = 1.0
-"""A group larger than :data:`FAN_OUT_BATCH` is pushed the standings at most this often (the
-newest of the changes since): 1,000 joins each pushing 200 KB of standings to 5,000 watchers
-would be 1 TB."""
-PUSH_BYTES_PER_S = 50_000_000
-"""And at most this many bytes a second on average: after telling a group, the next push waits
-until the bytes just sent are paid for (5,000 watchers of 220 KB standings: a push every 22 s;
-bench/bench_tournament_scale.py showed 1.1 GB a second saturating the machine)."""
+ENTRY_TABLE_SWEEP = 10_000
+"""Accounts counted in the entries' rate limit above which the quiet ones are forgotten."""
 
 
 def wall_ms() -> int:
@@ -108,6 +101,7 @@ class TournamentDirector:
         clock_ms: Callable[[], int] = wall_ms,
         max_players: int = 1000,
         created_per_day: int = 5,
+        entries_per_minute: int = 10,
     ) -> None:
         self._store = store
         self._runner = runner
@@ -119,12 +113,12 @@ class TournamentDirector:
         self.created_per_day = created_per_day
         """Tournaments one account may create in 24 hours (``[tournaments] created_per_day``)."""
         self._created: dict[str, list[int]] = {}
-        self._watchers: dict[str, dict[Watcher, None]] = {}
-        """Per tournament, its watchers in the order they came (each told in that order)."""
-        self._fanning: dict[str, bytes | None] = {}
-        """Tournaments whose standings are being told in batches → the newer frame to tell
-        next (None: none yet)."""
-        runner.publish = self._publish
+        self.entries_per_minute = entries_per_minute
+        """Joins, withdrawals and pauses one account may ask for in a minute, from every door
+        (``[tournaments] tournament_entries_per_minute``): each asks the store for a write."""
+        self._entries: dict[str, list[int]] = {}
+        self._watchers = StandingsWatchers(runner.spawn)
+        runner.publish = self._watchers.publish
 
     # --- life cycle ---------------------------------------------------------------------------
 
@@ -217,8 +211,9 @@ class TournamentDirector:
         :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``, ``ALREADY_ENTERED``,
             ``TOURNAMENT_FINISHED``, ``TOURNAMENT_FULL``, ``WRONG_TOURNAMENT_PASSWORD``,
             ``RATING_TOO_LOW``, ``BOTS_NOT_ALLOWED``, ``COMPUTER_NOT_ALLOWED``,
-            ``GUESTS_CASUAL_ONLY`` (a guest in a rated tournament).
+            ``GUESTS_CASUAL_ONLY`` (a guest in a rated tournament), ``TOURNAMENT_ENTRY_LIMIT``.
         """
+        self._admit_entry(player)
 
         wanted = (await self._runner.live(tournament_id)).settings.password_hash
         password_ok = (
@@ -251,8 +246,9 @@ class TournamentDirector:
         """Take ``player``'s own entry out (points kept; never paired again; may rejoin).
 
         :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``, ``NOT_ENTERED``,
-            ``TOURNAMENT_FINISHED``.
+            ``TOURNAMENT_FINISHED``, ``TOURNAMENT_ENTRY_LIMIT``.
         """
+        self._admit_entry(player)
         await self._runner.change(
             tournament_id, lambda live, now: decide_withdraw(live.state, player.id, now)
         )
@@ -261,12 +257,38 @@ class TournamentDirector:
         """Pause (not paired until resumed) or resume (``pause=False``) an arena entry.
 
         :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``, ``NOT_ARENA``, ``NOT_ENTERED``,
-            ``ALREADY_PAUSED``, ``NOT_PAUSED``, ``TOURNAMENT_FINISHED``.
+            ``ALREADY_PAUSED``, ``NOT_PAUSED``, ``TOURNAMENT_FINISHED``,
+            ``TOURNAMENT_ENTRY_LIMIT``.
         """
+        self._admit_entry(player)
         await self._runner.change(
             tournament_id,
             lambda live, now: decide_pause(live.settings, live.state, player.id, now, pause=pause),
         )
+
+    def _admit_entry(self, player: PlayerInfo) -> None:
+        """Count one join, withdrawal or pause of ``player`` (the computer is not counted: the
+        server enters it), before anything is read or stored: a client looping over them costs
+        a store write each.
+
+        :raises TournamentRefused: ``TOURNAMENT_ENTRY_LIMIT`` over ``entries_per_minute``."""
+        if player.computer:
+            return
+        now = self._clock()
+        if len(self._entries) > ENTRY_TABLE_SWEEP:  # forget the accounts quiet for a minute
+            self._entries = {
+                p: times for p, times in self._entries.items() if times[-1] > now - 60_000
+            }
+        recent = [t for t in self._entries.get(player.id, ()) if t > now - 60_000]
+        if len(recent) >= self.entries_per_minute:
+            self._entries[player.id] = recent
+            raise TournamentRefused(
+                ErrorCode.TOURNAMENT_ENTRY_LIMIT,
+                f"At most {self.entries_per_minute} tournament joins, withdrawals and pauses a "
+                "minute per account; wait a little.",
+            )
+        recent.append(now)
+        self._entries[player.id] = recent
 
     # --- reads --------------------------------------------------------------------------------
 
@@ -352,59 +374,55 @@ class TournamentDirector:
 
     # --- watchers -----------------------------------------------------------------------------
 
-    def watch(self, tournament_id: str, watcher: Watcher) -> None:
-        """``watcher`` is told every ``tournament_standings`` of the tournament from now on
-        (pushes made while a large group is being told are merged: the newest is told)."""
-        self._watchers.setdefault(tournament_id, {})[watcher] = None
+    async def watch(
+        self,
+        tournament_id: str,
+        watcher: Watcher,
+        *,
+        page: int | None = None,
+        player: PlayerId | None = None,
+    ) -> TournamentStandingsPayload:
+        """``watcher`` is told ``page`` of the standings (None: the page holding ``player``'s
+        row, page 1 when none) each time it changes from now on (``server.app.
+        tournament_watchers``); watching again changes the page. Returns the page as it is now
+        (counted as told).
+
+        :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``, ``BAD_REQUEST`` (a page past the
+            last one)."""
+        live = await self._runner.live(tournament_id)
+        payload = self._page(live, page, player)
+        self._watchers.watch(live, watcher, page=page, player=player)
+        return payload
+
+    async def standings_page(
+        self, tournament_id: str, page: int | None = None, player: PlayerId | None = None
+    ) -> TournamentStandingsPayload:
+        """One page of the standings (None: the one holding ``player``'s row, else page 1).
+
+        :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``, ``BAD_REQUEST`` (a page past the
+            last one)."""
+        return self._page(await self._runner.live(tournament_id), page, player)
+
+    async def entry_row(
+        self, tournament_id: str, player: PlayerId
+    ) -> TournamentStandingView | None:
+        """``player``'s standings row (None: not entered). :raises TournamentRefused:
+        ``NO_SUCH_TOURNAMENT``."""
+        live = await self._runner.live(tournament_id)
+        return live.board.row_of(live.state, player)
+
+    def _page(
+        self, live: Live, page: int | None, player: PlayerId | None
+    ) -> TournamentStandingsPayload:
+        if page is not None:
+            pages = page_count(len(live.standings()))
+            if page > pages:
+                raise TournamentRefused(
+                    ErrorCode.BAD_REQUEST,
+                    f"Page {page}: the standings have {pages} page{'s' if pages > 1 else ''}.",
+                )
+        return self._watchers.page_payload(live, page, player)
 
     def unwatch(self, tournament_id: str, watcher: Watcher) -> None:
         """Stop telling ``watcher`` (unknown watchers are ignored)."""
-        group = self._watchers.get(tournament_id)
-        if group is not None:
-            group.pop(watcher, None)
-            if not group:
-                del self._watchers[tournament_id]
-
-    def _publish(self, live: Live) -> None:
-        group = self._watchers.get(live.id)
-        if not group:
-            return
-        # Encoded once for every watcher (the payload itself is cached per event applied).
-        frame = encode_message(
-            Message(MessageKind.TOURNAMENT_STANDINGS, live.board.standings_payload(live.state))
-        )
-        if live.id in self._fanning:
-            self._fanning[live.id] = frame  # told next by the batches in flight (newest wins)
-        elif len(group) <= FAN_OUT_BATCH:
-            _tell(list(group), frame)
-        else:
-            self._fanning[live.id] = None
-            self._runner.spawn(self._fan_out(live.id, frame))
-
-    async def _fan_out(self, tournament_id: str, frame: bytes) -> None:
-        """Tell a large group in batches (the loop serves others between two), then, at most
-        every :data:`PUSH_INTERVAL_S`, the newest frame published meanwhile; every watcher gets
-        the frames in order."""
-        try:
-            latest: bytes | None = frame
-            while latest is not None:
-                began = time.monotonic()
-                watchers = list(self._watchers.get(tournament_id, ()))
-                for start in range(0, len(watchers), FAN_OUT_BATCH):
-                    if start:
-                        await asyncio.sleep(0)
-                    _tell(watchers[start : start + FAN_OUT_BATCH], latest)
-                pause = max(PUSH_INTERVAL_S, len(latest) * len(watchers) / PUSH_BYTES_PER_S)
-                await asyncio.sleep(max(0.0, began + pause - time.monotonic()))
-                latest = self._fanning.get(tournament_id)
-                self._fanning[tournament_id] = None
-        finally:
-            self._fanning.pop(tournament_id, None)
-
-
-def _tell(watchers: builtins.list[Watcher], frame: bytes) -> None:
-    for watcher in watchers:
-        try:
-            watcher(frame)
-        except Exception:
-            logger.exception("a tournament watcher failed")
+        self._watchers.unwatch(tournament_id, watcher)

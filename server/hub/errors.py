@@ -178,6 +178,10 @@ class ErrorCode(StrEnum):
     # --- tournaments (server.hub.tournament.state's refusals)
     NO_SUCH_TOURNAMENT = "no_such_tournament", "There is no such tournament."
     TOURNAMENT_LIMIT = "tournament_limit", "You created as many tournaments as a day allows."
+    TOURNAMENT_ENTRY_LIMIT = (
+        "tournament_entry_limit",
+        "Too many tournament joins, withdrawals and pauses in a minute; wait a little.",
+    )
     NOT_BERSERKABLE = (
         "not_berserkable",
         "No berserk here: only before your first move, once, in a tournament game that allows it.",

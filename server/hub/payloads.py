@@ -662,12 +662,15 @@ class TournamentStandingView(TypedDict):
 
 
 class TournamentPairingView(TypedDict):
-    """A game of the tournament (``result`` null while it is played)."""
+    """A game of the tournament (``result`` null while it is played; the players' names as
+    entered: the view's standings are one page)."""
 
     game: str
     round: int
     white: str
     black: str
+    white_name: str
+    black_name: str
     result: str | None
     white_berserk: bool
     black_berserk: bool
@@ -675,16 +678,23 @@ class TournamentPairingView(TypedDict):
 
 class TournamentByeView(TypedDict):
     player: str
+    name: str
     round: int
     points: float
 
 
 class TournamentStandingsPayload(TypedDict):
-    """``tournament_standings``: pushed to a tournament's watchers after every change."""
+    """``tournament_standings``: one page of the standings (``server.hub.tournament.pages``:
+    10 rows, ``page`` of ``pages``, ``players`` in all), pushed to the watchers of that page
+    when it changed, and the answer to ``tournament_page``. ``playing``: the games being
+    played by the page's players."""
 
     id: str
     status: TournamentStatusName
     round: int
+    page: int
+    pages: int
+    players: int
     standings: list[TournamentStandingView]
     playing: list[str]
 
@@ -706,6 +716,18 @@ class TournamentsPayload(TypedDict):
     """``tournaments``: the answer to ``tournament_list``."""
 
     tournaments: list[TournamentSummaryView]
+
+
+class TournamentPageView(TournamentView):
+    """``tournament``, as the websocket sends it: the view with one page of the standings
+    (``standings``: the page's rows; ``page`` of ``pages``, ``players`` in all, as in
+    ``tournament_standings``) and ``me``: the connection's own row (null when not entered or
+    not logged in), wherever it stands."""
+
+    page: int
+    pages: int
+    players: int
+    me: TournamentStandingView | None
 
 
 # ------------------------------------------------------------------------ the table
@@ -748,7 +770,7 @@ PAYLOADS: dict[str, object] = {  # TypedDict classes (typing has no type for one
     MessageKind.ANALYSE: AnalysisView,
     MessageKind.ANALYSIS: AnalysisView,
     MessageKind.BERSERK: BerserkPayload,
-    MessageKind.TOURNAMENT: TournamentView,
+    MessageKind.TOURNAMENT: TournamentPageView,
     MessageKind.TOURNAMENTS: TournamentsPayload,
     MessageKind.TOURNAMENT_STANDINGS: TournamentStandingsPayload,
 }
@@ -777,6 +799,7 @@ frames are answered by ``welcome``, ``ping`` by ``pong``)."""
 OTHER_ANSWERS: dict[str, str] = {
     "tournament_watch": MessageKind.TOURNAMENT,
     "tournament_list": MessageKind.TOURNAMENTS,
+    "tournament_page": MessageKind.TOURNAMENT_STANDINGS,
 }
 """The commands answered by a message of another name than theirs."""
 

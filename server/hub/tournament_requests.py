@@ -13,9 +13,14 @@ generated web types their fields. Pure and sans-I/O.
   answered by ``ack`` with ``{"tournament": id}``.
 * ``tournament_join`` — ``id``, ``password``?; ``tournament_withdraw`` — ``id``;
   ``tournament_pause`` — ``id``, ``pause``? (default true; false resumes): ``ack``.
-* ``tournament`` — ``id``: the ``tournament`` view once.
-* ``tournament_watch`` — ``id``: the ``tournament`` view, then ``tournament_standings`` pushed
-  after every change; ``tournament_unwatch`` — ``id``: ``ack``.
+* ``tournament`` — ``id``, ``page``?: the ``tournament`` view once, with one page of the
+  standings (``server.hub.tournament.pages``; no ``page``: the one holding the sender's row, else
+  page 1).
+* ``tournament_watch`` — ``id``, ``page``?: the ``tournament`` view, then that page's
+  ``tournament_standings`` pushed each time it changes (no ``page``: the page holding the
+  sender's row, following it); ``tournament_page`` — ``id``, ``page``?: that page's
+  ``tournament_standings`` now, and the page a watch of the tournament follows from now on;
+  ``tournament_unwatch`` — ``id``: ``ack``.
 * ``tournament_list`` — ``status``? (``created`` / ``started`` / ``finished``): ``tournaments``.
 """
 
@@ -34,6 +39,7 @@ from server.hub.commands import (
 )
 from server.hub.game_ids import GAME_ID_MAX_LENGTH
 from server.hub.messages import AckId
+from server.hub.tournament.pages import MAX_STANDINGS_PAGE
 from server.rules.time_control import TimeControl
 
 __all__ = [
@@ -42,6 +48,7 @@ __all__ = [
     "TournamentCreate",
     "TournamentJoin",
     "TournamentList",
+    "TournamentPage",
     "TournamentPause",
     "TournamentRequest",
     "TournamentShow",
@@ -108,11 +115,22 @@ class TournamentPause(TournamentRequest):
 @dataclass(frozen=True, slots=True)
 class TournamentShow(TournamentRequest):
     tournament_id: str
+    page: int | None = None
+    """The standings' page shown (None: the sender's own, else page 1)."""
 
 
 @dataclass(frozen=True, slots=True)
 class TournamentWatch(TournamentRequest):
     tournament_id: str
+    page: int | None = None
+    """The standings' page watched (None: the one holding the sender's row, else page 1)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentPage(TournamentRequest):
+    tournament_id: str
+    page: int | None = None
+    """As :attr:`TournamentWatch.page`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +145,11 @@ class TournamentList(TournamentRequest):
 
 def _id(f: FieldReader) -> str:
     value: str = f.string("id", GAME_ID_MAX_LENGTH)
+    return value
+
+
+def _page(f: FieldReader) -> int | None:
+    value: int | None = f.integer("page", 1, MAX_STANDINGS_PAGE, required=False)
     return value
 
 
@@ -160,8 +183,9 @@ _TOURNAMENT_PARSERS: dict[str, Callable[[FieldReader, AckId | None], TournamentR
     "tournament_pause": lambda f, a: TournamentPause(
         a, _id(f), f.boolean("pause", required=False) is not False
     ),
-    "tournament": lambda f, a: TournamentShow(a, _id(f)),
-    "tournament_watch": lambda f, a: TournamentWatch(a, _id(f)),
+    "tournament": lambda f, a: TournamentShow(a, _id(f), _page(f)),
+    "tournament_watch": lambda f, a: TournamentWatch(a, _id(f), _page(f)),
+    "tournament_page": lambda f, a: TournamentPage(a, _id(f), _page(f)),
     "tournament_unwatch": lambda f, a: TournamentUnwatch(a, _id(f)),
     "tournament_list": lambda f, a: TournamentList(
         a, f.choice("status", STATUS_NAMES, required=False)

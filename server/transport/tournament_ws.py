@@ -4,12 +4,14 @@ composition root hands it over: adapters do not import ``server.app``).
 
 One :class:`TournamentDoor` per connection: it turns a request into the desk's call, answers
 with ``ack`` (create: ``{"tournament": id}``), ``tournament`` (``tournament``,
-``tournament_watch``) or ``tournaments`` (``tournament_list``), and a refusal into the one
-``error`` message with its :class:`~server.hub.errors.ErrorCode` (the core's refusals are
-:class:`~server.hub.errors.CommandError` s). Watching: the connection is pushed every
-``tournament_standings`` of the tournaments it watches (at most :data:`MAX_WATCHED` at once)
-until it unwatches or closes. Creating, joining, withdrawing and pausing need a login;
-reading does not.
+``tournament_watch``: the view with one page of the standings and the connection's own row),
+``tournament_standings`` (``tournament_page``) or ``tournaments`` (``tournament_list``), and a
+refusal into the one ``error`` message with its :class:`~server.hub.errors.ErrorCode` (the
+core's refusals are :class:`~server.hub.errors.CommandError` s). Watching: the connection is
+pushed its page's ``tournament_standings`` each time that page changes (a fixed page, or the
+one holding its player's row; ``server.hub.tournament.pages``), for the tournaments it watches
+(at most :data:`MAX_WATCHED` at once) until it unwatches or closes. Creating, joining,
+withdrawing and pausing need a login; reading does not.
 """
 
 from __future__ import annotations
@@ -19,14 +21,20 @@ from collections.abc import Callable, Collection
 from typing import Literal, Protocol
 
 from server.hub.errors import CommandError, ErrorCode
-from server.hub.identity import PlayerInfo
+from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.messages import AckId, Message, MessageKind, ack_message, error_message
-from server.hub.payloads import TournamentSummaryView, TournamentView
+from server.hub.payloads import (
+    TournamentStandingsPayload,
+    TournamentStandingView,
+    TournamentSummaryView,
+    TournamentView,
+)
 from server.hub.tournament.values import MAX_DURATION_MS, TournamentSettings
 from server.hub.tournament_requests import (
     TournamentCreate,
     TournamentJoin,
     TournamentList,
+    TournamentPage,
     TournamentPause,
     TournamentRequest,
     TournamentShow,
@@ -43,11 +51,11 @@ __all__ = ["MAX_WATCHED", "TournamentDesk", "TournamentDoor", "settings_of_reque
 MAX_WATCHED = 10
 """Tournaments one connection may watch at once."""
 VIEW_FRAMES = 64
-"""Encoded views kept (:func:`view_frame`): one per tournament recently shown."""
+"""Encoded views kept (:func:`view_frame`): one per tournament and page recently shown."""
 
 TournamentWatcher = Callable[[bytes], None]
-"""Told each pushed ``tournament_standings`` message, as its encoded frame (the same bytes for
-every watcher)."""
+"""Told each pushed ``tournament_standings`` message of its page, as its encoded frame (the
+same bytes for every watcher of that page)."""
 Status = Literal["created", "started", "finished"]
 
 
@@ -80,7 +88,22 @@ class TournamentDesk(Protocol):
         self, status: Status | Collection[Status] | None = None, *, limit: int = 50
     ) -> builtins.list[TournamentSummaryView]: ...
 
-    def watch(self, tournament_id: str, watcher: TournamentWatcher) -> None: ...
+    async def watch(
+        self,
+        tournament_id: str,
+        watcher: TournamentWatcher,
+        *,
+        page: int | None = None,
+        player: PlayerId | None = None,
+    ) -> TournamentStandingsPayload: ...
+
+    async def standings_page(
+        self, tournament_id: str, page: int | None = None, player: PlayerId | None = None
+    ) -> TournamentStandingsPayload: ...
+
+    async def entry_row(
+        self, tournament_id: str, player: PlayerId
+    ) -> TournamentStandingView | None: ...
 
     def unwatch(self, tournament_id: str, watcher: TournamentWatcher) -> None: ...
 
@@ -88,18 +111,38 @@ class TournamentDesk(Protocol):
 _view_frames: dict[str, tuple[TournamentView, bytes]] = {}
 
 
-def view_frame(tournament_id: str, view: TournamentView, ack: AckId | None) -> bytes:
-    """The ``tournament`` message of ``view``, encoded; the view's JSON is encoded once for
-    every connection shown the same view (the director returns the same object until the
-    tournament changes: a 1,000-player arena's view is ~1 MB, ~20 ms to encode)."""
+def view_frame(
+    tournament_id: str,
+    view: TournamentView,
+    page: TournamentStandingsPayload,
+    me: TournamentStandingView | None,
+    ack: AckId | None,
+) -> bytes:
+    """The ``tournament`` message of ``view`` with ``page`` of its standings and ``me`` (the
+    connection's own row), encoded. The view without its standings is encoded once for every
+    connection shown it, whatever their page (the director returns the same object until the
+    tournament changes: a 1,000-player arena's view is ~1 MB, ~20 ms to encode, its pairings
+    most of it); the page and ``me`` (a few kB) are encoded for each answer."""
     kept = _view_frames.get(tournament_id)
     if kept is None or kept[0] is not view:
         if len(_view_frames) >= VIEW_FRAMES:
             del _view_frames[next(iter(_view_frames))]
-        kept = _view_frames[tournament_id] = (view, encode(view))
-    # The codec's layout of a message: t, d, then a (Message.to_json_obj).
+        rest = {key: value for key, value in view.items() if key != "standings"}
+        kept = _view_frames[tournament_id] = (view, encode(rest))
+    # The codec's layout of a message: t, d, then a (Message.to_json_obj); d is the view's
+    # encoded object without its closing brace, then the page's members and me.
+    paged = encode(
+        {
+            "standings": page["standings"],
+            "page": page["page"],
+            "pages": page["pages"],
+            "players": page["players"],
+            "me": me,
+        }
+    )
     tail = b"}" if ack is None else b',"a":' + encode(ack) + b"}"
-    return b'{"t":"' + MessageKind.TOURNAMENT.encode() + b'","d":' + kept[1] + tail
+    d = kept[1][:-1] + (b"," if len(kept[1]) > 2 else b"") + paged[1:]
+    return b'{"t":"' + MessageKind.TOURNAMENT.encode() + b'","d":' + d + tail
 
 
 def settings_of_request(request: TournamentCreate, max_players: int) -> TournamentSettings:
@@ -144,7 +187,7 @@ def settings_of_request(request: TournamentCreate, max_players: int) -> Tourname
 class TournamentDoor:
     """One connection's tournament requests and watches (see the module docstring)."""
 
-    __slots__ = ("_desk", "_put", "_send", "_watching")
+    __slots__ = ("_desk", "_following", "_put", "_send", "_watching")
 
     def __init__(
         self,
@@ -158,6 +201,8 @@ class TournamentDoor:
         self._send = send
         self._put = put
         self._watching: dict[str, TournamentWatcher] = {}
+        self._following: set[str] = set()
+        """The tournaments watched without a page: the one holding the player's row."""
 
     async def handle(self, request: TournamentRequest, player: PlayerInfo | None) -> None:
         """Answer ``request`` of the connection (``player``: who it is, None before login)."""
@@ -174,20 +219,31 @@ class TournamentDoor:
         self, request: TournamentRequest, player: PlayerInfo | None
     ) -> Message | bytes:
         desk, ack = self._desk, request.ack
+        me = None if player is None else player.id
         match request:
             case TournamentShow():
-                view = await desk.view(request.tournament_id)
-                return view_frame(request.tournament_id, view, ack)
+                tid = request.tournament_id
+                view = await desk.view(tid)
+                page = await desk.standings_page(tid, request.page, me)
+                return await self._view_frame(view, page, me, ack)
             case TournamentList():
                 status: Status | None = request.status  # type: ignore[assignment]
                 listed = await desk.list(status)
                 return Message(MessageKind.TOURNAMENTS, {"tournaments": listed}, a=ack)
             case TournamentWatch():
                 view = await desk.view(request.tournament_id)
-                self._watch(request.tournament_id)
-                return view_frame(request.tournament_id, view, ack)
+                page = await self._watch(request.tournament_id, request.page, me)
+                return await self._view_frame(view, page, me, ack)
+            case TournamentPage():
+                tid = request.tournament_id
+                if tid in self._watching:
+                    page = await self._watch(tid, request.page, me)
+                else:
+                    page = await desk.standings_page(tid, request.page, me)
+                return Message(MessageKind.TOURNAMENT_STANDINGS, page, a=ack)
             case TournamentUnwatch():
                 watcher = self._watching.pop(request.tournament_id, None)
+                self._following.discard(request.tournament_id)
                 if watcher is not None:
                     desk.unwatch(request.tournament_id, watcher)
                 return ack_message(ack, {"tournament": request.tournament_id})
@@ -199,7 +255,12 @@ class TournamentDoor:
                 created = await desk.create(player, settings, password=request.password)
                 return ack_message(ack, {"tournament": created})
             case TournamentJoin():
-                await desk.join(request.tournament_id, player, password=request.password)
+                tid = request.tournament_id
+                await desk.join(tid, player, password=request.password)
+                if tid in self._following:
+                    # Watched before the login, or before the join: now the player's own page.
+                    shown = await self._watch(tid, None, player.id)
+                    self._send(Message(MessageKind.TOURNAMENT_STANDINGS, shown))
             case TournamentWithdraw():
                 await desk.withdraw(request.tournament_id, player)
             case TournamentPause():
@@ -208,19 +269,37 @@ class TournamentDoor:
                 raise CommandError(ErrorCode.BAD_REQUEST)
         return ack_message(ack, {"tournament": request.tournament_id})
 
-    def _watch(self, tournament_id: str) -> None:
-        if tournament_id in self._watching:
-            return
-        if len(self._watching) >= MAX_WATCHED:
+    async def _view_frame(
+        self,
+        view: TournamentView,
+        page: TournamentStandingsPayload,
+        player: PlayerId | None,
+        ack: AckId | None,
+    ) -> bytes:
+        me = None if player is None else await self._desk.entry_row(view["id"], player)
+        return view_frame(view["id"], view, page, me, ack)
+
+    async def _watch(
+        self, tournament_id: str, page: int | None, player: PlayerId | None
+    ) -> TournamentStandingsPayload:
+        """Watch ``page`` of the tournament (again: another page), and return it."""
+        watcher = self._watching.get(tournament_id)
+        if watcher is None and len(self._watching) >= MAX_WATCHED:
             raise CommandError(
                 ErrorCode.BAD_REQUEST, f"At most {MAX_WATCHED} tournaments watched at once."
             )
-        watcher = self._put
+        watcher = watcher or self._put
+        shown = await self._desk.watch(tournament_id, watcher, page=page, player=player)
         self._watching[tournament_id] = watcher
-        self._desk.watch(tournament_id, watcher)
+        if page is None:
+            self._following.add(tournament_id)
+        else:
+            self._following.discard(tournament_id)
+        return shown
 
     def close(self) -> None:
         """The connection ended: stop every watch."""
         for tournament_id, watcher in self._watching.items():
             self._desk.unwatch(tournament_id, watcher)
         self._watching.clear()
+        self._following.clear()

@@ -66,7 +66,7 @@ async def test_ics_players_join_play_their_pairing_and_read_the_standings(
         board = board_fields(await client.board(), 8)
         assert board["game"] == number and (board["white"], board["black"]) == (white, black)
     # White resigns: black wins the only game, the round robin is over.
-    standings = Standings(app, tid)
+    standings = await Standings.start(app, tid)
     resigner = alice if white == "alice" else bob
     await resigner.send("resign")
     await alice.expect(rf"^\{{Game {number} \({white} vs\. {black}\) {white} resigns\}} 0-1")

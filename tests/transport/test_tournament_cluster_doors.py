@@ -71,7 +71,7 @@ async def test_a_bot_and_an_ics_player_on_another_hub_get_their_game_as_a_start(
             bots=True,
         )
         tid = await a.tournaments.create(None, settings)  # run by node-a
-        standings = Standings(a, tid)
+        standings = await Standings.start(a, tid)
         url = f"http://127.0.0.1:{b.port}"
         await b.accounts.register("dbot", "correct horse")
         bot = Bot(url, "dbot", await new_token(url, "dbot"))

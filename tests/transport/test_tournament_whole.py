@@ -42,7 +42,7 @@ async def enter(
     ann, dov, bea, bea_events, cyd = field
     tid = await app.tournaments.create(None, settings)
     assert [row.name for row in await app.tournaments.standings(tid)] == ["Computer"]
-    standings = Standings(app, tid)
+    standings = await Standings.start(app, tid)
     for client in (ann, dov):
         await client.ok("tournament_join", {"id": tid})
     joined = await call(bea.post, f"{path}/{tid}/join")

@@ -12,6 +12,7 @@ from fuzz_frames import TOURNAMENT_SCHEMA, draw_examples, frames
 from hypothesis import strategies as st
 from test_transport_fuzz import check_refused
 from tournament_players import WILD_FISCHER, registered
+from tournament_watch import WallClock
 from ws_support import Client, OpenClient, StartApp
 
 from server.app import App
@@ -186,3 +187,30 @@ async def test_malformed_tournament_frames_are_refused_and_change_nothing(
     await alice.ok("tournament_withdraw", {"id": tid})
     pushed = await bob.next("tournament_standings")
     assert pushed["d"]["standings"][0]["status"] == "withdrawn"
+
+
+async def test_the_entries_limit_stops_one_account_before_the_store(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    """Joins, withdrawals and pauses per account and minute (``tournament_entries_per_minute``):
+    over it, refused before anything is stored; another account is served; a minute later the
+    account may again."""
+    clock = WallClock()
+    app = await start_app(tournament_entries_per_minute=3, app_options={"tournament_clock": clock})
+    attacker, honest = await registered(open_client, app, ["elattacker", "elhonest"])
+    data = {**ARENA, "duration_s": 600, "start_at_ms": 4_000_000_000_000}
+    tid = (await honest.ok("tournament_create", data))["tournament"]
+    await attacker.ok("tournament_join", {"id": tid})
+    await attacker.ok("tournament_withdraw", {"id": tid})
+    await attacker.ok("tournament_join", {"id": tid})
+    before = await stored(app, tid)
+    answer = await attacker.request("tournament_withdraw", {"id": tid})
+    assert answer["t"] == "error" and answer["d"]["code"] == "tournament_entry_limit", answer
+    assert "At most 3 tournament joins, withdrawals and pauses a minute" in answer["d"]["message"]
+    await refused(attacker, "tournament_pause", {"id": tid}, "tournament_entry_limit")
+    assert await stored(app, tid) == before
+    await honest.ok("tournament_join", {"id": tid})  # the honest player beside is served
+    clock.now_ms += 60_001
+    await attacker.ok("tournament_withdraw", {"id": tid})
+    rows = {row.name: row.status for row in await app.tournaments.standings(tid)}
+    assert rows == {"elattacker": "withdrawn", "elhonest": "active"}

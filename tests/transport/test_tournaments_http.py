@@ -46,7 +46,7 @@ async def test_bots_play_an_arena_through_berserk(
     listed = await call(beta.client.tournaments.get)
     assert [t["id"] for t in listed["created"]] == [tid]
     assert listed["started"] == [] and listed["finished"] == []
-    standings = Standings(app, tid)
+    standings = await Standings.start(app, tid)
     await call(alpha.client.tournaments.join_arena, tid)
     await call(beta.client.tournaments.join_arena, tid)
     with pytest.raises(berserk.exceptions.ResponseError) as twice:
@@ -147,7 +147,7 @@ async def test_bots_play_a_swiss_through_berserk(
     with pytest.raises(berserk.exceptions.ResponseError) as not_arena:
         await call(alpha.client.tournaments.get_tournament, tid)
     assert not_arena.value.status_code == 404
-    standings = Standings(app, tid)
+    standings = await Standings.start(app, tid)
     await call(alpha.client.tournaments.join_swiss, tid)
     await call(beta.client.tournaments.join_swiss, tid)
     info = await call(beta.client.tournaments.get_swiss, tid)

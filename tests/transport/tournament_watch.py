@@ -25,11 +25,17 @@ class WallClock:
 
 
 class Standings:
-    """Every ``tournament_standings`` of one tournament from now on."""
+    """Every ``tournament_standings`` of one page of a tournament (page 1 unless told) from
+    now on: :meth:`start`."""
 
-    def __init__(self, app: App, tournament_id: str) -> None:
+    def __init__(self) -> None:
         self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        app.tournaments.watch(tournament_id, self._told)
+
+    @classmethod
+    async def start(cls, app: App, tournament_id: str, page: int = 1) -> Standings:
+        standings = cls()
+        await app.tournaments.watch(tournament_id, standings._told, page=page)
+        return standings
 
     def _told(self, frame: bytes) -> None:
         message = json.loads(frame)

@@ -557,12 +557,14 @@ export interface TournamentStandingView {
   sheet: number[];
 }
 
-/** A game of the tournament (`result` null while it is played). */
+/** A game of the tournament (`result` null while it is played; the players' names as entered: the view's standings are one page). */
 export interface TournamentPairingView {
   game: string;
   round: number;
   white: string;
   black: string;
+  white_name: string;
+  black_name: string;
   result: string | null;
   white_berserk: boolean;
   black_berserk: boolean;
@@ -570,15 +572,19 @@ export interface TournamentPairingView {
 
 export interface TournamentByeView {
   player: string;
+  name: string;
   round: number;
   points: number;
 }
 
-/** `tournament_standings`: pushed to a tournament's watchers after every change. */
+/** `tournament_standings`: one page of the standings (`server.hub.tournament.pages`: 10 rows, `page` of `pages`, `players` in all), pushed to the watchers of that page when it changed, and the answer to `tournament_page`. `playing`: the games being played by the page's players. */
 export interface TournamentStandingsPayload {
   id: string;
   status: "created" | "started" | "finished";
   round: number;
+  page: number;
+  pages: number;
+  players: number;
   standings: TournamentStandingView[];
   playing: string[];
 }
@@ -597,6 +603,14 @@ export interface TournamentView extends TournamentSummaryView {
 /** `tournaments`: the answer to `tournament_list`. */
 export interface TournamentsPayload {
   tournaments: TournamentSummaryView[];
+}
+
+/** `tournament`, as the websocket sends it: the view with one page of the standings (`standings`: the page's rows; `page` of `pages`, `players` in all, as in `tournament_standings`) and `me`: the connection's own row (null when not entered or not logged in), wherever it stands. */
+export interface TournamentPageView extends TournamentView {
+  page: number;
+  pages: number;
+  players: number;
+  me: TournamentStandingView | null;
 }
 
 /** The bus publication of a new game (channel `games`; docs/protocol.md). */
@@ -651,7 +665,7 @@ export interface Payloads {
   analyse: AnalysisView;
   analysis: AnalysisView;
   berserk: BerserkPayload;
-  tournament: TournamentView;
+  tournament: TournamentPageView;
   tournaments: TournamentsPayload;
   tournament_standings: TournamentStandingsPayload;
 }
@@ -790,6 +804,7 @@ export type ErrorCode =
   | "empty_message"
   | "no_such_tournament"
   | "tournament_limit"
+  | "tournament_entry_limit"
   | "not_berserkable"
   | "tournament_finished"
   | "already_entered"
@@ -851,13 +866,14 @@ export interface Commands {
   export: Record<string, string | number | null>;
   games: Record<string, string | number | null>;
   review: Record<string, string | number | null>;
-  tournament: { id: string };
+  tournament: { id: string; page?: number };
   tournament_create: { name: string; format: "arena" | "swiss" | "round_robin" | "double_round_robin"; variant: string; tc: TimeControlView; rated?: boolean; start_at_ms?: number; start_when_joined?: number; duration_s?: number; rounds?: number; password?: string; min_rating?: number; bots?: boolean; computer?: boolean; max_players?: number; berserk?: boolean };
   tournament_join: { id: string; password?: string };
   tournament_list: { status?: "created" | "started" | "finished" };
+  tournament_page: { id: string; page?: number };
   tournament_pause: { id: string; pause?: boolean };
   tournament_unwatch: { id: string };
-  tournament_watch: { id: string };
+  tournament_watch: { id: string; page?: number };
   tournament_withdraw: { id: string };
   my_games: Record<string, never>;
   mail_settings: { email?: string; opt_in?: boolean; forget?: boolean };
@@ -917,6 +933,7 @@ export interface Answers {
   tournament_create: "ack";
   tournament_join: "ack";
   tournament_list: "tournaments";
+  tournament_page: "tournament_standings";
   tournament_pause: "ack";
   tournament_unwatch: "ack";
   tournament_watch: "tournament";

@@ -1,19 +1,22 @@
 // One tournament's page (/tournament/<id>): its terms and countdown, join (with the password
-// when one is needed) / withdraw / pause, the live standings (`tournament_watch`: the server
-// pushes `tournament_standings` after every change; fire and berserk marks), the games being
-// played (links to watch), the pairings of every round and, at the end, the podium. A player's
-// own tournament game opens by itself (main.ts follows `game_start`).
+// when one is needed) / withdraw / pause, the live standings by page of 10 (`tournament_watch`:
+// the server pushes the page's `tournament_standings` each time it changes; fire and berserk
+// marks; prev / next and "my position", `tournament_page`), the games being played (links to
+// watch), the pairings of every round and, at the end, the podium. A player's own tournament
+// game opens by itself (main.ts follows `game_start`).
 
 import { errorText, type Ctx } from "./ctx";
 import type { Message } from "./net";
 import { berserkMark, fireMark } from "./marks";
 import { h } from "./svg";
-import type { TournamentPairingView, TournamentStandingView, TournamentView } from "./protocol.gen";
-import { entryActions, entryOf, FORMAT_WORDS, gamesBeingPlayed, needsView, rounds, scoreText, termsText, viewInterval, whenText } from "./tourney";
+import type { TournamentPageView, TournamentPairingView, TournamentStandingsPayload, TournamentStandingView } from "./protocol.gen";
+import { entryActions, FORMAT_WORDS, gamesBeingPlayed, mergePlaying, needsView, pagerText, rounds, scoreText, termsText, viewInterval, whenText } from "./tourney";
 
 export class TournamentPage {
   readonly el: HTMLElement;
-  private view: TournamentView | null = null;
+  private view: TournamentPageView | null = null;
+  /** The page asked for (null: the one holding the viewer's row, followed as it moves). */
+  private page: number | null = null;
   private readonly head = h("div", { class: "panel t-head" });
   private readonly when = h("p", { class: "t-when", role: "timer" });
   private readonly entry = h("div", { class: "t-entry" });
@@ -39,7 +42,7 @@ export class TournamentPage {
   async enter(): Promise<void> {
     if (!this.ctx.conn.open) return;
     try {
-      const answer = await this.ctx.conn.request("tournament_watch", { id: this.id });
+      const answer = await this.ctx.conn.request("tournament_watch", this.pageArgs());
       this.watching = true;
       this.show(answer.d);
     } catch (e) {
@@ -59,35 +62,56 @@ export class TournamentPage {
 
   onMessage(m: Message): void {
     if (m.t === "tournament" && m.d.id === this.id && m.a === undefined) { this.show(m.d); return; }
-    if (m.t !== "tournament_standings" || m.d.id !== this.id || !this.view) return;
-    // The push: standings, the games being played, the round and the status at once; the
-    // pairings and the podium come with the whole view, asked for when the push changed them
-    // (needsView), spaced by viewInterval.
-    const more = needsView(this.view, m.d);
-    this.view = { ...this.view, status: m.d.status, round: m.d.round, standings: m.d.standings, playing: m.d.playing };
+    if (m.t !== "tournament_standings" || m.d.id !== this.id || m.a !== undefined) return;
+    this.showPage(m.d);
+  }
+
+  private pageArgs(): { id: string; page?: number } {
+    return this.page === null ? { id: this.id } : { id: this.id, page: this.page };
+  }
+
+  /** A page of the standings (pushed, or the answer to `tournament_page`): its rows, the games
+   * its players play, the round and the status at once; the pairings and the podium come with
+   * the whole view, asked for when the push changed them (needsView), spaced by viewInterval. */
+  private showPage(d: TournamentStandingsPayload): void {
+    const v = this.view;
+    if (!v) return;
+    const more = needsView(v, d);
+    const me = this.ctx.me?.id;
+    const mine = d.standings.find((r) => r.player === me);
+    this.view = {
+      ...v, status: d.status, round: d.round, standings: d.standings, page: d.page, pages: d.pages, players: d.players,
+      playing: mergePlaying(v.playing, v.pairings, d), me: mine ?? v.me,
+    };
     this.draw();
     if (more) this.askView();
   }
 
+  /** Turn to `page` (null: "my position"); pushes follow it from now on. */
+  private async turn(page: number | null): Promise<void> {
+    this.page = page;
+    try {
+      const answer = await this.ctx.conn.request("tournament_page", this.pageArgs());
+      this.showPage(answer.d);
+    } catch (e) { this.entryError.textContent = errorText(e); }
+  }
+
   private askView(): void {
     if (this.viewTimer) return;
-    const every = viewInterval(this.view?.standings.length ?? 0);
+    const every = viewInterval(this.view?.players ?? 0);
     // Spread over a fifth of the interval: a push reaches every watcher at once.
     const wait = Math.max(0, this.lastViewAt + every - Date.now()) + (every > 1000 ? Math.random() * every / 5 : 0);
     this.viewTimer = window.setTimeout(() => {
       this.lastViewAt = Date.now();
-      this.ctx.conn.request("tournament", { id: this.id }).then((a) => { this.viewTimer = 0; this.show(a.d); }, () => { this.viewTimer = 0; });
+      this.ctx.conn.request("tournament", this.pageArgs()).then((a) => { this.viewTimer = 0; this.show(a.d); }, () => { this.viewTimer = 0; });
     }, wait);
   }
 
-  private show(view: TournamentView): void {
+  private show(view: TournamentPageView): void {
     this.view = view;
     this.draw();
   }
 
-  private nameOf(player: string): string {
-    return this.view?.standings.find((r) => r.player === player)?.name ?? player;
-  }
 
   private draw(): void {
     const v = this.view;
@@ -121,7 +145,7 @@ export class TournamentPage {
   private drawEntry(): void {
     const v = this.view!;
     const me = this.ctx.me;
-    const entry = entryOf(v.standings, me?.id);
+    const entry = me ? v.me : null;
     const actions = entryActions(v.status, v.settings.format, entry, me !== null);
     const parts: (HTMLElement | string)[] = [];
     if (entry && entry.status !== "withdrawn" && v.status !== "finished") parts.push(h("span", { class: "you-in", text: entry.status === "paused" ? "You are in (paused)" : "You are in" }));
@@ -177,6 +201,19 @@ export class TournamentPage {
     const breaks = [...new Set(v.standings.flatMap((r) => Object.keys(r.tiebreaks)))];
     const me = this.ctx.me?.id;
     const head = ["#", "Player", "Rating", ...(arena ? ["Sheet"] : breaks.map(breakName)), "Score"];
+    const pager = pagerText(v.page, v.pages);
+    const turn = (action: string, text: string, label: string, enabled: boolean, page: number | null) => {
+      const b = h("button", { type: "button", "data-action": action, "aria-label": label, text, disabled: !enabled });
+      b.addEventListener("click", () => void this.turn(page));
+      return b;
+    };
+    const nav = v.pages > 1 ? h("nav", { class: "t-pager", "aria-label": "Standings pages" }, [
+      turn("t-prev", "‹", "Previous page", pager.prev, v.page - 1),
+      h("span", { class: "t-page", text: pager.text }),
+      turn("t-next", "›", "Next page", pager.next, v.page + 1),
+      v.me ? turn("t-mine", "My position", "The page with my row", true, null) : null,
+      h("span", { class: "muted t-players", text: `${v.players} players` }),
+    ]) : null;
     const rows = v.standings.map((r) => h("tr", { "data-player": r.name, class: `${r.player === me ? "mine " : ""}${r.fire ? "on-fire" : ""}` }, [
       h("td", { class: "rank", text: String(r.rank) }), this.playerCell(r), h("td", { class: "rating", text: String(r.rating) }),
       ...(arena ? [h("td", { class: "sheet", title: "Each game's points", text: r.sheet.length ? r.sheet.join(" ") : "–" })] : breaks.map((b) => h("td", { text: scoreText(r.tiebreaks[b] ?? 0) }))),
@@ -184,7 +221,7 @@ export class TournamentPage {
     ]));
     this.standings.replaceChildren(h("h3", { text: `Standings${arena ? "" : ` · ${FORMAT_WORDS[v.settings.format]}`}` }),
       h("table", { class: "standings" }, [h("thead", {}, [h("tr", {}, head.map((t) => h("th", { text: t })))]),
-        h("tbody", {}, rows.length ? rows : [h("tr", {}, [h("td", { colspan: head.length, class: "empty", text: "Nobody has joined yet." })])])]));
+        h("tbody", {}, rows.length ? rows : [h("tr", {}, [h("td", { colspan: head.length, class: "empty", text: "Nobody has joined yet." })])])]), nav ?? "");
   }
 
   private drawPodium(): void {
@@ -199,7 +236,7 @@ export class TournamentPage {
 
   private gameLink(p: TournamentPairingView): HTMLElement {
     const mark = (b: boolean) => (b ? berserkMark() : null);
-    const a = h("a", { href: `/game/${p.game}`, "data-game": p.game }, [this.nameOf(p.white), mark(p.white_berserk), " – ", this.nameOf(p.black), mark(p.black_berserk)]);
+    const a = h("a", { href: `/game/${p.game}`, "data-game": p.game }, [p.white_name, mark(p.white_berserk), " – ", p.black_name, mark(p.black_berserk)]);
     a.addEventListener("click", (e) => { e.preventDefault(); this.ctx.navigate(`/game/${p.game}`); });
     return a;
   }
@@ -207,7 +244,10 @@ export class TournamentPage {
   private drawPlaying(): void {
     const v = this.view!;
     const games = gamesBeingPlayed(v.pairings, v.playing, v.standings);
-    const items = games.map((p, i) => h("li", { class: i === 0 ? "leader" : "" }, [this.gameLink(p), i === 0 && games.length > 1 ? h("span", { class: "muted", text: " · the leader's game" }) : ""]));
+    // The standings shown are one page: the leader's game is known on the first page only.
+    const leader = v.page === 1 && v.standings.length > 0 ? v.standings[0].player : null;
+    const led = (p: TournamentPairingView) => leader !== null && (p.white === leader || p.black === leader);
+    const items = games.map((p, i) => h("li", { class: i === 0 && led(p) ? "leader" : "" }, [this.gameLink(p), i === 0 && led(p) && games.length > 1 ? h("span", { class: "muted", text: " · the leader's game" }) : ""]));
     this.playing.hidden = v.status === "finished";
     this.playing.replaceChildren(h("h3", { text: "Games being played" }),
       h("ul", { class: "t-games" }, items.length ? items : [h("li", { class: "empty", text: v.status === "created" ? "Not started yet." : "None right now." })]));
@@ -222,7 +262,7 @@ export class TournamentPage {
       h("h4", { text: `${word} ${g.round}` }),
       h("ul", {}, [
         ...g.games.map((p) => h("li", {}, [this.gameLink(p), h("span", { class: "result", text: ` ${p.result ?? (playing.has(p.game) ? "playing" : "…")}` })])),
-        ...g.byes.map((b) => h("li", { class: "muted", text: `${this.nameOf(b.player)}: bye (${scoreText(b.points)})` })),
+        ...g.byes.map((b) => h("li", { class: "muted", text: `${b.name}: bye (${scoreText(b.points)})` })),
       ]),
     ]));
     this.pairings.replaceChildren(h("h3", { text: "Pairings" }), ...(blocks.length ? blocks : [h("p", { class: "empty", text: "No pairings yet." })]));

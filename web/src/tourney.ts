@@ -95,20 +95,36 @@ export function gamesBeingPlayed(pairings: TournamentPairingView[], playing: str
   return pairings.filter((p) => now.has(p.game)).sort((a, b) => placed(a) - placed(b));
 }
 
-/** Whether a standings push leaves the page something it cannot draw from the push alone, so
- * the whole view must be asked for: the status or the round changed (the podium, a round's
- * pairings), a game is played that no pairing names yet, or a game ended whose result is not
- * known. A join, a pause or a withdrawal needs nothing more. */
+/** Whether a standings push (one page) leaves the page something it cannot draw from the push
+ * alone, so the whole view must be asked for: the status or the round changed (the podium, a
+ * round's pairings), a game is played that no pairing names yet, or a game of the page's players
+ * ended whose result is not known (the push names the games of its own players only). A join,
+ * a pause or a withdrawal needs nothing more. */
 export function needsView(view: TournamentView, push: TournamentStandingsPayload): boolean {
   if (push.status !== view.status || push.round !== view.round) return true;
   const known = new Set(view.pairings.map((p) => p.game));
   if (push.playing.some((g) => !known.has(g))) return true;
+  const onPage = new Set(push.standings.map((r) => r.player));
   const playing = new Set(push.playing);
-  return view.pairings.some((p) => p.result === null && !playing.has(p.game));
+  return view.pairings.some((p) => p.result === null && (onPage.has(p.white) || onPage.has(p.black)) && !playing.has(p.game));
+}
+
+/** The games being played after a page's push: the page's players' games as the push names
+ * them, the others' as the view last knew them. */
+export function mergePlaying(playing: string[], pairings: TournamentPairingView[], push: TournamentStandingsPayload): string[] {
+  const onPage = new Set(push.standings.map((r) => r.player));
+  const pageGames = new Set(pairings.filter((p) => onPage.has(p.white) || onPage.has(p.black)).map((p) => p.game));
+  return [...new Set([...playing.filter((g) => !pageGames.has(g)), ...push.playing])];
+}
+
+/** The standings pager: its words and which way it can turn. */
+export function pagerText(page: number, pages: number): { text: string; prev: boolean; next: boolean } {
+  return { text: `Page ${page} of ${pages}`, prev: page > 1, next: page < pages };
 }
 
 /** How long a page waits between two asks for the whole view: a second in a small tournament,
- * ten in a large one (each watcher asks: a large field's view is large, its pushes frequent). */
+ * ten in a large one (each watcher asks: a large field's view is large — its pairings —, its
+ * pushes frequent). `players`: the number of entries (the view's `players`). */
 export function viewInterval(players: number): number {
   return players > 100 ? 10000 : 1000;
 }

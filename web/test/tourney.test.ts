@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TournamentSettingsView, TournamentStandingView, TournamentSummaryView } from "../src/protocol.gen";
 import {
-  byStatus, countdownText, createCommand, entryActions, entryOf, gamesBeingPlayed, mayBerserk, needsView, viewInterval, rounds, scoreText, termsText, whenText, type CreateFields,
+  byStatus, countdownText, createCommand, entryActions, entryOf, gamesBeingPlayed, mayBerserk, mergePlaying, needsView, pagerText, viewInterval, rounds, scoreText, termsText, whenText, type CreateFields,
 } from "../src/tourney";
 
 const ARENA: TournamentSettingsView = {
@@ -54,14 +54,14 @@ describe("tournament lists", () => {
     expect(groups.finished.map((x) => x.id)).toEqual(["d"]);
   });
   it("lists the games being played, the leader's first", () => {
-    const p = (game: string, white: string, black: string) => ({ game, round: 2, white, black, result: null, white_berserk: false, black_berserk: false });
+    const p = (game: string, white: string, black: string) => ({ game, round: 2, white, black, white_name: white, black_name: black, result: null, white_berserk: false, black_berserk: false });
     const standings = ["d", "c", "b", "a", "e"].map((name, i) => ({ ...row(name), rank: i + 1 }));
     const games = gamesBeingPlayed([p("g1", "a", "b"), p("g0", "x", "y"), p("g2", "c", "e"), p("g3", "d", "f")], ["g1", "g2"], standings);
     expect(games.map((g) => g.game)).toEqual(["g2", "g1"]);  // c is 2nd, b 3rd; g3 is over
   });
   it("groups pairings and byes by round, the latest first", () => {
-    const p = (game: string, round: number) => ({ game, round, white: "a", black: "b", result: null, white_berserk: false, black_berserk: false });
-    const r = rounds([p("g1", 1), p("g2", 2), p("g3", 1)], [{ player: "c", round: 2, points: 1 }]);
+    const p = (game: string, round: number) => ({ game, round, white: "a", black: "b", white_name: "a", black_name: "b", result: null, white_berserk: false, black_berserk: false });
+    const r = rounds([p("g1", 1), p("g2", 2), p("g3", 1)], [{ player: "c", name: "c", round: 2, points: 1 }]);
     expect(r.map((x) => [x.round, x.games.map((g) => g.game), x.byes.length])).toEqual([[2, ["g2"], 1], [1, ["g1", "g3"], 0]]);
   });
 });
@@ -122,18 +122,29 @@ describe("the create form", () => {
 });
 
 describe("the pushes", () => {
-  const pair = (game: string, result: string | null = null) => ({ game, round: 1, white: "a", black: "b", result, white_berserk: false, black_berserk: false });
+  const pair = (game: string, result: string | null = null, white = "a", black = "b") => ({ game, round: 1, white, black, white_name: white, black_name: black, result, white_berserk: false, black_berserk: false });
   const view = {
     id: "t", status: "started" as const, created_by: null, settings: ARENA, countdown_ms: null, round: 1,
-    standings: [], pairings: [pair("g1"), pair("g0", "1-0")], byes: [], playing: ["g1"], podium: [],
+    standings: [], pairings: [pair("g1"), pair("g0", "1-0"), pair("g5", null, "c", "d")], byes: [], playing: ["g1", "g5"], podium: [],
   };
-  const push = { id: "t", status: "started" as const, round: 1, standings: [], playing: ["g1"] };
+  const onPage = [row("a"), row("b")];
+  const push = { id: "t", status: "started" as const, round: 1, page: 1, pages: 2, players: 14, standings: onPage, playing: ["g1"] };
   it("asks for the whole view only when the push leaves something undrawn", () => {
-    expect(needsView(view, push)).toBe(false);                              // a join, a pause
+    expect(needsView(view, push)).toBe(false);                              // a join, a pause (g5: not this page's)
     expect(needsView(view, { ...push, round: 2 })).toBe(true);              // a new round
     expect(needsView(view, { ...push, status: "finished" })).toBe(true);    // the podium
     expect(needsView(view, { ...push, playing: ["g1", "g2"] })).toBe(true); // a game no pairing names
     expect(needsView(view, { ...push, playing: [] })).toBe(true);           // g1's result
+    expect(needsView(view, { ...push, standings: [row("x")], playing: [] })).toBe(false); // another page
+  });
+  it("keeps the other pages' games being played, and the page's as pushed", () => {
+    expect(mergePlaying(view.playing, view.pairings, { ...push, playing: [] })).toEqual(["g5"]);
+    expect(mergePlaying(view.playing, view.pairings, { ...push, standings: [row("c")], playing: [] })).toEqual(["g1"]);
+  });
+  it("turns the standings' pages", () => {
+    expect(pagerText(1, 3)).toEqual({ text: "Page 1 of 3", prev: false, next: true });
+    expect(pagerText(3, 3)).toEqual({ text: "Page 3 of 3", prev: true, next: false });
+    expect(pagerText(1, 1)).toEqual({ text: "Page 1 of 1", prev: false, next: false });
   });
   it("asks less often in a large tournament", () => {
     expect(viewInterval(12)).toBe(1000);

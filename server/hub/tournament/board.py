@@ -23,6 +23,7 @@ The answers are shared between callers: they must not be changed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import islice
 
 from server.hub.identity import PlayerId
@@ -33,10 +34,17 @@ from server.hub.payloads import (
     TournamentView,
 )
 from server.hub.tournament.arena import ArenaSheet, Waiting
+from server.hub.tournament.pages import page_payload
 from server.hub.tournament.standings import standings
-from server.hub.tournament.state import TournamentState
+from server.hub.tournament.state import Entry, TournamentState
 from server.hub.tournament.values import Color, StandingRow, TournamentGame, TournamentSettings
-from server.hub.tournament.views import countdown, current_round, standing_view, summary_view
+from server.hub.tournament.views import (
+    countdown,
+    current_round,
+    entry_name,
+    standing_view,
+    summary_view,
+)
 
 __all__ = ["TournamentBoard"]
 
@@ -60,6 +68,7 @@ class TournamentBoard:
         self._pairings: list[TournamentPairingView] = []
         self._pairing_at: dict[str, int] = {}
         self._cache: dict[str, tuple[int, object]] = {}
+        """Answers per key (the standings, a page …) with the state's version they answer."""
 
     # --- the fold -----------------------------------------------------------------------------
 
@@ -98,7 +107,9 @@ class TournamentBoard:
         for game_id in islice(games, len(self._pairings), None):
             paired = games[game_id]
             self._pairing_at[game_id] = len(self._pairings)
-            self._pairings.append(_pairing_view(game_id, paired.round, paired.white, paired.black, None))
+            self._pairings.append(
+                _pairing_view(game_id, paired.round, paired.white, paired.black, None, entries)
+            )
         if self._folded == len(state.results):
             return
         sheets, arena = self._sheets, self.settings.format == "arena"
@@ -117,7 +128,9 @@ class TournamentBoard:
             self._balance[black] = self._balance.get(black, 0) - 1
             self._last_color[white], self._last_color[black] = "white", "black"
             at = self._pairing_at[game_id]
-            self._pairings[at] = _pairing_view(game_id, paired.round, white, black, game)
+            self._pairings[at] = _pairing_view(
+                game_id, paired.round, white, black, game, state.entries
+            )
         self._folded = len(state.results)
 
     def _cached(self, key: str, state: TournamentState) -> object | None:
@@ -180,20 +193,33 @@ class TournamentBoard:
         self._keep("rows", state, views)
         return views
 
-    def standings_payload(self, state: TournamentState) -> TournamentStandingsPayload:
-        """:func:`~server.hub.tournament.views.standings_payload` of ``state``."""
-        hit = self._cached("payload", state)
+    def standings_payload(
+        self, state: TournamentState, page: int = 1
+    ) -> TournamentStandingsPayload:
+        """:func:`~server.hub.tournament.views.standings_payload` of ``state`` and ``page``."""
+        key = f"page {page}"
+        hit = self._cached(key, state)
         if hit is not None:
             return hit  # type: ignore[return-value]
-        payload: TournamentStandingsPayload = {
-            "id": self.id,
-            "status": state.phase,
-            "round": current_round(state),
-            "standings": self._rows(state),
-            "playing": sorted(set(state.playing.values())),
-        }
-        self._keep("payload", state, payload)
+        payload = page_payload(
+            self.id, state.phase, current_round(state), self._rows(state), page, state.playing
+        )
+        self._keep(key, state, payload)
         return payload
+
+    def index(self, state: TournamentState) -> dict[PlayerId, int]:
+        """Each player's row index in the standings (0: the leader)."""
+        hit = self._cached("index", state)
+        if hit is not None:
+            return hit  # type: ignore[return-value]
+        index = {row.player: at for at, row in enumerate(self.standings(state))}
+        self._keep("index", state, index)
+        return index
+
+    def row_of(self, state: TournamentState, player: PlayerId) -> TournamentStandingView | None:
+        """``player``'s row as shown, or None when not entered."""
+        at = self.index(state).get(player)
+        return None if at is None else self._rows(state)[at]
 
     def view(self, state: TournamentState) -> TournamentView:
         """:func:`~server.hub.tournament.views.tournament_view` of ``state``."""
@@ -213,7 +239,12 @@ class TournamentBoard:
             "standings": rows,
             "pairings": list(self._pairings),
             "byes": [
-                {"player": bye.player, "round": bye.round, "points": bye.points}
+                {
+                    "player": bye.player,
+                    "name": entry_name(state.entries, bye.player),
+                    "round": bye.round,
+                    "points": bye.points,
+                }
                 for bye in state.byes
             ],
             "playing": sorted(set(state.playing.values())),
@@ -237,13 +268,20 @@ class TournamentBoard:
 
 
 def _pairing_view(
-    game_id: str, round_: int, white: PlayerId, black: PlayerId, game: TournamentGame | None
+    game_id: str,
+    round_: int,
+    white: PlayerId,
+    black: PlayerId,
+    game: TournamentGame | None,
+    entries: Mapping[PlayerId, Entry],
 ) -> TournamentPairingView:
     return {
         "game": game_id,
         "round": round_,
         "white": white,
         "black": black,
+        "white_name": entry_name(entries, white),
+        "black_name": entry_name(entries, black),
         "result": None if game is None else game.result,
         "white_berserk": bool(game and game.white_berserk),
         "black_berserk": bool(game and game.black_berserk),

@@ -3,7 +3,7 @@ functions of the settings and the state (so a restarted hub shows exactly what i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from server.hub.clock import time_control_view
 from server.hub.identity import PlayerId
@@ -17,12 +17,14 @@ from server.hub.payloads import (
     TournamentSummaryView,
     TournamentView,
 )
+from server.hub.tournament.pages import page_payload
 from server.hub.tournament.standings import podium, standings
-from server.hub.tournament.state import TournamentState, arena_ends_at
+from server.hub.tournament.state import Entry, TournamentState, arena_ends_at
 from server.hub.tournament.values import StandingRow, TournamentSettings
 
 __all__ = [
     "current_round",
+    "entry_name",
     "settings_view",
     "standing_view",
     "standings_payload",
@@ -74,6 +76,12 @@ def _berserks(state: TournamentState) -> dict[PlayerId, int]:
     return counts
 
 
+def entry_name(entries: Mapping[PlayerId, Entry], player: PlayerId) -> str:
+    """The name ``player`` entered under (their id when not entered: never in practice)."""
+    entry = entries.get(player)
+    return player if entry is None else entry.name
+
+
 def standing_view(row: StandingRow, berserks: int = 0) -> TournamentStandingView:
     return {
         "rank": row.rank,
@@ -111,16 +119,16 @@ def standings_payload(
     settings: TournamentSettings,
     state: TournamentState,
     rows: Sequence[StandingRow] | None = None,
+    *,
+    page: int = 1,
 ) -> TournamentStandingsPayload:
-    """``tournament_standings``: what a watcher is pushed after every change (``rows``: the
-    standings when the caller has them, else computed)."""
-    return {
-        "id": tournament_id,
-        "status": state.phase,
-        "round": current_round(state),
-        "standings": _rows(settings, state, rows, _berserks(state)),
-        "playing": sorted(set(state.playing.values())),
-    }
+    """``tournament_standings`` of ``page`` (:mod:`~server.hub.tournament.pages`): what the
+    watchers of that page are pushed after a change of it (``rows``: the standings when the
+    caller has them, else computed)."""
+    views = _rows(settings, state, rows, _berserks(state))
+    return page_payload(
+        tournament_id, state.phase, current_round(state), views, page, state.playing
+    )
 
 
 def countdown(settings: TournamentSettings, state: TournamentState) -> int | None:
@@ -152,13 +160,21 @@ def tournament_view(
                 "round": paired.round,
                 "white": paired.white,
                 "black": paired.black,
+                "white_name": entry_name(state.entries, paired.white),
+                "black_name": entry_name(state.entries, paired.black),
                 "result": None if game is None else game.result,
                 "white_berserk": bool(game and game.white_berserk),
                 "black_berserk": bool(game and game.black_berserk),
             }
         )
     byes: list[TournamentByeView] = [
-        {"player": bye.player, "round": bye.round, "points": bye.points} for bye in state.byes
+        {
+            "player": bye.player,
+            "name": entry_name(state.entries, bye.player),
+            "round": bye.round,
+            "points": bye.points,
+        }
+        for bye in state.byes
     ]
     return {
         **summary_view(tournament_id, state.phase, created_by, settings),

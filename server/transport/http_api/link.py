@@ -67,6 +67,7 @@ _STATUS: dict[ErrorCode, int] = {
     ErrorCode.NO_SUCH_TOURNAMENT: 404,
     ErrorCode.RATE_LIMITED: 429,
     ErrorCode.TOURNAMENT_LIMIT: 429,
+    ErrorCode.TOURNAMENT_ENTRY_LIMIT: 429,
     ErrorCode.BUSY: 503,
     ErrorCode.NODE_UNAVAILABLE: 503,
     ErrorCode.CLUSTER_UNAVAILABLE: 503,

@@ -55,7 +55,7 @@ SUMMARY = {
     "tjoin": "tjoin <id> [password]  -- enter a tournament (or resume a paused arena entry)",
     "twithdraw": "twithdraw <id>  -- leave a tournament (points kept)",
     "tpause": "tpause <id>  -- pause your arena entry (tjoin resumes)",
-    "tstandings": "tstandings <id>  -- a tournament and its standings",
+    "tstandings": "tstandings <id> [page]  -- a tournament and a page of its standings",
 }
 
 TOPICS = {

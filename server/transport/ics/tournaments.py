@@ -5,7 +5,8 @@ tournament director bots (``tell mamer join 12``); here the commands are the ser
 * ``tjoin <id> [password]`` — enter (a paused arena entry is resumed);
 * ``twithdraw <id>`` — take one's entry out (points kept; ``tjoin`` again to come back);
 * ``tpause <id>`` — an arena: not paired until ``tjoin``;
-* ``tstandings <id>`` — the tournament's head and its standings as text.
+* ``tstandings <id> [page]`` — the tournament's head and one page of its standings as text
+  (:data:`SHOWN_ROWS` rows a page; no page: the one holding one's own row, else the first).
 
 Each pairing reaches the player as any game does: ``Creating: …`` and the style 12 board (the
 hub's ``game_start``), so XBoard and zippy play tournament games unchanged. A refusal (a wrong
@@ -42,7 +43,7 @@ NO_SUCH_TOURNAMENT = "There is no such tournament."
 TIEBREAK_WORDS = {"buchholz_cut1": "BuchCut1", "sonneborn_berger": "SB", "performance": "Perf"}
 """The tie-breaks' column heads."""
 SHOWN_ROWS = 100
-"""Standings rows ``tstandings`` shows (the rest are counted)."""
+"""Standings rows on one page of ``tstandings`` (the rest are counted)."""
 
 
 def _when(ms: int) -> str:
@@ -67,10 +68,23 @@ def summary_line(summary: TournamentSummaryView) -> str:
     )
 
 
-def standings_lines(view: TournamentView) -> list[str]:
+def page_count(view: TournamentView) -> int:
+    """The pages of ``tstandings`` (one, empty, before anyone joined)."""
+    return max(1, -(-len(view["standings"]) // SHOWN_ROWS))
+
+
+def own_page(view: TournamentView, player: str | None) -> int:
+    """The ``tstandings`` page holding ``player``'s row (1 when none)."""
+    for at, row in enumerate(view["standings"]):
+        if row["player"] == player:
+            return at // SHOWN_ROWS + 1
+    return 1
+
+
+def standings_lines(view: TournamentView, page: int = 1) -> list[str]:
     """``tstandings``: the head (name, format, terms, status, round, start or end), then one
-    line per player: rank, name, score, games, tie-breaks, marks (``*`` on fire, ``Bn`` n
-    berserks, ``(paused)``, ``(withdrawn)``)."""
+    line per player of ``page`` (:data:`SHOWN_ROWS` a page): rank, name, score, games,
+    tie-breaks, marks (``*`` on fire, ``Bn`` n berserks, ``(paused)``, ``(withdrawn)``)."""
     settings = view["settings"]
     fmt = settings["format"]
     lines = [
@@ -96,7 +110,8 @@ def standings_lines(view: TournamentView) -> list[str]:
     head = f"{'Rank':>4}  {'Name':<20} {'Score':>6} {'Games':>5}"
     head += "".join(f" {TIEBREAK_WORDS.get(name, name)[:8]:>8}" for name in names)
     lines.append(head)
-    for row in rows[:SHOWN_ROWS]:
+    first = (page - 1) * SHOWN_ROWS
+    for row in rows[first : first + SHOWN_ROWS]:
         score = f"{row['score']:g}"
         line = f"{row['rank']:>4}  {row['name']:<20} {score:>6} {row['games']:>5}"
         line += "".join(f" {row['tiebreaks'].get(name, 0):>8g}" for name in names)
@@ -104,8 +119,12 @@ def standings_lines(view: TournamentView) -> list[str]:
         if row["status"] != "active":
             marks += f" ({row['status']})"
         lines.append(f"{line} {marks.strip()}".rstrip())
-    if len(rows) > SHOWN_ROWS:
-        lines.append(f"... and {len(rows) - SHOWN_ROWS} more.")
+    pages = page_count(view)
+    if pages > 1:
+        lines.append(
+            f"Page {page} of {pages} (rows {first + 1}-{min(len(rows), first + SHOWN_ROWS)}; "
+            f'"tstandings {view["id"]} <page>" for another).'
+        )
     lines.append(f"{len(rows)} player{'' if len(rows) == 1 else 's'}.")
     return lines
 
@@ -238,7 +257,7 @@ class TournamentCommands(SessionPart):
 
     async def on_tstandings(self, cmd: CommandLine) -> None:
         desk = self._desk()
-        tournament_id = self._id(cmd, "tstandings <id>")
+        tournament_id = self._id(cmd, "tstandings <id> [page]")
         if desk is None or tournament_id is None or not self._admitted():
             return
         try:
@@ -246,4 +265,16 @@ class TournamentCommands(SessionPart):
         except CommandError as error:
             self.state.write([error_text(error.code, error.message)])
             return
-        self.state.write(standings_lines(view))
+        pages = page_count(view)
+        words = cmd.words
+        if len(words) > 1:
+            word = words[1]
+            if not (word.isascii() and word.isdigit() and 1 <= int(word) <= pages) or len(words) > 2:
+                self.state.write(
+                    [f"{bad_arg(word)}: the page must be a number from 1 to {pages}."]
+                )
+                return
+            page = int(word)
+        else:
+            page = own_page(view, self.state.player["id"])
+        self.state.write(standings_lines(view, page))

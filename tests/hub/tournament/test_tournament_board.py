@@ -32,6 +32,18 @@ from server.hub.tournament.views import standings_payload, tournament_view
 def _check(board: TournamentBoard, tournament: TournamentSettings, state: TournamentState) -> None:
     assert board.standings(state) == standings(tournament, state)
     assert board.standings_payload(state) == standings_payload("t1", tournament, state)
+    # Page 2 holds the rows after the tenth, and the games being played by those players.
+    second = board.standings_payload(state, 2)
+    assert second == standings_payload("t1", tournament, state, page=2)
+    rows = board.view(state)["standings"]
+    pages = max(1, (len(rows) + 9) // 10)
+    assert second["standings"] == rows[10:20] and (second["pages"], second["players"]) == (
+        pages, len(rows)
+    )
+    playing = {state.playing[r["player"]] for r in rows[10:20] if r["player"] in state.playing}
+    assert second["playing"] == sorted(playing)
+    for at, row in enumerate(rows):
+        assert board.index(state)[row["player"]] == at and board.row_of(state, row["player"]) == row
     assert board.view(state) == tournament_view("t1", "ann", tournament, state)
     if tournament.format == "arena":
         assert board.waiting(state) == waiting_players(state, standings(tournament, state))
