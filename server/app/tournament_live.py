@@ -55,7 +55,7 @@ from server.hub.tournament.values import (
     TournamentSettings,
 )
 from server.store import Store, TournamentConflictError, UnknownTournamentError
-from server.store.tournaments import ms_datetime
+from server.store.tournaments import MAX_LIST, each_unfinished_id, ms_datetime
 
 __all__ = ["TournamentRunner"]
 
@@ -112,6 +112,8 @@ class TournamentRunner:
         Any hub may store a door's change or a game's result (the appends are optimistic)."""
         self.claim: Callable[[str], Awaitable[bool]] = _always
         """Take the tournament's ownership (a cluster's lease); True if this hub has it."""
+        self.resume_page = MAX_LIST
+        """Unfinished tournaments' ids read at a time at start (every one is taken up)."""
         self.changed: Callable[[str, int], None] = lambda tournament_id, seq: None
         """Told after each append (the tournament, its number of events): a cluster tells the
         other hubs, whose copies reload."""
@@ -121,10 +123,9 @@ class TournamentRunner:
     async def start(self) -> None:
         """Take up every unfinished tournament in the store whose ownership this hub gets
         (see the module docstring)."""
-        infos = await self._store.list_tournaments(("created", "started"), limit=500)
-        for info in infos:
-            if await self.claim(info.id):
-                await self.resume(info.id)
+        async for tournament_id in each_unfinished_id(self._store, page=self.resume_page):
+            if await self.claim(tournament_id):
+                await self.resume(tournament_id)
 
     async def resume(self, tournament_id: str) -> None:
         """Run a tournament this hub now owns (at start, or taken over from a hub that died):
