@@ -356,6 +356,11 @@ class TournamentRunner:
         await self._arm(live)
 
     async def _end(self, live: Live, now: int) -> None:
+        # Ends told before time was up but waiting for this lock (the batch before them being
+        # stored) still count: only games that end after it do not (lichess's arena rule).
+        told, live.finishes = live.finishes, []
+        if told:
+            await self._finish(live, told)
         await self._append_now(live, [Ended(now)])
         self._publish_soon(live)
 
