@@ -1,8 +1,10 @@
-"""A hub killed (SIGKILL) in the middle of a round robin, then started again on its database:
-the tournament finishes with no result, pairing or score lost (docs/tournaments.md, "Proof").
+"""A hub killed (SIGKILL) in the middle of a round robin, and of an arena and a Swiss, then
+started again on its database: each tournament finishes with no result, pairing or score lost
+(docs/tournaments.md, "Proof").
 
-A real ``python -m server`` subprocess on PostgreSQL, every door and the computer playing; the
-new process resumes the tournament and its unfinished games; the players come back and play on
+A real ``python -m server`` subprocess on PostgreSQL (the round robin: every door and the
+computer playing; the arena and the Swiss, killed together: websocket players only); the new
+process resumes the tournaments and their unfinished games; the players come back and play on
 to the end; the stored events of before the kill are still the first ones."""
 
 from __future__ import annotations
