@@ -76,6 +76,9 @@ START_BATCH = 25
 """Games of a pairing created in one turn of the event loop (a few ms); the loop serves others
 between two batches."""
 
+RESUME_AT_ONCE = 8
+"""Tournaments taken up side by side at start (each a few store round trips)."""
+
 COALESCE_MS = 200
 """Games ending within this make one arena wave; changes within it one standings push."""
 
@@ -126,18 +129,26 @@ class TournamentRunner:
     async def start(self) -> None:
         """Take up every unfinished tournament in the store whose ownership this hub gets
         (see the module docstring)."""
-        async for tournament_id in each_unfinished_id(self._store, page=self.resume_page):
-            if await self.claim(tournament_id):
-                await self.resume(tournament_id)
+        places = asyncio.Semaphore(RESUME_AT_ONCE)
+
+        async def take_up(tournament_id: str) -> None:
+            async with places:
+                if await self.claim(tournament_id):
+                    await self.resume(tournament_id)
+
+        ids = [tid async for tid in each_unfinished_id(self._store, page=self.resume_page)]
+        await asyncio.gather(*(take_up(tournament_id) for tournament_id in ids))
 
     async def resume(self, tournament_id: str) -> None:
         """Run a tournament this hub now owns (at start, or taken over from a hub that died):
         its state reloaded from the store, its missing games created, the results stored
         meanwhile folded in, its timer armed."""
         try:
-            live = await self._load(tournament_id)
+            known = self._lives.get(tournament_id)
+            live = known if known is not None else await self._load(tournament_id)
             async with live.lock:
-                await self._reload(live)
+                if live is known:  # a copy kept while another hub ran it: read it again
+                    await self._reload(live)
                 await self._reconcile(live)
                 await self.advance(live)
         except Exception:

@@ -15,8 +15,7 @@ from server.hub.tournament.values import TournamentSettings
 from server.rules.time_control import Fischer
 
 PAGE = 5
-"""The ids read at a time at start, made small here: 500 in a hub (``MAX_LIST``); 600 stale
-tournaments take ~12 s to resume on this machine (~20 ms each, mostly waiting on the store)."""
+"""The ids read at a time at start, made small here: 500 in a hub (``MAX_LIST``)."""
 STALE = 2 * PAGE + 2
 """Three pages: the start used to read only the newest page."""
 
