@@ -23,17 +23,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
-import os
 import random
-import threading
-import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from typing import Any, TypeVar
 
 from server.app.live_tournament import GameSeat, Live, refused
+from server.app.pairing_pool import pairing_pool
 from server.hub import game_ids
 from server.hub.errors import ErrorCode
 from server.hub.identity import PlayerId
@@ -463,15 +460,7 @@ class TournamentRunner:
 
     async def _off_loop(self, function: Callable[..., T], *args: object) -> T:
         if self._pool is None:
-            # forkserver, not fork: a child forked from this threaded process (the default
-            # executor, aiosqlite, a browser driver in the tests) may inherit a lock or the
-            # interpreter's state mid-update from another thread and die or hang.
-            self._pool = ProcessPoolExecutor(
-                max_workers=1,
-                mp_context=multiprocessing.get_context("forkserver"),
-                initializer=_exit_with_hub,
-                initargs=(os.getpid(),),
-            )
+            self._pool = pairing_pool()
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, function, *args)
 
@@ -589,23 +578,6 @@ def _table_order(state: TournamentState) -> list[PlayerId]:
     start (no entry joins a started round robin)."""
     numbers = pairing_numbers(state.entries)
     return sorted(numbers, key=numbers.__getitem__)
-
-
-def _exit_with_hub(hub: int) -> None:
-    """In the pairing worker: exit once the hub (process ``hub``) is gone. A hub killed
-    outright (SIGKILL) cannot shut its pool down, and the worker would wait on its call queue
-    for ever (it holds both ends of it), keeping the forkserver alive too (it serves until its
-    last child ends) and the hub's stderr open."""
-
-    def watch() -> None:
-        while True:
-            time.sleep(0.5)
-            try:
-                os.kill(hub, 0)  # no signal sent: does the process exist?
-            except OSError:  # no such process, or another user's (the hub's pid reused)
-                os._exit(0)
-
-    threading.Thread(target=watch, name="hub-watch", daemon=True).start()
 
 
 def _pair_wave(waiting: Sequence[Waiting], others: bool) -> list[ArenaPairing]:
