@@ -27,6 +27,7 @@ import random
 from server.app.tournament_live import TournamentRunner
 from server.bus import Bus, BusError, GameLeases
 from server.store import Store, StoreError
+from server.store.tournaments import each_unfinished_id
 
 __all__ = ["CHANNEL", "TournamentLeases", "lease_key"]
 
@@ -162,13 +163,12 @@ class TournamentLeases:
     async def sweep(self) -> None:
         """Take over the unfinished tournaments whose lease was free at this sweep and the one
         before (their owner died or stopped)."""
-        infos = await self._store.list_tournaments(("created", "started"), limit=500)
         free: set[str] = set()
-        for info in infos:
-            if info.id in self.owned:
+        async for tournament_id in each_unfinished_id(self._store):
+            if tournament_id in self.owned:
                 continue
-            if await self._leases.owner(lease_key(info.id)) is None:
-                free.add(info.id)
+            if await self._leases.owner(lease_key(tournament_id)) is None:
+                free.add(tournament_id)
         ready, self._free_before = free & self._free_before, free - self._free_before
         for tournament_id in sorted(ready):
             if await self.claim(tournament_id):

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
 import random
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -31,6 +30,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from server.app.live_tournament import GameSeat, Live, refused
+from server.app.pairing_pool import pairing_pool
 from server.hub import game_ids
 from server.hub.errors import ErrorCode
 from server.hub.identity import PlayerId
@@ -55,7 +55,7 @@ from server.hub.tournament.values import (
     TournamentSettings,
 )
 from server.store import Store, TournamentConflictError, UnknownTournamentError
-from server.store.tournaments import ms_datetime
+from server.store.tournaments import MAX_LIST, each_unfinished_id, ms_datetime
 
 __all__ = ["TournamentRunner"]
 
@@ -72,6 +72,9 @@ the second join) this long after it; then it ends with no games."""
 START_BATCH = 25
 """Games of a pairing created in one turn of the event loop (a few ms); the loop serves others
 between two batches."""
+
+RESUME_AT_ONCE = 8
+"""Tournaments taken up side by side at start (each a few store round trips)."""
 
 COALESCE_MS = 200
 """Games ending within this make one arena wave; changes within it one standings push."""
@@ -112,6 +115,8 @@ class TournamentRunner:
         Any hub may store a door's change or a game's result (the appends are optimistic)."""
         self.claim: Callable[[str], Awaitable[bool]] = _always
         """Take the tournament's ownership (a cluster's lease); True if this hub has it."""
+        self.resume_page = MAX_LIST
+        """Unfinished tournaments' ids read at a time at start (every one is taken up)."""
         self.changed: Callable[[str, int], None] = lambda tournament_id, seq: None
         """Told after each append (the tournament, its number of events): a cluster tells the
         other hubs, whose copies reload."""
@@ -121,19 +126,26 @@ class TournamentRunner:
     async def start(self) -> None:
         """Take up every unfinished tournament in the store whose ownership this hub gets
         (see the module docstring)."""
-        infos = await self._store.list_tournaments(("created", "started"), limit=500)
-        for info in infos:
-            if await self.claim(info.id):
-                await self.resume(info.id)
+        places = asyncio.Semaphore(RESUME_AT_ONCE)
+
+        async def take_up(tournament_id: str) -> None:
+            async with places:
+                if await self.claim(tournament_id):
+                    await self.resume(tournament_id)
+
+        ids = [tid async for tid in each_unfinished_id(self._store, page=self.resume_page)]
+        await asyncio.gather(*(take_up(tournament_id) for tournament_id in ids))
 
     async def resume(self, tournament_id: str) -> None:
         """Run a tournament this hub now owns (at start, or taken over from a hub that died):
         its state reloaded from the store, its missing games created, the results stored
         meanwhile folded in, its timer armed."""
         try:
-            live = await self._load(tournament_id)
+            known = self._lives.get(tournament_id)
+            live = known if known is not None else await self._load(tournament_id)
             async with live.lock:
-                await self._reload(live)
+                if live is known:  # a copy kept while another hub ran it: read it again
+                    await self._reload(live)
                 await self._reconcile(live)
                 await self.advance(live)
         except Exception:
@@ -352,6 +364,11 @@ class TournamentRunner:
         await self._arm(live)
 
     async def _end(self, live: Live, now: int) -> None:
+        # Ends told before time was up but waiting for this lock (the batch before them being
+        # stored) still count: only games that end after it do not (lichess's arena rule).
+        told, live.finishes = live.finishes, []
+        if told:
+            await self._finish(live, told)
         await self._append_now(live, [Ended(now)])
         self._publish_soon(live)
 
@@ -443,12 +460,7 @@ class TournamentRunner:
 
     async def _off_loop(self, function: Callable[..., T], *args: object) -> T:
         if self._pool is None:
-            # forkserver, not fork: a child forked from this threaded process (the default
-            # executor, aiosqlite, a browser driver in the tests) may inherit a lock or the
-            # interpreter's state mid-update from another thread and die or hang.
-            self._pool = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("forkserver")
-            )
+            self._pool = pairing_pool()
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, function, *args)
 

@@ -26,10 +26,10 @@ an event's row time is its own ``at_ms``.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Collection, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Final, Literal, cast, get_args
+from typing import Any, Final, Literal, Protocol, cast, get_args
 
 from sqlalchemy import Row, func, select, update
 from sqlalchemy.exc import IntegrityError
@@ -53,6 +53,7 @@ __all__ = [
     "TournamentInfo",
     "TournamentStatus",
     "TournamentStore",
+    "each_unfinished_id",
     "ms_datetime",
 ]
 
@@ -306,6 +307,22 @@ class TournamentStore(Transactions):
             rows = await connection.execute(statement.limit(limit))
             return [_info(row) for row in rows]
 
+    async def unfinished_tournament_ids(
+        self, *, after: str | None = None, limit: int = MAX_LIST
+    ) -> list[str]:
+        """The ids of the unfinished tournaments (created or started) after ``after`` in id
+        order, at most ``limit`` (1 to :data:`MAX_LIST`): a page by key. A hub taking up every
+        unfinished tournament pages on with the last id it got (:func:`each_unfinished_id`)
+        until a page comes back short, however many there are."""
+        if not 1 <= limit <= MAX_LIST:
+            raise ValueError(f"limit must be between 1 and {MAX_LIST}")
+        statement = select(tournaments.c.id).where(tournaments.c.status != "finished")
+        if after is not None:
+            statement = statement.where(tournaments.c.id > after)
+        statement = statement.order_by(tournaments.c.id).limit(limit)
+        async with self._transaction(write=False) as connection:
+            return [str(row.id) for row in await connection.execute(statement)]
+
     async def due_tournaments(
         self, now: datetime, *, limit: int = MAX_LIST
     ) -> list[TournamentInfo]:
@@ -353,3 +370,24 @@ def _info(row: Row[Any]) -> TournamentInfo:
         next_deadline_at=row.next_deadline_at,
         owner=row.owner,
     )
+
+
+class _PagesUnfinished(Protocol):
+    async def unfinished_tournament_ids(
+        self, *, after: str | None = ..., limit: int = ...
+    ) -> list[str]: ...
+
+
+async def each_unfinished_id(
+    store: _PagesUnfinished, *, page: int = MAX_LIST
+) -> AsyncIterator[str]:
+    """Every unfinished tournament's id, in id order, read ``page`` ids at a time (a
+    tournament created meanwhile with a smaller id is seen at the next sweep)."""
+    after: str | None = None
+    while True:
+        ids = await store.unfinished_tournament_ids(after=after, limit=page)
+        for tournament_id in ids:
+            yield tournament_id
+        if len(ids) < page:
+            return
+        after = ids[-1]

@@ -33,7 +33,7 @@ from server.rules.record import ResultCode
 from server.rules.time_control import Byoyomi, Fischer
 from server.store import Store, TournamentConflictError, UnknownTournamentError
 from server.store.tournament_codec import event_json
-from server.store.tournaments import ms_datetime
+from server.store.tournaments import each_unfinished_id, ms_datetime
 
 NOW = datetime(2026, 12, 7, 1, 0, tzinfo=UTC)
 START_MS = int(NOW.timestamp() * 1000)
@@ -228,3 +228,21 @@ async def test_the_key_refuses_a_racing_insert(store: Store, backend: str, db_sc
     finally:
         await other.close()
     assert (await store.load_tournament(tid)).events == (Joined("z", "Z", 1500, 1),)
+
+
+async def test_unfinished_ids_paged_by_key(store: Store) -> None:
+    """Every unfinished tournament, however many: pages in id order, each after the last id
+    of the one before, a finished tournament never listed."""
+    ids = [await store.create_tournament(arena(), created_by="alice", now=NOW) for _ in range(7)]
+    finished = sorted(ids)[2]
+    await store.append_tournament_events(finished, 0, [Joined("a", "A", 1, 1), Joined("b", "B", 1, 1), Started(START_MS)])
+    await store.append_tournament_event(finished, 3, Ended(START_MS + 1))
+    unfinished = sorted(set(ids) - {finished})
+    assert await store.unfinished_tournament_ids() == unfinished
+    assert await store.unfinished_tournament_ids(limit=2) == unfinished[:2]
+    assert await store.unfinished_tournament_ids(after=unfinished[1], limit=2) == unfinished[2:4]
+    assert await store.unfinished_tournament_ids(after=unfinished[-1]) == []
+    for page in (1, 2, 3, 6, 7):
+        assert [tid async for tid in each_unfinished_id(store, page=page)] == unfinished
+    with pytest.raises(ValueError):
+        await store.unfinished_tournament_ids(limit=501)

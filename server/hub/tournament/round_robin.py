@@ -5,7 +5,11 @@ the adapter shuffles with a stored seed); an odd number of players adds a number
 bye (its opponent sits out the round). In round r of a table for n (even) players, players i
 and j (both < n) meet when i + j − 1 ≡ r (mod n − 1), the higher number having white when
 i + j is even; player n meets the player i with 2i − 1 ≡ r (mod n − 1), with black in odd
-rounds. A double round robin plays the table twice, colours reversed in the second cycle.
+rounds. A double round robin plays the table twice, colours reversed in the second cycle, and
+(FIDE's recommendation in C.05 Annex 1 for double-round tournaments) the first cycle plays the
+table's last two rounds in reverse order: otherwise the players with the same colour in the
+table's last round and first round (numbers 1 and n/2 + 1 among them) would have three games
+in a row with one colour across the cycles' boundary.
 """
 
 from __future__ import annotations
@@ -50,15 +54,21 @@ def round_robin_round(
     order: Sequence[PlayerId], r: int, *, double: bool
 ) -> SwissRound:
     """Round ``r`` (1-based) of the round robin of ``order`` (player k is Berger number k+1):
-    its games, and the player who sits out (the bye number's opponent), if any."""
+    its games, and the player who sits out (the bye number's opponent), if any. Double: the
+    first cycle is the table with its last two rounds swapped, the second the table in its
+    order with colours reversed (FIDE C.05 Annex 1)."""
     n = _table_size(len(order))
     cycle_length = n - 1
     if not 1 <= r <= round_count(len(order), double):
         raise ValueError(f"no round {r} in this round robin")
     reverse = r > cycle_length
+    table_round = (r - 1) % cycle_length + 1
+    if double and not reverse and cycle_length >= 2 and table_round >= cycle_length - 1:
+        # FIDE's advice for double cycles: the first cycle's last two rounds swapped.
+        table_round = 2 * cycle_length - 1 - table_round
     games: list[tuple[PlayerId, PlayerId]] = []
     bye: PlayerId | None = None
-    for white, black in berger_round(n, (r - 1) % cycle_length + 1):
+    for white, black in berger_round(n, table_round):
         if reverse:
             white, black = black, white
         if max(white, black) > len(order):

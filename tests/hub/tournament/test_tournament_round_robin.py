@@ -60,6 +60,42 @@ def test_everyone_meets_everyone_once_per_cycle(players: int) -> None:
         assert sorted(byes) == (sorted(order * cycles) if players % 2 else [])
 
 
+def double_table(n: int) -> list[str]:
+    """FIDE C.05 Annex 1's advice for double-round tournaments, applied by hand to the tables
+    above: the first cycle with its last two rounds in reverse order, then the table in its
+    order with colours reversed."""
+    first = [*FIDE_BERGER[n][:-2], FIDE_BERGER[n][-1], FIDE_BERGER[n][-2]]
+    second = [" ".join("-".join(pair.split("-")[::-1]) for pair in line.split())
+              for line in FIDE_BERGER[n]]
+    return first + second
+
+
+@pytest.mark.parametrize("n", sorted(FIDE_BERGER))
+def test_double_round_robin_swaps_the_first_cycles_last_two_rounds(n: int) -> None:
+    order = [str(number) for number in range(1, n + 1)]
+    played = [
+        " ".join(f"{w}-{b}" for w, b in round_robin_round(order, r, double=True).games)
+        for r in range(1, round_count(n, True) + 1)
+    ]
+    # Board order within a round is the table's (the board with number n first).
+    assert played == double_table(n)
+    if n == 4:  # written out: 1-4 2-3 | 2-4 3-1 | 4-3 1-2 || 4-1 3-2 | 3-4 2-1 | 4-2 1-3
+        assert played == ["1-4 2-3", "2-4 3-1", "4-3 1-2", "4-1 3-2", "3-4 2-1", "4-2 1-3"]
+
+
+@pytest.mark.parametrize("players", range(3, 17))
+def test_double_round_robin_never_gives_three_same_colours_in_a_row(players: int) -> None:
+    """The reason for FIDE's swap: across the cycles' boundary nobody has one colour three
+    games in a row (a round sat out skipped); a single round robin has no such boundary."""
+    order = [f"p{i}" for i in range(players)]
+    colours: dict[str, str] = dict.fromkeys(order, "")
+    for r in range(1, round_count(players, True) + 1):
+        for white, black in round_robin_round(order, r, double=True).games:
+            colours[white] += "W"
+            colours[black] += "B"
+    assert not [p for p, c in colours.items() if "WWW" in c or "BBB" in c]
+
+
 def test_odd_number_uses_the_table_of_the_next_even() -> None:
     rnd = round_robin_round(["a", "b", "c", "d", "e"], 1, double=False)
     # Table for 6, round 1: 1-6 2-5 3-4; number 6 is the bye, so player 1 (a) sits out.

@@ -1,0 +1,91 @@
+"""The tournament page in a cluster, in Chromium (docs/tournaments.md, "Several hubs"): a round
+robin run by one hub (node-a) pairs a player whose page is connected to the other (node-b);
+node-a creates the game and announces it as moved to it, node-b joins her connection to the
+game, which comes as its snapshot only (no ``game_start``), and her page opens the game by
+itself from that snapshot (``web/src/main.ts``); her opponent resigns and her page shows the
+end. Two in-process hubs on the real Redis and PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+from playwright.async_api import expect
+from seats import WAIT_MS, Seat
+from support import create_database, drop_database
+from ws_support import Client
+
+from server.app import App
+from server.config import Settings
+from server.hub.tournament.values import TournamentSettings
+from server.rules.time_control import Fischer
+
+REDIS_URL = os.environ.get("HUB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def node(database: str, name: str, prefix: str) -> App:
+    settings = Settings(
+        port=0, ics_port=0, node_id=name, database_url=database, redis_url=REDIS_URL,
+        bus_prefix=prefix, lease_ttl_ms=3000, log_level="WARNING", argon2_time_cost=1,
+        argon2_memory_kib=8, argon2_parallelism=1, registrations_per_address_per_hour=100_000,
+    )
+    return App(settings)
+
+
+@pytest.fixture
+async def nodes() -> AsyncIterator[tuple[App, App]]:
+    database = await create_database("web_tournament_cluster")
+    prefix = f"wtc-{uuid.uuid4().hex[:8]}:"
+    a, b = node(database, "node-a", prefix), node(database, "node-b", prefix)
+    await a.start()
+    try:
+        await b.start()
+        try:
+            yield a, b
+        finally:
+            await b.stop()
+    finally:
+        await a.stop()
+        await drop_database(database)
+
+
+@pytest.fixture
+async def hub(nodes: tuple[App, App]) -> App:
+    """The pages' hub: node-b (the tournament is run by node-a)."""
+    return nodes[1]
+
+
+async def test_a_tournament_game_from_another_hub_opens_from_its_snapshot(  # type: ignore[no-untyped-def]
+    nodes: tuple[App, App], open_page, shots
+) -> None:
+    a, b = nodes
+    settings = TournamentSettings(
+        name="Two hubs", format="round_robin", variant="minishogi",
+        control=Fischer(120_000, 0), rated=False, start_when_joined=2,
+    )
+    tid = await a.tournaments.create(None, settings)  # run by node-a
+    alice = Seat(await open_page("alice"), "alice")  # her page on node-b
+    await alice.register()
+    bob = await Client.open(b.url, "bob")
+    assert (await bob.register("bob"))["t"] == "welcome"
+    await bob.ok("tournament_join", {"id": tid})
+    page = alice.page
+    await page.goto(f"http://127.0.0.1:{b.port}/tournament/{tid}")
+    await expect(page.locator("section.tournament-page h2")).to_have_text("Two hubs", timeout=WAIT_MS)
+    await page.click('button[data-action="t-join"]')  # the second entry: node-a starts it
+    # node-a created the game; alice's page (node-b) gets its snapshot and opens it.
+    board = page.locator("section.game .board-wrap")
+    await expect(board).to_be_visible(timeout=WAIT_MS)
+    game = await page.locator("section.game").get_attribute("data-game")
+    assert game and game in a.hub.state.rooms and game not in b.hub.state.rooms  # run by node-a
+    assert page.url.endswith(f"/game/{game}")
+    await shots(page, "tournament-cluster-game")
+    snapshot = await bob.next(lambda m: m["t"] == "game" and m["d"]["game"] == game, timeout=30)
+    assert snapshot["d"]["tournament"]["id"] == tid
+    await bob.ok("resign", {"game": game})
+    await expect(page.locator("section.game")).to_contain_text("resign", timeout=WAIT_MS)
+    await bob.next(lambda m: m["t"] == "end" and m["d"]["game"] == game, timeout=30)
+    # The path under test: a player on node-b got the game as its snapshot, never a game_start.
+    assert not [m for m in bob.seen if m["t"] == "game_start"]
