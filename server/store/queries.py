@@ -63,22 +63,7 @@ class GameQueries(Transactions):
             are included either way)."""
         active: ColumnElement[bool] = games.c.status.in_(UNFINISHED_STATUSES)
         if not correspondence:
-            registered = and_(
-                games.c.first_player_id.is_not(None), games.c.second_player_id.is_not(None)
-            )
-            # A bot finds its games in its event stream (the hub's list), so they stay loaded.
-            bot = (
-                select(players.c.id)
-                .where(
-                    players.c.bot,
-                    or_(
-                        players.c.id == games.c.first_player_id,
-                        players.c.id == games.c.second_player_id,
-                    ),
-                )
-                .exists()
-            )
-            active = and_(active, or_(games.c.speed != "correspondence", ~registered, bot))
+            active = and_(active, _kept_in_memory())
         async with self._transaction(write=False) as connection:
             game_rows = (
                 await connection.execute(
@@ -101,7 +86,9 @@ class GameQueries(Transactions):
         ]
 
     async def unfinished_games(self) -> list[UnfinishedGame]:
-        """Every unfinished game's id and registered players, in no order: one light query (on
+        """Every unfinished game's id and registered players, in no order, but the
+        correspondence games kept cold (between two registered players, neither a bot: a node
+        loads one when it is used, docs/correspondence.md "Memory"): one light query (on
         PostgreSQL straight through asyncpg), for the cluster's sweep, which lists them every
         second or so (``server.cluster.ownership``)."""
         if self._direct is not None:
@@ -111,7 +98,7 @@ class GameQueries(Transactions):
             games.c.first_player_id,
             games.c.second_player_id,
             games.c.speed == "correspondence",
-        ).where(games.c.status.in_(UNFINISHED_STATUSES))
+        ).where(games.c.status.in_(UNFINISHED_STATUSES), _kept_in_memory())
         async with self._transaction(write=False) as connection:
             return [UnfinishedGame(*row) for row in await connection.execute(statement)]
 
@@ -209,6 +196,26 @@ class GameQueries(Transactions):
         page = [GameInfo(**_game_fields(row)) for row in rows[:limit]]
         next_cursor = _encode_cursor(page[-1]) if len(rows) > limit else None
         return GamePage(page, next_cursor)
+
+
+def _kept_in_memory() -> ColumnElement[bool]:
+    """The unfinished games a hub keeps in memory: all but the correspondence games between
+    two registered players, neither of them a bot (those stay cold until used; a bot finds its
+    games in its event stream, the hub's list, so they stay loaded). The same test as
+    ``pg_direct.KEPT_IN_MEMORY``."""
+    registered = and_(games.c.first_player_id.is_not(None), games.c.second_player_id.is_not(None))
+    bot = (
+        select(players.c.id)
+        .where(
+            players.c.bot,
+            or_(
+                players.c.id == games.c.first_player_id,
+                players.c.id == games.c.second_player_id,
+            ),
+        )
+        .exists()
+    )
+    return or_(games.c.speed != "correspondence", ~registered, bot)
 
 
 def _bot_columns() -> tuple[Any, Any]:
