@@ -204,13 +204,16 @@ class ColdGames:
         while True:
             due = await self._store.due_correspondence(self._wall(), DUE_BATCH)
             fresh = [game_id for game_id in due if game_id not in self._driver.hub.state.rooms]
+            loaded_now = 0
             for game_id in fresh:
                 if await self.load(game_id):
-                    loaded += 1
+                    loaded_now += 1
                     await self._store_true_deadline(game_id)
-            # Games due but running here are ended by the hub's own timer; stop when this
-            # read loaded nothing new (so that those never make it spin).
-            if len(due) < DUE_BATCH or not fresh:
+            loaded += loaded_now
+            # Games due but running here are ended by the hub's own timer (in a cluster, those
+            # another node holds by its own); stop when this read loaded nothing new (so that
+            # those never make it spin).
+            if len(due) < DUE_BATCH or not loaded_now:
                 return loaded
 
     async def _store_true_deadline(self, game_id: str) -> None:

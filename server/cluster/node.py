@@ -69,6 +69,7 @@ from server.hub.messages import Message, MessageKind
 from server.store import GameRecord, Store, StoreError
 from server.transport.driver import (
     ASK,
+    AskStore,
     HubDriver,
     Peer,
     Recorder,
@@ -466,6 +467,10 @@ class ClusterDriver(HubDriver):
         game_id: GameId | None = None
         owner: str | None = None
         try:
+            if isinstance(stored, AskStore):
+                # Read here (the Bot API's link), so that the hub learns the connection below,
+                # while ``hello_game`` is set.
+                stored = await self.stored_of(local.player)
             async with self._connect_slots:
                 if not self.degraded and not local.closed:
                     game_id = await self.router.running_game_elsewhere(local.player.id)

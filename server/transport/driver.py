@@ -64,6 +64,7 @@ from server.transport.outbox import Flusher, FrameSink, fan_out
 
 __all__ = [
     "ASK",
+    "AskStore",
     "ColdLoader",
     "HubDriver",
     "Peer",
@@ -160,6 +161,8 @@ class _Ask:
 
 
 ASK = _Ask()
+AskStore = _Ask
+"""The type of :data:`ASK`."""
 
 StoredGames = Sequence[str] | _Ask | None
 """What :meth:`HubDriver.connect` is given of a player's stored correspondence games: their
