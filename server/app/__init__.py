@@ -204,7 +204,10 @@ class App:
             load_under=None if cluster_driver is None else cluster_driver.load_cold,
             dropped=None if cluster_driver is None else cluster_driver.dropped_cold,
         )
-        self.driver.cold = self.cold
+        # In a cluster the router loads a cold game (``owner_of`` takes its lease) before a
+        # command runs here; a command forwarded to a node that dropped the room is answered
+        # ``moved`` and routed again by its home node.
+        self.driver.cold = self.cold if cluster_driver is None else None
         self.driver.stored_games = self.cold.stored_correspondence
         hasher = PasswordHasher(
             time_cost=settings.argon2_time_cost,

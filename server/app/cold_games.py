@@ -19,11 +19,12 @@ not grow with their number. :class:`ColdGames` then
 
 The hub stays sans-I/O: it only gains ``restore_game(announce=False)`` and ``unload``.
 
-In a cluster the same object runs on every node with the loading done under the game's lease
-(``load_under``: :meth:`server.cluster.node.ClusterDriver.load_cold`, which takes the free
-lease, reads the game again and restores it; a game whose lease another node holds is not
-loaded here), and a dropped room's lease given up (``dropped``): a cold game has no owner, a
-command naming it on any node loads it there, and its deadline ends it through its lease, once.
+In a cluster the same object runs on every node for the deadlines and the idle rooms, with the
+loading done under the game's lease (``load_under``:
+:meth:`server.cluster.node.ClusterDriver.load_cold`, which takes the free lease, reads the game
+again and restores it; a game whose lease another node holds is not loaded here), and a
+dropped room's lease given up (``dropped``). Commands do not come here: the cluster's router
+loads a cold game under its lease (``Ownership.owner_of``) before the command runs.
 """
 
 from __future__ import annotations

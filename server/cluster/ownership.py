@@ -457,7 +457,10 @@ class Ownership:
         else:
             self.taken_over += 1
             logger.warning("took over game %s (%d moves stored)", game_id, len(stored.moves))
-        players = [player.id for player in resumable.players]
+        # The other nodes cache the new owner, and their connections following the game join
+        # it here; a cold game's players are not made to join (as on one process, whoever
+        # wants its events joins): joined, their connections would keep it in memory.
+        players = [] if cold else [player.id for player in resumable.players]
         node.publish(NODES_CHANNEL, pack(moved_header(game_id, players), self.node_id))
         node.rejoin(game_id, ())  # this node's own followers of the game
         node.mark_presence()

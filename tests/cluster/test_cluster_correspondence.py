@@ -168,6 +168,24 @@ async def test_a_cold_game_has_no_owner_loads_on_any_node_and_leaves_when_idle(
     room = b.hub.room(game_id)
     assert room is not None and [m.uci for m in room.state.records][-1] == reply
     assert await b.cluster.leases.owner(game_id) == "node-b" and a.hub.room(game_id) is None
+
+    # A command forwarded to a node that dropped the room meanwhile (node A still takes B
+    # for its owner): B answers "moved", A routes it again, loads the game and answers.
+    await bob.ok("leave", {"game": game_id})
+    assert nodes.b.cold.drop_idle() == 0
+    nodes.clock.now += IDLE_MS
+    assert nodes.b.cold.drop_idle() == 1
+    await poll(lambda: b.cluster.leases.owner(game_id), lambda owner: owner is None, 5.0)
+    a.ownership.set_cached_owner(game_id, "node-b")
+    third = legal_after(["a1b2", "a5a2", "b2c3", reply])[0]
+    assert await alice.ok("move", {"game": game_id, "ply": 5, "move": third}) == {
+        "game": game_id,
+        "ply": 5,
+    }
+    assert a.hub.room(game_id) is not None and b.hub.room(game_id) is None
+    assert await a.cluster.leases.owner(game_id) == "node-a"
+    _, moves = await stored_game(nodes.database, game_id)
+    assert moves == ["a1b2", "a5a2", "b2c3", reply, third]
     for client in (alice, bob):
         await client.close()
 
