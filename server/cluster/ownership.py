@@ -12,11 +12,12 @@
   A command for a game with no owner triggers the same takeover (:meth:`owner_of`). Either
   way the lease must have been seen free for a renewal period first: a live owner whose lease
   lapsed (a renewal late under load) takes it back in that time, and keeps its game.
-* A correspondence game kept cold (:func:`~server.cluster.restore.kept_cold`) has no owner
-  while nobody uses it: the sweep does not list it, and a command naming it (or its stored
-  deadline falling due) takes its free lease at once, reads the game again under the lease
-  and loads the room quietly (no ``game_start``); its node drops the room when idle and gives
-  the lease up (docs/correspondence.md "Memory").
+* A correspondence game between two registered players has no owner while nobody uses it:
+  the sweep does not list it, and a command naming it (or its stored deadline falling due)
+  takes its free lease at once, reads the game again under the lease and loads the room; a
+  cold one (:func:`~server.cluster.restore.kept_cold`: no bot in it) quietly (no
+  ``game_start``), and its node drops the room when idle and gives the lease up
+  (docs/correspondence.md "Memory"). A bot's is kept, as on one process.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from server.hub.hub import Hub
 from server.hub.identity import PlayerId
 from server.rules.game import Termination
 from server.rules.record import UNFINISHED_STATUSES
+from server.rules.time_control import is_correspondence
 from server.store import GameRecord, Store, StoreError, StoreUnavailableError
 from server.transport.accounts import store_player_id
 from server.transport.driver import MoveStored, PersistError, RatingChange, Recorder
@@ -421,16 +423,22 @@ class Ownership:
             return "none"  # not a game id
         if stored is None or stored.status not in UNFINISHED_STATUSES:
             return "none"
-        # A cold game's lease is free by design (nobody uses it): no owner to wait for.
+        # A correspondence game between registered players is not swept: its lease is free
+        # by design while nobody uses it, no owner to wait for. A cold one (no bot in it) is
+        # loaded quietly.
+        unswept = is_correspondence(stored.time_control) and None not in (
+            stored.first_player_id,
+            stored.second_player_id,
+        )
         cold = kept_cold(stored)
-        if not cold and not self._orphaned_long_enough(game_id):
+        if not unswept and not self._orphaned_long_enough(game_id):
             return "pending"
         if not await self._leases.acquire(game_id, self.node_id, self.ttl_ms):
             return "pending"
         self._free_since.pop(game_id, None)
         node = self._node
         try:
-            if cold:
+            if unswept:
                 # Read again under the lease: the node that held it until just now may have
                 # stored moves (or the end) after the first read.
                 stored = await self._store.get_game(game_id)
