@@ -191,23 +191,27 @@ class App:
             # One process: its room events have no other hub to reach, so they are not
             # published at all (the cluster driver delivers them between nodes itself).
             self.driver = HubDriver(self.hub, self._recorder, **clocks)
-        # One process: correspondence games are loaded when used and dropped when idle
-        # (docs/correspondence.md "Memory"). A cluster still resumes them all (its takeover).
-        self.cold: ColdGames | None = None
-        if self.cluster is None:
-            self.cold = ColdGames(
-                self.store,
-                self.driver,
-                restore=lambda game: self.driver.call(partial(self._restore, game, announce=False)),
-                remember=self._recorder.remember,
-                forget=self._recorder.forget,
-                idle_ms=round(settings.correspondence_idle_s * 1000),
-                poll_s=settings.correspondence_poll_s,
-                clock=clock or monotonic_ms,
-                wall=clock or wall_ms,
-            )
-            self.driver.cold = self.cold
-            self.driver.stored_games = self.cold.stored_correspondence
+        # Correspondence games are loaded when used and dropped when idle
+        # (docs/correspondence.md "Memory"); in a cluster under the game's lease.
+        cluster_driver = self.driver if isinstance(self.driver, ClusterDriver) else None
+        self.cold: ColdGames = ColdGames(
+            self.store,
+            self.driver,
+            restore=lambda game: self.driver.call(partial(self._restore, game, announce=False)),
+            remember=self._recorder.remember,
+            forget=self._recorder.forget,
+            idle_ms=round(settings.correspondence_idle_s * 1000),
+            poll_s=settings.correspondence_poll_s,
+            clock=clock or monotonic_ms,
+            wall=clock or wall_ms,
+            load_under=None if cluster_driver is None else cluster_driver.load_cold,
+            dropped=None if cluster_driver is None else cluster_driver.dropped_cold,
+        )
+        # In a cluster the router loads a cold game (``owner_of`` takes its lease) before a
+        # command runs here; a command forwarded to a node that dropped the room is answered
+        # ``moved`` and routed again by its home node.
+        self.driver.cold = self.cold if cluster_driver is None else None
+        self.driver.stored_games = self.cold.stored_correspondence
         # One process: correspondence seeks and challenges are stored (docs/correspondence.md).
         self.offers = StoredOffers(self.store, self.driver) if self.cluster is None else None
         hasher = PasswordHasher(
@@ -404,7 +408,7 @@ class App:
             await self._recover()
         if self.offers is not None:
             await self.offers.restore()
-        if self.cold is not None and not self._injected_clock:
+        if not self._injected_clock:
             self.cold.start()  # with an injected clock the test serves it (fire_due, drop_idle)
         # After the games: a tournament resumed finds its running games in the hub.
         if self.tournament_leases is not None:
@@ -439,7 +443,7 @@ class App:
         the game when the countdown ends. A game whose record does not replay is left alone.
         """
         # The correspondence games between registered players stay in the store (cold).
-        unfinished = await self.store.load_unfinished_games(correspondence=self.cold is None)
+        unfinished = await self.store.load_unfinished_games(correspondence=False)
         for stored in unfinished:
             try:
                 resumable = await resumable_game(self.store, stored)
@@ -477,8 +481,7 @@ class App:
         if self.tournament_leases is not None:
             await self.tournament_leases.stop()
         self.jobs.close()
-        if self.cold is not None:
-            await self.cold.stop()
+        await self.cold.stop()
         await self.computer.stop()
         await self.listener.close()
         await self.api.close()

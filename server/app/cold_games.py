@@ -18,14 +18,22 @@ not grow with their number. :class:`ColdGames` then
   no new event for ``idle_ms`` is unloaded (``Hub.unload``).
 
 The hub stays sans-I/O: it only gains ``restore_game(announce=False)`` and ``unload``.
+
+In a cluster the same object runs on every node for the deadlines and the idle rooms, with the
+loading done under the game's lease (``load_under``:
+:meth:`server.cluster.node.ClusterDriver.load_cold`, which takes the free lease, reads the game
+again and restores it; a game whose lease another node holds is not loaded here), and a
+dropped room's lease given up (``dropped``). Commands do not come here: the cluster's router
+loads a cold game under its lease (``Ownership.owner_of``) before the command runs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
+from server.bus import BusError
 from server.cluster.restore import Resumable, resumable_game
 from server.hub.commands import Command, LeaveCommand
 from server.hub.effects import ConnId
@@ -61,11 +69,17 @@ class ColdGames:
         poll_s: float,
         clock: Callable[[], int],
         wall: Callable[[], int],
+        load_under: Callable[[str], Awaitable[bool]] | None = None,
+        dropped: Callable[[str], None] | None = None,
     ) -> None:
         """``restore`` resumes a game in the hub without announcing it
         (``Hub.restore_game(announce=False)`` through the driver); ``remember``/``forget``
         tell the recorder of a loaded/dropped game; ``clock`` is the hub's time and ``wall``
-        the wall clock in ms since the epoch (stored deadlines are on it)."""
+        the wall clock in ms since the epoch (stored deadlines are on it).
+
+        A cluster's node gives ``load_under`` (loads a game under its lease instead of
+        reading and restoring it here; True if its room is here afterwards) and ``dropped``
+        (told of each room dropped, after the recorder forgot it)."""
         self._store = store
         self._driver = driver
         self._restore = restore
@@ -75,6 +89,8 @@ class ColdGames:
         self._poll_s = poll_s
         self._clock = clock
         self._wall = wall
+        self._load_under = load_under
+        self._dropped = dropped
         self._loads: dict[str, asyncio.Task[bool]] = {}
         self._waiting: dict[str, list[tuple[ConnId, Command, int]]] = {}
         self._quiet: dict[str, tuple[int, int]] = {}
@@ -117,7 +133,7 @@ class ColdGames:
         unavailable = False
         try:
             await self.load(game_id)
-        except StoreError as error:
+        except (StoreError, BusError) as error:
             logger.warning("cold game %s not loaded: %s", game_id, error)
             unavailable = True
         except Exception:
@@ -146,13 +162,17 @@ class ColdGames:
             return True
         task = self._loads.get(game_id)
         if task is None:
-            task = asyncio.get_running_loop().create_task(self._load(game_id))
+            loading = self._load(game_id) if self._load_under is None else self._load_under(game_id)
+            task = asyncio.get_running_loop().create_task(self._counted(loading))
             self._loads[game_id] = task
             task.add_done_callback(lambda _: self._loads.pop(game_id, None))
         return await asyncio.shield(task)
 
-    async def _load(self, game_id: str) -> bool:
+    async def _counted(self, loading: Awaitable[bool]) -> bool:
         self.reads += 1
+        return await loading
+
+    async def _load(self, game_id: str) -> bool:
         try:
             stored = await self._store.get_game(game_id)
         except ValueError:  # not a game id at all
@@ -185,13 +205,16 @@ class ColdGames:
         while True:
             due = await self._store.due_correspondence(self._wall(), DUE_BATCH)
             fresh = [game_id for game_id in due if game_id not in self._driver.hub.state.rooms]
+            loaded_now = 0
             for game_id in fresh:
                 if await self.load(game_id):
-                    loaded += 1
+                    loaded_now += 1
                     await self._store_true_deadline(game_id)
-            # Games due but running here are ended by the hub's own timer; stop when this
-            # read loaded nothing new (so that those never make it spin).
-            if len(due) < DUE_BATCH or not fresh:
+            loaded += loaded_now
+            # Games due but running here are ended by the hub's own timer (in a cluster, those
+            # another node holds by its own); stop when this read loaded nothing new (so that
+            # those never make it spin).
+            if len(due) < DUE_BATCH or not loaded_now:
                 return loaded
 
     async def _store_true_deadline(self, game_id: str) -> None:
@@ -222,6 +245,8 @@ class ColdGames:
             since = seen[1] if seen is not None and seen[0] == version else now
             if now - since >= self._idle_ms and not driver.writing(game_id) and hub.unload(game_id):
                 self._forget(game_id)
+                if self._dropped is not None:
+                    self._dropped(game_id)
                 dropped += 1
                 continue
             quiet[game_id] = (version, since)
@@ -238,7 +263,7 @@ class ColdGames:
         while True:
             try:
                 await self.fire_due()
-            except StoreError as error:
+            except (StoreError, BusError) as error:
                 logger.warning("correspondence deadlines not read: %s", error)
             except Exception:
                 logger.exception("correspondence deadlines failed")

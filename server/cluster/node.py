@@ -67,7 +67,16 @@ from server.hub.hub import Hub
 from server.hub.identity import PlayerInfo
 from server.hub.messages import Message, MessageKind
 from server.store import GameRecord, Store, StoreError
-from server.transport.driver import HubDriver, Peer, Recorder, monotonic_ms, wall_ms
+from server.transport.driver import (
+    ASK,
+    AskStore,
+    HubDriver,
+    Peer,
+    Recorder,
+    StoredGames,
+    monotonic_ms,
+    wall_ms,
+)
 
 __all__ = [
     "INTERNAL_ACK",
@@ -105,6 +114,9 @@ class ClusterReport(TypedDict):
     owned_games: int
     fenced_games: int
     taken_over: int
+    loaded_cold: int
+    """Cold correspondence games this node loaded under their lease, for a command or a
+    deadline (docs/correspondence.md "Memory")."""
     abandoned_games: int
     player_game_lookups: dict[str, int]
     """How a login's unfinished game was looked up: from the sweep's listing, or the store."""
@@ -350,11 +362,13 @@ class ClusterDriver(HubDriver):
         """Re-join a game that moved to another node (see :meth:`Resync.rejoin`)."""
         self.resync.rejoin(game_id, player_ids)
 
-    def restore(self, game: Resumable) -> None:
+    def restore(self, game: Resumable, *, announce: bool = True) -> None:
         """Resume a stored game in this hub (takeover); its effects run at once.
 
         The resumed room's event versions go on from ``game.first_version`` (see
-        :func:`~server.cluster.restore.resumable_game`).
+        :func:`~server.cluster.restore.resumable_game`). ``announce=False``: a cold
+        correspondence game loaded quietly (no ``game_start``; whoever wants its events
+        joins, as on one process).
 
         :raises ValueError: the hub refuses it (see :meth:`Hub.restore_game`).
         """
@@ -370,8 +384,32 @@ class ClusterDriver(HubDriver):
                 turn_started_ms=self._turn_started(game, now),
                 berserk=game.berserk,
                 premoves=game.premoves,
+                announce=announce,
             )
         )
+
+    # ============================================================ cold correspondence games
+
+    async def load_cold(self, game_id: str) -> bool:
+        """Load a game with no room here under its lease (``ColdGames``' loader in a cluster,
+        for a command naming it or its deadline falling due); True if its room is here
+        afterwards. A game whose lease another node holds is that node's (in memory there,
+        whose timer ends it; or its node died and the lease lapses soon): False.
+
+        :raises BusError: Redis is unreachable.
+        """
+        if self.ownership.runs(game_id):
+            return True
+        owner = await self.limited(self.cluster.leases.owner(game_id))
+        if owner is not None and owner != self.node_id:
+            return False
+        return await self.ownership.take_over(game_id) == "taken"
+
+    def dropped_cold(self, game_id: str) -> None:
+        """The hub dropped an idle cold room: give its lease up now (any node loads it again
+        when it is used) and stop announcing its players as following it here."""
+        self.spawn(self.ownership.release_dropped(game_id), "release-cold")
+        self.mark_presence()
 
     def _turn_started(self, game: Resumable, now_ms: int) -> int | None:
         at = game.turn_started_at
@@ -388,6 +426,7 @@ class ClusterDriver(HubDriver):
             "owned_games": len(self.ownership.owned),
             "fenced_games": len(self.ownership.lost),
             "taken_over": self.ownership.taken_over,
+            "loaded_cold": self.ownership.loaded_cold,
             "abandoned_games": self.ownership.abandoned,
             "player_game_lookups": dict(self.ownership.lookups),
             "unfinished_listings": self.ownership.listings,
@@ -410,19 +449,28 @@ class ClusterDriver(HubDriver):
     # ============================================================ local connections
 
     def connect(
-        self, conn_id: ConnId, peer: Peer, player: PlayerInfo, stored: object = None
+        self,
+        conn_id: ConnId,
+        peer: Peer,
+        player: PlayerInfo,
+        stored: StoredGames = ASK,
     ) -> None:
-        # ``stored`` is ignored: a cluster does not keep games cold, its nodes' rooms list
-        # them (docs/correspondence.md "What remains").
+        # ``stored``: the player's correspondence games as the store lists them (read by the
+        # door, or by the hub driver when left out), whichever node holds them or none; the
+        # hub's ``hello.correspondence`` and limit count them (docs/correspondence.md).
         local = LocalConnection(player, peer, pending=deque())
         self.locals.add(conn_id, local)
-        self.spawn(self._connect(conn_id, local), "connect")
+        self.spawn(self._connect(conn_id, local, stored), "connect")
 
-    async def _connect(self, conn_id: ConnId, local: LocalConnection) -> None:
+    async def _connect(self, conn_id: ConnId, local: LocalConnection, stored: StoredGames) -> None:
         """Look up the player's running game elsewhere (for ``hello``), then join the hub."""
         game_id: GameId | None = None
         owner: str | None = None
         try:
+            if isinstance(stored, AskStore):
+                # Read here (the Bot API's link), so that the hub learns the connection below,
+                # while ``hello_game`` is set.
+                stored = await self.stored_of(local.player)
             async with self._connect_slots:
                 if not self.degraded and not local.closed:
                     game_id = await self.router.running_game_elsewhere(local.player.id)
@@ -435,7 +483,7 @@ class ClusterDriver(HubDriver):
                 if game_id is not None:
                     self.delivery.hello_game[conn_id] = game_id
                 local.connected = True
-                super().connect(conn_id, local.peer, local.player)
+                super().connect(conn_id, local.peer, local.player, stored)
                 self.delivery.hello_game.pop(conn_id, None)
                 if self.degraded:
                     self.send(conn_id, Message(MessageKind.DEGRADED, {"on": True}))

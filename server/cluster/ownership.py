@@ -12,6 +12,12 @@
   A command for a game with no owner triggers the same takeover (:meth:`owner_of`). Either
   way the lease must have been seen free for a renewal period first: a live owner whose lease
   lapsed (a renewal late under load) takes it back in that time, and keeps its game.
+* A correspondence game between two registered players has no owner while nobody uses it:
+  the sweep does not list it, and a command naming it (or its stored deadline falling due)
+  takes its free lease at once, reads the game again under the lease and loads the room; a
+  cold one (:func:`~server.cluster.restore.kept_cold`: no bot in it) quietly (no
+  ``game_start``), and its node drops the room when idle and gives the lease up
+  (docs/correspondence.md "Memory"). A bot's is kept, as on one process.
 """
 
 from __future__ import annotations
@@ -27,12 +33,13 @@ from typing import Any, Literal, Protocol
 from server.bus import BusError, GameLeases
 from server.cluster.envelopes import moved_header, pack
 from server.cluster.host import NODES_CHANNEL
-from server.cluster.restore import Resumable, resumable_game
+from server.cluster.restore import Resumable, kept_cold, resumable_game
 from server.hub.effects import GameCreated, GameFinished, GameId, MoveAppended, PersistRecord
 from server.hub.hub import Hub
 from server.hub.identity import PlayerId
 from server.rules.game import Termination
 from server.rules.record import UNFINISHED_STATUSES
+from server.rules.time_control import is_correspondence
 from server.store import GameRecord, Store, StoreError, StoreUnavailableError
 from server.transport.accounts import store_player_id
 from server.transport.driver import MoveStored, PersistError, RatingChange, Recorder
@@ -79,7 +86,7 @@ class Owner(Protocol):
 
     def clock(self) -> int: ...
 
-    def restore(self, game: Resumable) -> None: ...
+    def restore(self, game: Resumable, *, announce: bool = True) -> None: ...
 
     def publish(self, channel: str, data: bytes) -> None: ...
 
@@ -123,6 +130,8 @@ class Ownership:
         self.taken_over = 0
         self.listings = 0
         """How many listings of the unfinished games :meth:`sweep` made."""
+        self.loaded_cold = 0
+        """Cold correspondence games loaded here under their lease (``/healthz``)."""
         self.abandoned = 0
         """Games aborted because no hub could resume them (see :meth:`_give_up`)."""
         self.listing_fresh_s = listing_fresh_s
@@ -262,6 +271,22 @@ class Ownership:
             self._owners.pop(game_id, None)
             self.lost.add(game_id)
 
+    async def release_dropped(self, game_id: GameId) -> None:
+        """Give up the lease of a room the hub dropped (a cold correspondence game left idle):
+        the next command or deadline on any node takes it again.
+
+        :raises BusError: Redis is unreachable (the next renewal releases it then).
+        """
+        if (
+            self._node.hub.room(game_id) is not None
+            or game_id in self._taking
+            or game_id not in self.owned
+        ):
+            return  # loaded again meanwhile (or being loaded), or not this node's
+        self.owned.discard(game_id)
+        self._owners.pop(game_id, None)
+        await self._leases.release(game_id, self.node_id)
+
     async def release_all(self) -> None:
         """Give up every lease (graceful shutdown: other nodes take the games over)."""
         await self._leases.release_many(sorted(self.owned), self.node_id)
@@ -398,13 +423,28 @@ class Ownership:
             return "none"  # not a game id
         if stored is None or stored.status not in UNFINISHED_STATUSES:
             return "none"
-        if not self._orphaned_long_enough(game_id):
+        # A correspondence game between registered players is not swept: its lease is free
+        # by design while nobody uses it, no owner to wait for. A cold one (no bot in it) is
+        # loaded quietly.
+        unswept = is_correspondence(stored.time_control) and None not in (
+            stored.first_player_id,
+            stored.second_player_id,
+        )
+        cold = kept_cold(stored)
+        if not unswept and not self._orphaned_long_enough(game_id):
             return "pending"
         if not await self._leases.acquire(game_id, self.node_id, self.ttl_ms):
             return "pending"
         self._free_since.pop(game_id, None)
         node = self._node
         try:
+            if unswept:
+                # Read again under the lease: the node that held it until just now may have
+                # stored moves (or the end) after the first read.
+                stored = await self._store.get_game(game_id)
+                if stored is None or stored.status not in UNFINISHED_STATUSES:
+                    await self._leases.release(game_id, self.node_id)
+                    return "none"
             resumable = await resumable_game(self._store, stored)
         except StoreError as error:  # passing: the game waits for the next try
             logger.warning("takeover of game %s: store unavailable (%s)", game_id, error)
@@ -413,15 +453,22 @@ class Ownership:
         try:
             if node.remember is not None:
                 node.remember(stored)
-            node.restore(resumable)
+            node.restore(resumable, announce=not cold)
         except ValueError as error:
             return await self._give_up(game_id, str(error))
         self.owned.add(game_id)
         self.lost.discard(game_id)
         self._owners.pop(game_id, None)
-        self.taken_over += 1
-        logger.warning("took over game %s (%d moves stored)", game_id, len(stored.moves))
-        players = [player.id for player in resumable.players]
+        if cold:
+            self.loaded_cold += 1
+            logger.info("loaded cold game %s (%d moves stored)", game_id, len(stored.moves))
+        else:
+            self.taken_over += 1
+            logger.warning("took over game %s (%d moves stored)", game_id, len(stored.moves))
+        # The other nodes cache the new owner, and their connections following the game join
+        # it here; a cold game's players are not made to join (as on one process, whoever
+        # wants its events joins): joined, their connections would keep it in memory.
+        players = [] if cold else [player.id for player in resumable.players]
         node.publish(NODES_CHANNEL, pack(moved_header(game_id, players), self.node_id))
         node.rejoin(game_id, ())  # this node's own followers of the game
         node.mark_presence()

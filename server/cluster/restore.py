@@ -26,7 +26,7 @@ from server.rules.time_control import is_correspondence
 from server.store import GameRecord, Store
 from server.transport.accounts import guest_player_id, registered_player_id
 
-__all__ = ["Resumable", "resumable_game", "version_above_all_issued"]
+__all__ = ["Resumable", "kept_cold", "resumable_game", "version_above_all_issued"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,19 @@ async def _player(store: Store, store_id: int | None, name: str, bot: bool) -> P
     ratings = await store.player_ratings(store_id)
     pools: dict[RatingKey, Rating] = {(r.variant, r.speed): r.rating for r in ratings}
     return PlayerInfo(registered_player_id(store_id), name, False, pools, bot=bot)
+
+
+def kept_cold(game: GameRecord) -> bool:
+    """Whether ``game`` is one a hub keeps out of memory while nobody uses it: a
+    correspondence game between two registered players, neither a bot (the store's
+    ``load_unfinished_games(correspondence=False)`` and ``unfinished_games`` leave the same
+    out; ``Hub.unload`` drops only such rooms). docs/correspondence.md "Memory"."""
+    return (
+        is_correspondence(game.time_control)
+        and game.first_player_id is not None
+        and game.second_player_id is not None
+        and not (game.first_bot or game.second_bot)
+    )
 
 
 def version_above_all_issued() -> int:

@@ -45,6 +45,7 @@ from sqlalchemy.exc import IntegrityError
 from server.rules.record import UNFINISHED_STATUSES
 from server.store.errors import StoreUnavailableError
 from server.store.records import MOVE_COLUMNS, GameMove, move_row
+from server.store.schema import SWEPT_INDEX_WHERE
 
 __all__ = ["PgDirect"]
 
@@ -99,10 +100,13 @@ RESUME_SESSION = (
 #: The unfinished games and their players: three columns found by the ``status`` index, where
 #: the store's listing (:meth:`~server.store.queries.GameQueries.list_games`) reads whole rows,
 #: counts each running game's moves and looks both players' bot flags up. A cluster node lists
-#: them every second or so, and a reconnect storm's logins ask a player's (issue 25).
+#: them every second or so, and a reconnect storm's logins ask a player's (issue 25). The
+#: correspondence games between two registered players are left out (no node holds them until
+#: they are used, docs/correspondence.md "Memory"): the partial index ``ix_games_swept`` holds
+#: exactly the rows listed, so the query's work does not grow with their number.
 UNFINISHED_GAMES = (
     "SELECT id, first_player_id, second_player_id, speed = 'correspondence'"
-    f" FROM games WHERE {UNFINISHED}"
+    f" FROM games WHERE {SWEPT_INDEX_WHERE}"
 )
 #: A registered player's unfinished real-time games (``$1`` its store id), newest first, ``$2``
 #: at most (its correspondence games do not take its one real-time slot).

@@ -7,7 +7,7 @@ import binascii
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Row, and_, case, func, literal, or_, select, union_all
+from sqlalchemy import Row, and_, case, func, literal, or_, select, text, union_all
 from sqlalchemy.sql.elements import ColumnElement
 
 from server.hub.identity import COMPUTER
@@ -24,7 +24,7 @@ from server.rules.record import (
     UnfinishedGame,
 )
 from server.store.records import check_game_id, check_result, control_of_columns
-from server.store.schema import ColumnValues, game_moves, games, players
+from server.store.schema import SWEPT_INDEX_WHERE, ColumnValues, game_moves, games, players
 from server.store.transactions import Transactions
 
 __all__ = ["GameQueries"]
@@ -63,22 +63,7 @@ class GameQueries(Transactions):
             are included either way)."""
         active: ColumnElement[bool] = games.c.status.in_(UNFINISHED_STATUSES)
         if not correspondence:
-            registered = and_(
-                games.c.first_player_id.is_not(None), games.c.second_player_id.is_not(None)
-            )
-            # A bot finds its games in its event stream (the hub's list), so they stay loaded.
-            bot = (
-                select(players.c.id)
-                .where(
-                    players.c.bot,
-                    or_(
-                        players.c.id == games.c.first_player_id,
-                        players.c.id == games.c.second_player_id,
-                    ),
-                )
-                .exists()
-            )
-            active = and_(active, or_(games.c.speed != "correspondence", ~registered, bot))
+            active = and_(active, _kept_in_memory())
         async with self._transaction(write=False) as connection:
             game_rows = (
                 await connection.execute(
@@ -101,9 +86,12 @@ class GameQueries(Transactions):
         ]
 
     async def unfinished_games(self) -> list[UnfinishedGame]:
-        """Every unfinished game's id and registered players, in no order: one light query (on
-        PostgreSQL straight through asyncpg), for the cluster's sweep, which lists them every
-        second or so (``server.cluster.ownership``)."""
+        """Every unfinished game's id and registered players, in no order, but the
+        correspondence games between two registered players (no node holds them until they
+        are used, docs/correspondence.md "Memory"): one light query (on PostgreSQL straight
+        through asyncpg), found by the partial index ``ix_games_swept`` (its rows are exactly
+        these), for the cluster's sweep, which lists them every second or so
+        (``server.cluster.ownership``)."""
         if self._direct is not None:
             return [UnfinishedGame(*row) for row in await self._direct.unfinished_games()]
         statement = select(
@@ -111,7 +99,7 @@ class GameQueries(Transactions):
             games.c.first_player_id,
             games.c.second_player_id,
             games.c.speed == "correspondence",
-        ).where(games.c.status.in_(UNFINISHED_STATUSES))
+        ).where(text(SWEPT_INDEX_WHERE))
         async with self._transaction(write=False) as connection:
             return [UnfinishedGame(*row) for row in await connection.execute(statement)]
 
@@ -209,6 +197,25 @@ class GameQueries(Transactions):
         page = [GameInfo(**_game_fields(row)) for row in rows[:limit]]
         next_cursor = _encode_cursor(page[-1]) if len(rows) > limit else None
         return GamePage(page, next_cursor)
+
+
+def _kept_in_memory() -> ColumnElement[bool]:
+    """The unfinished games a hub keeps in memory: all but the correspondence games between
+    two registered players, neither of them a bot (those stay cold until used; a bot finds its
+    games in its event stream, the hub's list, so they stay loaded)."""
+    registered = and_(games.c.first_player_id.is_not(None), games.c.second_player_id.is_not(None))
+    bot = (
+        select(players.c.id)
+        .where(
+            players.c.bot,
+            or_(
+                players.c.id == games.c.first_player_id,
+                players.c.id == games.c.second_player_id,
+            ),
+        )
+        .exists()
+    )
+    return or_(games.c.speed != "correspondence", ~registered, bot)
 
 
 def _bot_columns() -> tuple[Any, Any]:

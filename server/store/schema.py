@@ -194,6 +194,15 @@ DEADLINE_INDEX_WHERE = "deadline_ms IS NOT NULL AND status IN ({})".format(
 )
 """The rows of the partial index on ``games.deadline_ms``: running games with a deadline."""
 
+SWEPT_INDEX_WHERE = (
+    "status IN ({}) AND (speed <> 'correspondence' OR first_player_id IS NULL"
+    " OR second_player_id IS NULL)"
+).format(", ".join(f"'{status}'" for status in UNFINISHED_STATUSES))
+"""The rows of the partial index ``ix_games_swept``: the running games a cluster's takeover
+sweep lists (``Store.unfinished_games``): all but the correspondence games between two
+registered players, which no node holds until they are used (docs/correspondence.md "Memory"),
+so that the sweep's work does not grow with their number."""
+
 SPEED_CHECK = "speed IN ('bullet', 'blitz', 'rapid', 'classical', 'correspondence')"
 
 
@@ -246,6 +255,12 @@ class GameRow(Base):
             "deadline_ms",
             postgresql_where=text(DEADLINE_INDEX_WHERE),
             sqlite_where=text(DEADLINE_INDEX_WHERE),
+        ),
+        Index(
+            "ix_games_swept",
+            "id",
+            postgresql_where=text(SWEPT_INDEX_WHERE),
+            sqlite_where=text(SWEPT_INDEX_WHERE),
         ),
     )
 

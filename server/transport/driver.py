@@ -71,12 +71,15 @@ from server.transport.codec import encode_message
 from server.transport.outbox import Flusher, FrameSink, fan_out
 
 __all__ = [
+    "ASK",
+    "AskStore",
     "ColdLoader",
     "HubDriver",
     "Peer",
     "PersistError",
     "RatingChange",
     "Recorder",
+    "StoredGames",
     "monotonic_ms",
     "wall_ms",
 ]
@@ -166,6 +169,12 @@ class _Ask:
 
 
 ASK = _Ask()
+AskStore = _Ask
+"""The type of :data:`ASK`."""
+
+StoredGames = Sequence[str] | _Ask | None
+"""What :meth:`HubDriver.connect` is given of a player's stored correspondence games: their
+ids, :data:`ASK` (the driver reads them), or ``None`` (none to add)."""
 
 
 class HubDriver:
@@ -251,7 +260,7 @@ class HubDriver:
         conn_id: ConnId,
         peer: Peer,
         player: PlayerInfo,
-        stored: Sequence[str] | _Ask | None = ASK,
+        stored: StoredGames = ASK,
     ) -> None:
         """An authenticated connection joins the hub (the hub answers with ``hello``).
 

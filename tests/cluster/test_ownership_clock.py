@@ -63,7 +63,7 @@ class Node:
     def clock(self) -> int:
         return 0
 
-    def restore(self, game: Resumable) -> None:
+    def restore(self, game: Resumable, *, announce: bool = True) -> None:
         self.restored.append(game)
         self.hub.rooms[game.game_id] = Room()
 

@@ -381,8 +381,13 @@ async def test_the_unfinished_games_and_their_players_in_one_light_read(
     guests = await make_game()
     done = await make_game(first_player_id=alice, second_player_id=bob)
     aborted = await make_game(first_player_id=bob)
-    # A correspondence game is listed for the sweep, but not as a player's real-time game.
+    # A correspondence game with a guest is listed for the sweep, but not as a player's
+    # real-time game; one between two registered players (a bot or not) is not listed.
     corr = await make_game(first_player_id=alice, time_control=Correspondence(3))
+    robot = await make_player("robot")
+    assert await store.make_bot(robot)
+    await make_game(first_player_id=robot, second_player_id=bob, time_control=Correspondence(3))
+    await make_game(first_player_id=alice, second_player_id=bob, time_control=Correspondence(3))
     await store.append_move(*move(done, 1))
     await store.finish_game(done, "1/2-1/2", "agreement")
     await store.abort_game(aborted)
