@@ -28,8 +28,9 @@ from pathlib import Path
 from typing import Any, Literal, Union
 
 from server.hub import payloads
-from server.hub.commands import COMMAND_TYPES, FieldSpec, command_schema
+from server.hub.commands import COMMAND_TYPES, command_schema
 from server.hub.errors import ErrorCode
+from server.hub.fields import FieldSpec
 from server.hub.incoming import ACCOUNT_COMMAND_TYPES, AUTH_FRAME_FIELDS, REVIEW_COMMAND_TYPES
 from server.hub.messages import MessageKind, message_kinds
 from server.hub.tournament_requests import TOURNAMENT_REQUEST_TYPES, tournament_request_schema

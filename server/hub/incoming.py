@@ -49,15 +49,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.hub.commands import (
-    Command,
-    Envelope,
-    FieldReader,
-    ack_of,
-    command_of,
-    parse_envelope,
-)
+from server.hub.commands import Command, Envelope, ack_of, command_of, parse_envelope
 from server.hub.errors import ProtocolError
+from server.hub.fields import FieldReader
 from server.hub.mail_address import MAX_EMAIL, email_problem
 from server.hub.messages import AckId
 from server.hub.review_requests import REVIEW_TYPES, ReviewRequest, review_request

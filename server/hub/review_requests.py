@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import ClassVar, cast
 
-from server.hub.commands import MAX_NAME_LENGTH, MAX_PLY, shown, valid_text
 from server.hub.errors import ErrorCode, ProtocolError
+from server.hub.fields import MAX_NAME_LENGTH, MAX_PLY, shown, valid_text
 from server.hub.game_ids import GAME_ID_PATTERN
 from server.hub.messages import AckId
 from server.hub.user_text import text_problem

@@ -29,14 +29,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from server.hub.commands import (
-    MAX_NAME_LENGTH,
-    MAX_RATING,
-    Envelope,
-    FieldReader,
-    FieldSpec,
-    schema_of,
-)
+from server.hub.commands import Envelope
+from server.hub.fields import MAX_NAME_LENGTH, MAX_RATING, FieldReader, FieldSpec, schema_of
 from server.hub.game_ids import GAME_ID_MAX_LENGTH
 from server.hub.messages import AckId
 from server.hub.tournament.pages import MAX_STANDINGS_PAGE

@@ -28,8 +28,9 @@ import re
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-from server.hub.commands import ack_of, valid_text
+from server.hub.commands import ack_of
 from server.hub.errors import ErrorCode
+from server.hub.fields import valid_text
 from server.hub.messages import AckId, Message
 
 __all__ = [

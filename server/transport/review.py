@@ -34,8 +34,9 @@ from datetime import datetime
 from typing import Any, Protocol, cast
 from urllib.parse import parse_qsl, urlsplit
 
-from server.hub.commands import ack_of, parse_envelope, shown
+from server.hub.commands import ack_of, parse_envelope
 from server.hub.errors import ErrorCode, ProtocolError
+from server.hub.fields import shown
 from server.hub.game_ids import GAME_ID_PATTERN
 from server.hub.incoming import REVIEW_COMMAND_TYPES
 from server.hub.messages import Message, MessageJson, error_message

@@ -35,9 +35,10 @@ from websockets.exceptions import ConnectionClosed, ConnectionClosedOK
 from websockets.frames import CloseCode
 
 from server.config import Settings
-from server.hub.commands import Command, ack_of, shown
+from server.hub.commands import Command, ack_of
 from server.hub.effects import ConnId
 from server.hub.errors import ErrorCode, ProtocolError
+from server.hub.fields import shown
 from server.hub.identity import PlayerId
 from server.hub.incoming import (
     AccountFrame,

@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.hub.commands import COMMAND_TYPES, MAX_PLY, Command, MoveCommand, parse_command
+from server.hub.commands import COMMAND_TYPES, Command, MoveCommand, parse_command
 from server.hub.errors import ProtocolError
+from server.hub.fields import MAX_PLY
 from server.hub.incoming import (
     AUTH_FRAME_FIELDS,
     REVIEW_COMMAND_TYPES,

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.hub.commands import FieldReader
 from server.hub.errors import ProtocolError
+from server.hub.fields import FieldReader
 from server.hub.user_text import check_user_text, forbidden_character, neutralised
 
 BIDI_CONTROLS = {"LRE", "RLE", "PDF", "LRO", "RLO", "LRI", "RLI", "FSI", "PDI"}

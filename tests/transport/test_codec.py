@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from server.hub.commands import valid_text
+from server.hub.fields import valid_text
 from server.transport.codec import (
     INT_MAX,
     INT_MIN,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from server.hub.commands import MAX_ID, MAX_LEVEL, MIN_LEVEL
+from server.hub.fields import MAX_ID, MAX_LEVEL, MIN_LEVEL
 from server.hub.payloads import AckPayload, TimeControlView
 from server.jsontypes import JsonObject
 from server.rules.time_control import CORRESPONDENCE_DAYS

@@ -18,8 +18,9 @@ from __future__ import annotations
 import re
 import time
 
-from server.hub.commands import MAX_RATING, time_control_from_json
+from server.hub.commands import time_control_from_json
 from server.hub.errors import ProtocolError
+from server.hub.fields import MAX_RATING
 from server.hub.tournament.values import Format, TournamentSettings
 from server.hub.tournament_requests import (
     MAX_PASSWORD,

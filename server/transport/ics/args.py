@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from server.hub.commands import MAX_NAME_LENGTH
+from server.hub.fields import MAX_NAME_LENGTH
 from server.hub.game_ids import GAME_ID_PATTERN
 
 __all__ = [

@@ -4,8 +4,8 @@ pending."""
 from __future__ import annotations
 
 from server.hub.clock import time_control_view
-from server.hub.commands import MAX_LEVEL, MAX_NAME_LENGTH, MIN_LEVEL
 from server.hub.errors import ErrorCode
+from server.hub.fields import MAX_LEVEL, MAX_NAME_LENGTH, MIN_LEVEL
 from server.hub.messages import MessageKind
 from server.transport.ics.args import cut
 from server.transport.ics.lines import (

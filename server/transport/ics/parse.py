@@ -10,14 +10,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from server.hub.commands import (
+from server.hub.commands import ColourChoice
+from server.hub.fields import (
     MAX_BASE_S,
     MAX_INCREMENT_S,
     MAX_PERIOD_S,
     MAX_PERIODS,
     MAX_RATING,
     MIN_FISCHER_BASE_S,
-    ColourChoice,
 )
 from server.rules import InvalidMoveError, Position
 from server.rules.san import parse_san

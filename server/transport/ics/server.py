@@ -20,9 +20,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from server.config import Settings
-from server.hub.commands import Command, valid_text
+from server.hub.commands import Command
 from server.hub.effects import ConnId
 from server.hub.errors import ErrorCode
+from server.hub.fields import valid_text
 from server.hub.identity import PlayerInfo
 from server.hub.payloads import MyGameView
 from server.hub.user_text import forbidden_character, neutralised

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Protocol
 
-from server.hub.commands import MAX_CHAT_LENGTH, Command, Envelope, command_of
+from server.hub.commands import Command, Envelope, command_of
 from server.hub.errors import ErrorCode, ProtocolError
+from server.hub.fields import MAX_CHAT_LENGTH
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import MAX_SEEKS_PER_PLAYER
 from server.hub.messages import MessageKind
