@@ -1,5 +1,6 @@
 """The tournament director under an arena of N players whose games end together: the wave's
-time, the event loop's longest stall meanwhile, and the standings push's size.
+time, the event loop's longest stall meanwhile, the standings push's size, and the
+``tournament`` view's answer (size, build and encoding time) after waves 1, 5 and 15.
 
 In-process, on a real store (SQLite in a temporary directory, or ``--database URL``): the
 director's runner (``server.app.tournament_live``) with a seat that records the games instead
@@ -105,6 +106,8 @@ async def run(players: int, waves: int, inline: int, database: str | None) -> No
     first = time.perf_counter() - started
     stall = await probe.stop()
     print(f"start: {len(seat.games)} games paired in {first * 1000:.0f} ms, longest stall {stall * 1000:.1f} ms")
+    await settle(runner)
+    print(view_cost(live, tid, 1))
     for wave in range(waves):
         playing = list(live.state.playing.items())
         games = {gid for _, gid in playing}
@@ -128,6 +131,9 @@ async def run(players: int, waves: int, inline: int, database: str | None) -> No
             f"paired after {elapsed * 1000:.0f} ms (results stored one by one), longest stall "
             f"{stall * 1000:.1f} ms"
         )
+        if wave + 2 in VIEW_WAVES:
+            await settle(runner)
+            print(view_cost(live, tid, wave + 2))
     whole = whole_standings_frame(tid, settings, live.state, live.standings())
     live.board.view(live.state)  # the rows computed (once per event, shared by every page)
     started = time.perf_counter()
@@ -153,6 +159,43 @@ async def run(players: int, waves: int, inline: int, database: str | None) -> No
     print(f"after a wave's results: {changed} of {len(after)} pages changed")
     await runner.stop()
     await store.close()
+
+
+VIEW_WAVES = (1, 5, 15)
+"""After these waves, the ``tournament`` view's size and cost are printed."""
+
+
+async def settle(runner: TournamentRunner) -> None:
+    """Let the runner's tasks in flight (the last results, the wave's pairing) finish."""
+    for _ in range(200):
+        await asyncio.sleep(0.01)
+
+
+def view_cost(live, tid: str, wave: int) -> str:  # type: ignore[no-untyped-def]
+    """The ``tournament`` view's answer as the websocket sends it (page 1 and a player's own
+    row and games): its size, the board's build and the encoding's time."""
+    from server.transport.tournament_ws import view_frame
+
+    state, board = live.state, live.board
+    board._cache.clear()  # the view built from the fold, as after an event
+    started = time.perf_counter()
+    view = board.view(state)
+    built = time.perf_counter() - started
+    page = board.standings_payload(state, 1)
+    player = next(iter(state.entries))
+    me = board.row_of(state, player)
+    extra = {"mine": board.games_of(state, player)} if hasattr(board, "games_of") else {}
+    started = time.perf_counter()
+    frame = view_frame(tid, view, page, me, None, **extra)
+    encoded = time.perf_counter() - started
+    started = time.perf_counter()
+    again = view_frame(tid, view, board.standings_payload(state, 2), me, None, **extra)
+    spliced = time.perf_counter() - started
+    return (
+        f"view after wave {wave} ({len(state.games)} games): {len(frame) / 1000:.1f} kB, built "
+        f"in {built * 1000:.1f} ms, encoded in {encoded * 1000:.1f} ms (another page "
+        f"{spliced * 1000:.2f} ms, {len(again) / 1000:.1f} kB)"
+    )
 
 
 def whole_standings_frame(tid: str, settings: TournamentSettings, state, rows) -> bytes:  # type: ignore[no-untyped-def]

@@ -31,6 +31,8 @@ from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import COMPUTER, PlayerId, PlayerInfo
 from server.hub.lobby import GameTerms
 from server.hub.payloads import (
+    TournamentPairingView,
+    TournamentRoundPayload,
     TournamentStandingsPayload,
     TournamentStandingView,
     TournamentSummaryView,
@@ -45,7 +47,7 @@ from server.hub.tournament.state import (
 )
 from server.hub.tournament.trf import trf
 from server.hub.tournament.values import Event, StandingRow, TournamentSettings
-from server.hub.tournament.views import summary_view
+from server.hub.tournament.views import current_round, summary_view
 from server.store import Store
 from server.store.tournaments import TournamentStatus, ms_datetime
 
@@ -293,8 +295,9 @@ class TournamentDirector:
     # --- reads --------------------------------------------------------------------------------
 
     async def view(self, tournament_id: str) -> TournamentView:
-        """The whole view (settings, status, countdown, standings with fire and berserk marks,
-        pairings per round, byes, the games being played, the podium).
+        """The view (settings, status, countdown, standings with fire and berserk marks, the
+        current round's pairings or an arena's games being played, bounded, its byes, the
+        podium; ``server.hub.tournament.rounds``).
 
         :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``."""
         live = await self._runner.live(tournament_id)
@@ -402,6 +405,41 @@ class TournamentDirector:
         :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``, ``BAD_REQUEST`` (a page past the
             last one)."""
         return self._page(await self._runner.live(tournament_id), page, player)
+
+    async def round_pairings(
+        self, tournament_id: str, round_: int, page: int = 1
+    ) -> TournamentRoundPayload:
+        """``page`` of round ``round_``'s pairings and byes (an arena's wave;
+        ``server.hub.tournament.rounds``).
+
+        :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``, ``BAD_REQUEST`` (a round not paired
+            yet, a page past the round's last one)."""
+        live = await self._runner.live(tournament_id)
+        rounds = current_round(live.state)
+        if not 1 <= round_ <= rounds:
+            raise TournamentRefused(
+                ErrorCode.BAD_REQUEST,
+                f"Round {round_} is not paired: "
+                + ("no round is paired yet." if rounds == 0 else f"rounds 1 to {rounds} are."),
+            )
+        payload = live.board.round_payload(live.state, round_, 1)
+        if page > payload["pages"]:
+            pages = payload["pages"]
+            raise TournamentRefused(
+                ErrorCode.BAD_REQUEST,
+                f"Page {page}: round {round_}'s pairings have {pages} page"
+                + ("s." if pages > 1 else "."),
+            )
+        return payload if page == 1 else live.board.round_payload(live.state, round_, page)
+
+    async def my_games(
+        self, tournament_id: str, player: PlayerId
+    ) -> builtins.list[TournamentPairingView]:
+        """``player``'s games in the tournament, the newest last (at most 30).
+
+        :raises TournamentRefused: ``NO_SUCH_TOURNAMENT``."""
+        live = await self._runner.live(tournament_id)
+        return live.board.games_of(live.state, player)
 
     async def entry_row(
         self, tournament_id: str, player: PlayerId

@@ -95,6 +95,7 @@ class MessageKind:
     TOURNAMENT: Final = "tournament"
     TOURNAMENTS: Final = "tournaments"
     TOURNAMENT_STANDINGS: Final = "tournament_standings"
+    TOURNAMENT_ROUND: Final = "tournament_round"
     # bus publication only (channel ``games``), never sent to a client
     GAME_END: Final = "game_end"
 

@@ -700,15 +700,22 @@ class TournamentStandingsPayload(TypedDict):
 
 
 class TournamentView(TournamentSummaryView):
-    """``tournament``: the whole view. ``countdown_ms``: the next moment that matters (the
-    start, an arena's end; null otherwise); ``playing``: the games being played."""
+    """``tournament``: the view, its size bounded whatever the number of rounds and players
+    (``server.hub.tournament.rounds``). ``countdown_ms``: the next moment that matters (the
+    start, an arena's end; null otherwise). ``pairings``: at most 30 games — a Swiss's or a
+    round robin's current round in board order, an arena's games being played, the best placed
+    players' first (the leader's game first) —, of ``pairings_total``; ``byes``: the current
+    round's; ``playing``: which of ``pairings`` are being played, ``playing_count``: how many
+    games are being played in all. Earlier rounds: ``tournament_round``."""
 
     countdown_ms: int | None
     round: int
     standings: list[TournamentStandingView]
     pairings: list[TournamentPairingView]
+    pairings_total: int
     byes: list[TournamentByeView]
     playing: list[str]
+    playing_count: int
     podium: list[TournamentStandingView]
 
 
@@ -728,6 +735,24 @@ class TournamentPageView(TournamentView):
     pages: int
     players: int
     me: TournamentStandingView | None
+    mine: list[TournamentPairingView]
+    """The connection's own games in this tournament, the newest last (at most 30)."""
+
+
+class TournamentRoundPayload(TypedDict):
+    """``tournament_round``: the answer to ``tournament_round``, one page of a round's
+    pairings (an arena's wave) in pairing order (50 a page: ``page`` of ``pages``, ``total``
+    games in the round), the round's byes, and which of the page's games are being played."""
+
+    id: str
+    round: int
+    rounds: int
+    page: int
+    pages: int
+    total: int
+    pairings: list[TournamentPairingView]
+    byes: list[TournamentByeView]
+    playing: list[str]
 
 
 # ------------------------------------------------------------------------ the table
@@ -773,6 +798,7 @@ PAYLOADS: dict[str, object] = {  # TypedDict classes (typing has no type for one
     MessageKind.TOURNAMENT: TournamentPageView,
     MessageKind.TOURNAMENTS: TournamentsPayload,
     MessageKind.TOURNAMENT_STANDINGS: TournamentStandingsPayload,
+    MessageKind.TOURNAMENT_ROUND: TournamentRoundPayload,
 }
 """Every client-facing message kind's payload type (``game_end`` goes to the bus only, and the
 bus's ``game_start`` has the shape of :class:`GameStartedNotice`)."""
@@ -791,6 +817,7 @@ OWN_ANSWERS = frozenset(
         MessageKind.ANALYSE,
         MessageKind.ANALYSIS,
         MessageKind.TOURNAMENT,
+        MessageKind.TOURNAMENT_ROUND,
     }
 )
 """The commands answered by a message of their own name rather than by ``ack`` (the login

@@ -21,6 +21,10 @@ generated web types their fields. Pure and sans-I/O.
   sender's row, following it); ``tournament_page`` — ``id``, ``page``?: that page's
   ``tournament_standings`` now, and the page a watch of the tournament follows from now on;
   ``tournament_unwatch`` — ``id``: ``ack``.
+* ``tournament_round`` — ``id``, ``round``, ``page``?: that round's (an arena's wave's)
+  pairings and byes, by page of 50 (``server.hub.tournament.rounds``; no ``page``: the first),
+  answered by ``tournament_round``; a round not paired yet or a page past the round's last is
+  refused (``bad_request``).
 * ``tournament_list`` — ``status``? (``created`` / ``started`` / ``finished``): ``tournaments``.
 """
 
@@ -34,6 +38,7 @@ from server.hub.fields import MAX_NAME_LENGTH, MAX_RATING, FieldReader, FieldSpe
 from server.hub.game_ids import GAME_ID_MAX_LENGTH
 from server.hub.messages import AckId
 from server.hub.tournament.pages import MAX_STANDINGS_PAGE
+from server.hub.tournament.rounds import MAX_ROUND, MAX_ROUND_PAGE
 from server.rules.time_control import TimeControl
 
 __all__ = [
@@ -45,6 +50,7 @@ __all__ = [
     "TournamentPage",
     "TournamentPause",
     "TournamentRequest",
+    "TournamentRound",
     "TournamentShow",
     "TournamentUnwatch",
     "TournamentWatch",
@@ -128,6 +134,13 @@ class TournamentPage(TournamentRequest):
 
 
 @dataclass(frozen=True, slots=True)
+class TournamentRound(TournamentRequest):
+    tournament_id: str
+    round: int
+    page: int = 1
+
+
+@dataclass(frozen=True, slots=True)
 class TournamentUnwatch(TournamentRequest):
     tournament_id: str
 
@@ -181,6 +194,12 @@ _TOURNAMENT_PARSERS: dict[str, Callable[[FieldReader, AckId | None], TournamentR
     "tournament_watch": lambda f, a: TournamentWatch(a, _id(f), _page(f)),
     "tournament_page": lambda f, a: TournamentPage(a, _id(f), _page(f)),
     "tournament_unwatch": lambda f, a: TournamentUnwatch(a, _id(f)),
+    "tournament_round": lambda f, a: TournamentRound(
+        a,
+        _id(f),
+        f.integer("round", 1, MAX_ROUND),
+        f.integer("page", 1, MAX_ROUND_PAGE, required=False) or 1,
+    ),
     "tournament_list": lambda f, a: TournamentList(
         a, f.choice("status", STATUS_NAMES, required=False)
     ),

@@ -4,9 +4,9 @@ composition root hands it over: adapters do not import ``server.app``).
 
 One :class:`TournamentDoor` per connection: it turns a request into the desk's call, answers
 with ``ack`` (create: ``{"tournament": id}``), ``tournament`` (``tournament``,
-``tournament_watch``: the view with one page of the standings and the connection's own row),
-``tournament_standings`` (``tournament_page``) or ``tournaments`` (``tournament_list``), and a
-refusal into the one ``error`` message with its :class:`~server.hub.errors.ErrorCode` (the
+``tournament_watch``: the view with one page of the standings, the connection's own row and
+games), ``tournament_standings`` (``tournament_page``), ``tournament_round`` (a round's
+pairings by page) or ``tournaments`` (``tournament_list``), and a refusal into the one ``error`` message with its :class:`~server.hub.errors.ErrorCode` (the
 core's refusals are :class:`~server.hub.errors.CommandError` s). Watching: the connection is
 pushed its page's ``tournament_standings`` each time that page changes (a fixed page, or the
 one holding its player's row; ``server.hub.tournament.pages``), for the tournaments it watches
@@ -24,6 +24,8 @@ from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.messages import AckId, Message, MessageKind, ack_message, error_message
 from server.hub.payloads import (
+    TournamentPairingView,
+    TournamentRoundPayload,
     TournamentStandingsPayload,
     TournamentStandingView,
     TournamentSummaryView,
@@ -37,6 +39,7 @@ from server.hub.tournament_requests import (
     TournamentPage,
     TournamentPause,
     TournamentRequest,
+    TournamentRound,
     TournamentShow,
     TournamentUnwatch,
     TournamentWatch,
@@ -105,6 +108,14 @@ class TournamentDesk(Protocol):
         self, tournament_id: str, player: PlayerId
     ) -> TournamentStandingView | None: ...
 
+    async def round_pairings(
+        self, tournament_id: str, round_: int, page: int = 1
+    ) -> TournamentRoundPayload: ...
+
+    async def my_games(
+        self, tournament_id: str, player: PlayerId
+    ) -> builtins.list[TournamentPairingView]: ...
+
     def unwatch(self, tournament_id: str, watcher: TournamentWatcher) -> None: ...
 
 
@@ -117,12 +128,15 @@ def view_frame(
     page: TournamentStandingsPayload,
     me: TournamentStandingView | None,
     ack: AckId | None,
+    mine: list[TournamentPairingView] | None = None,
 ) -> bytes:
-    """The ``tournament`` message of ``view`` with ``page`` of its standings and ``me`` (the
-    connection's own row), encoded. The view without its standings is encoded once for every
-    connection shown it, whatever their page (the director returns the same object until the
-    tournament changes: a 1,000-player arena's view is ~1 MB, ~20 ms to encode, its pairings
-    most of it); the page and ``me`` (a few kB) are encoded for each answer."""
+    """The ``tournament`` message of ``view`` with ``page`` of its standings, ``me`` (the
+    connection's own row) and ``mine`` (its own games), encoded. The view without its
+    standings is encoded once for every connection shown it, whatever their page (the director
+    returns the same object until the tournament changes); the page, ``me`` and ``mine`` (a
+    few kB) are encoded for each answer. The view's pairings are bounded
+    (``server.hub.tournament.rounds``): a 1,000-player arena's answer is ~11 kB after any
+    number of waves (it was ~1.3 MB after 15, every pairing of every wave)."""
     kept = _view_frames.get(tournament_id)
     if kept is None or kept[0] is not view:
         if len(_view_frames) >= VIEW_FRAMES:
@@ -130,7 +144,7 @@ def view_frame(
         rest = {key: value for key, value in view.items() if key != "standings"}
         kept = _view_frames[tournament_id] = (view, encode(rest))
     # The codec's layout of a message: t, d, then a (Message.to_json_obj); d is the view's
-    # encoded object without its closing brace, then the page's members and me.
+    # encoded object without its closing brace, then the page's members, me and mine.
     paged = encode(
         {
             "standings": page["standings"],
@@ -138,6 +152,7 @@ def view_frame(
             "pages": page["pages"],
             "players": page["players"],
             "me": me,
+            "mine": mine or [],
         }
     )
     tail = b"}" if ack is None else b',"a":' + encode(ack) + b"}"
@@ -226,6 +241,11 @@ class TournamentDoor:
                 view = await desk.view(tid)
                 page = await desk.standings_page(tid, request.page, me)
                 return await self._view_frame(view, page, me, ack)
+            case TournamentRound():
+                pairings = await desk.round_pairings(
+                    request.tournament_id, request.round, request.page
+                )
+                return Message(MessageKind.TOURNAMENT_ROUND, pairings, a=ack)
             case TournamentList():
                 status: Status | None = request.status  # type: ignore[assignment]
                 listed = await desk.list(status)
@@ -276,8 +296,11 @@ class TournamentDoor:
         player: PlayerId | None,
         ack: AckId | None,
     ) -> bytes:
-        me = None if player is None else await self._desk.entry_row(view["id"], player)
-        return view_frame(view["id"], view, page, me, ack)
+        if player is None:
+            return view_frame(view["id"], view, page, None, ack)
+        me = await self._desk.entry_row(view["id"], player)
+        mine = await self._desk.my_games(view["id"], player)
+        return view_frame(view["id"], view, page, me, ack, mine)
 
     async def _watch(
         self, tournament_id: str, page: int | None, player: PlayerId | None

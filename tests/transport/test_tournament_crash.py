@@ -21,6 +21,7 @@ from bot_support import Bot, call, new_token
 from ics_support import IcsClient
 from support import create_database, drop_database
 from tournament_doors import WAIT_S, bot_player, ics_player, ws_player
+from tournament_watch import ws_history
 from worker_support import TEST_WORKER_KEY, WorkerProcess
 from ws_support import Client, Msg, kill_server, start_server, stop_server
 
@@ -124,7 +125,7 @@ async def test_a_round_robin_of_every_door_survives_a_killed_hub(
         ]
         # dov loses every game: the round robin cannot end while his second game waits.
         await asyncio.wait_for(held.wait(), WAIT_S)
-        before = await watcher.ok("tournament", {"id": tid})
+        before = await ws_history(watcher, tid)
         assert before["status"] == "started"
         assert sum(p["result"] is not None for p in before["pairings"]) >= 1
         await kill_server(process)
@@ -149,7 +150,7 @@ async def test_a_round_robin_of_every_door_survives_a_killed_hub(
             clients[name] = client
         watcher = await Client.open(url, "watcher")
         await watcher.guest()
-        resumed = await watcher.ok("tournament_watch", {"id": tid})
+        resumed = await ws_history(watcher, tid, "tournament_watch")
         for old, new in zip(before["pairings"], resumed["pairings"], strict=False):
             assert {**old, "result": new["result"]} == new  # the same pairing
             assert old["result"] in (None, new["result"])  # no result lost
@@ -317,8 +318,8 @@ async def test_an_arena_and_a_swiss_survive_a_killed_hub(
         tasks.append(asyncio.ensure_future(ws_player(players["ann"], "ann", None)))
         tasks.append(asyncio.ensure_future(ws_player(players["bob"], "bob", None, hold=(3, arena_held))))
         await asyncio.wait_for(arena_held.wait(), WAIT_S)
-        swiss_before = await watcher.ok("tournament", {"id": sid})
-        arena_before = await watcher.ok("tournament", {"id": aid})
+        swiss_before = await ws_history(watcher, sid)
+        arena_before = await ws_history(watcher, aid)
         await kill_server(process)
     finally:
         await cancel_all(tasks)
@@ -344,8 +345,8 @@ async def test_an_arena_and_a_swiss_survive_a_killed_hub(
             name: held_games.get(name) for name in players
         }
         watcher = await watcher_of(url)
-        same_pairings_and_results(swiss_before, await watcher.ok("tournament_watch", {"id": sid}))
-        same_pairings_and_results(arena_before, await watcher.ok("tournament_watch", {"id": aid}))
+        same_pairings_and_results(swiss_before, await ws_history(watcher, sid, "tournament_watch"))
+        same_pairings_and_results(arena_before, await ws_history(watcher, aid, "tournament_watch"))
         fourth = asyncio.Event()
         for name, client in players.items():
             hold = (1, fourth) if name == "bob" else None
@@ -354,8 +355,8 @@ async def test_an_arena_and_a_swiss_survive_a_killed_hub(
         swiss_final = await pushed(watcher, sid, is_finished, WAIT_S)
         await asyncio.wait_for(fourth.wait(), WAIT_S)  # bob resigned the third; the fourth runs
         arena_final = await pushed(watcher, aid, is_finished, arena_s + WAIT_S)
-        swiss_after = await watcher.ok("tournament", {"id": sid})
-        arena_after = await watcher.ok("tournament", {"id": aid})
+        swiss_after = await ws_history(watcher, sid)
+        arena_after = await ws_history(watcher, aid)
     finally:
         await cancel_all(tasks)
         await stop_server(process)

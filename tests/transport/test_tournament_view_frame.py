@@ -1,5 +1,5 @@
-"""The ``tournament`` view frame: the view with one page of the standings and the connection's
-own row, the view (but its standings) encoded once for every connection shown it."""
+"""The ``tournament`` view frame: the view with one page of the standings, the connection's own
+row and games, the view (but its standings) encoded once for every connection shown it."""
 
 from __future__ import annotations
 
@@ -25,8 +25,12 @@ def _page(number: int, rows: list[Any]) -> TournamentStandingsPayload:
 def test_view_frame_is_the_message_encoded(ack: int | str | None, me: Any) -> None:
     view: TournamentView = {"id": "t1", "status": "created", "standings": [{"rank": 1}]}  # type: ignore[typeddict-item]
     page = _page(2, [{"rank": 11}])
-    frame = view_frame("t1", view, page, me, ack)
-    shown = {**view, "standings": [{"rank": 11}], "page": 2, "pages": 3, "players": 25, "me": me}
+    mine: Any = [] if me is None else [{"game": "g1", "round": 1}]
+    frame = view_frame("t1", view, page, me, ack, mine)
+    shown = {
+        **view, "standings": [{"rank": 11}], "page": 2, "pages": 3, "players": 25, "me": me,
+        "mine": mine,
+    }
     assert json.loads(frame) == json.loads(encode_message(Message(MessageKind.TOURNAMENT, shown, a=ack)))
 
 
@@ -48,7 +52,7 @@ def test_the_view_is_encoded_once_for_every_page() -> None:
     assert json.loads(first)["d"]["standings"] == [{"rank": 1}]
     assert json.loads(second)["d"] == {
         "id": "t3", "round": 4, "standings": [{"rank": 11}], "page": 2, "pages": 3,
-        "players": 25, "me": {"rank": 12},
+        "players": 25, "me": {"rank": 12}, "mine": [],
     }
     empty: TournamentView = {"standings": []}  # type: ignore[typeddict-item]
     assert json.loads(view_frame("t4", empty, _page(1, []), None, None))["d"]["page"] == 1

@@ -11,7 +11,7 @@ from typing import Any
 from bot_support import Bot, StreamReader, call, make_bot
 from ics_support import IcsClient
 from tournament_doors import ORDER, WAIT_S, bot_player, ics_player, ws_player
-from tournament_watch import Standings, WallClock
+from tournament_watch import Standings, WallClock, app_history
 from worker_support import StartWorker
 from ws_support import Client, OpenClient, StartApp
 
@@ -122,7 +122,7 @@ async def test_a_round_robin_of_every_door_and_the_computer(
     scores = {row["name"]: row["score"] for row in final["standings"]}
     assert scores == {"Computer": 4.0, "ann": 3.0, "bea": 2.0, "cyd": 1.0, "dov": 0.0}
     assert [row["rank"] for row in final["standings"]] == [1, 2, 3, 4, 5]
-    whole = await app.tournaments.view(tid)
+    whole = await app_history(app, tid)
     pairings = whole["pairings"]
     assert len(pairings) == 10 and {p["round"] for p in pairings} == {1, 2, 3, 4, 5}
     assert len({frozenset((p["white"], p["black"])) for p in pairings}) == 10
@@ -138,7 +138,7 @@ async def test_a_swiss_of_every_door_and_the_computer(
     field = await entrants(app, open_client)
     tid, standings, players = await enter(app, field, settings_of("swiss", rounds=3), "/api/swiss")
     final = await play_until_finished(players, standings)
-    view = await app.tournaments.view(tid)
+    view = await app_history(app, tid)
     assert len(view["pairings"]) == 6 and len(view["byes"]) == 3  # 2 games and a bye a round
     assert len({bye["player"] for bye in view["byes"]}) == 3  # a bye at most once each
     scores = {row["name"]: row["score"] for row in final["standings"]}
@@ -175,7 +175,7 @@ async def test_an_arena_of_every_door_and_the_computer(
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-    view = await app.tournaments.view(tid)
+    view = await app_history(app, tid)
     names = {row["player"]: row["name"] for row in view["standings"]}
     counted = [p for p in view["pairings"] if p["result"] is not None]
     assert len(counted) >= 8

@@ -14,6 +14,7 @@ from tournament_players import (
     TournamentClock,
     registered,
 )
+from tournament_watch import app_history, ws_history
 from ws_support import Client, Msg, OpenClient, StartApp
 
 from server.hub.tournament.values import Joined, Paired, Started, TournamentSettings
@@ -77,7 +78,7 @@ async def test_round_robin_of_four_to_its_end(
     assert scores(final["standings"]) == {"rra": 3.0, "rrb": 2.0, "rrc": 1.0, "rrd": 0.0}
     assert [row["rank"] for row in final["standings"]] == [1, 2, 3, 4]
     assert all(len(seat.games) == 3 for seat in seats)
-    whole = await watcher.ok("tournament", {"id": tid})
+    whole = await ws_history(watcher, tid)
     assert [row["name"] for row in whole["podium"]] == ["rra", "rrb", "rrc"]
     assert len(whole["pairings"]) == 6 and {p["round"] for p in whole["pairings"]} == {1, 2, 3}
     # Every pair met once, and the games are ordinary stored games naming their tournament.
@@ -141,7 +142,7 @@ async def test_arena_of_four_scored_by_hand(start_app: StartApp, open_client: Op
     got = scores(final["standings"])
     # By hand: ara wins 2, 2, then 4 on fire; ard loses every game.
     assert got["ara"] == 8 and got["ard"] == 0
-    whole = await watcher.ok("tournament", {"id": tid})
+    whole = await ws_history(watcher, tid)
     played = [(p["white"], p["black"], p["result"]) for p in whole["pairings"] if p["result"]]
     assert len(played) == 6 and {p["round"] for p in whole["pairings"]} == {1, 2, 3, 4}
     names = {row["player"]: row["name"] for row in final["standings"]}
@@ -170,7 +171,7 @@ async def test_swiss_of_five_with_a_bye(start_app: StartApp, open_client: OpenCl
     finally:
         for seat in seats:
             await seat.stop()
-    whole = await watcher.ok("tournament", {"id": tid})
+    whole = await ws_history(watcher, tid)
     names = {row["player"]: row["name"] for row in final["standings"]}
     pairs = {
         (p["round"], names[p["white"]], names[p["black"]], p["result"]) for p in whole["pairings"]
@@ -218,13 +219,13 @@ async def test_a_restarted_hub_resumes_the_tournament(
     await watcher.next(lambda m: m["t"] == "tournament_standings" and m["d"]["round"] == 2)
     for seat in seats:
         await seat.stop()
-    before = await watcher.ok("tournament", {"id": tid})
+    before = await ws_history(watcher, tid)
     assert len([p for p in before["pairings"] if p["result"]]) == 2
     await first.stop()
     second = await start_app(database_url=url, journal_dir=first.settings.journal_dir)
     reader = await open_client(second, "reader")
     await reader.guest()  # logged in: not closed by the login timeout
-    after = await reader.ok("tournament", {"id": tid})
+    after = await ws_history(reader, tid)
     assert after == before
     # The players come back; round 2's games were resumed by the new hub.
     clients = [await open_client(second, name) for name in names]
@@ -292,7 +293,7 @@ async def test_a_pairing_stored_before_its_game_gets_its_game_at_start(
     await store.finish_game("Gap1game", "1-0", "resignation", plies=0)
     await first.stop()
     second = await start_app(database_url=url, journal_dir=first.settings.journal_dir)
-    view = await second.tournaments.view(tid)
+    view = await app_history(second, tid)
     results = {p["game"]: p["result"] for p in view["pairings"]}
     assert results == {"Gap0game": None, "Gap1game": "1-0"}
     room = second.hub.room("Gap0game")  # created by the new start
@@ -329,7 +330,7 @@ async def test_a_berserk_is_marked_in_the_standings_and_the_stored_game(
             and sum(row["games"] for row in m["d"]["standings"]) == 2
         )
     )
-    view = await ara.ok("tournament", {"id": tid})
+    view = await ws_history(ara, tid)
     pairing = view["pairings"][0]
     assert pairing["white_berserk" if white else "black_berserk"] is True
     rows = {row["name"]: row for row in view["standings"]}

@@ -53,3 +53,39 @@ class Standings:
 def games_played(payload: dict[str, Any]) -> int:
     """Games counted in a standings push (each game counts for both players)."""
     return sum(int(row["games"]) for row in payload["standings"])
+
+
+async def with_history(
+    view: dict[str, Any], read_round: Callable[[int, int], Any]
+) -> dict[str, Any]:
+    """``view`` with the ``pairings`` and ``byes`` of every round, in pairing order, read page by
+    page with ``read_round(round, page)`` (``tournament_round``, or the director's
+    ``round_pairings``): the view itself carries the current round's only."""
+    pairings: list[Any] = []
+    byes: list[Any] = []
+    for round_ in range(1, view["round"] + 1):
+        page, pages = 1, 1
+        while page <= pages:
+            shown = await read_round(round_, page)
+            pairings += shown["pairings"]
+            byes += shown["byes"]
+            pages, page = shown["pages"], page + 1
+    return {**view, "pairings": pairings, "byes": byes}
+
+
+async def app_history(app: App, tournament_id: str) -> dict[str, Any]:
+    """The director's view with every round's pairings and byes (:func:`with_history`)."""
+    view = await app.tournaments.view(tournament_id)
+    return await with_history(
+        dict(view), lambda r, p: app.tournaments.round_pairings(tournament_id, r, p)
+    )
+
+
+async def ws_history(client: Any, tournament_id: str, kind: str = "tournament") -> dict[str, Any]:
+    """The websocket's view (``kind``: ``tournament`` or ``tournament_watch``) with every
+    round's pairings and byes (:func:`with_history`)."""
+    view = await client.ok(kind, {"id": tournament_id})
+    return await with_history(
+        view,
+        lambda r, p: client.ok("tournament_round", {"id": tournament_id, "round": r, "page": p}),
+    )

@@ -23,25 +23,29 @@ The answers are shared between callers: they must not be changed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from itertools import islice
 
 from server.hub.identity import PlayerId
 from server.hub.payloads import (
+    TournamentByeView,
     TournamentPairingView,
+    TournamentRoundPayload,
     TournamentStandingsPayload,
     TournamentStandingView,
     TournamentView,
 )
 from server.hub.tournament.arena import ArenaSheet, Waiting
 from server.hub.tournament.pages import page_payload
+from server.hub.tournament.rounds import MY_PAIRINGS, VIEW_PAIRINGS, shown_games
 from server.hub.tournament.standings import standings
-from server.hub.tournament.state import Entry, TournamentState
-from server.hub.tournament.values import Color, StandingRow, TournamentGame, TournamentSettings
+from server.hub.tournament.state import TournamentState
+from server.hub.tournament.values import Color, StandingRow, TournamentSettings
 from server.hub.tournament.views import (
+    bye_view,
     countdown,
     current_round,
-    entry_name,
+    pairing_view,
+    round_answer,
     standing_view,
     summary_view,
 )
@@ -67,6 +71,10 @@ class TournamentBoard:
         self._last_color: dict[PlayerId, Color] = {}
         self._pairings: list[TournamentPairingView] = []
         self._pairing_at: dict[str, int] = {}
+        self._by_round: dict[int, list[int]] = {}
+        """Each round's games, as indexes in :attr:`_pairings` (pairing order)."""
+        self._by_player: dict[PlayerId, list[int]] = {}
+        """Each player's games, as indexes in :attr:`_pairings` (pairing order)."""
         self._cache: dict[str, tuple[int, object]] = {}
         """Answers per key (the standings, a page …) with the state's version they answer."""
 
@@ -82,6 +90,8 @@ class TournamentBoard:
         self._last_color = {}
         self._pairings = []
         self._pairing_at = {}
+        self._by_round = {}
+        self._by_player = {}
         self._cache = {}
 
     def _sync(self, state: TournamentState) -> None:
@@ -106,10 +116,14 @@ class TournamentBoard:
         games = state.games
         for game_id in islice(games, len(self._pairings), None):
             paired = games[game_id]
-            self._pairing_at[game_id] = len(self._pairings)
+            at = len(self._pairings)
+            self._pairing_at[game_id] = at
             self._pairings.append(
-                _pairing_view(game_id, paired.round, paired.white, paired.black, None, entries)
+                pairing_view(game_id, paired.round, paired.white, paired.black, None, entries)
             )
+            self._by_round.setdefault(paired.round, []).append(at)
+            self._by_player.setdefault(paired.white, []).append(at)
+            self._by_player.setdefault(paired.black, []).append(at)
         if self._folded == len(state.results):
             return
         sheets, arena = self._sheets, self.settings.format == "arena"
@@ -128,7 +142,7 @@ class TournamentBoard:
             self._balance[black] = self._balance.get(black, 0) - 1
             self._last_color[white], self._last_color[black] = "white", "black"
             at = self._pairing_at[game_id]
-            self._pairings[at] = _pairing_view(
+            self._pairings[at] = pairing_view(
                 game_id, paired.round, white, black, game, state.entries
             )
         self._folded = len(state.results)
@@ -232,26 +246,57 @@ class TournamentBoard:
             if state.phase == "finished"
             else []
         )
+        round_ = current_round(state)
+        pairings = self._pairings
+        shown, total = shown_games(
+            self.settings.format == "arena",
+            (row["player"] for row in rows),
+            state.playing,
+            [pairings[at]["game"] for at in self._by_round.get(round_, ())],
+        )
+        playing = set(state.playing.values())
         view: TournamentView = {
             **summary_view(self.id, state.phase, self.created_by, self.settings),
             "countdown_ms": countdown(self.settings, state),
-            "round": current_round(state),
+            "round": round_,
             "standings": rows,
-            "pairings": list(self._pairings),
-            "byes": [
-                {
-                    "player": bye.player,
-                    "name": entry_name(state.entries, bye.player),
-                    "round": bye.round,
-                    "points": bye.points,
-                }
-                for bye in state.byes
-            ],
-            "playing": sorted(set(state.playing.values())),
+            "pairings": [pairings[self._pairing_at[game]] for game in shown],
+            "pairings_total": total,
+            "byes": self._byes(state, round_)[:VIEW_PAIRINGS],
+            "playing": [game for game in shown if game in playing],
+            "playing_count": len(playing),
             "podium": podium,
         }
         self._keep("view", state, view)
         return view
+
+    def _byes(self, state: TournamentState, round_: int) -> list[TournamentByeView]:
+        return [bye_view(bye, state.entries) for bye in state.byes if bye.round == round_]
+
+    def games_of(self, state: TournamentState, player: PlayerId) -> list[TournamentPairingView]:
+        """:func:`~server.hub.tournament.views.games_of` of ``state`` and ``player``."""
+        self._sync(state)
+        pairings = self._pairings
+        return [pairings[at] for at in self._by_player.get(player, ())[-MY_PAIRINGS:]]
+
+    def round_payload(
+        self, state: TournamentState, round_: int, page: int
+    ) -> TournamentRoundPayload:
+        """:func:`~server.hub.tournament.views.round_payload` of ``state`` (cached per round
+        and page: a round's page is read by many)."""
+        key = f"round {round_} {page}"
+        hit = self._cached(key, state)
+        if hit is not None:
+            return hit  # type: ignore[return-value]
+        self._sync(state)
+        pairings = self._pairings
+        games = [pairings[at] for at in self._by_round.get(round_, ())]
+        payload = round_answer(
+            self.id, round_, current_round(state), page, games, self._byes(state, round_),
+            state.playing,
+        )
+        self._keep(key, state, payload)
+        return payload
 
     def waiting(self, state: TournamentState) -> list[Waiting]:
         """:func:`~server.hub.tournament.arena.waiting_players` of ``state`` and its standings."""
@@ -266,23 +311,3 @@ class TournamentBoard:
             if row.status == "active" and row.player not in state.playing
         ]
 
-
-def _pairing_view(
-    game_id: str,
-    round_: int,
-    white: PlayerId,
-    black: PlayerId,
-    game: TournamentGame | None,
-    entries: Mapping[PlayerId, Entry],
-) -> TournamentPairingView:
-    return {
-        "game": game_id,
-        "round": round_,
-        "white": white,
-        "black": black,
-        "white_name": entry_name(entries, white),
-        "black_name": entry_name(entries, black),
-        "result": None if game is None else game.result,
-        "white_berserk": bool(game and game.white_berserk),
-        "black_berserk": bool(game and game.black_berserk),
-    }

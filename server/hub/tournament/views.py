@@ -10,6 +10,7 @@ from server.hub.identity import PlayerId
 from server.hub.payloads import (
     TournamentByeView,
     TournamentPairingView,
+    TournamentRoundPayload,
     TournamentSettingsView,
     TournamentStandingsPayload,
     TournamentStandingView,
@@ -18,13 +19,25 @@ from server.hub.payloads import (
     TournamentView,
 )
 from server.hub.tournament.pages import page_payload
+from server.hub.tournament.rounds import (
+    MY_PAIRINGS,
+    VIEW_PAIRINGS,
+    round_page,
+    round_pages,
+    shown_games,
+)
 from server.hub.tournament.standings import podium, standings
 from server.hub.tournament.state import Entry, TournamentState, arena_ends_at
-from server.hub.tournament.values import StandingRow, TournamentSettings
+from server.hub.tournament.values import Bye, StandingRow, TournamentGame, TournamentSettings
 
 __all__ = [
+    "bye_view",
     "current_round",
     "entry_name",
+    "games_of",
+    "pairing_view",
+    "round_answer",
+    "round_payload",
     "settings_view",
     "standing_view",
     "standings_payload",
@@ -141,6 +154,47 @@ def countdown(settings: TournamentSettings, state: TournamentState) -> int | Non
     return None
 
 
+def pairing_view(
+    game_id: str,
+    round_: int,
+    white: PlayerId,
+    black: PlayerId,
+    game: TournamentGame | None,
+    entries: Mapping[PlayerId, Entry],
+) -> TournamentPairingView:
+    return {
+        "game": game_id,
+        "round": round_,
+        "white": white,
+        "black": black,
+        "white_name": entry_name(entries, white),
+        "black_name": entry_name(entries, black),
+        "result": None if game is None else game.result,
+        "white_berserk": bool(game and game.white_berserk),
+        "black_berserk": bool(game and game.black_berserk),
+    }
+
+
+def _pairings(state: TournamentState) -> dict[str, TournamentPairingView]:
+    """Every game's pairing view, in pairing order."""
+    return {
+        game_id: pairing_view(
+            game_id, paired.round, paired.white, paired.black,
+            state.results.get(game_id), state.entries,
+        )
+        for game_id, paired in state.games.items()
+    }
+
+
+def bye_view(bye: Bye, entries: Mapping[PlayerId, Entry]) -> TournamentByeView:
+    return {
+        "player": bye.player,
+        "name": entry_name(entries, bye.player),
+        "round": bye.round,
+        "points": bye.points,
+    }
+
+
 def tournament_view(
     tournament_id: str,
     created_by: str | None,
@@ -148,43 +202,80 @@ def tournament_view(
     state: TournamentState,
     rows: Sequence[StandingRow] | None = None,
 ) -> TournamentView:
-    """``tournament``: the whole view of a tournament (``rows`` as for
-    :func:`standings_payload`)."""
+    """``tournament``: the view of a tournament, its pairings bounded
+    (:mod:`~server.hub.tournament.rounds`; ``rows`` as for :func:`standings_payload`)."""
     berserks = _berserks(state)
-    pairings: list[TournamentPairingView] = []
-    for paired in state.games.values():
-        game = state.results.get(paired.game_id)
-        pairings.append(
-            {
-                "game": paired.game_id,
-                "round": paired.round,
-                "white": paired.white,
-                "black": paired.black,
-                "white_name": entry_name(state.entries, paired.white),
-                "black_name": entry_name(state.entries, paired.black),
-                "result": None if game is None else game.result,
-                "white_berserk": bool(game and game.white_berserk),
-                "black_berserk": bool(game and game.black_berserk),
-            }
-        )
-    byes: list[TournamentByeView] = [
-        {
-            "player": bye.player,
-            "name": entry_name(state.entries, bye.player),
-            "round": bye.round,
-            "points": bye.points,
-        }
-        for bye in state.byes
-    ]
+    if rows is None:
+        rows = standings(settings, state)
+    pairings = _pairings(state)
+    round_ = current_round(state)
+    shown, total = shown_games(
+        settings.format == "arena",
+        (row.player for row in rows),
+        state.playing,
+        [g for g, paired in state.games.items() if paired.round == round_],
+    )
+    playing = set(state.playing.values())
     return {
         **summary_view(tournament_id, state.phase, created_by, settings),
         "countdown_ms": countdown(settings, state),
-        "round": current_round(state),
+        "round": round_,
         "standings": _rows(settings, state, rows, berserks),
-        "pairings": pairings,
-        "byes": byes,
-        "playing": sorted(set(state.playing.values())),
+        "pairings": [pairings[game] for game in shown],
+        "pairings_total": total,
+        "byes": [
+            bye_view(bye, state.entries) for bye in state.byes if bye.round == round_
+        ][:VIEW_PAIRINGS],
+        "playing": [game for game in shown if game in playing],
+        "playing_count": len(playing),
         "podium": [
             standing_view(row, berserks.get(row.player, 0)) for row in podium(settings, state, rows)
         ],
+    }
+
+
+def games_of(state: TournamentState, player: PlayerId) -> list[TournamentPairingView]:
+    """``player``'s games in the tournament, the newest last, at most :data:`MY_PAIRINGS`."""
+    mine = [
+        view
+        for view in _pairings(state).values()
+        if player in (view["white"], view["black"])
+    ]
+    return mine[-MY_PAIRINGS:]
+
+
+def round_payload(
+    tournament_id: str, state: TournamentState, round_: int, page: int
+) -> TournamentRoundPayload:
+    """``tournament_round``: ``page`` of ``round_``'s pairings (:mod:`~server.hub.tournament.
+    rounds`; the caller has checked that the round is paired and the page exists)."""
+    games = [view for view in _pairings(state).values() if view["round"] == round_]
+    byes = [bye_view(bye, state.entries) for bye in state.byes if bye.round == round_]
+    return round_answer(
+        tournament_id, round_, current_round(state), page, games, byes, state.playing
+    )
+
+
+def round_answer(
+    tournament_id: str,
+    round_: int,
+    rounds: int,
+    page: int,
+    games: Sequence[TournamentPairingView],
+    byes: Sequence[TournamentByeView],
+    playing: Mapping[PlayerId, str],
+) -> TournamentRoundPayload:
+    """``tournament_round`` of the round's ``games`` and ``byes`` (both by page)."""
+    shown = round_page(games, page)
+    now = {shown_game["game"] for shown_game in shown} & set(playing.values())
+    return {
+        "id": tournament_id,
+        "round": round_,
+        "rounds": rounds,
+        "page": page,
+        "pages": max(round_pages(len(games)), round_pages(len(byes))),
+        "total": len(games),
+        "pairings": shown,
+        "byes": round_page(byes, page),
+        "playing": [view["game"] for view in shown if view["game"] in now],
     }

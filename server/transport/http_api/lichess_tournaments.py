@@ -179,7 +179,8 @@ def _standing_player(row: TournamentStandingView) -> JsonObject:
 
 def arena_view(view: TournamentView, now_ms: int, page: int) -> JsonObject:
     """``GET /api/tournament/{id}``: the summary, the players, one page of the standing (10
-    players a page, as lichess), the podium once finished, the games being played."""
+    players a page, as lichess), the podium once finished, the games being played (``duels``:
+    the view's, the best placed players' first, at most 30; lichess sends its top games)."""
     out = arena_summary(view, now_ms)
     standings = view["standings"]
     out["nbPlayers"] = len(standings)
@@ -227,7 +228,6 @@ def swiss_view(view: TournamentView, team: str | None) -> JsonObject:
         rounds = settings["rounds"] or 0
     else:
         rounds = round_count(players, fmt == "double_round_robin") if players >= 2 else 0
-    playing = set(view["playing"])
     out: JsonObject = {
         "id": view["id"],
         "createdBy": view["created_by"] or "variant-hub",
@@ -238,7 +238,7 @@ def swiss_view(view: TournamentView, team: str | None) -> JsonObject:
         "round": view["round"],
         "nbRounds": rounds,
         "nbPlayers": players,
-        "nbOngoing": sum(1 for p in view["pairings"] if p["game"] in playing),
+        "nbOngoing": view["playing_count"],
         "status": view["status"],
         "rated": settings["rated"],
         "private": settings["password"],

@@ -26,7 +26,12 @@ from server.hub.tournament.values import (
     TournamentSettings,
     Withdrew,
 )
-from server.hub.tournament.views import standings_payload, tournament_view
+from server.hub.tournament.views import (
+    games_of,
+    round_payload,
+    standings_payload,
+    tournament_view,
+)
 
 
 def _check(board: TournamentBoard, tournament: TournamentSettings, state: TournamentState) -> None:
@@ -45,6 +50,10 @@ def _check(board: TournamentBoard, tournament: TournamentSettings, state: Tourna
     for at, row in enumerate(rows):
         assert board.index(state)[row["player"]] == at and board.row_of(state, row["player"]) == row
     assert board.view(state) == tournament_view("t1", "ann", tournament, state)
+    for player in list(state.entries)[:3]:
+        assert board.games_of(state, player) == games_of(state, player)
+    for round_ in range(1, state.rounds_paired + 1):
+        assert board.round_payload(state, round_, 1) == round_payload("t1", state, round_, 1)
     if tournament.format == "arena":
         assert board.waiting(state) == waiting_players(state, standings(tournament, state))
     # A second read of the same state is the cached answer.
