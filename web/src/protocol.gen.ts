@@ -589,14 +589,16 @@ export interface TournamentStandingsPayload {
   playing: string[];
 }
 
-/** `tournament`: the whole view. `countdown_ms`: the next moment that matters (the start, an arena's end; null otherwise); `playing`: the games being played. */
+/** `tournament`: the view, its size bounded whatever the number of rounds and players (`server.hub.tournament.rounds`). `countdown_ms`: the next moment that matters (the start, an arena's end; null otherwise). `pairings`: at most 30 games — a Swiss's or a round robin's current round in board order, an arena's games being played, the best placed players' first (the leader's game first) —, of `pairings_total`; `byes`: the current round's; `playing`: which of `pairings` are being played, `playing_count`: how many games are being played in all. Earlier rounds: `tournament_round`. */
 export interface TournamentView extends TournamentSummaryView {
   countdown_ms: number | null;
   round: number;
   standings: TournamentStandingView[];
   pairings: TournamentPairingView[];
+  pairings_total: number;
   byes: TournamentByeView[];
   playing: string[];
+  playing_count: number;
   podium: TournamentStandingView[];
 }
 
@@ -611,6 +613,20 @@ export interface TournamentPageView extends TournamentView {
   pages: number;
   players: number;
   me: TournamentStandingView | null;
+  mine: TournamentPairingView[];
+}
+
+/** `tournament_round`: the answer to `tournament_round`, one page of a round's pairings (an arena's wave) in pairing order (50 a page: `page` of `pages`, `total` games in the round), the round's byes, and which of the page's games are being played. */
+export interface TournamentRoundPayload {
+  id: string;
+  round: number;
+  rounds: number;
+  page: number;
+  pages: number;
+  total: number;
+  pairings: TournamentPairingView[];
+  byes: TournamentByeView[];
+  playing: string[];
 }
 
 /** The bus publication of a new game (channel `games`; docs/protocol.md). */
@@ -668,6 +684,7 @@ export interface Payloads {
   tournament: TournamentPageView;
   tournaments: TournamentsPayload;
   tournament_standings: TournamentStandingsPayload;
+  tournament_round: TournamentRoundPayload;
 }
 
 /** Every server → client message, discriminated by `t`. */
@@ -720,6 +737,7 @@ export type MessageKind =
   | "tournament"
   | "tournaments"
   | "tournament_standings"
+  | "tournament_round"
   | "game_end";
 
 /** Every error `code` (`error` messages, HTTP error bodies). */
@@ -872,6 +890,7 @@ export interface Commands {
   tournament_list: { status?: "created" | "started" | "finished" };
   tournament_page: { id: string; page?: number };
   tournament_pause: { id: string; pause?: boolean };
+  tournament_round: { id: string; round: number; page?: number };
   tournament_unwatch: { id: string };
   tournament_watch: { id: string; page?: number };
   tournament_withdraw: { id: string };
@@ -935,6 +954,7 @@ export interface Answers {
   tournament_list: "tournaments";
   tournament_page: "tournament_standings";
   tournament_pause: "ack";
+  tournament_round: "tournament_round";
   tournament_unwatch: "ack";
   tournament_watch: "tournament";
   tournament_withdraw: "ack";

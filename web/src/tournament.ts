@@ -2,15 +2,17 @@
 // when one is needed) / withdraw / pause, the live standings by page of 10 (`tournament_watch`:
 // the server pushes the page's `tournament_standings` each time it changes; fire and berserk
 // marks; prev / next and "my position", `tournament_page`), the games being played (links to
-// watch), the pairings of every round and, at the end, the podium. A player's own tournament
-// game opens by itself (main.ts follows `game_start`).
+// watch: the top games of an arena, the leader's first), the pairings per round (the current
+// round's come with the view; a selector asks for any round, `tournament_round`, by page of 50)
+// and, at the end, the podium. A player's own tournament game opens by itself (main.ts follows
+// `game_start`).
 
 import { errorText, type Ctx } from "./ctx";
 import type { Message } from "./net";
 import { berserkMark, fireMark } from "./marks";
 import { h } from "./svg";
-import type { TournamentPageView, TournamentPairingView, TournamentStandingsPayload, TournamentStandingView } from "./protocol.gen";
-import { entryActions, FORMAT_WORDS, gamesBeingPlayed, mergePlaying, needsView, pagerText, rounds, scoreText, termsText, viewInterval, whenText } from "./tourney";
+import type { TournamentByeView, TournamentPageView, TournamentPairingView, TournamentRoundPayload, TournamentStandingsPayload, TournamentStandingView } from "./protocol.gen";
+import { entryActions, FORMAT_WORDS, gamesBeingPlayed, mergePlaying, namedGames, needsView, pagerText, roundChoices, scoreText, termsText, viewInterval, whenText } from "./tourney";
 
 export class TournamentPage {
   readonly el: HTMLElement;
@@ -30,6 +32,14 @@ export class TournamentPage {
   private viewTimer = 0;
   private lastViewAt = 0;
   private watching = false;
+  /** The round whose pairings are shown (null: the current one, followed as rounds go by). */
+  private round: number | null = null;
+  /** The page of its pairings (by 50). */
+  private roundPage = 1;
+  /** The round's pairings read with `tournament_round` (a round the view does not carry). */
+  private roundRead: TournamentRoundPayload | null = null;
+  private roundError = "";
+  private roundAsking = false;
 
   constructor(private readonly ctx: Ctx, readonly id: string) {
     this.el = h("section", { class: "tournament-page", "data-tournament": id }, [
@@ -81,7 +91,7 @@ export class TournamentPage {
     const mine = d.standings.find((r) => r.player === me);
     this.view = {
       ...v, status: d.status, round: d.round, standings: d.standings, page: d.page, pages: d.pages, players: d.players,
-      playing: mergePlaying(v.playing, v.pairings, d), me: mine ?? v.me,
+      playing: mergePlaying(v.playing, namedGames(v), d), me: mine ?? v.me,
     };
     this.draw();
     if (more) this.askView();
@@ -108,8 +118,48 @@ export class TournamentPage {
   }
 
   private show(view: TournamentPageView): void {
-    this.view = view;
+    // The games being played the view names: its pairings' and the viewer's own.
+    const playing = [...view.playing, ...view.mine.filter((p) => p.result === null).map((p) => p.game)];
+    this.view = { ...view, playing: [...new Set(playing)] };
     this.draw();
+    // A round read earlier may have changed: read again the one shown if it has games on.
+    const read = this.roundRead;
+    if (read && this.shownRound() === read.round && (read.playing.length > 0 || read.round === view.round)) void this.readRound();
+  }
+
+  /** The round the pairings panel shows. */
+  private shownRound(): number {
+    return this.round ?? this.view?.round ?? 0;
+  }
+
+  /** Whether the view itself carries the shown round's pairings (a Swiss's or a round robin's
+   * current round, first page; an arena's view carries its games being played instead). */
+  private fromView(): boolean {
+    const v = this.view!;
+    return v.settings.format !== "arena" && this.shownRound() === v.round && this.roundPage === 1 && v.pairings.length >= v.pairings_total;
+  }
+
+  /** Ask for the shown round's page of pairings (`tournament_round`). */
+  private async readRound(): Promise<void> {
+    const round = this.shownRound();
+    if (round < 1 || this.roundAsking) return;
+    this.roundAsking = true;
+    try {
+      const answer = await this.ctx.conn.request("tournament_round", { id: this.id, round, page: this.roundPage });
+      this.roundRead = answer.d;
+      this.roundError = "";
+    } catch (e) { this.roundError = errorText(e); }
+    this.roundAsking = false;
+    if (this.view) this.drawPairings();
+  }
+
+  /** Show `round` (null: the current one), page `page` of its pairings. */
+  private chooseRound(round: number | null, page = 1): void {
+    this.round = round !== null && round === this.view?.round ? null : round;
+    this.roundPage = page;
+    this.roundError = "";
+    if (this.fromView()) this.drawPairings();
+    else void this.readRound();
   }
 
 
@@ -172,7 +222,7 @@ export class TournamentPage {
     const v = this.view!;
     if (!me) return null;
     const playing = new Set(v.playing);
-    return v.pairings.find((p) => playing.has(p.game) && (p.white === me || p.black === me)) ?? null;
+    return namedGames(v).find((p) => playing.has(p.game) && (p.white === me || p.black === me)) ?? null;
   }
 
   private async act(act: "join" | "withdraw" | "pause" | "resume"): Promise<void> {
@@ -248,24 +298,55 @@ export class TournamentPage {
     const leader = v.page === 1 && v.standings.length > 0 ? v.standings[0].player : null;
     const led = (p: TournamentPairingView) => leader !== null && (p.white === leader || p.black === leader);
     const items = games.map((p, i) => h("li", { class: i === 0 && led(p) ? "leader" : "" }, [this.gameLink(p), i === 0 && led(p) && games.length > 1 ? h("span", { class: "muted", text: " · the leader's game" }) : ""]));
+    const more = v.playing_count > games.length && games.length > 0 ? h("p", { class: "muted t-more", text: `The top ${games.length} of ${v.playing_count} games.` }) : "";
     this.playing.hidden = v.status === "finished";
     this.playing.replaceChildren(h("h3", { text: "Games being played" }),
-      h("ul", { class: "t-games" }, items.length ? items : [h("li", { class: "empty", text: v.status === "created" ? "Not started yet." : "None right now." })]));
+      h("ul", { class: "t-games" }, items.length ? items : [h("li", { class: "empty", text: v.status === "created" ? "Not started yet." : "None right now." })]), more);
   }
 
   private drawPairings(): void {
     const v = this.view!;
-    const groups = rounds(v.pairings, v.byes);
-    const playing = new Set(v.playing);
-    const word = v.settings.format === "arena" ? "Wave" : "Round";
-    const blocks = groups.map((g) => h("div", { class: "t-round", "data-round": g.round }, [
-      h("h4", { text: `${word} ${g.round}` }),
-      h("ul", {}, [
-        ...g.games.map((p) => h("li", {}, [this.gameLink(p), h("span", { class: "result", text: ` ${p.result ?? (playing.has(p.game) ? "playing" : "…")}` })])),
-        ...g.byes.map((b) => h("li", { class: "muted", text: `${b.name}: bye (${scoreText(b.points)})` })),
-      ]),
-    ]));
-    this.pairings.replaceChildren(h("h3", { text: "Pairings" }), ...(blocks.length ? blocks : [h("p", { class: "empty", text: "No pairings yet." })]));
+    const arena = v.settings.format === "arena";
+    const word = arena ? "Wave" : "Round";
+    const round = this.shownRound();
+    if (round < 1) {
+      this.pairings.replaceChildren(h("h3", { text: "Pairings" }), h("p", { class: "empty", text: "No pairings yet." }));
+      return;
+    }
+    const select = h("select", { name: "t-round", "data-action": "t-round", "aria-label": `${word} shown` },
+      roundChoices(v.round, arena).map((c) => h("option", { value: String(c.round), text: c.text, selected: c.round === round })));
+    select.addEventListener("change", () => this.chooseRound(Number((select as HTMLSelectElement).value)));
+    let games: TournamentPairingView[] | null = null;
+    let byes: TournamentByeView[] = [];
+    let playing = new Set(v.playing);
+    let page = 1, pages = 1, total = 0;
+    const read = this.roundRead;
+    if (this.fromView()) {
+      games = v.pairings; byes = v.byes; total = v.pairings_total;
+    } else if (read && read.round === round && read.page === this.roundPage) {
+      games = read.pairings; byes = read.byes; playing = new Set(read.playing);
+      page = read.page; pages = read.pages; total = read.total;
+    } else if (!this.roundAsking && !this.roundError) {
+      void this.readRound();
+    }
+    const turn = (label: string, text: string, to: number, enabled: boolean) => {
+      const b = h("button", { type: "button", "data-action": `t-round-${label}`, "aria-label": `${label === "prev" ? "Previous" : "Next"} page of the ${word.toLowerCase()}`, text, disabled: !enabled });
+      b.addEventListener("click", () => this.chooseRound(round, to));
+      return b;
+    };
+    const nav = pages > 1 ? h("nav", { class: "t-pager", "aria-label": "Pairings pages" }, [
+      turn("prev", "‹", page - 1, page > 1), h("span", { class: "t-page", text: pagerText(page, pages).text }),
+      turn("next", "›", page + 1, page < pages), h("span", { class: "muted", text: `${total} games` }),
+    ]) : null;
+    const body = games === null
+      ? h("p", { class: this.roundError ? "error" : "muted", text: this.roundError || "Loading…" })
+      : h("ul", {}, [
+        ...games.map((p) => h("li", {}, [this.gameLink(p), h("span", { class: "result", text: ` ${p.result ?? (playing.has(p.game) ? "playing" : "…")}` })])),
+        ...byes.map((b) => h("li", { class: "muted", text: `${b.name}: bye (${scoreText(b.points)})` })),
+        ...(games.length || byes.length ? [] : [h("li", { class: "empty", text: "No games." })]),
+      ]);
+    this.pairings.replaceChildren(h("div", { class: "t-pairings-head" }, [h("h3", { text: "Pairings" }), select]),
+      h("div", { class: "t-round", "data-round": round }, [h("h4", { text: `${word} ${round}` }), body, nav ?? ""]));
   }
 }
 

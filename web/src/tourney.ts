@@ -6,7 +6,7 @@
 import { tcText } from "./clock";
 import type {
   Commands, TimeControlView, TournamentByeView, TournamentPairingView, TournamentSettingsView,
-  TournamentStandingsPayload, TournamentStandingView, TournamentSummaryView, TournamentTagView, TournamentView,
+  TournamentPageView, TournamentStandingsPayload, TournamentStandingView, TournamentSummaryView, TournamentTagView,
 } from "./protocol.gen";
 
 export type TournamentFormat = TournamentSettingsView["format"];
@@ -95,18 +95,28 @@ export function gamesBeingPlayed(pairings: TournamentPairingView[], playing: str
   return pairings.filter((p) => now.has(p.game)).sort((a, b) => placed(a) - placed(b));
 }
 
+/** The games a view names: its pairings (the current round's, or an arena's top games being
+ * played) and the viewer's own (`mine`). */
+export function namedGames(view: TournamentPageView): TournamentPairingView[] {
+  const seen = new Set(view.pairings.map((p) => p.game));
+  return [...view.pairings, ...view.mine.filter((p) => !seen.has(p.game))];
+}
+
 /** Whether a standings push (one page) leaves the page something it cannot draw from the push
- * alone, so the whole view must be asked for: the status or the round changed (the podium, a
- * round's pairings), a game is played that no pairing names yet, or a game of the page's players
- * ended whose result is not known (the push names the games of its own players only). A join,
- * a pause or a withdrawal needs nothing more. */
-export function needsView(view: TournamentView, push: TournamentStandingsPayload): boolean {
+ * alone, so the view must be asked for: the status or the round changed (the podium, a round's
+ * pairings), a game is played that the view would name but does not (the view names every game
+ * of the current round, else the top games: the first page's players' are among them), or a game
+ * it names as played by the page's players ended (the push names the games of its own players
+ * only). A join, a pause or a withdrawal needs nothing more. */
+export function needsView(view: TournamentPageView, push: TournamentStandingsPayload): boolean {
   if (push.status !== view.status || push.round !== view.round) return true;
-  const known = new Set(view.pairings.map((p) => p.game));
-  if (push.playing.some((g) => !known.has(g))) return true;
+  const named = namedGames(view);
+  const known = new Set(named.map((p) => p.game));
+  const complete = view.pairings.length >= view.pairings_total;
+  if ((complete || push.page === 1) && push.playing.some((g) => !known.has(g))) return true;
   const onPage = new Set(push.standings.map((r) => r.player));
   const playing = new Set(push.playing);
-  return view.pairings.some((p) => p.result === null && (onPage.has(p.white) || onPage.has(p.black)) && !playing.has(p.game));
+  return named.some((p) => p.result === null && (onPage.has(p.white) || onPage.has(p.black)) && !playing.has(p.game));
 }
 
 /** The games being played after a page's push: the page's players' games as the push names
@@ -117,14 +127,22 @@ export function mergePlaying(playing: string[], pairings: TournamentPairingView[
   return [...new Set([...playing.filter((g) => !pageGames.has(g)), ...push.playing])];
 }
 
+/** The rounds a selector offers, the latest first: "Round 3 (current)", "Wave 2" … */
+export function roundChoices(current: number, arena: boolean): { round: number; text: string }[] {
+  const word = arena ? "Wave" : "Round";
+  const out: { round: number; text: string }[] = [];
+  for (let r = current; r >= 1; r--) out.push({ round: r, text: `${word} ${r}${r === current ? " (current)" : ""}` });
+  return out;
+}
+
 /** The standings pager: its words and which way it can turn. */
 export function pagerText(page: number, pages: number): { text: string; prev: boolean; next: boolean } {
   return { text: `Page ${page} of ${pages}`, prev: page > 1, next: page < pages };
 }
 
-/** How long a page waits between two asks for the whole view: a second in a small tournament,
- * ten in a large one (each watcher asks: a large field's view is large — its pairings —, its
- * pushes frequent). `players`: the number of entries (the view's `players`). */
+/** How long a page waits between two asks for the view: a second in a small tournament, ten in
+ * a large one (each watcher asks, and a large field's pushes are frequent; the view itself is
+ * bounded, ~10 kB). `players`: the number of entries (the view's `players`). */
 export function viewInterval(players: number): number {
   return players > 100 ? 10000 : 1000;
 }

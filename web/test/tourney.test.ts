@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TournamentSettingsView, TournamentStandingView, TournamentSummaryView } from "../src/protocol.gen";
 import {
-  byStatus, countdownText, createCommand, entryActions, entryOf, gamesBeingPlayed, mayBerserk, mergePlaying, needsView, pagerText, viewInterval, rounds, scoreText, termsText, whenText, type CreateFields,
+  byStatus, countdownText, createCommand, entryActions, entryOf, gamesBeingPlayed, mayBerserk, mergePlaying, needsView, pagerText, roundChoices, viewInterval, rounds, scoreText, termsText, whenText, type CreateFields,
 } from "../src/tourney";
 
 const ARENA: TournamentSettingsView = {
@@ -125,7 +125,8 @@ describe("the pushes", () => {
   const pair = (game: string, result: string | null = null, white = "a", black = "b") => ({ game, round: 1, white, black, white_name: white, black_name: black, result, white_berserk: false, black_berserk: false });
   const view = {
     id: "t", status: "started" as const, created_by: null, settings: ARENA, countdown_ms: null, round: 1,
-    standings: [], pairings: [pair("g1"), pair("g0", "1-0"), pair("g5", null, "c", "d")], byes: [], playing: ["g1", "g5"], podium: [],
+    standings: [], pairings: [pair("g1"), pair("g0", "1-0"), pair("g5", null, "c", "d")], pairings_total: 3, byes: [], playing: ["g1", "g5"],
+    playing_count: 2, podium: [], page: 1, pages: 2, players: 14, me: null, mine: [] as ReturnType<typeof pair>[],
   };
   const onPage = [row("a"), row("b")];
   const push = { id: "t", status: "started" as const, round: 1, page: 1, pages: 2, players: 14, standings: onPage, playing: ["g1"] };
@@ -136,6 +137,18 @@ describe("the pushes", () => {
     expect(needsView(view, { ...push, playing: ["g1", "g2"] })).toBe(true); // a game no pairing names
     expect(needsView(view, { ...push, playing: [] })).toBe(true);           // g1's result
     expect(needsView(view, { ...push, standings: [row("x")], playing: [] })).toBe(false); // another page
+    // The view names the top games only (30 of 40): an unknown game on page 2 is not drawn, on page 1 it is.
+    const top = { ...view, pairings_total: 40 };
+    expect(needsView(top, { ...push, page: 2, playing: ["g1", "g9"] })).toBe(false);
+    expect(needsView(top, { ...push, playing: ["g1", "g9"] })).toBe(true);
+    // The viewer's own game (not among the pairings) ended: its result is asked for.
+    const mine = { ...top, mine: [pair("g7", null, "a", "z")] };
+    expect(needsView(mine, { ...push, page: 2 })).toBe(true);
+  });
+  it("offers the rounds, the latest first", () => {
+    expect(roundChoices(3, false).map((c) => c.text)).toEqual(["Round 3 (current)", "Round 2", "Round 1"]);
+    expect(roundChoices(1, true)).toEqual([{ round: 1, text: "Wave 1 (current)" }]);
+    expect(roundChoices(0, true)).toEqual([]);
   });
   it("keeps the other pages' games being played, and the page's as pushed", () => {
     expect(mergePlaying(view.playing, view.pairings, { ...push, playing: [] })).toEqual(["g5"]);
