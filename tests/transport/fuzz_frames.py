@@ -88,6 +88,11 @@ TOURNAMENT_SCHEMA: dict[str, dict[str, Field]] = {
     "tournament": {"id": _tournament()},
     "tournament_watch": {"id": _tournament()},
     "tournament_unwatch": {"id": _tournament()},
+    "tournament_round": {
+        "id": _tournament(),
+        "round": Field("int", True, 1, 1, 1_000_000),
+        "page": Field("int", False, 1, 1, 1_000),
+    },
     "tournament_list": {"status": Field("choice", False, "started")},
 }
 """The tournament frames (docs/protocol.md, Tournaments): ``Live("tournament")`` is a real
