@@ -1,11 +1,11 @@
 // What the tournament pages show, as pure functions of the server's views (docs/tournaments.md):
 // a tournament's one-line terms, its start and countdown in words, the listings grouped by
-// status, pairings by round, the create form read into a `tournament_create` command, and
+// status, the rounds offered, the create form read into a `tournament_create` command, and
 // whether a tournament game's player may still berserk. No DOM here (unit-tested).
 
 import { tcText } from "./clock";
 import type {
-  Commands, TimeControlView, TournamentByeView, TournamentPairingView, TournamentSettingsView,
+  Commands, TimeControlView, TournamentPairingView, TournamentSettingsView,
   TournamentPageView, TournamentStandingsPayload, TournamentStandingView, TournamentSummaryView, TournamentTagView,
 } from "./protocol.gen";
 
@@ -70,21 +70,6 @@ export function byStatus(list: TournamentSummaryView[]): Record<TournamentStatus
   const out: Record<TournamentStatus, TournamentSummaryView[]> = { created: [], started: [], finished: [] };
   for (const t of list) out[t.status].push(t);
   return out;
-}
-
-export interface RoundView {
-  round: number;
-  games: TournamentPairingView[];
-  byes: TournamentByeView[];
-}
-
-/** The pairings and byes grouped by round, the latest round first. */
-export function rounds(pairings: TournamentPairingView[], byes: TournamentByeView[]): RoundView[] {
-  const map = new Map<number, RoundView>();
-  const of = (r: number) => map.get(r) ?? map.set(r, { round: r, games: [], byes: [] }).get(r)!;
-  for (const p of pairings) of(p.round).games.push(p);
-  for (const b of byes) of(b.round).byes.push(b);
-  return [...map.values()].sort((a, b) => b.round - a.round);
 }
 
 /** The games being played, the leader's first: ordered by the better rank of their players. */

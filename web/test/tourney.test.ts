@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TournamentSettingsView, TournamentStandingView, TournamentSummaryView } from "../src/protocol.gen";
 import {
-  byStatus, countdownText, createCommand, entryActions, entryOf, gamesBeingPlayed, mayBerserk, mergePlaying, needsView, pagerText, roundChoices, viewInterval, rounds, scoreText, termsText, whenText, type CreateFields,
+  byStatus, countdownText, createCommand, entryActions, entryOf, gamesBeingPlayed, mayBerserk, mergePlaying, needsView, pagerText, roundChoices, viewInterval, scoreText, termsText, whenText, type CreateFields,
 } from "../src/tourney";
 
 const ARENA: TournamentSettingsView = {
@@ -58,11 +58,6 @@ describe("tournament lists", () => {
     const standings = ["d", "c", "b", "a", "e"].map((name, i) => ({ ...row(name), rank: i + 1 }));
     const games = gamesBeingPlayed([p("g1", "a", "b"), p("g0", "x", "y"), p("g2", "c", "e"), p("g3", "d", "f")], ["g1", "g2"], standings);
     expect(games.map((g) => g.game)).toEqual(["g2", "g1"]);  // c is 2nd, b 3rd; g3 is over
-  });
-  it("groups pairings and byes by round, the latest first", () => {
-    const p = (game: string, round: number) => ({ game, round, white: "a", black: "b", white_name: "a", black_name: "b", result: null, white_berserk: false, black_berserk: false });
-    const r = rounds([p("g1", 1), p("g2", 2), p("g3", 1)], [{ player: "c", name: "c", round: 2, points: 1 }]);
-    expect(r.map((x) => [x.round, x.games.map((g) => g.game), x.byes.length])).toEqual([[2, ["g2"], 1], [1, ["g1", "g3"], 0]]);
   });
 });
 
