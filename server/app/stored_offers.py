@@ -5,8 +5,11 @@ The hub keeps a registered player's correspondence seeks and challenges open whi
 players are offline (``Seek.key`` / ``Challenge.key``) and says when one is made or gone
 (``OfferStored`` / ``OfferDropped``). :class:`StoredOffers`
 
-* **writes** those effects to the store in their order, one at a time in a task of its own
-  (nothing waits for them: a failed write is logged, the offer stays open in memory);
+* **writes** those effects to the store in their order, one at a time in a task of its own,
+  and reports each to the hub (``HubDriver.offer_written`` / ``offer_failed``), which answers
+  the command that made or withdrew the offer only then (acknowledged means stored). A failed
+  insert is reported (the hub drops the offer, the player gets ``offer_not_saved``); a delete
+  is retried until it is done (an answered offer must not come back after a restart);
 * **restores** every stored offer into the hub when the process starts
   (``Hub.restore_offer``: new ids, the parties' current ratings);
 * **reads an offline target**: a registered player's correspondence ``match`` naming nobody
@@ -29,13 +32,16 @@ from server.hub.identity import PlayerInfo, Rating, RatingKey
 from server.hub.lobby import Challenge, GameTerms, Seek
 from server.hub.messages import error_message
 from server.rules.time_control import is_correspondence
-from server.store import Store, StoredOffer, StoredOfferPlayer
+from server.store import Store, StoredOffer, StoredOfferPlayer, UnknownPlayerError
 from server.transport.accounts import registered_player_id, store_player_id
 from server.transport.driver import HubDriver
 
 __all__ = ["StoredOffers"]
 
 logger = logging.getLogger(__name__)
+
+DELETE_RETRY_MIN_S = 0.1
+DELETE_RETRY_MAX_S = 2.0
 
 
 class StoredOffers:
@@ -47,6 +53,7 @@ class StoredOffers:
         self._queue: asyncio.Queue[OfferStored | OfferDropped] = asyncio.Queue()
         self._writer: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._closing = False
         driver.on_offer = self.on_offer
         driver.offline_match = self.intercept_match
 
@@ -63,16 +70,42 @@ class StoredOffers:
             effect = self._queue.get_nowait()
             try:
                 if isinstance(effect, OfferStored):
-                    await self._store.add_offer(_stored(effect.offer))
+                    await self._insert(effect)
                 else:
-                    await self._store.delete_offer(effect.key)
-            except Exception as error:
-                logger.warning("a stored seek or challenge was not written: %r", error)
+                    await self._delete(effect)
             finally:
                 self._queue.task_done()
 
+    async def _insert(self, effect: OfferStored) -> None:
+        try:
+            await self._store.add_offer(_stored(effect.offer))
+        except Exception as error:
+            logger.warning("a stored seek or challenge was not written: %r", error)
+            self._driver.offer_failed(effect.token, _reason(error))
+            return
+        self._driver.offer_written(effect.token)
+
+    async def _delete(self, effect: OfferDropped) -> None:
+        """Delete until done (idempotent): an answered offer must not come back at a restart."""
+        delay = DELETE_RETRY_MIN_S
+        while True:
+            try:
+                await self._store.delete_offer(effect.key)
+            except Exception as error:
+                if self._closing:
+                    logger.error("stored offer %s not deleted at shutdown: %r", effect.key, error)
+                    return
+                logger.warning("deleting stored offer %s failed (%r); retrying", effect.key, error)
+                await asyncio.sleep(delay)
+                delay = min(DELETE_RETRY_MAX_S, delay * 2)
+                continue
+            break
+        self._driver.offer_written(effect.token)
+
     async def settle(self) -> None:
-        """Wait for the writes queued so far (before the store closes)."""
+        """Wait for the writes queued so far (before the store closes); a delete failing then
+        is retried no more."""
+        self._closing = True
         if self._writer is not None:
             await asyncio.shield(self._writer)
         for task in list(self._tasks):
@@ -152,6 +185,13 @@ class StoredOffers:
             return
         hub = self._driver.hub
         self._driver.call(lambda now: hub.match_offline(conn_id, command, target, now))
+
+
+def _reason(error: Exception) -> str:
+    """What a player is told of a failed write (short; the log has the rest)."""
+    if isinstance(error, UnknownPlayerError):
+        return "no such account"
+    return "database error"
 
 
 def _party(player: PlayerInfo) -> StoredOfferPlayer:
