@@ -16,14 +16,20 @@ players are offline (``Seek.key`` / ``Challenge.key``) and says when one is made
   online waits while the account of that name is read, then goes to ``Hub.match_offline``
   (the driver's :attr:`~server.transport.driver.HubDriver.offline_match`).
 
-One process only: a cluster's hubs keep these offers in memory while their players are
-offline, but neither store nor restore them ("What remains").
+In a cluster (``node`` set) every row names the node whose hub holds it (``offers.node``).
+:meth:`restore` at a node's start opens its own rows (a restart) after claiming those of the
+nodes not live; :meth:`on_look` (told the live nodes after each look of the cluster driver)
+claims the rows of a node that has gone, once the cluster has been healthy for a presence TTL
+(as the driver drops a dead node's connections). A claim is one ``UPDATE … WHERE node =
+<dead>`` (``Store.claim_offers``): each row goes to exactly one live node, which opens it
+(``Hub.restore_offer``: listed in the seek registry like any seek of its hub).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from server.hub.commands import MatchCommand
 from server.hub.effects import ConnId, OfferDropped, OfferStored
@@ -47,9 +53,27 @@ DELETE_RETRY_MAX_S = 2.0
 class StoredOffers:
     """See the module docstring."""
 
-    def __init__(self, store: Store, driver: HubDriver) -> None:
+    def __init__(
+        self,
+        store: Store,
+        driver: HubDriver,
+        *,
+        node: str | None = None,
+        healthy: Callable[[], bool] = lambda: True,
+    ) -> None:
+        """:param node: this cluster node's id (``None``: one process).
+        :param healthy: whether the cluster has been reachable long enough to call a node
+            that is not live dead (see :meth:`on_look`)."""
         self._store = store
         self._driver = driver
+        self._node = node
+        self._healthy = healthy
+        self._suspects: set[str] = set()
+        """Nodes seen gone whose offers are not claimed yet."""
+        self._claiming = asyncio.Lock()
+        self._writing: dict[str, int] = {}
+        """Keys with a write queued or in flight (how many): not opened by a claim (the row
+        may be one this hub holds, or one it has just answered)."""
         self._queue: asyncio.Queue[OfferStored | OfferDropped] = asyncio.Queue()
         self._writer: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -61,6 +85,9 @@ class StoredOffers:
 
     def on_offer(self, effect: OfferStored | OfferDropped) -> None:
         """The hub made or dropped a stored offer: write it (in order, in a task)."""
+        key = effect.key if isinstance(effect, OfferDropped) else effect.offer.key
+        assert key is not None
+        self._writing[key] = self._writing.get(key, 0) + 1
         self._queue.put_nowait(effect)
         if self._writer is None or self._writer.done():
             self._writer = asyncio.get_running_loop().create_task(self._write_all())
@@ -68,6 +95,7 @@ class StoredOffers:
     async def _write_all(self) -> None:
         while not self._queue.empty():
             effect = self._queue.get_nowait()
+            key = effect.key if isinstance(effect, OfferDropped) else effect.offer.key
             try:
                 if isinstance(effect, OfferStored):
                     await self._insert(effect)
@@ -75,10 +103,16 @@ class StoredOffers:
                     await self._delete(effect)
             finally:
                 self._queue.task_done()
+                if key is not None:
+                    left = self._writing.get(key, 1) - 1
+                    if left:
+                        self._writing[key] = left
+                    else:
+                        self._writing.pop(key, None)
 
     async def _insert(self, effect: OfferStored) -> None:
         try:
-            await self._store.add_offer(_stored(effect.offer))
+            await self._store.add_offer(_stored(effect.offer, self._node))
         except Exception as error:
             logger.warning("a stored seek or challenge was not written: %r", error)
             self._driver.offer_failed(effect.token, _reason(error))
@@ -114,8 +148,59 @@ class StoredOffers:
     # --- restart ------------------------------------------------------------------------------
 
     async def restore(self) -> int:
-        """Open every stored offer in the hub (at start-up); how many."""
-        offers = await self._store.stored_offers()
+        """Open the stored offers in the hub (at start-up): every row on one process; in a
+        cluster this node's rows, after claiming those of the nodes not live. How many."""
+        if self._node is None:
+            return await self._open_all(await self._store.stored_offers())
+        return await self._claim(None)
+
+    def on_look(self, before: set[str], live: set[str]) -> None:
+        """The cluster driver looked at the live nodes: the offers of a node gone are claimed
+        (by one live node), once the cluster has been healthy long enough."""
+        self._suspects |= before - live
+        self._suspects -= live
+        if self._suspects and self._healthy():
+            gone, self._suspects = set(self._suspects), set()
+            task = asyncio.get_running_loop().create_task(self._claim_logged(gone))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _claim_logged(self, gone: set[str]) -> None:
+        try:
+            await self._claim(gone)
+        except Exception as error:
+            logger.warning("claiming the stored offers of %s failed: %r", sorted(gone), error)
+            self._suspects |= gone  # the next look tries again
+
+    async def _claim(self, gone: set[str] | None) -> int:
+        """Claim the offers of the ``gone`` nodes (``None``: every node not live now), then
+        open the rows of this node the hub does not hold."""
+        assert self._node is not None
+        async with self._claiming:
+            if gone is None:
+                live = self._live()
+                gone = {node for node in await self._store.offer_nodes() if node not in live}
+            for dead in sorted(gone - {self._node}):
+                taken = await self._store.claim_offers(dead, self._node)
+                if taken:
+                    logger.info("took over %d stored offer(s) of node %s", taken, dead)
+            held = self._held_keys()
+            rows = await self._store.stored_offers(self._node)
+            return await self._open_all(
+                [row for row in rows if row.key not in held and row.key not in self._writing]
+            )
+
+    def _live(self) -> set[str]:
+        liveness = getattr(self._driver, "liveness", None)
+        live: set[str] = set() if liveness is None else set(liveness.live)
+        return live | {str(self._node)}
+
+    def _held_keys(self) -> set[str]:
+        hub = self._driver.hub
+        offers: list[Seek | Challenge] = [*hub.seeks(), *hub.state.challenges.all()]
+        return {offer.key for offer in offers if offer.key is not None}
+
+    async def _open_all(self, offers: list[StoredOffer]) -> int:
         known: dict[int, PlayerInfo] = {}
         restored = 0
         for stored in offers:
@@ -201,7 +286,7 @@ def _party(player: PlayerInfo) -> StoredOfferPlayer:
     return StoredOfferPlayer(store_id, player.name, player.bot)
 
 
-def _stored(offer: Seek | Challenge) -> StoredOffer:
+def _stored(offer: Seek | Challenge, node: str | None) -> StoredOffer:
     """The store's record of a stored seek or challenge."""
     assert offer.key is not None
     if isinstance(offer, Seek):
@@ -219,4 +304,5 @@ def _stored(offer: Seek | Challenge) -> StoredOffer:
         colour=offer.colour,
         rating_range=rating_range,
         manual=manual,
+        node=node,
     )
