@@ -152,7 +152,7 @@ class StoredOffers:
         cluster this node's rows, after claiming those of the nodes not live. How many."""
         if self._node is None:
             return await self._open_all(await self._store.stored_offers())
-        return await self._claim(None)
+        return await self.claim(None)
 
     def on_look(self, before: set[str], live: set[str]) -> None:
         """The cluster driver looked at the live nodes: the offers of a node gone are claimed
@@ -167,12 +167,12 @@ class StoredOffers:
 
     async def _claim_logged(self, gone: set[str]) -> None:
         try:
-            await self._claim(gone)
+            await self.claim(gone)
         except Exception as error:
             logger.warning("claiming the stored offers of %s failed: %r", sorted(gone), error)
             self._suspects |= gone  # the next look tries again
 
-    async def _claim(self, gone: set[str] | None) -> int:
+    async def claim(self, gone: set[str] | None = None) -> int:
         """Claim the offers of the ``gone`` nodes (``None``: every node not live now), then
         open the rows of this node the hub does not hold."""
         assert self._node is not None

@@ -126,10 +126,11 @@ def test_the_answer_waits_for_the_write() -> None:
     h.clear()
     h.send(1, "seek", variant="minishogi", tc=FISCHER_TC, ack="rt")
     assert one(h.inbox(1), "ack").a == "rt" and h.offer_writes == []
-    for command, payload in [
+    payloads: list[tuple[str, dict[str, Any]]] = [
         ("seek", {"variant": "minishogi", "tc": DAY}),
         ("match", {"to": "P2", "variant": "minishogi", "tc": DAY}),
-    ]:
+    ]
+    for command, payload in payloads:
         h.send(1, command, ack=command, **payload)
         assert [m.t for m in h.inbox(1) if m.t in ("ack", "error")] == []
         h.commit_offers()

@@ -267,6 +267,7 @@ async def test_a_failed_write_answers_an_error_and_opens_nothing(
     assert refused["t"] == "error" and refused["d"]["code"] == "offer_not_saved"
     refused = await alice.request("match", {"to": "bobby", "variant": "shoshogi", "tc": DAYS})
     assert refused["t"] == "error" and refused["d"]["code"] == "offer_not_saved"
+    assert alice.player is not None
     assert app.hub.seeks() == [] and app.hub.state.challenges.involving(alice.player["id"]) == []
     assert [m["t"] for m in await carol.settled()] == ["seek_added", "seek_removed"]
     assert (await carol.ok("sought"))["seeks"] == []
