@@ -219,6 +219,7 @@ class App:
                 healthy=lambda: cluster_driver.healthy_for(settings.presence_ttl_ms / 1000),
             )
             cluster_driver.on_look = self.offers.on_look
+            cluster_driver.on_lapsed = self.offers.recheck
         else:
             self.offers = StoredOffers(self.store, self.driver)
         hasher = PasswordHasher(

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from functools import partial
 
 from server.hub.commands import MatchCommand
 from server.hub.effects import ConnId, OfferDropped, OfferStored
@@ -189,6 +190,24 @@ class StoredOffers:
             return await self._open_all(
                 [row for row in rows if row.key not in held and row.key not in self._writing]
             )
+
+    async def recheck(self) -> int:
+        """This node's presence had lapsed: other nodes may have claimed its rows meanwhile.
+        The offers whose rows are no longer this node's leave its hub (``Hub.forget_offer``;
+        those with a write on its way stay); how many."""
+        assert self._node is not None
+        async with self._claiming:
+            mine = {row.key for row in await self._store.stored_offers(self._node)}
+            gone = sorted(
+                key for key in self._held_keys() if key not in mine and key not in self._writing
+            )
+            for key in gone:
+                self._driver.call(partial(self._driver.hub.forget_offer, key))
+        if gone:
+            logger.warning(
+                "%d stored offer(s) were claimed by other nodes: dropped here", len(gone)
+            )
+        return len(gone)
 
     def _live(self) -> set[str]:
         liveness = getattr(self._driver, "liveness", None)

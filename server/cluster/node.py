@@ -173,6 +173,9 @@ class ClusterDriver(HubDriver):
         self._background: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
         self._remove_degraded_listener: Callable[[], None] | None = None
+        self.on_lapsed: Callable[[], Awaitable[Any]] | None = None
+        """Awaited when this node finds its presence had lapsed (the stored offers drop those
+        other nodes claimed meanwhile)."""
         self.on_look: Callable[[set[str], set[str]], None] | None = None
         """Told the live nodes after each look, with those live before (the stored offers
         claim a gone node's rows: ``server.app.stored_offers``)."""
@@ -265,6 +268,8 @@ class ClusterDriver(HubDriver):
         """This node's heartbeat found it had lapsed: the other nodes may have taken it for
         dead meanwhile, dropped its seeks and the connections it had attached to them."""
         logger.warning("this node's heartbeat had lapsed: relisting its seeks, re-joining games")
+        if self.on_lapsed is not None:  # first: the offers other nodes claimed are not relisted
+            await self.on_lapsed()
         await self.seeks.relist()
         self.resync.rejoin_followed()
 

@@ -244,6 +244,27 @@ class Hub:
         out += state.send_player(challenge.sender.id, message)
         return out
 
+    def forget_offer(self, key: str, now_ms: int) -> list[Effect]:
+        """The stored offer ``key`` is no longer this hub's (another cluster node claimed its
+        row while this one was taken for dead): it leaves the lobby (``seek_removed``; a
+        challenge's parties get ``challenge_cancelled``, reason ``moved``), nothing is
+        written. Unknown keys return ``[]``."""
+        state = self.state
+        out: list[Effect] = []
+        for seek in state.seeks.all():
+            if seek.key == key:
+                state.seeks.remove(seek.id)
+                out += state.lobby_event(MessageKind.SEEK_REMOVED, {"id": seek.id})
+        for challenge in state.challenges.all():
+            if challenge.key == key:
+                state.challenges.remove(challenge.id)
+                message = Message(
+                    MessageKind.CHALLENGE_CANCELLED, {"id": challenge.id, "reason": "moved"}
+                )
+                for party in (challenge.sender.id, challenge.target.id):
+                    out += state.send_player(party, message)
+        return out
+
     def offer_written(self, token: int, now_ms: int) -> list[Effect]:
         """The store wrote ``OfferStored``/``OfferDropped(.., token)``: the answer to the
         command that made or withdrew the offer goes out now (acknowledged means stored).

@@ -188,6 +188,13 @@ async def test_a_dead_nodes_offers_go_to_one_live_node_and_a_restart_gives_its_o
     again = await start_node("node-a")
     assert held(again) == before and held(again) & held(b) == set()
     assert await a_claim_changes_nothing(again, b)
+    # node-a was taken for dead while it ran (its presence lapsed) and node-b claimed its
+    # rows: when node-a finds the lapse, those offers leave its hub; node-b opens them.
+    taken_away = sorted(held(again))
+    assert await again.store.claim_offers("node-a", "node-b") == len(taken_away)
+    assert await again.offers.recheck() == len(taken_away) and held(again) == set()
+    assert await b.offers.claim(set()) == len(taken_away)
+    assert held(b) == {r[3] for r in await rows(b)}
     await erik.close()
 
 
