@@ -217,6 +217,7 @@ class App:
                 cluster_driver,
                 node=settings.node_id,
                 healthy=lambda: cluster_driver.healthy_for(settings.presence_ttl_ms / 1000),
+                alive=cluster_driver.alive,
             )
             cluster_driver.on_look = self.offers.on_look
             cluster_driver.on_lapsed = self.offers.recheck

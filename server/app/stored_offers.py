@@ -16,20 +16,21 @@ players are offline (``Seek.key`` / ``Challenge.key``) and says when one is made
   online waits while the account of that name is read, then goes to ``Hub.match_offline``
   (the driver's :attr:`~server.transport.driver.HubDriver.offline_match`).
 
-In a cluster (``node`` set) every row names the node whose hub holds it (``offers.node``).
-:meth:`restore` at a node's start opens its own rows (a restart) after claiming those of the
-nodes not live; :meth:`on_look` (told the live nodes after each look of the cluster driver)
-claims the rows of a node that has gone, once the cluster has been healthy for a presence TTL
+In a cluster (``node`` set) every row names the process whose hub holds it (``offers.node``:
+the node id and a suffix of this start, :attr:`StoredOffers.holder`). :meth:`restore` at a
+node's start claims the rows of its earlier lives and of the nodes not live, then opens them;
+:meth:`on_look` (told the live nodes after each look of the cluster driver) claims the rows of a node that has gone, once the cluster has been healthy for a presence TTL
 (as the driver drops a dead node's connections). A claim is one ``UPDATE … WHERE node =
-<dead>`` (``Store.claim_offers``): each row goes to exactly one live node, which opens it
-(``Hub.restore_offer``: listed in the seek registry like any seek of its hub).
+<dead holder>`` (``Store.claim_offers``): each row goes to exactly one live process, which
+opens it (``Hub.restore_offer``: listed in the seek registry like any seek of its hub).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+import uuid
+from collections.abc import Awaitable, Callable
 from functools import partial
 
 from server.hub.commands import MatchCommand
@@ -39,7 +40,7 @@ from server.hub.identity import PlayerInfo, Rating, RatingKey
 from server.hub.lobby import Challenge, GameTerms, Seek
 from server.hub.messages import error_message
 from server.rules.time_control import is_correspondence
-from server.store import Store, StoredOffer, StoredOfferPlayer, UnknownPlayerError
+from server.store import Store, StoredOffer, StoredOfferPlayer, UnknownPlayerError, node_of
 from server.transport.accounts import registered_player_id, store_player_id
 from server.transport.driver import HubDriver
 
@@ -61,14 +62,21 @@ class StoredOffers:
         *,
         node: str | None = None,
         healthy: Callable[[], bool] = lambda: True,
+        alive: Callable[[str], Awaitable[bool]] | None = None,
     ) -> None:
         """:param node: this cluster node's id (``None``: one process).
         :param healthy: whether the cluster has been reachable long enough to call a node
-            that is not live dead (see :meth:`on_look`)."""
+            that is not live dead (see :meth:`on_look`).
+        :param alive: whether a node is live, looking again if it was not (a cluster)."""
         self._store = store
         self._driver = driver
         self._node = node
+        self.holder = None if node is None else f"{node}/{uuid.uuid4().hex[:12]}"
+        """What this process writes in ``offers.node``: the node id and this start's own
+        suffix, so that the rows of a node's earlier life are told from its present ones (a
+        claim of the old ones can never take the new ones)."""
         self._healthy = healthy
+        self._alive = alive
         self._suspects: set[str] = set()
         """Nodes seen gone whose offers are not claimed yet."""
         self._claiming = asyncio.Lock()
@@ -113,7 +121,7 @@ class StoredOffers:
 
     async def _insert(self, effect: OfferStored) -> None:
         try:
-            await self._store.add_offer(_stored(effect.offer, self._node))
+            await self._store.add_offer(_stored(effect.offer, self.holder))
         except Exception as error:
             logger.warning("a stored seek or challenge was not written: %r", error)
             self._driver.offer_failed(effect.token, _reason(error))
@@ -174,30 +182,38 @@ class StoredOffers:
             self._suspects |= gone  # the next look tries again
 
     async def claim(self, gone: set[str] | None = None) -> int:
-        """Claim the offers of the ``gone`` nodes (``None``: every node not live now), then
-        open the rows of this node the hub does not hold."""
-        assert self._node is not None
+        """Claim the rows of the ``gone`` nodes (``None``: of every node not live now, and of
+        this node's earlier lives), then open the rows of this process the hub does not hold.
+
+        The holders are read first, then each one's node is asked whether it is live (a fresh
+        look), then each dead holder's rows are moved in one ``UPDATE … WHERE node = holder``:
+        a node that restarted meanwhile writes a new holder, which was not read, and moves its
+        old rows itself with the same statement, so each row changes hands once."""
+        assert self._node is not None and self.holder is not None
         async with self._claiming:
-            if gone is None:
-                live = self._live()
-                gone = {node for node in await self._store.offer_nodes() if node not in live}
-            for dead in sorted(gone - {self._node}):
-                taken = await self._store.claim_offers(dead, self._node)
+            holders = await self._store.offer_nodes()
+            for holder in sorted(holders - {self.holder}):
+                node = node_of(holder)
+                if node != self._node and (gone is not None and node not in gone):
+                    continue
+                if node != self._node and await self._is_alive(node):
+                    continue
+                taken = await self._store.claim_offers(holder, self.holder)
                 if taken:
-                    logger.info("took over %d stored offer(s) of node %s", taken, dead)
+                    logger.info("took over %d stored offer(s) of %s", taken, holder)
             held = self._held_keys()
-            rows = await self._store.stored_offers(self._node)
+            rows = await self._store.stored_offers(self.holder)
             return await self._open_all(
                 [row for row in rows if row.key not in held and row.key not in self._writing]
             )
 
     async def recheck(self) -> int:
         """This node's presence had lapsed: other nodes may have claimed its rows meanwhile.
-        The offers whose rows are no longer this node's leave its hub (``Hub.forget_offer``;
-        those with a write on its way stay); how many."""
-        assert self._node is not None
+        The offers whose rows are no longer this process's leave its hub
+        (``Hub.forget_offer``; those with a write on its way stay); how many."""
+        assert self.holder is not None
         async with self._claiming:
-            mine = {row.key for row in await self._store.stored_offers(self._node)}
+            mine = {row.key for row in await self._store.stored_offers(self.holder)}
             gone = sorted(
                 key for key in self._held_keys() if key not in mine and key not in self._writing
             )
@@ -209,10 +225,8 @@ class StoredOffers:
             )
         return len(gone)
 
-    def _live(self) -> set[str]:
-        liveness = getattr(self._driver, "liveness", None)
-        live: set[str] = set() if liveness is None else set(liveness.live)
-        return live | {str(self._node)}
+    async def _is_alive(self, node: str) -> bool:
+        return self._alive is not None and await self._alive(node)
 
     def _held_keys(self) -> set[str]:
         hub = self._driver.hub

@@ -66,7 +66,7 @@ from server.hub.effects import ConnId, Effect, GameId
 from server.hub.hub import Hub
 from server.hub.identity import PlayerInfo
 from server.hub.messages import Message, MessageKind
-from server.store import GameRecord, Store, StoreError
+from server.store import GameRecord, Store, StoreError, node_of
 from server.transport.accounts import store_player_id
 from server.transport.driver import HubDriver, Peer, Recorder, monotonic_ms, wall_ms
 
@@ -467,7 +467,7 @@ class ClusterDriver(HubDriver):
         if store_id is None or local.player.guest or self.degraded:
             return
         try:
-            nodes = await self.store.offer_nodes(store_id)
+            nodes = {node_of(holder) for holder in await self.store.offer_nodes(store_id)}
         except StoreError:
             return
         for node_id in sorted(nodes - {self.node_id} - local.attached):

@@ -23,8 +23,8 @@ from server.cluster.wire import command_game, player_from_json
 from server.hub.commands import JoinCommand, parse_command
 from server.hub.effects import Broadcast, ConnId, Effect, GameId, Send
 from server.hub.errors import ErrorCode, ProtocolError
-from server.hub.hub import Hub
 from server.hub.identity import PlayerId, PlayerInfo
+from server.hub.lobby import Challenge
 from server.hub.messages import Message, MessageKind, error_message
 from server.transport.codec import encode_message
 
@@ -89,9 +89,10 @@ class RemoteConnections(Part):
             hub_conn = self._host.new_conn_id()
             self._hub_conns[key] = hub_conn
             self._remote_of[hub_conn] = Remote(node_id, conn_id, player.id)
-            self._host.call(
-                lambda now: hub.connect(hub_conn, player, now) + _waiting(hub, hub_conn, player)
-            )
+            self._host.call(lambda now: hub.connect(hub_conn, player, now))
+            # Its hello came from its home node, whose hub does not hold the stored
+            # challenges waiting here: tell them.
+            self._host.call(lambda now: _waiting(hub.stored_challenges(player.id), hub_conn))
         return hub_conn
 
     def detach(self, node_id: str, conn_id: ConnId) -> None:
@@ -224,14 +225,9 @@ class RemoteConnections(Part):
         return previous
 
 
-def _waiting(hub: Hub, hub_conn: ConnId, player: PlayerInfo) -> list[Effect]:
-    """The stored challenges of ``player`` held by this hub, told to a connection attached
-    from another node (its ``hello`` came from its home node, whose hub does not hold them)."""
-    return [
-        Send(hub_conn, Message(MessageKind.CHALLENGE, challenge.view()))
-        for challenge in hub.state.challenges.involving(player.id)
-        if challenge.stored
-    ]
+def _waiting(challenges: list[Challenge], hub_conn: ConnId) -> list[Effect]:
+    """``challenge`` messages of ``challenges`` to a connection attached from another node."""
+    return [Send(hub_conn, Message(MessageKind.CHALLENGE, c.view())) for c in challenges]
 
 
 def _meta(message: Message, conns: list[ConnId]) -> OutHeader:

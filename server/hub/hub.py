@@ -560,6 +560,10 @@ class Hub:
     def challenge(self, challenge_id: int) -> Challenge | None:
         return self.state.challenges.get(challenge_id)
 
+    def stored_challenges(self, player_id: PlayerId) -> list[Challenge]:
+        """The stored (correspondence) challenges from and to the player open here."""
+        return [c for c in self.state.challenges.involving(player_id) if c.stored]
+
     def active_game(self, player_id: PlayerId) -> GameId | None:
         """The player's running real-time game (one at most), or ``None``."""
         return self.state.playing.get(player_id)

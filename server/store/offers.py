@@ -20,7 +20,7 @@ from server.store.records import utc_now
 from server.store.schema import offers, players
 from server.store.transactions import Transactions, integrity_kind
 
-__all__ = ["OfferStore", "StoredOffer", "StoredOfferPlayer"]
+__all__ = ["OfferStore", "StoredOffer", "StoredOfferPlayer", "node_of"]
 
 
 @dataclass(frozen=True)
@@ -50,11 +50,17 @@ class StoredOffer:
     created_at: datetime | None = None
     """When it was stored (``None`` in what is given to :meth:`OfferStore.add_offer`)."""
     node: str | None = None
-    """The cluster node whose hub holds it (``None``: one process)."""
+    """The cluster process whose hub holds it: its node id and a suffix of that start
+    (:func:`node_of`; ``None``: one process)."""
 
     @property
     def kind(self) -> Literal["seek", "challenge"]:
         return "seek" if self.target is None else "challenge"
+
+
+def node_of(holder: str) -> str:
+    """The cluster node id of an ``offers.node`` value (``<node>/<suffix of one start>``)."""
+    return holder.rsplit("/", 1)[0]
 
 
 def _clock_columns(control: TimeControl) -> tuple[str, int]:
@@ -112,9 +118,9 @@ class OfferStore(Transactions):
             return bool(result.rowcount)
 
     async def claim_offers(self, dead: str, node: str) -> int:
-        """Give the offers of the dead node ``dead`` to ``node``; how many it got. One
-        ``UPDATE … WHERE node = dead``: of several nodes claiming at once, each row goes to
-        exactly one (the others' statements no longer match it)."""
+        """Give the offers held by ``dead`` (an ``offers.node`` value) to ``node``; how many
+        it got. One ``UPDATE … WHERE node = dead``: of several claiming at once, each row goes
+        to exactly one (the others' statements no longer match it)."""
         async with self._transaction(write=True) as connection:
             result = await connection.execute(
                 update(offers).where(offers.c.node == dead).values(node=node)
@@ -122,8 +128,8 @@ class OfferStore(Transactions):
             return int(result.rowcount or 0)
 
     async def offer_nodes(self, player_id: int | None = None) -> set[str]:
-        """The cluster nodes holding stored offers (those involving ``player_id`` when
-        given)."""
+        """The ``offers.node`` values of the stored offers (of those involving ``player_id``
+        when given)."""
         query = select(offers.c.node).distinct().where(offers.c.node.is_not(None))
         if player_id is not None:
             query = query.where(

@@ -18,7 +18,7 @@ from support import create_database, drop_database, poll
 from server.app import App
 from server.config import Settings
 from server.rules.time_control import Correspondence
-from server.store import StoredOffer, StoredOfferPlayer
+from server.store import StoredOffer, StoredOfferPlayer, node_of
 from server.transport.accounts import store_player_id
 
 REDIS_URL = os.environ.get("HUB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -69,12 +69,17 @@ async def stop(app: App) -> None:
     STOPPED.append(app)
 
 
-async def rows(app: App) -> list[tuple[str, str, str, str | None]]:
-    """The stored offers: (owner, target or "", node, key), sorted."""
+async def rows(app: App) -> list[tuple[str, str, str, str]]:
+    """The stored offers: (owner, target or "", holder, key), sorted."""
     return sorted(
         (o.player.name, "" if o.target is None else o.target.name, str(o.node), o.key)
         for o in await app.store.stored_offers()
     )
+
+
+def named(stored: list[tuple[str, str, str, str]]) -> list[tuple[str, str, str]]:
+    """(owner, target, node id) of each stored offer."""
+    return [(owner, target, node_of(holder)) for owner, target, holder, _ in stored]
 
 
 def held(app: App) -> set[str]:
@@ -105,13 +110,10 @@ async def test_offers_are_written_by_their_node_listed_everywhere_and_answered_e
     alice = await Client.register(a.url, "alice")
     seek = await alice.ok("seek", {"variant": "minishogi", "tc": DAYS})
     # Acknowledged means stored: the row is there at the ack, naming its node.
-    assert [(r[0], r[1], r[2]) for r in await rows(a)] == [("alice", "", "node-a")]
+    assert named(await rows(a)) == [("alice", "", "node-a")]
     # bob is offline everywhere: his account is read from the store.
     challenge = await alice.ok("match", {"to": "bob", "variant": "shoshogi", "tc": DAYS})
-    assert [(r[0], r[1], r[2]) for r in await rows(a)] == [
-        ("alice", "", "node-a"),
-        ("alice", "bob", "node-a"),
-    ]
+    assert named(await rows(a)) == [("alice", "", "node-a"), ("alice", "bob", "node-a")]
     carol = await Client.register(b.url, "carol")
     listed = await carol.ok("sought")
     assert [s["id"] for s in listed["seeks"]] == [seek["seek"]]
@@ -176,25 +178,33 @@ async def test_a_dead_nodes_offers_go_to_one_live_node_and_a_restart_gives_its_o
     assert held(a) & held(b) == set()
     stored = await rows(a)
     assert {r[3] for r in stored} == held(a) | held(b)
-    assert all((r[3] in held(a)) == (r[2] == "node-a") for r in stored)
-    assert all(r[2] in ("node-a", "node-b") for r in stored)
+    assert all((r[3] in held(a)) == (r[2] == a.offers.holder) for r in stored)
+    assert all(r[2] in (a.offers.holder, b.offers.holder) for r in stored)
     # Listed on every node.
     listed = await erik.ok("sought")
     assert len(listed["seeks"]) == 1 + 3
-    # node-a restarts: its own rows come back to it, none twice.
+    # node-a restarts: its rows are given back by one live node, whichever claims them first
+    # (node-b, seeing node-a gone while it was down, races its successor), none twice.
     await dora.close()
-    before = held(a)
+    keys = {r[3] for r in await rows(b)}
     await stop(a)
     again = await start_node("node-a")
-    assert held(again) == before and held(again) & held(b) == set()
+
+    async def holders() -> tuple[set[str], set[str]]:
+        return held(again), held(b)
+
+    mine, others = await poll(holders, lambda got: got[0] | got[1] == keys)
+    assert mine & others == set()
     assert await a_claim_changes_nothing(again, b)
+    assert {r[3] for r in await rows(b) if r[2] == again.offers.holder} == mine
     # node-a was taken for dead while it ran (its presence lapsed) and node-b claimed its
     # rows: when node-a finds the lapse, those offers leave its hub; node-b opens them.
-    taken_away = sorted(held(again))
-    assert await again.store.claim_offers("node-a", "node-b") == len(taken_away)
-    assert await again.offers.recheck() == len(taken_away) and held(again) == set()
-    assert await b.offers.claim(set()) == len(taken_away)
-    assert held(b) == {r[3] for r in await rows(b)}
+    holder = again.offers.holder
+    assert holder is not None and b.offers.holder is not None
+    assert await again.store.claim_offers(holder, b.offers.holder) == len(mine)
+    assert await again.offers.recheck() == len(mine) and held(again) == set()
+    assert await b.offers.claim(set()) == len(mine)
+    assert held(b) == keys
     await erik.close()
 
 
