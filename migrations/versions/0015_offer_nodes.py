@@ -5,9 +5,10 @@ Revises: 0013
 Create Date: 2026-12-07
 
 In a cluster a stored correspondence seek or challenge lives in one node's hub; ``node`` names
-it, so that a node restarting gives back its own and a dead node's are claimed by exactly one
-live node (an ``UPDATE … WHERE node = <dead>``: each row changes hands once). NULL on one
-process. Indexed: each node reads its own rows.
+it (the node id and a suffix of that process's start), so that the rows of a dead node, or of
+a node's earlier life, are claimed by exactly one live process (an ``UPDATE … WHERE node =
+<dead>``: each row changes hands once). NULL on one process. Indexed: each process reads its
+own rows.
 """
 
 from collections.abc import Sequence
