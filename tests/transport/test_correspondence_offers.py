@@ -252,10 +252,11 @@ async def test_the_ack_comes_after_the_write(
     assert await _stored(app) == [("alice", "bobby")]
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 async def test_a_failed_write_answers_an_error_and_opens_nothing(
-    start_app: StartApp, open_client: OpenClient
+    start_app: StartApp, open_client: OpenClient, backend: str
 ) -> None:
-    app = await start_app()
+    app = await start_app(backend)
     await _gone(app, await _registered(app, open_client, "bobby"))
     alice = await _registered(app, open_client, "alice")
     carol = await _registered(app, open_client, "carol")  # watches the lobby
