@@ -212,8 +212,21 @@ class App:
         # ``moved`` and routed again by its home node.
         self.driver.cold = self.cold if cluster_driver is None else None
         self.driver.stored_games = self.cold.stored_correspondence
-        # One process: correspondence seeks and challenges are stored (docs/correspondence.md).
-        self.offers = StoredOffers(self.store, self.driver) if self.cluster is None else None
+        # Correspondence seeks and challenges are stored (docs/correspondence.md); in a cluster
+        # each row names its node, and a dead node's are claimed by one live node.
+        if isinstance(self.driver, ClusterDriver):
+            cluster_driver = self.driver
+            self.offers = StoredOffers(
+                self.store,
+                cluster_driver,
+                node=settings.node_id,
+                healthy=lambda: cluster_driver.healthy_for(settings.presence_ttl_ms / 1000),
+                alive=cluster_driver.alive,
+            )
+            cluster_driver.on_look = self.offers.on_look
+            cluster_driver.on_lapsed = self.offers.recheck
+        else:
+            self.offers = StoredOffers(self.store, self.driver)
         hasher = PasswordHasher(
             time_cost=settings.argon2_time_cost,
             memory_cost=settings.argon2_memory_kib,
@@ -406,8 +419,7 @@ class App:
             await self.driver.start()
         else:
             await self._recover()
-        if self.offers is not None:
-            await self.offers.restore()
+        await self.offers.restore()
         if not self._injected_clock:
             self.cold.start()  # with an injected clock the test serves it (fire_due, drop_idle)
         # After the games: a tournament resumed finds its running games in the hub.
@@ -489,8 +501,7 @@ class App:
         if self.ics is not None:
             await self.ics.close()
         await self.driver.close()
-        if self.offers is not None:
-            await self.offers.settle()
+        await self.offers.settle()
         await self._recorder.settle()
         if self.mailer is not None:
             await self.mailer.close()

@@ -66,7 +66,8 @@ from server.hub.effects import ConnId, Effect, GameId
 from server.hub.hub import Hub
 from server.hub.identity import PlayerInfo
 from server.hub.messages import Message, MessageKind
-from server.store import GameRecord, Store, StoreError
+from server.store import GameRecord, Store, StoreError, node_of
+from server.transport.accounts import store_player_id
 from server.transport.driver import (
     ASK,
     AskStore,
@@ -184,6 +185,12 @@ class ClusterDriver(HubDriver):
         self._background: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
         self._remove_degraded_listener: Callable[[], None] | None = None
+        self.on_lapsed: Callable[[], Awaitable[Any]] | None = None
+        """Awaited when this node finds its presence had lapsed (the stored offers drop those
+        other nodes claimed meanwhile)."""
+        self.on_look: Callable[[set[str], set[str]], None] | None = None
+        """Told the live nodes after each look, with those live before (the stored offers
+        claim a gone node's rows: ``server.app.stored_offers``)."""
 
         self.locals = LocalConnections()
         self.sender = Sender(bus, self.node_id, self._publish_failed)
@@ -273,12 +280,16 @@ class ClusterDriver(HubDriver):
         """This node's heartbeat found it had lapsed: the other nodes may have taken it for
         dead meanwhile, dropped its seeks and the connections it had attached to them."""
         logger.warning("this node's heartbeat had lapsed: relisting its seeks, re-joining games")
+        if self.on_lapsed is not None:  # first: the offers other nodes claimed are not relisted
+            await self.on_lapsed()
         await self.seeks.relist()
         self.resync.rejoin_followed()
 
     def _looked(self, before: set[str], live: set[str]) -> None:
         """After a look at the live nodes: forget the dead ones, end the calls waiting for
-        them, and drop their connections here."""
+        them, and drop their connections here; :attr:`on_look` is told too."""
+        if self.on_look is not None:
+            self.on_look(before, live)
         for node_id in before - live:
             self.ownership.forget_node(node_id)
         self.forwarder.fail_dead(live)
@@ -494,6 +505,24 @@ class ClusterDriver(HubDriver):
             local.attached.add(owner)
             player = player_to_json(local.player)
             self.sender.envelope(owner, attach_header(conn_id, player))
+        await self._attach_to_offers(conn_id, local)
+
+    async def _attach_to_offers(self, conn_id: ConnId, local: LocalConnection) -> None:
+        """Attach a registered player's connection to the live nodes holding stored offers
+        of theirs (one read of ``offers.node``): such a node tells it the challenges waiting
+        there (``RemoteConnections.attach``), which it may then answer (routed there)."""
+        store_id = store_player_id(local.player.id)
+        if store_id is None or local.player.guest or self.degraded:
+            return
+        try:
+            nodes = {node_of(holder) for holder in await self.store.offer_nodes(store_id)}
+        except StoreError:
+            return
+        for node_id in sorted(nodes - {self.node_id} - local.attached):
+            if not local.closed and self.is_live(node_id):
+                local.attached.add(node_id)
+                player = player_to_json(local.player)
+                self.sender.envelope(node_id, attach_header(conn_id, player))
 
     def disconnect(self, conn_id: ConnId) -> None:
         local = self.locals.remove(conn_id)

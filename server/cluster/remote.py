@@ -21,9 +21,10 @@ from server.cluster.envelopes import CmdHeader, OutHeader, close_header, out_hea
 from server.cluster.shared import Part, Shared
 from server.cluster.wire import command_game, player_from_json
 from server.hub.commands import JoinCommand, parse_command
-from server.hub.effects import Broadcast, ConnId, GameId
+from server.hub.effects import Broadcast, ConnId, Effect, GameId, Send
 from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.identity import PlayerId, PlayerInfo
+from server.hub.lobby import Challenge
 from server.hub.messages import Message, MessageKind, error_message
 from server.transport.codec import encode_message
 
@@ -89,6 +90,9 @@ class RemoteConnections(Part):
             self._hub_conns[key] = hub_conn
             self._remote_of[hub_conn] = Remote(node_id, conn_id, player.id)
             self._host.call(lambda now: hub.connect(hub_conn, player, now))
+            # Its hello came from its home node, whose hub does not hold the stored
+            # challenges waiting here: tell them.
+            self._host.call(lambda now: _waiting(hub.stored_challenges(player.id), hub_conn))
         return hub_conn
 
     def detach(self, node_id: str, conn_id: ConnId) -> None:
@@ -219,6 +223,11 @@ class RemoteConnections(Part):
         else:
             sent[game_id] = version
         return previous
+
+
+def _waiting(challenges: list[Challenge], hub_conn: ConnId) -> list[Effect]:
+    """``challenge`` messages of ``challenges`` to a connection attached from another node."""
+    return [Send(hub_conn, Message(MessageKind.CHALLENGE, c.view())) for c in challenges]
 
 
 def _meta(message: Message, conns: list[ConnId]) -> OutHeader:

@@ -12,7 +12,9 @@ The adapter runs the effects of one call in the order given:
 * :class:`TurnChanged` — a correspondence game's turn passed or it ended (for the notifier:
   e-mail; the players' own connections are sent ``my_game`` by the hub itself).
 * :class:`OfferStored` / :class:`OfferDropped` — a stored seek or challenge (a registered
-  player's correspondence one) was made / is gone: the adapter keeps the store in step
+  player's correspondence one) was made / is gone: the adapter keeps the store in step, then
+  reports ``Hub.offer_written(token, now)`` (or ``Hub.offer_failed(token, reason, now)``); the
+  hub holds the answer of the command that made or withdrew it until then
   (docs/correspondence.md, "Seeks and challenges").
 """
 
@@ -199,18 +201,25 @@ class TurnChanged:
 @dataclass(frozen=True, slots=True)
 class OfferStored:
     """A stored seek or challenge was made (its ``key`` is set): write it, so that it outlives
-    its player's connection and the process. Nothing waits for the write: an offer lost in a
-    crash before it is written is the whole loss."""
+    its player's connection and the process; then report ``Hub.offer_written(token, now)``, or
+    ``Hub.offer_failed(token, reason, now)`` if nothing was written (the hub then drops the
+    offer). The command that made it is answered only after the write committed."""
 
     offer: Seek | Challenge
+    token: int
 
 
 @dataclass(frozen=True, slots=True)
 class OfferDropped:
     """The stored seek or challenge ``key`` is gone (accepted, declined, withdrawn,
-    cancelled): delete it."""
+    cancelled): delete it, after the writes of offers asked for before (it may be the delete of
+    an offer whose insert is still on its way), retrying until it is done (a delete is
+    idempotent: an answered offer must not come back after a restart); then report
+    ``Hub.offer_written(token, now)``. The command that withdrew it (``unseek``, ``withdraw``,
+    ``decline``) is answered only then."""
 
     key: str
+    token: int
 
 
 Effect = Send | Broadcast | Persist | Publish | Close | TurnChanged | OfferStored | OfferDropped

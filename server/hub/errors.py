@@ -168,6 +168,10 @@ class ErrorCode(StrEnum):
         "premoves_not_saved",
         "The conditional premoves could not be saved; the previous ones stay.",
     )
+    OFFER_NOT_SAVED = (
+        "offer_not_saved",
+        "The correspondence seek or challenge could not be saved; it is not open.",
+    )
     NO_MOVE_TO_TAKE_BACK = "no_move_to_take_back", "You have no move to take back."
     GAME_NOT_FINISHED = "game_not_finished", "A rematch can be offered after the game."
     OPPONENT_OFFLINE = "opponent_offline", "Your opponent is not online."

@@ -8,6 +8,8 @@ The transport adapter drives it with plain calls and runs the returned effects i
     effects = hub.tick(now_ms)                    # when now_ms >= hub.next_deadline()
     effects = hub.persisted(token, now_ms)        # after a Persist(token, ...) committed
     effects = hub.persist_failed(token, why, now_ms)
+    effects = hub.offer_written(token, now_ms)    # after an OfferStored/OfferDropped(.., token)
+    effects = hub.offer_failed(token, why, now_ms)
     effects = hub.disconnect(conn_id, now_ms)
 
 Nothing here reads a clock, sleeps, or does I/O; time is the ``now_ms`` argument.
@@ -241,6 +243,39 @@ class Hub:
         out += state.send_player(challenge.target.id, message)
         out += state.send_player(challenge.sender.id, message)
         return out
+
+    def forget_offer(self, key: str, now_ms: int) -> list[Effect]:
+        """The stored offer ``key`` is no longer this hub's (another cluster node claimed its
+        row while this one was taken for dead): it leaves the lobby (``seek_removed``; a
+        challenge's parties get ``challenge_cancelled``, reason ``moved``), nothing is
+        written. Unknown keys return ``[]``."""
+        state = self.state
+        out: list[Effect] = []
+        for seek in state.seeks.all():
+            if seek.key == key:
+                state.seeks.remove(seek.id)
+                out += state.lobby_event(MessageKind.SEEK_REMOVED, {"id": seek.id})
+        for challenge in state.challenges.all():
+            if challenge.key == key:
+                state.challenges.remove(challenge.id)
+                message = Message(
+                    MessageKind.CHALLENGE_CANCELLED, {"id": challenge.id, "reason": "moved"}
+                )
+                for party in (challenge.sender.id, challenge.target.id):
+                    out += state.send_player(party, message)
+        return out
+
+    def offer_written(self, token: int, now_ms: int) -> list[Effect]:
+        """The store wrote ``OfferStored``/``OfferDropped(.., token)``: the answer to the
+        command that made or withdrew the offer goes out now (acknowledged means stored).
+        Unknown tokens (writes nobody waits for) return ``[]``."""
+        return self.state.offer_written(token)
+
+    def offer_failed(self, token: int, reason: str, now_ms: int) -> list[Effect]:
+        """The store could not write ``OfferStored(.., token)``: the offer is no longer open
+        (unless it was answered meanwhile) and its command is answered ``offer_not_saved``.
+        A delete (``OfferDropped``) is not to be reported failed: the adapter retries it."""
+        return self.state.offer_failed(token, reason)
 
     def tick(self, now_ms: int) -> list[Effect]:
         """Fire every deadline ``<= now_ms`` (flags, automatic aborts, absence countdowns,
@@ -524,6 +559,10 @@ class Hub:
 
     def challenge(self, challenge_id: int) -> Challenge | None:
         return self.state.challenges.get(challenge_id)
+
+    def stored_challenges(self, player_id: PlayerId) -> list[Challenge]:
+        """The stored (correspondence) challenges from and to the player open here."""
+        return [c for c in self.state.challenges.involving(player_id) if c.stored]
 
     def active_game(self, player_id: PlayerId) -> GameId | None:
         """The player's running real-time game (one at most), or ``None``."""

@@ -4,9 +4,10 @@ a game.
 
 A registered player's correspondence seeks and challenges are *stored* (their ``key`` is set):
 they stay open while their players are offline, the adapter writes them to the store
-(``OfferStored``/``OfferDropped``) and gives them back after a restart (``Hub.restore_offer``);
-answering one starts the game whether or not the other player is online
-(docs/correspondence.md, "Seeks and challenges").
+(``OfferStored``/``OfferDropped``; the command that made or withdrew one is answered once its
+write is reported, ``Hub.offer_written``) and gives them back after a restart
+(``Hub.restore_offer``); answering one starts the game whether or not the other player is
+online (docs/correspondence.md, "Seeks and challenges").
 """
 
 from __future__ import annotations
@@ -98,7 +99,9 @@ class Lobby:
                 partner = None
         if partner is None:
             state.open_seek(seek, out)
-            out.append(Send(conn.conn_id, ack_message(cmd.ack, {"seek": seek.id})))
+            state.answer_after_writes(
+                out, Send(conn.conn_id, ack_message(cmd.ack, {"seek": seek.id}))
+            )
             return
         waiting = state.info_of(partner.player)
         pair = (waiting, info)
@@ -120,7 +123,9 @@ class Lobby:
                 raise CommandError(ErrorCode.NO_SUCH_SEEK, f"You have no open seek {cmd.seek_id}.")
             state.drop_seek(seek, out)
             removed = [seek.id]
-        out.append(Send(conn.conn_id, ack_message(cmd.ack, {"removed": removed})))
+        state.answer_after_writes(
+            out, Send(conn.conn_id, ack_message(cmd.ack, {"removed": removed}))
+        )
 
     def on_sought(
         self, conn: Connection, cmd: SoughtCommand, now: int, lag: int, out: list[Effect]
@@ -175,7 +180,8 @@ class Lobby:
                 info, owner, seek.terms, opposite(seek.colour), now, out, seek.id
             )
             out += self._announce_challenge(challenge)
-            out.append(Send(conn.conn_id, ack_message(cmd.ack, {"challenge": challenge.id})))
+            answer = Send(conn.conn_id, ack_message(cmd.ack, {"challenge": challenge.id}))
+            state.answer_after_writes(out, answer)
             return
         pair = (owner, info)
         first = first_mover(seek.colour, "random", state.rng)
@@ -253,7 +259,8 @@ class Lobby:
         terms = GameTerms(variant.name, cmd.control, cmd.rated)
         challenge = self._new_challenge(info, target, terms, cmd.colour, now, out)
         out += self._announce_challenge(challenge)
-        out.append(Send(conn.conn_id, ack_message(cmd.ack, {"challenge": challenge.id})))
+        answer = Send(conn.conn_id, ack_message(cmd.ack, {"challenge": challenge.id}))
+        state.answer_after_writes(out, answer)
 
     def on_challenge_ai(
         self, conn: Connection, cmd: ChallengeAiCommand, now: int, lag: int, out: list[Effect]
@@ -331,7 +338,9 @@ class Lobby:
             MessageKind.CHALLENGE_DECLINED, {"id": challenge.id, "reason": cmd.reason}
         )
         out += state.send_player(challenge.sender.id, message)
-        out.append(Send(conn.conn_id, ack_message(cmd.ack, {"id": challenge.id})))
+        state.answer_after_writes(
+            out, Send(conn.conn_id, ack_message(cmd.ack, {"id": challenge.id}))
+        )
 
     def on_withdraw(
         self, conn: Connection, cmd: WithdrawCommand, now: int, lag: int, out: list[Effect]
@@ -341,4 +350,6 @@ class Lobby:
         state.drop_challenge(challenge, out)
         message = Message(MessageKind.CHALLENGE_WITHDRAWN, {"id": challenge.id})
         out += state.send_player(challenge.target.id, message)
-        out.append(Send(conn.conn_id, ack_message(cmd.ack, {"id": challenge.id})))
+        state.answer_after_writes(
+            out, Send(conn.conn_id, ack_message(cmd.ack, {"id": challenge.id}))
+        )

@@ -34,7 +34,7 @@ from server.hub.lobby import (
     SeekBook,
     new_offer_key,
 )
-from server.hub.messages import Message, MessageKind, Payload
+from server.hub.messages import Message, MessageKind, Payload, error_message
 from server.hub.persist_tokens import PersistTokens
 from server.hub.room import GameRoom, RoomSettings
 from server.hub.timers import Timers
@@ -107,6 +107,13 @@ class HubState:
         self.timers = Timers()
         """One deadline per ``("room", id)`` (the room's next) and ``("evict", id)``."""
         self.tokens = PersistTokens()
+        self._last_offer_token = 0
+        self.unwritten_offers: dict[int, Seek | Challenge] = {}
+        """New stored offers whose row is not written yet, by the token of the write (dropped
+        again if it fails)."""
+        self.held_answers: dict[int, Send] = {}
+        """The answer to a command that made or withdrew a stored offer, by the token of the
+        write it waits for (:meth:`answer_after_writes`)."""
 
     # ============================================================ connections
 
@@ -145,12 +152,24 @@ class HubState:
             return None
         return new_offer_key(self.rng)
 
+    def _offer_token(self) -> int:
+        self._last_offer_token += 1
+        return self._last_offer_token
+
+    def _stored(self, offer: Seek | Challenge, out: list[Effect]) -> None:
+        token = self._offer_token()
+        self.unwritten_offers[token] = offer
+        out.append(OfferStored(offer, token))
+
+    def _dropped(self, key: str, out: list[Effect]) -> None:
+        out.append(OfferDropped(key, self._offer_token()))
+
     def open_seek(self, seek: Seek, out: list[Effect], *, restored: bool = False) -> None:
         """Add ``seek`` to the book (within the limits unless ``restored``), announce it, and
         have a stored one written (unless ``restored``: it was read from the store)."""
         self.seeks.add(seek, check=not restored)
         if seek.key is not None and not restored:
-            out.append(OfferStored(seek))
+            self._stored(seek, out)
         out += self.lobby_event(MessageKind.SEEK_ADDED, seek.view())
 
     def drop_seek(self, seek: Seek, out: list[Effect]) -> None:
@@ -158,7 +177,7 @@ class HubState:
         if self.seeks.remove(seek.id) is None:
             return
         if seek.key is not None:
-            out.append(OfferDropped(seek.key))
+            self._dropped(seek.key, out)
         out += self.lobby_event(MessageKind.SEEK_REMOVED, {"id": seek.id})
 
     def open_challenge(
@@ -167,13 +186,60 @@ class HubState:
         """Add ``challenge`` (see :meth:`open_seek`); the parties are told by the caller."""
         self.challenges.add(challenge, check=not restored)
         if challenge.key is not None and not restored:
-            out.append(OfferStored(challenge))
+            self._stored(challenge, out)
 
     def drop_challenge(self, challenge: Challenge, out: list[Effect]) -> None:
         """Remove an open challenge and have a stored one deleted (the parties are told by
         the caller)."""
         if self.challenges.remove(challenge.id) is not None and challenge.key is not None:
-            out.append(OfferDropped(challenge.key))
+            self._dropped(challenge.key, out)
+
+    def answer_after_writes(self, out: list[Effect], answer: Send) -> None:
+        """Answer a command once the last offer write it asked for (in ``out``) is reported
+        (acknowledged means stored), or now if it asked for none. The adapter writes the
+        offers in order, so the last one's report comes after the others'."""
+        for effect in reversed(out):
+            if isinstance(effect, OfferStored | OfferDropped):
+                self.held_answers[effect.token] = answer
+                return
+        out.append(answer)
+
+    def offer_written(self, token: int) -> list[Effect]:
+        """The offer write ``token`` committed: release the answer that waited for it."""
+        self.unwritten_offers.pop(token, None)
+        answer = self.held_answers.pop(token, None)
+        return [] if answer is None else [answer]
+
+    def offer_failed(self, token: int, reason: str) -> list[Effect]:
+        """The new stored offer of write ``token`` was not written: it is no longer open
+        (``seek_removed``; a challenge's parties get ``challenge_cancelled``, reason ``not
+        saved``) and the command that made it is answered ``offer_not_saved``. An offer
+        answered meanwhile (a game started from it) keeps its answer: nothing is lost."""
+        offer = self.unwritten_offers.pop(token, None)
+        answer = self.held_answers.pop(token, None)
+        out: list[Effect] = []
+        still_open = offer is not None and (
+            self.seeks.get(offer.id) is offer
+            if isinstance(offer, Seek)
+            else self.challenges.get(offer.id) is offer
+        )
+        if not still_open:
+            return [] if answer is None else [answer]
+        if isinstance(offer, Seek):
+            self.seeks.remove(offer.id)
+            out += self.lobby_event(MessageKind.SEEK_REMOVED, {"id": offer.id})
+        elif isinstance(offer, Challenge):
+            self.challenges.remove(offer.id)
+            message = Message(
+                MessageKind.CHALLENGE_CANCELLED, {"id": offer.id, "reason": "not saved"}
+            )
+            for party in (offer.sender.id, offer.target.id):
+                out += self.send_player(party, message)
+        if answer is not None:
+            text = f"{ErrorCode.OFFER_NOT_SAVED.text} ({reason})"
+            error = error_message(ErrorCode.OFFER_NOT_SAVED, text, answer.message.a)
+            out.append(Send(answer.conn_id, error))
+        return out
 
     def remove_seeks(
         self, player_id: PlayerId, out: list[Effect], *, stored: bool = True
@@ -182,7 +248,7 @@ class HubState:
         removed = self.seeks.remove_player(player_id, stored=stored)
         for seek in removed:
             if seek.key is not None:
-                out.append(OfferDropped(seek.key))
+                self._dropped(seek.key, out)
             out += self.lobby_event(MessageKind.SEEK_REMOVED, {"id": seek.id})
         return [seek.id for seek in removed]
 

@@ -320,6 +320,10 @@ class ChallengeBook:
     def get(self, challenge_id: int) -> Challenge | None:
         return self._challenges.get(challenge_id)
 
+    def all(self) -> list[Challenge]:
+        """Every open challenge, in the order they were made."""
+        return list(self._challenges.values())
+
     def check_room(self, sender: PlayerId, target: PlayerId, stored: bool = False) -> None:
         """:raises CommandError: ``challenge_exists`` / ``challenge_limit`` (counting the
         stored challenges when ``stored``, the others otherwise)."""

@@ -37,7 +37,7 @@ from server.store.errors import (
     UnknownTournamentError,
 )
 from server.store.journal import JOURNAL_FORMAT, EndJournal, end_entry, end_from_entry
-from server.store.offers import StoredOffer, StoredOfferPlayer
+from server.store.offers import StoredOffer, StoredOfferPlayer, node_of
 from server.store.records import (
     ApiToken,
     GameMove,
@@ -91,4 +91,5 @@ __all__ = [
     "end_entry",
     "end_from_entry",
     "new_game_id",
+    "node_of",
 ]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased
 
@@ -20,7 +20,7 @@ from server.store.records import utc_now
 from server.store.schema import offers, players
 from server.store.transactions import Transactions, integrity_kind
 
-__all__ = ["OfferStore", "StoredOffer", "StoredOfferPlayer"]
+__all__ = ["OfferStore", "StoredOffer", "StoredOfferPlayer", "node_of"]
 
 
 @dataclass(frozen=True)
@@ -49,10 +49,18 @@ class StoredOffer:
     manual: bool
     created_at: datetime | None = None
     """When it was stored (``None`` in what is given to :meth:`OfferStore.add_offer`)."""
+    node: str | None = None
+    """The cluster process whose hub holds it: its node id and a suffix of that start
+    (:func:`node_of`; ``None``: one process)."""
 
     @property
     def kind(self) -> Literal["seek", "challenge"]:
         return "seek" if self.target is None else "challenge"
+
+
+def node_of(holder: str) -> str:
+    """The cluster node id of an ``offers.node`` value (``<node>/<suffix of one start>``)."""
+    return holder.rsplit("/", 1)[0]
 
 
 def _clock_columns(control: TimeControl) -> tuple[str, int]:
@@ -92,6 +100,7 @@ class OfferStore(Transactions):
                         range_high=high,
                         manual=offer.manual,
                         created_at=utc_now(),
+                        node=offer.node,
                     )
                 )
         except IntegrityError as error:
@@ -108,8 +117,30 @@ class OfferStore(Transactions):
             result = await connection.execute(delete(offers).where(offers.c.key == key))
             return bool(result.rowcount)
 
-    async def stored_offers(self) -> list[StoredOffer]:
-        """Every stored offer, the oldest first (one read, the parties' names joined)."""
+    async def claim_offers(self, dead: str, node: str) -> int:
+        """Give the offers held by ``dead`` (an ``offers.node`` value) to ``node``; how many
+        it got. One ``UPDATE … WHERE node = dead``: of several claiming at once, each row goes
+        to exactly one (the others' statements no longer match it)."""
+        async with self._transaction(write=True) as connection:
+            result = await connection.execute(
+                update(offers).where(offers.c.node == dead).values(node=node)
+            )
+            return int(result.rowcount or 0)
+
+    async def offer_nodes(self, player_id: int | None = None) -> set[str]:
+        """The ``offers.node`` values of the stored offers (of those involving ``player_id``
+        when given)."""
+        query = select(offers.c.node).distinct().where(offers.c.node.is_not(None))
+        if player_id is not None:
+            query = query.where(
+                (offers.c.player_id == player_id) | (offers.c.target_id == player_id)
+            )
+        async with self._transaction(write=False) as connection:
+            return {row[0] for row in (await connection.execute(query)).all()}
+
+    async def stored_offers(self, node: str | None = None) -> list[StoredOffer]:
+        """Every stored offer (``node``'s only, when given), the oldest first (one read, the
+        parties' names joined)."""
         owner = aliased(players)
         target = aliased(players)
         query = (
@@ -124,6 +155,8 @@ class OfferStore(Transactions):
             .outerjoin(target, target.c.id == offers.c.target_id)
             .order_by(offers.c.created_at, offers.c.key)
         )
+        if node is not None:
+            query = query.where(offers.c.node == node)
         async with self._transaction(write=False) as connection:
             rows = (await connection.execute(query)).all()
         found: list[StoredOffer] = []
@@ -149,6 +182,7 @@ class OfferStore(Transactions):
                     ),
                     manual=bool(row.manual),
                     created_at=row.created_at,
+                    node=row.node,
                 )
             )
         return found

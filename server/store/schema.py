@@ -566,7 +566,9 @@ class OfferRow(Base):
     players are offline and across restarts until it is answered or withdrawn
     (docs/correspondence.md, "Seeks and challenges"). ``key`` is the hub's (its ids are
     numbers of its own, given again after a restart); a seek has no ``target_id``, a
-    challenge has one. The time control is correspondence (``days``) or unlimited (0)."""
+    challenge has one. The time control is correspondence (``days``) or unlimited (0). In a
+    cluster ``node`` is the node whose hub holds it (None: one process); a dead node's offers
+    are claimed by one live node (docs/correspondence.md, "Seeks and challenges")."""
 
     __tablename__ = "offers"
     __table_args__ = (
@@ -594,6 +596,7 @@ class OfferRow(Base):
     range_high: Mapped[int | None] = mapped_column(Integer)
     manual: Mapped[bool] = mapped_column(Boolean)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
+    node: Mapped[str | None] = mapped_column(String(OWNER_LENGTH), index=True)
 
 
 offers = _table(OfferRow)

@@ -24,7 +24,10 @@ run in order:
 * ``TurnChanged`` — handed to :attr:`HubDriver.on_turn` (the notifier: e-mail), which must not
   block.
 * ``OfferStored`` / ``OfferDropped`` — handed to :attr:`HubDriver.on_offer` (the stored seeks
-  and challenges' writer), which must not block.
+  and challenges' writer), which must not block; it reports each write with
+  :meth:`HubDriver.offer_written` / :meth:`HubDriver.offer_failed`, and the hub then releases
+  the answer of the command that made or withdrew the offer. Without a writer they are
+  reported written at once (after the other effects of the call).
 
 A ``match`` naming a player with no connection here, for a correspondence game, may be taken
 by :attr:`HubDriver.offline_match`, which reads the account from the store, then gives it to
@@ -226,7 +229,8 @@ class HubDriver:
         (``None`` for a player the store has none of, a guest), given to the hub at the
         connection so that its ``hello`` and limit see the cold games too."""
         self.on_offer: Callable[[OfferStored | OfferDropped], None] | None = None
-        """Told every stored seek or challenge made or gone (must not block)."""
+        """Told every stored seek or challenge made or gone (must not block); it reports each
+        write with :meth:`offer_written` / :meth:`offer_failed`."""
         self.offline_match: Callable[[ConnId, MatchCommand], bool] | None = None
         """Set when correspondence challenges may name an offline player: takes a ``match``
         it serves itself (the target's account read first), False for the hub's usual way."""
@@ -395,6 +399,7 @@ class HubDriver:
             return frame
 
         prepared: list[int] = []
+        unstored: list[int] = []
         for effect in effects:
             if isinstance(effect, Send):
                 peer = self._peers.get(effect.conn_id)
@@ -422,12 +427,25 @@ class HubDriver:
             elif isinstance(effect, TurnChanged):
                 if self.on_turn is not None:
                     self.on_turn(effect)
-            elif isinstance(effect, OfferStored | OfferDropped) and self.on_offer is not None:
-                self.on_offer(effect)
+            elif isinstance(effect, OfferStored | OfferDropped):
+                if self.on_offer is not None:
+                    self.on_offer(effect)
+                else:  # nothing stores offers here: the answers waiting for it go now
+                    unstored.append(effect.token)
+        if unstored:
+            self.call(lambda now: [e for t in unstored for e in self.hub.offer_written(t, now)])
         if prepared:
             # Runs after the move writer's flusher has sent the batch (woken by the submit,
             # it is ahead in the loop's queue): the preparation overlaps the database's work.
             self._loop.call_soon(self._prepare, prepared)
+
+    def offer_written(self, token: int) -> None:
+        """The store wrote ``OfferStored``/``OfferDropped(.., token)`` (see :attr:`on_offer`)."""
+        self.call(lambda now: self.hub.offer_written(token, now))
+
+    def offer_failed(self, token: int, reason: str) -> None:
+        """The store did not write ``OfferStored(.., token)``: the hub drops the offer."""
+        self.call(lambda now: self.hub.offer_failed(token, reason, now))
 
     # --- persistence --------------------------------------------------------------------------
 

@@ -64,6 +64,9 @@ class _Hub:
     def disconnect(self, conn_id: ConnId, now: int) -> None:
         self.connected.discard(conn_id)
 
+    def stored_challenges(self, player_id: str) -> list[object]:
+        return []
+
 
 class _Host:
     """What attaching and detaching use of the node's :class:`~server.cluster.host.Host`."""

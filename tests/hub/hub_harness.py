@@ -7,7 +7,16 @@ import random
 from typing import Any
 
 from server.hub.commands import parse_command
-from server.hub.effects import Broadcast, Close, Effect, Persist, Publish, Send
+from server.hub.effects import (
+    Broadcast,
+    Close,
+    Effect,
+    OfferDropped,
+    OfferStored,
+    Persist,
+    Publish,
+    Send,
+)
 from server.hub.hub import Hub, HubConfig
 from server.hub.identity import PlayerInfo, Rating, RatingKey
 from server.hub.messages import Message
@@ -40,6 +49,8 @@ class Harness:
         self.prepare = prepare
         self.inboxes: dict[int, list[Message]] = {}
         self.pending: list[Persist] = []
+        self.offer_writes: list[OfferStored | OfferDropped] = []
+        """Stored offers' writes not yet reported (``commit_offers`` / ``fail_offer``)."""
         self.committed: list[Persist] = []
         self.published: list[Publish] = []
         self.closed: list[Close] = []
@@ -62,6 +73,8 @@ class Harness:
                 self.published.append(effect)
             elif isinstance(effect, Close):
                 self.closed.append(effect)
+            elif isinstance(effect, OfferStored | OfferDropped):
+                self.offer_writes.append(effect)
         if self.auto_commit:
             self.commit_all()
         return effects
@@ -69,6 +82,18 @@ class Harness:
     def commit_all(self) -> None:
         while self.pending:
             self.commit()
+        self.commit_offers()
+
+    def commit_offers(self) -> None:
+        """Report every stored offer's write done, in order."""
+        while self.offer_writes:
+            write = self.offer_writes.pop(0)
+            self.run(self.hub.offer_written(write.token, self.now))
+
+    def fail_offer(self, reason: str = "disk full") -> list[Effect]:
+        """Report the oldest unreported offer write failed."""
+        write = self.offer_writes.pop(0)
+        return self.run(self.hub.offer_failed(write.token, reason, self.now))
 
     def commit(self) -> list[Effect]:
         persist = self.pending.pop(0)

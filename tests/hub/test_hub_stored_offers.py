@@ -48,7 +48,8 @@ def test_a_stored_seek_outlives_its_player_and_starts_a_game_without_them() -> N
     h.clear()
     seek_id = h.hub.seeks()[0].id
     taken = h.send(3, "play", id=seek_id, ack="p")
-    assert stored_effects(taken) == [OfferDropped(key)]
+    (dropped,) = stored_effects(taken)
+    assert isinstance(dropped, OfferDropped) and dropped.key == key
     game_id = one(h.inbox(3), "ack").d["game"]
     assert h.hub.seeks() == []
     assert set(h.hub.games_of("p1")) == {game_id} and h.hub.games_of("p3") == [game_id]
@@ -92,7 +93,7 @@ def test_restored_offers_get_new_ids_and_are_announced() -> None:
     # Accepted with the challenger offline: the game is made, the row deleted.
     (restored,) = again.hub.state.challenges.involving("p2")
     effects = again.send(2, "accept", id=restored.id, ack="a")
-    assert OfferDropped(str(challenge.key)) in effects
+    assert [e.key for e in stored_effects(effects)] == [challenge.key]
     assert isinstance(one(again.inbox(2), "ack").d["game"], str)
 
 
@@ -113,3 +114,60 @@ def test_match_offline() -> None:
     real_time = match(FISCHER_TC, "r")
     h.run(h.hub.match_offline(1, real_time, player("ghost"), h.now))
     assert one(h.inbox(1), "error").d["code"] == "no_such_player"
+
+
+def test_the_answer_waits_for_the_write() -> None:
+    """Acknowledged means stored: a stored seek's, challenge's, unseek's, withdraw's and
+    decline's ack goes out only at ``offer_written``; a real-time seek's at once."""
+    h = Harness(auto_commit=False)
+    h.connect(1, player("p1"))
+    h.connect(2, player("p2"))
+    h.send(2, "sought", watch=True)
+    h.clear()
+    h.send(1, "seek", variant="minishogi", tc=FISCHER_TC, ack="rt")
+    assert one(h.inbox(1), "ack").a == "rt" and h.offer_writes == []
+    payloads: list[tuple[str, dict[str, Any]]] = [
+        ("seek", {"variant": "minishogi", "tc": DAY}),
+        ("match", {"to": "P2", "variant": "minishogi", "tc": DAY}),
+    ]
+    for command, payload in payloads:
+        h.send(1, command, ack=command, **payload)
+        assert [m.t for m in h.inbox(1) if m.t in ("ack", "error")] == []
+        h.commit_offers()
+        assert one(h.inbox(1), "ack").a == command
+    (seek,) = (s for s in h.hub.seeks() if s.stored)
+    (challenge,) = h.hub.state.challenges.involving("p1")
+    h.send(1, "unseek", id=seek.id, ack="u")
+    h.send(2, "decline", id=challenge.id, ack="d")
+    assert [m.t for m in h.inbox(1) + h.inbox(2) if m.t == "ack"] == []
+    h.commit_offers()
+    assert one(h.inbox(1), "ack").d == {"removed": [seek.id]}
+    assert one(h.inbox(2), "ack").d == {"id": challenge.id}
+
+
+def test_a_failed_write_answers_an_error_and_leaves_nothing_open() -> None:
+    h = Harness(auto_commit=False)
+    h.connect(1, player("p1"))
+    h.connect(2, player("p2"))
+    h.send(2, "sought", watch=True)
+    h.send(1, "seek", variant="minishogi", tc=DAY, ack="s")
+    h.send(1, "match", to="P2", variant="minishogi", tc=DAY, ack="m")
+    h.clear()
+    h.fail_offer("database locked")
+    h.fail_offer("database locked")
+    assert h.hub.seeks() == [] and h.hub.state.challenges.involving("p1") == []
+    errors = h.of_type(1, "error")
+    assert [(e.a, e.d["code"]) for e in errors] == [("s", "offer_not_saved")] * 1 + [
+        ("m", "offer_not_saved")
+    ]
+    assert "database locked" in str(errors[0].d["message"])
+    seen = [m.t for m in h.inbox(2)]
+    assert seen == ["seek_removed", "challenge_cancelled"]
+    assert h.hub.state.unwritten_offers == {} and h.hub.state.held_answers == {}
+    # Taken before its write failed: the game stands, and so does the seek's answer.
+    h.send(1, "seek", variant="minishogi", tc=DAY, ack="s2")
+    (seek,) = h.hub.seeks()
+    h.send(2, "play", id=seek.id, ack="p")
+    h.fail_offer()
+    h.commit_offers()
+    assert one(h.of_type(1, "ack"), "ack").a == "s2"

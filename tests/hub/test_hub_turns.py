@@ -19,6 +19,7 @@ def _start(h: Harness, tc: dict[str, object]) -> tuple[str, list[Effect]]:
     """alice (conn 1) challenges bob (conns 2 and 3) as the first player; bob accepts. Returns
     the game and the effects of the stored creation."""
     h.send(1, "match", to="Bob", variant="minishogi", tc=tc, colour="first", ack="m")
+    h.commit_offers()  # a correspondence challenge is answered once stored
     challenge = only(h.inbox(1), "ack")[0].d["challenge"]
     h.send(2, "accept", id=challenge, ack="a")
     game_id = str(only(h.inbox(2), "ack")[0].d["game"])
@@ -35,10 +36,17 @@ def test_start_moves_and_end_of_a_correspondence_game_are_told() -> None:
     h.clear()
     game_id, effects = _start(h, DAYS)
     assert _changes(effects) == [
-        TurnChanged(game_id, "minishogi", ("alice", "bob"), ("Alice", "Bob"), "alice", 0, False, None)
+        TurnChanged(
+            game_id, "minishogi", ("alice", "bob"), ("Alice", "Bob"), "alice", 0, False, None
+        )
     ]
     mine = only(h.inbox(1), "my_game")[-1].d
-    assert (mine["your_turn"], mine["side"], mine["opponent"], mine["plies"]) == (True, "first", "Bob", 0)
+    assert (mine["your_turn"], mine["side"], mine["opponent"], mine["plies"]) == (
+        True,
+        "first",
+        "Bob",
+        0,
+    )
     assert mine["tc"] == DAYS and mine["speed"] == "correspondence"
     for conn in (2, 3):
         assert only(h.inbox(conn), "my_game")[-1].d["your_turn"] is False

@@ -65,7 +65,7 @@ async def test_upgrade_then_downgrade(empty_db: tuple[str, str, str | None]) -> 
     _, url, schema = empty_db
     assert await current_revision(url, schema=schema) is None
     await upgrade_to_head(url, schema=schema)
-    assert await current_revision(url, schema=schema) == "0014"
+    assert await current_revision(url, schema=schema) == "0015"
     assert await _on_database(url, schema, _table_names) == STORE_TABLES | {"alembic_version"}
     await upgrade_to_head(url, schema=schema)  # already at head: nothing to do
     await downgrade_to_base(url, schema=schema)
@@ -240,9 +240,9 @@ async def test_correspondence_deadlines_filled_in(empty_db: tuple[str, str, str 
 def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'nested' / 'dir' / 'hub.sqlite3'}"
     assert main(["upgrade", "--url", url]) == 0
-    assert capsys.readouterr().out.strip() == "0014"
+    assert capsys.readouterr().out.strip() == "0015"
     assert main(["current", "--url", url]) == 0
-    assert capsys.readouterr().out.strip() == "0014"
+    assert capsys.readouterr().out.strip() == "0015"
     assert main(["downgrade", "--url", url]) == 0
     assert capsys.readouterr().out.strip() == "base (empty)"
 

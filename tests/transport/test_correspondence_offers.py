@@ -5,14 +5,19 @@ correspondence challenge may name an offline player, waits in the store, is show
 (the websocket's ``hello``, ICS's challenge notice, the Bot API's event stream through
 berserk, unmodified) and
 answered after a restart; the limits and someone else's seek are refused with nothing
-changed."""
+changed. Acknowledged means stored: the ack of a seek, a challenge and a withdrawal comes after
+its row's write; a write that fails answers ``offer_not_saved`` and leaves nothing open."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
 from bot_support import Bot, call, make_bot
 from ics_support import IcsClient
+from sqlalchemy import text
 from support import poll
 from ws_support import Client, OpenClient, StartApp
 
@@ -48,8 +53,8 @@ async def _stored(app: App) -> list[tuple[str, str]]:
 
 
 async def _stored_soon(app: App, expected: list[tuple[str, str]]) -> None:
-    """The store holds ``expected`` once the writes queued so far are done (nothing waits
-    for them)."""
+    """The store holds ``expected`` once the writes queued so far are done (the deletes of
+    offers answered by a game are not waited for)."""
     await poll(lambda: _stored(app), lambda got: got == expected)
 
 
@@ -190,3 +195,87 @@ async def test_limits_and_someone_elses_seek_are_refused_and_change_nothing(
     assert back.hello is not None and [s["id"] for s in back.hello["d"]["seeks"]] == mine
     assert (await back.ok("unseek", {"id": mine[0]}))["removed"] == [mine[0]]
     await _stored_soon(app, [("alice", ""), ("alice", "bobby"), ("dave", "")])
+
+
+def _held(
+    monkeypatch: pytest.MonkeyPatch, app: App, method: str
+) -> tuple[asyncio.Event, asyncio.Event]:
+    """Hold the store's real ``method`` at its start (a test hook, the database untouched):
+    ``started`` is set when a write begins, the write goes on once ``gate`` is set."""
+    started, gate = asyncio.Event(), asyncio.Event()
+    write: Callable[[Any], Awaitable[Any]] = getattr(app.store, method)
+
+    async def held(argument: Any) -> Any:
+        started.set()
+        await gate.wait()
+        return await write(argument)
+
+    monkeypatch.setattr(app.store, method, held)
+    return started, gate
+
+
+async def test_the_ack_comes_after_the_write(
+    start_app: StartApp, open_client: OpenClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = await start_app()
+    await _gone(app, await _registered(app, open_client, "bobby"))
+    alice = await _registered(app, open_client, "alice")
+    commands = [
+        ("seek", SEEK, [("alice", "")]),
+        (
+            "match",
+            {"to": "bobby", "variant": "shoshogi", "tc": DAYS},
+            [("alice", ""), ("alice", "bobby")],
+        ),
+    ]
+    started, gate = _held(monkeypatch, app, "add_offer")
+    answers: dict[str, Any] = {}
+    for command, data, rows in commands:
+        started.clear()
+        gate.clear()
+        await alice.send(command, data, ack=command)
+        await started.wait()
+        # The sentinel's answer arrives, the command's does not: its row is not written yet.
+        assert all(m.get("a") != command for m in await alice.settled())
+        gate.set()
+        answer = await alice.next(lambda m, c=command: m.get("a") == c)  # type: ignore[misc]
+        assert answer["t"] == "ack"
+        assert await _stored(app) == rows  # at the ack, no waiting
+        answers[command] = answer["d"]
+    # Withdrawn: answered once the row is deleted.
+    started, gate = _held(monkeypatch, app, "delete_offer")
+    await alice.send("unseek", {"id": answers["seek"]["seek"]}, ack="unseek")
+    await started.wait()
+    assert all(m.get("a") != "unseek" for m in await alice.settled())
+    gate.set()
+    assert (await alice.next(lambda m: m.get("a") == "unseek"))["t"] == "ack"
+    assert await _stored(app) == [("alice", "bobby")]
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+async def test_a_failed_write_answers_an_error_and_opens_nothing(
+    start_app: StartApp, open_client: OpenClient, backend: str
+) -> None:
+    app = await start_app(backend)
+    await _gone(app, await _registered(app, open_client, "bobby"))
+    alice = await _registered(app, open_client, "alice")
+    carol = await _registered(app, open_client, "carol")  # watches the lobby
+    assert (await carol.ok("sought", {"watch": True}))["seeks"] == []
+    # A real failure: the table is gone (renamed away) under the running server.
+    async with app.store.engine.begin() as connection:
+        await connection.execute(text("ALTER TABLE offers RENAME TO offers_away"))
+    refused = await alice.request("seek", SEEK)
+    assert refused["t"] == "error" and refused["d"]["code"] == "offer_not_saved"
+    refused = await alice.request("match", {"to": "bobby", "variant": "shoshogi", "tc": DAYS})
+    assert refused["t"] == "error" and refused["d"]["code"] == "offer_not_saved"
+    assert alice.player is not None
+    assert app.hub.seeks() == [] and app.hub.state.challenges.involving(alice.player["id"]) == []
+    assert [m["t"] for m in await carol.settled()] == ["seek_added", "seek_removed"]
+    assert (await carol.ok("sought"))["seeks"] == []
+    async with app.store.engine.begin() as connection:
+        await connection.execute(text("ALTER TABLE offers_away RENAME TO offers"))
+    assert await _stored(app) == []
+    # The store back, the same seek is made and stored; the honest player's too.
+    await alice.ok("seek", SEEK)
+    await carol.ok("seek", {**SEEK, "variant": "shoshogi"})
+    assert await _stored(app) == [("alice", ""), ("carol", "")]

@@ -813,6 +813,7 @@ export type ErrorCode =
   | "illegal_premove"
   | "premoves_conflict"
   | "premoves_not_saved"
+  | "offer_not_saved"
   | "no_move_to_take_back"
   | "game_not_finished"
   | "opponent_offline"
