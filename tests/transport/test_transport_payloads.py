@@ -100,7 +100,7 @@ async def test_every_frame_of_a_played_session_matches_its_schema(
     await c.next(MessageKind.CHALLENGE)
     await c.ok("accept", {"id": sent["challenge"]})
     await watcher.next(MessageKind.CHALLENGE_ACCEPTED)
-    # a correspondence game beside: a conditional premove line (``premoves``)
+    # a correspondence game beside: a conditional premove line (``premoves``, ``premove_line``)
     owner = game.first  # still connected (the second reconnected as ``back``)
     assert owner.player is not None
     days = {"variant": "minishogi", "tc": {"kind": "correspondence", "days": 1}}
@@ -110,6 +110,7 @@ async def test_every_frame_of_a_played_session_matches_its_schema(
     await owner.next(lambda m: m["t"] == MessageKind.GAME_START and m["d"]["game"] == corr)
     await owner.ok("premoves", {"game": corr, "lines": [["a1b2", "a5a2"]]})
     await owner.next(MessageKind.PREMOVES)
+    await owner.ok("premove_line", {"game": corr, "moves": ["a1b2"]})
     reader = game.first
     listed = await reader.ok("games", {"limit": 5})
     assert game.id in [g["id"] for g in listed["games"]]
@@ -129,6 +130,7 @@ async def test_every_frame_of_a_played_session_matches_its_schema(
     await t1.ok("berserk", {"game": paired})
     await t2.next(MessageKind.BERSERK)
     await watcher.next(MessageKind.TOURNAMENT_STANDINGS)
+    await watcher.ok("tournament_round", {"id": tournament, "round": 1})
 
     clients = [a, b, watcher, back, c, t1, t2]
     problems = _problems(clients)
