@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Protocol
@@ -44,9 +45,23 @@ class FrameSink(Protocol):
     def close(self) -> None: ...
 
 
+FLUSH_UNTIMED = 16
+"""A flush of at most this many outboxes writes them all without reading the clock (a move's
+messages: the players and a few spectators)."""
+FLUSH_BUDGET_S = 0.004
+"""How long one flush of more outboxes may write before the rest waits for the next turn."""
+
+
 class Flusher:
     """Writes the messages of every outbox that received some during this loop turn, once per
-    turn (one ``call_soon`` for all of them)."""
+    turn (one ``call_soon`` for all of them).
+
+    A large flush (over :data:`FLUSH_UNTIMED` outboxes: a push or view to hundreds of watchers,
+    a burst's answers) writes for :data:`FLUSH_BUDGET_S` at most, then leaves the remaining
+    outboxes, in order and ahead of those marked since, to the next turn: the loop runs its
+    timers and reads its sockets in between (hundreds of 1 MB frames written in one callback
+    held it for 100 ms). An outbox left over keeps its frames in its batch, where later ones
+    join them, so each connection's frames still go out in order."""
 
     __slots__ = ("_dirty", "_loop", "_scheduled")
 
@@ -69,11 +84,28 @@ class Flusher:
     def flush(self) -> None:
         self._scheduled = False
         dirty, self._dirty = self._dirty, []
-        for outbox in dirty:
+        if len(dirty) <= FLUSH_UNTIMED:
+            for outbox in dirty:
+                try:
+                    outbox.flush()
+                except Exception:  # pragma: no cover - a bug: never let it stop the others
+                    logger.exception("writing to a websocket connection failed")
+            return
+        clock = time.perf_counter
+        deadline = clock() + FLUSH_BUDGET_S
+        last = len(dirty) - 1
+        for index, outbox in enumerate(dirty):
             try:
                 outbox.flush()
-            except Exception:  # pragma: no cover - a bug: never let it stop the other outboxes
+            except Exception:  # pragma: no cover - a bug: never let it stop the others
                 logger.exception("writing to a websocket connection failed")
+            if index < last and clock() > deadline:
+                self._dirty[:0] = dirty[index + 1 :]
+                if not self._scheduled:
+                    self._scheduled = True
+                    assert self._loop is not None  # set by the mark that scheduled this flush
+                    self._loop.call_soon(self.flush)
+                return
 
 
 class Outbox:
