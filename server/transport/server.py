@@ -197,6 +197,7 @@ class ClientConnection:
         forget_handshake(ws)
         if isinstance(ws, JitteredConnection):
             ws.frame_handler = self
+            ws.turns = self.server.turns
         try:
             # recv() in a loop rather than ``async for``: no async generator (two more
             # tracked objects) per connection.
