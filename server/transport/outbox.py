@@ -50,6 +50,8 @@ FLUSH_UNTIMED = 16
 messages: the players and a few spectators)."""
 FLUSH_BUDGET_S = 0.004
 """How long one flush of more outboxes may write before the rest waits for the next turn."""
+LARGE_BATCH = 16 * 1024
+"""An outbox with more bytes than this to write is written after the others in a large flush."""
 
 
 class Flusher:
@@ -60,8 +62,11 @@ class Flusher:
     a burst's answers) writes for :data:`FLUSH_BUDGET_S` at most, then leaves the remaining
     outboxes, in order and ahead of those marked since, to the next turn: the loop runs its
     timers and reads its sockets in between (hundreds of 1 MB frames written in one callback
-    held it for 100 ms). An outbox left over keeps its frames in its batch, where later ones
-    join them, so each connection's frames still go out in order."""
+    held it for 100 ms). Outboxes with small batches go first (a player's move or game start
+    does not wait behind a 200 KB standings push to thousands of spectators), those with over
+    :data:`LARGE_BATCH` bytes after, at least one per callback. An outbox left over keeps its
+    frames in its batch, where later ones join them, so each connection's frames still go out
+    in order."""
 
     __slots__ = ("_dirty", "_loop", "_scheduled")
 
@@ -91,21 +96,37 @@ class Flusher:
                 except Exception:  # pragma: no cover - a bug: never let it stop the others
                     logger.exception("writing to a websocket connection failed")
             return
+        # Small batches first (a move, a game's start or end: what a player waits for), then
+        # the large ones (a push or a view to watchers), at least one per callback.
         clock = time.perf_counter
         deadline = clock() + FLUSH_BUDGET_S
-        last = len(dirty) - 1
-        for index, outbox in enumerate(dirty):
-            try:
-                outbox.flush()
-            except Exception:  # pragma: no cover - a bug: never let it stop the others
-                logger.exception("writing to a websocket connection failed")
-            if index < last and clock() > deadline:
-                self._dirty[:0] = dirty[index + 1 :]
-                if not self._scheduled:
-                    self._scheduled = True
-                    assert self._loop is not None  # set by the mark that scheduled this flush
-                    self._loop.call_soon(self.flush)
-                return
+        large: list[Outbox] = []
+        left: list[Outbox] = []
+        for outbox in dirty:
+            if outbox.batch_bytes() > LARGE_BATCH:
+                large.append(outbox)
+            elif left or clock() > deadline:
+                left.append(outbox)
+            else:
+                self._write(outbox)
+        for index, outbox in enumerate(large):
+            if index and clock() > deadline:
+                left.extend(large[index:])
+                break
+            self._write(outbox)
+        if left:
+            self._dirty[:0] = left
+            if not self._scheduled:
+                self._scheduled = True
+                assert self._loop is not None  # set by the mark that scheduled this flush
+                self._loop.call_soon(self.flush)
+
+    @staticmethod
+    def _write(outbox: Outbox) -> None:
+        try:
+            outbox.flush()
+        except Exception:  # pragma: no cover - a bug: never let it stop the others
+            logger.exception("writing to a websocket connection failed")
 
 
 class Outbox:
@@ -140,6 +161,10 @@ class Outbox:
         self._queue: deque[bytes] = deque()
         self._writer: asyncio.Task[None] | None = None
         self.closed = False
+
+    def batch_bytes(self) -> int:
+        """The bytes of this turn's messages not written yet."""
+        return sum(map(len, self._batch))
 
     @property
     def queued(self) -> int:

@@ -10,9 +10,9 @@ burst held the loop for 50–150 ms (docs/tournaments.md, "Scale").
 
 :class:`TurnBudget` lets such work go on for :data:`TURN_BUDGET_S` of a turn, then makes the
 rest wait for later turns, in order of arrival (:meth:`TurnBudget.wait`): between two of them
-the loop runs its timers (the clocks' deadlines, pings) and reads its sockets. A turn's clock
-starts at the first :meth:`~TurnBudget.spent` of the turn and is reset by a callback run on the
-next turn, so a quiet server pays one clock reading per frame and one callback per busy turn.
+the loop runs its timers (the clocks' deadlines, pings) and reads its sockets. On the hub's
+loop a turn is timed from its start (:class:`~server.transport.loop.CappedEpollSelector` notes
+it), so a quiet server pays one clock reading per frame.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Callable
+
+from server.transport.loop import CappedEpollSelector, HubEventLoop
 
 __all__ = ["TURN_BUDGET_S", "TurnBudget"]
 
@@ -41,6 +43,7 @@ class TurnBudget:
         "_loop",
         "_release_at",
         "_released",
+        "_selector",
         "_started",
         "_waiters",
         "_woken",
@@ -63,6 +66,8 @@ class TurnBudget:
         """Waiters released that have not run yet (a newcomer waits for them too)."""
         self._release_at: asyncio.Handle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._selector: CappedEpollSelector | None = None
+        """The hub's loop's selector, which tells when the turn began (None on another loop)."""
 
     def _running_loop(self) -> asyncio.AbstractEventLoop:
         loop = self._loop
@@ -76,8 +81,17 @@ class TurnBudget:
         return len(self._waiters) + len(self._again) + self._woken
 
     def spent(self) -> bool:
-        """Whether this turn's budget is used up (the first call of a turn starts its clock)."""
+        """Whether this turn's budget is used up. On the hub's loop (:class:`~server.transport.
+        loop.HubEventLoop`) the turn is timed from its start; on another, from the first call
+        of the turn, and a callback on the next turn resets it."""
         now = self._clock()
+        selector = self._selector
+        if selector is not None:
+            return now - selector.turn_started > self._budget_s
+        if self._loop is None:
+            self._bind()
+            if self._selector is not None:
+                return self.spent()
         started = self._started
         if started is None:
             self._started = now
@@ -85,10 +99,20 @@ class TurnBudget:
             return False
         return now - started > self._budget_s
 
+    def _bind(self) -> None:
+        loop = self._running_loop()
+        if isinstance(loop, HubEventLoop) and self._clock is time.perf_counter:
+            self._selector = loop.turn_selector
+
     def busy(self) -> bool:
         """Whether work arriving now must wait: the budget is spent, or others already wait
         (a newcomer does not overtake them)."""
-        return bool(self._waiters or self._again or self._woken) or self.spent()
+        if self._waiters or self._again or self._woken:
+            return True
+        selector = self._selector
+        if selector is not None:  # spent(), inlined: once per frame on the move path
+            return self._clock() - selector.turn_started > self._budget_s
+        return self.spent()
 
     def _new_turn(self) -> None:
         self._started = None

@@ -109,10 +109,20 @@ class FakeOutbox:
     """Takes frames as an Outbox does: marked on the flusher when its batch starts, written
     (to ``sent``) when flushed; each flush costs ``cost`` seconds of the fake clock."""
 
-    def __init__(self, flusher: Flusher, clock: FakeClock, sent: list[tuple[int, int]], key: int):
-        self.flusher, self.clock, self.sent, self.key = flusher, clock, sent, key
+    def __init__(
+        self,
+        flusher: Flusher,
+        clock: FakeClock,
+        sent: list[tuple[int, int]],
+        key: int,
+        size: int = 100,
+    ):
+        self.flusher, self.clock, self.sent, self.key, self.size = flusher, clock, sent, key, size
         self.batch: list[int] = []
         self.flushes = 0
+
+    def batch_bytes(self) -> int:
+        return self.size * len(self.batch)
 
     def put(self, frame: int) -> None:
         if not self.batch:
@@ -173,3 +183,27 @@ async def test_a_small_flush_writes_everything_at_once(monkeypatch: pytest.Monke
         outbox.put(0)
     await asyncio.sleep(0)
     assert len(sent) == FLUSH_UNTIMED
+
+
+async def test_a_large_flush_writes_small_batches_before_large_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A player's frames do not wait behind a standings push to hundreds of spectators."""
+    clock = FakeClock()
+    monkeypatch.setattr(outbox_module.time, "perf_counter", clock)
+    flusher = Flusher()
+    sent: list[tuple[int, int]] = []
+    spectators = [FakeOutbox(flusher, clock, sent, key, size=200_000) for key in range(50)]
+    players = [FakeOutbox(flusher, clock, sent, 100 + key) for key in range(3)]
+    for spectator in spectators:
+        spectator.put(0)
+    for player in players:  # marked last: written first
+        player.put(0)
+    await asyncio.sleep(0)
+    assert [key for key, _ in sent[:3]] == [100, 101, 102]
+    assert len(sent) < 53  # the budget left the other spectators for later turns
+    for _ in range(100):
+        if len(sent) == 53:
+            break
+        await asyncio.sleep(0)
+    assert sorted(key for key, _ in sent) == [*range(50), 100, 101, 102]
