@@ -285,9 +285,7 @@ class App:
         # Notifications (server/transport/notify.py): the "your turn" list from the store, the
         # e-mail settings, and the mails the hub's TurnChanged calls for (a background task).
         self.mailer = (
-            Mailer(MailConfig.from_settings(settings), self.store)
-            if settings.mail_enabled
-            else None
+            Mailer(MailConfig.from_settings(settings), self.store) if settings.mail_enabled else None
         )
         self.notices = Notices(self.store, self.mailer)
         self.server.notices = self.notices

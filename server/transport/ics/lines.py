@@ -115,7 +115,7 @@ def finished_game_line(game: int, game_id: str, result: str | None) -> str:
     'Game 4 is over (1-0); "smoves #Xq3fT0aa" lists its moves, "examine #Xq3fT0aa" steps through them.'
     """
     return (
-        f'Game {game} is over ({result or "*"}); "smoves #{game_id}" lists its moves, '
+        f"Game {game} is over ({result or '*'}); \"smoves #{game_id}\" lists its moves, "
         f'"examine #{game_id}" steps through them.'
     )
 
