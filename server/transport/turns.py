@@ -56,11 +56,11 @@ class TurnBudget:
         self._clock = clock
         self._started: float | None = None
         """When this turn's clock started (None: not in this turn)."""
-        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._waiters: deque[asyncio.Future[bool]] = deque()
         self._released = 8
         """How many waiters the next release lets go: halved when one of the last ones found
         the budget spent and queued again, doubled (to :data:`MAX_RELEASE`) when none did."""
-        self._again: deque[asyncio.Future[None]] = deque()
+        self._again: deque[asyncio.Future[bool]] = deque()
         """Released waiters that found the turn spent: first in line at the next release."""
         self._woken = 0
         """Waiters released that have not run yet (a newcomer waits for them too)."""
@@ -130,7 +130,7 @@ class TurnBudget:
             if self._release_at is None:
                 self._release_at = loop.call_soon(self._release)
             try:
-                await waiter
+                first = await waiter
             except asyncio.CancelledError:
                 if waiter.done() and not waiter.cancelled():
                     self._woken -= 1  # released, then cancelled before it ran
@@ -139,7 +139,7 @@ class TurnBudget:
                         waiting.remove(waiter)
                 raise
             self._woken -= 1
-            if not self.spent():
+            if first or not self.spent():
                 return
             # Released, but the turn was spent already: wait again, ahead of those that came
             # later (released waiters wake in order, so their retries queue in order).
@@ -156,10 +156,14 @@ class TurnBudget:
             again.clear()
         else:
             self._released = min(MAX_RELEASE, self._released * 2)
+        # The first one released goes even if its turn is spent by then (other work: reads,
+        # timers): while every turn is that busy, one a turn still makes progress.
+        first = True
         for _ in range(min(self._released, len(waiters))):
             waiter = waiters.popleft()
             if not waiter.done():
-                waiter.set_result(None)
+                waiter.set_result(first)
+                first = False
                 self._woken += 1
         if waiters:
             self._release_at = self._running_loop().call_soon(self._release)

@@ -60,9 +60,10 @@ async def test_a_burst_waits_for_later_turns_in_order_within_the_budget() -> Non
     per_turn: dict[int, int] = {}
     for _, turn in done:
         per_turn[turn] = per_turn.get(turn, 0) + 1
-    # 5 ms of budget: at most 3 items of 2 ms start in a turn (the third starts at 4 ms).
-    assert max(per_turn.values()) <= 3
-    assert len(per_turn) >= 40 // 3
+    # 5 ms of budget: at most 3 items of 2 ms start in a turn (the third starts at 4 ms), and
+    # the first of a release, which goes even in a spent turn (progress under load).
+    assert max(per_turn.values()) <= 4
+    assert len(per_turn) >= 40 // 4
     assert budget.waiting == 0
 
 
@@ -207,3 +208,32 @@ async def test_a_large_flush_writes_small_batches_before_large_ones(
             break
         await asyncio.sleep(0)
     assert sorted(key for key, _ in sent) == [*range(50), 100, 101, 102]
+
+
+async def test_waiters_progress_while_every_turn_is_spent_by_other_work() -> None:
+    """Other work (reads, timers) spending every turn's budget does not starve the waiters:
+    the first of each release goes."""
+    clock = FakeClock()
+    budget = TurnBudget(0.005, clock)
+    turns = 0
+
+    def other_work() -> None:
+        nonlocal turns
+        turns += 1
+        budget.spent()  # starts this turn's clock
+        clock.now += 0.01  # and spends it
+        handles.append(asyncio.get_running_loop().call_soon(other_work))
+
+    handles: list[asyncio.Handle] = []
+    other_work()
+    done: list[int] = []
+
+    async def work(item: int) -> None:
+        await budget.wait()
+        done.append(item)
+
+    tasks = [asyncio.get_running_loop().create_task(work(i)) for i in range(5)]
+    await asyncio.wait_for(asyncio.gather(*tasks), 10)
+    handles[-1].cancel()
+    assert done == list(range(5))
+    assert turns < 40
