@@ -47,7 +47,7 @@ from pathlib import Path
 import checkout  # noqa: F401  (this checkout's server on sys.path)
 from move_phases import MovePhases  # patches the server only if installed (BENCH_PHASES)
 
-from server.app import serve
+from server.app import run_loop, serve
 from server.app.collector import collect_and_freeze
 from server.config import load_settings
 
@@ -278,9 +278,4 @@ if __name__ == "__main__":
     logging.basicConfig(
         level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    try:
-        import uvloop
-    except ImportError:
-        asyncio.run(main())
-    else:
-        uvloop.run(main())
+    run_loop(main())  # the server's own loop (server.transport.loop; uvloop if installed)

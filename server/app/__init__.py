@@ -22,7 +22,7 @@ import os
 import random
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -65,6 +65,7 @@ from server.transport.http_api.paths import answers_request
 from server.transport.http_api.runner import HttpApiServer
 from server.transport.ics.server import IcsServer
 from server.transport.login_guard import GuardLimits, LoginGuard
+from server.transport.loop import new_event_loop
 from server.transport.mail import MailConfig, Mailer
 from server.transport.notify import Notices
 from server.transport.public import ListenerLimits, ProtocolFactory, PublicListener
@@ -584,6 +585,18 @@ async def serve(settings: Settings) -> None:
         await app.stop()
 
 
+def run_loop(main: Coroutine[Any, Any, None]) -> None:
+    """Run ``main`` on the hub's event loop: uvloop's if installed, else asyncio's with at most
+    a few hundred sockets handled per turn (:mod:`server.transport.loop`)."""
+    try:
+        import uvloop
+    except ImportError:
+        with asyncio.Runner(loop_factory=new_event_loop) as runner:
+            runner.run(main)
+    else:  # pragma: no cover - optional speed-up
+        uvloop.run(main)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m server [--config FILE]``: load the settings and serve."""
     parser = argparse.ArgumentParser(prog="python -m server", description="Run the game hub.")
@@ -598,13 +611,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     try:
-        import uvloop
-    except ImportError:
-        run = asyncio.run
-    else:  # pragma: no cover - optional speed-up
-        run = uvloop.run
-    try:
-        run(serve(settings))
+        run_loop(serve(settings))
     except ConfigError as error:  # found while starting (the engine workers' key file)
         print(f"error: {error}", file=sys.stderr)
         return 2

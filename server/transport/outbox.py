@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Protocol
@@ -44,9 +45,28 @@ class FrameSink(Protocol):
     def close(self) -> None: ...
 
 
+FLUSH_UNTIMED = 16
+"""A flush of at most this many outboxes writes them all without reading the clock (a move's
+messages: the players and a few spectators)."""
+FLUSH_BUDGET_S = 0.004
+"""How long one flush of more outboxes may write before the rest waits for the next turn."""
+LARGE_BATCH = 16 * 1024
+"""An outbox with more bytes than this to write is written after the others in a large flush."""
+
+
 class Flusher:
     """Writes the messages of every outbox that received some during this loop turn, once per
-    turn (one ``call_soon`` for all of them)."""
+    turn (one ``call_soon`` for all of them).
+
+    A large flush (over :data:`FLUSH_UNTIMED` outboxes: a push or view to hundreds of watchers,
+    a burst's answers) writes for :data:`FLUSH_BUDGET_S` at most, then leaves the remaining
+    outboxes, in order and ahead of those marked since, to the next turn: the loop runs its
+    timers and reads its sockets in between (hundreds of 1 MB frames written in one callback
+    held it for 100 ms). Outboxes with small batches go first (a player's move or game start
+    does not wait behind a 200 KB standings push to thousands of spectators), those with over
+    :data:`LARGE_BATCH` bytes after, at least one per callback. An outbox left over keeps its
+    frames in its batch, where later ones join them, so each connection's frames still go out
+    in order."""
 
     __slots__ = ("_dirty", "_loop", "_scheduled")
 
@@ -69,11 +89,44 @@ class Flusher:
     def flush(self) -> None:
         self._scheduled = False
         dirty, self._dirty = self._dirty, []
+        if len(dirty) <= FLUSH_UNTIMED:
+            for outbox in dirty:
+                try:
+                    outbox.flush()
+                except Exception:  # pragma: no cover - a bug: never let it stop the others
+                    logger.exception("writing to a websocket connection failed")
+            return
+        # Small batches first (a move, a game's start or end: what a player waits for), then
+        # the large ones (a push or a view to watchers), at least one per callback.
+        clock = time.perf_counter
+        deadline = clock() + FLUSH_BUDGET_S
+        large: list[Outbox] = []
+        left: list[Outbox] = []
         for outbox in dirty:
-            try:
-                outbox.flush()
-            except Exception:  # pragma: no cover - a bug: never let it stop the other outboxes
-                logger.exception("writing to a websocket connection failed")
+            if outbox.batch_bytes() > LARGE_BATCH:
+                large.append(outbox)
+            elif left or clock() > deadline:
+                left.append(outbox)
+            else:
+                self._write(outbox)
+        for index, outbox in enumerate(large):
+            if index and clock() > deadline:
+                left.extend(large[index:])
+                break
+            self._write(outbox)
+        if left:
+            self._dirty[:0] = left
+            if not self._scheduled:
+                self._scheduled = True
+                assert self._loop is not None  # set by the mark that scheduled this flush
+                self._loop.call_soon(self.flush)
+
+    @staticmethod
+    def _write(outbox: Outbox) -> None:
+        try:
+            outbox.flush()
+        except Exception:  # pragma: no cover - a bug: never let it stop the others
+            logger.exception("writing to a websocket connection failed")
 
 
 class Outbox:
@@ -108,6 +161,10 @@ class Outbox:
         self._queue: deque[bytes] = deque()
         self._writer: asyncio.Task[None] | None = None
         self.closed = False
+
+    def batch_bytes(self) -> int:
+        """The bytes of this turn's messages not written yet."""
+        return sum(map(len, self._batch))
 
     @property
     def queued(self) -> int:

@@ -63,6 +63,7 @@ from server.transport.ratelimit import TokenBucket, Verdict
 from server.transport.review import ReviewStore, review_ws
 from server.transport.review_reads import ReviewReads, account_key, address_key
 from server.transport.tournament_ws import TournamentDesk, TournamentDoor
+from server.transport.turns import TurnBudget
 from server.transport.ws_auth import on_auth
 from server.transport.ws_internals import (
     HandedOver,
@@ -197,6 +198,7 @@ class ClientConnection:
         forget_handshake(ws)
         if isinstance(ws, JitteredConnection):
             ws.frame_handler = self
+            ws.turns = self.server.turns
         try:
             # recv() in a loop rather than ``async for``: no async generator (two more
             # tracked objects) per connection.
@@ -209,6 +211,8 @@ class ClientConnection:
                 # they wait for a frame before them still in progress, and later ones queue.
                 self._reading = True
                 await self._wait_for_rest()
+                if self.server.turns.busy():  # a burst: this frame waits for a later turn
+                    await self.server.turns.wait()
                 # Once closing, read on (and ignore) until the close handshake ends, so that
                 # our close code, not the handler's return, is what the client sees.
                 if not self.closing:
@@ -268,18 +272,36 @@ class ClientConnection:
 
     def on_text_frame(self, text: str) -> None:
         """Handle a text frame at once; what must wait becomes a task that later frames (read
-        by :meth:`run`) wait for."""
+        by :meth:`run`) wait for. In a burst (the turn's budget spent, or frames of other
+        connections waiting: :class:`~server.transport.turns.TurnBudget`) the whole frame is
+        such a task, handled on a later turn."""
+        if self.server.turns.busy():
+            rest: FrameRest | None = self._later(text)
+        else:
+            rest = self._handled(text)
+        if rest is not None:
+            self._rest = task = self._loop.create_task(rest)
+            task.add_done_callback(self._rest_done)
+
+    def _handled(self, text: str) -> FrameRest | None:
         try:
-            rest = self._on_frame(text)
+            return self._on_frame(text)
         except Exception:
             # What would have ended run() — a bug outside the per-frame guard — ends the
             # connection as websockets would then: logged, closed with 1011.
             logger.exception("connection %s failed", self.conn_id)
             self.close_soon(CloseCode.INTERNAL_ERROR, "")
+            return None
+
+    async def _later(self, text: str) -> None:
+        """A frame of a burst, handled once a turn has budget for it (later frames of the
+        connection wait for it, as for a login's rest)."""
+        await self.server.turns.wait()
+        if self.closing:
             return
+        rest = self._handled(text)
         if rest is not None:
-            self._rest = task = self._loop.create_task(rest)
-            task.add_done_callback(self._rest_done)
+            await rest
 
     def _rest_done(self, task: asyncio.Task[None]) -> None:
         """Let go of a finished task at once (a login's task would otherwise stay, with its
@@ -344,7 +366,16 @@ class ClientConnection:
         return None if rest is None else self._guarded(rest, obj)
 
     async def _guarded(self, rest: FrameRest, obj: object) -> None:
+        # A burst of logins or tournament watches: each one's first step (the hub's hello, the
+        # view) waits for a turn with budget left rather than all running in the next turn.
+        turns = self.server.turns
         try:
+            if turns.busy():
+                try:
+                    await turns.wait()
+                except asyncio.CancelledError:
+                    rest.close()  # never started: no "never awaited" warning
+                    raise
             await rest
         except Exception:
             self._failed_on(obj)
@@ -472,6 +503,9 @@ class TransportServer:
         self._handed_over: HandedOver | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self.flusher = driver.flusher
+        self.turns = TurnBudget()
+        """The per-turn budget of the connections' frames and logins (bursts wait for later
+        turns)."""
         self.open_sockets = 0
         self.on_opened: Callable[[int], None] = lambda fd: None
         """Told the socket's file descriptor of each connection that no longer opens

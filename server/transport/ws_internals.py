@@ -33,12 +33,16 @@ from __future__ import annotations
 import asyncio
 import random
 import struct
+from collections.abc import Awaitable
 from typing import Protocol, cast
 
 from websockets.asyncio.server import Server, ServerConnection
 from websockets.frames import Frame, Opcode
 from websockets.protocol import Event, State
 from websockets.server import ServerProtocol
+from websockets.typing import DataLike
+
+from server.transport.turns import TurnBudget
 
 __all__ = [
     "HandedOver",
@@ -86,10 +90,23 @@ class JitteredConnection(ServerConnection):
     """The :class:`~server.transport.server.ClientConnection` reading this connection, while
     it reads."""
 
+    turns: TurnBudget | None = None
+    """The server's per-turn budget: a keepalive ping waits for a turn with budget left."""
+
     async def keepalive(self) -> None:
         assert self.ping_interval is not None
         await asyncio.sleep(random.uniform(0, self.ping_interval))
         await super().keepalive()
+
+    async def ping(self, data: DataLike | None = None) -> Awaitable[float]:
+        """Send a ping; in a busy turn (:attr:`turns`), on a later one. Pings fall due
+        together after a stall (each connection's next one is due an interval after its last
+        pong, and the pongs of a stall all arrive at its end): hundreds of keepalive steps ran
+        in one turn, 3–9 ms with 6,000 connections."""
+        turns = self.turns
+        if turns is not None and turns.busy():
+            await turns.wait()
+        return await super().ping(data)
 
     def connection_lost(self, exc: Exception | None) -> None:
         """Also end websockets' parser: the protocol keeps its parser generator (suspended for
