@@ -338,13 +338,10 @@ def undo_of(uci: str) -> str | None:
     return m.group(2) + m.group(1) if m else None
 
 
-def choose(game: Game, rng: random.Random, style: Style) -> str | None:
-    """A seeded move choice; never a move of difference 3, which FSF would not replay (None
-    when every legal move is one: the playout stops there)."""
+def choose(game: Game, rng: random.Random, style: Style) -> str:
+    """A seeded move choice; never a move of difference 3, which FSF would not replay."""
     pos = game.position
     moves = [u for u in game.legal_moves() if not is_royal_promotion_into_attack(pos, u)]
-    if not moves:
-        return None
     back = undo_of(game.moves[-2]) if game.ply >= 2 else None
     if game.side_to_move is style.checker and rng.random() < style.check:
         checking = [u for u in moves if pos.play(pos.parse_uci(u)).is_check()]
@@ -382,21 +379,6 @@ class SweepLog:
     def report(self, kind: str) -> str:
         found = self.mismatches.get(kind, [])
         return f"{len(found)} {kind} mismatches, first ones:\n" + "\n".join(found[:5])
-
-    def add(self, other: SweepLog) -> None:
-        """Count ``other`` (the log of other games of the same sweep) in this one."""
-        self.games += other.games
-        self.plies += other.plies
-        self.legal_compared += other.legal_compared
-        self.checks_compared += other.checks_compared
-        self.checks_given += other.checks_given
-        self.endings += other.endings
-        for kind, found in other.mismatches.items():
-            self.mismatches.setdefault(kind, []).extend(found)
-        self.differences += other.differences
-        for name, where in other.examples.items():
-            self.examples.setdefault(name, where)
-        self.calls += other.calls
 
 
 def compare_legal(oracle: Oracle, root: str, game: Game, log: SweepLog) -> None:
@@ -455,8 +437,7 @@ def playout(variant: Variant, oracle: Oracle, rng: random.Random, sampler: rando
         if game.repetitions() != seen[identity]:
             log.fail("repetition", f"engine counts {game.repetitions()}, FEN count {seen[identity]} at ply {game.ply} of {root!r} {' '.join(game.moves)}")
         outcome = game.outcome()
-        choice = None if outcome is not None or game.ply >= plan.max_plies else choose(game, rng, style)
-        final = choice is None
+        final = outcome is not None or game.ply >= plan.max_plies
         if final or pos.is_check() or sampler.random() < plan.sample:
             compare_legal(oracle, root, game, log)
         if game.ply and (pos.is_check() or sampler.random() < plan.check_sample):
@@ -470,8 +451,7 @@ def playout(variant: Variant, oracle: Oracle, rng: random.Random, sampler: rando
         if final:
             compare_outcome(oracle, root, game, log)
             break
-        assert choice is not None
-        log.checks_given += game.play(choice).gives_check
+        log.checks_given += game.play(choose(game, rng, style)).gives_check
     log.games += 1
     log.plies += game.ply
     if position_fields(oracle.fen(root, game.moves)) != position_fields(game.fen()):
@@ -482,17 +462,15 @@ def playout(variant: Variant, oracle: Oracle, rng: random.Random, sampler: rando
             log.fail("notation", f"ply {ply} {game.moves[ply - 1]}: engine {ours}, FSF {fsf} ({root!r} {' '.join(game.moves[:ply])})")
 
 
-def run_sweep(name: str, long_sweep: bool, first: int = 0, end: int | None = None) -> SweepLog:
-    """Games ``first`` to ``end`` (default: all) of one variant's playout sweep (a top-level
-    function, so a worker process can run it). Each game has seeds of its own, so it is the
-    same game whichever share of the sweep it is played in."""
+def run_sweep(name: str, long_sweep: bool) -> SweepLog:
+    """One variant's whole playout sweep (a top-level function, so a worker process can run it)."""
     variant = get_variant(name)
     plan = budget(name, long_sweep)
     oracle = oracle_for(variant)
     log = SweepLog()
-    for i in range(first, plan.games if end is None else end):
-        rng = random.Random(SEEDS[name] * 100_000 + 2 * i)
-        sampler = random.Random(SEEDS[name] * 100_000 + 2 * i + 1)
+    rng = random.Random(SEEDS[name])
+    sampler = random.Random(SEEDS[name] + 1)
+    for i in range(plan.games):
         playout(variant, oracle, rng, sampler, STYLES[i % len(STYLES)], plan, log)
     log.calls = oracle.calls
     return log
@@ -504,26 +482,19 @@ def run_sweep(name: str, long_sweep: bool, first: int = 0, end: int | None = Non
 SWEEP_TIMEOUT = pytest.mark.timeout(120, func_only=True)
 
 
-#: The share of the Sho Shogi games this process plays beside all the Mini-Shogi ones while a
-#: worker process plays the rest: a Sho Shogi game costs about as much as two Mini-Shogi ones
-#: (longer games, slower pyffish calls), so this is about half of the whole sweep.
-SHO_SHARE_HERE = 0.25
-
-
 @pytest.fixture(scope="module")
 def sweeps(long_sweep: bool) -> dict[str, SweepLog]:
-    """Every variant's playout sweep, each run once and in full. The games are independent and
-    CPU-bound (mostly pyffish calls, which hold the GIL), so a spawned worker process plays
-    most of the Sho Shogi games while this process plays the Mini-Shogi ones and the first
-    Sho Shogi ones: the same games and comparisons, in about half the wall time of the sum.
-    ``spawn`` (not ``fork``): the test process may hold threads and event loops left by
-    earlier tests."""
+    """Every variant's playout sweep, each run once and in full. They are independent and
+    CPU-bound (mostly pyffish calls, which hold the GIL), so the last one runs in a spawned
+    worker process while this process runs the others: the same games and comparisons, in
+    about the wall time of the longest sweep instead of the sum. ``spawn`` (not ``fork``): the
+    test process may hold threads and event loops left by earlier tests."""
     context = multiprocessing.get_context("spawn")
-    split = int(budget("shoshogi", long_sweep).games * SHO_SHARE_HERE)
+    *here, there = VARIANTS
     with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
-        remote = pool.submit(run_sweep, "shoshogi", long_sweep, split)
-        logs = {"minishogi": run_sweep("minishogi", long_sweep), "shoshogi": run_sweep("shoshogi", long_sweep, 0, split)}
-        logs["shoshogi"].add(remote.result())
+        remote = pool.submit(run_sweep, there, long_sweep)
+        logs = {name: run_sweep(name, long_sweep) for name in here}
+        logs[there] = remote.result()
     return logs
 
 
