@@ -7,7 +7,8 @@ factories ``make_player`` and ``make_game``.
 
 PostgreSQL: every test gets a fresh schema in the ``test`` database (dropped
 afterwards), so tests can run next to each other and next to other suites.
-SQLite: every test gets a database file in its ``tmp_path``.
+SQLite: every test gets a database file in its ``tmp_path`` (migrated: a copy of the
+session's migrated file, ``migrated_sqlite`` in tests/conftest.py).
 Override the server with ``VARIANT_HUB_TEST_PG_URL``.
 """
 
@@ -25,6 +26,7 @@ from support import PG_URL
 
 from server.rules.time_control import Fischer, TimeControl
 from server.store import Store
+from server.store.engine import sqlite_path
 from server.store.migrate import upgrade_to_head
 
 BACKENDS = ("sqlite", "postgresql")
@@ -71,9 +73,14 @@ async def empty_database(request: pytest.FixtureRequest, tmp_path: Path) -> Asyn
 
 
 @pytest.fixture
-async def database(empty_database: Database) -> Database:
-    """A database migrated to the newest revision."""
-    await upgrade_to_head(empty_database.url, schema=empty_database.schema)
+async def database(empty_database: Database, migrated_sqlite: Path) -> Database:
+    """A database migrated to the newest revision (on SQLite a copy of the session's migrated
+    file, which saves running every migration for each test)."""
+    path = sqlite_path(empty_database.url)
+    if path is not None:
+        support.copy_sqlite_database(migrated_sqlite, path)
+    else:
+        await upgrade_to_head(empty_database.url, schema=empty_database.schema)
     return empty_database
 
 

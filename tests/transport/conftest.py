@@ -3,7 +3,8 @@
 ``start_app(backend="sqlite" | "postgresql", **settings)`` starts a whole :class:`App` (hub,
 store, bus, websocket server) and stops it after the test. SQLite databases live in the test's
 ``tmp_path``; on PostgreSQL every app gets a fresh database (``CREATE DATABASE``), dropped after
-the test. Override the server with ``VARIANT_HUB_TEST_PG_URL``. ``open_client(app)`` opens a
+the test. Either is a copy of the session's migrated database (``migrated_sqlite``,
+``migrated_postgresql`` in tests/conftest.py). Override the server with ``VARIANT_HUB_TEST_PG_URL``. ``open_client(app)`` opens a
 websocket client (closed after the test).
 """
 
@@ -15,7 +16,7 @@ from typing import Any
 
 import pytest
 from ics_support import IcsClient, OpenIcs
-from support import create_database, drop_database
+from support import copy_sqlite_database, create_database, drop_database
 from worker_support import StartWorker, WorkerProcess
 from ws_support import (
     Client,
@@ -28,7 +29,9 @@ from server.app import App
 
 
 @pytest.fixture
-async def start_app(tmp_path: Path) -> AsyncIterator[StartApp]:
+async def start_app(
+    tmp_path: Path, migrated_sqlite: Path, migrated_postgresql: str
+) -> AsyncIterator[StartApp]:
     apps: list[App] = []
     databases: list[str] = []
 
@@ -42,11 +45,15 @@ async def start_app(tmp_path: Path) -> AsyncIterator[StartApp]:
         **overrides: Any,
     ) -> App:
         if database_url is None:
+            # A copy of the session's migrated database: the app's own migration at start
+            # finds it at head (running them all would cost 0.1-0.2 s per app).
             if backend == "postgresql":
-                database_url = await create_database("transport_test")
+                database_url = await create_database("transport_test", template=migrated_postgresql)
                 databases.append(database_url)
             else:
-                database_url = f"sqlite+aiosqlite:///{tmp_path / f'hub{len(apps)}.sqlite3'}"
+                path = tmp_path / f"hub{len(apps)}.sqlite3"
+                copy_sqlite_database(migrated_sqlite, path)
+                database_url = f"sqlite+aiosqlite:///{path}"
         overrides.setdefault("journal_dir", str(tmp_path / f"journal{len(apps)}"))
         # ics=True: the ICS listener on a free port (settings' ics_port 0 means "off").
         # clock: the test's own time (ms since the epoch) for the hub and the stored instants.

@@ -2,8 +2,10 @@
 Playwright for Python (its bundled driver; no browser download).
 
 ``hub`` starts an App (SQLite in the test's ``tmp_path``, seeded randomness) and stops it;
-``browser`` launches Chromium headless; ``open_page(name)`` gives a page in a fresh context
-(its own storage, as a separate browser would have). Every page fails the test on a
+``browser`` is Chromium headless, launched once per session (the tests and their fixtures run
+on the session's event loop, where it lives: launching it and Playwright's driver for each
+test cost about 0.7 s); ``open_page(name)`` gives a page in a fresh context (its own storage,
+cookies and cache, as a separate browser would have), closed after the test. Every page fails the test on a
 ``pageerror`` or a ``console.error``. Screenshots go to ``test-output/web/`` (ignored by git),
 and also to ``docs/screenshots/`` (the ones docs/web.md shows) when ``WEB_SCREENSHOTS_TO_DOCS=1``.
 """
@@ -20,9 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from playwright.async_api import Browser, ConsoleMessage, Error, Page, async_playwright, expect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "transport"))
+from support import copy_sqlite_database
 from ws_support import settings_for
 
 from server.app import App
@@ -47,8 +51,22 @@ def hub_settings() -> dict[str, Any]:
     return {}
 
 
-@pytest.fixture
-async def hub(tmp_path: Path, hub_settings: dict[str, Any]) -> AsyncIterator[App]:
+WEB_TESTS = Path(__file__).resolve().parent
+
+#: The event loop of the browser tests and of their async fixtures (the session's Chromium lives
+#: on it).
+ON_THE_BROWSERS_LOOP = pytest.mark.asyncio(loop_scope="session")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.is_relative_to(WEB_TESTS):
+            item.add_marker(ON_THE_BROWSERS_LOOP, append=False)
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def hub(tmp_path: Path, hub_settings: dict[str, Any], migrated_sqlite: Path) -> AsyncIterator[App]:
+    copy_sqlite_database(migrated_sqlite, tmp_path / "hub.sqlite3")  # at head: nothing to migrate
     database = f"sqlite+aiosqlite:///{tmp_path / 'hub.sqlite3'}"
     app = App(settings_for(database, **hub_settings), rng=random.Random(13))
     await app.start()
@@ -56,7 +74,7 @@ async def hub(tmp_path: Path, hub_settings: dict[str, Any]) -> AsyncIterator[App
     await app.stop()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
 async def browser() -> AsyncIterator[Browser]:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: run scripts/system-deps.sh")
@@ -74,7 +92,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def open_page(request: pytest.FixtureRequest, hub: App, browser: Browser) -> AsyncIterator[OpenPage]:
     errors: list[str] = []
     pages: list[Page] = []

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
+import pytest_asyncio
 from playwright.async_api import expect
 from seats import WAIT_MS, start_game, two_players
 from ws_support import settings_for
@@ -20,7 +20,7 @@ from server.app import App, hub_config
 FIRST_MOVE_WINDOW_MS = 5000
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def hub(tmp_path: Path) -> AsyncIterator[App]:
     settings = settings_for(f"sqlite+aiosqlite:///{tmp_path / 'hub.sqlite3'}")
     config = hub_config(settings)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
+import pytest_asyncio
 from playwright.async_api import expect
 from seats import WAIT_MS, Seat, api_json
 from worker_support import WorkerProcess
@@ -13,7 +13,7 @@ from worker_support import WorkerProcess
 from server.app import App
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def worker(hub: App, tmp_path: Path):  # type: ignore[no-untyped-def]
     process = await WorkerProcess.start(hub.port, tmp_path / "worker.log", "web-worker")
     yield process
