@@ -19,6 +19,8 @@ upgrade of websockets, a change of behaviour fails the test that names it.
   nothing), so that it goes first. Worth a frame object and a writer task per message.
 * **Keepalive pings jittered** (:meth:`JitteredConnection.keepalive`): websockets starts the
   coroutine ``keepalive`` as a task when the connection opens, and only then.
+* **Every attribute in a slot** (:attr:`JitteredConnection.__slots__`): the names of the
+  attributes websockets gives a connection in its life.
 * **The parser freed with the connection** (:meth:`JitteredConnection.connection_lost`): the
   protocol's ``parser`` is a generator that may be closed once the connection is lost.
 * **The handshake forgotten** (:func:`forget_handshake`): after the handshake websockets reads
@@ -34,7 +36,7 @@ import asyncio
 import random
 import struct
 from collections.abc import Awaitable
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 from websockets.asyncio.server import Server, ServerConnection
 from websockets.frames import Frame, Opcode
@@ -86,12 +88,58 @@ class JitteredConnection(ServerConnection):
     their order (:meth:`process_event`).
     """
 
-    frame_handler: TextFrameHandler | None = None
-    """The :class:`~server.transport.server.ClientConnection` reading this connection, while
-    it reads."""
+    __slots__ = (
+        # websockets' attributes (``asyncio.connection.Connection.__init__`` and
+        # ``connection_made``, ``asyncio.server.ServerConnection.__init__``), every one a
+        # connection gets in its life, and ours: ``frame_handler``, ``turns``.
+        "close_deadline",
+        "close_timeout",
+        "connection_exc",
+        "connection_lost_waiter",
+        "debug",
+        "drain_waiters",
+        "frame_handler",
+        "id",
+        "keepalive_task",
+        "latency",
+        "logger",
+        "loop",
+        "max_queue_high",
+        "max_queue_low",
+        "paused",
+        "pending_pings",
+        "ping_interval",
+        "ping_timeout",
+        "protocol",
+        "recv_messages",
+        "request",
+        "request_rcvd",
+        "response",
+        "send_in_progress",
+        "server",
+        "transport",
+        "turns",
+        "write_limit_high",
+        "write_limit_low",
+    )
+    """Every attribute in a slot, none in the instance's ``__dict__``: a connection is lighter,
+    and what it weighs does not depend on the order connections opened in. CPython 3.11 keeps
+    the attribute values of a class's instances in one key table shared by the class, with room
+    for 30 names less one for each instance created before a name is first set (a heuristic
+    against unbounded tables). websockets sets ``recv_messages`` and ``transport`` only in
+    ``connection_made``, the server ``frame_handler`` and ``turns`` after the handshake: with
+    29 names in all, when a few connections were created before the first got them (a burst of
+    connections: the process's first ones, a reconnect storm), the table filled up, and every
+    later connection of the process carried a ``__dict__`` of its own, one more object the
+    collector tracks per connection (tests/transport/test_transport_memory.py)."""
 
-    turns: TurnBudget | None = None
-    """The server's per-turn budget: a keepalive ping waits for a turn with budget left."""
+    def __init__(self, protocol: ServerProtocol, server: Server, **options: Any) -> None:
+        self.frame_handler: TextFrameHandler | None = None
+        """The :class:`~server.transport.server.ClientConnection` reading this connection,
+        while it reads."""
+        self.turns: TurnBudget | None = None
+        """The server's per-turn budget: a keepalive ping waits for a turn with budget left."""
+        super().__init__(protocol, server, **options)
 
     async def keepalive(self) -> None:
         assert self.ping_interval is not None

@@ -219,6 +219,29 @@ async def test_the_parser_is_a_generator_that_may_be_closed_once_the_connection_
     ws.protocol.receive_eof()  # idempotent: no parser step after the connection is lost
 
 
+async def test_every_attribute_of_a_connection_is_in_a_slot() -> None:
+    """JitteredConnection.__slots__ names every attribute websockets gives a connection in its
+    life (the handshake, messages, a keepalive ping, the closing handshake): none lands in the
+    instance's ``__dict__``."""
+    connections: list[JitteredConnection] = []
+
+    async def handler(ws: ServerConnection) -> None:
+        assert isinstance(ws, JitteredConnection)
+        connections.append(ws)
+        await ws.send(await ws.recv())
+        await asyncio.wait_for(await ws.ping(), TIMEOUT)
+        await ws.wait_closed()
+
+    async with served(handler, JitteredConnection, ping_interval=0.05) as (_, url):
+        async with client(url) as peer:
+            await peer.send("echo")
+            assert await asyncio.wait_for(peer.recv(), TIMEOUT) == "echo"
+        await asyncio.wait_for(connections[0].wait_closed(), TIMEOUT)
+    (ws,) = connections
+    assert ws.latency > 0  # a ping was answered
+    assert vars(ws) == {}
+
+
 async def test_the_handshake_may_be_forgotten_once_the_connection_is_open() -> None:
     """forget_handshake: websockets reads neither the request's headers nor the response after
     the handshake (messages, pings, the closing handshake still work)."""
