@@ -92,6 +92,10 @@ class GameCreated:
     second: GamePlayer
     tournament: TournamentTag | None = None
     """The tournament and round the game belongs to (stored with the game)."""
+    consumed_offers: tuple[str, ...] = ()
+    """The keys of the stored seeks and challenges the game answers (``Seek.key``,
+    ``Challenge.key``): their rows are deleted in the game row's transaction (no
+    ``OfferDropped`` is emitted for them); if the row is not written they are open again."""
 
 
 @dataclass(frozen=True)

@@ -316,11 +316,18 @@ class Lobby:
         correspondence = is_correspondence(challenge.terms.control)
         state.check_free(target, correspondence=correspondence)
         state.check_free(sender, yourself=False, correspondence=correspondence)
-        state.drop_challenge(challenge, out)
+        consumed: list[Seek | Challenge] = []
+        state.drop_challenge(challenge, out, consumed)
         pair = (sender, target)
         first = first_mover(challenge.colour, "random", state.rng)
         game_id = self.games.create(
-            pair[first], pair[1 - first], challenge.terms, now, out, seek_id=challenge.seek_id
+            pair[first],
+            pair[1 - first],
+            challenge.terms,
+            now,
+            out,
+            seek_id=challenge.seek_id,
+            consumed=consumed,
         )
         out += state.send_player(
             sender.id,

@@ -114,6 +114,10 @@ class HubState:
         self.held_answers: dict[int, Send] = {}
         """The answer to a command that made or withdrew a stored offer, by the token of the
         write it waits for (:meth:`answer_after_writes`)."""
+        self.consuming: dict[GameId, list[Seek | Challenge]] = {}
+        """The stored offers a game being created answers, by its id, until its row's write
+        is reported: their rows go in that write's transaction (``GameCreated.consumed_offers``);
+        if it fails they are open again (:meth:`reopen_offers`)."""
 
     # ============================================================ connections
 
@@ -164,6 +168,20 @@ class HubState:
     def _dropped(self, key: str, out: list[Effect]) -> None:
         out.append(OfferDropped(key, self._offer_token()))
 
+    def _gone(
+        self, offer: Seek | Challenge, out: list[Effect], consumed: list[Seek | Challenge] | None
+    ) -> None:
+        """A stored offer is no longer open: its row is deleted by a write of its own
+        (``OfferDropped``), or, when a game answers it (``consumed``: the game's list), in the
+        transaction of the game's row. An offer whose insert is not reported yet has a write of
+        its own all the same: queued after the insert (the game's write is not ordered with
+        it)."""
+        assert offer.key is not None
+        if consumed is not None and not any(o is offer for o in self.unwritten_offers.values()):
+            consumed.append(offer)
+        else:
+            self._dropped(offer.key, out)
+
     def open_seek(self, seek: Seek, out: list[Effect], *, restored: bool = False) -> None:
         """Add ``seek`` to the book (within the limits unless ``restored``), announce it, and
         have a stored one written (unless ``restored``: it was read from the store)."""
@@ -172,12 +190,15 @@ class HubState:
             self._stored(seek, out)
         out += self.lobby_event(MessageKind.SEEK_ADDED, seek.view())
 
-    def drop_seek(self, seek: Seek, out: list[Effect]) -> None:
-        """Remove an open seek, announce it, and have a stored one deleted."""
+    def drop_seek(
+        self, seek: Seek, out: list[Effect], consumed: list[Seek | Challenge] | None = None
+    ) -> None:
+        """Remove an open seek, announce it, and have a stored one deleted (``consumed``: a
+        game answers it, see :meth:`_gone`)."""
         if self.seeks.remove(seek.id) is None:
             return
         if seek.key is not None:
-            self._dropped(seek.key, out)
+            self._gone(seek, out, consumed)
         out += self.lobby_event(MessageKind.SEEK_REMOVED, {"id": seek.id})
 
     def open_challenge(
@@ -188,11 +209,28 @@ class HubState:
         if challenge.key is not None and not restored:
             self._stored(challenge, out)
 
-    def drop_challenge(self, challenge: Challenge, out: list[Effect]) -> None:
+    def drop_challenge(
+        self,
+        challenge: Challenge,
+        out: list[Effect],
+        consumed: list[Seek | Challenge] | None = None,
+    ) -> None:
         """Remove an open challenge and have a stored one deleted (the parties are told by
-        the caller)."""
+        the caller; ``consumed``: a game answers it, see :meth:`_gone`)."""
         if self.challenges.remove(challenge.id) is not None and challenge.key is not None:
-            self._dropped(challenge.key, out)
+            self._gone(challenge, out, consumed)
+
+    def reopen_offers(self, game_id: GameId, out: list[Effect]) -> None:
+        """The row of the new game ``game_id`` was not written: the stored offers it answered
+        are open again as they were (their rows are still there), announced like new ones."""
+        for offer in self.consuming.pop(game_id, ()):
+            if isinstance(offer, Seek):
+                self.open_seek(offer, out, restored=True)
+                continue
+            self.open_challenge(offer, out, restored=True)
+            message = Message(MessageKind.CHALLENGE, offer.view())
+            out += self.send_player(offer.target.id, message)
+            out += self.send_player(offer.sender.id, message)
 
     def answer_after_writes(self, out: list[Effect], answer: Send) -> None:
         """Answer a command once the last offer write it asked for (in ``out``) is reported

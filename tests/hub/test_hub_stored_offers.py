@@ -12,7 +12,7 @@ import pytest
 from hub_harness import FISCHER_TC, Harness, one, player
 
 from server.hub.commands import MatchCommand, parse_command
-from server.hub.effects import Effect, OfferDropped, OfferStored
+from server.hub.effects import Effect, GameCreated, OfferDropped, OfferStored, Persist
 from server.hub.lobby import Challenge, Seek
 
 DAY = {"kind": "correspondence", "days": 1}
@@ -28,6 +28,16 @@ def match(tc: dict[str, object], ack: str) -> MatchCommand:
 
 def stored_effects(effects: list[Effect]) -> list[OfferStored | OfferDropped]:
     return [e for e in effects if isinstance(e, OfferStored | OfferDropped)]
+
+
+def consumed_keys(effects: list[Effect]) -> list[str]:
+    """The stored offers the games created in ``effects`` delete with their rows."""
+    return [
+        key
+        for e in effects
+        if isinstance(e, Persist) and isinstance(e.record, GameCreated)
+        for key in e.record.consumed_offers
+    ]
 
 
 def test_a_stored_seek_outlives_its_player_and_starts_a_game_without_them() -> None:
@@ -48,8 +58,8 @@ def test_a_stored_seek_outlives_its_player_and_starts_a_game_without_them() -> N
     h.clear()
     seek_id = h.hub.seeks()[0].id
     taken = h.send(3, "play", id=seek_id, ack="p")
-    (dropped,) = stored_effects(taken)
-    assert isinstance(dropped, OfferDropped) and dropped.key == key
+    # Its row goes with the game's, in one transaction: no write of its own.
+    assert stored_effects(taken) == [] and consumed_keys(taken) == [key]
     game_id = one(h.inbox(3), "ack").d["game"]
     assert h.hub.seeks() == []
     assert set(h.hub.games_of("p1")) == {game_id} and h.hub.games_of("p3") == [game_id]
@@ -93,7 +103,7 @@ def test_restored_offers_get_new_ids_and_are_announced() -> None:
     # Accepted with the challenger offline: the game is made, the row deleted.
     (restored,) = again.hub.state.challenges.involving("p2")
     effects = again.send(2, "accept", id=restored.id, ack="a")
-    assert [e.key for e in stored_effects(effects)] == [challenge.key]
+    assert stored_effects(effects) == [] and consumed_keys(effects) == [challenge.key]
     assert isinstance(one(again.inbox(2), "ack").d["game"], str)
 
 
@@ -171,3 +181,49 @@ def test_a_failed_write_answers_an_error_and_leaves_nothing_open() -> None:
     h.fail_offer()
     h.commit_offers()
     assert one(h.of_type(1, "ack"), "ack").a == "s2"
+
+
+def test_a_game_deletes_the_offers_it_answers_with_its_row() -> None:
+    """The stored offers a game answers go in its row's transaction
+    (``GameCreated.consumed_offers``), with no write of their own; a row not written leaves
+    them open again as they were; an offer answered before its own insert was reported gets
+    its own delete, queued after that insert."""
+    h = Harness(auto_commit=False)
+    for n in (1, 2, 3):
+        h.connect(n, player(f"p{n}"))
+    h.send(3, "sought", watch=True)
+    h.send(1, "seek", variant="minishogi", tc=DAY, manual=True)
+    h.commit_offers()
+    (seek,) = h.hub.seeks()
+    h.send(2, "play", id=seek.id)  # a manual seek: a challenge to its owner
+    h.commit_offers()
+    (challenge,) = h.hub.state.challenges.involving("p1")
+    assert challenge.key is not None and challenge.seek_id == seek.id
+    h.clear()
+    taken = h.send(1, "accept", id=challenge.id, ack="a")
+    assert stored_effects(taken) == []
+    assert sorted(consumed_keys(taken)) == sorted(k for k in (seek.key, challenge.key) if k)
+    assert h.hub.seeks() == [] and h.hub.state.challenges.involving("p1") == []
+    h.fail("database locked")
+    # Open again, with their ids: nothing was deleted.
+    assert h.hub.seeks() == [seek] and h.hub.state.challenges.involving("p1") == [challenge]
+    assert [m.t for m in h.inbox(3)] == ["seek_removed", "seek_added"]
+    told = h.inbox(1)
+    assert one(told, "error").d["code"] == "game_not_created"
+    assert one(told, "challenge").d["id"] == challenge.id
+    assert h.hub.state.consuming == {} and h.offer_writes == []
+    # Accepted again: the game is stored, nothing is left to write.
+    taken = h.send(1, "accept", id=challenge.id, ack="b")
+    assert sorted(consumed_keys(taken)) == sorted(k for k in (seek.key, challenge.key) if k)
+    assert h.hub.state.consuming != {}
+    h.commit()
+    assert h.hub.state.consuming == {} and h.offer_writes == []
+    assert isinstance(one(h.inbox(1), "ack").d["game"], str)
+    # Taken before its own insert was reported: deleted by its own write, after the insert.
+    h.send(2, "seek", variant="shoshogi", tc=DAY)
+    (fresh,) = h.hub.seeks()
+    taken = h.send(3, "play", id=fresh.id)
+    assert consumed_keys(taken) == []
+    inserted, dropped = h.offer_writes
+    assert isinstance(inserted, OfferStored) and isinstance(dropped, OfferDropped)
+    assert dropped.key == fresh.key
