@@ -10,6 +10,7 @@ of it: ``games`` (:mod:`server.hub.hub_games`), ``lobby`` (:mod:`server.hub.hub_
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from server.hub.effects import (
@@ -56,9 +57,23 @@ class HubConfig:
     make, and the computer's time is shared by everybody (docs/engines.md)."""
     max_correspondence_games: int = 200
     """Correspondence games a player plays at once (besides at most one real-time game)."""
+    ask_owner_games: bool = False
+    """Before a game starts from the stored seek or challenge of a player whose stored
+    correspondence games the hub has no list of (absent: no connection here), ask the adapter
+    for them (``GamesWanted``), so that the limit counts them; False: the games in memory
+    count (a hub without a store)."""
     finished_room_ttl_ms: int = 15 * 60_000
     """How long a finished game stays in memory (final state, post-game chat, rematch)."""
     room: RoomSettings = field(default_factory=RoomSettings)
+
+
+class OwnerGamesUnknown(Exception):
+    """:meth:`HubState.check_owner_free` needs the stored games of ``player``; nothing has
+    changed yet (the hub answers ``GamesWanted``)."""
+
+    def __init__(self, player: PlayerInfo) -> None:
+        super().__init__(player.id)
+        self.player = player
 
 
 @dataclass
@@ -98,6 +113,10 @@ class HubState:
         player connected (the adapter reads them: most are cold, not in memory), kept while
         the player is online: a game ended here leaves it, a room unloaded joins it. With
         :attr:`correspondence` it makes the player's lists and the limit's count."""
+        self.owner_games: Mapping[PlayerId, frozenset[GameId]] = {}
+        """While a command runs again after ``GamesWanted``: the running correspondence games
+        the store lists for offer owners the hub has no list of (as
+        :attr:`stored_correspondence`, for that command only)."""
         self.seeks = SeekBook(config.max_seeks_per_player, config.max_correspondence_seeks)
         self.challenges = ChallengeBook(
             config.max_challenges_per_player, config.max_correspondence_challenges
@@ -349,7 +368,9 @@ class HubState:
         """A player's running correspondence games: those in memory and those the store
         listed at the player's connection (:attr:`stored_correspondence`)."""
         games = self.correspondence.get(player_id, set())
-        stored = self.stored_correspondence.get(player_id)
+        stored: set[GameId] | frozenset[GameId] | None = self.stored_correspondence.get(player_id)
+        if stored is None and self.owner_games:
+            stored = self.owner_games.get(player_id)
         return games | stored if stored else games
 
     def games_of(self, player_id: PlayerId) -> list[GameId]:
@@ -358,6 +379,23 @@ class HubState:
         games = sorted(self.correspondence_of(player_id))
         current = self.playing.get(player_id)
         return games if current is None else [current, *games]
+
+    def check_owner_free(self, owner: PlayerInfo, *, correspondence: bool) -> None:
+        """:meth:`check_free` for the owner of a seek or challenge being answered (maybe
+        absent). With ``config.ask_owner_games``, a registered player the hub has no stored
+        list of is counted with the store's (:attr:`owner_games`), asked for first.
+
+        :raises OwnerGamesUnknown: that list is needed and not given (nothing has changed).
+        """
+        if (
+            correspondence
+            and self.config.ask_owner_games
+            and not (owner.guest or owner.computer)
+            and owner.id not in self.stored_correspondence
+            and owner.id not in self.owner_games
+        ):
+            raise OwnerGamesUnknown(owner)
+        self.check_free(owner, yourself=False, correspondence=correspondence)
 
     def check_free(
         self, player: PlayerInfo, yourself: bool = True, *, correspondence: bool = False

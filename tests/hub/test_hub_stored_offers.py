@@ -12,7 +12,15 @@ import pytest
 from hub_harness import FISCHER_TC, Harness, one, player
 
 from server.hub.commands import MatchCommand, parse_command
-from server.hub.effects import Effect, GameCreated, OfferDropped, OfferStored, Persist
+from server.hub.effects import (
+    Effect,
+    GameCreated,
+    GamesWanted,
+    OfferDropped,
+    OfferStored,
+    Persist,
+)
+from server.hub.hub_state import HubConfig
 from server.hub.lobby import Challenge, Seek
 
 DAY = {"kind": "correspondence", "days": 1}
@@ -227,3 +235,58 @@ def test_a_game_deletes_the_offers_it_answers_with_its_row() -> None:
     inserted, dropped = h.offer_writes
     assert isinstance(inserted, OfferStored) and isinstance(dropped, OfferDropped)
     assert dropped.key == fresh.key
+
+
+def test_an_absent_owners_limit_counts_the_stored_games() -> None:
+    """With ``ask_owner_games``, answering the stored seek or challenge of a player whose
+    stored games the hub has no list of (absent) asks for them first (``GamesWanted``,
+    nothing changed), and the command run again with them counts them: at the limit it is
+    refused (``player_busy``) and the offer stays open; below it the game starts."""
+    h = Harness(HubConfig(ask_owner_games=True, max_correspondence_games=1))
+    h.connect(1, player("p1"))
+    h.send(1, "seek", variant="minishogi", tc=DAY)
+    h.run(h.hub.match_offline(1, match(DAY, "m"), player("ghost"), h.now))
+    h.disconnect(1)
+    (seek,) = h.hub.seeks()
+    h.connect(2, player("p2"))
+    h.clear()
+    play = parse_command({"t": "play", "a": "p", "d": {"id": seek.id}})
+    (wanted,) = h.send(2, "play", id=seek.id, ack="p")
+    assert isinstance(wanted, GamesWanted)
+    assert (wanted.conn_id, wanted.command, wanted.player.id, wanted.known) == (2, play, "p1", {})
+    assert h.hub.seeks() == [seek] and h.inbox(2) == []
+    busy = {"p1": frozenset({"stored1"})}
+    h.run(h.hub.handle(2, play, h.now, games=busy))
+    refused = one(h.inbox(2), "error")
+    assert (refused.a, refused.d["code"]) == ("p", "player_busy")
+    assert "1 correspondence games" in str(refused.d["message"])
+    assert h.hub.seeks() == [seek] and h.hub.games_of("p2") == []
+    assert h.hub.state.owner_games == {}  # for that command only
+    # A fitting seek asks too, and opens beside the busy one.
+    (wanted,) = h.send(2, "seek", variant="minishogi", tc=DAY, ack="s")
+    assert isinstance(wanted, GamesWanted) and wanted.player.id == "p1"
+    h.run(h.hub.handle(2, wanted.command, h.now, games=busy))
+    assert len(h.hub.seeks()) == 2 and h.hub.games_of("p2") == []
+    h.send(2, "unseek", ack="u")
+    h.clear()
+    # Below the limit: taken.
+    h.run(h.hub.handle(2, play, h.now, games={"p1": frozenset()}))
+    game_id = one(h.inbox(2), "ack").d["game"]
+    assert h.hub.games_of("p1") == [game_id] and h.hub.seeks() == []
+    # Accepting the absent sender's challenge asks too; the game in memory counts with them.
+    h.run(h.hub.connect(5, player("ghost"), h.now, []))
+    (challenge,) = h.hub.state.challenges.involving("ghost")
+    accept = parse_command({"t": "accept", "a": "a", "d": {"id": challenge.id}})
+    (wanted,) = h.run(h.hub.handle(5, accept, h.now))
+    assert isinstance(wanted, GamesWanted) and wanted.player.id == "p1"
+    h.run(h.hub.handle(5, accept, h.now, games={"p1": frozenset()}))
+    assert one(h.inbox(5), "error").d["code"] == "player_busy"
+    assert h.hub.state.challenges.involving("ghost") == [challenge]
+    # An owner online, with the store's list given at the connection, is not asked about.
+    h.run(h.hub.connect(3, player("p3"), h.now, []))
+    h.send(3, "seek", variant="shoshogi", tc=DAY)
+    (other,) = h.hub.seeks()
+    h.connect(4, player("p4"))
+    h.clear()
+    assert not any(isinstance(e, GamesWanted) for e in h.send(4, "play", id=other.id))
+    assert one(h.inbox(4), "ack").d["game"] in h.hub.games_of("p3")
