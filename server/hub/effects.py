@@ -220,12 +220,13 @@ class OfferStored:
 
 @dataclass(frozen=True, slots=True)
 class OfferDropped:
-    """The stored seek or challenge ``key`` is gone (accepted, declined, withdrawn,
-    cancelled): delete it, after the writes of offers asked for before (it may be the delete of
-    an offer whose insert is still on its way), retrying until it is done (a delete is
-    idempotent: an answered offer must not come back after a restart); then report
-    ``Hub.offer_written(token, now)``. The command that withdrew it (``unseek``, ``withdraw``,
-    ``decline``) is answered only then."""
+    """The stored seek or challenge ``key`` is gone (declined, withdrawn, cancelled; answered
+    by a game only while its own insert is unreported, else the game's row takes it along,
+    ``GameCreated.consumed_offers``): delete it, after the writes of offers asked for before
+    (it may be the delete of an offer whose insert is still on its way), retrying until it is
+    done (a delete is idempotent: an answered offer must not come back after a restart); then
+    report ``Hub.offer_written(token, now)``. The command that withdrew it (``unseek``,
+    ``withdraw``, ``decline``) is answered only then."""
 
     key: str
     token: int

@@ -28,15 +28,14 @@ run in order:
   :meth:`HubDriver.offer_written` / :meth:`HubDriver.offer_failed`, and the hub then releases
   the answer of the command that made or withdrew the offer. Without a writer they are
   reported written at once (after the other effects of the call).
-
-A ``match`` naming a player with no connection here, for a correspondence game, may be taken
-by :attr:`HubDriver.offline_match`, which reads the account from the store, then gives it to
-``Hub.match_offline`` (a correspondence challenge may wait for an offline player).
-
 * ``GamesWanted`` — a command would start a correspondence game with an absent offer owner:
   the owner's running correspondence games are read with :attr:`HubDriver.stored_games` (in a
   task), then the command runs again with them (``Hub.handle(..., games=...)``); a read that
   fails answers ``unavailable`` and nothing changes.
+
+A ``match`` naming a player with no connection here, for a correspondence game, may be taken
+by :attr:`HubDriver.offline_match`, which reads the account from the store, then gives it to
+``Hub.match_offline`` (a correspondence challenge may wait for an offline player).
 
 Deadlines (flags, automatic aborts, absence countdowns) are served by one timer handle that sleeps
 until ``hub.next_deadline()`` and is re-armed after every hub call.
