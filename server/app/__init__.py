@@ -98,6 +98,8 @@ def hub_config(settings: Settings) -> HubConfig:
         max_correspondence_games=settings.max_correspondence_games,
         max_correspondence_seeks=settings.max_correspondence_seeks,
         max_correspondence_challenges=settings.max_correspondence_challenges,
+        # The store lists an absent offer owner's games (HubDriver.stored_games).
+        ask_owner_games=True,
     )
 
 

@@ -209,6 +209,7 @@ class StoreRecorder:
                 else (record.tournament.id, record.tournament.round)
             ),
             created_at=self._wall(),
+            consumed_offers=record.consumed_offers,
         )
         self._speeds[record.game_id] = speed_of(record.control)
         if isinstance(record.control, Correspondence):

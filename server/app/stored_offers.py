@@ -231,6 +231,10 @@ class StoredOffers:
     def _held_keys(self) -> set[str]:
         hub = self._driver.hub
         offers: list[Seek | Challenge] = [*hub.seeks(), *hub.state.challenges.all()]
+        # Those answered by a game whose row is on its way: that write deletes them (or they
+        # are open again if it fails).
+        for answered in hub.state.consuming.values():
+            offers += answered
         return {offer.key for offer in offers if offer.key is not None}
 
     async def _open_all(self, offers: list[StoredOffer]) -> int:

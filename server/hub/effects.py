@@ -16,13 +16,18 @@ The adapter runs the effects of one call in the order given:
   reports ``Hub.offer_written(token, now)`` (or ``Hub.offer_failed(token, reason, now)``); the
   hub holds the answer of the command that made or withdrew it until then
   (docs/correspondence.md, "Seeks and challenges").
+* :class:`GamesWanted` — a command would start a correspondence game with the absent owner of a
+  stored seek or challenge: the adapter reads that player's running correspondence games from
+  the store and runs the command again with them (``Hub.handle(..., games=...)``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from server.hub.identity import PlayerId
+from server.hub.commands import Command
+from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.lobby import Challenge, Seek, TournamentTag
 from server.hub.messages import Message
 from server.rules import MoveRecord, Side
@@ -92,6 +97,10 @@ class GameCreated:
     second: GamePlayer
     tournament: TournamentTag | None = None
     """The tournament and round the game belongs to (stored with the game)."""
+    consumed_offers: tuple[str, ...] = ()
+    """The keys of the stored seeks and challenges the game answers (``Seek.key``,
+    ``Challenge.key``): their rows are deleted in the game row's transaction (no
+    ``OfferDropped`` is emitted for them); if the row is not written they are open again."""
 
 
 @dataclass(frozen=True)
@@ -211,15 +220,44 @@ class OfferStored:
 
 @dataclass(frozen=True, slots=True)
 class OfferDropped:
-    """The stored seek or challenge ``key`` is gone (accepted, declined, withdrawn,
-    cancelled): delete it, after the writes of offers asked for before (it may be the delete of
-    an offer whose insert is still on its way), retrying until it is done (a delete is
-    idempotent: an answered offer must not come back after a restart); then report
-    ``Hub.offer_written(token, now)``. The command that withdrew it (``unseek``, ``withdraw``,
-    ``decline``) is answered only then."""
+    """The stored seek or challenge ``key`` is gone (declined, withdrawn, cancelled; answered
+    by a game only while its own insert is unreported, else the game's row takes it along,
+    ``GameCreated.consumed_offers``): delete it, after the writes of offers asked for before
+    (it may be the delete of an offer whose insert is still on its way), retrying until it is
+    done (a delete is idempotent: an answered offer must not come back after a restart); then
+    report ``Hub.offer_written(token, now)``. The command that withdrew it (``unseek``,
+    ``withdraw``, ``decline``) is answered only then."""
 
     key: str
     token: int
 
 
-Effect = Send | Broadcast | Persist | Publish | Close | TurnChanged | OfferStored | OfferDropped
+@dataclass(frozen=True, slots=True)
+class GamesWanted:
+    """``command`` of ``conn_id`` would start a correspondence game with ``player``, the owner
+    of a stored seek or challenge, whose running correspondence games the hub does not know:
+    the player has no connection here, so the store's list of them was never read (the hub
+    asks only when :attr:`~server.hub.hub_state.HubConfig.ask_owner_games` is set). Nothing
+    has changed. Read the player's running correspondence games from the store, then run the
+    command again: ``Hub.handle(conn_id, command, now, lag_ms=lag_ms, games=games)``, with
+    ``games`` = ``known`` and the player's list (the count checked against
+    ``max_correspondence_games``; docs/correspondence.md, "Seeks and challenges")."""
+
+    conn_id: ConnId
+    command: Command
+    lag_ms: int
+    player: PlayerInfo
+    known: Mapping[PlayerId, frozenset[GameId]]
+
+
+Effect = (
+    Send
+    | Broadcast
+    | Persist
+    | Publish
+    | Close
+    | TurnChanged
+    | OfferStored
+    | OfferDropped
+    | GamesWanted
+)

@@ -18,8 +18,7 @@ Nothing here reads a clock, sleeps, or does I/O; time is the ``now_ms`` argument
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from server.hub.commands import (
@@ -48,13 +47,19 @@ from server.hub.commands import (
     WhoCommand,
     WithdrawCommand,
 )
-from server.hub.effects import Close, ConnId, Effect, GameId, PremovesSet, Send
+from server.hub.effects import Close, ConnId, Effect, GameId, GamesWanted, PremovesSet, Send
 from server.hub.errors import CommandError
 from server.hub.hub_games import Games
 from server.hub.hub_lobby import Lobby
 from server.hub.hub_premoves import Premoves
 from server.hub.hub_rooms import RoomCommands
-from server.hub.hub_state import Connection, HubConfig, HubState, OnlinePlayer
+from server.hub.hub_state import (
+    Connection,
+    HubConfig,
+    HubState,
+    OnlinePlayer,
+    OwnerGamesUnknown,
+)
 from server.hub.identity import PlayerId, PlayerInfo, Rating, RatingKey
 from server.hub.lobby import Challenge, GameTerms, Seek
 from server.hub.messages import Message, MessageKind, error_message
@@ -187,23 +192,39 @@ class Hub:
         return out
 
     def handle(
-        self, conn_id: ConnId, command: Command, now_ms: int, *, lag_ms: int = 0
+        self,
+        conn_id: ConnId,
+        command: Command,
+        now_ms: int,
+        *,
+        lag_ms: int = 0,
+        games: Mapping[PlayerId, frozenset[GameId]] | None = None,
     ) -> list[Effect]:
         """Run one command of a connection.
 
         :param lag_ms: the lag the adapter measured for this connection (moves only: it is
             credited to the mover's clock within the lag quota).
+        :param games: the stored running correspondence games of absent offer owners, read
+            by the adapter after a ``GamesWanted`` for this command.
         :raises ValueError: ``conn_id`` is not connected (an adapter bug, not a client error).
         """
-        conn = self.state.conns.get(conn_id)
+        state = self.state
+        conn = state.conns.get(conn_id)
         if conn is None:
             raise ValueError(f"connection {conn_id} is not connected")
         handler = self._handlers[type(command)]
         out: list[Effect] = []
         try:
+            if games is not None:
+                state.owner_games = games
             handler(conn, command, now_ms, lag_ms, out)
         except CommandError as exc:
             out.append(Send(conn_id, error_message(exc.code, exc.message, command.ack, exc.state)))
+        except OwnerGamesUnknown as unknown:  # raised before anything changed
+            return [GamesWanted(conn_id, command, lag_ms, unknown.player, state.owner_games)]
+        finally:
+            if games is not None:
+                state.owner_games = {}
         return out
 
     def match_offline(
@@ -230,40 +251,14 @@ class Hub:
 
         :raises ValueError: the offer has no key.
         """
-        if offer.key is None:
-            raise ValueError("only a stored seek or challenge can be restored")
-        state = self.state
-        out: list[Effect] = []
-        if isinstance(offer, Seek):
-            state.open_seek(replace(offer, id=state.seeks.new_id()), out, restored=True)
-            return out
-        challenge = replace(offer, id=state.challenges.new_id(), seek_id=None)
-        state.open_challenge(challenge, out, restored=True)
-        message = Message(MessageKind.CHALLENGE, challenge.view())
-        out += state.send_player(challenge.target.id, message)
-        out += state.send_player(challenge.sender.id, message)
-        return out
+        return self.lobby.restore_offer(offer)
 
     def forget_offer(self, key: str, now_ms: int) -> list[Effect]:
         """The stored offer ``key`` is no longer this hub's (another cluster node claimed its
         row while this one was taken for dead): it leaves the lobby (``seek_removed``; a
         challenge's parties get ``challenge_cancelled``, reason ``moved``), nothing is
         written. Unknown keys return ``[]``."""
-        state = self.state
-        out: list[Effect] = []
-        for seek in state.seeks.all():
-            if seek.key == key:
-                state.seeks.remove(seek.id)
-                out += state.lobby_event(MessageKind.SEEK_REMOVED, {"id": seek.id})
-        for challenge in state.challenges.all():
-            if challenge.key == key:
-                state.challenges.remove(challenge.id)
-                message = Message(
-                    MessageKind.CHALLENGE_CANCELLED, {"id": challenge.id, "reason": "moved"}
-                )
-                for party in (challenge.sender.id, challenge.target.id):
-                    out += state.send_player(party, message)
-        return out
+        return self.lobby.forget_offer(key)
 
     def offer_written(self, token: int, now_ms: int) -> list[Effect]:
         """The store wrote ``OfferStored``/``OfferDropped(.., token)``: the answer to the

@@ -10,7 +10,7 @@ from server.hub.errors import ErrorCode
 from server.hub.game_ids import new_game_id
 from server.hub.hub_state import HubState
 from server.hub.identity import PlayerInfo
-from server.hub.lobby import GameTerms
+from server.hub.lobby import Challenge, GameTerms, Seek
 from server.hub.messages import Message, MessageKind, error_message
 from server.hub.payloads import GameStartedNotice, GameStartPayload
 from server.hub.persist_tokens import WriteKind
@@ -44,13 +44,17 @@ class Games:
         *,
         game_id: GameId | None = None,
         seek_id: int | None = None,
+        consumed: list[Seek | Challenge] | None = None,
     ) -> GameId:
         """Create a room in state ``created`` and ask the store for the game row (``game_id``:
         one chosen by the caller, a tournament's pairing; else a new one).
 
         A real-time game takes both players' real-time slot and withdraws all their seeks and
-        challenges but the stored (correspondence) ones; a correspondence game (which a player may have many of) withdraws only the
-        seek it came from (``seek_id``, if still open)."""
+        challenges but the stored (correspondence) ones; a correspondence game (which a player
+        may have many of) withdraws only the seek it came from (``seek_id``, if still open).
+        The stored offers it answers (that seek, and ``consumed``: those the caller dropped)
+        are deleted with its row (``GameCreated.consumed_offers``), open again if the row is
+        not written (:meth:`drop_new`)."""
         state = self.state
         variant = get_variant(terms.variant)
         if game_id is None:
@@ -72,8 +76,11 @@ class Games:
                 state.remove_seeks(player.id, out, stored=False)
                 state.cancel_challenges(player.id, "game started", out, stored=False)
         seek = None if seek_id is None else state.seeks.get(seek_id)
+        consumed = [] if consumed is None else consumed
         if correspondence and seek is not None:
-            state.drop_seek(seek, out)
+            state.drop_seek(seek, out, consumed)
+        if consumed:
+            state.consuming[game_id] = consumed
         token = state.tokens.issue(game_id, WriteKind.CREATE)
 
         def stored(player: PlayerInfo) -> GamePlayer:
@@ -88,12 +95,14 @@ class Games:
             first=stored(first),
             second=stored(second),
             tournament=terms.tournament,
+            consumed_offers=tuple(offer.key for offer in consumed if offer.key is not None),
         )
         out.append(Persist(token, record))
         return game_id
 
     def start(self, room: GameRoom, now: int, out: list[Effect]) -> None:
         """The game row is stored: start the game, tell the players, join their connections."""
+        self.state.consuming.pop(room.game_id, None)
         room.lifecycle.start(now)
         self.announce_start(room, now, out)
 
@@ -143,6 +152,7 @@ class Games:
         for player in room.players:
             state.drop_game(player.id, room.game_id)
             out += state.send_player(player.id, message)
+        state.reopen_offers(room.game_id, out)
 
     def after_room(self, room: GameRoom) -> None:
         """Bookkeeping after a room change: its timer, and the players freed at the end."""

@@ -12,6 +12,7 @@ online (docs/correspondence.md, "Seeks and challenges").
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from server.hub.commands import (
@@ -94,7 +95,7 @@ class Lobby:
         partner = state.seeks.find_partner(seek)
         if partner is not None and correspondence:
             try:  # the waiting player may have reached the limit since seeking
-                state.check_free(partner.player, yourself=False, correspondence=True)
+                state.check_owner_free(state.info_of(partner.player), correspondence=True)
             except CommandError:
                 partner = None
         if partner is None:
@@ -168,7 +169,7 @@ class Lobby:
         correspondence = is_correspondence(seek.terms.control)
         state.check_free(info, correspondence=correspondence)
         owner = state.info_of(seek.player)  # a stored seek's owner may be offline
-        state.check_free(owner, yourself=False, correspondence=correspondence)
+        state.check_owner_free(owner, correspondence=correspondence)
         if not seek.accepts(info):
             low, high = seek.rating_range or (0, 0)
             raise CommandError(
@@ -189,6 +190,40 @@ class Lobby:
             pair[first], pair[1 - first], seek.terms, now, out, seek_id=seek.id
         )
         out.append(Send(conn.conn_id, ack_message(cmd.ack, {"game": game_id})))
+
+    # ========================================================= stored offers
+
+    def restore_offer(self, offer: Seek | Challenge) -> list[Effect]:
+        """See :meth:`server.hub.hub.Hub.restore_offer`."""
+        if offer.key is None:
+            raise ValueError("only a stored seek or challenge can be restored")
+        state = self.state
+        out: list[Effect] = []
+        if isinstance(offer, Seek):
+            state.open_seek(replace(offer, id=state.seeks.new_id()), out, restored=True)
+            return out
+        challenge = replace(offer, id=state.challenges.new_id(), seek_id=None)
+        state.open_challenge(challenge, out, restored=True)
+        out += self._announce_challenge(challenge)
+        return out
+
+    def forget_offer(self, key: str) -> list[Effect]:
+        """See :meth:`server.hub.hub.Hub.forget_offer`."""
+        state = self.state
+        out: list[Effect] = []
+        for seek in state.seeks.all():
+            if seek.key == key:
+                state.seeks.remove(seek.id)
+                out += state.lobby_event(MessageKind.SEEK_REMOVED, {"id": seek.id})
+        for challenge in state.challenges.all():
+            if challenge.key == key:
+                state.challenges.remove(challenge.id)
+                message = Message(
+                    MessageKind.CHALLENGE_CANCELLED, {"id": challenge.id, "reason": "moved"}
+                )
+                for party in (challenge.sender.id, challenge.target.id):
+                    out += state.send_player(party, message)
+        return out
 
     # ============================================================ challenges
 
@@ -315,12 +350,19 @@ class Lobby:
         sender = state.info_of(challenge.sender)  # a stored challenge's sender may be offline
         correspondence = is_correspondence(challenge.terms.control)
         state.check_free(target, correspondence=correspondence)
-        state.check_free(sender, yourself=False, correspondence=correspondence)
-        state.drop_challenge(challenge, out)
+        state.check_owner_free(sender, correspondence=correspondence)
+        consumed: list[Seek | Challenge] = []
+        state.drop_challenge(challenge, out, consumed)
         pair = (sender, target)
         first = first_mover(challenge.colour, "random", state.rng)
         game_id = self.games.create(
-            pair[first], pair[1 - first], challenge.terms, now, out, seek_id=challenge.seek_id
+            pair[first],
+            pair[1 - first],
+            challenge.terms,
+            now,
+            out,
+            seek_id=challenge.seek_id,
+            consumed=consumed,
         )
         out += state.send_player(
             sender.id,

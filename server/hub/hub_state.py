@@ -10,6 +10,7 @@ of it: ``games`` (:mod:`server.hub.hub_games`), ``lobby`` (:mod:`server.hub.hub_
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from server.hub.effects import (
@@ -56,9 +57,23 @@ class HubConfig:
     make, and the computer's time is shared by everybody (docs/engines.md)."""
     max_correspondence_games: int = 200
     """Correspondence games a player plays at once (besides at most one real-time game)."""
+    ask_owner_games: bool = False
+    """Before a game starts from the stored seek or challenge of a player whose stored
+    correspondence games the hub has no list of (absent: no connection here), ask the adapter
+    for them (``GamesWanted``), so that the limit counts them; False: the games in memory
+    count (a hub without a store)."""
     finished_room_ttl_ms: int = 15 * 60_000
     """How long a finished game stays in memory (final state, post-game chat, rematch)."""
     room: RoomSettings = field(default_factory=RoomSettings)
+
+
+class OwnerGamesUnknown(Exception):
+    """:meth:`HubState.check_owner_free` needs the stored games of ``player``; nothing has
+    changed yet (the hub answers ``GamesWanted``)."""
+
+    def __init__(self, player: PlayerInfo) -> None:
+        super().__init__(player.id)
+        self.player = player
 
 
 @dataclass
@@ -98,6 +113,10 @@ class HubState:
         player connected (the adapter reads them: most are cold, not in memory), kept while
         the player is online: a game ended here leaves it, a room unloaded joins it. With
         :attr:`correspondence` it makes the player's lists and the limit's count."""
+        self.owner_games: Mapping[PlayerId, frozenset[GameId]] = {}
+        """While a command runs again after ``GamesWanted``: the running correspondence games
+        the store lists for offer owners the hub has no list of (as
+        :attr:`stored_correspondence`, for that command only)."""
         self.seeks = SeekBook(config.max_seeks_per_player, config.max_correspondence_seeks)
         self.challenges = ChallengeBook(
             config.max_challenges_per_player, config.max_correspondence_challenges
@@ -114,6 +133,10 @@ class HubState:
         self.held_answers: dict[int, Send] = {}
         """The answer to a command that made or withdrew a stored offer, by the token of the
         write it waits for (:meth:`answer_after_writes`)."""
+        self.consuming: dict[GameId, list[Seek | Challenge]] = {}
+        """The stored offers a game being created answers, by its id, until its row's write
+        is reported: their rows go in that write's transaction (``GameCreated.consumed_offers``);
+        if it fails they are open again (:meth:`reopen_offers`)."""
 
     # ============================================================ connections
 
@@ -164,6 +187,20 @@ class HubState:
     def _dropped(self, key: str, out: list[Effect]) -> None:
         out.append(OfferDropped(key, self._offer_token()))
 
+    def _gone(
+        self, offer: Seek | Challenge, out: list[Effect], consumed: list[Seek | Challenge] | None
+    ) -> None:
+        """A stored offer is no longer open: its row is deleted by a write of its own
+        (``OfferDropped``), or, when a game answers it (``consumed``: the game's list), in the
+        transaction of the game's row. An offer whose insert is not reported yet has a write of
+        its own all the same: queued after the insert (the game's write is not ordered with
+        it)."""
+        assert offer.key is not None
+        if consumed is not None and not any(o is offer for o in self.unwritten_offers.values()):
+            consumed.append(offer)
+        else:
+            self._dropped(offer.key, out)
+
     def open_seek(self, seek: Seek, out: list[Effect], *, restored: bool = False) -> None:
         """Add ``seek`` to the book (within the limits unless ``restored``), announce it, and
         have a stored one written (unless ``restored``: it was read from the store)."""
@@ -172,12 +209,15 @@ class HubState:
             self._stored(seek, out)
         out += self.lobby_event(MessageKind.SEEK_ADDED, seek.view())
 
-    def drop_seek(self, seek: Seek, out: list[Effect]) -> None:
-        """Remove an open seek, announce it, and have a stored one deleted."""
+    def drop_seek(
+        self, seek: Seek, out: list[Effect], consumed: list[Seek | Challenge] | None = None
+    ) -> None:
+        """Remove an open seek, announce it, and have a stored one deleted (``consumed``: a
+        game answers it, see :meth:`_gone`)."""
         if self.seeks.remove(seek.id) is None:
             return
         if seek.key is not None:
-            self._dropped(seek.key, out)
+            self._gone(seek, out, consumed)
         out += self.lobby_event(MessageKind.SEEK_REMOVED, {"id": seek.id})
 
     def open_challenge(
@@ -188,11 +228,28 @@ class HubState:
         if challenge.key is not None and not restored:
             self._stored(challenge, out)
 
-    def drop_challenge(self, challenge: Challenge, out: list[Effect]) -> None:
+    def drop_challenge(
+        self,
+        challenge: Challenge,
+        out: list[Effect],
+        consumed: list[Seek | Challenge] | None = None,
+    ) -> None:
         """Remove an open challenge and have a stored one deleted (the parties are told by
-        the caller)."""
+        the caller; ``consumed``: a game answers it, see :meth:`_gone`)."""
         if self.challenges.remove(challenge.id) is not None and challenge.key is not None:
-            self._dropped(challenge.key, out)
+            self._gone(challenge, out, consumed)
+
+    def reopen_offers(self, game_id: GameId, out: list[Effect]) -> None:
+        """The row of the new game ``game_id`` was not written: the stored offers it answered
+        are open again as they were (their rows are still there), announced like new ones."""
+        for offer in self.consuming.pop(game_id, ()):
+            if isinstance(offer, Seek):
+                self.open_seek(offer, out, restored=True)
+                continue
+            self.open_challenge(offer, out, restored=True)
+            message = Message(MessageKind.CHALLENGE, offer.view())
+            out += self.send_player(offer.target.id, message)
+            out += self.send_player(offer.sender.id, message)
 
     def answer_after_writes(self, out: list[Effect], answer: Send) -> None:
         """Answer a command once the last offer write it asked for (in ``out``) is reported
@@ -311,7 +368,9 @@ class HubState:
         """A player's running correspondence games: those in memory and those the store
         listed at the player's connection (:attr:`stored_correspondence`)."""
         games = self.correspondence.get(player_id, set())
-        stored = self.stored_correspondence.get(player_id)
+        stored: set[GameId] | frozenset[GameId] | None = self.stored_correspondence.get(player_id)
+        if stored is None and self.owner_games:
+            stored = self.owner_games.get(player_id)
         return games | stored if stored else games
 
     def games_of(self, player_id: PlayerId) -> list[GameId]:
@@ -320,6 +379,23 @@ class HubState:
         games = sorted(self.correspondence_of(player_id))
         current = self.playing.get(player_id)
         return games if current is None else [current, *games]
+
+    def check_owner_free(self, owner: PlayerInfo, *, correspondence: bool) -> None:
+        """:meth:`check_free` for the owner of a seek or challenge being answered (maybe
+        absent). With ``config.ask_owner_games``, a registered player the hub has no stored
+        list of is counted with the store's (:attr:`owner_games`), asked for first.
+
+        :raises OwnerGamesUnknown: that list is needed and not given (nothing has changed).
+        """
+        if (
+            correspondence
+            and self.config.ask_owner_games
+            and not (owner.guest or owner.computer)
+            and owner.id not in self.stored_correspondence
+            and owner.id not in self.owner_games
+        ):
+            raise OwnerGamesUnknown(owner)
+        self.check_free(owner, yourself=False, correspondence=correspondence)
 
     def check_free(
         self, player: PlayerInfo, yourself: bool = True, *, correspondence: bool = False

@@ -48,6 +48,7 @@ from server.store.schema import (
     ColumnValues,
     game_moves,
     games,
+    offers,
 )
 from server.store.transactions import Transactions, integrity_kind
 
@@ -81,6 +82,7 @@ class GameStore(Transactions):
         started: bool = False,
         tournament: tuple[str, int] | None = None,
         created_at: datetime | None = None,
+        consumed_offers: Sequence[str] = (),
     ) -> str:
         """Store a new game (status ``created``) and return its id.
 
@@ -92,6 +94,9 @@ class GameStore(Transactions):
         With *started* the game is stored already started (as :meth:`start_game`
         would mark it), in the same transaction: one commit instead of two.
         *tournament* ``(id, round)``: the tournament and round the game belongs to.
+        *consumed_offers*: the keys of the stored seeks and challenges (table ``offers``) the
+        game answers, deleted in the game's transaction: both are written or neither (a crash
+        cannot give back an answered offer, a game not stored leaves its offer open).
 
         :raises ValueError: for malformed arguments or a rated game with a guest.
         :raises UnknownPlayerError: if a player id does not exist.
@@ -137,11 +142,15 @@ class GameStore(Transactions):
         for _ in range(_ID_ATTEMPTS):
             values["id"] = game_id or new_game_id()
             try:
-                if self._direct is not None:
+                if self._direct is not None and not consumed_offers:
                     await self._direct.insert_game(values)
                 else:
                     async with self._transaction(write=True) as connection:
                         await connection.execute(insert(games).values(values))
+                        if consumed_offers:
+                            await connection.execute(
+                                delete(offers).where(offers.c.key.in_(list(consumed_offers)))
+                            )
                 return cast(str, values["id"])
             except IntegrityError as error:
                 kind = integrity_kind(error)

@@ -1,6 +1,7 @@
 """Stored correspondence seeks and challenges (table ``offers``; docs/correspondence.md,
 "Seeks and challenges"): one row per open offer, written when a registered player makes a
-correspondence seek or challenge, deleted when it is answered, cancelled or withdrawn, and read
+correspondence seek or challenge, deleted when it is answered (with the game's row, in its
+transaction: ``GameStore.create_game(consumed_offers=…)``), cancelled or withdrawn, and read
 back whole when a hub starts.
 """
 

@@ -28,6 +28,10 @@ run in order:
   :meth:`HubDriver.offer_written` / :meth:`HubDriver.offer_failed`, and the hub then releases
   the answer of the command that made or withdrew the offer. Without a writer they are
   reported written at once (after the other effects of the call).
+* ``GamesWanted`` — a command would start a correspondence game with an absent offer owner:
+  the owner's running correspondence games are read with :attr:`HubDriver.stored_games` (in a
+  task), then the command runs again with them (``Hub.handle(..., games=...)``); a read that
+  fails answers ``unavailable`` and nothing changes.
 
 A ``match`` naming a player with no connection here, for a correspondence game, may be taken
 by :attr:`HubDriver.offline_match`, which reads the account from the store, then gives it to
@@ -46,7 +50,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -57,6 +61,7 @@ from server.hub.effects import (
     ConnId,
     Effect,
     GameFinished,
+    GamesWanted,
     MoveAppended,
     OfferDropped,
     OfferStored,
@@ -432,12 +437,48 @@ class HubDriver:
                     self.on_offer(effect)
                 else:  # nothing stores offers here: the answers waiting for it go now
                     unstored.append(effect.token)
+            elif isinstance(effect, GamesWanted):
+                self._start(self._with_owner_games(effect))
         if unstored:
             self.call(lambda now: [e for t in unstored for e in self.hub.offer_written(t, now)])
         if prepared:
             # Runs after the move writer's flusher has sent the batch (woken by the submit,
             # it is ahead in the loop's queue): the preparation overlaps the database's work.
             self._loop.call_soon(self._prepare, prepared)
+
+    def _start(self, work: Coroutine[object, object, None]) -> None:
+        task = self._loop.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _with_owner_games(self, wanted: GamesWanted) -> None:
+        """Read an absent offer owner's running correspondence games, then run the command
+        again with them (see ``GamesWanted``)."""
+        command, conn_id = wanted.command, wanted.conn_id
+        reader = self.stored_games
+        try:
+            listed = None if reader is None else await reader(wanted.player)
+        except Exception as error:
+            logger.warning("listing %s's stored games failed: %r", wanted.player.name, error)
+            refusal = Send(conn_id, error_message(ErrorCode.UNAVAILABLE, ack=command.ack))
+            self.call(lambda now: [refusal])
+            return
+        if self._closing or conn_id not in self.hub.state.conns:
+            return  # gone meanwhile: nobody to answer
+        games = {**wanted.known, wanted.player.id: frozenset(listed or ())}
+        try:
+            self.call(
+                lambda now: self.hub.handle(
+                    conn_id, command, now, lag_ms=wanted.lag_ms, games=games
+                )
+            )
+        except Exception:
+            logger.exception("hub failed on %s from connection %d", type(command).__name__, conn_id)
+            self.call(
+                lambda now: [
+                    Send(conn_id, error_message(ErrorCode.INTERNAL_ERROR, ack=command.ack))
+                ]
+            )
 
     def offer_written(self, token: int) -> None:
         """The store wrote ``OfferStored``/``OfferDropped(.., token)`` (see :attr:`on_offer`)."""

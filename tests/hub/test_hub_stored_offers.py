@@ -12,7 +12,15 @@ import pytest
 from hub_harness import FISCHER_TC, Harness, one, player
 
 from server.hub.commands import MatchCommand, parse_command
-from server.hub.effects import Effect, OfferDropped, OfferStored
+from server.hub.effects import (
+    Effect,
+    GameCreated,
+    GamesWanted,
+    OfferDropped,
+    OfferStored,
+    Persist,
+)
+from server.hub.hub_state import HubConfig
 from server.hub.lobby import Challenge, Seek
 
 DAY = {"kind": "correspondence", "days": 1}
@@ -28,6 +36,16 @@ def match(tc: dict[str, object], ack: str) -> MatchCommand:
 
 def stored_effects(effects: list[Effect]) -> list[OfferStored | OfferDropped]:
     return [e for e in effects if isinstance(e, OfferStored | OfferDropped)]
+
+
+def consumed_keys(effects: list[Effect]) -> list[str]:
+    """The stored offers the games created in ``effects`` delete with their rows."""
+    return [
+        key
+        for e in effects
+        if isinstance(e, Persist) and isinstance(e.record, GameCreated)
+        for key in e.record.consumed_offers
+    ]
 
 
 def test_a_stored_seek_outlives_its_player_and_starts_a_game_without_them() -> None:
@@ -48,8 +66,8 @@ def test_a_stored_seek_outlives_its_player_and_starts_a_game_without_them() -> N
     h.clear()
     seek_id = h.hub.seeks()[0].id
     taken = h.send(3, "play", id=seek_id, ack="p")
-    (dropped,) = stored_effects(taken)
-    assert isinstance(dropped, OfferDropped) and dropped.key == key
+    # Its row goes with the game's, in one transaction: no write of its own.
+    assert stored_effects(taken) == [] and consumed_keys(taken) == [key]
     game_id = one(h.inbox(3), "ack").d["game"]
     assert h.hub.seeks() == []
     assert set(h.hub.games_of("p1")) == {game_id} and h.hub.games_of("p3") == [game_id]
@@ -93,7 +111,7 @@ def test_restored_offers_get_new_ids_and_are_announced() -> None:
     # Accepted with the challenger offline: the game is made, the row deleted.
     (restored,) = again.hub.state.challenges.involving("p2")
     effects = again.send(2, "accept", id=restored.id, ack="a")
-    assert [e.key for e in stored_effects(effects)] == [challenge.key]
+    assert stored_effects(effects) == [] and consumed_keys(effects) == [challenge.key]
     assert isinstance(one(again.inbox(2), "ack").d["game"], str)
 
 
@@ -171,3 +189,104 @@ def test_a_failed_write_answers_an_error_and_leaves_nothing_open() -> None:
     h.fail_offer()
     h.commit_offers()
     assert one(h.of_type(1, "ack"), "ack").a == "s2"
+
+
+def test_a_game_deletes_the_offers_it_answers_with_its_row() -> None:
+    """The stored offers a game answers go in its row's transaction
+    (``GameCreated.consumed_offers``), with no write of their own; a row not written leaves
+    them open again as they were; an offer answered before its own insert was reported gets
+    its own delete, queued after that insert."""
+    h = Harness(auto_commit=False)
+    for n in (1, 2, 3):
+        h.connect(n, player(f"p{n}"))
+    h.send(3, "sought", watch=True)
+    h.send(1, "seek", variant="minishogi", tc=DAY, manual=True)
+    h.commit_offers()
+    (seek,) = h.hub.seeks()
+    h.send(2, "play", id=seek.id)  # a manual seek: a challenge to its owner
+    h.commit_offers()
+    (challenge,) = h.hub.state.challenges.involving("p1")
+    assert challenge.key is not None and challenge.seek_id == seek.id
+    h.clear()
+    taken = h.send(1, "accept", id=challenge.id, ack="a")
+    assert stored_effects(taken) == []
+    assert sorted(consumed_keys(taken)) == sorted(k for k in (seek.key, challenge.key) if k)
+    assert h.hub.seeks() == [] and h.hub.state.challenges.involving("p1") == []
+    h.fail("database locked")
+    # Open again, with their ids: nothing was deleted.
+    assert h.hub.seeks() == [seek] and h.hub.state.challenges.involving("p1") == [challenge]
+    assert [m.t for m in h.inbox(3)] == ["seek_removed", "seek_added"]
+    told = h.inbox(1)
+    assert one(told, "error").d["code"] == "game_not_created"
+    assert one(told, "challenge").d["id"] == challenge.id
+    assert h.hub.state.consuming == {} and h.offer_writes == []
+    # Accepted again: the game is stored, nothing is left to write.
+    taken = h.send(1, "accept", id=challenge.id, ack="b")
+    assert sorted(consumed_keys(taken)) == sorted(k for k in (seek.key, challenge.key) if k)
+    assert h.hub.state.consuming != {}
+    h.commit()
+    assert h.hub.state.consuming == {} and h.offer_writes == []
+    assert isinstance(one(h.inbox(1), "ack").d["game"], str)
+    # Taken before its own insert was reported: deleted by its own write, after the insert.
+    h.send(2, "seek", variant="shoshogi", tc=DAY)
+    (fresh,) = h.hub.seeks()
+    taken = h.send(3, "play", id=fresh.id)
+    assert consumed_keys(taken) == []
+    inserted, dropped = h.offer_writes
+    assert isinstance(inserted, OfferStored) and isinstance(dropped, OfferDropped)
+    assert dropped.key == fresh.key
+
+
+def test_an_absent_owners_limit_counts_the_stored_games() -> None:
+    """With ``ask_owner_games``, answering the stored seek or challenge of a player whose
+    stored games the hub has no list of (absent) asks for them first (``GamesWanted``,
+    nothing changed), and the command run again with them counts them: at the limit it is
+    refused (``player_busy``) and the offer stays open; below it the game starts."""
+    h = Harness(HubConfig(ask_owner_games=True, max_correspondence_games=1))
+    h.connect(1, player("p1"))
+    h.send(1, "seek", variant="minishogi", tc=DAY)
+    h.run(h.hub.match_offline(1, match(DAY, "m"), player("ghost"), h.now))
+    h.disconnect(1)
+    (seek,) = h.hub.seeks()
+    h.connect(2, player("p2"))
+    h.clear()
+    play = parse_command({"t": "play", "a": "p", "d": {"id": seek.id}})
+    (wanted,) = h.send(2, "play", id=seek.id, ack="p")
+    assert isinstance(wanted, GamesWanted)
+    assert (wanted.conn_id, wanted.command, wanted.player.id, wanted.known) == (2, play, "p1", {})
+    assert h.hub.seeks() == [seek] and h.inbox(2) == []
+    busy = {"p1": frozenset({"stored1"})}
+    h.run(h.hub.handle(2, play, h.now, games=busy))
+    refused = one(h.inbox(2), "error")
+    assert (refused.a, refused.d["code"]) == ("p", "player_busy")
+    assert "1 correspondence games" in str(refused.d["message"])
+    assert h.hub.seeks() == [seek] and h.hub.games_of("p2") == []
+    assert h.hub.state.owner_games == {}  # for that command only
+    # A fitting seek asks too, and opens beside the busy one.
+    (wanted,) = h.send(2, "seek", variant="minishogi", tc=DAY, ack="s")
+    assert isinstance(wanted, GamesWanted) and wanted.player.id == "p1"
+    h.run(h.hub.handle(2, wanted.command, h.now, games=busy))
+    assert len(h.hub.seeks()) == 2 and h.hub.games_of("p2") == []
+    h.send(2, "unseek", ack="u")
+    h.clear()
+    # Below the limit: taken.
+    h.run(h.hub.handle(2, play, h.now, games={"p1": frozenset()}))
+    game_id = one(h.inbox(2), "ack").d["game"]
+    assert h.hub.games_of("p1") == [game_id] and h.hub.seeks() == []
+    # Accepting the absent sender's challenge asks too; the game in memory counts with them.
+    h.run(h.hub.connect(5, player("ghost"), h.now, []))
+    (challenge,) = h.hub.state.challenges.involving("ghost")
+    accept = parse_command({"t": "accept", "a": "a", "d": {"id": challenge.id}})
+    (wanted,) = h.run(h.hub.handle(5, accept, h.now))
+    assert isinstance(wanted, GamesWanted) and wanted.player.id == "p1"
+    h.run(h.hub.handle(5, accept, h.now, games={"p1": frozenset()}))
+    assert one(h.inbox(5), "error").d["code"] == "player_busy"
+    assert h.hub.state.challenges.involving("ghost") == [challenge]
+    # An owner online, with the store's list given at the connection, is not asked about.
+    h.run(h.hub.connect(3, player("p3"), h.now, []))
+    h.send(3, "seek", variant="shoshogi", tc=DAY)
+    (other,) = h.hub.seeks()
+    h.connect(4, player("p4"))
+    h.clear()
+    assert not any(isinstance(e, GamesWanted) for e in h.send(4, "play", id=other.id))
+    assert one(h.inbox(4), "ack").d["game"] in h.hub.games_of("p3")

@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 
 from server.rules.time_control import Correspondence, Fischer, Unlimited
-from server.store import Store, StoredOffer, StoredOfferPlayer, UnknownPlayerError
+from server.store import GameStateError, Store, StoredOffer, StoredOfferPlayer, UnknownPlayerError
+
+START_FEN = "rbsgk/4p/5/P4/KGSBR[-] w 0 1"
+DAYS = Correspondence(3)
 
 
 async def test_offers_round_trip(store: Store) -> None:
@@ -54,3 +57,53 @@ async def test_offers_round_trip(store: Store) -> None:
         await store.add_offer(
             StoredOffer("d4", ghost, None, "shoshogi", Unlimited(), False, "random", None, False)
         )
+
+
+async def test_a_game_deletes_the_offers_it_answers_in_its_transaction(store: Store) -> None:
+    """``create_game(consumed_offers=…)``: the offers' rows go in the game row's transaction;
+    a game that is not written leaves them (on PostgreSQL too, where a game's row is otherwise
+    written outside SQLAlchemy)."""
+    alice = await store.create_player("alice", "hash")
+    bob = await store.create_player("bob", "hash")
+    a = StoredOfferPlayer(alice.id, "alice", False)
+    b = StoredOfferPlayer(bob.id, "bob", False)
+    seek = StoredOffer("00000000000000a1", a, None, "minishogi", DAYS, False, "random", None, True)
+    challenge = StoredOffer(
+        "00000000000000b2", b, a, "minishogi", DAYS, False, "first", None, False
+    )
+    other = StoredOffer("00000000000000c3", b, None, "shoshogi", DAYS, False, "random", None, False)
+    for offer in (seek, challenge, other):
+        await store.add_offer(offer)
+
+    async def create(game_id: str, second_id: int) -> str:
+        return await store.create_game(
+            game_id=game_id,
+            variant="minishogi",
+            start_fen=START_FEN,
+            time_control=DAYS,
+            first_name="alice",
+            second_name="bob",
+            first_player_id=alice.id,
+            second_player_id=second_id,
+            started=True,
+            consumed_offers=(seek.key, challenge.key),
+        )
+
+    await store.create_game(
+        game_id="taken123",
+        variant="minishogi",
+        start_fen=START_FEN,
+        time_control=DAYS,
+        first_name="alice",
+        second_name="bob",
+    )
+    # Refused (the id is used; a player with no account): the offers stay.
+    with pytest.raises(GameStateError):
+        await create("taken123", bob.id)
+    with pytest.raises(UnknownPlayerError):
+        await create("fresh123", 999_999)
+    assert [o.key for o in await store.stored_offers()] == [seek.key, challenge.key, other.key]
+    assert await create("fresh123", bob.id) == "fresh123"
+    assert [o.key for o in await store.stored_offers()] == [other.key]
+    game = await store.get_game("fresh123")
+    assert game is not None and game.status == "started"

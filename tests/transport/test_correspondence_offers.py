@@ -22,6 +22,8 @@ from support import poll
 from ws_support import Client, OpenClient, StartApp
 
 from server.app import App
+from server.rules import get_variant
+from server.rules.time_control import Correspondence
 
 DAYS = {"kind": "correspondence", "days": 3}
 SEEK = {"variant": "minishogi", "tc": DAYS}
@@ -279,3 +281,79 @@ async def test_a_failed_write_answers_an_error_and_opens_nothing(
     await alice.ok("seek", SEEK)
     await carol.ok("seek", {**SEEK, "variant": "shoshogi"})
     assert await _stored(app) == [("alice", ""), ("carol", "")]
+
+
+async def _account_id(app: App, name: str) -> int:
+    account = await app.store.player_by_name(name)
+    assert account is not None
+    return account.id
+
+
+async def test_an_absent_seekers_limit_counts_the_games_the_store_lists(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    """Taking the stored seek of a player away counts the player's running correspondence
+    games as the store lists them, not only those in memory: at the limit (1 here) the taker
+    is refused ``player_busy`` and the seek stays, stored; the seek of another player away,
+    below the limit, is taken."""
+    app = await start_app(max_correspondence_games=1)
+    await _gone(app, await _registered(app, open_client, "carol"))
+    alice = await _registered(app, open_client, "alice")
+    dave = await _registered(app, open_client, "dave")
+    bob = await _registered(app, open_client, "bobby")
+    alices = (await alice.ok("seek", SEEK))["seek"]
+    daves = (await dave.ok("seek", {**SEEK, "variant": "shoshogi"}))["seek"]
+    await _gone(app, alice)
+    await _gone(app, dave)
+    # A running game of alice's that no hub holds (as a cold one after a restart).
+    await app.store.create_game(
+        variant="minishogi",
+        start_fen=get_variant("minishogi").start_fen,
+        time_control=Correspondence(3),
+        first_name="alice",
+        second_name="carol",
+        first_player_id=await _account_id(app, "alice"),
+        second_player_id=await _account_id(app, "carol"),
+        started=True,
+    )
+    await _stored_soon(app, [("alice", ""), ("dave", "")])
+    refused = await bob.request("play", {"id": alices})
+    assert refused["t"] == "error" and refused["d"]["code"] == "player_busy"
+    assert refused["d"]["message"] == "alice plays 1 correspondence games, the most at once."
+    assert [s["id"] for s in (await bob.ok("sought"))["seeks"]] == [alices, daves]
+    assert await _stored(app) == [("alice", ""), ("dave", "")]
+    game_id = (await bob.ok("play", {"id": daves}))["game"]
+    assert (await bob.next("game_start"))["d"]["game"] == game_id
+    assert [s["id"] for s in (await bob.ok("sought"))["seeks"]] == [alices]
+    # Deleted with the game's row, in its transaction: gone at the game's start.
+    assert await _stored(app) == [("alice", "")]
+
+
+async def test_a_game_not_written_leaves_its_seek_open_and_stored(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    """A game whose row cannot be written (the table renamed away under the running server)
+    leaves the stored seek it answered: open again, listed, still stored. With its owner away,
+    the owner's games cannot be listed either: ``unavailable``, nothing changed. Taken once
+    the store is back, the seek's row is gone at the game's start."""
+    app = await start_app()
+    alice = await _registered(app, open_client, "alice")
+    bob = await _registered(app, open_client, "bobby")
+    seek_id = (await alice.ok("seek", SEEK))["seek"]
+    await bob.ok("sought", {"watch": True})
+    async with app.store.engine.begin() as connection:
+        await connection.execute(text("ALTER TABLE games RENAME TO games_away"))
+    await bob.ok("play", {"id": seek_id})
+    assert (await bob.next("error"))["d"]["code"] == "game_not_created"
+    assert (await bob.next("seek_added"))["d"]["id"] == seek_id
+    assert [s["id"] for s in (await bob.ok("sought"))["seeks"]] == [seek_id]
+    assert await _stored(app) == [("alice", "")]
+    await _gone(app, alice)
+    refused = await bob.request("play", {"id": seek_id})
+    assert refused["t"] == "error" and refused["d"]["code"] == "unavailable"
+    assert [s["id"] for s in (await bob.ok("sought"))["seeks"]] == [seek_id]
+    async with app.store.engine.begin() as connection:
+        await connection.execute(text("ALTER TABLE games_away RENAME TO games"))
+    game_id = (await bob.ok("play", {"id": seek_id}))["game"]
+    assert (await bob.next("game_start"))["d"]["game"] == game_id
+    assert await _stored(app) == []
