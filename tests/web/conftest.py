@@ -26,6 +26,7 @@ import pytest_asyncio
 from playwright.async_api import Browser, ConsoleMessage, Error, Page, async_playwright, expect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "transport"))
+from seats import TEST_OUTPUT
 from support import copy_sqlite_database
 from ws_support import settings_for
 
@@ -37,7 +38,6 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 ROOT = Path(__file__).resolve().parents[2]
-TEST_OUTPUT = ROOT / "test-output" / "web"
 DOC_SCREENSHOTS = ROOT / "docs" / "screenshots"
 OpenPage = Callable[..., Awaitable[Page]]
 

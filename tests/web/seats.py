@@ -10,12 +10,15 @@ import asyncio
 import json
 import urllib.request
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Page, expect
 
 from server.app import App
 
+TEST_OUTPUT = Path(__file__).resolve().parents[2] / "test-output" / "web"
+"""Where the browser tests write their screenshots (and a failed test's pages)."""
 WAIT_MS = 30_000
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from playwright.async_api import Page, expect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "transport"))
-from conftest import TEST_OUTPUT
+from seats import TEST_OUTPUT
 from test_review import save_game
 from ws_support import TEST_WORKER_KEY
 
