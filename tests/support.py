@@ -22,14 +22,18 @@ from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from server.config import Settings
+
 __all__ = [
     "PG_URL",
+    "REDIS_URL",
     "WAIT_S",
     "FakeClock",
     "TcpForwarder",
     "copy_sqlite_database",
     "create_database",
     "drop_database",
+    "node_settings",
     "pg_dsn",
     "poll",
     "wait_until",
@@ -39,6 +43,28 @@ PG_URL = os.environ.get(
     "VARIANT_HUB_TEST_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 )
 """The SQLAlchemy URL of the test PostgreSQL database."""
+
+
+REDIS_URL = os.environ.get("HUB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+"""The test Redis, which the cluster's nodes share."""
+
+
+def node_settings(node_id: str, database: str, prefix: str, **overrides: Any) -> Settings:
+    """The settings of an in-process cluster node ``node_id`` on ``database`` and the test
+    Redis under the bus prefix ``prefix``: any ports, quiet logs, cheap password hashing."""
+    options: dict[str, Any] = {
+        "port": 0,
+        "ics_port": 0,
+        "node_id": node_id,
+        "database_url": database,
+        "redis_url": REDIS_URL,
+        "bus_prefix": prefix,
+        "log_level": "WARNING",
+        "argon2_time_cost": 1,
+        "argon2_memory_kib": 8,
+        "argon2_parallelism": 1,
+    }
+    return Settings(**{**options, **overrides})
 
 
 def pg_dsn(url: str = PG_URL) -> str:

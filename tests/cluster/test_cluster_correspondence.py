@@ -12,7 +12,6 @@ in Redis with no process behind it.
 from __future__ import annotations
 
 import asyncio
-import os
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -20,16 +19,14 @@ from datetime import UTC, datetime
 
 import pytest
 from cluster_support import Client, finished_game, stored_game
-from support import SteppedClock, create_database, drop_database, poll
+from support import SteppedClock, create_database, drop_database, node_settings, poll
 
 from server.app import App
 from server.cluster.node import ClusterDriver
-from server.config import Settings
 from server.rules import Game, MoveRecord, get_variant
 from server.rules.time_control import DAY_MS, Correspondence
 from server.transport.accounts import store_player_id
 
-REDIS_URL = os.environ.get("HUB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 TTL_MS = 3000
 HOUR = 3_600_000
 IDLE_MS = 600_000
@@ -54,30 +51,14 @@ class Nodes:
         return app.driver
 
 
-def node_settings(node_id: str, database: str, prefix: str) -> Settings:
-    return Settings(
-        port=0,
-        ics_port=0,
-        node_id=node_id,
-        database_url=database,
-        redis_url=REDIS_URL,
-        bus_prefix=prefix,
-        lease_ttl_ms=TTL_MS,
-        log_level="WARNING",
-        argon2_time_cost=1,
-        argon2_memory_kib=8,
-        argon2_parallelism=1,
-    )
-
-
 @pytest.fixture
 async def nodes() -> AsyncIterator[Nodes]:
     database = await create_database("corr_cluster")
     clock = SteppedClock()
     prefix = f"corr-{uuid.uuid4().hex[:8]}:"
-    a = App(node_settings("node-a", database, prefix), clock=clock)
+    a = App(node_settings("node-a", database, prefix, lease_ttl_ms=TTL_MS), clock=clock)
     await a.start()
-    b = App(node_settings("node-b", database, prefix), clock=clock, migrate=False)
+    b = App(node_settings("node-b", database, prefix, lease_ttl_ms=TTL_MS), clock=clock, migrate=False)
     try:
         await b.start()
         try:

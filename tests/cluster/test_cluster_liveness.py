@@ -10,37 +10,21 @@ state queue (the cluster storm's start-up: each hub logged the other "gone").
 from __future__ import annotations
 
 import asyncio
-import os
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
-from support import poll
+from support import REDIS_URL, node_settings, poll
 
 from server.app import App
 from server.cluster.node import ClusterDriver
-from server.config import Settings
-
-REDIS_URL = os.environ.get("HUB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
 @pytest.fixture
 async def app(tmp_path: Path) -> AsyncIterator[App]:
-    settings = Settings(
-        port=0,
-        ics_port=0,
-        node_id="node-a",
-        database_url=f"sqlite+aiosqlite:///{tmp_path / 'hub.sqlite3'}",
-        redis_url=REDIS_URL,
-        bus_prefix=f"liveness-{uuid.uuid4().hex[:8]}:",
-        presence_ttl_ms=600,
-        log_level="WARNING",
-        argon2_time_cost=1,
-        argon2_memory_kib=8,
-        argon2_parallelism=1,
-    )
+    settings = node_settings("node-a", f"sqlite+aiosqlite:///{tmp_path / 'hub.sqlite3'}", f"liveness-{uuid.uuid4().hex[:8]}:", presence_ttl_ms=600)
     started = App(settings)
     await started.start()
     try:

@@ -9,20 +9,17 @@ no version skipped.
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 from cluster_support import Client, finished_game, move_events, pair, scripted_game
-from support import create_database, drop_database
+from support import create_database, drop_database, node_settings
 
 from server.app import App
 from server.cluster.node import ClusterDriver
-from server.config import Settings
 
-REDIS_URL = os.environ.get("HUB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 LOST_PLY = 4
 
 
@@ -41,18 +38,7 @@ async def nodes(database: str) -> AsyncIterator[list[App]]:
     apps: list[App] = []
     try:
         for name in ("node-a", "node-b"):
-            settings = Settings(
-                port=0,
-                ics_port=0,
-                node_id=name,
-                database_url=database,
-                redis_url=REDIS_URL,
-                bus_prefix=prefix,
-                log_level="WARNING",
-                argon2_time_cost=1,
-                argon2_memory_kib=8,
-                argon2_parallelism=1,
-            )
+            settings = node_settings(name, database, prefix)
             app = App(settings)
             await app.start()
             apps.append(app)

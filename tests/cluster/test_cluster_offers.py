@@ -7,21 +7,18 @@ exactly one live node, and a restarted node gives back its own."""
 from __future__ import annotations
 
 import asyncio
-import os
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 from cluster_support import Client
-from support import create_database, drop_database, poll
+from support import create_database, drop_database, node_settings, poll
 
 from server.app import App
-from server.config import Settings
 from server.rules.time_control import Correspondence
 from server.store import StoredOffer, StoredOfferPlayer, node_of
 from server.transport.accounts import store_player_id
 
-REDIS_URL = os.environ.get("HUB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 DAYS = {"kind": "correspondence", "days": 3}
 
 StartNode = Callable[[str], Awaitable[App]]
@@ -34,18 +31,7 @@ async def start_node() -> AsyncIterator[StartNode]:
     running: list[App] = []
 
     async def start(node_id: str) -> App:
-        settings = Settings(
-            port=0,
-            ics_port=0,
-            node_id=node_id,
-            database_url=database,
-            redis_url=REDIS_URL,
-            bus_prefix=prefix,
-            log_level="WARNING",
-            argon2_time_cost=1,
-            argon2_memory_kib=8,
-            argon2_parallelism=1,
-        )
+        settings = node_settings(node_id, database, prefix)
         app = App(settings)
         await app.start()
         running.append(app)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -19,17 +18,15 @@ from contextlib import asynccontextmanager
 import asyncpg
 import pytest
 from cluster_support import FISCHER, Client, pair, stored_game
-from support import FakeClock, create_database, drop_database, pg_dsn, poll
+from support import FakeClock, create_database, drop_database, node_settings, pg_dsn, poll
 
 from server.app import App
 from server.cluster.node import ClusterDriver
 from server.cluster.ownership import Takeover
-from server.config import Settings
 from server.rules import Game, MoveRecord, get_variant
 from server.rules.time_control import Fischer
 from server.transport.accounts import store_player_id
 
-REDIS_URL = os.environ.get("HUB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 TTL_MS = 3000
 PERIOD_S = TTL_MS / 3000
 START_FEN = "rbsgk/4p/5/P4/KGSBR[-] w 0 1"
@@ -53,19 +50,7 @@ async def survivor(
     """The survivor node; its lease TTL ``TTL_MS`` unless the test gives another
     (``indirect`` parametrization)."""
     ttl_ms: int = getattr(request, "param", TTL_MS)
-    settings = Settings(
-        port=0,
-        ics_port=0,
-        node_id="node-b",
-        database_url=database,
-        redis_url=REDIS_URL,
-        bus_prefix=f"race-{uuid.uuid4().hex[:8]}:",
-        lease_ttl_ms=ttl_ms,
-        log_level="WARNING",
-        argon2_time_cost=1,
-        argon2_memory_kib=8,
-        argon2_parallelism=1,
-    )
+    settings = node_settings("node-b", database, f"race-{uuid.uuid4().hex[:8]}:", lease_ttl_ms=ttl_ms)
     app = App(settings)
     await app.start()
     clock = FakeClock()

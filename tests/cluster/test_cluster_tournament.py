@@ -5,18 +5,15 @@ one through the bus, and played to its end there."""
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import AsyncIterator
 
 import pytest
 from cluster_support import Client, Msg
-from support import create_database, drop_database, wait_until
+from support import create_database, drop_database, node_settings, wait_until
 
 from server.app import App
-from server.config import Settings
 
-REDIS_URL = os.environ.get("HUB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 TTL_MS = 3000
 """As the other cluster tests: a shorter TTL renews the games' leases so often that a stop
 sometimes lands in a renewal's Redis call and ``ClusterDriver.close`` waits for ever on the
@@ -41,20 +38,7 @@ async def database() -> AsyncIterator[str]:
 
 def node(database: str, name: str, prefix: str) -> App:
     return App(
-        Settings(
-            port=0,
-            ics_port=0,
-            node_id=name,
-            database_url=database,
-            redis_url=REDIS_URL,
-            bus_prefix=prefix,
-            lease_ttl_ms=TTL_MS,
-            log_level="WARNING",
-            argon2_time_cost=1,
-            argon2_memory_kib=8,
-            argon2_parallelism=1,
-            registrations_per_address_per_hour=100_000,
-        )
+        node_settings(name, database, prefix, lease_ttl_ms=TTL_MS, registrations_per_address_per_hour=100_000)
     )
 
 

@@ -5,24 +5,20 @@ game start — the Bot API's ``gameStart`` (berserk, unmodified), ICS's ``Creati
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import AsyncIterator
 
 import pytest
 from bot_support import Bot, call, new_token
 from ics_support import IcsClient
-from support import create_database, drop_database
+from support import create_database, drop_database, node_settings
 from tournament_watch import Standings
 
 from server.app import App
 from server.cluster.node import ClusterDriver
-from server.config import Settings
 from server.hub.identity import COMPUTER
 from server.hub.tournament.values import TournamentSettings
 from server.rules.time_control import Fischer
-
-REDIS_URL = os.environ.get("HUB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
 @pytest.fixture
@@ -35,20 +31,7 @@ async def database() -> AsyncIterator[str]:
 
 
 def node(database: str, name: str, prefix: str, *, ics: bool = False) -> App:
-    settings = Settings(
-        port=0,
-        ics_port=0,
-        node_id=name,
-        database_url=database,
-        redis_url=REDIS_URL,
-        bus_prefix=prefix,
-        lease_ttl_ms=3000,
-        log_level="WARNING",
-        argon2_time_cost=1,
-        argon2_memory_kib=8,
-        argon2_parallelism=1,
-        registrations_per_address_per_hour=100_000,
-    )
+    settings = node_settings(name, database, prefix, lease_ttl_ms=3000, registrations_per_address_per_hour=100_000)
     return App(settings, ics_listen=0 if ics else None)
 
 

@@ -8,30 +8,22 @@ end. Two in-process hubs on the real Redis and PostgreSQL."""
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import AsyncIterator
 
 import pytest_asyncio
 from playwright.async_api import expect
 from seats import WAIT_MS, Seat
-from support import create_database, drop_database
+from support import create_database, drop_database, node_settings
 from ws_support import Client
 
 from server.app import App
-from server.config import Settings
 from server.hub.tournament.values import TournamentSettings
 from server.rules.time_control import Fischer
 
-REDIS_URL = os.environ.get("HUB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-
 
 def node(database: str, name: str, prefix: str) -> App:
-    settings = Settings(
-        port=0, ics_port=0, node_id=name, database_url=database, redis_url=REDIS_URL,
-        bus_prefix=prefix, lease_ttl_ms=3000, log_level="WARNING", argon2_time_cost=1,
-        argon2_memory_kib=8, argon2_parallelism=1, registrations_per_address_per_hour=100_000,
-    )
+    settings = node_settings(name, database, prefix, lease_ttl_ms=3000, registrations_per_address_per_hour=100_000)
     return App(settings)
 
 
