@@ -31,8 +31,6 @@ import json
 import os
 import random
 import signal
-import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -42,7 +40,14 @@ from typing import Any
 import aiohttp
 import checkout  # noqa: F401  (this checkout's server and tests/ on sys.path)
 from load_clients import describe, percentile, print_phases, way_in_and_out
-from processes import Process, cpu_seconds, probe_report, raise_fd_limit, start_hub
+from processes import (
+    ChildProcess,
+    Process,
+    cpu_seconds,
+    probe_report,
+    raise_fd_limit,
+    start_hub,
+)
 from support import create_database, drop_database
 from websockets.asyncio.client import connect
 
@@ -225,39 +230,17 @@ class Timeline:
         return phase
 
 
-class Humans:
-    """The human pairs' process (``bot_humans.py``)."""
-
-    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
-        self.popen = popen
-
-    @classmethod
-    async def start(cls, port: int, args: argparse.Namespace) -> Humans:
-        popen = subprocess.Popen(
-            [
-                sys.executable,
-                str(Path(__file__).resolve().parent / "bot_humans.py"),
-                str(port),
-                str(args.human_pairs),
-                str(args.human_think_ms),
-                str(args.max_plies),
-            ],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-        )
-        assert popen.stdout is not None
-        line = await asyncio.to_thread(popen.stdout.readline)
-        assert line.strip() == b"ready", line
-        return cls(popen)
-
-    async def stop(self) -> dict[str, Any]:
-        """Stop playing; every acknowledged move as [sent, acknowledged], errors, games."""
-        assert self.popen.stdin is not None and self.popen.stdout is not None
-        self.popen.stdin.close()
-        line = await asyncio.to_thread(self.popen.stdout.readline)
-        await asyncio.to_thread(self.popen.wait, 30)
-        result: dict[str, Any] = json.loads(line)
-        return result
+async def start_humans(port: int, args: argparse.Namespace) -> ChildProcess:
+    """The human pairs' process (``bot_humans.py``); finished, it answers every acknowledged
+    move as [sent, acknowledged], its errors and its games."""
+    return await ChildProcess.start(
+        "the human pairs' process",
+        str(Path(__file__).resolve().parent / "bot_humans.py"),
+        str(port),
+        str(args.human_pairs),
+        str(args.human_think_ms),
+        str(args.max_plies),
+    )
 
 
 def ms(values: list[float], q: float) -> str:
@@ -342,7 +325,7 @@ async def main() -> None:
         HUB_REGISTRATIONS_PER_ADDRESS_PER_HOUR="100000",
     )
     hub = await start_hub(url, workdir)
-    humans: Humans | None = None
+    humans: ChildProcess | None = None
     try:
         bench = Bench(hub.port, args)
         timeline = Timeline(hub)
@@ -357,7 +340,7 @@ async def main() -> None:
                 assert health.status == 200
             # From here on every probe window counts: connections and logins included.
             await timeline.begin()
-            humans = await Humans.start(hub.port, args)
+            humans = await start_humans(hub.port, args)
             await asyncio.sleep(2.0)  # the humans' first games start
             await timeline.close("humans connect")
             await asyncio.sleep(args.seconds)
@@ -380,7 +363,7 @@ async def main() -> None:
             await timeline.close("bots leave")
             await asyncio.sleep(args.seconds)
             await timeline.close("humans alone again")
-            played = await humans.stop()
+            played = await humans.finish()
             humans = None
         trips = played["trips"]
         phases = timeline.phases
@@ -423,7 +406,7 @@ async def main() -> None:
         print(f"  errors: bots {bench.errors or 'none'}, humans {played['errors'] or 'none'}")
     finally:
         if humans is not None:
-            humans.popen.kill()
+            humans.kill()
         hub.stop()
         if fresh:
             await drop_database(url)

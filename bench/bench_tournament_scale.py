@@ -38,7 +38,6 @@ import os
 import re
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -48,7 +47,14 @@ from typing import Any
 
 import checkout  # noqa: F401  (this checkout's server and tests/ on sys.path)
 from load_clients import open_many
-from processes import Process, cpu_seconds, probe_report, raise_fd_limit, start_hub
+from processes import (
+    ChildProcess,
+    Process,
+    cpu_seconds,
+    probe_report,
+    raise_fd_limit,
+    start_hub,
+)
 from support import create_database, drop_database
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -224,37 +230,41 @@ async def spectator_child(url: str, tournament: str, count: int) -> None:
 
 
 class Spectators:
-    def __init__(self, procs: list[subprocess.Popen[bytes]]) -> None:
-        self.procs = procs
+    """The spectators' processes (:func:`spectator_child`), started side by side."""
+
+    def __init__(self, children: list[ChildProcess]) -> None:
+        self.children = children
 
     @classmethod
     async def start(cls, url: str, tournament: str, count: int, procs: int) -> Spectators:
-        children = []
-        for n in range(procs):
-            share = count // procs + (1 if n < count % procs else 0)
-            children.append(
-                subprocess.Popen(
-                    [sys.executable, __file__, "--spectator-child", url, tournament, str(share)],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
+        shares = [count // procs + (1 if n < count % procs else 0) for n in range(procs)]
+        started = await asyncio.gather(
+            *(
+                ChildProcess.start(
+                    "a spectator process",
+                    __file__,
+                    "--spectator-child",
+                    url,
+                    tournament,
+                    str(share),
                 )
-            )
-        spectators = cls(children)
-        for child in children:
-            assert child.stdout is not None
-            line = await asyncio.to_thread(child.stdout.readline)
-            if line.strip() != b"ready":
-                raise RuntimeError(f"a spectator process failed: {line!r}")
-        return spectators
+                for share in shares
+            ),
+            return_exceptions=True,
+        )
+        children = [child for child in started if isinstance(child, ChildProcess)]
+        failed = [error for error in started if isinstance(error, BaseException)]
+        if failed:
+            for child in children:
+                child.kill()
+            raise failed[0]
+        return cls(children)
 
     async def receipts(self) -> dict[str, list[float]]:
         merged: dict[str, list[float]] = {}
-        for child in self.procs:
-            assert child.stdin is not None and child.stdout is not None
-            child.stdin.write(b"report\n")
-            child.stdin.flush()
-            line = await asyncio.to_thread(child.stdout.readline)
-            for key, (round_, first, last, n) in json.loads(line).items():
+        for child in self.children:
+            child.tell("report")
+            for key, (round_, first, last, n) in (await child.answer()).items():
                 seen = merged.get(key)
                 if seen is None:
                     merged[key] = [round_, first, last, n]
@@ -263,9 +273,8 @@ class Spectators:
         return merged
 
     def stop(self) -> None:
-        for child in self.procs:
+        for child in self.children:
             child.kill()
-            child.wait()
 
 
 # ----------------------------------------------------------------------------- the run
@@ -395,7 +404,9 @@ async def run(args: argparse.Namespace) -> None:
                 f"{1000 * (push[2] - burst):.0f} ms after the burst "
                 f"(first→last receipt {1000 * (push[2] - push[1]):.0f} ms)"
             )
-    print(f"hub CPU over the run: {hub_cpu:.1f} s; player errors: {players.errors[:5] if players else []}")
+    print(
+        f"hub CPU over the run: {hub_cpu:.1f} s; player errors: {players.errors[:5] if players else []}"
+    )
 
 
 def main() -> None:
@@ -408,12 +419,20 @@ def main() -> None:
     parser.add_argument("--spectators", type=int, default=5000)
     parser.add_argument("--spectator-procs", type=int, default=4)
     parser.add_argument("--waves", type=int, default=4)
-    parser.add_argument("--slack", type=int, default=4,
-                        help="players who may stay unpaired when a wave is counted done")
+    parser.add_argument(
+        "--slack",
+        type=int,
+        default=4,
+        help="players who may stay unpaired when a wave is counted done",
+    )
     parser.add_argument("--pause", type=float, default=2.0, help="seconds between two waves")
     parser.add_argument("--timeout", type=float, default=120.0)
-    parser.add_argument("--settle", type=float, default=30.0,
-                        help="seconds after the last wave, for the standings push that follows")
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=30.0,
+        help="seconds after the last wave, for the standings push that follows",
+    )
     parser.add_argument("--database-url", default=None, help="default: a fresh PostgreSQL database")
     args = parser.parse_args()
     # 6,000 local sockets opened in bursts on a shared machine: the listener's queue and its

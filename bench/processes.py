@@ -1,5 +1,6 @@
-"""The processes of ``bench_load.py``: the hub (with its probe), the echoes, and what the
-bench reads of them (``/proc``, the probe's reports)."""
+"""The processes of the benches: the hub (with its probe), the echoes, engine workers, the
+benches' own client processes, and what a bench reads of them (``/proc``, the probe's
+reports)."""
 
 from __future__ import annotations
 
@@ -157,14 +158,77 @@ async def probe_report(hub: Process, signum: int, kind: str) -> dict[str, Any]:
     raise RuntimeError("the hub's probe did not answer")
 
 
+class ChildProcess:
+    """A Python process of the bench's own clients (a crowd on a core of its own: one process
+    cannot make the load and time it too), speaking one protocol over its stdin and stdout: it
+    prints ``ready`` once set up, then one JSON line each time it is asked (a line on its
+    stdin) or finishes (its stdin closed)."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self.popen = popen
+
+    @classmethod
+    async def start(cls, what: str, *argv: str) -> ChildProcess:
+        """``python argv…``, once it printed ``ready`` (``what`` names it in the error)."""
+        popen = subprocess.Popen(
+            [sys.executable, *argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
+        assert popen.stdout is not None
+        line = await asyncio.to_thread(popen.stdout.readline)
+        if line.strip() != b"ready":
+            popen.kill()
+            popen.wait()
+            raise RuntimeError(f"{what} failed to start: {line!r}")
+        return cls(popen)
+
+    def tell(self, line: str) -> None:
+        """One line to the process."""
+        assert self.popen.stdin is not None
+        self.popen.stdin.write(f"{line}\n".encode())
+        self.popen.stdin.flush()
+
+    async def answer(self, timeout: float | None = None) -> Any:
+        """The next JSON line it prints."""
+        assert self.popen.stdout is not None
+        read = asyncio.to_thread(self.popen.stdout.readline)
+        line = await (read if timeout is None else asyncio.wait_for(read, timeout))
+        return json.loads(line)
+
+    async def finish(self) -> Any:
+        """Close its stdin (it stops) and return the JSON line it prints last, if any."""
+        assert self.popen.stdin is not None and self.popen.stdout is not None
+        self.popen.stdin.close()
+        line = await asyncio.to_thread(self.popen.stdout.readline)
+        await asyncio.to_thread(self.popen.wait, 30)
+        return json.loads(line) if line.strip() else None
+
+    def kill(self) -> None:
+        if self.popen.poll() is None:
+            self.popen.kill()
+        self.popen.wait()
+
+
 def start_worker(port: int, key: str, workdir: Path, *extra: str) -> subprocess.Popen[bytes]:
     """An engine worker (``python -m server.worker``, the real engines) on the hub's port,
     logging to ``workdir/worker.log``, in its own session (its engines go with it)."""
     with (workdir / "worker.log").open("ab") as log:
         return subprocess.Popen(
-            [sys.executable, "-m", "server.worker", "--url", f"http://127.0.0.1:{port}",
-             "--key", key, "--name", "bench", *extra],
-            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=log, stderr=log,
+            [
+                sys.executable,
+                "-m",
+                "server.worker",
+                "--url",
+                f"http://127.0.0.1:{port}",
+                "--key",
+                key,
+                "--name",
+                "bench",
+                *extra,
+            ],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=log,
+            stderr=log,
             start_new_session=True,
         )
 

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from load_clients import percentile
-from processes import Process, cpu_seconds, probe_report
+from processes import ChildProcess, Process, cpu_seconds, probe_report
 from sqlalchemy import insert, select
 from storm_players import GamePlayer, StormStats, idle_login
 from websockets.asyncio.client import ClientConnection
@@ -142,9 +142,9 @@ class LoginsProcess:
     reached 1.7 s during a 3,000-login storm and was most of the moves' round trips); a player
     of a real hub has its own machine. ``--storm-one-process`` keeps them together."""
 
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        self.process = process
-        self._cpu_start = cpu_seconds(process.pid)
+    def __init__(self, child: ChildProcess) -> None:
+        self.child = child
+        self._cpu_start = cpu_seconds(child.popen.pid)
 
     @classmethod
     async def start(
@@ -155,29 +155,21 @@ class LoginsProcess:
         fd, path = tempfile.mkstemp(suffix=".json")
         with os.fdopen(fd, "w") as out:
             json.dump({"url": url, "tokens": tokens, "moments": moments}, out)
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            str(Path(__file__).with_name("bench_load.py")),
-            "--storm-logins",
-            path,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            limit=2**26,  # its report is one JSON line with every login's round trip
-        )
-        assert process.stdin is not None and process.stdout is not None
-        ready = await process.stdout.readline()
-        os.unlink(path)
-        if ready.strip() != b"ready":
-            raise RuntimeError(f"the storm's logins process failed to start: {ready!r}")
-        process.stdin.write(f"{start!r}\n".encode())
-        await process.stdin.drain()
-        return cls(process)
+        try:
+            child = await ChildProcess.start(
+                "the storm's logins process",
+                str(Path(__file__).with_name("bench_load.py")),
+                "--storm-logins",
+                path,
+            )
+        finally:
+            os.unlink(path)
+        child.tell(repr(start))
+        return cls(child)
 
     async def wait_done(self, stats: StormStats, timeout: float) -> None:
         """Until every login is done or failed; their figures are added to ``stats``."""
-        assert self.process.stdout is not None
-        line = await asyncio.wait_for(self.process.stdout.readline(), timeout)
-        done = json.loads(line)
+        done = await self.child.answer(timeout)
         stats.logins_ms += done["logins_ms"]
         stats.connects_ms += done["connects_ms"]
         stats.last_login = max(stats.last_login, done["last_login"])
@@ -185,13 +177,11 @@ class LoginsProcess:
             stats.errors[key] = stats.errors.get(key, 0) + n
 
     def cpu_seconds(self) -> float:
-        return cpu_seconds(self.process.pid) - self._cpu_start
+        return cpu_seconds(self.child.popen.pid) - self._cpu_start
 
     async def close(self) -> None:
         """Close the process's connections (stdin closed), and wait for it."""
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        await self.process.wait()
+        await self.child.finish()
 
 
 async def logins_main(path: str) -> None:
