@@ -43,7 +43,14 @@ from typing import Any
 
 import aiohttp
 from bench_computer import Socket, summary
-from processes import cpu_seconds, probe_report, start_hub, start_worker, stop_worker
+from processes import (
+    cpu_seconds,
+    probe_report,
+    stall_summary,
+    start_hub,
+    start_worker,
+    stop_worker,
+)
 from websockets.asyncio.client import connect
 
 from server.rules import Game, MoveRecord, get_variant
@@ -245,7 +252,7 @@ async def main() -> None:
             )[:5],
             "honest_games": honest_games[0],
             "attackers_work_done": await analysed(database, dai),
-            "stall": {k: window.get(k) for k in ("lag_max_ms", "lag_p999_ms", "lag_p99_ms", "lags_over_50ms")},
+            "stall": stall_summary(window),
             "hub_cpu_share": round((cpu_seconds(hub.popen.pid) - cpu_before) / elapsed, 3),
             "loadavg_before_after": [load_before, os.getloadavg()[0]],
         }

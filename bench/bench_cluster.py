@@ -128,14 +128,7 @@ async def measure(
     stats.client_cpu = (cpu_seconds(os.getpid()) - client_before) / elapsed
     stats.hub_cpu = sum(hub_cpu)
     stats.moves_per_s = stats.moves / elapsed
-    done, pending = await asyncio.wait(tasks, timeout=30)
-    for task in pending:
-        task.cancel()
-    for task in done:
-        error = task.exception()
-        if error is not None:
-            key = repr(error)[:60]
-            stats.errors[key] = stats.errors.get(key, 0) + 1
+    await stats.stop_players(tasks)
     await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
     return stats, hub_cpu, haproxy_cpu
 

@@ -35,7 +35,14 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from processes import cpu_seconds, probe_report, start_hub, start_worker, stop_worker
+from processes import (
+    cpu_seconds,
+    probe_report,
+    stall_summary,
+    start_hub,
+    start_worker,
+    stop_worker,
+)
 from websockets.asyncio.client import ClientConnection, connect
 
 VARIANTS = ("minishogi", "shoshogi", "wildcastle", "spartan", "daishogi")
@@ -217,8 +224,7 @@ async def main() -> None:
             "games_at_once": args.games,
             "seconds": args.seconds,
             "cpus": os.cpu_count(),
-            "stall": {k: window.get(k) for k in ("lag_max_ms", "lag_p999_ms", "lag_p99_ms",
-                                                  "lags_over_50ms")},
+            "stall": stall_summary(window),
             # the machine: the hub's share of a core, and the load average (1 min) around
             "hub_cpu_share": round(hub_cpu / elapsed, 3),
             "loadavg_before_after": [load_before, os.getloadavg()[0]],

@@ -221,14 +221,7 @@ async def run_games(
     during = rss_kib(hub.popen.pid)
     if census_after:
         await census(hub, "loaded", stats.all_moves, 0)
-    done, pending = await asyncio.wait(tasks, timeout=30)
-    for task in pending:
-        task.cancel()
-    for task in done:
-        error = task.exception()
-        if error is not None:
-            key = repr(error)[:60]
-            stats.errors[key] = stats.errors.get(key, 0) + 1
+    await stats.stop_players(tasks)
     await asyncio.gather(*(ws.close() for ws in sockets + idle), return_exceptions=True)
     if census_after:
         await asyncio.sleep(3)  # the server sees every close

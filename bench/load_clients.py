@@ -91,6 +91,18 @@ class Stats:
     """The measured moves: (game, ply, sent, acknowledged), ``time.perf_counter()`` readings
     (joined with the hub's own marks by ``--phases``: :func:`way_in_and_out`)."""
 
+    async def stop_players(self, tasks: list[asyncio.Task[Any]]) -> None:
+        """Wait up to 30 s for the players' tasks (told to stop), cancel the rest, count each
+        one's error in :attr:`errors`."""
+        done, pending = await asyncio.wait(tasks, timeout=30)
+        for task in pending:
+            task.cancel()
+        for task in done:
+            error = task.exception()
+            if error is not None:
+                key = repr(error)[:60]
+                self.errors[key] = self.errors.get(key, 0) + 1
+
 
 class Player:
     """One bench client: seeks, plays random legal moves with a think time, seeks again."""

@@ -208,6 +208,12 @@ class ChildProcess:
         self.popen.wait()
 
 
+def stall_summary(window: dict[str, Any]) -> dict[str, Any]:
+    """The headline figures of a probe window (:func:`probe_report`): the largest lag, its
+    99.9th and 99th percentiles, the lags over 50 ms."""
+    return {k: window.get(k) for k in ("lag_max_ms", "lag_p999_ms", "lag_p99_ms", "lags_over_50ms")}
+
+
 def start_worker(port: int, key: str, workdir: Path, *extra: str) -> subprocess.Popen[bytes]:
     """An engine worker (``python -m server.worker``, the real engines) on the hub's port,
     logging to ``workdir/worker.log``, in its own session (its engines go with it)."""
