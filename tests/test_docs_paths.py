@@ -64,10 +64,11 @@ def _links() -> list[tuple[str, int, str]]:
 
 def _repository_path(text: str) -> str | None:
     """The repository path a backticked text names, without its ``:line`` or ``::test``
-    suffix, or None if it names none (a command line, a URL, a glob, a placeholder)."""
+    suffix (a command line's script: ``scripts/cluster.py --hubs 2``), or None if it names
+    none (a glob, a placeholder)."""
     if not text.startswith(_PATH_ROOTS):
         return None
-    path = text.split("::", 1)[0]
+    path = text.split()[0].split("::", 1)[0]  # a command line's first word is its script
     path = re.sub(r":\d+(-\d+)?$", "", path)
     if not _PATH.fullmatch(path) or "*" in path or "<" in path:
         return None
