@@ -1,16 +1,21 @@
 """The docs' references are true: every repository path and every ``server.`` name in backticks
-in ``docs/*.md`` and ``README.md`` exists.
+in ``docs/*.md`` and ``README.md`` exists, and so does every ``Class.member`` of a class of
+``server/``.
 
 A path is a backticked text starting with one of the repository's folders (``server/``,
 ``tests/``, ``bench/``, ``scripts/``, ``web/src/``, ``config/``, ``migrations/``), with or
 without a ``:line`` or ``::test`` suffix; it must name a file or a folder of the repository. A
 dotted name starting with ``server.`` must resolve: the longest prefix that imports as a module,
 then an attribute for each remaining part (``server.hub.clock.time_control_view``,
-``server.hub.hub.Hub.restore_game``). Pure file reading and imports: no server is started.
+``server.hub.hub.Hub.restore_game``). A ``Class.member`` whose class is defined in ``server/``
+(one module each: tests/test_names.py) must be defined by that class or a base of it: in its
+body, or assigned to ``self`` by one of its methods (``HubDriver.cold``). Pure file reading,
+parsing and imports: no server is started.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
 import re
 from pathlib import Path
@@ -83,6 +88,53 @@ def _dotted_name(text: str) -> str | None:
     return name if _DOTTED.fullmatch(name) else None
 
 
+_MEMBER = re.compile(r"\b([A-Z][A-Za-z0-9]*)\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _class_members() -> dict[str, tuple[str, set[str], list[str]]]:
+    """Each class of ``server/``: its module, what it defines (its body's functions, classes
+    and assignments, and the ``self.name`` its methods assign) and its bases' names."""
+    classes: dict[str, tuple[str, set[str], list[str]]] = {}
+    for path in sorted((ROOT / "server").rglob("*.py")):
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            members: set[str] = set()
+            for item in ast.walk(node):
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    members.add(item.name)
+                targets: list[ast.expr] = []
+                if isinstance(item, ast.Assign):
+                    targets = item.targets
+                elif isinstance(item, ast.AnnAssign):
+                    targets = [item.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        members.add(target.id)
+                    elif (
+                        isinstance(target, ast.Attribute)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"
+                    ):
+                        members.add(target.attr)
+            bases = [base.id for base in node.bases if isinstance(base, ast.Name)]
+            classes[node.name] = (module, members, bases)
+    return classes
+
+
+def _defines(classes: dict[str, tuple[str, set[str], list[str]]], name: str, member: str) -> bool:
+    """Whether the class ``name`` or one of its bases defines ``member``; a base from outside
+    ``server/`` (an exception, an enum, a selector) is asked through the imported class."""
+    _, members, bases = classes[name]
+    if member in members:
+        return True
+    if any(base in classes and _defines(classes, base, member) for base in bases):
+        return True
+    module = importlib.import_module(classes[name][0])
+    return hasattr(getattr(module, name, None), member)
+
+
 _REFERENCES = _references()
 _PATHS = sorted(
     {
@@ -127,6 +179,21 @@ def test_links_exist() -> None:
         if not ((ROOT / "docs" if doc != "README.md" else ROOT) / target).exists()
     ]
     assert not missing, "links in the docs to files the repository does not have:\n" + (
+        "\n".join(missing)
+    )
+
+
+def test_class_members_exist() -> None:
+    classes = _class_members()
+    missing = sorted(
+        {
+            f"{doc}:{line}: {name}.{member}"
+            for doc, line, text, _ in _REFERENCES
+            for name, member in _MEMBER.findall(text)
+            if name in classes and not _defines(classes, name, member)
+        }
+    )
+    assert not missing, "members of server/ classes that the code does not define:\n" + (
         "\n".join(missing)
     )
 
