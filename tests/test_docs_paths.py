@@ -35,6 +35,7 @@ _NAME_END = re.compile(r"[(\[\s,;:].*$")
 #: ``server.py`` is a file's name (of the folder the text is about), not a module path.
 _FILE_SUFFIXES = (".py", ".md", ".toml", ".json")
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
+_MEMBER = re.compile(r"\b([A-Z][A-Za-z0-9]*)\.([A-Za-z_][A-Za-z0-9_]*)")
 #: A file since removed may be named as history when the text right after it says so
 #: (docs/benchmarks.md: "`bench/bench_dai.py` (removed since, at 4b4af56", "`server/proxy.py`
 #: (a Python balancer since replaced by HAProxy)", "`server/store/pg_moves.py` then").
@@ -86,9 +87,6 @@ def _dotted_name(text: str) -> str | None:
     if name.endswith(_FILE_SUFFIXES):
         return None
     return name if _DOTTED.fullmatch(name) else None
-
-
-_MEMBER = re.compile(r"\b([A-Z][A-Za-z0-9]*)\.([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _class_members() -> dict[str, tuple[str, set[str], list[str]]]:
