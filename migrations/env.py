@@ -24,7 +24,7 @@ from alembic import context
 from sqlalchemy.engine import Connection
 
 from server.store.engine import create_engine, writing
-from server.store.schema import metadata
+from server.store.metadata import metadata
 
 config = context.config
 if config.config_file_name is not None and "connection" not in config.attributes:

@@ -3,9 +3,11 @@ from its one definition on the server.
 
 * ``MessageKind``: every server → client ``t`` (:class:`server.hub.messages.MessageKind`);
 * ``ErrorCode``: every error ``code`` (:class:`server.hub.errors.ErrorCode`);
-* one interface per payload ``TypedDict`` of :mod:`server.hub.payloads` (the same names, their
-  shared parts as ``extends``), ``Payloads`` (kind → payload) and ``ServerMessage``, the
-  discriminated union of every server → client message on ``t``;
+* one interface per payload ``TypedDict`` of the modules of ``PAYLOAD_MODULES``
+  (:mod:`server.hub.payloads`, :mod:`server.hub.review_payloads`,
+  :mod:`server.hub.tournament_payloads`, :mod:`server.hub.bus_notices`; the same names, their
+  shared parts as ``extends``), ``Payloads`` (kind → payload, :data:`server.hub.messages.PAYLOADS`)
+  and ``ServerMessage``, the discriminated union of every server → client message on ``t``;
 * ``Commands``: every client → server frame type with its payload, read off the hub's parsers
   (:func:`server.hub.commands.command_schema`), the auth frames (``AUTH_FRAME_FIELDS``), the
   review commands (``REVIEW_COMMAND_TYPES``) and the account commands
@@ -27,15 +29,24 @@ import typing
 from pathlib import Path
 from typing import Any, Literal, Union
 
-from server.hub import payloads
+from server.hub import bus_notices, payloads, review_payloads, tournament_payloads
 from server.hub.commands import COMMAND_TYPES, command_schema
 from server.hub.errors import ErrorCode
 from server.hub.fields import FieldSpec
 from server.hub.incoming import ACCOUNT_COMMAND_TYPES, AUTH_FRAME_FIELDS, REVIEW_COMMAND_TYPES
-from server.hub.messages import MessageKind, message_kinds
+from server.hub.messages import OTHER_ANSWERS, OWN_ANSWERS, PAYLOADS, MessageKind, message_kinds
 from server.hub.tournament_requests import TOURNAMENT_REQUEST_TYPES, tournament_request_schema
 
 TARGET = Path(__file__).resolve().parents[1] / "web" / "src" / "protocol.gen.ts"
+
+PAYLOAD_MODULES: tuple[types.ModuleType, ...] = (
+    payloads,
+    review_payloads,
+    tournament_payloads,
+    bus_notices,
+)
+"""The modules that define the payload types, in the order their types are written (each
+module's in definition order)."""
 
 _TS_TYPES = {
     "string": "string",
@@ -70,7 +81,8 @@ _ALIASES = {
     "ColourName": payloads.ColourName,
     "TimeControlView": payloads.TimeControlView,
 }
-"""The named unions of :mod:`server.hub.payloads`: written once, referred to by name."""
+"""The named unions of the payloads (all of :mod:`server.hub.payloads`): written once, referred
+to by name."""
 
 _SCALARS = {str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
 
@@ -100,14 +112,15 @@ def _ts(tp: Any, alias: bool = True) -> str:
     raise TypeError(f"gen_types: no TypeScript for {tp!r}")
 
 
-def _typeddict_bases() -> dict[str, list[str]]:
-    """Each payload class's TypedDict bases by name (read off the source: Python 3.11 keeps no
-    trace of a TypedDict's bases on the class)."""
-    bases: dict[str, list[str]] = {}
-    for node in ast.parse(inspect.getsource(payloads)).body:
-        if isinstance(node, ast.ClassDef):
-            names = [b.id for b in node.bases if isinstance(b, ast.Name)]
-            bases[node.name] = [n for n in names if typing.is_typeddict(getattr(payloads, n))]
+def _typeddict_bases() -> dict[str, list[Any]]:
+    """Each payload class's TypedDict bases, by the class's name (read off the source of the
+    module defining it: Python 3.11 keeps no trace of a TypedDict's bases on the class)."""
+    bases: dict[str, list[Any]] = {}
+    for module in PAYLOAD_MODULES:
+        for node in ast.parse(inspect.getsource(module)).body:
+            if isinstance(node, ast.ClassDef):
+                found = [getattr(module, b.id) for b in node.bases if isinstance(b, ast.Name)]
+                bases[node.name] = [base for base in found if typing.is_typeddict(base)]
     return bases
 
 
@@ -117,7 +130,7 @@ _BASES = _typeddict_bases()
 def _interface(td: Any) -> str:
     """``export interface`` for one TypedDict: its TypedDict bases as ``extends``, its own keys
     (those no base has) as fields, the optional ones with ``?``."""
-    bases = [getattr(payloads, name) for name in _BASES.get(td.__name__, ())]
+    bases = _BASES.get(td.__name__, [])
     inherited = {key for base in bases for key in typing.get_type_hints(base)}
     hints = typing.get_type_hints(td)
     own = [
@@ -137,16 +150,22 @@ def _interface(td: Any) -> str:
 
 
 def _payload_types() -> list[str]:
-    """Every alias and TypedDict of :mod:`server.hub.payloads`, in definition order (those it
-    imports from where they are built, such as the analysis views of :mod:`server.rules.analysis`,
-    first)."""
-    out: list[str] = []
-    for name, value in vars(payloads).items():
-        if name in _ALIASES:
-            out.append(f"export type {name} = {_ts(value, alias=False)};")
-        elif typing.is_typeddict(value) and value.__module__.startswith("server."):
-            out.append(_interface(value))
-    return out
+    """Every alias and TypedDict of ``PAYLOAD_MODULES``, module by module in definition order;
+    those they import from where they are built (such as the analysis views of
+    :mod:`server.rules.analysis`) first."""
+    defining = {module.__name__ for module in PAYLOAD_MODULES}
+    imported: dict[str, str] = {}
+    defined: dict[str, str] = {}
+    for module in PAYLOAD_MODULES:
+        for name, value in vars(module).items():
+            if name in _ALIASES:
+                defined.setdefault(name, f"export type {name} = {_ts(value, alias=False)};")
+            elif typing.is_typeddict(value) and value.__module__.startswith("server."):
+                if value.__module__ not in defining:
+                    imported.setdefault(name, _interface(value))
+                elif value.__module__ == module.__name__:
+                    defined[name] = _interface(value)
+    return [*imported.values(), *defined.values()]
 
 
 _ACCOUNT_COMMANDS = {
@@ -159,9 +178,9 @@ assert set(_ACCOUNT_COMMANDS) == ACCOUNT_COMMAND_TYPES
 
 def _answers() -> dict[str, str]:
     """The kind of message that answers each command when it succeeds: ``ack``, or the message
-    of its own name (``payloads.OWN_ANSWERS``); a login ``welcome``, ``ping`` ``pong``."""
+    of its own name (``OWN_ANSWERS``); a login ``welcome``, ``ping`` ``pong``."""
     answers = {
-        kind: kind if kind in payloads.OWN_ANSWERS else MessageKind.ACK
+        kind: kind if kind in OWN_ANSWERS else MessageKind.ACK
         for kind in sorted(COMMAND_TYPES)
     }
     for kind in sorted(AUTH_FRAME_FIELDS):
@@ -169,11 +188,11 @@ def _answers() -> dict[str, str]:
             kind, MessageKind.WELCOME
         )
     for kind in sorted(REVIEW_COMMAND_TYPES | ACCOUNT_COMMAND_TYPES):
-        assert kind in payloads.OWN_ANSWERS, f"door command {kind} has no answer"
+        assert kind in OWN_ANSWERS, f"door command {kind} has no answer"
         answers[kind] = kind
     for kind in sorted(TOURNAMENT_REQUEST_TYPES):
-        own = kind if kind in payloads.OWN_ANSWERS else MessageKind.ACK
-        answers[kind] = payloads.OTHER_ANSWERS.get(kind, own)
+        own = kind if kind in OWN_ANSWERS else MessageKind.ACK
+        answers[kind] = OTHER_ANSWERS.get(kind, own)
     return answers
 
 
@@ -201,7 +220,7 @@ def render() -> str:
         *(f"{text}\n" for text in _payload_types()),
         "/** Every client-facing message kind's payload `d`. */",
         "export interface Payloads {",
-        *(f"  {kind}: {td.__name__};" for kind, td in payloads.PAYLOADS.items()),
+        *(f"  {kind}: {td.__name__};" for kind, td in PAYLOADS.items()),
         "}",
         "",
         "/** Every server → client message, discriminated by `t`. */",

@@ -1,8 +1,8 @@
 """The one open JSON type: :data:`JsonObject`.
 
-Every JSON object whose shape the server decides has a ``TypedDict`` (the messages' payloads in
-:mod:`server.hub.payloads`, the cluster's registry entries in :mod:`server.cluster.lobby`, ...),
-and so does every object the lichess-compatible Bot API sends, in lichess's shapes
+Every JSON object whose shape the server decides has a ``TypedDict`` (the messages' payloads, by
+kind in :data:`server.hub.messages.PAYLOADS`, the cluster's registry entries in
+:mod:`server.cluster.lobby`, ...), and so does every object the lichess-compatible Bot API sends, in lichess's shapes
 (:mod:`server.transport.http_api.lichess`). A read-only object that is one of several such types,
 chosen by a value a type cannot follow, is a ``Mapping[str, object]`` (a message's payload,
 ``server.hub.messages.Payload``): its reader narrows what it reads.

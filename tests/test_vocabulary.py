@@ -12,7 +12,7 @@ import pytest
 from server.hub.commands import COMMAND_TYPES, command_schema, parse_command
 from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.lobby import MAX_SEEKS_PER_PLAYER
-from server.hub.messages import message_kinds
+from server.hub.messages import PAYLOADS, message_kinds
 from server.rules import ENGINE_TERMINATIONS, Termination
 from server.transport.ics.render import MessageRenderer
 from server.transport.ics.state import error_text
@@ -101,8 +101,6 @@ def test_protocol_message_table_lists_exactly_the_message_kinds() -> None:
 def test_every_message_kind_has_one_payload_schema() -> None:
     """Each kind a client can receive has its payload TypedDict (the bus-only ``game_end`` has
     its notice type instead); web/src/protocol.gen.ts is generated from the same table."""
-    from server.hub.payloads import PAYLOADS
-
     assert set(PAYLOADS) == set(message_kinds().values()) - {"game_end"}
 
 

@@ -22,8 +22,8 @@ from typing import Any
 from server.app.live_tournament import Live
 from server.hub.identity import PlayerId
 from server.hub.messages import Message, MessageKind
-from server.hub.payloads import TournamentStandingsPayload
 from server.hub.tournament.pages import watched_page
+from server.hub.tournament_payloads import TournamentStandingsPayload
 from server.transport.codec import encode_message
 
 __all__ = ["FAN_OUT_BATCH", "PUSH_BYTES_PER_S", "PUSH_INTERVAL_S", "StandingsWatchers", "Watcher"]

@@ -30,14 +30,6 @@ from server.hub.effects import GameFinished
 from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import COMPUTER, PlayerId, PlayerInfo
 from server.hub.lobby import GameTerms
-from server.hub.payloads import (
-    TournamentPairingView,
-    TournamentRoundPayload,
-    TournamentStandingsPayload,
-    TournamentStandingView,
-    TournamentSummaryView,
-    TournamentView,
-)
 from server.hub.tournament.pages import page_count
 from server.hub.tournament.state import (
     Refusal,
@@ -48,6 +40,14 @@ from server.hub.tournament.state import (
 from server.hub.tournament.trf import trf
 from server.hub.tournament.values import Event, StandingRow, TournamentSettings
 from server.hub.tournament.views import current_round, summary_view
+from server.hub.tournament_payloads import (
+    TournamentPairingView,
+    TournamentRoundPayload,
+    TournamentStandingsPayload,
+    TournamentStandingView,
+    TournamentSummaryView,
+    TournamentView,
+)
 from server.store import Store
 from server.store.tournaments import TournamentStatus, ms_datetime
 

@@ -5,6 +5,7 @@ bookkeeping after every room change (its timer, players freed) and evicting fini
 
 from __future__ import annotations
 
+from server.hub.bus_notices import GameStartedNotice
 from server.hub.effects import Effect, GameCreated, GameId, GamePlayer, Persist, Publish, Send
 from server.hub.errors import ErrorCode
 from server.hub.game_ids import new_game_id
@@ -12,7 +13,7 @@ from server.hub.hub_state import HubState
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import Challenge, GameTerms, Seek
 from server.hub.messages import Message, MessageKind, error_message
-from server.hub.payloads import GameStartedNotice, GameStartPayload
+from server.hub.payloads import GameStartPayload
 from server.hub.persist_tokens import WriteKind
 from server.hub.room import GameRoom
 from server.rules import SIDES, get_variant

@@ -4,26 +4,70 @@ A :class:`Message` is the JSON object ``{"t": type, "d": payload, "v": version, 
 frozen record; ``v`` (room event version) and ``a`` (the acknowledged client ack id) are omitted from
 the wire form when they are ``None``. Payloads are JSON-ready values (dicts, lists, str, int, bool,
 None) and must be treated as read-only: a broadcast shares one payload between all recipients.
-Each kind's payload has one schema, a ``TypedDict`` in :mod:`server.hub.payloads`, which the code
-building it is annotated with.
+Each kind's payload has one schema, a ``TypedDict`` (of :mod:`server.hub.payloads`,
+:mod:`server.hub.review_payloads` or :mod:`server.hub.tournament_payloads`), which the code
+building it is annotated with; :data:`PAYLOADS` maps each kind to it, :data:`OWN_ANSWERS` and
+:data:`OTHER_ANSWERS` say which message answers which command.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, NotRequired, TypedDict
+from typing import Final, NotRequired, TypedDict
 
 from server.hub.errors import ErrorCode
-
-if TYPE_CHECKING:  # payloads imports MessageKind from here
-    from server.hub.payloads import AckPayload, ErrorPayload, RoomStateView
+from server.hub.payloads import (
+    AckPayload,
+    BackPayload,
+    ChallengeAcceptedPayload,
+    ChallengeEndedPayload,
+    ChallengeView,
+    ChatPayload,
+    ComputerGamePayload,
+    DegradedPayload,
+    EmptyPayload,
+    EndPayload,
+    ErrorPayload,
+    GameSnapshot,
+    GameStartPayload,
+    GonePayload,
+    HelloPayload,
+    IdPayload,
+    MovePayload,
+    OfferPayload,
+    PremoveLinePayload,
+    PremovesPayload,
+    RematchPayload,
+    RoomStateView,
+    SeekView,
+    SoughtPayload,
+    TakebackPayload,
+    WelcomePayload,
+    WhoPayload,
+)
+from server.hub.review_payloads import (
+    AnalysisView,
+    ExportPayload,
+    GameDetailView,
+    GamesPayload,
+    MailSettingsPayload,
+    MyGamesPayload,
+    MyGameView,
+)
+from server.hub.tournament_payloads import (
+    BerserkPayload,
+    TournamentPageView,
+    TournamentRoundPayload,
+    TournamentsPayload,
+    TournamentStandingsPayload,
+)
 
 AckId = int | str
 """Client-chosen id echoed in the ``ack`` or ``error`` answering its command."""
 
 Payload = Mapping[str, object]
-"""A message's ``d``: read-only, one of :mod:`server.hub.payloads`' ``TypedDict`` (every one is a
+"""A message's ``d``: read-only, one of the payload ``TypedDict`` (:data:`PAYLOADS`; every one is a
 ``Mapping[str, object]``). Which one depends on the value of ``t``, which a type cannot say, so
 a reader of a ``Message`` it did not build narrows the fields it reads (``isinstance``); the
 builders annotate the payload with its ``TypedDict``, which mypy checks."""
@@ -107,6 +151,81 @@ def message_kinds() -> dict[str, str]:
         for name, value in vars(MessageKind).items()
         if name.isupper() and isinstance(value, str)
     }
+
+
+PAYLOADS: dict[str, object] = {  # TypedDict classes (typing has no type for one)
+    MessageKind.ACK: AckPayload,
+    MessageKind.ERROR: ErrorPayload,
+    MessageKind.WELCOME: WelcomePayload,
+    MessageKind.HELLO: HelloPayload,
+    MessageKind.DEGRADED: DegradedPayload,
+    MessageKind.PONG: EmptyPayload,
+    MessageKind.SOUGHT: SoughtPayload,
+    MessageKind.WHO: WhoPayload,
+    MessageKind.SEEK_ADDED: SeekView,
+    MessageKind.SEEK_REMOVED: IdPayload,
+    MessageKind.CHALLENGE: ChallengeView,
+    MessageKind.CHALLENGE_ACCEPTED: ChallengeAcceptedPayload,
+    MessageKind.CHALLENGE_DECLINED: ChallengeEndedPayload,
+    MessageKind.CHALLENGE_WITHDRAWN: IdPayload,
+    MessageKind.CHALLENGE_CANCELLED: ChallengeEndedPayload,
+    MessageKind.GAME_START: GameStartPayload,
+    MessageKind.COMPUTER_GAME: ComputerGamePayload,
+    MessageKind.GAME: GameSnapshot,
+    MessageKind.MOVE: MovePayload,
+    MessageKind.TAKEBACK: TakebackPayload,
+    MessageKind.OFFER: OfferPayload,
+    MessageKind.END: EndPayload,
+    MessageKind.GONE: GonePayload,
+    MessageKind.BACK: BackPayload,
+    MessageKind.CHAT: ChatPayload,
+    MessageKind.REMATCH: RematchPayload,
+    MessageKind.PREMOVES: PremovesPayload,
+    MessageKind.PREMOVE_LINE: PremoveLinePayload,
+    MessageKind.GAMES: GamesPayload,
+    MessageKind.MY_GAMES: MyGamesPayload,
+    MessageKind.MY_GAME: MyGameView,
+    MessageKind.MAIL_SETTINGS: MailSettingsPayload,
+    MessageKind.REVIEW: GameDetailView,
+    MessageKind.EXPORT: ExportPayload,
+    MessageKind.ANALYSE: AnalysisView,
+    MessageKind.ANALYSIS: AnalysisView,
+    MessageKind.BERSERK: BerserkPayload,
+    MessageKind.TOURNAMENT: TournamentPageView,
+    MessageKind.TOURNAMENTS: TournamentsPayload,
+    MessageKind.TOURNAMENT_STANDINGS: TournamentStandingsPayload,
+    MessageKind.TOURNAMENT_ROUND: TournamentRoundPayload,
+}
+"""Every client-facing message kind's payload type (``game_end`` goes to the bus only, and the
+bus's ``game_start`` has the shape of
+:class:`server.hub.bus_notices.GameStartedNotice`)."""
+
+
+OWN_ANSWERS = frozenset(
+    {
+        MessageKind.SOUGHT,
+        MessageKind.WHO,
+        MessageKind.PREMOVE_LINE,
+        MessageKind.GAMES,
+        MessageKind.MY_GAMES,
+        MessageKind.MAIL_SETTINGS,
+        MessageKind.REVIEW,
+        MessageKind.EXPORT,
+        MessageKind.ANALYSE,
+        MessageKind.ANALYSIS,
+        MessageKind.TOURNAMENT,
+        MessageKind.TOURNAMENT_ROUND,
+    }
+)
+"""The commands answered by a message of their own name rather than by ``ack`` (the login
+frames are answered by ``welcome``, ``ping`` by ``pong``)."""
+
+OTHER_ANSWERS: dict[str, str] = {
+    "tournament_watch": MessageKind.TOURNAMENT,
+    "tournament_list": MessageKind.TOURNAMENTS,
+    "tournament_page": MessageKind.TOURNAMENT_STANDINGS,
+}
+"""The commands answered by a message of another name than theirs."""
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""Check a message's payload against its schema (:mod:`server.hub.payloads`): what tests run on
-every frame the server actually sent (``tests/transport/test_transport_payloads.py``)."""
+"""Check a message's payload against its schema (:data:`server.hub.messages.PAYLOADS`): what tests
+run on every frame the server actually sent (``tests/transport/test_transport_payloads.py``)."""
 
 import enum
 import types
@@ -7,7 +7,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any, Literal, Union
 
-from server.hub.payloads import PAYLOADS
+from server.hub.messages import PAYLOADS
 
 
 def payload_problems(kind: str, payload: object) -> list[str]:

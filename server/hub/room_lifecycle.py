@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from server.hub.bus_notices import GameEndNotice
 from server.hub.effects import BerserkMarked, Effect, GameFinished, Persist, Publish, Send
 from server.hub.errors import ErrorCode
 from server.hub.messages import Message, MessageKind, ack_message, error_message
-from server.hub.payloads import BerserkPayload, EndPayload, GameEndNotice
+from server.hub.payloads import EndPayload
 from server.hub.persist_tokens import WriteKind
 from server.hub.room_state import (
     DRAW,
@@ -26,6 +27,7 @@ from server.hub.room_state import (
     RoomState,
 )
 from server.hub.tournament.arena import berserk_control
+from server.hub.tournament_payloads import BerserkPayload
 from server.rules import (
     SIDES,
     Game,

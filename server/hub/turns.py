@@ -16,7 +16,8 @@ from __future__ import annotations
 from server.hub.effects import Effect, TurnChanged
 from server.hub.hub_state import HubState
 from server.hub.messages import Message, MessageKind
-from server.hub.payloads import MyGameView, SideName
+from server.hub.payloads import SideName
+from server.hub.review_payloads import MyGameView
 from server.hub.room import GameRoom
 from server.rules.time_control import CORRESPONDENCE_KINDS
 

@@ -69,7 +69,7 @@ Judgement = Literal["inaccuracy", "mistake", "blunder"]
 
 
 # The JSON views of this module's records (their ``as_json``), defined here, where they are
-# built, and used by name in the analysis message's payload (server.hub.payloads.AnalysisView).
+# built, and used by name in the analysis message's payload (server.hub.review_payloads.AnalysisView).
 
 
 class ScoreView(TypedDict, total=False):

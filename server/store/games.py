@@ -19,6 +19,7 @@ from server.rules.record import (
     ResultCode,
 )
 from server.rules.time_control import Byoyomi, Correspondence, Fischer, TimeControl, Unlimited
+from server.store.correspondence_tables import offers
 from server.store.errors import (
     DuplicateMoveError,
     GameStateError,
@@ -48,7 +49,6 @@ from server.store.schema import (
     ColumnValues,
     game_moves,
     games,
-    offers,
 )
 from server.store.transactions import Transactions, integrity_kind
 

@@ -25,9 +25,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.elements import ColumnElement
 
 from server.rules.time_control import TimeControl
+from server.store.correspondence_tables import mail_sent, mail_settings
 from server.store.errors import UnknownPlayerError
 from server.store.records import control_of_columns, utc_now
-from server.store.schema import game_moves, games, mail_sent, mail_settings
+from server.store.schema import game_moves, games
 from server.store.transactions import Transactions, dialect_insert, integrity_kind
 
 __all__ = ["DueMail", "MailSettings", "NotifyStore", "RunningGame"]

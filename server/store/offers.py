@@ -16,9 +16,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased
 
 from server.rules.time_control import Correspondence, TimeControl, Unlimited
+from server.store.correspondence_tables import offers
 from server.store.errors import UnknownPlayerError
 from server.store.records import utc_now
-from server.store.schema import offers, players
+from server.store.schema import players
 from server.store.transactions import Transactions, integrity_kind
 
 __all__ = ["OfferStore", "StoredOffer", "StoredOfferPlayer", "node_of"]

@@ -11,9 +11,9 @@ from sqlalchemy.exc import IntegrityError
 
 from server.hub.effects import PremovesSet
 from server.rules import Side
+from server.store.correspondence_tables import premoves
 from server.store.errors import UnknownGameError
 from server.store.records import utc_now
-from server.store.schema import premoves
 from server.store.transactions import Transactions, integrity_kind
 
 __all__ = ["PremoveStore"]

@@ -1,4 +1,12 @@
-"""Tables of the game database, declared as SQLAlchemy 2 models.
+"""Tables of the game database, declared as SQLAlchemy 2 models: the declarative base (the one
+``MetaData`` every table joins, with its naming convention), the column types and lengths the
+tables share, and the tables of players, sessions, API tokens, ratings, games and their moves,
+engine jobs and analyses.
+
+The tournaments' tables are declared in :mod:`server.store.tournament_tables`, those of
+correspondence play (mail notifications, conditional premoves, stored offers) in
+:mod:`server.store.correspondence_tables`, on the same base; :mod:`server.store.metadata`
+imports them all and is what alembic compares the migrations with.
 
 The models exist to declare the schema (and let alembic compare it with the
 migrations); the repository reads and writes through Core statements on the
@@ -41,7 +49,6 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
-    SmallInteger,
     String,
     Table,
     Text,
@@ -65,15 +72,9 @@ __all__ = [
     "EngineJobRow",
     "GameMoveRow",
     "GameRow",
-    "MailSentRow",
-    "MailSettingsRow",
-    "OfferRow",
     "PlayerRow",
-    "PremovesRow",
     "RatingRow",
     "SessionRow",
-    "TournamentEventRow",
-    "TournamentRow",
     "UtcDateTime",
     "analyses",
     "analysis_plies",
@@ -81,16 +82,10 @@ __all__ = [
     "engine_jobs",
     "game_moves",
     "games",
-    "mail_sent",
-    "mail_settings",
-    "metadata",
-    "offers",
     "players",
-    "premoves",
     "ratings",
     "sessions",
-    "tournament_events",
-    "tournaments",
+    "table_of",
 ]
 
 ColumnValues = dict[str, Any]
@@ -145,6 +140,9 @@ NOW = text("CURRENT_TIMESTAMP")
 
 
 class Base(DeclarativeBase):
+    """The base of every table model: its ``metadata`` is the database's one ``MetaData``
+    (complete once every table module is imported: :mod:`server.store.metadata`)."""
+
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
@@ -371,17 +369,17 @@ class EngineJobRow(Base):
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
 
 
-def _table(model: Any) -> Table:
+def table_of(model: Any) -> Table:
+    """The Core table a model declares (what the store's statements use)."""
     return cast(Table, model.__table__)
 
 
-metadata = Base.metadata
-players = _table(PlayerRow)
-sessions = _table(SessionRow)
-api_tokens = _table(ApiTokenRow)
-ratings = _table(RatingRow)
-games = _table(GameRow)
-game_moves = _table(GameMoveRow)
+players = table_of(PlayerRow)
+sessions = table_of(SessionRow)
+api_tokens = table_of(ApiTokenRow)
+ratings = table_of(RatingRow)
+games = table_of(GameRow)
+game_moves = table_of(GameMoveRow)
 
 
 ANALYSIS_STATE_CHECK = "state IN ('queued', 'running', 'done', 'failed')"
@@ -441,162 +439,6 @@ class AnalysisPlyRow(Base):
     time_ms: Mapped[int] = mapped_column(Integer)
 
 
-analyses = _table(AnalysisRow)
-analysis_plies = _table(AnalysisPlyRow)
-engine_jobs = _table(EngineJobRow)
-
-
-TOURNAMENT_STATUS_CHECK = "status IN ('created', 'started', 'finished')"
-
-
-class TournamentRow(Base):
-    """One tournament (``server.store.tournaments``): what it is (``settings``, the core's
-    ``TournamentSettings`` as JSON in the layout of ``server.store.tournament_codec``), who made
-    it, how far it is (``status``: the last ``Started`` / ``Ended`` event stored), its next
-    deadline (a start, an arena's end, a round's start: the timer rebuilt at start) and the hub
-    node running it (``owner``; None: no hub yet)."""
-
-    __tablename__ = "tournaments"
-    __table_args__ = (
-        CheckConstraint(TOURNAMENT_STATUS_CHECK, name="status"),
-        Index(None, "status", "created_at"),
-        Index(None, "next_deadline_at"),
-    )
-
-    id: Mapped[str] = mapped_column(String(GAME_ID_MAX_LENGTH), primary_key=True)
-    settings: Mapped[Any] = mapped_column(JSON)
-    created_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
-    created_by: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
-    """The creator's name; None for a tournament the server schedules itself."""
-    status: Mapped[str] = mapped_column(String(10), server_default=text("'created'"))
-    next_deadline_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
-    owner: Mapped[str | None] = mapped_column(String(OWNER_LENGTH))
-
-
-class TournamentEventRow(Base):
-    """One event of a tournament (the core's ``Event`` as JSON with a ``type``), ``seq`` 0, 1,
-    2… in the order they happened. The primary key (tournament_id, seq) makes a duplicate or
-    racing append impossible at the database (as ``game_moves``' (game_id, ply)). ``at``: the
-    event's own time (its ``at_ms``)."""
-
-    __tablename__ = "tournament_events"
-    __table_args__ = (CheckConstraint("seq >= 0", name="seq"),)
-
-    tournament_id: Mapped[str] = mapped_column(
-        String(GAME_ID_MAX_LENGTH),
-        ForeignKey("tournaments.id", ondelete="CASCADE"),
-        primary_key=True,
-    )
-    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
-    event: Mapped[Any] = mapped_column(JSON)
-    at: Mapped[datetime] = mapped_column(UtcDateTime)
-
-
-tournaments = _table(TournamentRow)
-tournament_events = _table(TournamentEventRow)
-
-
-EMAIL_LENGTH = 254
-"""The longest e-mail address (``server.hub.mail_address.MAX_EMAIL``)."""
-
-
-class MailSettingsRow(Base):
-    """A registered player's e-mail notifications (docs/correspondence.md, "E-mail"): the
-    address, whether they opted in, and the mails sent on the UTC day ``day`` (days since
-    1970-01-01), for the per-account daily cap."""
-
-    __tablename__ = "mail_settings"
-
-    player_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
-    )
-    email: Mapped[str | None] = mapped_column(String(EMAIL_LENGTH))
-    opt_in: Mapped[bool] = mapped_column(Boolean, server_default=false())
-    day: Mapped[int] = mapped_column(Integer, server_default=text("0"))
-    sent_on_day: Mapped[int] = mapped_column(Integer, server_default=text("0"))
-
-
-class MailSentRow(Base):
-    """When a player was last mailed about a game: at most one mail per (player, game) per
-    hour, kept across restarts and shared by every hub of a cluster; ``due_at``: a turn held
-    back by that hour, to be mailed at its end if still the player's turn."""
-
-    __tablename__ = "mail_sent"
-    __table_args__ = (Index(None, "due_at"),)
-
-    player_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
-    )
-    game_id: Mapped[str] = mapped_column(
-        String(GAME_ID_MAX_LENGTH), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
-    )
-    sent_at: Mapped[datetime] = mapped_column(UtcDateTime)
-    due_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
-
-
-mail_settings = _table(MailSettingsRow)
-mail_sent = _table(MailSentRow)
-class PremovesRow(Base):
-    """A player's conditional premoves in a running correspondence game
-    (docs/correspondence.md): the player is the game's ``side`` (0 moves first), ``lines`` a
-    JSON list of lists of moves (the opponent's move, the reply, …) from the position after
-    ``from_ply`` moves. Written when the player sets or clears them and when the hub drops
-    them; not as they advance (a restored room advances them through the stored moves)."""
-
-    __tablename__ = "premoves"
-    __table_args__ = (
-        CheckConstraint("side IN (0, 1)", name="side"),
-        CheckConstraint("from_ply >= 0", name="from_ply"),
-    )
-
-    game_id: Mapped[str] = mapped_column(
-        String(GAME_ID_MAX_LENGTH), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
-    )
-    side: Mapped[int] = mapped_column(SmallInteger, primary_key=True, autoincrement=False)
-    from_ply: Mapped[int] = mapped_column(Integer)
-    lines: Mapped[Any] = mapped_column(JSON)
-    updated_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
-
-
-premoves = _table(PremovesRow)
-
-
-class OfferRow(Base):
-    """A stored seek or challenge: a registered player's correspondence offer, kept while its
-    players are offline and across restarts until it is answered or withdrawn
-    (docs/correspondence.md, "Seeks and challenges"). ``key`` is the hub's (its ids are
-    numbers of its own, given again after a restart); a seek has no ``target_id``, a
-    challenge has one. The time control is correspondence (``days``) or unlimited (0). In a
-    cluster ``node`` is the node whose hub holds it (None: one process); a dead node's offers
-    are claimed by one live node (docs/correspondence.md, "Seeks and challenges")."""
-
-    __tablename__ = "offers"
-    __table_args__ = (
-        CheckConstraint("kind IN ('seek', 'challenge')", name="kind"),
-        CheckConstraint("(kind = 'seek') = (target_id IS NULL)", name="target"),
-        CheckConstraint("clock_kind IN ('correspondence', 'unlimited')", name="clock_kind"),
-        CheckConstraint("colour IN ('first', 'second', 'random')", name="colour"),
-        CheckConstraint("days >= 0", name="days"),
-    )
-
-    key: Mapped[str] = mapped_column(String(16), primary_key=True)
-    kind: Mapped[str] = mapped_column(String(9))
-    player_id: Mapped[int] = mapped_column(
-        Integer, ForeignKey("players.id", ondelete="CASCADE"), index=True
-    )
-    target_id: Mapped[int | None] = mapped_column(
-        Integer, ForeignKey("players.id", ondelete="CASCADE"), index=True
-    )
-    variant: Mapped[str] = mapped_column(String(VARIANT_LENGTH))
-    clock_kind: Mapped[str] = mapped_column(String(16))
-    days: Mapped[int] = mapped_column(SmallInteger)
-    rated: Mapped[bool] = mapped_column(Boolean)
-    colour: Mapped[str] = mapped_column(String(6))
-    range_low: Mapped[int | None] = mapped_column(Integer)
-    range_high: Mapped[int | None] = mapped_column(Integer)
-    manual: Mapped[bool] = mapped_column(Boolean)
-    created_at: Mapped[datetime] = mapped_column(UtcDateTime, server_default=NOW)
-    node: Mapped[str | None] = mapped_column(String(OWNER_LENGTH), index=True)
-
-
-offers = _table(OfferRow)
+analyses = table_of(AnalysisRow)
+analysis_plies = table_of(AnalysisPlyRow)
+engine_jobs = table_of(EngineJobRow)

@@ -38,13 +38,14 @@ from server.hub import game_ids
 from server.hub.tournament.values import Ended, Event, Started, TournamentSettings
 from server.store.errors import TournamentConflictError, UnknownTournamentError
 from server.store.records import check_text
-from server.store.schema import NAME_LENGTH, OWNER_LENGTH, tournament_events, tournaments
+from server.store.schema import NAME_LENGTH, OWNER_LENGTH
 from server.store.tournament_codec import (
     event_json,
     event_of_json,
     settings_json,
     settings_of_json,
 )
+from server.store.tournament_tables import tournament_events, tournaments
 from server.store.transactions import Transactions, integrity_kind
 
 __all__ = [

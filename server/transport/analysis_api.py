@@ -46,7 +46,7 @@ from typing import Any, Protocol
 
 from server.hub.errors import ErrorCode
 from server.hub.game_ids import GAME_ID_PATTERN
-from server.hub.payloads import AnalysisView, ShownAdviceView, ShownPlyEvalView
+from server.hub.review_payloads import AnalysisView, ShownAdviceView, ShownPlyEvalView
 from server.hub.review_requests import (
     MAX_DEPTH,
     MAX_MOVETIME_MS,

@@ -1,7 +1,7 @@
 """A player's own notifications over the websocket: the "your turn" list and the e-mail
 settings, answered from the store; the hub's ``TurnChanged`` handed to the mailer.
 
-* ``my_games`` is answered with ``my_games`` (:class:`~server.hub.payloads.MyGamesPayload`):
+* ``my_games`` is answered with ``my_games`` (:class:`~server.hub.review_payloads.MyGamesPayload`):
   every running game of the player, read from the store (a correspondence game nobody looks at
   need not be in any hub's memory), those where it is their move first (the oldest turn first),
   then the others. Later changes arrive as ``my_game`` from the hub that runs a correspondence
@@ -27,7 +27,7 @@ from server.hub.errors import ErrorCode
 from server.hub.glicko2 import speed_of
 from server.hub.incoming import AccountFrame, MailSettingsFrame
 from server.hub.messages import Message, MessageKind
-from server.hub.payloads import MailSettingsPayload, MyGamesPayload, MyGameView
+from server.hub.review_payloads import MailSettingsPayload, MyGamesPayload, MyGameView
 from server.hub.turns import side_to_move
 from server.rules.time_control import TimeControl
 from server.transport.accounts import store_player_id

@@ -40,7 +40,7 @@ from server.hub.fields import shown
 from server.hub.game_ids import GAME_ID_PATTERN
 from server.hub.incoming import REVIEW_COMMAND_TYPES
 from server.hub.messages import Message, MessageJson, error_message
-from server.hub.payloads import AnalysisView, ExportPayload, GameDetailView, GamesPayload
+from server.hub.review_payloads import AnalysisView, ExportPayload, GameDetailView, GamesPayload
 from server.hub.review_requests import (
     DEFAULT_LIMIT,
     EXPORT_FORMATS,

@@ -15,10 +15,10 @@ from datetime import UTC, datetime
 from typing import cast
 
 from server.hub.errors import ErrorCode
-from server.hub.payloads import (
+from server.hub.payloads import SideName
+from server.hub.review_payloads import (
     GameDetailView,
     GameSummaryView,
-    SideName,
     StoredMoveView,
     StoredPlayerView,
     StoredPositionView,

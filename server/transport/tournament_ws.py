@@ -23,7 +23,8 @@ from typing import Literal, Protocol
 from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.messages import AckId, Message, MessageKind, ack_message, error_message
-from server.hub.payloads import (
+from server.hub.tournament.values import MAX_DURATION_MS, TournamentSettings
+from server.hub.tournament_payloads import (
     TournamentPairingView,
     TournamentRoundPayload,
     TournamentStandingsPayload,
@@ -31,7 +32,6 @@ from server.hub.payloads import (
     TournamentSummaryView,
     TournamentView,
 )
-from server.hub.tournament.values import MAX_DURATION_MS, TournamentSettings
 from server.hub.tournament_requests import (
     TournamentCreate,
     TournamentJoin,

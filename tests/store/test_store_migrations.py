@@ -12,6 +12,7 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection
 
 from server.store import create_engine
+from server.store.metadata import metadata
 from server.store.migrate import (
     current_revision,
     downgrade_to,
@@ -19,7 +20,6 @@ from server.store.migrate import (
     main,
     upgrade_to_head,
 )
-from server.store.schema import metadata
 
 STORE_TABLES = {
     "players",

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from server.hub.messages import Message, MessageKind
-from server.hub.payloads import TournamentStandingsPayload, TournamentView
+from server.hub.tournament_payloads import TournamentStandingsPayload, TournamentView
 from server.transport.codec import encode_message
 from server.transport.tournament_ws import view_frame
 

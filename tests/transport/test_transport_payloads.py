@@ -1,5 +1,5 @@
 """Every message the server actually sends matches its declared payload schema
-(server/hub/payloads.py, from which web/src/protocol.gen.ts is generated): a short but complete
+(server.hub.messages.PAYLOADS, from whose types web/src/protocol.gen.ts is generated): a short but complete
 session is played through the real server and every frame each client received is checked,
 so a message builder that drifts from its schema (a renamed key, a new one, a wrong type)
 fails here."""
@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from ws_support import Client, OpenClient, StartApp, start_game
 
-from server.hub.messages import MessageKind
+from server.hub.messages import PAYLOADS, MessageKind
 from server.hub.payload_check import payload_problems
-from server.hub.payloads import PAYLOADS
 
 MINI = {"variant": "minishogi", "tc": {"kind": "fischer", "base_s": 60, "inc_s": 0}}
 BYOYOMI = {"kind": "byoyomi", "main_s": 60, "period_s": 10, "periods": 1}

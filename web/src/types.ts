@@ -1,6 +1,6 @@
 // Shapes of the variant catalogue (GET /api/variants, server/transport/catalogue.py). What the
 // server sends over the websocket and the review API is typed by protocol.gen.ts, generated
-// from the server's payload schemas (server/hub/payloads.py).
+// from the server's payload schemas (server/hub/payloads.py and its siblings, scripts/gen_types.py).
 
 import type { GameSnapshot } from "./protocol.gen";
 

@@ -10,7 +10,7 @@ declare global {
 const SOURCES = import.meta.glob("../src/**/*.ts", { query: "?raw", import: "default", eager: true });
 
 /** Spellings of TypeScript's `any` as a type: what the server's payloads are typed instead
- * (protocol.gen.ts, generated from server/hub/payloads.py). */
+ * (protocol.gen.ts, generated from server/hub/payloads.py and its siblings). */
 const ANY = [/:\s*any\b/, /\bas\s+any\b/, /<any\b/, /\bany\s*\[\]/, /\bany\s*[|&]/, /[|&]\s*any\b/];
 
 describe("the client's types", () => {

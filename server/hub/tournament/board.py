@@ -26,14 +26,6 @@ from __future__ import annotations
 from itertools import islice
 
 from server.hub.identity import PlayerId
-from server.hub.payloads import (
-    TournamentByeView,
-    TournamentPairingView,
-    TournamentRoundPayload,
-    TournamentStandingsPayload,
-    TournamentStandingView,
-    TournamentView,
-)
 from server.hub.tournament.arena import ArenaSheet, Waiting
 from server.hub.tournament.pages import page_payload
 from server.hub.tournament.rounds import MY_PAIRINGS, VIEW_PAIRINGS, shown_games
@@ -48,6 +40,14 @@ from server.hub.tournament.views import (
     round_answer,
     standing_view,
     summary_view,
+)
+from server.hub.tournament_payloads import (
+    TournamentByeView,
+    TournamentPairingView,
+    TournamentRoundPayload,
+    TournamentStandingsPayload,
+    TournamentStandingView,
+    TournamentView,
 )
 
 __all__ = ["TournamentBoard"]

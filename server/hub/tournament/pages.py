@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from server.hub.identity import PlayerId
-from server.hub.payloads import (
+from server.hub.tournament_payloads import (
     TournamentStandingsPayload,
     TournamentStandingView,
     TournamentStatusName,

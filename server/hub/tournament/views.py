@@ -1,4 +1,4 @@
-"""A tournament as every door shows it: the protocol's views (``server.hub.payloads``), pure
+"""A tournament as every door shows it: the protocol's views (``server.hub.tournament_payloads``), pure
 functions of the settings and the state (so a restarted hub shows exactly what it showed)."""
 
 from __future__ import annotations
@@ -7,17 +7,6 @@ from collections.abc import Mapping, Sequence
 
 from server.hub.clock import time_control_view
 from server.hub.identity import PlayerId
-from server.hub.payloads import (
-    TournamentByeView,
-    TournamentPairingView,
-    TournamentRoundPayload,
-    TournamentSettingsView,
-    TournamentStandingsPayload,
-    TournamentStandingView,
-    TournamentStatusName,
-    TournamentSummaryView,
-    TournamentView,
-)
 from server.hub.tournament.pages import page_payload
 from server.hub.tournament.rounds import (
     MY_PAIRINGS,
@@ -29,6 +18,17 @@ from server.hub.tournament.rounds import (
 from server.hub.tournament.standings import podium, standings
 from server.hub.tournament.state import Entry, TournamentState, arena_ends_at
 from server.hub.tournament.values import Bye, StandingRow, TournamentGame, TournamentSettings
+from server.hub.tournament_payloads import (
+    TournamentByeView,
+    TournamentPairingView,
+    TournamentRoundPayload,
+    TournamentSettingsView,
+    TournamentStandingsPayload,
+    TournamentStandingView,
+    TournamentStatusName,
+    TournamentSummaryView,
+    TournamentView,
+)
 
 __all__ = [
     "bye_view",

@@ -1,5 +1,5 @@
 """Tournaments in lichess's shapes (docs/tournaments-api.md): pure functions from the
-director's views (``server.hub.payloads``) to the JSON lichess's API answers, so that a lichess
+director's views (``server.hub.tournament_payloads``) to the JSON lichess's API answers, so that a lichess
 client (berserk) reads them unchanged.
 
 Arena (``/api/tournament``): ``status`` 10 / 20 / 30 (created / started / finished), times in
@@ -17,14 +17,14 @@ from datetime import UTC, datetime
 from typing import NotRequired, TypedDict
 
 from server.hub.glicko2 import speed_class
-from server.hub.payloads import (
-    TimeControlView,
+from server.hub.payloads import TimeControlView
+from server.hub.tournament.round_robin import round_count
+from server.hub.tournament_payloads import (
     TournamentSettingsView,
     TournamentStandingView,
     TournamentSummaryView,
     TournamentView,
 )
-from server.hub.tournament.round_robin import round_count
 from server.jsontypes import JsonObject
 from server.rules import get_variant
 from server.rules.game import Side

@@ -15,7 +15,7 @@ import typing
 
 from aiohttp import web
 
-from server.hub.payloads import TournamentStatusName
+from server.hub.tournament_payloads import TournamentStatusName
 from server.jsontypes import JsonObject
 from server.transport.http_api import lichess_tournaments as shapes
 from server.transport.http_api.context import api_error

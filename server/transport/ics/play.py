@@ -9,7 +9,7 @@ import contextlib
 
 from server.hub.errors import ErrorCode
 from server.hub.messages import MessageKind
-from server.hub.payloads import MyGameView
+from server.hub.review_payloads import MyGameView
 from server.rules import RulesError
 from server.transport.ics.args import NO_SUCH_GAME, bad_arg, handle_arg
 from server.transport.ics.games import GameView

@@ -25,7 +25,7 @@ from server.hub.effects import ConnId
 from server.hub.errors import ErrorCode
 from server.hub.fields import valid_text
 from server.hub.identity import PlayerInfo
-from server.hub.payloads import MyGameView
+from server.hub.review_payloads import MyGameView
 from server.hub.user_text import forbidden_character, neutralised
 from server.transport.accounts import Accounts, AuthError, Identity, store_player_id
 from server.transport.addresses import (

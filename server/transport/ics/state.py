@@ -17,7 +17,8 @@ from server.hub.fields import MAX_CHAT_LENGTH
 from server.hub.identity import PlayerInfo
 from server.hub.lobby import MAX_SEEKS_PER_PLAYER
 from server.hub.messages import MessageKind
-from server.hub.payloads import ChallengeView, MyGameView, PlayerView
+from server.hub.payloads import ChallengeView, PlayerView
+from server.hub.review_payloads import MyGameView
 from server.hub.user_text import text_problem
 from server.jsontypes import JsonObject
 from server.transport.ics.args import number

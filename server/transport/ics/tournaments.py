@@ -21,7 +21,11 @@ from datetime import UTC, datetime
 
 from server.hub.errors import CommandError, ErrorCode
 from server.hub.identity import PlayerInfo
-from server.hub.payloads import TournamentStatusName, TournamentSummaryView, TournamentView
+from server.hub.tournament_payloads import (
+    TournamentStatusName,
+    TournamentSummaryView,
+    TournamentView,
+)
 from server.transport.ics.args import bad_arg, game_id_arg
 from server.transport.ics.lines import clock_words, kind_words
 from server.transport.ics.parse import CommandLine
