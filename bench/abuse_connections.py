@@ -1,5 +1,6 @@
-"""Connection abuse at scale (issue 37, items 3 and 4): thousands of connections that never
-finish anything, from a few addresses, beside an honest player.
+"""Connection abuse at scale (the limits per address and in total of 34eaa62, 2026-12-06):
+thousands of connections that never finish anything, from a few addresses, beside an honest
+player.
 
 Run by hand (never in CI)::
 

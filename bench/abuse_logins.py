@@ -1,5 +1,5 @@
 """Password guessing at scale against a real hub, with honest players logging in beside it
-(issue 37, item 5).
+(the login throttling of cede9d6, 2026-12-06).
 
 Run by hand (never in CI)::
 
@@ -14,7 +14,7 @@ connection the server closes after five failures is opened again at once), while
 password. Printed per scenario: the honest logins' latency from the login frame to
 ``welcome`` (p50 / p99 / max, and how many) and, apart, the time to open their websocket (the
 attackers' reconnections queue in the listener's admission of opening websockets, which is not
-this bench's subject: issue 37 item 3),
+this bench's subject: ``abuse_connections.py``'s),
 the attackers' answers by code and their password checks per second, the hub's loop lag
 (the stall probe, max and p99) and CPU, and the load average.
 

@@ -1,6 +1,6 @@
-"""Review floods against running games (issue 37, item 6): the players' move acknowledgements and
-the hub's loop lag while anonymous clients ask, many times a second, for a stored 240-ply Dai
-Shogi game.
+"""Review floods against running games (the review-read limits of 4a2bfca and 63fb166,
+2026-12-07): the players' move acknowledgements and the hub's loop lag while anonymous clients
+ask, many times a second, for a stored 240-ply Dai Shogi game.
 
 Run by hand (never in CI)::
 
@@ -12,7 +12,7 @@ The hub (``hub_probe.py`` of the tree, a temporary SQLite file, the settings' de
 finished 240-ply Dai Shogi game and an unfinished one (its first 200 plies) in its store;
 ``--players`` guests then play Mini-Shogi games against each other (a move every ~50 ms of
 think time each). For each scenario, a flood of ``GET /api/games/{id}`` — the finished game's
-review (what the issue measured: 27 a second took every move acknowledgement from 4 ms to
+review (measured before the limits: 27 a second took every move acknowledgement from 4 ms to
 690 ms), or ``?ply=N`` of the unfinished game (never cached: each one a replay) — runs at a
 fixed rate for ``--seconds``, from one address or spread over several (127.0.0.x), while the
 players' acknowledgements are timed and the hub's loop-lag probe is read. Printed per scenario:

@@ -4,7 +4,7 @@ Run by hand (never in CI)::
 
     .venv/bin/python bench/bench_cluster.py                       # 100 and 400 games, 20 s each
     .venv/bin/python bench/bench_cluster.py --games 200 --seconds 30 --think-ms 200
-    # issue 25: a hub of two killed, its players' reconnect storm onto the survivor
+    # a hub of two killed, its players' reconnect storm onto the survivor
     .venv/bin/python bench/bench_cluster.py --storm-after-kill 2000 --games 200 --think-ms 3000
 
 Each configuration is a real topology started by ``scripts/cluster.py``'s ``LocalCluster`` on a

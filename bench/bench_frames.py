@@ -7,8 +7,9 @@ Run by hand (never in CI)::
 
 Every frame of the hot path — ``move`` above all — passes ``codec.decode`` and
 ``commands.parse_command`` (the transport does the same two steps, with the envelope checked
-once); both exist under these names before and after the input hardening of issue 11, so the
-same script measures either tree. ``--root`` puts that tree first on ``sys.path``.
+once); both exist under these names before and after the input hardening of dc98d00
+(2026-11-25), so the same script measures either tree. ``--root`` puts that tree first on
+``sys.path``.
 
 Also measured: the worst frames an attacker can send within the 64 KiB frame limit (deep
 nesting, a string of brackets, a huge number, many lone surrogates), which the hardened decoder

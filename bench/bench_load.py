@@ -6,17 +6,18 @@ Run by hand (never in CI)::
     .venv/bin/python bench/bench_load.py --backend sqlite postgresql --games 100 1000
     .venv/bin/python bench/bench_load.py --games 1000 --think-ms 500 --seconds 30
     .venv/bin/python bench/bench_load.py --idle 10000 --games               # idle connections only
-    # issue 14's ratio target, each hub run against the commit echoes just before and after it:
+    # the ratio target (the hub's p50 within 1.5x the commit echo's), each hub run against the
+    # commit echoes just before and after it:
     .venv/bin/python bench/bench_load.py --backend postgresql --games 1 --seconds 12 --repeat 3
     .venv/bin/python bench/bench_load.py --backend postgresql --games 1 --echo-busy-us 20 40 80
     .venv/bin/python bench/bench_load.py --backend postgresql --games 1 1000 --seconds 60 --interleave 2
     # a change against the checkout before it, within one interleaved run:
     .venv/bin/python bench/bench_load.py --backend postgresql --games 1 --seconds 40 \
         --interleave 1.5 --against /tmp/before   # git worktree add /tmp/before <commit>
-    # issue 25's reconnect storm (storm.py): 10,000 logins in 10 s onto 1,000 running games
+    # the reconnect storm (storm.py): 10,000 logins in 10 s onto 1,000 running games
     .venv/bin/python bench/bench_load.py --backend postgresql --think-ms 3000 \
         --storm 10000 --storm-within 10 --games 1000
-    # issue 14's stall target (the full run: --seconds 900):
+    # the stall target, no stall over 50 ms (the full run: --seconds 900):
     .venv/bin/python bench/bench_load.py --backend postgresql --games 1000 --think-ms 3000 \
         --seconds 120 --idle-during 10000 --full-gc-every 30 --census
 
@@ -43,7 +44,7 @@ What one run does, per backend:
    hub's event-loop lag over the window (max, p99.9; with the longest garbage collection of
    each generation): the longest stall any player could have felt, collections included. The
    stall figure also covers the connect phase (the idle guests' and the players' logins, and
-   the ramp-up): the probe's first window opens before the first connection (issue 25).
+   the ramp-up): the probe's first window opens before the first connection (since 2d4e6dc).
    ``--census`` then has the hub count the objects its collector tracks, by type, time its
    timed collection (``full_gc_interval_s``: a full collection of what is not frozen, then
    ``gc.freeze()``) and a whole-heap one, and count the cyclic garbage freezing kept (the
@@ -54,7 +55,7 @@ What one run does, per backend:
 3. **Interleaved ratio** (``--interleave S``, instead of 1 and 2): the hub's games and the
    commit echo take turns in slices of S seconds, so that a drift of the machine weighs on
    both alike (``interleave.py``); the commit echo's connections write their game rows
-   before the first slice. Issue 14's ratio target is measured this way. ``--against TREE``
+   before the first slice. The ratio target (1.5x) is measured this way. ``--against TREE``
    adds a hub from another checkout, in turn with this tree's: a small change is compared
    within one run.
 4. **Idle connections** (``--idle``). K clients connect and log in as guests, then sit idle; the
@@ -182,7 +183,7 @@ async def run_games(
     players connect, and stay for the whole run."""
     url = f"ws://127.0.0.1:{hub.port}/ws"
     # The stall figure covers the connect phase: the probe's window starts before the first
-    # connection (the logins are where the hub used to pause; issue 25).
+    # connection (the logins are where the hub used to pause).
     await probe_report(hub, signal.SIGUSR1, "window")
     idle = await open_many(url, idle_during, batch=500, login=True) if idle_during else []
     before = rss_kib(hub.popen.pid)
@@ -524,7 +525,7 @@ async def main() -> None:
         "--storm-one-process",
         action="store_true",
         help="the storm's idle logins in the same process as the timed players (as before "
-        "issue 25's second pass: the players' round trips then also wait for that loop)",
+        "f543bdd: the players' round trips then also wait for that loop)",
     )
     parser.add_argument("--storm-logins", metavar="FILE", help=argparse.SUPPRESS)
     parser.add_argument("--echo-server", type=int, help=argparse.SUPPRESS)

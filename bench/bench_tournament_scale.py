@@ -1,5 +1,5 @@
 """A large arena on the real hub: pairing waves of 1,000 players whose games end together, and
-the standings pushed to 5,000 spectators (issue 35, "Reliability and scale").
+the standings pushed to 5,000 spectators (docs/tournaments.md, "Scale").
 
 Run by hand (never in CI), from the checkout's root::
 

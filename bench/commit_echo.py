@@ -1,5 +1,5 @@
 """The commit echo: the floor of a move's round trip when a move is acknowledged only after its
-commit (issue 6), for ``bench_load.py``.
+commit, for ``bench_load.py``.
 
 A websocket echo (the hub's websocket settings) that, before echoing a frame, stores one move
 row through the server's own write path — :class:`~server.store.Store` and

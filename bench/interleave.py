@@ -1,11 +1,11 @@
 """``bench_load.py --interleave S``: hubs and the commit echo take turns, slice by slice.
 
-Issue 14's ratio target is measured this way. Each hub's games and the commit echo move in
-turns of ``S`` seconds for ``--seconds`` of each, closed loop with ``--think-ms``: a hub's
-players move only while their gate is open (a player that waited for it thinks again first, so
-that the moves do not come in a burst), the echo's clients only while every gate is shut. A
-drift of the machine over the run then weighs on all alike, slice by slice (separate runs ten
-seconds apart drifted by ±10 % here).
+The ratio target (the hub's p50 within 1.5x the commit echo's) is measured this way. Each hub's
+games and the commit echo move in turns of ``S`` seconds for ``--seconds`` of each, closed loop
+with ``--think-ms``: a hub's players move only while their gate is open (a player that waited
+for it thinks again first, so that the moves do not come in a burst), the echo's clients only
+while every gate is shut. A drift of the machine over the run then weighs on all alike, slice by
+slice (separate runs ten seconds apart drifted by ±10 % here).
 
 With ``--against TREE`` a second hub, from another checkout of the project, takes its turn
 after the first one in every round: the same clients, the same database server, the same

@@ -1,4 +1,5 @@
-"""``bench_cluster.py --storm-after-kill N``: issue 25's reconnect storm onto a cluster.
+"""``bench_cluster.py --storm-after-kill N``: the reconnect storm (``bench_load.py --storm``)
+onto a cluster.
 
 Two hubs (``bench/hub_probe.py``: ``python -m server`` plus the loop-lag probe) behind HAProxy
 (``scripts/cluster.py``'s ``LocalCluster``, ``config/haproxy.cfg``), Redis and a fresh

@@ -3,7 +3,7 @@
 Two classes of one name (say a hub's online player and an ICS ``who`` line) make a reader
 guess which one a signature means, and an import can silently pick the wrong one. A name
 defined twice is renamed to say what each is, or the two are merged when they are the same
-thing (issue 39). Type variables (``T = TypeVar("T")``) are left out: each is a placeholder
+thing. Type variables (``T = TypeVar("T")``) are left out: each is a placeholder
 local to its module, like a parameter's name.
 """
 

@@ -1,5 +1,5 @@
 """The tournament director: drives the pure tournament core (``server.hub.tournament``) on the
-store, the hub and the clock (issue 35, docs/tournaments.md). Every door (the websocket's
+store, the hub and the clock (docs/tournaments.md). Every door (the websocket's
 ``tournament_*`` frames, the HTTP lichess subset, the ICS commands) goes through one
 :class:`TournamentDirector`, whose public methods are its API.
 

@@ -100,7 +100,7 @@ RESUME_SESSION = (
 #: The unfinished games and their players: three columns found by the ``status`` index, where
 #: the store's listing (:meth:`~server.store.queries.GameQueries.list_games`) reads whole rows,
 #: counts each running game's moves and looks both players' bot flags up. A cluster node lists
-#: them every second or so, and a reconnect storm's logins ask a player's (issue 25). The
+#: them every second or so, and a reconnect storm's logins ask a player's. The
 #: correspondence games between two registered players are left out (no node holds them until
 #: they are used, docs/correspondence.md "Memory"): the partial index ``ix_games_swept`` holds
 #: exactly the rows listed, so the query's work does not grow with their number.

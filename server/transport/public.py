@@ -87,7 +87,7 @@ in (nor older than :data:`OPENING_HOLD_S`). Further websocket connections, once 
 head has come, wait in a queue of the listener's, unread (the kernel holds their bytes), until
 a slot frees; the queue serves client addresses in turn, so one address's many connections do
 not come before another's one. However starved of CPU the hub is, a turn of its loop then holds
-the handshakes and logins of at most this many connections besides the games' moves (issue 25).
+the handshakes and logins of at most this many connections besides the games' moves.
 Measured on the idle machine with the 10,000-login storm (docs/benchmarks.md, "Reconnect
 storm"): 64 let the running games' moves reach a p99 of 59 ms and the logins queue 3.2 s (connect → ``hello``
 p50); 32 gave 35–49 ms and 0.5–1.1 s, and the storm ended sooner (fewer handshakes competing,

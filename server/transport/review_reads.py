@@ -1,5 +1,6 @@
-"""What the reads of stored games share in one process (issue 37, item 6): the cache of finished
-games, the gate their replays pass, and the rate limit per requester.
+"""What the reads of stored games share in one process (the review-read limits of 4a2bfca,
+2026-12-07): the cache of finished games, the gate their replays pass, and the rate limit per
+requester.
 
 A stored game is shown by replaying its moves through the rules (a 240-ply Dai Shogi game takes
 65–200 ms of CPU). Replays used to run in worker threads, which still share the interpreter

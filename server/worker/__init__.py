@@ -1,3 +1,3 @@
-"""Engine workers (issue 24): separate processes that pull move and analysis jobs from the
+"""Engine workers: separate processes that pull move and analysis jobs from the
 server over HTTP (fishnet-style) and answer them with Debian engines, every engine move checked
 by server.rules. See docs/engines.md."""

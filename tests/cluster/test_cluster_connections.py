@@ -1,7 +1,7 @@
 """The node's registries of connections: its own (``server.cluster.connections``: the index of
 the remote games each connection follows, which a takeover's re-join reads instead of walking
 every connection) and the other nodes' attached to its hub (``server.cluster.remote``: a dead
-node's leave a step at a time). Issue 25."""
+node's leave a step at a time)."""
 
 from __future__ import annotations
 

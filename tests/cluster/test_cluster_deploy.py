@@ -102,7 +102,7 @@ def test_compose_has_the_topology_with_health_checks() -> None:
 
 
 def test_no_default_secret_the_hubs_generate_the_workers_key() -> None:
-    """Issue 37: with HUB_WORKER_KEYS unset, no published key (the old default
+    """With HUB_WORKER_KEYS unset, no published key (the default before 309c9b9,
     ``change-this-worker-key-0000``) may be used: the hubs generate one into a shared volume,
     the worker reads it there."""
     text = COMPOSE.read_text()

@@ -1,5 +1,5 @@
-"""Persist tokens are registered where they are issued (issue 22), not found later by scanning
-the effects a room returned."""
+"""Persist tokens are registered where they are issued (since e5d8b32), not found later by
+scanning the effects a room returned."""
 
 import pytest
 from hub_harness import Harness, player

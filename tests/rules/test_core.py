@@ -195,7 +195,7 @@ def test_hands_in_fen_and_sfen() -> None:
 
 @pytest.mark.parametrize("name", VARIANT_NAMES)
 def test_a_variants_declared_start_fen_is_what_the_writer_writes(name: str) -> None:
-    """One spelling (issue 38: ``gameStart.game.fen`` wrote ``[]`` where ``initialFen`` wrote
+    """One spelling (before 67b7208, ``gameStart.game.fen`` wrote ``[]`` where ``initialFen`` wrote
     Mini-Shogi's declared ``[-]``): the declared start FEN is ``Game(variant).fen()``, and an
     older stored spelling reads back as the writer's (``empty_hand_spelled``)."""
     variant = get_variant(name)

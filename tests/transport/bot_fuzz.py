@@ -419,7 +419,7 @@ def online_calls(draw: st.DrawFn) -> Call:
 # --- any method on any path: a status line always ----------------------------------------------
 
 OTHER_METHODS = ("POST", "PUT", "DELETE", "PATCH", "OPTIONS")
-"""Methods websockets' server never read (a connection got no answer at all, issue 38); GET and
+"""Methods websockets' server never read (a connection got no answer at all before 34b24c5); GET and
 HEAD of a page are answered with the page (tests/transport/test_http_methods.py)."""
 PAGE_PATHS: tuple[tuple[Part, ...], ...] = (
     ("/", ""),

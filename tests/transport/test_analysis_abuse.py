@@ -1,4 +1,4 @@
-"""Nobody starves the computer (issue 37, item 1), on a live server: analyses are registered
+"""Nobody starves the computer (since 172efa8), on a live server: analyses are registered
 players' only, one unfinished at a time and a quota a day, a player of the game replaces a
 stranger's; a running analysis gives way to a computer move within one position (a REAL worker
 with a real engine on one slot); move jobs go round-robin between players; guests are limited

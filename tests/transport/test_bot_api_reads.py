@@ -197,7 +197,7 @@ async def test_online_bots_and_the_public_user_view(
 async def test_each_game_stream_gets_one_game_full_with_the_games_creation_time(
     start_app: StartApp, open_client: OpenClient
 ) -> None:
-    """Issue 38: a second stream of the same game gets its own ``gameFull``, and the stream
+    """A second stream of the same game gets its own ``gameFull`` (since d4d9a3a), and the stream
     already open gets none (at most the same state again); ``createdAt`` is the game's stored
     creation time, not 0."""
     app = await start_app(BACKEND)

@@ -131,11 +131,12 @@ async def test_a_killed_worker_leaves_its_move_to_another(
 async def test_level_8_moving_first_on_a_long_clock_moves_inside_the_first_move_window(
     start_app: StartApp, open_client: OpenClient, start_worker: StartWorker
 ) -> None:
-    """Issue 38: level 8 moving first on 15 + 10 thought up to 30 s (the clock's budget) and
+    """Before e7b7de0, level 8 moving first on 15 + 10 thought up to 30 s (the clock's budget) and
     its game was aborted at 30 s, every time. Its first move now searches at most 5 s
     (``FIRST_MOVE_MS``), well inside a player's 30-s window (the computer's own window is
     longer still). Dai Shogi, the slowest variant's first move (HaChu heeds "?" only between
-    iterations); the other variants and clocks are measured by bench/bench_first_move.py."""
+    iterations); the other variants and clocks are measured by ``bench/bench_engines.py movetime
+    VARIANT --clocks ...``."""
     app = await start_app()
     await start_worker(app)
     human = await open_client(app, "human")

@@ -1,4 +1,4 @@
-"""The computer in correspondence (issue 36), with a REAL worker process and REAL engines: a
+"""The computer in correspondence, with a REAL worker process and REAL engines: a
 registered player challenges it at 1 day per move and it answers each move at its level's own
 move time (a correspondence control gives the worker no clock: a day's budget would have let a
 search run to the 30-s cap); the game is the player's correspondence game; once resigned it is

@@ -138,7 +138,7 @@ async def test_accepted_connections_send_small_frames_at_once(start_app: StartAp
 
 async def test_a_burst_of_connections_is_accepted_a_batch_per_turn_of_the_loop() -> None:
     """A reconnect storm's queued connections are not all accepted (then handshaken and logged
-    in) in one turn of the loop, ahead of the moves waiting to be read (issue 25)."""
+    in) in one turn of the loop, ahead of the moves waiting to be read."""
 
     def nobody(path: str) -> asyncio.BaseProtocol:
         raise AssertionError("no connection says anything")
@@ -166,7 +166,7 @@ async def test_websockets_opening_at_once_are_bounded_until_they_log_in() -> Non
     """At most ``max_opening`` websocket connections are handed over and not yet logged in: the
     others queue, unread; a login (``admitted``) lets the oldest queued one in, and so does a
     connection that has not logged in after ``OPENING_HOLD_S``. Other connections (a health
-    check, the HTTP API) never queue behind them (issue 25)."""
+    check, the HTTP API) never queue behind them."""
     made: list[int] = []
     """The websockets handed over, by file descriptor."""
     api: list[asyncio.BaseTransport] = []

@@ -1,5 +1,5 @@
-"""Every method on every path of the public address gets an HTTP answer (issue 38: a POST to a
-path nobody serves got none, the connection closed without a status line, since websockets'
+"""Every method on every path of the public address gets an HTTP answer (before 34b24c5 a POST
+to a path nobody serves got none, the connection closed without a status line, since websockets'
 server reads only GETs). Over both route tables: the HTTP API's (aiohttp) and the websocket
 server's pages (server/transport/http.py), and paths neither serves: a status line always; a
 method the path is served by is never 404/405; another method on a served path is a 405 whose

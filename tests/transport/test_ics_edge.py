@@ -1,4 +1,4 @@
-"""Every ICS argument is checked at the edge (issue 26, item 16): a malformed game id, name,
+"""Every ICS argument is checked at the edge (since 0a912b6): a malformed game id, name,
 number or a word after a command that takes none is answered in FICS's words and reaches
 neither the store nor the hub; nothing is logged as an error."""
 
@@ -72,7 +72,7 @@ async def test_bad_arguments_are_answered_in_fics_words(
 
 async def test_gameend_is_taken_quietly(start_app: StartApp, ics_guest: OpenIcs) -> None:
     """XBoard's zippy sends ``gameend`` after each game; FICS answers nothing but the prompt
-    (issue 26, item 15). ``ga`` still means ``games``: the word is matched whole."""
+    (since 6be6928). ``ga`` still means ``games``: the word is matched whole."""
     app = await start_app(ics=True)
     client = await ics_guest(app)
     for line in ("gameend", "$gameend", "gameend 1-0"):
@@ -100,7 +100,7 @@ XBOARD_SOUGHT = r"^\s*(\d+) (\S+) (\S+)\s+(\d+)\s+(\d+) (rated|unrated) (\S+)"
 async def test_seekremove_and_seekinfo_say_what_fics_says(
     start_app: StartApp, ics_guest: OpenIcs
 ) -> None:
-    """Issue 26, item 12: with ``iset seekremove 1`` a withdrawn or taken seek is announced as
+    """With ``iset seekremove 1`` a withdrawn or taken seek is announced as
     ``Ads removed: N`` (XBoard drops the dot from its seek graph), with ``iset seekinfo 1`` as
     ``<sr> N``; new seeks come as XBoard's parser reads them."""
     app = await start_app(ics=True)
@@ -108,7 +108,7 @@ async def test_seekremove_and_seekinfo_say_what_fics_says(
     for line in ("iset seekremove 1", "set seek 1"):  # what XBoard sends on logging in
         await viewer.send(line)
     await viewer.expect(r"^seek set\.$")
-    # Values other than 0/1 (on/off …) are refused and change nothing (issue 38, item 15).
+    # Values other than 0/1 (on/off …) are refused and change nothing (since 1027e08).
     for line in ("iset seekremove 2", "set seek 7"):
         await viewer.send(line)
         name = line.split()[1]
@@ -154,7 +154,7 @@ async def test_seekremove_and_seekinfo_say_what_fics_says(
 async def test_dai_shogi_boards_are_diagrams_unless_style_12_is_asked_for(
     start_app: StartApp, ics_guest: OpenIcs
 ) -> None:
-    """Issue 26, item 14: XBoard 4.9.1 reads at most 199 characters of a style-12 line and a
+    """XBoard 4.9.1 reads at most 199 characters of a style-12 line and a
     15×15 board is 239, so Dai Shogi boards come as a text diagram (seen from the viewer's
     side, pieces by their abbreviations); ``iset wide12 1`` asks for style 12 anyway."""
     app = await start_app(ics=True)
@@ -219,7 +219,7 @@ async def test_sought_all_and_refresh_of_a_game_as_on_fics(
 async def test_observe_of_a_finished_game_says_it_is_over(
     start_app: StartApp, ics_guest: OpenIcs
 ) -> None:
-    """Issue 38, item 14: ``observe N`` of a game that has ended (its room still in memory)
+    """``observe N`` of a game that has ended (its room still in memory)
     says so and where to read it, and follows nothing: no live board, nothing to unobserve."""
     app = await start_app(ics=True)
     alice, bob, carol = [await ics_guest(app) for _ in range(3)]
@@ -227,7 +227,8 @@ async def test_observe_of_a_finished_game_says_it_is_over(
     game_id = game_of(app, alice.name)
     await alice.send("resign")
     await bob.expect(r"^\{Game \d+ .* resigns\} 0-1$")
-    assert app.hub.room(game_id) is not None  # still held: the case of the issue
+    # Still held: the case that was mishandled before 1027e08.
+    assert app.hub.room(game_id) is not None
     await carol.send(f"observe {number}")
     await carol.expect(
         rf'^Game {number} is over \(0-1\); "smoves #{game_id}" lists its moves, '
@@ -241,7 +242,7 @@ async def test_observe_of_a_finished_game_says_it_is_over(
 
 
 async def test_adjourn_is_answered_with_a_sentence(start_app: StartApp, ics_guest: OpenIcs) -> None:
-    """Issue 38, item 15: XBoard's F7 sends ``adjourn``; it is answered (games are not adjourned
+    """XBoard's F7 sends ``adjourn``; it is answered (games are not adjourned
     here, and why), not taken for an unknown command, and the game goes on."""
     app = await start_app(ics=True)
     alice, bob = await ics_guest(app), await ics_guest(app)

@@ -1,4 +1,4 @@
-"""Property-based fuzzing of the live ICS port (issue 26, item 16) with hypothesis.
+"""Property-based fuzzing of the live ICS port (since 0a912b6) with hypothesis.
 
 Lines drawn by hypothesis, each ending with one of the line ends telnet clients send (CR LF,
 CR NUL, LF) — random bytes, telnet IAC sequences (negotiation, subnegotiation,

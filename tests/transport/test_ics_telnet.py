@@ -1,6 +1,6 @@
 """How the ICS port reads a telnet client's bytes (server/transport/ics/telnet.py): line ends
 CR LF, CR NUL and LF; negotiation dropped; the 1,024-character limit on every line,
-however the bytes were cut into reads (issue 38, items 12 and 13)."""
+however the bytes were cut into reads (since fa66b3d)."""
 
 from __future__ import annotations
 

@@ -195,7 +195,7 @@ def test_game_start_and_end_lines() -> None:
     assert end_reason("repetition", "1/2-1/2", "a", "b", 20) == "Game drawn by repetition"
     assert end_reason("time", "1-0", "alice", "bob", 30) == "bob forfeits on time"
     assert end_reason("abort", None, "a", "b", 1) == "Game aborted on move 1"
-    # why, when the end event says (issue 38, item 1): who made no first move, who aborted
+    # why, when the end event says (since 1027e08): who made no first move, who aborted
     assert end_reason("abort", None, "a", "b", 0, "no_first_move") == (
         "Game aborted on move 1: a made no first move in time"
     )
@@ -432,7 +432,7 @@ async def test_a_failing_store_is_reported_and_the_session_goes_on(
 
 
 async def test_a_game_running_at_login_continues_after_the_clients_setup() -> None:
-    """Issue 38: the board of a game running at login came before XBoard's setup (``iset ms
+    """Before 4d4fcc7, the board of a game running at login came before XBoard's setup (``iset ms
     1``, ``style 12``) and without ``{Game N …} Continuing``, so XBoard drew a Spartan army as
     chess pieces and the clocks in seconds. The game is joined once the client's first lines
     are read (or after RESUME_WAIT_S), and its board follows FICS's continuation line."""

@@ -1,5 +1,5 @@
-"""XBoard logging in during a game of its player's (a reconnect) draws that game (issue 38,
-item 11): the board used to come at login, before XBoard's setup (``iset ms 1``, ``style 12``)
+"""XBoard logging in during a game of its player's (a reconnect) draws that game (since
+4d4fcc7): the board used to come at login, before XBoard's setup (``iset ms 1``, ``style 12``)
 and without FICS's ``{Game N (a vs. b) Continuing … match.}``, so XBoard drew a Spartan game as
 ordinary chess, most of the Spartan army missing, with its clocks in seconds. Now the game is
 shown after the setup, continuation line first: in Spartan Chess and in Mini-Shogi (with its

@@ -1,8 +1,8 @@
 """XBoard 4.9 on the ICS port: it plays Mini-Shogi and Sho Shogi with the command lines of
-docs/ics.md (issue 26, item 13): a registered player in XBoard accepts a challenge from a web
+docs/ics.md (6ad7ee3): a registered player in XBoard accepts a challenge from a web
 player, makes its moves by clicking on XBoard's board (XBoard writes them to the ICS), the web
 player answers; every move is stored, and XBoard's debug log holds no parse error. It follows a
-Dai Shogi game as text (item 14), and its seek graph drops a withdrawn seek (item 12)."""
+Dai Shogi game as text (e47d9d1), and its seek graph drops a withdrawn seek (aa76a9f)."""
 
 from __future__ import annotations
 
@@ -191,7 +191,7 @@ async def test_xboard_plays_sho_shogi_and_shows_every_piece(
 async def test_xboard_follows_a_dai_shogi_game_as_text(
     start_app: StartApp, open_client: OpenClient, tmp_path: Path
 ) -> None:
-    """Issue 26, item 14: XBoard 4.9.1 cannot read a 15×15 style-12 line (its reader stops at
+    """XBoard 4.9.1 cannot read a 15×15 style-12 line (its reader stops at
     199 characters), so it gets Dai Shogi boards as a text diagram in its console: no board
     reaches its board parser, none fails."""
     require_programs()
@@ -256,7 +256,7 @@ async def graph_up(display: str, image: Path) -> None:
 async def test_xboard_seek_graph_drops_a_withdrawn_seek(
     start_app: StartApp, ics_guest: OpenIcs, tmp_path: Path
 ) -> None:
-    """Issue 26, item 12, in XBoard: its seek graph (``-seekGraph true -autoRefresh true``
+    """``iset seekremove`` in XBoard: its seek graph (``-seekGraph true -autoRefresh true``
     makes it send ``iset seekremove 1``) shows two seeks; one is withdrawn, and a click where
     its dot was plays nothing; a click on the other dot plays that seek."""
     require_programs()

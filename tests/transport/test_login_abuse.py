@@ -1,7 +1,7 @@
 """Password guessing and login floods against a live server, with an honest player beside the
-attacker (issue 37, item 5): throttling per address and per account at every door (websocket,
-ICS, HTTP token endpoints), registrations per address, failed logins logged, and one address's
-guesses never taking the hashing pool from the others.
+attacker (since cede9d6, 2026-12-06): throttling per address and per account at every door
+(websocket, ICS, HTTP token endpoints), registrations per address, failed logins logged, and one
+address's guesses never taking the hashing pool from the others.
 
 Other addresses are other loopback addresses (Linux routes 127.0.0.0/8 to lo). Time is moved
 through ``app.accounts.clock`` instead of sleeping.

@@ -1,4 +1,4 @@
-"""Expensive anonymous reads (issue 37, item 6): a flood of stored-game reviews from one address
+"""Expensive anonymous reads (since 4a2bfca): a flood of stored-game reviews from one address
 is refused with 429 past its limits, a finished game is replayed once and its answers served
 from the cache (the same bytes), replays wait their turn behind the gate, and the players of a
 running game beside the flood keep their move acknowledgements."""

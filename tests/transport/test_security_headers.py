@@ -1,5 +1,5 @@
-"""Security headers and the ``Server`` header on every HTTP answer of the public port (issue 37,
-item 8): the websocket server's pages and refusals, every route of the HTTP API's table, the
+"""Security headers and the ``Server`` header on every HTTP answer of the public port (since
+309c9b9): the websocket server's pages and refusals, every route of the HTTP API's table, the
 answer to a request aiohttp cannot parse; and the token page works under its policy (its inline
 script and style allowed by hash, nothing else)."""
 

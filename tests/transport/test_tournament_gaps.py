@@ -1,6 +1,6 @@
-"""Tournament games on a live app (issue 35's gaps): a berserk stored when made survives a
-restart (the resumed game's clock and the result's berserk mark); no takeback or rematch offer
-in a tournament game."""
+"""Tournament games on a live app (gaps closed by e169f55 and 529ae68): a berserk stored when
+made survives a restart (the resumed game's clock and the result's berserk mark); no takeback or
+rematch offer in a tournament game."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Abuse of connections (issue 37, items 3, 4 and 7), against the live server with raw sockets,
+"""Abuse of connections (since 34eaa62, 2026-12-06), against the live server with raw sockets,
 websockets, aiohttp and ICS clients, an attacker's address (127.0.0.2…) beside an honest
 player's (127.0.0.1): per-address and total limits counted at accept, the websockets' queue
 served one address after another, timeouts of request heads, bodies, idle keep-alives and
@@ -134,7 +134,7 @@ async def test_at_the_cap_only_a_health_check_is_served(start_app: StartApp, raw
 async def test_silent_websockets_of_one_address_do_not_queue_ahead_of_an_honest_login(
     start_app: StartApp, raw: Any
 ) -> None:
-    """Item 3: complete upgrades that never log in hold an opening slot for 1 s each; the
+    """Complete upgrades that never log in hold an opening slot for 1 s each; the
     queue behind the slots serves addresses in turn, so an honest login waits for one slot,
     not for the attacker's whole queue (FIFO: 20 / 2 slots = 10 s here). Over the address's
     share of the queue, the attacker gets 503; the queue full (of the attacker's), the honest
@@ -155,7 +155,7 @@ async def test_silent_websockets_of_one_address_do_not_queue_ahead_of_an_honest_
 async def test_silent_upgrades_from_many_addresses_give_their_opening_slots_back(
     start_app: StartApp, raw: Any, silent_hold_s: float
 ) -> None:
-    """Item 3, many addresses: complete upgrades that never ask to log in, from eight
+    """Complete upgrades that never ask to log in, from eight
     addresses, six times as many as the opening slots. Each lets its slot go ``silent_hold_s``
     after its handshake and stays open (until ``login_timeout_s``), so an honest login waits
     for a round or two of that, well under a second. With the hold set very high (the
@@ -229,7 +229,7 @@ async def test_a_refused_login_gives_its_opening_slot_back_at_once(start_app: St
 async def test_a_player_reconnects_into_his_game_while_an_address_holds_its_maximum(
     start_app: StartApp, raw: Any
 ) -> None:
-    """Item 3's worst case: an opponent must not win by the grace running out because one
+    """Silent connections' worst case: an opponent must not win by the grace running out because one
     address holds all it may of silent and unfinished connections."""
     app = await start_app(max_connections_per_address=12, max_opening=2, login_timeout_s=5.0)
     alice, bob = Client(await _connect(app), "alice"), Client(await _connect(app), "bob")
@@ -268,7 +268,7 @@ async def _connect(app: App) -> Any:
 async def test_slow_heads_slow_bodies_and_idle_keepalives_are_cut_off(
     start_app: StartApp, raw: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Item 4: a head trickled, a body announced and not sent, a kept-alive connection left
+    """A head trickled, a body announced and not sent, a kept-alive connection left
     idle: each is closed after its timeout, and an honest request beside them is answered."""
     caplog.set_level(logging.INFO)
     app = await start_app(header_timeout_s=0.5, body_timeout_s=0.5, http_keepalive_s=0.5)
@@ -311,7 +311,7 @@ BODY_ENDPOINTS = [
 async def test_bodies_cut_off_and_deep_json_are_no_errors(
     start_app: StartApp, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Item 7: a body cut off by a reset, on every endpoint that reads one, before any login
+    """A body cut off by a reset, on every endpoint that reads one, before any login
     check; a JSON body nested 100,000 deep: a 400 saying so. No ERROR, no traceback."""
     caplog.set_level(logging.INFO)
     app = await start_app()

@@ -1,6 +1,6 @@
-"""Bad input of any shape on a live server (issue 11, part 1): the defects found by hand, each
-reproduced on the real websocket and HTTP ports. The property-based sweep over every command
-and field is ``test_transport_fuzz.py``; these are the named cases it generalises."""
+"""Bad input of any shape on a live server (since dc98d00, 2026-11-25): the defects found by
+hand, each reproduced on the real websocket and HTTP ports. The property-based sweep over every
+command and field is ``test_transport_fuzz.py``; these are the named cases it generalises."""
 
 from __future__ import annotations
 

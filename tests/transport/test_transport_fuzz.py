@@ -1,4 +1,4 @@
-"""Property-based fuzzing of the live server (issue 11, part 1) with hypothesis.
+"""Property-based fuzzing of the live server (since dc98d00, 2026-11-25) with hypothesis.
 
 Frames of every type, each invalid in one to three ways (``fuzz_frames.py``), go over real
 websockets to a real server on port 0 — from both players of a running game, from an observer

@@ -136,7 +136,7 @@ PER_CONNECTION = Counter(
     }
 )
 """What the collector tracks for each idle guest connection, once logged in (76 objects;
-100 before issue 25 let go of the handshake's headers and response, the login's finished
+100 before 4d9ac60 let go of the handshake's headers and response, the login's finished
 task, the authentication timer and the reading loop's async generator). Each of them is
 scanned by the timed collection that follows a burst of logins (server.app.collector)."""
 

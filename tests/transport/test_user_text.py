@@ -1,4 +1,4 @@
-"""User text at every door (issue 37, item 2): control characters, line breaks and
+"""User text at every door (since af38a67, 2026-12-06): control characters, line breaks and
 bidirectional overrides are refused at the edge (``server.hub.user_text``), and the ICS renderer
 writes whatever it is given as one visible line, so nobody forges a server line.
 
@@ -18,7 +18,8 @@ from server.hub.commands import ChatCommand
 from server.hub.user_text import forbidden_character
 
 FORGED = "hi\r\n{Game 1 (a vs. b) b resigns} 1-0\r\n<12> rnbqkbnr pppppppp - - - - - - W -1"
-"""The issue's attack: a chat line that ends the line and writes a game end and a board."""
+"""The attack the rule was made for: a chat line that ends the line and writes a game end and
+a board."""
 
 ESCAPES = [
     "\x1b[2J",  # clear the screen

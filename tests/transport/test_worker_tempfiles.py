@@ -1,4 +1,4 @@
-"""A worker leaves nothing in its temporary directory when it stops (issue 38)."""
+"""A worker leaves nothing in its temporary directory when it stops (since 9f9142a)."""
 
 from __future__ import annotations
 

@@ -99,7 +99,7 @@ def test_every_level_stops_at_the_clocks_budget(
     engine: str, level: int, own: int, increment: int
 ) -> None:
     """Level 8 too: Fairy-Stockfish left to its clock took up to 30 s a move in Mini-Shogi on
-    5 + 3 (issue 38); now every level's search ends at remaining/30 + 80 % of the increment
+    5 + 3 (before e7b7de0); now every level's search ends at remaining/30 + 80 % of the increment
     (≤ 30 s), and a side's first move at 5 s (the clock does not run yet: the player waits)."""
     clock = EngineClock(own, 60_000, increment, 0, True)
     budget = min(MAX_THINK_MS, max(20, (max(0, own - OVERHEAD_MS)) // 30 + increment * 4 // 5))
@@ -115,8 +115,9 @@ def test_every_level_stops_at_the_clocks_budget(
 
 
 def test_level_8_on_5_plus_3_and_15_plus_10() -> None:
-    """The issue's clocks: 5 + 3 gives level 8 12.4 s a move at the start, 15 + 10 and 30 + 20
-    the 30 s cap; the first move 5 s; Fairy-Stockfish keeps its clock (its own planning) too."""
+    """The clocks where level 8 overran (before e7b7de0): 5 + 3 gives level 8 12.4 s a move at
+    the start, 15 + 10 and 30 + 20 the 30 s cap; the first move 5 s; Fairy-Stockfish keeps its
+    clock (its own planning) too."""
     for base, inc, expected in ((300_000, 3000, 12_395), (900_000, 10_000, MAX_THINK_MS)):
         clock = EngineClock(base, base, inc, 0, True)
         for engine in LEVELS:
