@@ -228,6 +228,7 @@ class App:
             )
             cluster_driver.on_look = self.offers.on_look
             cluster_driver.on_lapsed = self.offers.recheck
+            self._recorder.offers_node = self.offers.holder  # a game answers only its own
         else:
             self.offers = StoredOffers(self.store, self.driver)
         hasher = PasswordHasher(

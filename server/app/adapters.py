@@ -33,6 +33,7 @@ from server.store import (
     GameStateError,
     MoveWriter,
     NameTakenError,
+    OfferNotHeldError,
     Player,
     PlayerRating,
     Store,
@@ -67,6 +68,9 @@ def _persist_error(record: PersistRecord, error: Exception) -> PersistError:
         return PersistError("another move was already stored for this turn")
     if isinstance(error, UnknownGameError):
         return PersistError("the game is not in the database")
+    if isinstance(error, OfferNotHeldError):
+        logger.warning("new game %s refused: %s", record.game_id, error)
+        return PersistError("the seek or challenge is held elsewhere", offers_gone=error.keys)
     if isinstance(error, (StoreError, ValueError)):
         logger.warning("store refused %s: %s", type(record).__name__, error)
         return PersistError("the database refused it")
@@ -108,6 +112,10 @@ class StoreRecorder:
         # game id -> days per move in ms, of the running correspondence games with a deadline
         self._allowances: dict[str, int] = {}
         self._deadline_writes: set[asyncio.Task[None]] = set()
+        self.offers_node: str | None = None
+        """What this process writes in ``offers.node`` (``StoredOffers.holder``; ``None``: one
+        process): a new game deletes the stored offers it answers only if they are still this
+        process's (``create_game(offers_node=…)``), else it is refused (``offers_gone``)."""
 
     async def write(self, record: PersistRecord) -> Sequence[RatingChange]:
         try:
@@ -210,6 +218,7 @@ class StoreRecorder:
             ),
             created_at=self._wall(),
             consumed_offers=record.consumed_offers,
+            offers_node=self.offers_node,
         )
         self._speeds[record.game_id] = speed_of(record.control)
         if isinstance(record.control, Correspondence):

@@ -22,7 +22,11 @@ node's start claims the rows of its earlier lives and of the nodes not live, the
 :meth:`on_look` (told the live nodes after each look of the cluster driver) claims the rows of a node that has gone, once the cluster has been healthy for a presence TTL
 (as the driver drops a dead node's connections). A claim is one ``UPDATE … WHERE node =
 <dead holder>`` (``Store.claim_offers``): each row goes to exactly one live process, which
-opens it (``Hub.restore_offer``: listed in the seek registry like any seek of its hub).
+opens it (``Hub.restore_offer``: listed in the seek registry like any seek of its hub). The
+column fences the offer: a game answering it deletes its row only where the row still names
+the process (``StoreRecorder.offers_node``), else the game is not stored and the hub forgets
+the offer (``Hub.persist_failed(offers_gone=…)``), so a node taken for dead that still lists
+an offer claimed by another cannot make a second game of it.
 """
 
 from __future__ import annotations
@@ -160,6 +164,10 @@ class StoredOffers:
         """Open the stored offers in the hub (at start-up): every row on one process; in a
         cluster this node's rows, after claiming those of the nodes not live. How many."""
         if self._node is None:
+            # One process holds every row, as ``offers.node`` NULL (a game deletes only the
+            # rows its process holds): it takes those a cluster left first.
+            for holder in await self._store.offer_nodes():
+                await self._store.claim_offers(holder, None)
             return await self._open_all(await self._store.stored_offers())
         return await self.claim(None)
 

@@ -343,10 +343,14 @@ class Hub:
         self.games.after_room(room)
         return out
 
-    def persist_failed(self, token: int, reason: str, now_ms: int) -> list[Effect]:
+    def persist_failed(
+        self, token: int, reason: str, now_ms: int, *, offers_gone: Sequence[str] = ()
+    ) -> list[Effect]:
         """The store could not write ``Persist(token, ...)``.
 
-        A new game is dropped (both players are told, ``game_not_created``); a move or a
+        A new game is dropped (both players are told, ``game_not_created``; ``offers_gone``:
+        the stored offers it answered whose rows this node no longer holds, see
+        :meth:`~server.hub.hub_games.Games.drop_new`); a move or a
         takeback is undone and the player told (``move_not_saved``, ``takeback_not_saved``); a
         player's ending (resignation, agreement, claim, abort) is dropped and the player told
         (``resign_not_saved`` …). A failed ``GameFinished`` with ``server_decided`` changes
@@ -360,7 +364,7 @@ class Hub:
         if room is None:
             return out
         if kind is WriteKind.CREATE:
-            self.games.drop_new(room, reason, out)
+            self.games.drop_new(room, reason, out, offers_gone)
             return out
         if kind is WriteKind.PREMOVES:
             self.premoves.failed(room, token, reason, out)

@@ -5,6 +5,8 @@ bookkeeping after every room change (its timer, players freed) and evicting fini
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from server.hub.bus_notices import GameStartedNotice
 from server.hub.effects import Effect, GameCreated, GameId, GamePlayer, Persist, Publish, Send
 from server.hub.errors import ErrorCode
@@ -55,7 +57,7 @@ class Games:
         may have many of) withdraws only the seek it came from (``seek_id``, if still open).
         The stored offers it answers (that seek, and ``consumed``: those the caller dropped)
         are deleted with its row (``GameCreated.consumed_offers``), open again if the row is
-        not written (:meth:`drop_new`)."""
+        not written (:meth:`drop_new`) unless this node no longer holds them."""
         state = self.state
         variant = get_variant(terms.variant)
         if game_id is None:
@@ -142,18 +144,70 @@ class Games:
             )
         )
 
-    def drop_new(self, room: GameRoom, reason: str, out: list[Effect]) -> None:
+    def drop_new(
+        self, room: GameRoom, reason: str, out: list[Effect], offers_gone: Sequence[str] = ()
+    ) -> None:
+        """The row of the new game ``room`` was not written: the game is dropped and both
+        players are told (``game_not_created``); the stored offers it answered are open again
+        (:meth:`HubState.reopen_offers`: their rows are still this node's).
+
+        But for ``offers_gone``: offers whose rows this node no longer holds (another cluster
+        node claimed them while this one was taken for dead, or they were deleted; the store
+        refused the game for it). They are forgotten here, as if withdrawn (a seek's watchers
+        were told ``seek_removed`` when it was taken; a challenge's parties get
+        ``challenge_cancelled``, reason ``moved``), and the player who answered them is told
+        ``no_such_seek`` / ``no_such_challenge`` instead of ``game_not_created``."""
         state = self.state
         del state.rooms[room.game_id]
         state.timers.clear(("room", room.game_id))
+        answered = state.consuming.get(room.game_id, [])
+        gone = [offer for offer in answered if offer.key in offers_gone]
         message = error_message(
             ErrorCode.GAME_NOT_CREATED,
             f"The game could not be created ({reason}); please try again.",
         )
         for player in room.players:
             state.drop_game(player.id, room.game_id)
-            out += state.send_player(player.id, message)
-        state.reopen_offers(room.game_id, out)
+            if not gone:
+                out += state.send_player(player.id, message)
+        if gone:
+            self._refuse_gone(room, answered, gone, out)
+        state.reopen_offers(room.game_id, out, keep_closed=offers_gone)
+
+    def _refuse_gone(
+        self,
+        room: GameRoom,
+        answered: list[Seek | Challenge],
+        gone: list[Seek | Challenge],
+        out: list[Effect],
+    ) -> None:
+        """Tell the parties of the ``gone`` offers of the game not created in ``room`` (see
+        :meth:`drop_new`). The taker is the target of the challenge accepted, or else the
+        player who is not the seek's owner."""
+        state = self.state
+        for offer in gone:
+            if isinstance(offer, Challenge):
+                cancelled = Message(
+                    MessageKind.CHALLENGE_CANCELLED, {"id": offer.id, "reason": "moved"}
+                )
+                for party in (offer.sender.id, offer.target.id):
+                    out += state.send_player(party, cancelled)
+        accepted = [offer for offer in answered if isinstance(offer, Challenge)]
+        if accepted:
+            taker = accepted[0].target.id
+        else:
+            owner = gone[0].player.id if isinstance(gone[0], Seek) else gone[0].sender.id
+            taker = next(p.id for p in room.players if p.id != owner)
+        kind, code = (
+            ("Challenge", ErrorCode.NO_SUCH_CHALLENGE)
+            if isinstance(gone[0], Challenge)
+            else ("Seek", ErrorCode.NO_SUCH_SEEK)
+        )
+        text = (
+            f"{kind} {gone[0].id} is no longer open here (another server holds it now, or it "
+            "was answered): no game was created."
+        )
+        out += state.send_player(taker, error_message(code, text))
 
     def after_room(self, room: GameRoom) -> None:
         """Bookkeeping after a room change: its timer, and the players freed at the end."""

@@ -10,7 +10,7 @@ of it: ``games`` (:mod:`server.hub.hub_games`), ``lobby`` (:mod:`server.hub.hub_
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from server.hub.effects import (
@@ -136,7 +136,8 @@ class HubState:
         self.consuming: dict[GameId, list[Seek | Challenge]] = {}
         """The stored offers a game being created answers, by its id, until its row's write
         is reported: their rows go in that write's transaction (``GameCreated.consumed_offers``);
-        if it fails they are open again (:meth:`reopen_offers`)."""
+        if it fails they are open again (:meth:`reopen_offers`), unless their rows are no
+        longer this node's."""
 
     # ============================================================ connections
 
@@ -239,10 +240,16 @@ class HubState:
         if self.challenges.remove(challenge.id) is not None and challenge.key is not None:
             self._gone(challenge, out, consumed)
 
-    def reopen_offers(self, game_id: GameId, out: list[Effect]) -> None:
+    def reopen_offers(
+        self, game_id: GameId, out: list[Effect], keep_closed: Sequence[str] = ()
+    ) -> None:
         """The row of the new game ``game_id`` was not written: the stored offers it answered
-        are open again as they were (their rows are still there), announced like new ones."""
+        are open again as they were (their rows are still there), announced like new ones;
+        but those whose keys are in ``keep_closed`` (their rows are no longer this node's:
+        forgotten)."""
         for offer in self.consuming.pop(game_id, ()):
+            if offer.key in keep_closed:
+                continue
             if isinstance(offer, Seek):
                 self.open_seek(offer, out, restored=True)
                 continue

@@ -78,3 +78,14 @@ class TournamentConflictError(StoreError):
         super().__init__(f"tournament {tournament_id} does not hold {expected} events: reload it")
         self.tournament_id = tournament_id
         self.expected = expected
+
+
+class OfferNotHeldError(StoreError):
+    """A game answering stored offers (``create_game(consumed_offers=…)``) found some of their
+    rows no longer held by its process: claimed by another cluster node (``offers.node``), or
+    deleted. Nothing was stored: neither the game nor any offer's delete. ``keys``: those
+    offers, in the order given."""
+
+    def __init__(self, keys: tuple[str, ...]) -> None:
+        super().__init__(f"stored offers no longer held here: {', '.join(keys)}")
+        self.keys = keys

@@ -23,6 +23,7 @@ from server.store.correspondence_tables import offers
 from server.store.errors import (
     DuplicateMoveError,
     GameStateError,
+    OfferNotHeldError,
     StoreError,
     UnknownGameError,
     UnknownPlayerError,
@@ -83,6 +84,7 @@ class GameStore(Transactions):
         tournament: tuple[str, int] | None = None,
         created_at: datetime | None = None,
         consumed_offers: Sequence[str] = (),
+        offers_node: str | None = None,
     ) -> str:
         """Store a new game (status ``created``) and return its id.
 
@@ -96,11 +98,17 @@ class GameStore(Transactions):
         *tournament* ``(id, round)``: the tournament and round the game belongs to.
         *consumed_offers*: the keys of the stored seeks and challenges (table ``offers``) the
         game answers, deleted in the game's transaction: both are written or neither (a crash
-        cannot give back an answered offer, a game not stored leaves its offer open).
+        cannot give back an answered offer, a game not stored leaves its offer open). Only
+        rows held by *offers_node* (the ``offers.node`` of this process; ``None``: one
+        process, ``node IS NULL``) are deleted, and the game is stored only if every one was:
+        the node column fences an offer as a lease fences a game (a node taken for dead whose
+        rows another node claimed cannot answer them any more, nor can two games answer one).
 
         :raises ValueError: for malformed arguments or a rated game with a guest.
         :raises UnknownPlayerError: if a player id does not exist.
         :raises GameStateError: if the given *game_id* is already used.
+        :raises OfferNotHeldError: a consumed offer's row is gone or another node's: nothing
+            was stored.
         """
         check_text("variant", variant, VARIANT_LENGTH)
         check_text("start position", start_fen, 10_000)
@@ -148,9 +156,7 @@ class GameStore(Transactions):
                     async with self._transaction(write=True) as connection:
                         await connection.execute(insert(games).values(values))
                         if consumed_offers:
-                            await connection.execute(
-                                delete(offers).where(offers.c.key.in_(list(consumed_offers)))
-                            )
+                            await _delete_held(connection, consumed_offers, offers_node)
                 return cast(str, values["id"])
             except IntegrityError as error:
                 kind = integrity_kind(error)
@@ -435,6 +441,22 @@ class GameStore(Transactions):
                     update(games).where(games.c.id == game_id).values(room_version=None)
                 )
         return None if version is None else int(version)
+
+
+async def _delete_held(connection: AsyncConnection, keys: Sequence[str], node: str | None) -> None:
+    """Delete the offers ``keys`` held by ``node`` (see :meth:`GameStore.create_game`);
+    raise :class:`OfferNotHeldError` (the transaction rolls back) unless every one was."""
+    held = offers.c.node.is_(None) if node is None else offers.c.node == node
+    deleted = set(
+        (
+            await connection.execute(
+                delete(offers).where(offers.c.key.in_(set(keys)), held).returning(offers.c.key)
+            )
+        ).scalars()
+    )
+    missing = tuple(dict.fromkeys(key for key in keys if key not in deleted))
+    if missing:
+        raise OfferNotHeldError(missing)
 
 
 async def _raise_not_changeable(connection: AsyncConnection, game_id: str, action: str) -> NoReturn:

@@ -1,8 +1,8 @@
 """Stored correspondence seeks and challenges (table ``offers``; docs/correspondence.md,
 "Seeks and challenges"): one row per open offer, written when a registered player makes a
 correspondence seek or challenge, deleted when it is answered (with the game's row, in its
-transaction: ``GameStore.create_game(consumed_offers=…)``), cancelled or withdrawn, and read
-back whole when a hub starts.
+transaction: ``GameStore.create_game(consumed_offers=…, offers_node=…)``, which deletes only the
+rows its process holds), cancelled or withdrawn, and read back whole when a hub starts.
 """
 
 from __future__ import annotations
@@ -119,10 +119,12 @@ class OfferStore(Transactions):
             result = await connection.execute(delete(offers).where(offers.c.key == key))
             return bool(result.rowcount)
 
-    async def claim_offers(self, dead: str, node: str) -> int:
-        """Give the offers held by ``dead`` (an ``offers.node`` value) to ``node``; how many
-        it got. One ``UPDATE … WHERE node = dead``: of several claiming at once, each row goes
-        to exactly one (the others' statements no longer match it)."""
+    async def claim_offers(self, dead: str, node: str | None) -> int:
+        """Give the offers held by ``dead`` (an ``offers.node`` value) to ``node`` (``None``:
+        a single process, which holds every row); how many it got. One ``UPDATE … WHERE node =
+        dead``: of several claiming at once, each row goes to exactly one (the others'
+        statements no longer match it), and a game answering one of them on the node that
+        held it is then refused (``create_game(offers_node=…)`` deletes only its own rows)."""
         async with self._transaction(write=True) as connection:
             result = await connection.execute(
                 update(offers).where(offers.c.node == dead).values(node=node)

@@ -112,11 +112,14 @@ def wall_ms() -> int:
 
 
 class PersistError(Exception):
-    """A record was not written. ``reason`` is shown to the players (keep it short)."""
+    """A record was not written. ``reason`` is shown to the players (keep it short);
+    ``offers_gone``: the stored offers a new game answers whose rows this node no longer holds
+    (``Hub.persist_failed(offers_gone=…)``)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, offers_gone: tuple[str, ...] = ()) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.offers_gone = offers_gone
 
 
 class Recorder(Protocol):
@@ -585,16 +588,23 @@ class HubDriver:
                     await asyncio.sleep(delay)
                     delay = min(FINISH_RETRY_MAX_S, delay * 2)
                     continue
-                self._report_failure(effect, reason)
+                gone = error.offers_gone if isinstance(error, PersistError) else ()
+                self._report_failure(effect, reason, gone)
                 return
             break
         for player_id, pool, rating in changes:
             self.hub.set_rating(player_id, pool, rating)
         self.call(lambda now: self.hub.persisted(effect.token, now))
 
-    def _report_failure(self, effect: Persist, reason: str) -> None:
+    def _report_failure(
+        self, effect: Persist, reason: str, offers_gone: tuple[str, ...] = ()
+    ) -> None:
         try:
-            self.call(lambda now: self.hub.persist_failed(effect.token, reason, now))
+            self.call(
+                lambda now: self.hub.persist_failed(
+                    effect.token, reason, now, offers_gone=offers_gone
+                )
+            )
         except Exception:
             logger.exception("hub failed to take back a failed write")
 

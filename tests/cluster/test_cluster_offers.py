@@ -198,3 +198,38 @@ async def a_claim_changes_nothing(*apps: App) -> bool:
     """Claiming again (no node gone) opens nothing twice."""
     counts = [await app.offers.claim(set()) for app in apps]
     return counts == [0] * len(apps)
+
+
+async def test_an_offer_claimed_from_a_running_node_makes_one_game(
+    start_node: StartNode,
+) -> None:
+    """node-a is taken for dead while it runs: node-b claims its seek's row and lists it too
+    (until node-a's heartbeat finds the lapse). The row's node fences it: a taker on node-a
+    is refused (``no_such_seek``; node-a forgets the seek, the row is untouched), a taker on
+    node-b gets the game; one game row."""
+    a, b = await start_node("node-a"), await start_node("node-b")
+    alice = await Client.register(a.url, "alice")
+    await alice.ok("seek", {"variant": "minishogi", "tc": DAYS})
+    await offline(a, alice)
+    (on_a,) = a.hub.seeks()
+    assert a.offers.holder is not None and b.offers.holder is not None
+    assert await b.store.claim_offers(a.offers.holder, b.offers.holder) == 1
+    assert await b.offers.claim(set()) == 1
+    (on_b,) = b.hub.seeks()
+    assert on_b.key == on_a.key and on_b.id != on_a.id
+    bob = await Client.register(a.url, "bob")
+    refused_game = (await bob.ok("play", {"id": on_a.id}))["game"]
+    assert (await bob.next("error"))["d"]["code"] == "no_such_seek"
+    assert a.hub.seeks() == [] and a.hub.state.consuming == {}
+    assert [(r[0], r[2]) for r in await rows(a)] == [("alice", b.offers.holder)]
+    carol = await Client.register(b.url, "carol")
+    game_id = (await carol.ok("play", {"id": on_b.id}))["game"]
+    assert (await carol.next("game_start"))["d"]["game"] == game_id
+    assert await rows(a) == []
+    assert alice.player is not None
+    alice_id = store_player_id(alice.player["id"])
+    assert alice_id is not None
+    assert [g.id for g in await a.store.running_games(alice_id)] == [game_id]
+    assert await a.store.get_game(refused_game) is None
+    for client in (bob, carol):
+        await client.close()

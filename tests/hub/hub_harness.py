@@ -100,9 +100,11 @@ class Harness:
         self.committed.append(persist)
         return self.run(self.hub.persisted(persist.token, self.now))
 
-    def fail(self, reason: str = "disk full") -> list[Effect]:
+    def fail(self, reason: str = "disk full", offers_gone: tuple[str, ...] = ()) -> list[Effect]:
         persist = self.pending.pop(0)
-        return self.run(self.hub.persist_failed(persist.token, reason, self.now))
+        return self.run(
+            self.hub.persist_failed(persist.token, reason, self.now, offers_gone=offers_gone)
+        )
 
     # --- driving ---------------------------------------------------------------------------------
 

@@ -290,3 +290,58 @@ def test_an_absent_owners_limit_counts_the_stored_games() -> None:
     h.clear()
     assert not any(isinstance(e, GamesWanted) for e in h.send(4, "play", id=other.id))
     assert one(h.inbox(4), "ack").d["game"] in h.hub.games_of("p3")
+
+
+def test_a_game_refused_for_offers_no_longer_held_does_not_reopen_them() -> None:
+    """The store refused a game because the rows of offers it answered are no longer this
+    node's (``persist_failed(offers_gone=…)``: another cluster node claimed them, or they were
+    deleted): they are forgotten, not opened again; a challenge's parties get
+    ``challenge_cancelled`` (``moved``), the taker ``no_such_seek`` / ``no_such_challenge``,
+    nobody ``game_not_created``. Offers of that game still held are opened again."""
+    h = Harness(auto_commit=False)
+    for n in (1, 2, 3):
+        h.connect(n, player(f"p{n}"))
+    h.send(3, "sought", watch=True)
+    h.send(1, "seek", variant="minishogi", tc=DAY)
+    h.send(1, "match", to="P2", variant="shoshogi", tc=DAY)
+    h.commit_offers()
+    (seek,) = h.hub.seeks()
+    (challenge,) = h.hub.state.challenges.involving("p1")
+    h.clear()
+    # A seek taken by p2.
+    taken = h.send(2, "play", id=seek.id, ack="p")
+    assert consumed_keys(taken) == [seek.key]
+    assert seek.key is not None and challenge.key is not None
+    h.fail("stored offers no longer held here", offers_gone=(seek.key,))
+    assert h.hub.seeks() == [] and h.hub.state.consuming == {} and h.offer_writes == []
+    assert [m.t for m in h.inbox(3)] == ["seek_removed"]  # when taken; never added again
+    refused = one(h.inbox(2), "error")
+    assert refused.d["code"] == "no_such_seek" and f"Seek {seek.id} " in str(refused.d["message"])
+    assert h.inbox(1) == []  # its owner never heard of the game
+    assert h.hub.games_of("p1") == [] and h.hub.games_of("p2") == []
+    # A challenge accepted by p2.
+    taken = h.send(2, "accept", id=challenge.id, ack="a")
+    assert consumed_keys(taken) == [challenge.key]
+    h.clear()
+    h.fail("stored offers no longer held here", offers_gone=(challenge.key,))
+    assert h.hub.state.challenges.involving("p1") == [] and h.hub.state.consuming == {}
+    cancelled = {"id": challenge.id, "reason": "moved"}
+    to_sender, to_taker = h.inbox(1), h.inbox(2)
+    assert [(m.t, m.d) for m in to_sender] == [("challenge_cancelled", cancelled)]
+    assert [m.t for m in to_taker] == ["challenge_cancelled", "error"]
+    assert to_taker[1].d["code"] == "no_such_challenge"
+    assert h.hub.games_of("p1") == [] and h.hub.games_of("p2") == []
+    # A manual seek's challenge accepted, the seek's row gone: the challenge stays open.
+    h.send(1, "seek", variant="minishogi", tc=DAY, manual=True)
+    h.commit_offers()
+    (manual,) = h.hub.seeks()
+    h.send(2, "play", id=manual.id)
+    h.commit_offers()
+    (offered,) = h.hub.state.challenges.involving("p1")
+    assert manual.key is not None
+    h.send(1, "accept", id=offered.id)
+    h.clear()
+    h.fail("stored offers no longer held here", offers_gone=(manual.key,))
+    assert h.hub.seeks() == [] and h.hub.state.challenges.involving("p1") == [offered]
+    assert [m.t for m in h.inbox(3)] == []
+    assert one(h.inbox(1), "error").d["code"] == "no_such_seek"
