@@ -47,8 +47,8 @@ from pathlib import Path
 import checkout  # noqa: F401  (this checkout's server on sys.path)
 from move_phases import MovePhases  # patches the server only if installed (BENCH_PHASES)
 
-from server.app import run_loop, serve
 from server.app.collector import collect_and_freeze
+from server.app.main import run_loop, serve
 from server.config import load_settings
 
 PROBE_INTERVAL_S = 0.005

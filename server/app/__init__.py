@@ -1,6 +1,6 @@
 """The composition root: reads the settings, builds the store, bus, hub and transport, runs them.
 
-``python -m server`` (or ``scripts/serve.sh``) calls :func:`main`. With no configuration the
+``python -m server`` (or ``scripts/serve.sh``) calls :func:`server.app.main.main`. With no configuration the
 server uses the embedded SQLite database ``data/hub.sqlite3`` (migrated at start) and the
 in-process bus, and listens on ``127.0.0.1:8080``. Tests build an :class:`App` directly::
 
@@ -9,20 +9,17 @@ in-process bus, and listens on ``127.0.0.1:8080``. Tests build an :class:`App` d
 
 The adapters it wires between the hub, the store and the bus live in
 :mod:`server.app.adapters`; the garbage collector's policy for a long-running server in
-:mod:`server.app.collector`.
+:mod:`server.app.collector`; the command line and the process's run until a signal
+(:func:`~server.app.main.main`, :func:`~server.app.main.serve`) in :mod:`server.app.main`.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import contextlib
 import logging
 import os
 import random
-import signal
-import sys
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -35,7 +32,6 @@ from argon2 import PasswordHasher
 from server.app.adapters import StoreAccounts, StoreRecorder
 from server.app.analysis import AnalysisDesk
 from server.app.cold_games import ColdGames
-from server.app.collector import collect_and_freeze_forever, tune_garbage_collector
 from server.app.computer import ComputerSeat
 from server.app.jobs import JobQueue
 from server.app.stored_offers import StoredOffers
@@ -48,7 +44,7 @@ from server.bus import create_bus, create_cluster
 from server.cluster import ClusterDriver
 from server.cluster.node import ClusterReport
 from server.cluster.restore import Resumable, resumable_game
-from server.config import ConfigError, Settings, load_settings
+from server.config import Settings
 from server.hub.effects import Effect
 from server.hub.hub import Hub, HubConfig
 from server.hub.room import RoomSettings
@@ -65,13 +61,12 @@ from server.transport.http_api.paths import answers_request
 from server.transport.http_api.runner import HttpApiServer
 from server.transport.ics.server import IcsServer
 from server.transport.login_guard import GuardLimits, LoginGuard
-from server.transport.loop import new_event_loop
 from server.transport.mail import MailConfig, Mailer
 from server.transport.notify import Notices
 from server.transport.public import ListenerLimits, ProtocolFactory, PublicListener
 from server.transport.server import TransportServer
 
-__all__ = ["App", "hub_config", "main"]
+__all__ = ["App", "hub_config"]
 
 logger = logging.getLogger("server")
 
@@ -555,67 +550,3 @@ def _password_matches(hasher: PasswordHasher, password_hash: str, password: str)
         return bool(hasher.verify(password_hash, password))
     except Exception:  # argon2's VerifyMismatchError, InvalidHash …
         return False
-
-
-async def serve(settings: Settings) -> None:
-    """Run until SIGINT or SIGTERM, then shut down gracefully."""
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(signum, stop.set)
-    app = App(settings)
-    await app.prepare()
-    # Before listening: building every variant's step tables and freezing the start-up heap
-    # hold the loop for a second or more (several on a busy machine); done after, the first
-    # clients' opening handshakes waited for it, and timed out under load.
-    tune_garbage_collector(settings.full_gc_interval_s)
-    await app.listen()
-    collector = None
-    if settings.full_gc_interval_s > 0:
-        collector = asyncio.create_task(
-            collect_and_freeze_forever(
-                settings.full_gc_interval_s, settings.gc_unfreeze_interval_s
-            ),
-            name="full-gc",
-        )
-    try:
-        await stop.wait()
-        logger.info("shutting down")
-    finally:
-        if collector is not None:
-            collector.cancel()
-        await app.stop()
-
-
-def run_loop(main: Coroutine[Any, Any, None]) -> None:
-    """Run ``main`` on the hub's event loop: uvloop's if installed, else asyncio's with at most
-    a few hundred sockets handled per turn (:mod:`server.transport.loop`)."""
-    try:
-        import uvloop
-    except ImportError:
-        with asyncio.Runner(loop_factory=new_event_loop) as runner:
-            runner.run(main)
-    else:  # pragma: no cover - optional speed-up
-        uvloop.run(main)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m server [--config FILE]``: load the settings and serve."""
-    parser = argparse.ArgumentParser(prog="python -m server", description="Run the game hub.")
-    parser.add_argument("--config", help="TOML settings file (default: config/default.toml)")
-    args = parser.parse_args(argv)
-    try:
-        settings = load_settings(args.config)
-    except ConfigError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    logging.basicConfig(
-        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    try:
-        run_loop(serve(settings))
-    except ConfigError as error:  # found while starting (the engine workers' key file)
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    return 0

@@ -44,7 +44,7 @@ from server.store import (
     end_from_entry,
 )
 from server.transport.accounts import AccountsUnavailable, NameTaken, store_player_id
-from server.transport.driver import MoveStored, PersistError, RatingChange
+from server.transport.driver_ports import MoveStored, PersistError, RatingChange
 
 logger = logging.getLogger("server")
 

@@ -6,10 +6,10 @@ the hub (docs/correspondence.md "Memory"). Start-up does not load them
 not grow with their number. :class:`ColdGames` then
 
 * **loads a game for a command** that names a game with no room here (the driver's
-  :class:`~server.transport.driver.ColdLoader`): the command waits while the game is read and
-  restored through the restore path of a restart (moves replayed, the turn dated from its
-  stored start, a deadline already past ending the game at once), then goes to the hub as
-  usual. Commands arriving meanwhile for the same game wait for the same load (one read);
+  :class:`~server.transport.driver_ports.ColdLoader`): the command waits while the game is
+  read and restored through the restore path of a restart (moves replayed, the turn dated
+  from its stored start, a deadline already past ending the game at once), then goes to the
+  hub as usual. Commands arriving meanwhile for the same game wait for the same load (one read);
 * **fires the deadlines of games not in memory**: every ``poll_s`` it asks the store for the
   games whose stored deadline (``games.deadline_ms``, one indexed read) is due and loads each;
   the restore finds the turn over and ends the game at its deadline, stored once (the store
@@ -115,7 +115,7 @@ class ColdGames:
     # --- commands -----------------------------------------------------------------------------
 
     def intercept(self, conn_id: ConnId, command: Command, lag_ms: int) -> bool:
-        """See :class:`~server.transport.driver.ColdLoader`."""
+        """See :class:`~server.transport.driver_ports.ColdLoader`."""
         if isinstance(command, LeaveCommand):
             return False  # leaving a room that is not here needs nothing loaded
         game_id: str = getattr(command, "game_id")  # noqa: B009  (checked by the driver)

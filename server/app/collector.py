@@ -65,7 +65,7 @@ def tune_garbage_collector(full_interval_s: float = 0.0) -> None:
     "Garbage collection"). Otherwise Python's own schedule runs, with thresholds
     raised so that a move's short-lived objects die before they are promoted.
 
-    Collections that pause for 100 ms or more are logged. :func:`server.app.serve` calls this
+    Collections that pause for 100 ms or more are logged. :func:`server.app.main.serve` calls this
     before it listens: a second of start-up work must not hold up the first clients.
     """
     for variant in VARIANTS.values():

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from server.hub.commands import Command
 from server.hub.effects import ConnId, GameId
 from server.hub.identity import PlayerId, PlayerInfo
-from server.transport.driver import Peer
+from server.transport.driver_ports import Peer
 
 __all__ = ["EndedGames", "Follow", "LocalConnection", "LocalConnections"]
 

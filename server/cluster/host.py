@@ -16,7 +16,7 @@ from server.hub.effects import ConnId, Effect
 from server.hub.errors import ErrorCode
 from server.hub.hub import Hub
 from server.hub.messages import AckId, Message, error_message
-from server.transport.driver import Peer
+from server.transport.driver_ports import Peer
 
 __all__ = [
     "GAMES_CHANNEL",

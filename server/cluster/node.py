@@ -68,16 +68,8 @@ from server.hub.identity import PlayerInfo
 from server.hub.messages import Message, MessageKind
 from server.store import GameRecord, Store, StoreError, node_of
 from server.transport.accounts import store_player_id
-from server.transport.driver import (
-    ASK,
-    AskStore,
-    HubDriver,
-    Peer,
-    Recorder,
-    StoredGames,
-    monotonic_ms,
-    wall_ms,
-)
+from server.transport.driver import HubDriver, monotonic_ms, wall_ms
+from server.transport.driver_ports import ASK, AskStore, Peer, Recorder, StoredGames
 
 __all__ = [
     "INTERNAL_ACK",

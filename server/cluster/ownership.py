@@ -42,7 +42,7 @@ from server.rules.record import UNFINISHED_STATUSES
 from server.rules.time_control import is_correspondence
 from server.store import GameRecord, Store, StoreError, StoreUnavailableError
 from server.transport.accounts import store_player_id
-from server.transport.driver import MoveStored, PersistError, RatingChange, Recorder
+from server.transport.driver_ports import MoveStored, PersistError, RatingChange, Recorder
 
 __all__ = ["ORPHANED", "FencedRecorder", "Owner", "Ownership", "Takeover"]
 
@@ -545,8 +545,9 @@ class Ownership:
 
 
 class FencedRecorder:
-    """The node's :class:`~server.transport.driver.Recorder`: takes a new game's lease before its
-    row is written, and refuses the writes of games this node lost to another owner."""
+    """The node's :class:`~server.transport.driver_ports.Recorder`: takes a new game's lease
+    before its row is written, and refuses the writes of games this node lost to another
+    owner."""
 
     def __init__(self, inner: Recorder, ownership: Ownership) -> None:
         self._inner = inner

@@ -40,6 +40,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_NUMBER_LENGTH",
     "DecodeError",
+    "ack_of_text",
     "decode",
     "encode",
     "encode_message",
@@ -219,3 +220,14 @@ def encode(obj: Any) -> bytes:
 def encode_message(message: Message) -> bytes:
     """The wire form of a server message (see :meth:`Message.to_json_obj`)."""
     return _dumps(message.to_json_obj())
+
+
+def ack_of_text(data: str | bytes) -> AckId | None:
+    """The ack id of a small text frame, to address its rejection (best effort: ``None`` for
+    a binary frame, one over 1024 characters, or one that does not decode)."""
+    if not isinstance(data, str) or len(data) > 1024:
+        return None
+    try:
+        return ack_of(decode(data))
+    except DecodeError:
+        return None

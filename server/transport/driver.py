@@ -43,6 +43,9 @@ until ``hub.next_deadline()`` and is re-armed after every hub call.
 Hub time is ``time.monotonic_ns() // 1_000_000``: it never jumps with the wall clock. Stored
 instants (a correspondence turn's start) are on the wall clock; :meth:`HubDriver.hub_time_of`
 places them in hub time. Tests may inject both clocks (``clock``, ``wall``).
+
+What the driver needs of the outside world (:class:`Recorder`, :class:`ColdLoader`,
+:class:`Peer`, the publisher) is in :mod:`server.transport.driver_ports`.
 """
 
 from __future__ import annotations
@@ -50,9 +53,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import datetime
-from typing import Protocol
 
 from server.hub.commands import Command, MatchCommand
 from server.hub.effects import (
@@ -66,36 +68,30 @@ from server.hub.effects import (
     OfferDropped,
     OfferStored,
     Persist,
-    PersistRecord,
     Publish,
     Send,
     TurnChanged,
 )
 from server.hub.errors import ErrorCode
 from server.hub.hub import Hub
-from server.hub.identity import PlayerId, PlayerInfo, Rating, RatingKey
+from server.hub.identity import PlayerInfo
 from server.hub.messages import Message, error_message
 from server.transport.codec import encode_message
-from server.transport.outbox import Flusher, FrameSink, fan_out
+from server.transport.driver_ports import (
+    ASK,
+    AskStore,
+    ColdLoader,
+    Peer,
+    PersistError,
+    Publisher,
+    Recorder,
+    StoredGames,
+)
+from server.transport.outbox import Flusher, fan_out
 
-__all__ = [
-    "ASK",
-    "AskStore",
-    "ColdLoader",
-    "HubDriver",
-    "Peer",
-    "PersistError",
-    "RatingChange",
-    "Recorder",
-    "StoredGames",
-    "monotonic_ms",
-    "wall_ms",
-]
+__all__ = ["HubDriver", "monotonic_ms", "wall_ms"]
 
 logger = logging.getLogger(__name__)
-
-RatingChange = tuple[PlayerId, RatingKey, Rating]
-"""A player's new rating in a pool, reported by the recorder after a rated game."""
 
 FINISH_RETRY_MIN_S = 0.1
 FINISH_RETRY_MAX_S = 2.0
@@ -109,83 +105,6 @@ def monotonic_ms() -> int:
 def wall_ms() -> int:
     """The wall clock in integer milliseconds since the epoch (stored instants are on it)."""
     return time.time_ns() // 1_000_000
-
-
-class PersistError(Exception):
-    """A record was not written. ``reason`` is shown to the players (keep it short);
-    ``offers_gone``: the stored offers a new game answers whose rows this node no longer holds
-    (``Hub.persist_failed(offers_gone=…)``)."""
-
-    def __init__(self, reason: str, *, offers_gone: tuple[str, ...] = ()) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.offers_gone = offers_gone
-
-
-class Recorder(Protocol):
-    """Writes the hub's persistence records (the composition root adapts the store)."""
-
-    async def write(self, record: PersistRecord) -> Sequence[RatingChange]:
-        """Write ``record``; return the rating changes it caused (a rated game's end).
-
-        Returns only after the write has committed.
-
-        :raises PersistError: nothing was written.
-        """
-        ...
-
-    def submit_move(self, record: MoveAppended, written: MoveStored) -> None:
-        """Start writing a move without a task: queue it for the next group commit. Then
-        ``written(None)`` is called once it has committed, or ``written(PersistError)`` if it
-        was not stored (the same contract as :meth:`write`) — never from within this call."""
-        ...
-
-    async def keep_versions(self, versions: Mapping[str, int]) -> None:
-        """Keep the last room event version of the running games (at a graceful stop); a
-        failure is logged, never raised (the next process then makes the versions jump)."""
-        ...
-
-
-class ColdLoader(Protocol):
-    """Loads the room of a game not in memory (a cold correspondence game) for a command that
-    names it (``server.app.cold_games``); the driver hands it such commands first."""
-
-    def intercept(self, conn_id: ConnId, command: Command, lag_ms: int) -> bool:
-        """Take ``command`` (naming a game with no room here) if its game may be a cold one:
-        then it is handed back with :meth:`HubDriver.handle_now` once the game is loaded (or
-        found not to be loadable: the hub then answers as for any unknown game). False: the
-        hub answers it at once."""
-        ...
-
-
-class Peer(Protocol):
-    """What the driver needs of a connection."""
-
-    @property
-    def outbox(self) -> FrameSink: ...
-
-    def close_soon(self, code: int, reason: str) -> None:
-        """Close the connection without waiting (the hub has already forgotten it)."""
-        ...
-
-
-Publisher = Callable[[str, bytes], None]
-
-MoveStored = Callable[["PersistError | None"], None]
-"""Told by :meth:`Recorder.submit_move` whether a move was stored."""
-
-
-class _Ask:
-    """:meth:`HubDriver.connect`'s default: the driver reads the stored games itself."""
-
-
-ASK = _Ask()
-AskStore = _Ask
-"""The type of :data:`ASK`."""
-
-StoredGames = Sequence[str] | _Ask | None
-"""What :meth:`HubDriver.connect` is given of a player's stored correspondence games: their
-ids, :data:`ASK` (the driver reads them), or ``None`` (none to add)."""
 
 
 class HubDriver:
@@ -283,7 +202,7 @@ class HubDriver:
         wait for it, in their order (the Bot API's link, which waits for its ``hello``).
         """
         self._peers[conn_id] = peer
-        if isinstance(stored, _Ask):
+        if isinstance(stored, AskStore):
             if self.stored_games is not None and not (player.guest or player.computer):
                 self._connecting[conn_id] = []
                 task = asyncio.get_running_loop().create_task(self._connect_stored(conn_id, player))

@@ -11,7 +11,8 @@ player and the session token, followed by the hub's ``hello``. Every text frame 
 into one typed value (:func:`server.hub.incoming.read_frame`) and dispatched once on it
 (:meth:`ClientConnection._dispatch`): a hub command (once logged in), an authentication frame,
 or a review request (``games``, ``review``, ``export``…; see :mod:`server.transport.review`),
-which reads the store and needs no login. Each incoming frame first passes the connection's
+which reads the store and needs no login (it and the ``tournament_*`` frames are handled in
+:mod:`server.transport.ws_requests`). Each incoming frame first passes the connection's
 token bucket: over the limit it is answered with ``rate_limited`` and dropped; a sustained
 flood closes the connection with 1008.
 Frames that are binary, not JSON, or not a valid command get an ``error`` and change nothing.
@@ -39,7 +40,6 @@ from server.hub.commands import Command, ack_of
 from server.hub.effects import ConnId
 from server.hub.errors import ErrorCode, ProtocolError
 from server.hub.fields import shown
-from server.hub.identity import PlayerId
 from server.hub.incoming import (
     AccountFrame,
     AuthFrame,
@@ -51,8 +51,7 @@ from server.hub.incoming import (
 )
 from server.hub.messages import AckId, Message, MessageKind, error_message
 from server.transport.accounts import Accounts, Identity
-from server.transport.analysis_api import Requester
-from server.transport.codec import DecodeError, decode, encode, encode_message
+from server.transport.codec import DecodeError, ack_of_text, decode, encode_message
 from server.transport.driver import HubDriver
 from server.transport.headers import SERVER_NAME
 from server.transport.http import HealthCheck, HttpRoutes, PresenceLookup, peer_address
@@ -60,8 +59,8 @@ from server.transport.notify import Notices
 from server.transport.outbox import Outbox
 from server.transport.public import BACKLOG
 from server.transport.ratelimit import TokenBucket, Verdict
-from server.transport.review import ReviewStore, review_ws
-from server.transport.review_reads import ReviewReads, account_key, address_key
+from server.transport.review import ReviewStore
+from server.transport.review_reads import ReviewReads
 from server.transport.tournament_ws import TournamentDesk, TournamentDoor
 from server.transport.turns import TurnBudget
 from server.transport.ws_auth import on_auth
@@ -71,6 +70,8 @@ from server.transport.ws_internals import (
     accepted_connection,
     forget_handshake,
 )
+from server.transport.ws_requests import on_review, on_tournament
+from server.transport.ws_sessions import PlayerConnections
 
 __all__ = ["AUTH_TIMEOUT_REASON", "ClientConnection", "TransportServer"]
 
@@ -139,9 +140,10 @@ class ClientConnection:
         self.closing = False
         """Closing (:meth:`close_soon`): nothing more is sent, later frames are ignored."""
         self._reading = False
-        self._tournaments: TournamentDoor | None = None
-        """The connection's tournament requests and watches (made at its first)."""
         """run() is handling a frame (it may be awaiting a login or a review query)."""
+        self.tournament_door: TournamentDoor | None = None
+        """The connection's tournament requests and watches (made at its first:
+        :func:`~server.transport.ws_requests.on_tournament`)."""
         self._rest: asyncio.Task[None] | None = None
         """The rest of a frame handled at once, if it had to wait (a login, a review query),
         until it is done."""
@@ -229,10 +231,10 @@ class ClientConnection:
             # A login handed over at once may still be running: it connects to the hub
             # before the connection leaves it.
             await self._wait_for_rest()
-            if self._tournaments is not None:
-                self._tournaments.close()
+            if self.tournament_door is not None:
+                self.tournament_door.close()
             self.outbox.close()
-            self.server.logged_out(self)
+            self.server.players.discard(self)
             if self.conn_id is not None:
                 self.server.driver.disconnect(self.conn_id)
 
@@ -339,7 +341,7 @@ class ClientConnection:
                 ErrorCode.RATE_LIMITED,
                 f"Too many messages: at most {self.server.limits.rate_per_s:g} per second; "
                 "this one was ignored.",
-                _ack_of_text(data),
+                ack_of_text(data),
             )
             return None
         if not isinstance(data, str):
@@ -405,7 +407,7 @@ class ClientConnection:
                 self._asked = True  # before anything waits (see _silent)
                 return on_auth(self, incoming)
             case TournamentRequest():
-                return self._on_tournament(incoming)
+                return on_tournament(self, incoming)
             case AccountFrame():
                 notices = self.server.notices
                 if notices is None:  # no store behind this server
@@ -421,35 +423,8 @@ class ClientConnection:
                         incoming.ack,
                     )
                     return None
-                return self._on_review(store, incoming)
+                return on_review(self, store, incoming)
         return None
-
-    async def _on_tournament(self, request: TournamentRequest) -> None:
-        desk, door, identity = self.server.tournaments, self._tournaments, self.identity
-        if desk is None:  # no director behind this server: no such command here
-            self.error(ErrorCode.BAD_REQUEST, "tournaments are not served here", request.ack)
-            return
-        if door is None:
-            door = self._tournaments = TournamentDoor(desk, self.send, self.outbox.put)
-        # The hub's copy of a player: its ratings follow the games played since the login.
-        info = None if identity is None else identity.info
-        online = None if info is None else self.server.driver.hub.state.players.get(info.id)
-        await door.handle(request, info if online is None else online.info)
-
-    async def _on_review(self, store: ReviewStore, request: ReviewRequest) -> None:
-        # Stored games are public (as over HTTP): no login needed, but to request an analysis
-        # (server.transport.analysis_api checks who). A registered player's reads are counted
-        # per account, anyone else's per address (server/transport/review_reads.py).
-        identity = self.identity
-        info = identity.info if identity is not None else None
-        player = None if info is None else Requester(info.id, info.name, info.guest)
-        requester = (
-            account_key(info.name)
-            if info is not None and not info.guest
-            else address_key(self.address)
-        )
-        reads = self.server.reads
-        self.outbox.put(encode(await review_ws(store, request, player, reads, requester)))
 
     # --- authentication -----------------------------------------------------------------------
 
@@ -459,16 +434,6 @@ class ClientConnection:
         (:func:`~server.transport.http.peer_address`: a trusted balancer's PROXY header
         honoured)."""
         return peer_address(self.ws)
-
-
-def _ack_of_text(data: str | bytes) -> AckId | None:
-    """The ack id of a small text frame, to address its rejection (best effort)."""
-    if not isinstance(data, str) or len(data) > 1024:
-        return None
-    try:
-        return ack_of(decode(data))
-    except DecodeError:
-        return None
 
 
 class TransportServer:
@@ -511,15 +476,13 @@ class TransportServer:
         """Told the socket's file descriptor of each connection that no longer opens
         (:meth:`opened`; it may be told more than once, and of a socket closed since): the
         public listener's admission (``PublicListener.admitted``) lets the next one open."""
-        self._players: dict[PlayerId, set[ClientConnection]] = {}
+        self.players = PlayerConnections()
         """The logged-in connections of each player (to close when their sessions end)."""
-        accounts.on_revoked.append(self._revoked)
+        accounts.on_revoked.append(self.players.revoked)
 
     def logged_in(self, connection: ClientConnection) -> None:
-        identity = connection.identity
-        assert identity is not None
-        if not identity.guest:  # a guest's session is its connection's: nothing to revoke
-            self._players.setdefault(identity.info.id, set()).add(connection)
+        """The connection logged in (:func:`~server.transport.ws_auth.on_auth`)."""
+        self.players.add(connection)
         self.opened(connection)
 
     def opened(self, connection: ClientConnection) -> None:
@@ -528,27 +491,6 @@ class TransportServer:
         sock = connection.ws.transport.get_extra_info("socket")
         if sock is not None:
             self.on_opened(sock.fileno())
-
-    def logged_out(self, connection: ClientConnection) -> None:
-        """The connection ended."""
-        if connection.identity is None:
-            return
-        player_id = connection.identity.info.id
-        group = self._players.get(player_id)
-        if group is not None:
-            group.discard(connection)
-            if not group:
-                del self._players[player_id]
-
-    def _revoked(self, player_id: PlayerId, kept: str | None) -> None:
-        """The player's sessions but ``kept`` ended: close their connections on them (on the
-        next loop turn, after the connection that asked has answered)."""
-        for connection in self._players.get(player_id, ()):
-            identity = connection.identity
-            if identity is not None and identity.token != kept:
-                asyncio.get_running_loop().call_soon(
-                    connection.close_soon, CloseCode.NORMAL_CLOSURE, "session ended elsewhere"
-                )
 
     async def start(self, sock: socket.socket | None = None) -> None:
         """Listen on ``settings.host:settings.port`` (port 0 picks a free one); or, given the

@@ -21,7 +21,7 @@ from server.cluster.remote import DROP_STEP, RemoteConnections
 from server.cluster.shared import Shared
 from server.hub.effects import ConnId, GameId
 from server.hub.identity import PlayerId, PlayerInfo
-from server.transport.driver import Peer
+from server.transport.driver_ports import Peer
 
 
 def local(player: str) -> LocalConnection:

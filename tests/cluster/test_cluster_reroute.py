@@ -22,7 +22,7 @@ from server.hub.commands import Command, parse_command
 from server.hub.effects import ConnId, GameId
 from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.messages import Message
-from server.transport.driver import Peer
+from server.transport.driver_ports import Peer
 
 
 class _Host:

@@ -16,7 +16,8 @@ from server.hub.effects import MoveAppended
 from server.hub.hub import Hub
 from server.hub.identity import PlayerInfo
 from server.transport.codec import decode, encode_message
-from server.transport.driver import HubDriver, PersistError
+from server.transport.driver import HubDriver
+from server.transport.driver_ports import PersistError
 from server.transport.outbox import Flusher
 
 

@@ -22,7 +22,7 @@ from server.hub.effects import GameFinished
 from server.rules.time_control import Fischer
 from server.store import EndJournal, MoveWriter, Store
 from server.store.migrate import upgrade_to_head
-from server.transport.driver import PersistError
+from server.transport.driver_ports import PersistError
 
 MATE_IN_4 = ["a1b2", "a5a2", "b2c3", "d5c4"]
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,10 +1,12 @@
 // One game on screen, live or stored: the board, clocks, players, the move list with a replay
 // cursor (/game/<id>#<ply>), the actions that apply to this viewer, offers, absence claims,
-// chat, the end banner, and the review tools (exports, copy FEN).
+// the end banner, and the review tools (exports, copy FEN); the chat is chat.ts's, the big
+// board's zoom zoom.ts's.
 
 import { ActionBar } from "./actions";
 import { AnalysisPanel, GLYPHS } from "./analysis";
 import { Board } from "./board";
+import { GameChat } from "./chat";
 import { clockView, mainTimeText, tcOfStored, tcText } from "./clock";
 import { FirstMoveCountdown } from "./countdown";
 import { shownName } from "./computer";
@@ -22,6 +24,7 @@ import { PremovePanel } from "./premoves";
 import { MoveSender } from "./sender";
 import { beep } from "./sound";
 import { h } from "./svg";
+import { toggleZoom, zoomable } from "./zoom";
 import type { AbsenceView, ChatLineView, ClocksView, EndPayload, GameDetailView, GameSnapshot, MessageOf, MovePayload, PlayerView, SideName, StoredMoveView, TakebackPayload, TimeControlView, TournamentTagView } from "./protocol.gen";
 import type { Role, VariantInfo } from "./types";
 
@@ -83,7 +86,7 @@ export class GameView {
   private readonly actionBar = new ActionBar({
     command: (t, extra) => void this.command(t, extra),
     pass: () => void this.play("@@@@"),
-    zoom: () => this.toggleZoom(),
+    zoom: () => toggleZoom(this.boardBox),
     flip: () => { this.flipped = !this.flipped; this.board?.setOrientation(((this.role === "second" ? 1 : 0) ^ (this.flipped ? 1 : 0)) as 0 | 1); },
   });
   private flipped = false;
@@ -94,8 +97,7 @@ export class GameView {
   private readonly errorBox = h("p", { class: "error", role: "alert" });
   private rejoinTimer = 0;
 
-  private readonly chatList = h("ul", { class: "chat-lines" });
-  private readonly chatBox: HTMLElement;
+  private readonly chat: GameChat;
   private readonly review = new ReviewTools(() => this.id, () => this.variant?.family ?? "shogi", (ply) => this.copyText(ply));
   private readonly analysis: AnalysisPanel;
   private readonly premoves: PremovePanel;
@@ -111,15 +113,7 @@ export class GameView {
       },
       clearError: () => { this.errorBox.textContent = ""; },
     });
-    const input = h("input", { type: "text", maxlength: 300, placeholder: "Say something…", "aria-label": "Chat message" });
-    const form = h("form", { class: "chat-form" }, [input]);
-    form.addEventListener("submit", (e) => {
-      e.preventDefault();
-      const text = input.value.trim();
-      if (!text) return;
-      this.ctx.conn.request("chat", { game: this.id, text }).then(() => { input.value = ""; }, (err) => this.fail(err));
-    });
-    this.chatBox = h("div", { class: "chat", hidden: true }, [h("h3", { text: "Chat" }), this.chatList, form]);
+    this.chat = new GameChat((text) => this.ctx.conn.request("chat", { game: this.id, text }), (err) => this.fail(err));
     this.premoves = new PremovePanel(ctx, id);
     this.analysis = new AnalysisPanel(ctx, id, () => this.status === "finished", (ply) => this.goto(ply), () => void this.draw(), () => this.variant?.name, () => this.sideOfPly1() === "second");
     this.el = h("section", { class: "game", "data-game": id }, [
@@ -133,7 +127,7 @@ export class GameView {
           b.addEventListener("click", () => this.step(k));
           return b;
         })),
-        this.moveList, this.premoves.el, this.review.el, this.analysis.el, this.chatBox]),
+        this.moveList, this.premoves.el, this.review.el, this.analysis.el, this.chat.el]),
     ]);
     window.addEventListener("hashchange", this.onHash);
     document.addEventListener("keydown", this.onKey);
@@ -358,26 +352,6 @@ export class GameView {
     void this.draw();
   }
 
-  /** A big board whose squares are under 40 px (Dai Shogi on a phone) offers the zoom. */
-  private zoomable(): boolean {
-    const files = this.variant?.files ?? 0;
-    return files >= 12 && (this.boardBox.classList.contains("zoomed") || this.boardBox.clientWidth / (files + 0.68) < 40);
-  }
-
-  /** Dai Shogi on a phone: squares of at least 44 px in a box panned with a finger (tap-tap
-   * moves); centred on the last move. Returns whether the board is now zoomed. */
-  private toggleZoom(): boolean {
-    const zoomed = this.boardBox.classList.toggle("zoomed");
-    const focus = this.boardBox.querySelector("rect.last") ?? this.boardBox.querySelector("rect.sq");
-    if (zoomed && focus) {
-      const box = this.boardBox.getBoundingClientRect();
-      const r = focus.getBoundingClientRect();
-      this.boardBox.scrollLeft += r.left - box.left - box.width / 2 + r.width / 2;
-      this.boardBox.scrollTop += r.top - box.top - box.height / 2 + r.height / 2;
-    }
-    return zoomed;
-  }
-
   /** Back to the live position (the game's own address, no ply). */
   private toLive(): void {
     this.cursor = null;
@@ -456,7 +430,7 @@ export class GameView {
     this.drawBanner();
     this.drawActions();
     this.review.draw(ply, this.storedGame?.formats);
-    this.chatBox.hidden = this.live === null;
+    this.chat.el.hidden = this.live === null;
     // A game that ended before its first move (aborted) has nothing to analyse.
     this.analysis.el.hidden = this.status === "finished" && this.ply === 0;
     const corr = this.tc?.kind === "correspondence" || this.tc?.kind === "unlimited";
@@ -593,7 +567,7 @@ export class GameView {
       offers: live?.offers ?? { draw: null, takeback: null, rematch: null },
       opponentAway: me && live ? live.absent[me === "first" ? "second" : "first"] : null,
       pass: live?.legal.includes("@@@@") ?? false,
-      zoomable: this.zoomable(),
+      zoomable: zoomable(this.boardBox, this.variant?.files ?? 0),
       nameOf: (side) => this.nameOf(side),
     });
   }
@@ -608,12 +582,6 @@ export class GameView {
     return text;
   }
 
-  private drawChat(): void {
-    const lines = this.live?.chat ?? [];
-    this.chatList.replaceChildren(...lines.map((l) => h("li", {}, [h("b", { text: `${l.user}: ` }), l.text])));
-    this.chatList.scrollTop = this.chatList.scrollHeight;
-    const header = this.chatBox.querySelector("h3");
-    if (header) header.textContent = this.role === "spectator" ? "Spectators' chat" : "Players' chat";
-  }
+  private drawChat(): void { this.chat.draw(this.live?.chat ?? [], this.role === "spectator"); }
 }
 
