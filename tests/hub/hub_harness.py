@@ -222,3 +222,35 @@ def wild_game(h: Harness) -> tuple[str, list[str]]:
     room = h.hub.room(game_id)
     assert room is not None
     return game_id, knight_cycle(Game(room.variant, room.start_fen))
+
+
+# --- game-room shortcuts: Mini-Shogi lines, moves sent alternately, no-change checks ------------
+
+#: Mini-Shogi: the second player mates with the 4th move.
+MATE_LINE = ["a1b2", "a5a2", "b2c3", "d5c4"]
+#: Mini-Shogi: a 4-fold repetition after 12 moves; the first player loses.
+REPETITION_LINE = ["b1b2", "d5d4", "b2b1", "d4d5"] * 3
+
+
+def move(h: Harness, conn: int, game_id: str, ply: int, uci: str, **kw: Any) -> None:
+    h.send(conn, "move", game=game_id, ply=ply, move=uci, **kw)
+
+
+def play_line(h: Harness, game_id: str, line: list[str], step_ms: int = 1_000) -> None:
+    """Play moves alternately from conn 1 (first) and conn 2 (second), ``step_ms`` apart."""
+    for uci in line:
+        h.advance(step_ms)
+        ply = len(room_of(h, game_id).records) + 1
+        move(h, 1 if ply % 2 == 1 else 2, game_id, ply, uci)
+    assert len(room_of(h, game_id).records) == len(line) or room_of(h, game_id).finished
+
+
+def unchanged_after(h: Harness, game_id: str, action: Any) -> list[Message]:
+    """Run ``action``; assert that the room's version, moves and clocks did not change."""
+    room = room_of(h, game_id)
+    before = (room.log.version, list(room.records), room.clock.state(), room.game.fen())
+    h.clear()
+    action()
+    assert h.pending == []
+    assert (room.log.version, list(room.records), room.clock.state(), room.game.fen()) == before
+    return h.inbox(1) + h.inbox(2)

@@ -9,13 +9,11 @@ never dropped by a failed write. Manual clock, no event loop.
 from collections.abc import Callable
 
 import pytest
-from hub_harness import Harness, one, play, player, room_of, start_game, wild_game
+from hub_harness import MATE_LINE, Harness, one, play, player, room_of, start_game, wild_game
 
 from server.hub.effects import GameFinished, Persist
 from server.hub.room import GameRoom
 from server.rules import Side
-
-MATE_LINE = ["a1b2", "a5a2", "b2c3", "d5c4"]  # Mini-Shogi: the second player mates
 
 
 def visible(room: GameRoom) -> tuple[object, ...]:

@@ -9,7 +9,7 @@ import re
 
 import chess
 import chess.pgn
-from test_export import play_game, record_of
+from export_games import play_game, record_of
 
 from server.rules import Game
 from server.rules.analysis import FirstPlayerScore, PlyEval, advices

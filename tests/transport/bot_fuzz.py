@@ -57,7 +57,7 @@ from bot_requests import (
     segment,
     wrong_password,
 )
-from fuzz_frames import CONTROL_CHARACTERS, draw_examples
+from fuzz_values import CONTROL_CHARACTERS, draw_examples
 from hypothesis import strategies as st
 
 from server.hub.user_text import forbidden_character

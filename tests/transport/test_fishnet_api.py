@@ -13,7 +13,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-from fuzz_frames import draw_examples
+from fuzz_values import draw_examples
 from hypothesis import strategies as st
 from ws_support import TEST_WORKER_KEY, StartApp
 

@@ -24,7 +24,7 @@ import random
 import re
 
 import pytest
-from fuzz_frames import draw_examples
+from fuzz_values import draw_examples
 from hypothesis import strategies as st
 from ics_support import IcsClient, board_fields, game_of, game_state, start_spartan
 from support import wait_until

@@ -8,7 +8,7 @@ import logging
 import re
 
 import pytest
-from fuzz_frames import draw_examples
+from fuzz_values import draw_examples
 from hypothesis import strategies as st
 from ics_support import IcsClient, board_fields
 from tournament_watch import Standings

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fuzz_frames import draw_examples
+from fuzz_values import draw_examples
 from hypothesis import strategies as st
 from tournament_players import registered
 from ws_support import Client, Msg, OpenClient, StartApp

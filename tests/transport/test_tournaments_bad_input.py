@@ -8,7 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from fuzz_frames import TOURNAMENT_SCHEMA, draw_examples, frames
+from fuzz_frames import frames
+from fuzz_schema import TOURNAMENT_SCHEMA
+from fuzz_values import draw_examples
 from hypothesis import strategies as st
 from test_transport_fuzz import check_refused
 from tournament_players import WILD_FISCHER, registered

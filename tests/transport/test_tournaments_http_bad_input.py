@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 import aiohttp
 from bot_support import make_bot
-from fuzz_frames import draw_examples
+from fuzz_values import draw_examples
 from hypothesis import strategies as st
 from ws_support import UNLIMITED_READS, OpenClient, StartApp
 

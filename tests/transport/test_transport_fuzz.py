@@ -29,16 +29,16 @@ from typing import Any
 
 import pytest
 from fuzz_frames import (
-    SCHEMA,
     Frame,
-    draw_examples,
     expected_ack,
     frames,
-    http_targets,
     refused_before_parsing,
     render,
     well_formed_frames,
 )
+from fuzz_http import http_targets
+from fuzz_schema import SCHEMA
+from fuzz_values import draw_examples
 from hypothesis import strategies as st
 from support import wait_until
 from websockets.protocol import State

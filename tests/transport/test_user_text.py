@@ -8,7 +8,7 @@ arrives, and nothing forged arrives before it (the sentinel)."""
 from __future__ import annotations
 
 import aiohttp
-from fuzz_frames import CONTROL_CHARACTERS, draw_examples
+from fuzz_values import CONTROL_CHARACTERS, draw_examples
 from hypothesis import strategies as st
 from ics_support import IcsClient, OpenIcs
 from ws_support import Client, Game, OpenClient, StartApp, start_game
