@@ -357,3 +357,27 @@ async def test_a_game_not_written_leaves_its_seek_open_and_stored(
     game_id = (await bob.ok("play", {"id": seek_id}))["game"]
     assert (await bob.next("game_start"))["d"]["game"] == game_id
     assert await _stored(app) == []
+
+
+async def test_a_single_process_answers_the_offers_a_cluster_left(
+    start_app: StartApp, open_client: OpenClient
+) -> None:
+    """Rows a cluster's node held (``offers.node`` named) are the single process's once it
+    starts: a game answers only the rows its process holds, so without taking them over at
+    start-up the seek would be listed and never playable."""
+    app = await start_app()
+    alice = await _registered(app, open_client, "alice")
+    await alice.ok("seek", SEEK)
+    await _gone(app, alice)
+    await _stored_soon(app, [("alice", "")])
+    async with app.store.engine.begin() as connection:
+        await connection.execute(text("UPDATE offers SET node = 'node-gone:1a2b'"))
+    await app.stop()
+
+    again = await start_app(database_url=app.settings.database_url)
+    bob = await _registered(again, open_client, "bobby")
+    seek_id = (await bob.ok("sought"))["seeks"][0]["id"]
+    game_id = (await bob.ok("play", {"id": seek_id}))["game"]
+    assert (await bob.next("game_start"))["d"]["game"] == game_id
+    await _stored_soon(again, [])
+    assert (await again.store.get_game(game_id)).status == "started"
