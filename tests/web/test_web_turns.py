@@ -102,14 +102,22 @@ async def test_your_turn_list_count_reload_phone_and_mail_form(hub: App, open_pa
 
 
 # One command over a websocket of the page's own session (as another tab of the player would
-# send it); resolves with the answer.
-PAGE_REQUEST = """async ([t, d]) => new Promise((resolve) => {
+# send it); resolves with the answer, fails if the socket closes first (rather than leaving
+# the test to its timeout).
+PAGE_REQUEST = """async ([t, d]) => new Promise((resolve, reject) => {
   const ws = new WebSocket(`ws://${location.host}/ws`);
   ws.onopen = () => ws.send(JSON.stringify({ t: "resume", d: { token: localStorage.getItem("hub-token") }, a: 1 }));
+  ws.onclose = (e) => reject(new Error(`${t}: the socket closed before the answer (${e.code} ${e.reason})`));
   ws.onmessage = (e) => { const m = JSON.parse(e.data);
     if (m.t === "hello") ws.send(JSON.stringify({ t, d, a: 2 }));
-    if (m.a === 2) { ws.close(); resolve(m); } };
+    if (m.a === 2) { resolve(m); ws.close(); } };
 })"""
+# Waiting on the page's own variables: a function, evaluated once. The page's CSP (script-src
+# 'self', server/transport/headers.py) forbids eval, and Playwright evaluates an expression
+# string again at each poll: it throws EvalError unless already true at its first check (as it
+# did, under load, when the page handled the push after the test asked).
+NOTIFIED = "() => window.__notes.length > 0"
+BOB_WAIT_S = WAIT_MS / 1000
 
 
 async def test_a_browser_notification_when_the_page_is_in_another_tab(hub: App, open_page) -> None:  # type: ignore[no-untyped-def]
@@ -127,13 +135,15 @@ async def test_a_browser_notification_when_the_page_is_in_another_tab(hub: App, 
         await page.context.grant_permissions(["notifications"], origin=f"http://127.0.0.1:{hub.port}")
         await button.click()  # the permission is asked on the player's click
         await expect(page.locator(".notify-permission .notify-on")).to_be_visible(timeout=WAIT_MS)
+        # The page is logged in (hello shows the header's link) before the game starts.
+        await expect(page.locator("#turns-link")).to_be_visible(timeout=WAIT_MS)
         accepted = await page.evaluate(PAGE_REQUEST, ["play", {"id": sought["seek"]}])
         game = accepted["d"]["game"]
-        start = await bob.next(lambda m: m["t"] == "game" and m["d"]["game"] == game)
+        start = await bob.next(lambda m: m["t"] == "game" and m["d"]["game"] == game, BOB_WAIT_S)
 
         async def bob_moves(ply: int, legal: list[str]) -> list[str]:
             await bob.ok("move", {"game": game, "ply": ply, "move": legal[0]})
-            event = await bob.next(lambda m: m["t"] == "move" and m["d"]["ply"] == ply)
+            event = await bob.next(lambda m: m["t"] == "move" and m["d"]["ply"] == ply, BOB_WAIT_S)
             return list(event["d"]["legal"])
 
         # Her turn while the page is in view: the count says so, no notification.
@@ -141,12 +151,12 @@ async def test_a_browser_notification_when_the_page_is_in_another_tab(hub: App, 
         await expect(page.locator("#turn-count")).to_have_text("1", timeout=WAIT_MS)
         await page.evaluate(PAGE_REQUEST, ["move", {"game": game, "ply": 2, "move": legal[0]}])
         await expect(page.locator("#turn-count")).to_be_hidden(timeout=WAIT_MS)
-        event = await bob.next(lambda m: m["t"] == "move" and m["d"]["ply"] == 2)
+        event = await bob.next(lambda m: m["t"] == "move" and m["d"]["ply"] == 2, BOB_WAIT_S)
         assert await page.evaluate("window.__notes") == []
         # The page goes to the background; bob moves: a notification.
         await page.evaluate("goAway()")
         await bob_moves(3, event["d"]["legal"])
-        await page.wait_for_function("window.__notes.length > 0", timeout=WAIT_MS)
+        await page.wait_for_function(NOTIFIED, timeout=WAIT_MS)
         notes = await page.evaluate("window.__notes")
         assert notes == [{"title": "Your turn against bob", "body": "Mini-Shogi · move 4", "tag": f"turn-{game}"}]
         await expect(page.locator("#turn-count")).to_have_text("1", timeout=WAIT_MS)

@@ -23,35 +23,80 @@ export function turnNotice(g: MyGameView, title: string): { title: string; body:
   return { title: `Your turn against ${g.opponent}`, body: `${title} · move ${g.plies + 1}` };
 }
 
+/** The list after a `my_games` answer: the answer's games in its order, but for the games
+ * pushed (`my_game`) while the request was out, whose latest push stands. The server reads the
+ * answer from the store when the request reaches it, so a push that arrives before the answer
+ * may be of a later move than the answer knows (and one of an earlier move is followed by the
+ * push of the later one): without this, the answer would take back a turn the page has shown
+ * (and the next turn's notification would be missed, the game seeming already the player's). */
+export function listAfter(answer: MyGameView[], pushed: ReadonlyMap<string, MyGameView>): { games: Map<string, MyGameView>; order: string[] } {
+  const games = new Map(answer.map((g) => [g.game, g]));
+  const order = answer.map((g) => g.game);
+  for (const [id, g] of pushed) {
+    if (g.finished) { games.delete(id); continue; }
+    if (!games.has(id)) order.unshift(id);
+    games.set(id, g);
+  }
+  return { games, order: order.filter((id) => games.has(id)) };
+}
+
+/** The correspondence games of `after` waiting for the player's move that were not in
+ * `before` (a real-time game's turn is never pushed, so `before` cannot tell its change). */
+export function newTurns(before: ReadonlyMap<string, MyGameView>, after: ReadonlyMap<string, MyGameView>): MyGameView[] {
+  return waiting(after.values()).filter((g) => !before.get(g.game)?.your_turn);
+}
+
 function notificationsAvailable(): boolean { return typeof Notification !== "undefined"; }
 
 export class MyGames {
   games = new Map<string, MyGameView>();
   /** Order of the last `my_games` answer (the server's: waiting first); pushed games go first. */
   private order: string[] = [];
+  /** The list was read since the player logged in (a reading after that is a reconnection's). */
+  private read = false;
+  /** The `my_game` pushes received while a `my_games` request is out (by game: the latest). */
+  private pushed: Map<string, MyGameView> | null = null;
   private page: TurnsPage | null = null;
   private readonly link = document.getElementById("turns-link")!;
   private readonly count = document.getElementById("turn-count")!;
 
   constructor(private readonly ctx: Ctx) {}
 
-  /** Logged in (or reconnected): read the list again; guests have none. */
+  /** Logged in (or reconnected): read the list again; guests have none. A game that became
+   * the player's turn while the page was not connected (its `my_game` went to a closed
+   * socket) is notified now, as its push would have been; the first reading after logging in
+   * notifies nothing (the page has just been opened). */
   async refresh(): Promise<void> {
     const me = this.ctx.me;
     this.link.hidden = !me || me.guest;
-    if (!me || me.guest) { this.games.clear(); this.draw(); return; }
+    if (!me || me.guest) { this.reset(); this.draw(); return; }
+    const pushed = new Map<string, MyGameView>();
+    this.pushed = pushed;
     try {
       const answer = await this.ctx.conn.request("my_games");
-      this.games = new Map(answer.d.games.map((g) => [g.game, g]));
-      this.order = answer.d.games.map((g) => g.game);
+      if (this.pushed !== pushed) return;  // a later reading (a reconnection) or a logout replaced this one
+      this.pushed = null;
+      const { games, order } = listAfter(answer.d.games, pushed);
+      const before = this.games;
+      const again = this.read;
+      this.games = games;
+      this.order = order;
+      this.read = true;
+      if (again) for (const g of newTurns(before, games)) this.notify(g);
       this.draw();
-    } catch (e) { this.page?.error(errorText(e)); }
+    } catch (e) {
+      if (this.pushed === pushed) this.pushed = null;
+      this.page?.error(errorText(e));
+    }
   }
 
-  loggedOut(): void { this.link.hidden = true; this.games.clear(); this.draw(); }
+  loggedOut(): void { this.link.hidden = true; this.reset(); this.draw(); }
+
+  private reset(): void { this.games.clear(); this.order = []; this.read = false; this.pushed = null; }
 
   onMessage(m: Message): void {
     if (m.t !== "my_game") return;
+    this.pushed?.set(m.d.game, m.d);
     const before = this.games.get(m.d.game);
     if (m.d.finished) this.games.delete(m.d.game);
     else {
@@ -124,12 +169,13 @@ export class TurnsPage {
     this.otherList.replaceChildren(...(others.length ? others.map(row) : [h("li", { class: "muted", text: "None." })]));
   }
 
-  private drawPermission(): void {
+  /** `state`: the answer to the player's click (else the browser's setting, read). */
+  private drawPermission(state?: NotificationPermission): void {
     if (!notificationsAvailable()) {
       this.permission.replaceChildren(h("p", { class: "muted", text: "This browser has no notifications." }));
       return;
     }
-    const state = Notification.permission;
+    state ??= Notification.permission;
     if (state === "granted") {
       this.permission.replaceChildren(h("p", { class: "muted notify-on", text: "Browser notifications are on: you are told when it becomes your turn while this site is in another tab." }));
       return;
@@ -139,7 +185,7 @@ export class TurnsPage {
       return;
     }
     const button = h("button", { type: "button", class: "primary", name: "notify", text: "Notify me in this browser when it is my turn" });
-    button.addEventListener("click", () => { void Notification.requestPermission().then(() => this.drawPermission()); });
+    button.addEventListener("click", () => { void Notification.requestPermission().then((answer) => this.drawPermission(answer)); });
     this.permission.replaceChildren(button);
   }
 }
