@@ -41,9 +41,14 @@ export function listAfter(answer: MyGameView[], pushed: ReadonlyMap<string, MyGa
 }
 
 /** The correspondence games of `after` waiting for the player's move that were not in
- * `before` (a real-time game's turn is never pushed, so `before` cannot tell its change). */
+ * `before`, or were at another ply (the player moved elsewhere, from another tab or device,
+ * and the opponent answered while this page was not connected); a real-time game's turn is
+ * never pushed, so `before` cannot tell its change. */
 export function newTurns(before: ReadonlyMap<string, MyGameView>, after: ReadonlyMap<string, MyGameView>): MyGameView[] {
-  return waiting(after.values()).filter((g) => !before.get(g.game)?.your_turn);
+  return waiting(after.values()).filter((g) => {
+    const was = before.get(g.game);
+    return !was?.your_turn || was.plies !== g.plies;
+  });
 }
 
 function notificationsAvailable(): boolean { return typeof Notification !== "undefined"; }

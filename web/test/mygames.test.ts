@@ -37,4 +37,10 @@ describe("the your-turn list", () => {
       ["g4", game({ game: "g4", speed: "blitz", tc: { kind: "fischer", base_s: 180, inc_s: 2 } })]]);
     expect(newTurns(before, after).map((g) => g.game)).toEqual(["g1", "g3"]);
   });
+
+  it("notifies a turn again when the game went on meanwhile (the player moved elsewhere)", () => {
+    const before = new Map([["g1", game({ plies: 40 })], ["g2", game({ game: "g2", plies: 12 })]]);
+    const after = new Map([["g1", game({ plies: 42 })], ["g2", game({ game: "g2", plies: 12 })]]);
+    expect(newTurns(before, after).map((g) => g.game)).toEqual(["g1"]);
+  });
 });
