@@ -57,6 +57,7 @@ from server.hub.review_payloads import (
 )
 from server.hub.tournament_payloads import (
     BerserkPayload,
+    TournamentChatPayload,
     TournamentPageView,
     TournamentRoundPayload,
     TournamentsPayload,
@@ -140,6 +141,7 @@ class MessageKind:
     TOURNAMENTS: Final = "tournaments"
     TOURNAMENT_STANDINGS: Final = "tournament_standings"
     TOURNAMENT_ROUND: Final = "tournament_round"
+    TOURNAMENT_CHAT: Final = "tournament_chat"
     # bus publication only (channel ``games``), never sent to a client
     GAME_END: Final = "game_end"
 
@@ -195,6 +197,7 @@ PAYLOADS: dict[str, object] = {  # TypedDict classes (typing has no type for one
     MessageKind.TOURNAMENTS: TournamentsPayload,
     MessageKind.TOURNAMENT_STANDINGS: TournamentStandingsPayload,
     MessageKind.TOURNAMENT_ROUND: TournamentRoundPayload,
+    MessageKind.TOURNAMENT_CHAT: TournamentChatPayload,
 }
 """Every client-facing message kind's payload type (``game_end`` goes to the bus only, and the
 bus's ``game_start`` has the shape of

@@ -1,7 +1,7 @@
 """The payloads of the tournament messages, each a ``TypedDict`` (the conventions of
 :mod:`server.hub.payloads`): a tournament's view and listing (``tournament``, ``tournaments``),
-its standings pages (``tournament_standings``), a round's pairings (``tournament_round``), and
-the room event ``berserk`` of a tournament game.
+its standings pages (``tournament_standings``), a round's pairings (``tournament_round``), its
+chat (``tournament_chat``), and the room event ``berserk`` of a tournament game.
 
 The views are built by the tournament core (``server.hub.tournament.views``,
 ``server.hub.tournament.pages``); a game's tag (:class:`server.hub.payloads.TournamentTagView`)
@@ -164,3 +164,21 @@ class TournamentRoundPayload(TypedDict):
     pairings: list[TournamentPairingView]
     byes: list[TournamentByeView]
     playing: list[str]
+
+
+class TournamentChatLineView(TypedDict):
+    """One line of a tournament's chat: who wrote it (``user``: the name), what, and when
+    (``at``: epoch milliseconds)."""
+
+    user: str
+    text: str
+    at: int
+
+
+class TournamentChatPayload(TypedDict):
+    """``tournament_chat``: lines of the tournament's chat, oldest first — its last 50 right
+    after the ``tournament`` view answering a ``tournament_watch`` (possibly none), then each
+    new line, one a message, to every watcher of the tournament. Not part of the view."""
+
+    id: str
+    lines: list[TournamentChatLineView]

@@ -26,6 +26,9 @@ generated web types their fields. Pure and sans-I/O.
   answered by ``tournament_round``; a round not paired yet or a page past the round's last is
   refused (``bad_request``).
 * ``tournament_list`` — ``status``? (``created`` / ``started`` / ``finished``): ``tournaments``.
+* ``tournament_chat`` — ``id``, ``text`` (1 to :data:`MAX_TOURNAMENT_CHAT` characters of user
+  text, not only whitespace): a line in the tournament's chat, ``ack`` once stored; every
+  watcher of the tournament is pushed it (``tournament_chat``).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from server.hub.commands import Envelope
+from server.hub.errors import ProtocolError
 from server.hub.fields import MAX_NAME_LENGTH, MAX_RATING, FieldReader, FieldSpec, schema_of
 from server.hub.game_ids import GAME_ID_MAX_LENGTH
 from server.hub.messages import AckId
@@ -42,8 +46,10 @@ from server.hub.tournament.rounds import MAX_ROUND, MAX_ROUND_PAGE
 from server.rules.time_control import TimeControl
 
 __all__ = [
+    "MAX_TOURNAMENT_CHAT",
     "MAX_TOURNAMENT_DURATION_S",
     "TOURNAMENT_REQUEST_TYPES",
+    "TournamentChat",
     "TournamentCreate",
     "TournamentJoin",
     "TournamentList",
@@ -65,6 +71,8 @@ MAX_TOURNAMENT_DURATION_S = 7 * 24 * 3600
 MAX_TOURNAMENT_ROUNDS = 50
 MAX_EPOCH_MS = 2**53
 MAX_TOURNAMENT_PLAYERS = 100_000
+MAX_TOURNAMENT_CHAT = 140
+"""Characters of one line of a tournament's chat."""
 FORMAT_NAMES = ("arena", "swiss", "round_robin", "double_round_robin")
 STATUS_NAMES = ("created", "started", "finished")
 
@@ -150,6 +158,12 @@ class TournamentList(TournamentRequest):
     status: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class TournamentChat(TournamentRequest):
+    tournament_id: str
+    text: str
+
+
 def _id(f: FieldReader) -> str:
     value: str = f.string("id", GAME_ID_MAX_LENGTH)
     return value
@@ -158,6 +172,14 @@ def _id(f: FieldReader) -> str:
 def _page(f: FieldReader) -> int | None:
     value: int | None = f.integer("page", 1, MAX_STANDINGS_PAGE, required=False)
     return value
+
+
+def _chat(f: FieldReader, ack: AckId | None) -> TournamentRequest:
+    tournament_id = _id(f)
+    text: str = f.string("text", MAX_TOURNAMENT_CHAT)
+    if text.isspace():
+        raise ProtocolError("tournament_chat: field 'text' must not be only whitespace")
+    return TournamentChat(ack, tournament_id, text)
 
 
 def _create(f: FieldReader, ack: AckId | None) -> TournamentRequest:
@@ -203,6 +225,7 @@ _TOURNAMENT_PARSERS: dict[str, Callable[[FieldReader, AckId | None], TournamentR
     "tournament_list": lambda f, a: TournamentList(
         a, f.choice("status", STATUS_NAMES, required=False)
     ),
+    "tournament_chat": _chat,
 }
 
 TOURNAMENT_REQUEST_TYPES: frozenset[str] = frozenset(_TOURNAMENT_PARSERS)

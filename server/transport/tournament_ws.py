@@ -33,6 +33,7 @@ from server.hub.tournament_payloads import (
     TournamentView,
 )
 from server.hub.tournament_requests import (
+    TournamentChat,
     TournamentCreate,
     TournamentJoin,
     TournamentList,
@@ -285,6 +286,8 @@ class TournamentDoor:
                 await desk.withdraw(request.tournament_id, player)
             case TournamentPause():
                 await desk.pause(request.tournament_id, player, pause=request.pause)
+            case TournamentChat():
+                raise CommandError(ErrorCode.BAD_REQUEST, "Tournament chat is not served yet.")
             case _:
                 raise CommandError(ErrorCode.BAD_REQUEST)
         return ack_message(ack, {"tournament": request.tournament_id})

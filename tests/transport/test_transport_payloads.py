@@ -21,6 +21,7 @@ NOT_PLAYED = {
     MessageKind.ANALYSIS,
     MessageKind.MY_GAMES,  # registered players' (tests/transport/test_notify.py checks them)
     MessageKind.MAIL_SETTINGS,
+    MessageKind.TOURNAMENT_CHAT,  # the vocabulary only: the director does not serve it yet
 }
 """Kinds this flow cannot provoke, and where they are exercised."""
 

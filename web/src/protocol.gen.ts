@@ -630,6 +630,19 @@ export interface TournamentRoundPayload {
   playing: string[];
 }
 
+/** One line of a tournament's chat: who wrote it (`user`: the name), what, and when (`at`: epoch milliseconds). */
+export interface TournamentChatLineView {
+  user: string;
+  text: string;
+  at: number;
+}
+
+/** `tournament_chat`: lines of the tournament's chat, oldest first — its last 50 right after the `tournament` view answering a `tournament_watch` (possibly none), then each new line, one a message, to every watcher of the tournament. Not part of the view. */
+export interface TournamentChatPayload {
+  id: string;
+  lines: TournamentChatLineView[];
+}
+
 /** The bus publication of a new game (channel `games`; docs/protocol.md). */
 export interface GameStartedNotice extends TermsView {
   game: string;
@@ -686,6 +699,7 @@ export interface Payloads {
   tournaments: TournamentsPayload;
   tournament_standings: TournamentStandingsPayload;
   tournament_round: TournamentRoundPayload;
+  tournament_chat: TournamentChatPayload;
 }
 
 /** Every server → client message, discriminated by `t`. */
@@ -739,6 +753,7 @@ export type MessageKind =
   | "tournaments"
   | "tournament_standings"
   | "tournament_round"
+  | "tournament_chat"
   | "game_end";
 
 /** Every error `code` (`error` messages, HTTP error bodies). */
@@ -887,6 +902,7 @@ export interface Commands {
   games: Record<string, string | number | null>;
   review: Record<string, string | number | null>;
   tournament: { id: string; page?: number };
+  tournament_chat: { id: string; text: string };
   tournament_create: { name: string; format: "arena" | "swiss" | "round_robin" | "double_round_robin"; variant: string; tc: TimeControlView; rated?: boolean; start_at_ms?: number; start_when_joined?: number; duration_s?: number; rounds?: number; password?: string; min_rating?: number; bots?: boolean; computer?: boolean; max_players?: number; berserk?: boolean };
   tournament_join: { id: string; password?: string };
   tournament_list: { status?: "created" | "started" | "finished" };
@@ -951,6 +967,7 @@ export interface Answers {
   my_games: "my_games";
   review: "review";
   tournament: "tournament";
+  tournament_chat: "ack";
   tournament_create: "ack";
   tournament_join: "ack";
   tournament_list: "tournaments";
