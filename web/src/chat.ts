@@ -1,8 +1,35 @@
 // A game's chat: the lines of its room (the players' or the spectators'), and the form that says
-// one (the `chat` command).
+// one (the `chat` command). Its pieces — a line, the form — are the tournament chat's too
+// (tournamentchat.ts).
 
 import type { ChatLineView } from "./protocol.gen";
 import { h } from "./svg";
+
+/** One line of a chat: the speaker in bold, then the text (a text node: never markup). */
+export function chatLine(line: { user: string; text: string }): HTMLElement {
+  return h("li", {}, [h("b", { text: `${line.user}: ` }), line.text]);
+}
+
+/** The form that says a line: the input (at most `maxlength` characters) and `extra` controls
+ * after it (a Send button). A submit sends the trimmed text (nothing when blank) with `say`; the
+ * input is cleared when the server took it, a refusal goes to `fail`. */
+export function chatForm(maxlength: number, say: (text: string) => Promise<unknown>, fail: (e: unknown) => void, extra: HTMLElement[] = []): HTMLFormElement {
+  const input = h("input", { type: "text", name: "text", maxlength, placeholder: "Say something…", "aria-label": "Chat message", autocomplete: "off" });
+  const form = h("form", { class: "chat-form" }, [input, ...extra]);
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const text = input.value.trim();
+    if (!text) return;
+    say(text).then(() => { input.value = ""; }, (err) => fail(err));
+  });
+  return form;
+}
+
+/** Show `lines` in `list`, the last in view. */
+export function drawLines(list: HTMLElement, lines: readonly { user: string; text: string }[]): void {
+  list.replaceChildren(...lines.map(chatLine));
+  list.scrollTop = list.scrollHeight;
+}
 
 export class GameChat {
   readonly el: HTMLElement;
@@ -10,21 +37,12 @@ export class GameChat {
 
   /** `say` sends one line (its promise settles with the server's answer); `fail` shows a refusal. */
   constructor(say: (text: string) => Promise<unknown>, fail: (e: unknown) => void) {
-    const input = h("input", { type: "text", maxlength: 300, placeholder: "Say something…", "aria-label": "Chat message" });
-    const form = h("form", { class: "chat-form" }, [input]);
-    form.addEventListener("submit", (e) => {
-      e.preventDefault();
-      const text = input.value.trim();
-      if (!text) return;
-      say(text).then(() => { input.value = ""; }, (err) => fail(err));
-    });
-    this.el = h("div", { class: "chat", hidden: true }, [h("h3", { text: "Chat" }), this.list, form]);
+    this.el = h("div", { class: "chat", hidden: true }, [h("h3", { text: "Chat" }), this.list, chatForm(300, say, fail)]);
   }
 
   /** Show the room's lines, the last in view; the header says whose chat it is. */
   draw(lines: readonly ChatLineView[], spectator: boolean): void {
-    this.list.replaceChildren(...lines.map((l) => h("li", {}, [h("b", { text: `${l.user}: ` }), l.text])));
-    this.list.scrollTop = this.list.scrollHeight;
+    drawLines(this.list, lines);
     const header = this.el.querySelector("h3");
     if (header) header.textContent = spectator ? "Spectators' chat" : "Players' chat";
   }

@@ -4,13 +4,15 @@
 // marks; prev / next and "my position", `tournament_page`), the games being played (links to
 // watch: the top games of an arena, the leader's first), the pairings per round (the current
 // round's come with the view; a selector asks for any round, `tournament_round`, by page of 50)
-// and, at the end, the podium. A player's own tournament game opens by itself (main.ts follows
+// and, at the end, the podium; the chat (tournamentchat.ts: the lines pushed to watchers, the form
+// for a registered player). A player's own tournament game opens by itself (main.ts follows
 // `game_start`).
 
 import { errorText, type Ctx } from "./ctx";
 import type { Message } from "./net";
 import { berserkMark, fireMark } from "./marks";
 import { h } from "./svg";
+import { TournamentChat } from "./tournamentchat";
 import type { TournamentByeView, TournamentPageView, TournamentPairingView, TournamentRoundPayload, TournamentStandingsPayload, TournamentStandingView } from "./protocol.gen";
 import { entryActions, FORMAT_WORDS, gamesBeingPlayed, mergePlaying, namedGames, needsView, pagerText, roundChoices, scoreText, termsText, viewInterval, whenText } from "./tourney";
 
@@ -27,6 +29,7 @@ export class TournamentPage {
   private readonly standings = h("div", { class: "panel t-standings" });
   private readonly playing = h("div", { class: "panel t-playing" });
   private readonly pairings = h("div", { class: "panel t-pairings" });
+  private readonly chat = new TournamentChat((text) => this.ctx.conn.request("tournament_chat", { id: this.id, text }));
   private readonly password = h("input", { type: "password", name: "t-password", placeholder: "Password", "aria-label": "Tournament password", autocomplete: "off" });
   private ticker = 0;
   private viewTimer = 0;
@@ -44,7 +47,7 @@ export class TournamentPage {
   constructor(private readonly ctx: Ctx, readonly id: string) {
     this.el = h("section", { class: "tournament-page", "data-tournament": id }, [
       h("div", { class: "t-main" }, [this.head, this.podium, this.standings]),
-      h("div", { class: "t-side" }, [this.playing, this.pairings]),
+      h("div", { class: "t-side" }, [this.playing, this.pairings, this.chat.el]),
     ]);
   }
 
@@ -54,6 +57,7 @@ export class TournamentPage {
     try {
       const answer = await this.ctx.conn.request("tournament_watch", this.pageArgs());
       this.watching = true;
+      this.chat.watched();  // the server's next tournament_chat: the last lines
       this.show(answer.d);
     } catch (e) {
       this.el.replaceChildren(h("p", { class: "error", role: "alert", text: errorText(e) }));
@@ -72,6 +76,7 @@ export class TournamentPage {
 
   onMessage(m: Message): void {
     if (m.t === "tournament" && m.d.id === this.id && m.a === undefined) { this.show(m.d); return; }
+    if (m.t === "tournament_chat" && m.d.id === this.id) { this.chat.receive(m.d.lines); return; }
     if (m.t !== "tournament_standings" || m.d.id !== this.id || m.a !== undefined) return;
     this.showPage(m.d);
   }
@@ -178,6 +183,7 @@ export class TournamentPage {
     );
     this.drawWhen();
     this.drawEntry();
+    this.chat.drawFor(this.ctx.me);
     this.drawPodium();
     this.drawStandings();
     this.drawPlaying();
