@@ -251,6 +251,8 @@ class Settings:
     tournament_max_players: int = _setting("tournaments", 1000, _at_least(2))
     tournaments_per_day: int = _setting("tournaments", 5, _at_least(0))
     tournament_entries_per_minute: int = _setting("tournaments", 10, _at_least(1))
+    tournament_chat_per_minute: int = _setting("tournaments", 20, _at_least(1))
+    tournament_chat_lines_per_s: int = _setting("tournaments", 5, _at_least(1))
     tournament_inline_wave: int = _setting("tournaments", 50, _at_least(2))
     tournament_schedule: str = _setting("tournaments", "", _schedule)
     tournament_schedule_check_s: float = _setting("tournaments", 60.0, _at_least(1))

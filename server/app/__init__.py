@@ -262,7 +262,11 @@ class App:
             max_players=settings.tournament_max_players,
             created_per_day=settings.tournaments_per_day,
             entries_per_minute=settings.tournament_entries_per_minute,
+            chat_per_minute=settings.tournament_chat_per_minute,
+            chat_lines_per_s=settings.tournament_chat_lines_per_s,
         )
+        if self.tournament_leases is not None:  # the chats' lines reach the other hubs' watchers
+            self.tournament_leases.chats = self.tournaments.chats
         self._recorder.on_tournament_end = self.tournaments.game_ended
         # The server's own recurring tournaments ([tournaments] tournament_schedule).
         self.calendar = TournamentCalendar(

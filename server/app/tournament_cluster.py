@@ -14,6 +14,9 @@ Any hub may store a door's change or a game's result: the appends are optimistic
 second reloads and decides again. After each append a hub publishes ``{"id", "seq"}`` on the bus
 channel :data:`CHANNEL`; the others reload a copy that is behind, push it to their watchers,
 and the owner advances it (a result reported on the hub that ran the game reaches the owner so).
+A line of a tournament's chat stored here is published on the same channel as ``{"id", "node",
+"line", "chat"}`` (this hub's node, the line's id, the line); the other hubs push it to their
+watchers (``server.app.tournament_chat``).
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ import json
 import logging
 import random
 
+from server.app.tournament_chat import TournamentChats
 from server.app.tournament_live import TournamentRunner
 from server.bus import Bus, BusError, GameLeases
+from server.hub.tournament_payloads import TournamentChatLineView
 from server.store import Store, StoreError
 from server.store.tournaments import each_unfinished_id
 
@@ -69,6 +74,18 @@ class TournamentLeases:
         runner.owns = self.owned.__contains__
         runner.claim = self.claim
         runner.changed = self.changed
+        self._chats: TournamentChats | None = None
+
+    @property
+    def chats(self) -> TournamentChats | None:
+        """The director's chats, whose lines this hub publishes and hears (set once built)."""
+        return self._chats
+
+    @chats.setter
+    def chats(self, chats: TournamentChats | None) -> None:
+        self._chats = chats
+        if chats is not None:
+            chats.publish = self.chat_line
 
     async def claim(self, tournament_id: str) -> bool:
         """Take the tournament's lease if it is free (or already ours)."""
@@ -109,7 +126,15 @@ class TournamentLeases:
     def changed(self, tournament_id: str, seq: int) -> None:
         """Tell the other hubs (a lost notice only delays their copies: the next one, or the
         owner's sweep, brings them up to date)."""
-        message = json.dumps({"id": tournament_id, "seq": seq}).encode()
+        self._publish(json.dumps({"id": tournament_id, "seq": seq}).encode())
+
+    def chat_line(self, tournament_id: str, line_id: int, line: TournamentChatLineView) -> None:
+        """Tell the other hubs of a chat line stored here (a lost one is missed by their
+        watchers, and shown from the store to the next watch there)."""
+        notice = {"id": tournament_id, "node": self._node, "line": line_id, "chat": line}
+        self._publish(json.dumps(notice).encode())
+
+    def _publish(self, message: bytes) -> None:
         task = asyncio.get_running_loop().create_task(self._send(message))
         self._sends.add(task)
         task.add_done_callback(self._sends.discard)
@@ -123,6 +148,9 @@ class TournamentLeases:
     async def _on_message(self, channel: str, data: bytes) -> None:
         try:
             notice = json.loads(data)
+            if "chat" in notice:
+                self._on_chat(notice)
+                return
             tournament_id, seq = notice["id"], notice["seq"]
             if not isinstance(tournament_id, str) or not isinstance(seq, int):
                 raise ValueError(notice)
@@ -130,6 +158,27 @@ class TournamentLeases:
             logger.warning("bad tournament notice %r", data[:200])
             return
         await self._runner.on_notice(tournament_id, seq)
+
+    def _on_chat(self, notice: dict[str, object]) -> None:
+        """A chat line stored by a hub: pushed to the watchers here (not by the hub itself)."""
+        tournament_id, line_id, line = notice["id"], notice["line"], notice["chat"]
+        if not (
+            isinstance(tournament_id, str)
+            and isinstance(line_id, int)
+            and isinstance(line, dict)
+            and isinstance(line.get("user"), str)
+            and isinstance(line.get("text"), str)
+            and isinstance(line.get("at"), int)
+        ):
+            raise ValueError(notice)
+        if notice["node"] == self._node or self._chats is None:
+            return
+        view: TournamentChatLineView = {
+            "user": line["user"],
+            "text": line["text"],
+            "at": line["at"],
+        }
+        self._chats.heard(tournament_id, line_id, view)
 
     # --- leases -------------------------------------------------------------------------------
 

@@ -7,7 +7,9 @@ player is not entered). After a change of a tournament, each watched page's
 to the watchers that were last told another frame: a page whose content did not change keeps
 its earlier bytes object, so its watchers are told nothing. A large group is told in batches
 (the loop free between two), at most every :data:`PUSH_INTERVAL_S` and
-:data:`PUSH_BYTES_PER_S`.
+:data:`PUSH_BYTES_PER_S`. A frame for every watcher whatever its page (a chat line,
+``server.app.tournament_chat``) is told with :meth:`StandingsWatchers.tell_all`: to a large
+group in batches too, the frames in the order they came.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,6 +68,9 @@ class _Tournament:
     """A task is telling the group in batches."""
     again: bool = False
     """A change came while the batches were told: tell the group once more."""
+    told_all: deque[bytes] = field(default_factory=deque)
+    """Frames for every watcher (:meth:`StandingsWatchers.tell_all`) being told in batches,
+    the first being told."""
 
 
 class StandingsWatchers:
@@ -93,7 +99,7 @@ class StandingsWatchers:
         group = self._tournaments.get(tournament_id)
         if group is not None:
             group.watchers.pop(watcher, None)
-            if not group.watchers and not group.fanning:
+            if not group.watchers and not group.fanning and not group.told_all:
                 del self._tournaments[tournament_id]
 
     def publish(self, live: Live) -> None:
@@ -109,13 +115,26 @@ class StandingsWatchers:
             group.fanning = True
             self._spawn(self._fan_out(live, group))
 
+    def tell_all(self, tournament_id: str, frame: bytes) -> None:
+        """Tell every watcher of the tournament ``frame``, whatever its page, after the frames
+        told so before (a group larger than :data:`FAN_OUT_BATCH` in batches, the loop free
+        between two)."""
+        group = self._tournaments.get(tournament_id)
+        if group is None or not group.watchers:
+            return
+        if group.told_all:  # batches in flight: after them
+            group.told_all.append(frame)
+        elif len(group.watchers) <= FAN_OUT_BATCH:
+            self._tell_frame(list(group.watchers), frame)
+        else:
+            group.told_all.append(frame)
+            self._spawn(self._fan_out_all(tournament_id, group))
+
     def page_payload(
         self, live: Live, page: int | None, player: PlayerId | None
     ) -> TournamentStandingsPayload:
         """The page a watcher of ``page`` / ``player`` sees now."""
-        return live.board.standings_payload(
-            live.state, self._page_of(live, _Watch(page, player))
-        )
+        return live.board.standings_payload(live.state, self._page_of(live, _Watch(page, player)))
 
     @staticmethod
     def _page_of(live: Live, watch: _Watch) -> int:
@@ -157,6 +176,30 @@ class StandingsWatchers:
                 logger.exception("a tournament watcher failed")
         return told
 
+    @staticmethod
+    def _tell_frame(watchers: list[Watcher], frame: bytes) -> None:
+        for watcher in watchers:
+            try:
+                watcher(frame)
+            except Exception:
+                logger.exception("a tournament watcher failed")
+
+    async def _fan_out_all(self, tournament_id: str, group: _Tournament) -> None:
+        """Tell the group the frames of :meth:`tell_all` in order, each in batches."""
+        try:
+            while group.told_all:
+                watchers = list(group.watchers)
+                for start in range(0, len(watchers), FAN_OUT_BATCH):
+                    if start:
+                        await asyncio.sleep(0)
+                    self._tell_frame(watchers[start : start + FAN_OUT_BATCH], group.told_all[0])
+                group.told_all.popleft()
+        finally:
+            group.told_all.clear()
+            idle = not group.watchers and not group.fanning
+            if idle and self._tournaments.get(tournament_id) is group:
+                del self._tournaments[tournament_id]
+
     async def _fan_out(self, live: Live, group: _Tournament) -> None:
         """Tell a large group in batches (the loop serves others between two), then, at most
         every :data:`PUSH_INTERVAL_S` and :data:`PUSH_BYTES_PER_S`, again if it changed
@@ -176,5 +219,5 @@ class StandingsWatchers:
                 again, group.again = group.again, False
         finally:
             group.fanning = False
-            if not group.watchers:
+            if not group.watchers and not group.told_all:
                 self._tournaments.pop(live.id, None)

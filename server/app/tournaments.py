@@ -24,6 +24,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
 from server.app.live_tournament import Live
+from server.app.tournament_chat import TournamentChats
 from server.app.tournament_live import TournamentRunner
 from server.app.tournament_watchers import StandingsWatchers, Watcher
 from server.hub.effects import GameFinished
@@ -41,6 +42,7 @@ from server.hub.tournament.trf import trf
 from server.hub.tournament.values import Event, StandingRow, TournamentSettings
 from server.hub.tournament.views import current_round, summary_view
 from server.hub.tournament_payloads import (
+    TournamentChatPayload,
     TournamentPairingView,
     TournamentRoundPayload,
     TournamentStandingsPayload,
@@ -104,6 +106,8 @@ class TournamentDirector:
         max_players: int = 1000,
         created_per_day: int = 5,
         entries_per_minute: int = 10,
+        chat_per_minute: int = 20,
+        chat_lines_per_s: int = 5,
     ) -> None:
         self._store = store
         self._runner = runner
@@ -121,6 +125,15 @@ class TournamentDirector:
         self._entries: dict[str, list[int]] = {}
         self._watchers = StandingsWatchers(runner.spawn)
         runner.publish = self._watchers.publish
+        self.chats = TournamentChats(
+            store,
+            runner,
+            self._watchers,
+            clock_ms=clock_ms,
+            per_minute=chat_per_minute,
+            lines_per_s=chat_lines_per_s,
+        )
+        """The tournaments' chats (``server.app.tournament_chat``)."""
 
     # --- life cycle ---------------------------------------------------------------------------
 
@@ -267,6 +280,17 @@ class TournamentDirector:
             tournament_id,
             lambda live, now: decide_pause(live.settings, live.state, player.id, now, pause=pause),
         )
+
+    async def chat(self, tournament_id: str, player: PlayerInfo, text: str) -> None:
+        """Store ``player``'s line in the tournament's chat; every watcher of the tournament
+        is pushed it (``server.app.tournament_chat``).
+
+        :raises CommandError: ``REGISTERED_ONLY``, ``RATE_LIMITED``, ``NO_SUCH_TOURNAMENT``."""
+        await self.chats.say(tournament_id, player, text)
+
+    async def chat_history(self, tournament_id: str) -> TournamentChatPayload:
+        """The tournament's last 50 chat lines, oldest first (read from the store once)."""
+        return await self.chats.history(tournament_id)
 
     def _admit_entry(self, player: PlayerInfo) -> None:
         """Count one join, withdrawal or pause of ``player`` (the computer is not counted: the

@@ -11,7 +11,7 @@ moves (``games.py``), the reads of games (``queries.py``), the engine workers' j
 queue (``jobs.py``), computer analyses (``analyses.py``) and tournaments with their events
 (``tournaments.py``), notifications (``notify.py``: running games by
 turn, e-mail settings and claims), the conditional premoves of correspondence games
-(``premoves.py``), the stored correspondence seeks and challenges (``offers.py``), on the shared
+(``premoves.py``), the stored correspondence seeks and challenges (``offers.py``), the tournaments' chats (``tournament_chat.py``), on the shared
 engine and transactions of ``transactions.py``.
 """
 
@@ -37,6 +37,7 @@ from server.store.queries import GameQueries
 from server.store.ratings import RatingStore
 from server.store.records import Player, PlayerRating, utc_now
 from server.store.tokens import TokenStore
+from server.store.tournament_chat import TournamentChatStore
 from server.store.tournaments import TournamentStore
 
 __all__ = ["Store", "new_game_id"]
@@ -51,6 +52,7 @@ class Store(
     JobStore,
     AnalysisStore,
     TournamentStore,
+    TournamentChatStore,
     NotifyStore,
     PremoveStore,
     OfferStore,

@@ -1,6 +1,7 @@
 """The tournaments' tables (``server.store.tournaments`` reads and writes them; docs/tournaments.md,
 "The store"): one row per tournament and one per event of it, declared on the base of
-:mod:`server.store.schema`.
+:mod:`server.store.schema`; and the lines of the tournaments' chats (``tournament_chat``,
+``server.store.tournament_chat``).
 """
 
 from __future__ import annotations
@@ -12,11 +13,14 @@ from sqlalchemy import JSON, CheckConstraint, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from server.hub.game_ids import GAME_ID_MAX_LENGTH
+from server.hub.tournament_requests import MAX_TOURNAMENT_CHAT
 from server.store.schema import NAME_LENGTH, NOW, OWNER_LENGTH, Base, UtcDateTime, table_of
 
 __all__ = [
+    "TournamentChatRow",
     "TournamentEventRow",
     "TournamentRow",
+    "tournament_chat",
     "tournament_events",
     "tournaments",
 ]
@@ -68,5 +72,26 @@ class TournamentEventRow(Base):
     at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 
+class TournamentChatRow(Base):
+    """One line of a tournament's chat: who wrote it (``player_id``, and ``name`` as shown
+    then), what and when; ``id`` orders the lines. Indexed by (tournament_id, id): a watch
+    reads a tournament's last lines."""
+
+    __tablename__ = "tournament_chat"
+    __table_args__ = (Index(None, "tournament_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tournament_id: Mapped[str] = mapped_column(
+        String(GAME_ID_MAX_LENGTH), ForeignKey("tournaments.id", ondelete="CASCADE")
+    )
+    at: Mapped[datetime] = mapped_column(UtcDateTime)
+    player_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    text: Mapped[str] = mapped_column(String(MAX_TOURNAMENT_CHAT))
+
+
 tournaments = table_of(TournamentRow)
 tournament_events = table_of(TournamentEventRow)
+tournament_chat = table_of(TournamentChatRow)

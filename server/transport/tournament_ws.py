@@ -6,12 +6,13 @@ One :class:`TournamentDoor` per connection: it turns a request into the desk's c
 with ``ack`` (create: ``{"tournament": id}``), ``tournament`` (``tournament``,
 ``tournament_watch``: the view with one page of the standings, the connection's own row and
 games), ``tournament_standings`` (``tournament_page``), ``tournament_round`` (a round's
-pairings by page) or ``tournaments`` (``tournament_list``), and a refusal into the one ``error`` message with its :class:`~server.hub.errors.ErrorCode` (the
+pairings by page) or ``tournaments`` (``tournament_list``) — a watch's view followed by the
+tournament's last chat lines (``tournament_chat``) —, and a refusal into the one ``error`` message with its :class:`~server.hub.errors.ErrorCode` (the
 core's refusals are :class:`~server.hub.errors.CommandError` s). Watching: the connection is
 pushed its page's ``tournament_standings`` each time that page changes (a fixed page, or the
 one holding its player's row; ``server.hub.tournament.pages``), for the tournaments it watches
-(at most :data:`MAX_WATCHED` at once) until it unwatches or closes. Creating, joining,
-withdrawing and pausing need a login; reading does not.
+(at most :data:`MAX_WATCHED` at once) until it unwatches or closes, and every line of their
+chats. Creating, joining, withdrawing, pausing and chatting need a login; reading does not.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from server.hub.identity import PlayerId, PlayerInfo
 from server.hub.messages import AckId, Message, MessageKind, ack_message, error_message
 from server.hub.tournament.values import MAX_DURATION_MS, TournamentSettings
 from server.hub.tournament_payloads import (
+    TournamentChatPayload,
     TournamentPairingView,
     TournamentRoundPayload,
     TournamentStandingsPayload,
@@ -118,6 +120,10 @@ class TournamentDesk(Protocol):
     ) -> builtins.list[TournamentPairingView]: ...
 
     def unwatch(self, tournament_id: str, watcher: TournamentWatcher) -> None: ...
+
+    async def chat(self, tournament_id: str, player: PlayerInfo, text: str) -> None: ...
+
+    async def chat_history(self, tournament_id: str) -> TournamentChatPayload: ...
 
 
 _view_frames: dict[str, tuple[TournamentView, bytes]] = {}
@@ -226,14 +232,15 @@ class TournamentDoor:
             answer = await self._answer(request, player)
         except CommandError as error:
             answer = error_message(error.code, error.message, request.ack)
-        if isinstance(answer, bytes):
-            self._put(answer)
-        else:
-            self._send(answer)
+        for part in answer if isinstance(answer, tuple) else (answer,):
+            if isinstance(part, bytes):
+                self._put(part)
+            else:
+                self._send(part)
 
     async def _answer(
         self, request: TournamentRequest, player: PlayerInfo | None
-    ) -> Message | bytes:
+    ) -> Message | bytes | tuple[bytes, Message]:
         desk, ack = self._desk, request.ack
         me = None if player is None else player.id
         match request:
@@ -252,9 +259,14 @@ class TournamentDoor:
                 listed = await desk.list(status)
                 return Message(MessageKind.TOURNAMENTS, {"tournaments": listed}, a=ack)
             case TournamentWatch():
-                view = await desk.view(request.tournament_id)
-                page = await self._watch(request.tournament_id, request.page, me)
-                return await self._view_frame(view, page, me, ack)
+                tid = request.tournament_id
+                view = await desk.view(tid)
+                await desk.chat_history(tid)  # read from the store (once) before the watch
+                page = await self._watch(tid, request.page, me)
+                frame = await self._view_frame(view, page, me, ack)
+                # Kept in memory by now: no wait, so no line pushed between this and the watch.
+                chat = await desk.chat_history(tid)
+                return frame, Message(MessageKind.TOURNAMENT_CHAT, chat)
             case TournamentPage():
                 tid = request.tournament_id
                 if tid in self._watching:
@@ -287,7 +299,7 @@ class TournamentDoor:
             case TournamentPause():
                 await desk.pause(request.tournament_id, player, pause=request.pause)
             case TournamentChat():
-                raise CommandError(ErrorCode.BAD_REQUEST, "Tournament chat is not served yet.")
+                await desk.chat(request.tournament_id, player, request.text)
             case _:
                 raise CommandError(ErrorCode.BAD_REQUEST)
         return ack_message(ack, {"tournament": request.tournament_id})

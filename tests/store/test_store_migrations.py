@@ -33,6 +33,7 @@ STORE_TABLES = {
     "analysis_plies",
     "tournaments",
     "tournament_events",
+    "tournament_chat",
     "mail_settings",
     "mail_sent",
     "premoves",
@@ -65,7 +66,7 @@ async def test_upgrade_then_downgrade(empty_db: tuple[str, str, str | None]) -> 
     _, url, schema = empty_db
     assert await current_revision(url, schema=schema) is None
     await upgrade_to_head(url, schema=schema)
-    assert await current_revision(url, schema=schema) == "0015"
+    assert await current_revision(url, schema=schema) == "0016"
     assert await _on_database(url, schema, _table_names) == STORE_TABLES | {"alembic_version"}
     await upgrade_to_head(url, schema=schema)  # already at head: nothing to do
     await downgrade_to_base(url, schema=schema)
@@ -122,7 +123,11 @@ async def test_tournament_tables_come_and_go_alone(empty_db: tuple[str, str, str
     await upgrade_to_head(url, schema=schema)
     await downgrade_to("0006", url, schema=schema)
     assert await current_revision(url, schema=schema) == "0006"
-    tables = STORE_TABLES - {"tournaments", "tournament_events", "premoves", "offers"} - MAIL_TABLES
+    tables = (
+        STORE_TABLES
+        - {"tournaments", "tournament_events", "tournament_chat", "premoves", "offers"}
+        - MAIL_TABLES
+    )
     assert await _on_database(url, schema, _table_names) == tables | {"alembic_version"}
     await upgrade_to_head(url, schema=schema)
     assert await _on_database(url, schema, _table_names) == STORE_TABLES | {"alembic_version"}
@@ -240,9 +245,9 @@ async def test_correspondence_deadlines_filled_in(empty_db: tuple[str, str, str 
 def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'nested' / 'dir' / 'hub.sqlite3'}"
     assert main(["upgrade", "--url", url]) == 0
-    assert capsys.readouterr().out.strip() == "0015"
+    assert capsys.readouterr().out.strip() == "0016"
     assert main(["current", "--url", url]) == 0
-    assert capsys.readouterr().out.strip() == "0015"
+    assert capsys.readouterr().out.strip() == "0016"
     assert main(["downgrade", "--url", url]) == 0
     assert capsys.readouterr().out.strip() == "base (empty)"
 

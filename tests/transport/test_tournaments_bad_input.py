@@ -23,9 +23,10 @@ ARENA = {"name": "Bad input cup", "format": "arena", "variant": "wildcastle", "t
 
 
 async def stored(app: App, tournament_id: str) -> tuple[Any, ...]:
-    """What a refused request must leave as it was: the stored events and the view."""
+    """What a refused request must leave as it was: the stored events, the view and the chat."""
     kept = await app.store.load_tournament(tournament_id)
-    return kept.events, await app.tournaments.view(tournament_id)
+    chat = await app.store.tournament_chat_lines(tournament_id)
+    return kept.events, await app.tournaments.view(tournament_id), chat
 
 
 async def refused(client: Client, t: str, d: dict[str, Any] | None, code: str) -> None:
@@ -174,6 +175,7 @@ async def test_malformed_tournament_frames_are_refused_and_change_nothing(
         )
     )["tournament"]
     await bob.ok("tournament_watch", {"id": tid})
+    assert (await bob.next("tournament_chat"))["d"]["lines"] == []  # the watch's chat
     await alice.ok("tournament_join", {"id": tid, "password": "sesame"})
     await bob.next("tournament_standings")  # the join's push, before the frames
     kinds = st.sampled_from(sorted(TOURNAMENT_SCHEMA))

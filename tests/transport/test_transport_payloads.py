@@ -21,7 +21,6 @@ NOT_PLAYED = {
     MessageKind.ANALYSIS,
     MessageKind.MY_GAMES,  # registered players' (tests/transport/test_notify.py checks them)
     MessageKind.MAIL_SETTINGS,
-    MessageKind.TOURNAMENT_CHAT,  # the vocabulary only: the director does not serve it yet
 }
 """Kinds this flow cannot provoke, and where they are exercised."""
 
@@ -116,7 +115,8 @@ async def test_every_frame_of_a_played_session_matches_its_schema(
     assert game.id in [g["id"] for g in listed["games"]]
     await reader.ok("review", {"game": game.id, "ply": 1})
     await reader.ok("export", {"game": game.id, "format": "kif"})
-    # a tournament: listed, watched (its view, then standings pushed), a game with a berserk
+    # a tournament: listed, watched (its view and chat, then standings and a line pushed), a game
+    # with a berserk
     t1, t2 = await open_client(app, "t1"), await open_client(app, "t2")
     await t1.register("tourney1")
     await t2.register("tourney2")
@@ -126,6 +126,8 @@ async def test_every_frame_of_a_played_session_matches_its_schema(
     await watcher.ok("tournament_watch", {"id": tournament})
     await t1.ok("tournament_join", {"id": tournament})
     await t2.ok("tournament_join", {"id": tournament})
+    await t1.ok("tournament_chat", {"id": tournament, "text": "good luck"})
+    await watcher.next(MessageKind.TOURNAMENT_CHAT)
     paired = (await t1.next(MessageKind.GAME_START))["d"]["game"]
     await t1.ok("berserk", {"game": paired})
     await t2.next(MessageKind.BERSERK)
