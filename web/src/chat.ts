@@ -11,16 +11,19 @@ export function chatLine(line: { user: string; text: string }): HTMLElement {
 }
 
 /** The form that says a line: the input (at most `maxlength` characters) and `extra` controls
- * after it (a Send button). A submit sends the trimmed text (nothing when blank) with `say`; the
- * input is cleared when the server took it, a refusal goes to `fail`. */
+ * after it (a Send button). A submit sends the trimmed text (nothing when blank, nothing while a
+ * line is on its way: a double tap says it once) with `say`; the input is cleared when the
+ * server took it, a refusal goes to `fail`. */
 export function chatForm(maxlength: number, say: (text: string) => Promise<unknown>, fail: (e: unknown) => void, extra: HTMLElement[] = []): HTMLFormElement {
   const input = h("input", { type: "text", name: "text", maxlength, placeholder: "Say something…", "aria-label": "Chat message", autocomplete: "off" });
   const form = h("form", { class: "chat-form" }, [input, ...extra]);
+  let sending = false;
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const text = input.value.trim();
-    if (!text) return;
-    say(text).then(() => { input.value = ""; }, (err) => fail(err));
+    if (!text || sending) return;
+    sending = true;
+    say(text).then(() => { input.value = ""; }, (err) => fail(err)).finally(() => { sending = false; });
   });
   return form;
 }
