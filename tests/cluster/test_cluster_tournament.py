@@ -159,3 +159,56 @@ async def test_a_player_on_another_hub_gets_the_game_and_plays_it(database: str)
                 await client.close()
         await b.stop()
         await a.stop()
+
+
+def chat_lines(client: Client, tid: str) -> list[tuple[str, str]]:
+    """Every chat line ``client`` was pushed for the tournament (the watch's history aside)."""
+    return [
+        (line["user"], line["text"])
+        for m in client.seen
+        if m["t"] == "tournament_chat" and m["d"]["id"] == tid and len(m["d"]["lines"]) == 1
+        for line in m["d"]["lines"]
+    ]
+
+
+async def test_a_chat_line_reaches_the_watchers_of_every_hub(database: str) -> None:
+    """A line stored on one hub is pushed to its watchers and, through the bus, to the other
+    hub's, once each and in order; a watch on either hub is shown both lines."""
+    prefix = f"tchat-{uuid.uuid4().hex[:8]}:"
+    a, b = node(database, "node-a", prefix), node(database, "node-b", prefix)
+    await a.start()
+    await b.start()
+    clients: list[Client] = []
+    try:
+        here = await Client.register(a.url, "cta")
+        there = await Client.register(b.url, "ctz")
+        clients += [here, there]
+        tid = (await here.ok("tournament_create", CUP))["tournament"]
+        for client in (here, there):
+            await client.ok("tournament_watch", {"id": tid})
+            history = await client.next("tournament_chat")
+            assert history["d"] == {"id": tid, "lines": []}
+        await here.ok("tournament_chat", {"id": tid, "text": "from a"})
+        await there.ok("tournament_chat", {"id": tid, "text": "from b"})
+        for client in (here, there):
+            await client.next(
+                lambda m: (
+                    m["t"] == "tournament_chat"
+                    and m["d"]["lines"][-1:] != []
+                    and m["d"]["lines"][-1]["text"] == "from b"
+                )
+            )
+        for client in (here, there):
+            # a's line reached b (through the bus) before b's own: once each, in order.
+            assert chat_lines(client, tid) == [("cta", "from a"), ("ctz", "from b")]
+        for url in (a.url, b.url):
+            reader = await Client.register(url, f"ctr{len(clients)}")
+            clients.append(reader)
+            await reader.ok("tournament_watch", {"id": tid})
+            shown = (await reader.next("tournament_chat"))["d"]["lines"]
+            assert [line["text"] for line in shown] == ["from a", "from b"]
+    finally:
+        for client in clients:
+            await client.close()
+        await b.stop()
+        await a.stop()

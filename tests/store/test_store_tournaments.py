@@ -246,3 +246,28 @@ async def test_unfinished_ids_paged_by_key(store: Store) -> None:
         assert [tid async for tid in each_unfinished_id(store, page=page)] == unfinished
     with pytest.raises(ValueError):
         await store.unfinished_tournament_ids(limit=501)
+
+
+async def test_chat_lines_last_fifty_oldest_first(store: Store) -> None:
+    """A tournament's chat: lines stored in order, the last 50 read oldest first, another
+    tournament's apart; a line for no tournament refused."""
+    tid = await store.create_tournament(arena(), created_by=None, now=NOW)
+    other = await store.create_tournament(arena(), created_by=None, now=NOW)
+    player = await store.create_player("Chatter", "hash")
+    for index in range(53):
+        at = NOW + timedelta(milliseconds=index)
+        await store.add_tournament_chat_line(
+            tid, player_id=player.id, name="Chatter", text=f"line {index}", at=at
+        )
+    await store.add_tournament_chat_line(
+        other, player_id=player.id, name="Chatter", text="elsewhere", at=NOW
+    )
+    lines = await store.tournament_chat_lines(tid)
+    assert [line.text for line in lines] == [f"line {i}" for i in range(3, 53)]
+    assert lines[0].at == NOW + timedelta(milliseconds=3) and lines[0].name == "Chatter"
+    assert [line.text for line in await store.tournament_chat_lines(other)] == ["elsewhere"]
+    with pytest.raises(UnknownTournamentError):
+        await store.add_tournament_chat_line(
+            "N0tThere", player_id=player.id, name="Chatter", text="lost", at=NOW
+        )
+    assert await store.tournament_chat_lines("N0tThere") == []

@@ -81,6 +81,7 @@ TOURNAMENT_SCHEMA: dict[str, dict[str, Field]] = {
         "page": Field("int", False, 1, 1, 1_000),
     },
     "tournament_list": {"status": Field("choice", False, "started")},
+    "tournament_chat": {"id": _tournament(), "text": Field("string", valid="good luck")},
 }
 """The tournament frames (docs/protocol.md, Tournaments): ``Live("tournament")`` is a real
 tournament's id where the test has one."""
