@@ -76,6 +76,11 @@ def line_view(line: StoredChatLine) -> TournamentChatLineView:
     return {"user": line.name, "text": line.text, "at": at_ms}
 
 
+def _lines(count: int) -> str:
+    """``count`` chat lines, in words ("1 chat line", "20 chat lines")."""
+    return f"{count} chat line" if count == 1 else f"{count} chat lines"
+
+
 def _recent(table: dict[str, list[int]], key: str, since: int) -> list[int]:
     if len(table) > CHAT_TABLE_SWEEP:  # forget the quiet ones
         for quiet in [k for k, times in table.items() if not times or times[-1] <= since]:
@@ -141,14 +146,14 @@ class TournamentChats:
             self._by_account[player_id] = mine
             raise CommandError(
                 ErrorCode.RATE_LIMITED,
-                f"At most {self.per_minute} chat lines a minute per account; wait a little.",
+                f"At most {_lines(self.per_minute)} a minute per account; wait a little.",
             )
         theirs = _recent(self._by_tournament, tournament_id, now - 1000)
         if len(theirs) >= self.lines_per_s:
             self._by_tournament[tournament_id] = theirs
             raise CommandError(
                 ErrorCode.RATE_LIMITED,
-                f"This tournament's chat takes at most {self.lines_per_s} lines a second; "
+                f"This tournament's chat takes at most {_lines(self.lines_per_s)} a second; "
                 "try again.",
             )
         mine.append(now)

@@ -191,7 +191,7 @@ async def test_a_tournament_takes_a_few_lines_a_second_in_all(
     await alice.ok("tournament_chat", {"id": tid, "text": "one"})
     await bob.ok("tournament_chat", {"id": tid, "text": "two"})
     answer = await refused(carol, {"id": tid, "text": "three"}, "rate_limited")
-    assert "at most 2 lines a second" in answer["d"]["message"]
+    assert "at most 2 chat lines a second" in answer["d"]["message"]
     await carol.ok("tournament_chat", {"id": other, "text": "elsewhere"})
     assert texts_of(await app.store.tournament_chat_lines(tid)) == ["one", "two"]
     clock.now_ms += 1001
