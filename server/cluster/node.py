@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 import random
 import time
@@ -175,6 +176,8 @@ class ClusterDriver(HubDriver):
         self._dropping: set[str] = set()
         """Dead nodes whose connections are leaving this hub (``RemoteConnections.drop_node``)."""
         self._background: set[asyncio.Task[Any]] = set()
+        self._background_closed = False
+        """Set by :meth:`close`: :meth:`spawn` runs nothing more."""
         self._loops: list[asyncio.Task[None]] = []
         self._remove_degraded_listener: Callable[[], None] | None = None
         self.on_lapsed: Callable[[], Awaitable[Any]] | None = None
@@ -246,6 +249,7 @@ class ClusterDriver(HubDriver):
         with contextlib.suppress(BusError):
             await self.ownership.release_all()
             await self.cluster.presence.node_down(self.node_id)
+        self._background_closed = True
         for task in list(self._background):
             task.cancel()
 
@@ -313,9 +317,18 @@ class ClusterDriver(HubDriver):
             except Exception:
                 logger.exception("%s failed", name)
 
+        if self._background_closed:  # a timer that fired after close: nothing to run
+            _discard(coroutine)
+            return
         task = asyncio.get_running_loop().create_task(run(), name=name)
         self._background.add(task)
-        task.add_done_callback(self._background.discard)
+
+        def done(task: asyncio.Task[None]) -> None:
+            self._background.discard(task)
+            if task.cancelled():  # cancelled (at close) before its first step
+                _discard(coroutine)
+
+        task.add_done_callback(done)
 
     @property
     def degraded(self) -> bool:
@@ -550,3 +563,12 @@ class ClusterDriver(HubDriver):
         # Lobby changes still reach this node's own watchers without the bus.
         if channel == LOBBY_CHANNEL:
             self.seeks.relay(data)
+
+
+def _discard(awaitable: Awaitable[Any]) -> None:
+    """Close a coroutine that will never run (no "never awaited" warning at its collection)."""
+    if (
+        inspect.iscoroutine(awaitable)
+        and inspect.getcoroutinestate(awaitable) == inspect.CORO_CREATED
+    ):
+        awaitable.close()

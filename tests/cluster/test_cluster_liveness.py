@@ -10,6 +10,7 @@ state queue (the cluster storm's start-up: each hub logged the other "gone").
 from __future__ import annotations
 
 import asyncio
+import inspect
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -56,3 +57,34 @@ async def test_the_heartbeat_does_not_wait_behind_the_state_queue(app: App) -> N
     finally:
         release.set()
         await redis.aclose()
+
+
+async def test_background_work_never_started_at_close_is_closed_not_left_unawaited(
+    tmp_path: Path,
+) -> None:
+    """A background coroutine spawned just before the node closes (its task cancelled before
+    its first step) or after (a timer, such as the seeks' reconcile, firing late) is closed:
+    none is left never awaited (a RuntimeWarning when it is collected)."""
+    settings = node_settings("node-a", f"sqlite+aiosqlite:///{tmp_path / 'hub.sqlite3'}", f"liveness-{uuid.uuid4().hex[:8]}:")
+    app = App(settings)
+    await app.start()
+    driver = app.driver
+    assert isinstance(driver, ClusterDriver)
+    ran: list[str] = []
+
+    async def work(name: str) -> None:
+        ran.append(name)
+
+    before = work("before")
+    driver.spawn(before, "before")
+    started = list(driver._background)
+    for task in started:  # as close does, here before the task's first step
+        task.cancel()
+    await asyncio.gather(*started, return_exceptions=True)
+    await asyncio.sleep(0)  # the tasks' done callbacks
+    await app.stop()
+    after = work("after")  # a timer firing after the close
+    driver.spawn(after, "after")
+    assert inspect.getcoroutinestate(before) == inspect.CORO_CLOSED
+    assert inspect.getcoroutinestate(after) == inspect.CORO_CLOSED
+    assert ran == []
