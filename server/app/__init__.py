@@ -267,6 +267,7 @@ class App:
         )
         if self.tournament_leases is not None:  # the chats' lines reach the other hubs' watchers
             self.tournament_leases.chats = self.tournaments.chats
+            self.tournaments.chats.publish = self.tournament_leases.chat_line
         self._recorder.on_tournament_end = self.tournaments.game_ended
         # The server's own recurring tournaments ([tournaments] tournament_schedule).
         self.calendar = TournamentCalendar(

@@ -74,18 +74,9 @@ class TournamentLeases:
         runner.owns = self.owned.__contains__
         runner.claim = self.claim
         runner.changed = self.changed
-        self._chats: TournamentChats | None = None
-
-    @property
-    def chats(self) -> TournamentChats | None:
-        """The director's chats, whose lines this hub publishes and hears (set once built)."""
-        return self._chats
-
-    @chats.setter
-    def chats(self, chats: TournamentChats | None) -> None:
-        self._chats = chats
-        if chats is not None:
-            chats.publish = self.chat_line
+        self.chats: TournamentChats | None = None
+        """The director's chats, told the lines the other hubs stored (set once built; their
+        ``publish`` is :meth:`chat_line`)."""
 
     async def claim(self, tournament_id: str) -> bool:
         """Take the tournament's lease if it is free (or already ours)."""
@@ -171,14 +162,14 @@ class TournamentLeases:
             and isinstance(line.get("at"), int)
         ):
             raise ValueError(notice)
-        if notice["node"] == self._node or self._chats is None:
+        if notice["node"] == self._node or self.chats is None:
             return
         view: TournamentChatLineView = {
             "user": line["user"],
             "text": line["text"],
             "at": line["at"],
         }
-        self._chats.heard(tournament_id, line_id, view)
+        self.chats.heard(tournament_id, line_id, view)
 
     # --- leases -------------------------------------------------------------------------------
 
